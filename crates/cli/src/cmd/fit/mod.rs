@@ -1,0 +1,52 @@
+//! `dpfair fit METHOD`: one module per method.
+
+use crate::error::CliResult;
+use clap::Subcommand;
+
+pub mod cdp_fair;
+pub mod decoupled;
+pub mod dp2dp;
+pub mod dp_logistic;
+pub mod fair_regression;
+pub mod fdp_fair;
+pub mod lpct;
+pub mod lpct_prune;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    method: Method,
+}
+
+#[derive(Subcommand)]
+enum Method {
+    /// Differentially private logistic regression (DP-SGD or output perturbation): privacy only.
+    DpLogistic(dp_logistic::Args),
+    /// Decoupled private fair binary classifier (Ghoukasian & Asoodeh; seed 003).
+    Decoupled(decoupled::Args),
+    /// CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu; seed 000).
+    CdpFair(cdp_fair::Args),
+    /// FDP-Fair simulated over S sites of one CSV (Xue & Yu; seed 000).
+    FdpFair(fdp_fair::Args),
+    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.; seed 001).
+    FairRegression(fair_regression::Args),
+    /// LPCT: locally private classification tree with public data (Ma & Yang; seed 002).
+    Lpct(lpct::Args),
+    /// LPCT-prune: LPCT with data-driven pruning (Ma & Yang; seed 002).
+    LpctPrune(lpct_prune::Args),
+    /// DP2DP: private demographic-parity post-processing, multi-class (Say et al.; seed 004).
+    Dp2dp(dp2dp::Args),
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.method {
+        Method::DpLogistic(a) => dp_logistic::run(a),
+        Method::Decoupled(a) => decoupled::run(a),
+        Method::CdpFair(a) => cdp_fair::run(a),
+        Method::FdpFair(a) => fdp_fair::run(a),
+        Method::FairRegression(a) => fair_regression::run(a),
+        Method::Lpct(a) => lpct::run(a),
+        Method::LpctPrune(a) => lpct_prune::run(a),
+        Method::Dp2dp(a) => dp2dp::run(a),
+    }
+}

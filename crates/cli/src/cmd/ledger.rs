@@ -1,0 +1,10 @@
+//! `dpfair ledger` (STUB: issue #2).
+
+use crate::error::{CliError, CliResult};
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> CliResult {
+    Err(CliError::not_yet("dpfair ledger", 2))
+}

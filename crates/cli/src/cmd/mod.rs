@@ -1,0 +1,12 @@
+//! One module per subcommand.
+
+pub mod accountant;
+pub mod datasets;
+pub mod demo;
+pub mod evaluate;
+pub mod federated;
+pub mod fit;
+pub mod ldp;
+pub mod ledger;
+pub mod predict;
+pub mod reproduce;

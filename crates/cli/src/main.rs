@@ -1,0 +1,66 @@
+//! `dpfair`: differentially private and fair machine learning from the command line.
+//!
+//! Each subcommand lives in its own module under `cmd/`; this file only parses and dispatches.
+//! Exit codes: 0 success, 2 bad input (the message names the parameter, file, row or column),
+//! 1 internal error. Results go to stdout, diagnostics to stderr.
+
+mod cmd;
+mod error;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Differentially private, fair machine learning: five published methods on one privacy core.
+#[derive(Parser)]
+#[command(name = "dpfair", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fit a model on a CSV file and write it (with its privacy ledger) as JSON.
+    Fit(cmd::fit::Args),
+    /// Predict with a fitted model on a CSV file.
+    Predict(cmd::predict::Args),
+    /// Accuracy / error and fairness of predictions, overall and per group.
+    Evaluate(cmd::evaluate::Args),
+    /// Print the privacy ledger stored in a model or transcript file.
+    Ledger(cmd::ledger::Args),
+    /// Privacy accounting: ε of DP-SGD or a Gaussian release, or the noise a target ε needs.
+    Accountant(cmd::accountant::Args),
+    /// Reproduce a paper's experiments: results.csv, SVG plots and report.md.
+    Reproduce(cmd::reproduce::Args),
+    /// Run every method on embedded synthetic data and plot fairness against accuracy.
+    Demo(cmd::demo::Args),
+    /// The built-in data sets of the papers.
+    Datasets(cmd::datasets::Args),
+    /// FDP-Fair's federated protocol, as files exchanged between sites and a server.
+    Federated(cmd::federated::Args),
+    /// Local differential privacy with public data (LPCT): partition, privatize, fit.
+    Ldp(cmd::ldp::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Fit(a) => cmd::fit::run(a),
+        Command::Predict(a) => cmd::predict::run(a),
+        Command::Evaluate(a) => cmd::evaluate::run(a),
+        Command::Ledger(a) => cmd::ledger::run(a),
+        Command::Accountant(a) => cmd::accountant::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Datasets(a) => cmd::datasets::run(a),
+        Command::Federated(a) => cmd::federated::run(a),
+        Command::Ldp(a) => cmd::ldp::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

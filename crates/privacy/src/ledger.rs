@@ -1,0 +1,663 @@
+//! The privacy ledger: the budget a fit may spend, every release made against it, and how the
+//! releases compose into one total.
+//!
+//! Mechanisms call [`Ledger::charge`] *before* they draw noise; a charge that would take the total
+//! over budget is refused and nothing is released.
+//!
+//! Total rule ([`Ledger::total`]):
+//! 1. Entries inside one parallel partition (disjoint parts of the data) compose sequentially within
+//!    each part; the partition costs the worst part (component-wise maximum).
+//! 2. If every cost is pure ε: basic composition, Σ ε, δ = 0.
+//! 3. Else, if every cost has an RDP curve (pure ε, ρ-zCDP, RDP, subsampled Gaussian): RDP curves
+//!    add up over [`default_orders`] and the sum is converted to (ε, δ) at the ledger's δ.
+//! 4. Else: basic composition of (ε_i, δ_i); approximate-DP entries bring their own δ_i, the other
+//!    non-pure entries share what is left of the ledger's δ equally.
+
+use crate::accounting::{self, Accountant, default_orders};
+use crate::error::{PrivacyError, Result, invalid};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Which neighbouring data sets a guarantee is certified for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Relation {
+    /// Replace one record (substitution): dpfair's default.
+    #[default]
+    Substitution,
+    /// Add or remove one record.
+    AddRemove,
+}
+
+/// How much a fit may spend: (ε, δ); δ = 0 is pure DP.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    pub epsilon: f64,
+    pub delta: f64,
+}
+
+impl Budget {
+    /// Pure ε-DP.
+    pub fn pure(epsilon: f64) -> Result<Self> {
+        Self::approx(epsilon, 0.0)
+    }
+
+    /// (ε, δ)-DP; ε may be `f64::INFINITY` for a non-private reference run.
+    pub fn approx(epsilon: f64, delta: f64) -> Result<Self> {
+        if epsilon.is_nan() || epsilon <= 0.0 {
+            return Err(invalid("epsilon", format!("must be > 0, got {epsilon}")));
+        }
+        if !(0.0..1.0).contains(&delta) {
+            return Err(invalid("delta", format!("must be in [0, 1), got {delta}")));
+        }
+        Ok(Budget { epsilon, delta })
+    }
+
+    /// No limit: for non-private references and for reporting what a paper's procedure spends.
+    pub fn unlimited() -> Self {
+        Budget {
+            epsilon: f64::INFINITY,
+            delta: 0.0,
+        }
+    }
+}
+
+/// The cost of one release, in the mechanism's native unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "unit", rename_all = "kebab-case")]
+pub enum Cost {
+    /// Pure ε-DP.
+    Pure { epsilon: f64 },
+    /// Approximate (ε, δ)-DP.
+    Approx { epsilon: f64, delta: f64 },
+    /// ρ-zero-concentrated DP.
+    Zcdp { rho: f64 },
+    /// A Rényi-DP curve over `orders`.
+    Rdp {
+        orders: Vec<f64>,
+        epsilons: Vec<f64>,
+    },
+    /// `steps` compositions of the Poisson-subsampled Gaussian (DP-SGD), converted by `accountant`.
+    SubsampledGaussian {
+        sampling_rate: f64,
+        noise_multiplier: f64,
+        steps: u64,
+        accountant: Accountant,
+    },
+}
+
+impl Cost {
+    /// The RDP curve over `orders`, when this cost has one.
+    fn rdp_curve(&self, orders: &[f64]) -> Option<Result<Vec<f64>>> {
+        match self {
+            // ε-DP implies (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4) and RDP ≤ ε at every order.
+            Cost::Pure { epsilon } => Some(Ok(orders
+                .iter()
+                .map(|a| epsilon.min(a * epsilon * epsilon / 2.0))
+                .collect())),
+            Cost::Zcdp { rho } => Some(Ok(orders.iter().map(|a| a * rho).collect())),
+            Cost::Rdp {
+                orders: own,
+                epsilons,
+            } => {
+                if own.as_slice() == orders {
+                    Some(Ok(epsilons.clone()))
+                } else {
+                    // Interpolate conservatively: the value at the next larger recorded order
+                    // (RDP is non-decreasing in the order).
+                    Some(
+                        orders
+                            .iter()
+                            .map(|a| {
+                                own.iter()
+                                    .zip(epsilons)
+                                    .filter(|(o, _)| **o >= *a)
+                                    .map(|(_, e)| *e)
+                                    .next()
+                                    .ok_or(invalid("orders", "RDP curve does not reach order"))
+                            })
+                            .collect(),
+                    )
+                }
+            }
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                accountant: Accountant::Rdp,
+            } => Some(accounting::rdp_sgm_curve(
+                *sampling_rate,
+                *noise_multiplier,
+                *steps,
+                orders,
+            )),
+            Cost::SubsampledGaussian { .. } | Cost::Approx { .. } => None,
+        }
+    }
+
+    /// (ε, δ) of this cost at the given δ (δ is ignored for pure and approximate costs).
+    fn to_dp(&self, delta: f64) -> Result<(f64, f64)> {
+        match self {
+            Cost::Pure { epsilon } => Ok((*epsilon, 0.0)),
+            Cost::Approx { epsilon, delta } => Ok((*epsilon, *delta)),
+            Cost::Zcdp { rho } => Ok((accounting::zcdp_to_dp(*rho, delta)?, delta)),
+            Cost::Rdp { orders, epsilons } => {
+                Ok((accounting::rdp_to_dp(orders, epsilons, delta)?, delta))
+            }
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                accountant,
+            } => Ok((
+                accounting::sgm_epsilon(
+                    *accountant,
+                    *sampling_rate,
+                    *noise_multiplier,
+                    *steps,
+                    delta,
+                )?,
+                delta,
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cost::Pure { epsilon } => write!(f, "ε = {epsilon}"),
+            Cost::Approx { epsilon, delta } => write!(f, "(ε, δ) = ({epsilon}, {delta})"),
+            Cost::Zcdp { rho } => write!(f, "ρ = {rho} (zCDP)"),
+            Cost::Rdp { orders, .. } => write!(f, "RDP curve over {} orders", orders.len()),
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                accountant,
+            } => write!(
+                f,
+                "subsampled Gaussian q = {sampling_rate}, z = {noise_multiplier}, T = {steps} ({accountant:?})"
+            ),
+        }
+    }
+}
+
+/// Whether an entry composes sequentially or in parallel with its siblings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Composition {
+    /// Adds to the total.
+    #[default]
+    Sequential,
+    /// One of several releases on disjoint parts of the data: `partition` names the split,
+    /// `part` the piece this entry touched. A partition costs its worst part.
+    Parallel { partition: String, part: String },
+}
+
+/// One release recorded in the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// What was released, in the method's words (e.g. "group positive rate, a = 1").
+    pub label: String,
+    /// The mechanism (e.g. "laplace", "gaussian", "dp-sgd").
+    pub mechanism: String,
+    /// The neighbouring relation the cost is certified for.
+    pub relation: Relation,
+    /// The sensitivity the noise was calibrated to (in `norm`).
+    pub sensitivity: f64,
+    /// "l1", "l2", or "linf".
+    pub norm: String,
+    /// The noise scale (Laplace b, Gaussian σ, or noise multiplier for DP-SGD).
+    pub scale: f64,
+    pub cost: Cost,
+    pub composition: Composition,
+    /// Free-form detail (e.g. "steps 1..=500 of 500").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The ledger's total, with the rule that produced it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Total {
+    pub epsilon: f64,
+    pub delta: f64,
+    pub rule: String,
+}
+
+/// Budget plus the list of releases made against it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    budget: Budget,
+    entries: Vec<Entry>,
+    /// The parallel scope new entries fall into (see [`Ledger::in_part`]).
+    #[serde(skip)]
+    scope: Option<(String, String)>,
+}
+
+impl Ledger {
+    pub fn new(budget: Budget) -> Self {
+        Ledger {
+            budget,
+            entries: Vec::new(),
+            scope: None,
+        }
+    }
+
+    /// A ledger without limit (non-private references; paper-mode reporting).
+    pub fn unlimited() -> Self {
+        Self::new(Budget::unlimited())
+    }
+
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Run `f` with every charge it makes recorded as part `part` of the disjoint split
+    /// `partition` (parallel composition).
+    pub fn in_part<T>(
+        &mut self,
+        partition: &str,
+        part: &str,
+        f: impl FnOnce(&mut Ledger) -> Result<T>,
+    ) -> Result<T> {
+        let saved = self
+            .scope
+            .replace((partition.to_string(), part.to_string()));
+        let out = f(self);
+        self.scope = saved;
+        out
+    }
+
+    /// Record a release. Refused, and nothing recorded, if the total would exceed the budget.
+    /// Called by mechanisms before they draw noise.
+    pub fn charge(&mut self, mut entry: Entry) -> Result<()> {
+        if let Some((partition, part)) = &self.scope
+            && entry.composition == Composition::Sequential
+        {
+            entry.composition = Composition::Parallel {
+                partition: partition.clone(),
+                part: part.clone(),
+            };
+        }
+        self.entries.push(entry);
+        let verdict = self.total().and_then(|t| self.check(&t));
+        if let Err(e) = verdict {
+            let entry = self.entries.pop().expect("just pushed");
+            return Err(match e {
+                PrivacyError::BudgetExceeded { remaining, .. } => PrivacyError::BudgetExceeded {
+                    label: entry.label,
+                    asked: entry.cost.to_string(),
+                    remaining,
+                },
+                other => other,
+            });
+        }
+        Ok(())
+    }
+
+    fn check(&self, total: &Total) -> Result<()> {
+        const SLACK: f64 = 1e-9;
+        let b = self.budget;
+        if total.epsilon > b.epsilon * (1.0 + SLACK)
+            || total.delta > b.delta * (1.0 + SLACK) + 1e-300
+        {
+            let spent = self.total_without_last()?;
+            return Err(PrivacyError::BudgetExceeded {
+                label: String::new(),
+                asked: String::new(),
+                remaining: format!(
+                    "(ε, δ) = ({:.6}, {:.3e}) of the budget ({}, {})",
+                    (b.epsilon - spent.epsilon).max(0.0),
+                    (b.delta - spent.delta).max(0.0),
+                    b.epsilon,
+                    b.delta
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn total_without_last(&self) -> Result<Total> {
+        let mut l = self.clone();
+        l.entries.pop();
+        l.total()
+    }
+
+    /// The total spent so far, by the rule in the module docs, at the ledger's δ.
+    pub fn total(&self) -> Result<Total> {
+        self.total_at(self.budget.delta)
+    }
+
+    /// The total spent so far, converting non-pure costs at `delta`.
+    pub fn total_at(&self, delta: f64) -> Result<Total> {
+        let groups = self.groups();
+        if groups.is_empty() {
+            return Ok(Total {
+                epsilon: 0.0,
+                delta: 0.0,
+                rule: "no releases".into(),
+            });
+        }
+        let all_pure = groups
+            .iter()
+            .all(|g| g.iter().all(|c| matches!(c, Cost::Pure { .. })));
+        if all_pure {
+            let eps: f64 = groups.iter().map(|g| pure_sum(g)).sum::<f64>();
+            return Ok(Total {
+                epsilon: eps,
+                delta: 0.0,
+                rule: "basic composition of pure ε (parallel parts: worst part)".into(),
+            });
+        }
+        let orders = default_orders();
+        if delta > 0.0 {
+            if let Some(curve) = self.rdp_total(&groups, &orders) {
+                let curve = curve?;
+                return Ok(Total {
+                    epsilon: accounting::rdp_to_dp(&orders, &curve, delta)?,
+                    delta,
+                    rule: format!("RDP composition, converted to (ε, δ) at δ = {delta}"),
+                });
+            }
+        }
+        // Basic composition of (ε_i, δ_i).
+        let approx_delta: f64 = groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|c| match c {
+                        Cost::Approx { delta, .. } => *delta,
+                        _ => 0.0,
+                    })
+                    .sum::<f64>()
+            })
+            .sum();
+        let n_conv = groups
+            .iter()
+            .filter(|g| {
+                g.iter()
+                    .any(|c| !matches!(c, Cost::Pure { .. } | Cost::Approx { .. }))
+            })
+            .count();
+        let share = if n_conv > 0 {
+            let left = delta - approx_delta;
+            if left <= 0.0 {
+                return Err(invalid(
+                    "delta",
+                    format!(
+                        "the ledger's δ = {delta} leaves nothing to convert zCDP/RDP costs after approximate-DP entries use {approx_delta}"
+                    ),
+                ));
+            }
+            left / n_conv as f64
+        } else {
+            0.0
+        };
+        let (mut eps, mut del) = (0.0, 0.0);
+        for g in &groups {
+            let (e, d) = group_dp(g, share)?;
+            eps += e;
+            del += d;
+        }
+        Ok(Total {
+            epsilon: eps,
+            delta: del,
+            rule: format!(
+                "basic composition of (ε_i, δ_i); zCDP/RDP/DP-SGD entries converted at δ_i = {share:.3e} each"
+            ),
+        })
+    }
+
+    /// The costs to compose sequentially, in groups: each sequential entry alone, and each
+    /// parallel partition as the costs of its worst part ([`worst_part`]).
+    fn groups(&self) -> Vec<Vec<Cost>> {
+        let mut out: Vec<Vec<Cost>> = Vec::new();
+        for e in &self.entries {
+            if e.composition == Composition::Sequential {
+                out.push(vec![e.cost.clone()]);
+            }
+        }
+        for parts in self.partition_parts().into_values() {
+            out.push(worst_part(parts));
+        }
+        out
+    }
+
+    /// For each partition: its parts, each the list of costs recorded in it.
+    fn partition_parts(&self) -> std::collections::BTreeMap<String, Vec<Vec<Cost>>> {
+        let mut map: std::collections::BTreeMap<
+            String,
+            std::collections::BTreeMap<String, Vec<Cost>>,
+        > = Default::default();
+        for e in &self.entries {
+            if let Composition::Parallel { partition, part } = &e.composition {
+                map.entry(partition.clone())
+                    .or_default()
+                    .entry(part.clone())
+                    .or_default()
+                    .push(e.cost.clone());
+            }
+        }
+        map.into_iter()
+            .map(|(k, parts)| (k, parts.into_values().collect()))
+            .collect()
+    }
+
+    fn rdp_total(&self, groups: &[Vec<Cost>], orders: &[f64]) -> Option<Result<Vec<f64>>> {
+        let mut sum = vec![0.0; orders.len()];
+        for g in groups {
+            for c in g {
+                match c.rdp_curve(orders)? {
+                    Ok(curve) => sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        }
+        Some(Ok(sum))
+    }
+
+    /// A human-readable table of the entries and the total.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "budget: ε = {}, δ = {}\n{:<4} {:<40} {:<14} {:<13} {:>12} {:>12}  cost\n",
+            self.budget.epsilon,
+            self.budget.delta,
+            "#",
+            "release",
+            "mechanism",
+            "relation",
+            "sensitivity",
+            "scale"
+        );
+        for (i, e) in self.entries.iter().enumerate() {
+            let part = match &e.composition {
+                Composition::Sequential => String::new(),
+                Composition::Parallel { partition, part } => {
+                    format!("  [parallel {partition}: {part}]")
+                }
+            };
+            s.push_str(&format!(
+                "{:<4} {:<40} {:<14} {:<13} {:>12.6} {:>12.6}  {}{}\n",
+                i + 1,
+                e.label,
+                e.mechanism,
+                format!("{:?}", e.relation).to_lowercase(),
+                e.sensitivity,
+                e.scale,
+                e.cost,
+                part
+            ));
+        }
+        match self.total() {
+            Ok(t) => s.push_str(&format!(
+                "total: ε = {:.6}, δ = {:.3e}  ({})\n",
+                t.epsilon, t.delta, t.rule
+            )),
+            Err(e) => s.push_str(&format!("total: unavailable ({e})\n")),
+        }
+        s
+    }
+}
+
+/// Σ ε of a group of pure costs.
+fn pure_sum(g: &[Cost]) -> f64 {
+    g.iter()
+        .map(|c| match c {
+            Cost::Pure { epsilon } => *epsilon,
+            _ => 0.0,
+        })
+        .sum()
+}
+
+/// (ε, δ) of a group by basic composition, converting non-pure entries at δ = `share` split
+/// evenly over them.
+fn group_dp(g: &[Cost], share: f64) -> Result<(f64, f64)> {
+    let n = g
+        .iter()
+        .filter(|c| !matches!(c, Cost::Pure { .. } | Cost::Approx { .. }))
+        .count()
+        .max(1);
+    let (mut e, mut d) = (0.0, 0.0);
+    for c in g {
+        let (ei, di) = c.to_dp(share / n as f64)?;
+        e += ei;
+        d += di;
+    }
+    Ok((e, d))
+}
+
+/// The costs standing for a partition: the worst part's. All pure: the largest Σ ε. Parts of the
+/// same shape: the part that dominates every other entry by entry. Otherwise, conservatively,
+/// every cost of every part (as if the parts were sequential).
+fn worst_part(parts: Vec<Vec<Cost>>) -> Vec<Cost> {
+    if parts
+        .iter()
+        .all(|p| p.iter().all(|c| matches!(c, Cost::Pure { .. })))
+    {
+        let worst = parts.iter().map(|p| pure_sum(p)).fold(0.0, f64::max);
+        return vec![Cost::Pure { epsilon: worst }];
+    }
+    // Same shape in every part (the common case: the same mechanisms run on each part): the
+    // part whose costs dominate entry by entry is the worst part.
+    if let Some(first) = parts.first()
+        && parts.iter().all(|p| same_shape(p, first))
+        && let Some(dominant) = parts.iter().find(|p| parts.iter().all(|q| dominates(p, q)))
+    {
+        return dominant.clone();
+    }
+    parts.into_iter().flatten().collect()
+}
+
+fn same_shape(a: &[Cost], b: &[Cost]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| std::mem::discriminant(x) == std::mem::discriminant(y))
+}
+
+/// Whether every cost of `a` is at least the matching cost of `b` (same shapes).
+fn dominates(a: &[Cost], b: &[Cost]) -> bool {
+    a.iter().zip(b).all(|(x, y)| match (x, y) {
+        (Cost::Pure { epsilon: e1 }, Cost::Pure { epsilon: e2 }) => e1 >= e2,
+        (
+            Cost::Approx {
+                epsilon: e1,
+                delta: d1,
+            },
+            Cost::Approx {
+                epsilon: e2,
+                delta: d2,
+            },
+        ) => e1 >= e2 && d1 >= d2,
+        (Cost::Zcdp { rho: r1 }, Cost::Zcdp { rho: r2 }) => r1 >= r2,
+        (
+            Cost::Rdp {
+                orders: o1,
+                epsilons: e1,
+            },
+            Cost::Rdp {
+                orders: o2,
+                epsilons: e2,
+            },
+        ) => o1 == o2 && e1.iter().zip(e2).all(|(a, b)| a >= b),
+        (
+            Cost::SubsampledGaussian {
+                sampling_rate: q1,
+                noise_multiplier: z1,
+                steps: t1,
+                accountant: a1,
+            },
+            Cost::SubsampledGaussian {
+                sampling_rate: q2,
+                noise_multiplier: z2,
+                steps: t2,
+                accountant: a2,
+            },
+        ) => a1 == a2 && q1 >= q2 && z1 <= z2 && t1 >= t2,
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pure(label: &str, eps: f64) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "laplace".into(),
+            relation: Relation::Substitution,
+            sensitivity: 1.0,
+            norm: "l1".into(),
+            scale: 1.0 / eps,
+            cost: Cost::Pure { epsilon: eps },
+            composition: Composition::Sequential,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn pure_entries_add_up_and_overspend_is_refused() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        l.charge(pure("a", 0.4)).unwrap();
+        l.charge(pure("b", 0.6)).unwrap();
+        let err = l.charge(pure("c", 0.1)).unwrap_err();
+        assert!(matches!(err, PrivacyError::BudgetExceeded { ref label, .. } if label == "c"));
+        assert_eq!(l.entries().len(), 2);
+        assert!((l.total().unwrap().epsilon - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parallel_parts_cost_their_worst_part() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        for (part, eps) in [("site 1", 0.5), ("site 2", 0.8), ("site 3", 0.3)] {
+            l.in_part("sites", part, |l| l.charge(pure("count", eps)))
+                .unwrap();
+        }
+        assert!((l.total().unwrap().epsilon - 0.8).abs() < 1e-12);
+        l.charge(pure("extra", 0.2)).unwrap();
+        assert!(l.charge(pure("one too many", 0.01)).is_err());
+    }
+
+    #[test]
+    fn budget_rejects_bad_parameters() {
+        assert!(Budget::pure(0.0).is_err());
+        assert!(Budget::pure(f64::NAN).is_err());
+        assert!(Budget::approx(1.0, 1.0).is_err());
+        assert!(Budget::approx(1.0, -0.1).is_err());
+    }
+
+    #[test]
+    fn ledger_roundtrips_through_json() {
+        let mut l = Ledger::new(Budget::approx(2.0, 1e-5).unwrap());
+        l.charge(pure("a", 0.5)).unwrap();
+        let s = serde_json::to_string(&l).unwrap();
+        let back: Ledger = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, l);
+    }
+}

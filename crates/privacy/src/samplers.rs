@@ -1,0 +1,1 @@
+//! STUB: see the crate docs; filled in by the privacy-core work.
