@@ -2,6 +2,8 @@
 //! preprocessing, seeded splits, the built-in data sets of the five papers and their synthetic
 //! designs.
 
+pub mod builtin;
 pub mod dataset;
+pub mod synthetic;
 
 pub use dataset::{Dataset, Groups, Target};

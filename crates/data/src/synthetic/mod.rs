@@ -1,0 +1,1 @@
+//! Synthetic data-generating designs of the five papers (STUB: issue #4).

@@ -1,0 +1,1 @@
+//! STUB: CDP-Fair (seed 000, issue #7).

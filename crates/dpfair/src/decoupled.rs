@@ -1,0 +1,1 @@
+//! STUB: decoupled private fair classifier (seed 003, issue #6).

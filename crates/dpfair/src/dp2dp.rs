@@ -1,0 +1,1 @@
+//! STUB: DP2DP (seed 004, issue #11).

@@ -1,0 +1,1 @@
+//! STUB: private fair regression (seed 001, issue #9).

@@ -1,0 +1,1 @@
+//! STUB: FDP-Fair (seed 000, issue #8).

@@ -1,0 +1,1 @@
+//! STUB: LPCT and LPCT-prune (seed 002, issue #10).

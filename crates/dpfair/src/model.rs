@@ -1,0 +1,1 @@
+//! STUB: the model file envelope every fitted model is saved in (issue #2).
