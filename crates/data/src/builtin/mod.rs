@@ -1,1 +1,5 @@
-//! Built-in data sets of the papers, read from a data directory and verified by sha256 (STUB: issue #4).
+//! Built-in data sets of the papers, read from a data directory and verified by sha256.
+
+pub mod error;
+
+pub use error::{CatalogError, Result};
