@@ -1,1 +1,3 @@
-//! STUB: private fair regression (seed 001, issue #9).
+//! Private Wasserstein-barycenter post-processing for fair regression (seed 001).
+pub mod lp;
+pub mod transport;
