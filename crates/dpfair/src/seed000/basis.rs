@@ -1,0 +1,347 @@
+//! The public finite basis the kernel estimators are released in: random Fourier features
+//! (Rahimi & Recht 2007) for the paper's Gaussian kernel `K(u) = exp(−‖u‖²/2)` at bandwidth `h`.
+//!
+//! `φ(x) = D^{−1/2} (cos(ω_1·x/h), …, cos(ω_D·x/h), sin(ω_1·x/h), …, sin(ω_D·x/h)) ∈ R^{2D}` with
+//! `ω_j ~ N(0, I_d)` drawn from a public seed. Then `φ(x)·φ(x') = D^{−1} Σ_j cos(ω_j·(x−x')/h)`,
+//! an unbiased Monte-Carlo estimate of `K((x−x')/h)`, and **`‖φ(x)‖₂ = 1` exactly for every
+//! `x ∈ R^d`** (cos² + sin² = 1): the released objects' sensitivity does not depend on feature
+//! bounds. The basis is public (it never looks at data) and is stored by its seed: the
+//! frequencies are regenerated on load with the generator below, so a model file stays small.
+//!
+//! Spec H2: the paper's Gaussian-process noise is replaced by Gaussian noise on the coefficients
+//! in this basis, `W(x) = z·φ(x)`, `z ~ N(0, σ² I_{2D})`, a Gaussian process with covariance
+//! `σ² φ(x)·φ(x') ≈ σ² K((x−x')/h)` that is drawn once and can be evaluated anywhere.
+
+use crate::seed000::error::{Result, invalid};
+use ndarray::{Array2, ArrayView2, Axis};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Name of the frequency generator (stored in model files so that a future change is detected).
+pub const GENERATOR: &str = "chacha20-box-muller-v1";
+
+/// Rows per parallel work item when mapping points to features.
+const CHUNK: usize = 64;
+
+/// A standard normal draw by the Box–Muller transform from 53-bit uniforms. Used for the public
+/// basis (and, temporarily, by the release seam in [`crate::seed000::release`]). Deterministic
+/// given the stream, so a basis seed reproduces the same frequencies on every platform.
+pub fn standard_normal_pair<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
+    const SCALE: f64 = 1.0 / (1u64 << 53) as f64;
+    // u1 ∈ (0, 1], u2 ∈ [0, 1).
+    let u1 = ((rng.next_u64() >> 11) + 1) as f64 * SCALE;
+    let u2 = (rng.next_u64() >> 11) as f64 * SCALE;
+    let r = (-2.0 * u1.ln()).sqrt();
+    let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
+    (r * c, r * s)
+}
+
+/// What a model file stores of a basis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BasisSpec {
+    /// Feature dimension `d`.
+    pub dim: usize,
+    /// Bandwidth `h` (features on `[0,1]^d`).
+    pub bandwidth: f64,
+    /// Number of frequencies `D` (the basis has `2D` functions).
+    pub n_frequencies: usize,
+    /// Seed of the public frequency stream.
+    pub seed: u64,
+    /// Frequency generator, [`GENERATOR`].
+    pub generator: String,
+}
+
+/// Random Fourier features of `exp(−‖x−x'‖²/(2h²))` on `R^d`; see the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "BasisSpec", into = "BasisSpec")]
+pub struct RffBasis {
+    spec: BasisSpec,
+    /// `ω_j / h`, row-major `D × d`.
+    freqs: Vec<f64>,
+}
+
+impl TryFrom<BasisSpec> for RffBasis {
+    type Error = crate::seed000::Error;
+    fn try_from(spec: BasisSpec) -> Result<Self> {
+        if spec.generator != GENERATOR {
+            return Err(invalid(
+                "basis.generator",
+                format!(
+                    "unknown generator `{}` (this build knows `{GENERATOR}`)",
+                    spec.generator
+                ),
+            ));
+        }
+        RffBasis::new(spec.dim, spec.bandwidth, spec.n_frequencies, spec.seed)
+    }
+}
+
+impl From<RffBasis> for BasisSpec {
+    fn from(b: RffBasis) -> Self {
+        b.spec
+    }
+}
+
+impl RffBasis {
+    /// The basis for dimension `dim`, bandwidth `bandwidth`, `n_frequencies` frequencies, drawn
+    /// from the public `seed`.
+    pub fn new(dim: usize, bandwidth: f64, n_frequencies: usize, seed: u64) -> Result<Self> {
+        if dim == 0 {
+            return Err(invalid("dim", "need at least one feature"));
+        }
+        if !(bandwidth.is_finite() && bandwidth > 0.0) {
+            return Err(invalid(
+                "bandwidth",
+                format!("must be finite and > 0, got {bandwidth}"),
+            ));
+        }
+        if n_frequencies == 0 || n_frequencies > 1 << 20 {
+            return Err(invalid(
+                "n_frequencies",
+                format!("must be in 1..=2^20, got {n_frequencies}"),
+            ));
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let total = n_frequencies * dim;
+        let mut freqs = Vec::with_capacity(total + 1);
+        while freqs.len() < total {
+            let (a, b) = standard_normal_pair(&mut rng);
+            freqs.push(a / bandwidth);
+            freqs.push(b / bandwidth);
+        }
+        freqs.truncate(total);
+        Ok(RffBasis {
+            spec: BasisSpec {
+                dim,
+                bandwidth,
+                n_frequencies,
+                seed,
+                generator: GENERATOR.to_string(),
+            },
+            freqs,
+        })
+    }
+
+    pub fn spec(&self) -> &BasisSpec {
+        &self.spec
+    }
+
+    pub fn dim(&self) -> usize {
+        self.spec.dim
+    }
+
+    pub fn bandwidth(&self) -> f64 {
+        self.spec.bandwidth
+    }
+
+    /// Number of basis functions, `2D`.
+    pub fn len(&self) -> usize {
+        2 * self.spec.n_frequencies
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// `φ(x)` into `out` (length [`Self::len`]); `x` has length `d`.
+    pub fn features_into(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.spec.dim;
+        let nf = self.spec.n_frequencies;
+        debug_assert_eq!(x.len(), d);
+        debug_assert_eq!(out.len(), 2 * nf);
+        let scale = 1.0 / (nf as f64).sqrt();
+        let (cos_part, sin_part) = out.split_at_mut(nf);
+        // Arguments first (a dense loop the compiler vectorises), then the trigonometry.
+        for (j, c) in cos_part.iter_mut().enumerate() {
+            let w = &self.freqs[j * d..(j + 1) * d];
+            *c = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        }
+        for (c, s) in cos_part.iter_mut().zip(sin_part.iter_mut()) {
+            let (sn, cs) = c.sin_cos();
+            *c = cs * scale;
+            *s = sn * scale;
+        }
+    }
+
+    /// `φ(x)` as a new vector.
+    pub fn features(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.len()];
+        self.features_into(x, &mut out);
+        out
+    }
+
+    fn check_points(&self, x: &ArrayView2<f64>) -> Result<()> {
+        if x.ncols() != self.spec.dim {
+            return Err(invalid(
+                "features",
+                format!(
+                    "basis has d = {}, points have {} columns",
+                    self.spec.dim,
+                    x.ncols()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `Σ_{i : cell[i] = c} φ(x_i)` for every cell `c < n_cells` (rows with `cell[i] ≥ n_cells`
+    /// are skipped): the raw coefficient sums of the kernel estimators. Parallel over rows.
+    pub fn sum_features_by_cell(
+        &self,
+        x: ArrayView2<f64>,
+        cell: &[usize],
+        n_cells: usize,
+    ) -> Result<Vec<Vec<f64>>> {
+        self.check_points(&x)?;
+        if cell.len() != x.nrows() {
+            return Err(invalid(
+                "cell",
+                format!("{} cell labels for {} rows", cell.len(), x.nrows()),
+            ));
+        }
+        let len = self.len();
+        let rows: Vec<usize> = (0..x.nrows()).collect();
+        let zero = || (vec![0.0; n_cells * len], vec![0.0; len]);
+        let (acc, _) = rows
+            .par_chunks(CHUNK)
+            .fold(zero, |(mut acc, mut phi), chunk| {
+                for &i in chunk {
+                    let c = cell[i];
+                    if c >= n_cells {
+                        continue;
+                    }
+                    let row = x.row(i);
+                    match row.as_slice() {
+                        Some(s) => self.features_into(s, &mut phi),
+                        None => self.features_into(&row.to_vec(), &mut phi),
+                    }
+                    acc[c * len..(c + 1) * len]
+                        .iter_mut()
+                        .zip(&phi)
+                        .for_each(|(a, p)| *a += p);
+                }
+                (acc, phi)
+            })
+            .reduce(zero, |(mut a, p), (b, _)| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                (a, p)
+            });
+        Ok(acc.chunks(len).map(<[f64]>::to_vec).collect())
+    }
+
+    /// `out[i][k] = coefs[k]·φ(x_i)`: evaluate several functions of the basis at every row of
+    /// `x`, computing each `φ(x_i)` once. Parallel over rows.
+    pub fn evaluate(&self, coefs: &[&[f64]], x: ArrayView2<f64>) -> Result<Array2<f64>> {
+        self.check_points(&x)?;
+        for (k, c) in coefs.iter().enumerate() {
+            if c.len() != self.len() {
+                return Err(invalid(
+                    "coefficients",
+                    format!(
+                        "function {k} has {} coefficients, basis has {}",
+                        c.len(),
+                        self.len()
+                    ),
+                ));
+            }
+        }
+        let len = self.len();
+        let mut out = Array2::<f64>::zeros((x.nrows(), coefs.len()));
+        out.axis_chunks_iter_mut(Axis(0), CHUNK)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(chunk, mut block)| {
+                let mut phi = vec![0.0; len];
+                for (r, mut out_row) in block.outer_iter_mut().enumerate() {
+                    let row = x.row(chunk * CHUNK + r);
+                    match row.as_slice() {
+                        Some(s) => self.features_into(s, &mut phi),
+                        None => self.features_into(&row.to_vec(), &mut phi),
+                    }
+                    for (o, c) in out_row.iter_mut().zip(coefs) {
+                        *o = c.iter().zip(&phi).map(|(a, b)| a * b).sum();
+                    }
+                }
+            });
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn feature_map_has_unit_norm_everywhere() {
+        let b = RffBasis::new(3, 0.1, 257, 11).unwrap();
+        for x in [[0.0, 0.0, 0.0], [0.3, -7.0, 1e3], [1.0, 1.0, 1.0]] {
+            let phi = b.features(&x);
+            let norm: f64 = phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-12, "‖φ‖ = {norm}");
+        }
+    }
+
+    #[test]
+    fn inner_product_approximates_the_gaussian_kernel() {
+        // φ(x)·φ(x') averages D iid cos terms with variance ≤ 1/2 each: sd ≤ sqrt(1/(2D)).
+        let nf = 20_000;
+        let b = RffBasis::new(2, 0.2, nf, 5).unwrap();
+        let sd = (0.5 / nf as f64).sqrt();
+        for (x, y) in [
+            ([0.5f64, 0.5], [0.5f64, 0.5]),
+            ([0.1, 0.2], [0.25, 0.1]),
+            ([0.0, 0.0], [0.3, 0.3]),
+        ] {
+            let k = (-((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2)) / (2.0 * 0.04)).exp();
+            let dot: f64 = b
+                .features(&x)
+                .iter()
+                .zip(b.features(&y))
+                .map(|(a, c)| a * c)
+                .sum();
+            assert!((dot - k).abs() < 5.0 * sd, "K = {k}, φ·φ' = {dot}");
+        }
+    }
+
+    #[test]
+    fn basis_is_reproducible_from_its_spec_and_roundtrips_json() {
+        let b = RffBasis::new(2, 0.15, 64, 99).unwrap();
+        let json = serde_json::to_string(&b).unwrap();
+        let back: RffBasis = serde_json::from_str(&json).unwrap();
+        assert_eq!(b, back);
+        assert_ne!(b, RffBasis::new(2, 0.15, 64, 100).unwrap());
+        let bad = json.replace(GENERATOR, "other");
+        assert!(serde_json::from_str::<RffBasis>(&bad).is_err());
+    }
+
+    #[test]
+    fn batched_sums_and_evaluation_match_single_points() {
+        let b = RffBasis::new(2, 0.3, 16, 1).unwrap();
+        let x = array![[0.1, 0.2], [0.9, 0.4], [0.5, 0.5], [0.3, 0.7]];
+        let cells = [0, 1, 0, 5];
+        let sums = b.sum_features_by_cell(x.view(), &cells, 2).unwrap();
+        for (c, rows) in [(0usize, vec![0usize, 2]), (1, vec![1])] {
+            let mut want = vec![0.0; b.len()];
+            for r in rows {
+                let phi = b.features(x.row(r).as_slice().unwrap());
+                want.iter_mut().zip(phi).for_each(|(w, p)| *w += p);
+            }
+            for (a, w) in sums[c].iter().zip(&want) {
+                assert!((a - w).abs() < 1e-12);
+            }
+        }
+        let vals = b.evaluate(&[&sums[0], &sums[1]], x.view()).unwrap();
+        for r in 0..4 {
+            let phi = b.features(x.row(r).as_slice().unwrap());
+            for k in 0..2 {
+                let want: f64 = sums[k].iter().zip(&phi).map(|(a, p)| a * p).sum();
+                assert!((vals[[r, k]] - want).abs() < 1e-12);
+            }
+        }
+        assert!(b.evaluate(&[&sums[0][..3]], x.view()).is_err());
+        assert!(b.sum_features_by_cell(x.view(), &[0, 1], 2).is_err());
+    }
+}

@@ -1,0 +1,68 @@
+//! The output classifier of Algorithms 1 and 5,
+//! `f̃(x, a) = 1{ η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a) }` (randomised only at ties, see
+//! [`crate::seed000::threshold`]), and its expected metrics (spec H16).
+
+use crate::seed000::error::{Error, Result};
+use crate::seed000::release::PluginEstimate;
+use crate::seed000::threshold::{GroupRule, score};
+use ndarray::ArrayView2;
+use serde::{Deserialize, Serialize};
+
+/// A released estimate with its threshold: everything needed to classify, nothing private.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FairPluginClassifier {
+    pub estimate: PluginEstimate,
+    pub rule: GroupRule,
+}
+
+impl FairPluginClassifier {
+    /// `f̃(x_i, a_i) = P(Ŷ_i = 1)` for every row.
+    pub fn predict_proba(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
+        let eta = self.estimate.eta_grouped(x, a)?;
+        Ok(eta
+            .iter()
+            .zip(a)
+            .map(|(&e, &g)| {
+                let g = g as usize;
+                self.rule.positive_prob(g, score(g, e, self.estimate.pi[g]))
+            })
+            .collect())
+    }
+}
+
+/// Error and disparity of a randomised classifier in expectation over its own randomness
+/// (spec H16): error `= mean |f̃ − y|`, `DD = mean(f̃ | A=1) − mean(f̃ | A=0)` (signed, Def. 4).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExpectedMetrics {
+    pub error: f64,
+    pub dd: f64,
+}
+
+impl ExpectedMetrics {
+    pub fn compute(prob: &[f64], a: &[u32], y: &[u8]) -> Result<Self> {
+        if prob.len() != a.len() || prob.len() != y.len() {
+            return Err(Error::InvalidData(format!(
+                "{} predictions, {} groups, {} labels",
+                prob.len(),
+                a.len(),
+                y.len()
+            )));
+        }
+        let mut err = 0.0;
+        let mut sum = [0.0; 2];
+        let mut cnt = [0usize; 2];
+        for ((&p, &g), &t) in prob.iter().zip(a).zip(y) {
+            err += (p - t as f64).abs();
+            let g = (g as usize).min(1);
+            sum[g] += p;
+            cnt[g] += 1;
+        }
+        if cnt.contains(&0) {
+            return Err(Error::InvalidData("a group is empty: DD undefined".into()));
+        }
+        Ok(ExpectedMetrics {
+            error: err / prob.len() as f64,
+            dd: sum[1] / cnt[1] as f64 - sum[0] / cnt[0] as f64,
+        })
+    }
+}

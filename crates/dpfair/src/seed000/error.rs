@@ -1,0 +1,28 @@
+//! Errors of the seed-000 methods (CDP-Fair, FDP-Fair).
+
+use thiserror::Error;
+
+/// Everything that can go wrong fitting or using a seed-000 model. Messages name the parameter,
+/// column or row at fault.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// A configuration value is outside its domain.
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter { name: &'static str, reason: String },
+    /// The data cannot be used (missing target/groups, wrong group count, NaN, empty group …).
+    #[error("invalid data: {0}")]
+    InvalidData(String),
+    /// A release was refused or failed in the privacy layer (e.g. budget exceeded).
+    #[error(transparent)]
+    Privacy(#[from] dpfair_privacy::PrivacyError),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Shorthand for [`Error::InvalidParameter`].
+pub fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
+    Error::InvalidParameter {
+        name,
+        reason: reason.into(),
+    }
+}

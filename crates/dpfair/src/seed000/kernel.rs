@@ -1,0 +1,242 @@
+//! The paper's kernel and bandwidth (spec §2.0.5, §2.7.2).
+//!
+//! * Kernel: the unnormalised Gaussian `K(u) = exp(−‖u‖²/2)`, `K_h(u) = h^{−d} K(u/h)`,
+//!   `C_K = sup K = K(0) = 1` (§5 of the paper, "Gaussian kernel (C_K = 1)"; the `(2π)^{−d/2}`
+//!   normaliser cancels in `η̃ = numerator / denominator`).
+//! * Exact kernel sums `Σ_i w_i K((X_i − x)/h)`, batched and parallel, for the non-private
+//!   references (bandwidth cross-validation, checks of the random-feature approximation).
+//! * Bandwidth: a public rule (strict mode: uses only `n`, `d`, `ε`, never the data), a fixed
+//!   value, or the authors' 3-fold cross-validation on the training data (non-private, H3(b)).
+
+use crate::seed000::error::{Error, Result, invalid};
+use crate::seed000::split::permutation;
+use ndarray::{Array2, ArrayView2, Axis};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// `K(u) = exp(−‖u‖²/2)` for `‖u‖² = sq_norm`.
+pub fn gaussian_kernel(sq_norm: f64) -> f64 {
+    (-0.5 * sq_norm).exp()
+}
+
+/// How the bandwidth `h` is chosen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum Bandwidth {
+    /// A value fixed in advance (public).
+    Fixed { h: f64 },
+    /// [`public_rule`]: a function of the public `n`, `d`, `ε` only (strict default).
+    Public,
+    /// The authors' procedure (§2.7.2, `cv_select_h`): `folds`-fold cross-validation of the
+    /// pooled non-private Nadaraya–Watson classifier on the training data. Reads private data
+    /// without noise: allowed only with `--accounting paper`, which records it as a
+    /// non-private step.
+    CrossValidated { grid: Vec<f64>, folds: usize },
+}
+
+impl Default for Bandwidth {
+    fn default() -> Self {
+        Bandwidth::Public
+    }
+}
+
+impl Bandwidth {
+    /// The synthetic-experiment grid of the code, `{0.10, 0.15, …, 0.35}`, 3 folds.
+    pub fn paper_cv() -> Self {
+        Bandwidth::CrossValidated {
+            grid: vec![0.10, 0.15, 0.20, 0.25, 0.30, 0.35],
+            folds: 3,
+        }
+    }
+
+    /// Whether choosing `h` reads the private data.
+    pub fn reads_data(&self) -> bool {
+        matches!(self, Bandwidth::CrossValidated { .. })
+    }
+}
+
+/// Lower and upper clamp of the public rule.
+pub const PUBLIC_RULE_RANGE: (f64, f64) = (0.05, 0.5);
+
+/// Public bandwidth rule from the rate-optimal order of Theorem 6 (automatically-fair regime,
+/// smoothness β = 2): `h = max{ n^{−1/(2β+d)}, (n ε)^{−1/(β+d)} }` (the second term is
+/// `(n²ε²)^{−1/(2β+2d)}`), clamped to [`PUBLIC_RULE_RANGE`]. It reads only the public training
+/// size `n`, the dimension and the budget (spec §2.7.5, H3(b)).
+pub fn public_rule(n: usize, d: usize, epsilon: f64) -> f64 {
+    const BETA: f64 = 2.0;
+    let n = n.max(1) as f64;
+    let d = d as f64;
+    let statistical = n.powf(-1.0 / (2.0 * BETA + d));
+    let private = if epsilon.is_finite() {
+        (n * epsilon).powf(-1.0 / (BETA + d))
+    } else {
+        0.0
+    };
+    statistical
+        .max(private)
+        .clamp(PUBLIC_RULE_RANGE.0, PUBLIC_RULE_RANGE.1)
+}
+
+fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+/// Exact kernel sums: `out[j][c] = Σ_{i : cell[i] = c} K((X_i − x_j)/h)` (unscaled kernel, no
+/// `h^{−d}`), for `c < n_cells`. `O(n·m·d)`, parallel over evaluation points.
+pub fn kernel_sums_by_cell(
+    train: ArrayView2<f64>,
+    cell: &[usize],
+    n_cells: usize,
+    eval: ArrayView2<f64>,
+    h: f64,
+) -> Result<Array2<f64>> {
+    if train.ncols() != eval.ncols() {
+        return Err(invalid(
+            "features",
+            format!(
+                "training points have {} columns, evaluation points {}",
+                train.ncols(),
+                eval.ncols()
+            ),
+        ));
+    }
+    if cell.len() != train.nrows() {
+        return Err(invalid(
+            "cell",
+            format!("{} labels for {} rows", cell.len(), train.nrows()),
+        ));
+    }
+    if !(h.is_finite() && h > 0.0) {
+        return Err(invalid(
+            "bandwidth",
+            format!("must be finite and > 0, got {h}"),
+        ));
+    }
+    let train = train.as_standard_layout().into_owned();
+    let inv = 1.0 / (h * h);
+    let mut out = Array2::<f64>::zeros((eval.nrows(), n_cells));
+    out.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(j, mut row)| {
+            let x = eval.row(j).to_vec();
+            for (i, t) in train.outer_iter().enumerate() {
+                let c = cell[i];
+                if c < n_cells {
+                    row[c] +=
+                        gaussian_kernel(sq_dist(t.as_slice().expect("standard layout"), &x) * inv);
+                }
+            }
+        });
+    Ok(out)
+}
+
+/// The authors' bandwidth cross-validation (§2.7.2, `cv_select_h`): random fold labels (a
+/// balanced assignment shuffled with `seed`); for each `h` and fold, the pooled (group-blind)
+/// Nadaraya–Watson `η̂ = S_1/(S_0+S_1)` from the other folds (training mean of `Y` where
+/// `S_0+S_1 ≤ 1e−12`), prediction `1{η̂ ≥ 1/2}`, validation error; the `h` with the smallest mean
+/// error wins (first on ties). **Non-private** (H3(b)).
+pub fn cross_validate(
+    x: ArrayView2<f64>,
+    y: &[u8],
+    grid: &[f64],
+    folds: usize,
+    seed: u64,
+) -> Result<f64> {
+    if grid.is_empty() {
+        return Err(invalid("bandwidth.grid", "empty grid"));
+    }
+    if folds < 2 || folds > x.nrows() {
+        return Err(invalid(
+            "bandwidth.folds",
+            format!("need 2 ≤ folds ≤ n, got {folds}"),
+        ));
+    }
+    if y.len() != x.nrows() {
+        return Err(Error::InvalidData(format!(
+            "{} labels for {} rows",
+            y.len(),
+            x.nrows()
+        )));
+    }
+    let n = x.nrows();
+    // `sample(rep(1:folds, length.out = n))`: a balanced assignment in random order.
+    let fold: Vec<usize> = permutation(n, seed)
+        .into_iter()
+        .map(|i| i % folds)
+        .collect();
+    let mut best = (f64::INFINITY, grid[0]);
+    for &h in grid {
+        let mut err_sum = 0.0;
+        for f in 0..folds {
+            let train_rows: Vec<usize> = (0..n).filter(|&i| fold[i] != f).collect();
+            let val_rows: Vec<usize> = (0..n).filter(|&i| fold[i] == f).collect();
+            let xt = x.select(Axis(0), &train_rows);
+            let cells: Vec<usize> = train_rows.iter().map(|&i| y[i] as usize).collect();
+            let mean_y = cells.iter().sum::<usize>() as f64 / cells.len().max(1) as f64;
+            let xv = x.select(Axis(0), &val_rows);
+            let s = kernel_sums_by_cell(xt.view(), &cells, 2, xv.view(), h)?;
+            let wrong = val_rows
+                .iter()
+                .enumerate()
+                .filter(|&(j, &i)| {
+                    let den = s[[j, 0]] + s[[j, 1]];
+                    let eta = if den <= 1e-12 {
+                        mean_y
+                    } else {
+                        s[[j, 1]] / den
+                    };
+                    u8::from(eta >= 0.5) != y[i]
+                })
+                .count();
+            err_sum += wrong as f64 / val_rows.len().max(1) as f64;
+        }
+        let err = err_sum / folds as f64;
+        if err < best.0 {
+            best = (err, h);
+        }
+    }
+    Ok(best.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn public_rule_uses_rates_and_clamps() {
+        // n = 4500, d = 2, ε = 1: n^{−1/6} = 0.2460 beats (nε)^{−1/4} = 0.1219.
+        assert!((public_rule(4500, 2, 1.0) - 4500f64.powf(-1.0 / 6.0)).abs() < 1e-12);
+        // Tiny budget: the privacy term dominates and is clamped at 0.5.
+        assert_eq!(public_rule(100, 2, 0.01), 0.5);
+        assert_eq!(public_rule(10_000_000_000, 1, f64::INFINITY), 0.05);
+    }
+
+    #[test]
+    fn kernel_sums_match_a_direct_loop() {
+        let t = array![[0.1, 0.1], [0.2, 0.4], [0.9, 0.8]];
+        let e = array![[0.0, 0.0], [0.5, 0.5]];
+        let s = kernel_sums_by_cell(t.view(), &[0, 1, 1], 2, e.view(), 0.3).unwrap();
+        for j in 0..2 {
+            let mut want = [0.0; 2];
+            for (i, c) in [0usize, 1, 1].iter().enumerate() {
+                let d2 = (t[[i, 0]] - e[[j, 0]]).powi(2) + (t[[i, 1]] - e[[j, 1]]).powi(2);
+                want[*c] += (-d2 / (2.0 * 0.09)).exp();
+            }
+            assert!((s[[j, 0]] - want[0]).abs() < 1e-12 && (s[[j, 1]] - want[1]).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn cross_validation_prefers_a_small_bandwidth_for_a_sharp_boundary() {
+        // y = 1{x > 0.5} without noise: the smallest bandwidth classifies best.
+        let n = 300;
+        let x = Array2::from_shape_fn((n, 1), |(i, _)| (i as f64 + 0.5) / n as f64);
+        let y: Vec<u8> = (0..n).map(|i| u8::from(x[[i, 0]] > 0.5)).collect();
+        let h = cross_validate(x.view(), &y, &[0.02, 0.6, 1.5], 3, 1).unwrap();
+        assert_eq!(h, 0.02);
+        assert!(cross_validate(x.view(), &y, &[], 3, 1).is_err());
+        assert!(cross_validate(x.view(), &y, &[0.1], 1, 1).is_err());
+    }
+}

@@ -1,0 +1,32 @@
+//! Shared pieces of seed 000 (Xue & Yu, "Federated fairness-aware classification under
+//! differential privacy"): the plug-in estimators, the public random-feature basis, the exactly
+//! private functional release and the threshold machinery that CDP-Fair (Algorithm 5,
+//! [`crate::cdp_fair`]) and FDP-Fair (Algorithms 1–4 and 6, [`crate::fdp_fair`]) both use.
+//!
+//! | module | paper step |
+//! |---|---|
+//! | [`kernel`] | Gaussian kernel `K(u) = exp(−‖u‖²/2)` (§5, `C_K = K(0) = 1`), exact kernel sums, bandwidth rules (§2.7.2 of the spec) |
+//! | [`basis`] | random Fourier features: the public finite basis the functions are released in (spec H2) |
+//! | [`release`] | Algorithm 1 S1 (S1.1 class probabilities, S1.2 densities) as one exactly private finite object |
+//! | [`threshold`] | the DD curve of eq. (4)/(20), the exact sweep for `τ̃` (Algorithm 5 S2) and the output rule (eq. 2–3) |
+//! | [`classifier`] | the output classifier `f̃` (Alg. 1/5 OUTPUT) and its expected metrics (H16) |
+//! | [`split`] | the training / calibration split (Algorithm 5 step 1, Algorithm 1 "data split") |
+//!
+//! Features are expected on `[0,1]^d` (the data layer scales them with public or privately
+//! estimated bounds); nothing here reads bounds, and the privacy of the functional release does
+//! not depend on them (the feature map has unit norm everywhere).
+
+pub mod basis;
+pub mod classifier;
+pub mod error;
+pub mod kernel;
+pub mod release;
+pub mod split;
+pub mod threshold;
+
+pub use basis::RffBasis;
+pub use classifier::{ExpectedMetrics, FairPluginClassifier};
+pub use error::{Error, Result};
+pub use kernel::Bandwidth;
+pub use release::{Calibration, KernelSums, PluginEstimate};
+pub use threshold::{GroupRule, ScoreSet, Side, sweep_threshold};
