@@ -1,1 +1,37 @@
-//! placeholder
+//! `dpfair-learn`: the base learners the private fair methods build on.
+//!
+//! * [`logistic`]: L2-regularised logistic regression, binary and multinomial, solved to a
+//!   tolerance (the non-private reference), and [`LogisticModel`], the linear model every linear
+//!   learner here returns.
+//! * [`dpsgd`]: DP-SGD with Opacus semantics (Poisson sampling, per-example clipping, Gaussian
+//!   noise on the clipped sum through the privacy crate, division by the expected batch size) for
+//!   logistic regression and a one-hidden-layer MLP (spec 003 §2.3–2.4, spec 004 §2.2 P1-SGD).
+//! * [`output_perturbation`]: Gaussian output perturbation of L2-regularised logistic regression
+//!   (Chaudhuri et al. 2011; spec 004 §2.2 P1-OP and hazard H13).
+//! * [`tree`]: CART classification trees (Gini or entropy) with exact, presorted splits, the
+//!   non-private baseline of spec 002 §4.3 (CT-W, CT-Q).
+//!
+//! Learners take `ndarray` views of the features and class codes `0..k` (see
+//! [`validate::class_labels`] to get them from a [`dpfair_data::Target`]).
+
+pub mod dpsgd;
+pub mod error;
+pub(crate) mod linalg;
+pub mod logistic;
+pub mod model;
+pub mod output_perturbation;
+pub mod sampling;
+pub mod synth;
+#[cfg(test)]
+pub(crate) mod testutil;
+pub mod tree;
+pub mod validate;
+
+pub use dpsgd::{Architecture, DpSgdConfig, DpSgdFit, MlpModel, fit_dp_sgd};
+pub use error::{LearnError, Result};
+pub use logistic::{LogisticConfig, LogisticModel, fit_logistic};
+pub use model::Classifier;
+pub use output_perturbation::{
+    OutputPerturbationConfig, OutputPerturbationFit, fit_output_perturbation,
+};
+pub use tree::{Criterion, TreeConfig, TreeModel, fit_tree};
