@@ -61,3 +61,130 @@ impl Dataset {
         self.features.ncols()
     }
 }
+
+impl Dataset {
+    /// The rows `idx` (in that order), with their groups and targets.
+    pub fn select(&self, idx: &[usize]) -> Dataset {
+        let features = self.features.select(ndarray::Axis(0), idx);
+        let groups = self.groups.as_ref().map(|g| Groups {
+            codes: idx.iter().map(|&i| g.codes[i]).collect(),
+            names: g.names.clone(),
+        });
+        let target = self.target.as_ref().map(|t| match t {
+            Target::Binary(y) => Target::Binary(idx.iter().map(|&i| y[i]).collect()),
+            Target::Multiclass { k, labels } => Target::Multiclass {
+                k: *k,
+                labels: idx.iter().map(|&i| labels[i]).collect(),
+            },
+            Target::Real(y) => Target::Real(idx.iter().map(|&i| y[i]).collect()),
+        });
+        Dataset {
+            features,
+            feature_names: self.feature_names.clone(),
+            groups,
+            target,
+        }
+    }
+
+    /// The sensitive groups, or an error naming `context` (e.g. the method) if there are none.
+    pub fn require_groups(&self, context: &str) -> crate::Result<&Groups> {
+        self.groups
+            .as_ref()
+            .ok_or_else(|| crate::DataError::NoGroups {
+                context: context.to_string(),
+            })
+    }
+
+    /// The groups, checking that every declared group has at least one row and that there are
+    /// at least two groups. `column` names the sensitive column in messages.
+    pub fn require_nonempty_groups(&self, context: &str, column: &str) -> crate::Result<&Groups> {
+        let g = self.require_groups(context)?;
+        let counts = g.counts();
+        if let Some(empty) = counts.iter().position(|&c| c == 0) {
+            return Err(crate::DataError::EmptyGroup {
+                context: context.to_string(),
+                column: column.to_string(),
+                group: g.names[empty].clone(),
+            });
+        }
+        if g.count() < 2 {
+            return Err(crate::error::invalid(
+                "--sensitive",
+                format!(
+                    "{context}: column `{column}` has a single group `{}`; fairness needs two or more",
+                    g.names.first().map_or("", String::as_str)
+                ),
+            ));
+        }
+        Ok(g)
+    }
+
+    /// The target, or an error naming `context` if there is none.
+    pub fn require_target(&self, context: &str) -> crate::Result<&Target> {
+        self.target
+            .as_ref()
+            .ok_or_else(|| crate::DataError::NoTarget {
+                context: context.to_string(),
+            })
+    }
+
+    /// The 0/1 labels of a binary target with both classes present; any other target is an
+    /// error that says what was found.
+    pub fn require_binary(&self, context: &str, column: &str) -> crate::Result<&[u8]> {
+        match self.require_target(context)? {
+            Target::Binary(y) => {
+                if let Some(&first) = y.first()
+                    && y.iter().all(|&v| v == first)
+                {
+                    return Err(crate::DataError::OneClassTarget {
+                        context: context.to_string(),
+                        column: column.to_string(),
+                        value: first.to_string(),
+                        needed: "a binary task needs both classes in the data",
+                    });
+                }
+                Ok(y)
+            }
+            other => Err(crate::DataError::WrongTask {
+                context: context.to_string(),
+                column: column.to_string(),
+                found: other.task().to_string(),
+                needed: "this method needs a binary target (use --task binary only if the column has exactly two values)"
+                    .into(),
+            }),
+        }
+    }
+}
+
+impl Groups {
+    /// Rows per group code.
+    pub fn counts(&self) -> Vec<usize> {
+        let mut c = vec![0; self.names.len()];
+        for &g in &self.codes {
+            if let Some(slot) = c.get_mut(g as usize) {
+                *slot += 1;
+            }
+        }
+        c
+    }
+}
+
+impl Target {
+    /// The task this target defines.
+    pub fn task(&self) -> crate::TaskKind {
+        match self {
+            Target::Binary(_) => crate::TaskKind::Binary,
+            Target::Multiclass { .. } => crate::TaskKind::Multiclass,
+            Target::Real(_) => crate::TaskKind::Regression,
+        }
+    }
+
+    /// Class codes of a classification target (binary as 0/1), `None` for a real target.
+    pub fn classes(&self) -> Option<Vec<u32>> {
+        match self {
+            Target::Binary(y) => Some(y.iter().map(|&v| v as u32).collect()),
+            Target::Multiclass { labels, .. } => Some(labels.clone()),
+            Target::Real(_) => None,
+        }
+    }
+}

@@ -1,9 +1,29 @@
 //! `dpfair-data`: the [`Dataset`] every method consumes, CSV loading driven by a schema, fitted
 //! preprocessing, seeded splits, the built-in data sets of the five papers and their synthetic
 //! designs.
+//!
+//! * [`load_csv`] (training: learns a [`Schema`] from `--data --target --sensitive --features
+//!   --categorical`) and [`Schema::load`] (prediction: applies a stored schema to a new CSV).
+//! * [`MinMax`], [`Standardizer`], [`Scaling`], [`Bounds`]: preprocessing fitted on one split and
+//!   applied to others; public bounds cost nothing, private bounds go through the privacy crate.
+//! * [`Dataset::split`], [`Dataset::partition`]: seeded splits and sites.
+//! * [`testdata::path_or_skip`]: real data files for tests, with a visible `skipped:` line.
 
 pub mod builtin;
 pub mod dataset;
+pub mod error;
+pub mod load;
+pub mod preprocess;
+pub mod schema;
+pub mod split;
 pub mod synthetic;
+pub mod table;
+pub mod testdata;
 
 pub use dataset::{Dataset, Groups, Target};
+pub use error::{DataError, Position, Result};
+pub use load::{ApplyOptions, LoadOptions, LoadReport, Loaded, MissingPolicy, load_csv};
+pub use preprocess::{BoundSource, Bounds, MinMax, Scaling, Standardizer};
+pub use schema::{FeatureColumn, Schema, SensitiveColumn, TargetColumn, TargetEncoding, TaskKind};
+pub use split::{Stratify, partition_indices, split_indices};
+pub use table::{CsvFormat, HeaderMode, Table};

@@ -1,1 +1,451 @@
-//! STUB: the model file envelope every fitted model is saved in (issue #2).
+//! The model file: the JSON envelope every fitted model is saved in.
+//!
+//! A model file carries everything prediction needs and everything an auditor asks for:
+//! the [`Schema`] (column names, encoders, fitted scaling, category levels, class labels), the
+//! privacy [`Ledger`] of the fit, the method's configuration, and the fitted model itself.
+//!
+//! ```json
+//! { "format": "dpfair-model", "version": 1, "method": "cdp-fair", "created_by": "dpfair 0.1.0",
+//!   "schema": {...}, "ledger": {...}, "config": {...}, "model": { "kind": "cdp-fair", ... } }
+//! ```
+//!
+//! # Adding a method's model
+//! 1. `impl Predictor for my_method::Model` (randomized predictors draw from the `rng` given).
+//! 2. Add one variant to [`FittedModel`] (`MyMethod(crate::my_method::Model)`; its JSON `kind` is
+//!    the kebab-case variant name) and one arm to [`FittedModel::predictor`].
+
+use dpfair_data::{DataError, Dataset, Schema, TargetEncoding};
+use dpfair_privacy::{Ledger, Noise};
+use ndarray::Array2;
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use thiserror::Error;
+
+/// The `format` field of every model file.
+pub const FORMAT: &str = "dpfair-model";
+/// The envelope version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// How privacy is accounted: what dpfair guarantees by default, or the paper's own procedure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Accounting {
+    /// The stated guarantee, with every release charged (the default).
+    #[default]
+    Strict,
+    /// The paper's procedure as published; the ledger records what it really spends.
+    Paper,
+}
+
+#[derive(Debug, Error)]
+pub enum ModelError {
+    #[error("cannot read model file {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("cannot write model file {path}: {reason}")]
+    Write { path: String, reason: String },
+    #[error("{path} is not a dpfair model file: {reason}")]
+    Format { path: String, reason: String },
+    #[error(
+        "{path} is a dpfair model file of version {found}; this dpfair ({created}) reads version {VERSION}"
+    )]
+    Version {
+        path: String,
+        found: u64,
+        created: String,
+    },
+    #[error("the model does not fit its data: {0}")]
+    Mismatch(String),
+    #[error("{method}: {reason}")]
+    Method { method: String, reason: String },
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// What a model computes for the rows of a data set, in code space.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Class codes (index into the target's labels); `probabilities` is n × k when the model has
+    /// them (for a randomized classifier: the distribution `classes` were sampled from).
+    Classes {
+        classes: Vec<u32>,
+        probabilities: Option<Array2<f64>>,
+    },
+    /// Real-valued outputs (regression).
+    Values(Vec<f64>),
+}
+
+/// A fitted model that predicts. Randomized predictors draw their randomness from `rng` only
+/// (seeded for reproducible predictions).
+pub trait Predictor {
+    /// The method's name (as in `dpfair fit METHOD`).
+    fn method(&self) -> &'static str;
+    fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output>;
+}
+
+/// Every model dpfair can save. One variant per method (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FittedModel {
+    ConstantClassifier(ConstantClassifier),
+}
+
+impl FittedModel {
+    /// The model as a [`Predictor`]: one arm per variant.
+    pub fn predictor(&self) -> &dyn Predictor {
+        match self {
+            FittedModel::ConstantClassifier(m) => m,
+        }
+    }
+}
+
+/// A baseline that ignores the features: every row gets a class drawn from `probabilities`
+/// (`randomized`), or the most probable class. Fitting it reads no data, so it costs no privacy;
+/// it is the "predict the prior" reference (scikit-learn's `DummyClassifier`) when the caller
+/// supplies released class frequencies, and the model the envelope's tests use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConstantClassifier {
+    /// Class probabilities, one per class of the target (non-negative, summing to 1).
+    pub probabilities: Vec<f64>,
+    pub randomized: bool,
+}
+
+impl ConstantClassifier {
+    pub fn new(probabilities: Vec<f64>, randomized: bool) -> Result<Self> {
+        let sum: f64 = probabilities.iter().sum();
+        if probabilities.len() < 2
+            || probabilities.iter().any(|p| !(p.is_finite() && *p >= 0.0))
+            || (sum - 1.0).abs() > 1e-9
+        {
+            return Err(ModelError::Method {
+                method: "constant-classifier".into(),
+                reason: format!(
+                    "probabilities must be ≥ 2 non-negative numbers summing to 1, got {probabilities:?}"
+                ),
+            });
+        }
+        Ok(ConstantClassifier {
+            probabilities,
+            randomized,
+        })
+    }
+}
+
+impl Predictor for ConstantClassifier {
+    fn method(&self) -> &'static str {
+        "constant-classifier"
+    }
+
+    fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
+        let n = data.n_rows();
+        let k = self.probabilities.len();
+        let argmax = (0..k)
+            .max_by(|&a, &b| self.probabilities[a].total_cmp(&self.probabilities[b]))
+            .unwrap_or(0) as u32;
+        let classes = (0..n)
+            .map(|_| {
+                if !self.randomized {
+                    return argmax;
+                }
+                let u: f64 = rng.random();
+                let mut acc = 0.0;
+                for (c, p) in self.probabilities.iter().enumerate() {
+                    acc += p;
+                    if u < acc {
+                        return c as u32;
+                    }
+                }
+                (k - 1) as u32
+            })
+            .collect();
+        let probabilities = Array2::from_shape_fn((n, k), |(_, c)| self.probabilities[c]);
+        Ok(Output::Classes {
+            classes,
+            probabilities: Some(probabilities),
+        })
+    }
+}
+
+/// Predictions in the target's original coding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Predictions {
+    /// Predicted labels in the target's original coding (classification; empty for regression).
+    pub labels: Vec<String>,
+    /// Class codes behind `labels` (classification).
+    pub classes: Option<Vec<u32>>,
+    /// n × k class probabilities, columns in the order of `class_labels`, when the model has them.
+    pub probabilities: Option<Array2<f64>>,
+    /// The target's class labels in code order (classification).
+    pub class_labels: Vec<String>,
+    /// Outputs of a regression model.
+    pub values: Option<Vec<f64>>,
+}
+
+/// The model-file envelope (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub format: String,
+    pub version: u32,
+    /// The method's name (as in `dpfair fit METHOD`).
+    pub method: String,
+    /// `dpfair <version>` of the build that wrote the file.
+    pub created_by: String,
+    pub schema: Schema,
+    pub ledger: Ledger,
+    /// The method's configuration, as it was used.
+    pub config: serde_json::Value,
+    pub model: FittedModel,
+}
+
+impl ModelFile {
+    /// Wrap a fitted model: `config` is the method's serde `Config`.
+    pub fn new(
+        schema: Schema,
+        ledger: Ledger,
+        config: &impl Serialize,
+        model: FittedModel,
+    ) -> Result<Self> {
+        let method = model.predictor().method().to_string();
+        let config = serde_json::to_value(config).map_err(|e| ModelError::Method {
+            method: method.clone(),
+            reason: format!("configuration does not serialize: {e}"),
+        })?;
+        Ok(ModelFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            method,
+            created_by: created_by(),
+            schema,
+            ledger,
+            config,
+            model,
+        })
+    }
+
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| ModelError::Write {
+            path: "(memory)".into(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Write as pretty JSON.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let json = self.to_json()?;
+        std::fs::write(path, json + "\n").map_err(|e| ModelError::Write {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Read a model file, checking `format` and `version` before anything else so that a wrong
+    /// file gets a message about what it is rather than a serde error.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Parse a model file's text; `origin` names it in messages.
+    pub fn from_json(text: &str, origin: &str) -> Result<Self> {
+        let format_err = |reason: String| ModelError::Format {
+            path: origin.to_string(),
+            reason,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format_err(format!("not JSON ({e})")))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(format_err(format!("its format is `{other}`"))),
+            None => return Err(format_err("it has no `format` field".into())),
+        }
+        let version = value
+            .get("version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| format_err("it has no numeric `version` field".into()))?;
+        if version != VERSION as u64 {
+            return Err(ModelError::Version {
+                path: origin.to_string(),
+                found: version,
+                created: value
+                    .get("created_by")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("unknown")
+                    .to_string(),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| format_err(e.to_string()))
+    }
+
+    /// Predict for `data` (read with [`Schema::load`] from this file's schema), checking the
+    /// model's output against the schema and mapping class codes to the original labels.
+    pub fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Predictions> {
+        let expected = self.schema.n_features();
+        if data.n_features() != expected {
+            return Err(ModelError::Mismatch(format!(
+                "the model expects {expected} features, the data has {}",
+                data.n_features()
+            )));
+        }
+        let n = data.n_rows();
+        let output = self.model.predictor().predict(data, rng)?;
+        let encoding = self.schema.target.as_ref().map(|t| &t.encoding);
+        match output {
+            Output::Values(values) => {
+                if values.len() != n {
+                    return Err(ModelError::Mismatch(format!(
+                        "{} outputs for {n} rows",
+                        values.len()
+                    )));
+                }
+                Ok(Predictions {
+                    labels: Vec::new(),
+                    classes: None,
+                    probabilities: None,
+                    class_labels: Vec::new(),
+                    values: Some(values),
+                })
+            }
+            Output::Classes {
+                classes,
+                probabilities,
+            } => {
+                let class_labels = match encoding {
+                    Some(TargetEncoding::Binary { labels })
+                    | Some(TargetEncoding::Multiclass { labels }) => labels.clone(),
+                    _ => {
+                        return Err(ModelError::Mismatch(
+                            "a classifier's schema has no class labels".into(),
+                        ));
+                    }
+                };
+                let k = class_labels.len();
+                if classes.len() != n {
+                    return Err(ModelError::Mismatch(format!(
+                        "{} predictions for {n} rows",
+                        classes.len()
+                    )));
+                }
+                if let Some(p) = &probabilities
+                    && p.dim() != (n, k)
+                {
+                    return Err(ModelError::Mismatch(format!(
+                        "probabilities of shape {:?}, expected ({n}, {k})",
+                        p.dim()
+                    )));
+                }
+                let labels = classes
+                    .iter()
+                    .map(|&c| {
+                        class_labels.get(c as usize).cloned().ok_or_else(|| {
+                            ModelError::Mismatch(format!("class code {c} of {k} classes"))
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Predictions {
+                    labels,
+                    classes: Some(classes),
+                    probabilities,
+                    class_labels,
+                    values: None,
+                })
+            }
+        }
+    }
+}
+
+/// `dpfair <version>`, written into every model file.
+pub fn created_by() -> String {
+    format!("dpfair {}", env!("CARGO_PKG_VERSION"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dpfair_data::{FeatureColumn, TargetColumn};
+    use dpfair_privacy::Budget;
+
+    fn schema() -> Schema {
+        Schema {
+            features: vec![FeatureColumn::Numeric { name: "x".into() }],
+            sensitive: None,
+            target: Some(TargetColumn {
+                name: "y".into(),
+                encoding: TargetEncoding::Binary {
+                    labels: vec!["no".into(), "yes".into()],
+                },
+            }),
+            scaling: Default::default(),
+        }
+    }
+
+    fn data(n: usize) -> Dataset {
+        Dataset {
+            features: Array2::zeros((n, 1)),
+            feature_names: vec!["x".into()],
+            groups: None,
+            target: None,
+        }
+    }
+
+    fn file(randomized: bool) -> ModelFile {
+        let m = ConstantClassifier::new(vec![0.25, 0.75], randomized).unwrap();
+        ModelFile::new(
+            schema(),
+            Ledger::new(Budget::pure(1.0).unwrap()),
+            &serde_json::json!({"note": "test"}),
+            FittedModel::ConstantClassifier(m),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trips_through_json_and_predicts_original_labels() {
+        let f = file(false);
+        let back = ModelFile::from_json(&f.to_json().unwrap(), "t").unwrap();
+        assert_eq!(back, f);
+        assert_eq!(back.method, "constant-classifier");
+        let p = back.predict(&data(3), &mut Noise::seeded(1)).unwrap();
+        assert_eq!(p.labels, vec!["yes"; 3]);
+        assert_eq!(p.probabilities.unwrap().row(0).to_vec(), vec![0.25, 0.75]);
+    }
+
+    #[test]
+    fn randomized_predictions_repeat_with_the_seed_and_follow_the_probabilities() {
+        let f = file(true);
+        let a = f.predict(&data(4000), &mut Noise::seeded(3)).unwrap();
+        let b = f.predict(&data(4000), &mut Noise::seeded(3)).unwrap();
+        assert_eq!(a, b);
+        let yes = a.labels.iter().filter(|l| *l == "yes").count() as f64 / 4000.0;
+        // Binomial(4000, 0.75): standard error √(0.75·0.25/4000) ≈ 0.0068; 5 standard errors.
+        assert!((yes - 0.75).abs() < 5.0 * 0.0069, "{yes}");
+    }
+
+    #[test]
+    fn refuses_wrong_format_version_and_width() {
+        let f = file(false);
+        let mut v: serde_json::Value = serde_json::from_str(&f.to_json().unwrap()).unwrap();
+        v["version"] = 99.into();
+        let e = ModelFile::from_json(&v.to_string(), "m.json").unwrap_err();
+        assert!(matches!(e, ModelError::Version { found: 99, .. }), "{e}");
+        v["format"] = "other".into();
+        assert!(matches!(
+            ModelFile::from_json(&v.to_string(), "m.json").unwrap_err(),
+            ModelError::Format { .. }
+        ));
+        assert!(ModelFile::from_json("[1, 2", "m.json").is_err());
+        let mut wide = data(2);
+        wide.features = Array2::zeros((2, 3));
+        assert!(matches!(
+            f.predict(&wide, &mut Noise::seeded(1)).unwrap_err(),
+            ModelError::Mismatch(_)
+        ));
+        assert!(ConstantClassifier::new(vec![0.5, 0.6], false).is_err());
+    }
+}

@@ -1,0 +1,290 @@
+//! Arguments shared by every `fit` command, to `#[command(flatten)]` into a method's `Args`:
+//! [`DataArgs`] (the CSV and its schema), [`TaskArgs`], [`BoundsArgs`] (public feature bounds),
+//! [`PrivacyArgs`] (budget, seed, accounting) and [`OutArgs`] (the model file).
+//!
+//! ```ignore
+//! #[derive(clap::Args)]
+//! pub struct Args {
+//!     #[command(flatten)] data: DataArgs,
+//!     #[command(flatten)] bounds: BoundsArgs,
+//!     #[command(flatten)] privacy: PrivacyArgs,
+//!     #[command(flatten)] out: OutArgs,
+//!     /// The method's own options ...
+//!     #[arg(long, default_value_t = 0.05)] alpha: f64,
+//! }
+//! ```
+
+// The shared pieces are used by the `fit` commands as they land.
+#![allow(dead_code)]
+
+use crate::error::CliResult;
+use dpfair::model::{Accounting, FittedModel, ModelFile};
+use dpfair_data::{
+    Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, Scaling, TaskKind,
+};
+use dpfair_privacy::{Budget, Ledger, Noise};
+use std::path::PathBuf;
+
+/// The training CSV and how to read it.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DataArgs {
+    /// The CSV file (comma, semicolon or tab separated, detected; header detected).
+    #[arg(long, value_name = "CSV")]
+    pub data: PathBuf,
+    /// The target column (a name, or a 0-based position for files without a header).
+    #[arg(long, value_name = "COL")]
+    pub target: String,
+    /// The sensitive-attribute column; its levels are public schema information.
+    #[arg(long, value_name = "COL")]
+    pub sensitive: Option<String>,
+    /// Feature columns [default: every column except target and sensitive].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+    /// Feature columns to one-hot encode (levels found in the data, recorded as public).
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub categorical: Vec<String>,
+    /// Declare the sensitive groups (public), in order; a value outside them is an error.
+    #[arg(long, value_name = "G,...", value_delimiter = ',')]
+    pub groups: Option<Vec<String>>,
+    /// The label of the positive class of a binary target [default: the larger value].
+    #[arg(long, value_name = "LABEL")]
+    pub positive: Option<String>,
+    /// Refuse rows with missing values (`?`, `NA`, empty) instead of dropping them.
+    #[arg(long)]
+    pub no_missing: bool,
+    /// Field delimiter: `,` `;` `tab` or one character [default: detected].
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+    /// Whether the first row is a header.
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    pub header: HeaderArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderArg {
+    Auto,
+    Yes,
+    No,
+}
+
+/// `--task`, for methods that accept more than one kind of target.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TaskArgs {
+    /// The task [default: inferred: two values → binary, few integers or text → multiclass,
+    /// otherwise regression].
+    #[arg(long, value_enum)]
+    pub task: Option<TaskArg>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskArg {
+    Binary,
+    Multiclass,
+    Regression,
+}
+
+impl From<TaskArg> for TaskKind {
+    fn from(t: TaskArg) -> Self {
+        match t {
+            TaskArg::Binary => TaskKind::Binary,
+            TaskArg::Multiclass => TaskKind::Multiclass,
+            TaskArg::Regression => TaskKind::Regression,
+        }
+    }
+}
+
+/// Parse `--delimiter`: `,` `;` `tab` / `\t` or any single ASCII character.
+pub fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
+        _ => Err(format!("`{s}`: expected one ASCII character, or `tab`")),
+    }
+}
+
+/// The CSV format options shared by every command that reads a CSV.
+pub fn csv_format(delimiter: Option<u8>, header: HeaderArg) -> CsvFormat {
+    CsvFormat {
+        delimiter,
+        header: match header {
+            HeaderArg::Auto => HeaderMode::Auto,
+            HeaderArg::Yes => HeaderMode::Present,
+            HeaderArg::No => HeaderMode::Absent,
+        },
+    }
+}
+
+impl DataArgs {
+    /// The loader options these arguments describe (task inferred unless given).
+    pub fn options(&self, task: Option<TaskKind>) -> LoadOptions {
+        LoadOptions {
+            target: Some(self.target.clone()),
+            sensitive: self.sensitive.clone(),
+            features: self.features.clone(),
+            categorical: self.categorical.clone(),
+            groups: self.groups.clone(),
+            task,
+            positive: self.positive.clone(),
+            missing: if self.no_missing {
+                MissingPolicy::Refuse
+            } else {
+                MissingPolicy::Drop
+            },
+            format: csv_format(self.delimiter, self.header),
+        }
+    }
+
+    /// Load the CSV: the data set, its learned schema and the load report. Dropped rows are
+    /// reported on stderr; every error is bad input naming the file, row and column.
+    pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
+        let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
+        if let Some(msg) = loaded.report.dropped_message() {
+            eprintln!("{msg}");
+        }
+        Ok(loaded)
+    }
+}
+
+/// Public feature bounds (no privacy cost).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct BoundsArgs {
+    /// Public bounds of numeric columns, `col:lo:hi,...`: values are clipped to them and scaled
+    /// to [0, 1]; they cost no privacy. Columns without bounds need private estimation.
+    #[arg(long, value_name = "COL:LO:HI,...")]
+    pub bounds: Option<String>,
+    /// A file of public bounds, one `col:lo:hi` per line (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    pub bounds_file: Option<PathBuf>,
+}
+
+impl BoundsArgs {
+    /// The public bounds given (possibly none).
+    pub fn public(&self) -> CliResult<Bounds> {
+        let inline = match &self.bounds {
+            Some(s) => Bounds::parse(s)?,
+            None => Bounds::default(),
+        };
+        let file = match &self.bounds_file {
+            Some(p) => Bounds::from_file(p)?,
+            None => Bounds::default(),
+        };
+        Ok(inline.merge(file)?)
+    }
+
+    /// Fit min-max scaling to [0, 1]^d on `loaded` (clipping to the bounds), record it in the
+    /// schema and apply it to the data set. Numeric columns need public bounds for now; private
+    /// estimation will charge `ledger` (with `noise`) once the privacy crate's range mechanism
+    /// exists, which is why both are taken here already.
+    pub fn scale_to_unit(
+        &self,
+        loaded: &mut Loaded,
+        _ledger: &mut Ledger,
+        _noise: &mut Noise,
+    ) -> CliResult<()> {
+        let public = self.public()?;
+        let mm = MinMax::from_public(&loaded.schema, &public)?;
+        loaded
+            .schema
+            .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
+        Ok(())
+    }
+}
+
+/// How privacy is accounted (`--accounting`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AccountingArg {
+    /// The stated guarantee, every release charged (default).
+    #[default]
+    Strict,
+    /// The paper's procedure as published; prints what it really spends.
+    Paper,
+}
+
+impl From<AccountingArg> for Accounting {
+    fn from(a: AccountingArg) -> Self {
+        match a {
+            AccountingArg::Strict => Accounting::Strict,
+            AccountingArg::Paper => Accounting::Paper,
+        }
+    }
+}
+
+/// Privacy budget, randomness and accounting mode.
+#[derive(clap::Args, Clone, Debug)]
+pub struct PrivacyArgs {
+    /// Privacy budget ε (> 0).
+    #[arg(long, value_name = "E")]
+    pub epsilon: f64,
+    /// Privacy budget δ in [0, 1) [default: the method's].
+    #[arg(long, value_name = "D")]
+    pub delta: Option<f64>,
+    /// Seed for a reproducible run (ChaCha20) [default: the operating system's CSPRNG].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Accounting: the stated guarantee (strict) or the paper's procedure (paper).
+    #[arg(long, value_enum, default_value_t = AccountingArg::Strict)]
+    pub accounting: AccountingArg,
+}
+
+impl PrivacyArgs {
+    /// The budget (ε, δ), with `default_delta` when `--delta` is not given.
+    pub fn budget(&self, default_delta: f64) -> CliResult<Budget> {
+        Ok(Budget::approx(
+            self.epsilon,
+            self.delta.unwrap_or(default_delta),
+        )?)
+    }
+
+    /// A fresh ledger over [`PrivacyArgs::budget`].
+    pub fn ledger(&self, default_delta: f64) -> CliResult<Ledger> {
+        Ok(Ledger::new(self.budget(default_delta)?))
+    }
+
+    /// The noise source: seeded ChaCha20 with `--seed`, else the OS CSPRNG.
+    pub fn noise(&self) -> Noise {
+        match self.seed {
+            Some(s) => Noise::seeded(s),
+            None => Noise::os(),
+        }
+    }
+
+    pub fn accounting(&self) -> Accounting {
+        self.accounting.into()
+    }
+}
+
+/// Where to write the fitted model.
+#[derive(clap::Args, Clone, Debug)]
+pub struct OutArgs {
+    /// The model file to write (JSON: schema, privacy ledger, config, model).
+    #[arg(long, value_name = "MODEL.json")]
+    pub out: PathBuf,
+}
+
+impl OutArgs {
+    /// Wrap and write the model; prints the ledger total on stderr.
+    pub fn save(
+        &self,
+        loaded: &Loaded,
+        ledger: Ledger,
+        config: &impl serde::Serialize,
+        model: FittedModel,
+    ) -> CliResult<ModelFile> {
+        let file = ModelFile::new(loaded.schema.clone(), ledger, config, model)?;
+        file.save(&self.out)?;
+        match file.ledger.total() {
+            Ok(t) => eprintln!(
+                "wrote {} ({}; privacy spent ε = {:.6}, δ = {:.3e})",
+                self.out.display(),
+                file.method,
+                t.epsilon,
+                t.delta
+            ),
+            Err(e) => eprintln!(
+                "wrote {} (ledger total unavailable: {e})",
+                self.out.display()
+            ),
+        }
+        Ok(file)
+    }
+}

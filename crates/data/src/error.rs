@@ -1,0 +1,133 @@
+//! The data layer's error: every variant names the file, the row and the column it is about.
+//!
+//! Rows are counted as **1-based data rows** (the header, when present, is not counted); the
+//! line number in the file is given beside it, since quoted fields may span lines.
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Where in a file a value was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// 1-based data row (the header is not counted).
+    pub row: usize,
+    /// 1-based line in the file.
+    pub line: u64,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "data row {} (line {})", self.row, self.line)
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum DataError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: malformed CSV: {reason}", path.display())]
+    Csv { path: PathBuf, reason: String },
+    #[error("{}: the file has no data rows", path.display())]
+    EmptyFile { path: PathBuf },
+    #[error("{}: {at} has {found} fields, the header (or first row) has {expected}", path.display())]
+    RaggedRow {
+        path: PathBuf,
+        at: Position,
+        expected: usize,
+        found: usize,
+    },
+    #[error("{}: unknown column `{column}` (given as {parameter}); columns are: {available}", path.display())]
+    UnknownColumn {
+        path: PathBuf,
+        column: String,
+        parameter: &'static str,
+        available: String,
+    },
+    #[error("{}: column `{column}` is used twice ({first} and {second})", path.display())]
+    DuplicateColumn {
+        path: PathBuf,
+        column: String,
+        first: &'static str,
+        second: &'static str,
+    },
+    #[error("{}: {at}, column `{column}`: `{value}` is not a number{hint}", path.display())]
+    NonNumeric {
+        path: PathBuf,
+        at: Position,
+        column: String,
+        value: String,
+        hint: &'static str,
+    },
+    #[error("{}: {at}, column `{column}`: `{value}` is not finite (NaN and infinities are refused; write missing values as `?`, `NA` or empty)", path.display())]
+    NonFinite {
+        path: PathBuf,
+        at: Position,
+        column: String,
+        value: String,
+    },
+    #[error("{}: {at}, column `{column}`: missing value `{value}` refused (--no-missing)", path.display())]
+    MissingRefused {
+        path: PathBuf,
+        at: Position,
+        column: String,
+        value: String,
+    },
+    #[error("{}: every row has a missing value in a used column ({dropped} rows dropped)", path.display())]
+    AllRowsMissing { path: PathBuf, dropped: usize },
+    #[error("{}: {at}, column `{column}`: level `{value}` was not seen when the model was fitted (known levels: {known})", path.display())]
+    UnseenLevel {
+        path: PathBuf,
+        at: Position,
+        column: String,
+        value: String,
+        known: String,
+    },
+    #[error("{context}: group `{group}` of column `{column}` has no rows")]
+    EmptyGroup {
+        context: String,
+        column: String,
+        group: String,
+    },
+    #[error("{context}: target column `{column}` has a single class `{value}`; {needed}")]
+    OneClassTarget {
+        context: String,
+        column: String,
+        value: String,
+        needed: &'static str,
+    },
+    #[error("{context}: target column `{column}` is {found}; {needed}")]
+    WrongTask {
+        context: String,
+        column: String,
+        found: String,
+        needed: String,
+    },
+    #[error("{context}: the sensitive attribute is required (give --sensitive COLUMN)")]
+    NoGroups { context: String },
+    #[error("{context}: the target is required (give --target COLUMN)")]
+    NoTarget { context: String },
+    #[error("invalid {parameter}: {reason}")]
+    InvalidParameter {
+        parameter: &'static str,
+        reason: String,
+    },
+    #[error(
+        "no public bounds for column(s) {columns}: give them with --bounds col:lo:hi (free), or use private bound estimation (not available yet: it needs the privacy crate's private_range mechanism)"
+    )]
+    PrivateBoundsUnavailable { columns: String },
+    #[error("privacy: {0}")]
+    Privacy(#[from] dpfair_privacy::PrivacyError),
+}
+
+pub type Result<T> = std::result::Result<T, DataError>;
+
+/// Shorthand for [`DataError::InvalidParameter`].
+pub fn invalid(parameter: &'static str, reason: impl Into<String>) -> DataError {
+    DataError::InvalidParameter {
+        parameter,
+        reason: reason.into(),
+    }
+}

@@ -1,0 +1,304 @@
+//! Preprocessing fitted once and applied to every later split: min-max scaling to [0,1]^d and
+//! standardisation. One-hot encoding is part of the [`crate::Schema`]'s feature encoders.
+//!
+//! **Bounds are privacy-relevant** (DESIGN.md, "The privacy boundary"): min-max scaling needs a
+//! range per feature. Public bounds ([`Bounds`], from `--bounds col:lo:hi,...` or a bounds file)
+//! cost nothing; one-hot columns are in [0,1] by construction. Bounds are never the min/max of
+//! private data: without public bounds they must be estimated privately, with a documented share
+//! of the budget recorded in the ledger, through the privacy crate's range mechanism. Until that
+//! mechanism exists, asking for private bounds is [`DataError::PrivateBoundsUnavailable`].
+
+use crate::error::{DataError, Result, invalid};
+use crate::schema::{FeatureColumn, Schema};
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Public per-column bounds `lo < hi`, keyed by source column name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bounds(pub BTreeMap<String, (f64, f64)>);
+
+impl Bounds {
+    /// Parse `col:lo:hi,col:lo:hi,...` (also newline-separated; the column name may itself contain
+    /// `:` since the two numbers are taken from the right).
+    pub fn parse(spec: &str) -> Result<Bounds> {
+        let mut map = BTreeMap::new();
+        for item in spec
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && !s.starts_with('#'))
+        {
+            let mut parts = item.rsplitn(3, ':');
+            let (hi, lo, col) = (parts.next(), parts.next(), parts.next());
+            let (Some(hi), Some(lo), Some(col)) = (hi, lo, col) else {
+                return Err(invalid(
+                    "--bounds",
+                    format!("`{item}` is not of the form col:lo:hi"),
+                ));
+            };
+            let num = |s: &str| {
+                s.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| {
+                        invalid(
+                            "--bounds",
+                            format!("`{s}` in `{item}` is not a finite number"),
+                        )
+                    })
+            };
+            let (lo, hi) = (num(lo)?, num(hi)?);
+            if lo >= hi {
+                return Err(invalid(
+                    "--bounds",
+                    format!("`{item}`: the lower bound must be below the upper bound"),
+                ));
+            }
+            if map.insert(col.trim().to_string(), (lo, hi)).is_some() {
+                return Err(invalid(
+                    "--bounds",
+                    format!("column `{}` has bounds twice", col.trim()),
+                ));
+            }
+        }
+        Ok(Bounds(map))
+    }
+
+    /// Read a bounds file: the same syntax as [`Bounds::parse`], one `col:lo:hi` per line or
+    /// comma-separated; `#` starts a comment line.
+    pub fn from_file(path: &Path) -> Result<Bounds> {
+        let text = std::fs::read_to_string(path).map_err(|source| DataError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Bounds::parse(&text)
+    }
+
+    /// Merge `other` into `self`; a column in both is an error.
+    pub fn merge(mut self, other: Bounds) -> Result<Bounds> {
+        for (k, v) in other.0 {
+            if self.0.insert(k.clone(), v).is_some() {
+                return Err(invalid(
+                    "--bounds",
+                    format!("column `{k}` has bounds twice"),
+                ));
+            }
+        }
+        Ok(self)
+    }
+
+    pub fn get(&self, column: &str) -> Option<(f64, f64)> {
+        self.0.get(column).copied()
+    }
+}
+
+/// Where a feature's range came from (recorded in the model's schema).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum BoundSource {
+    /// Given by the user (`--bounds`): public, no privacy cost.
+    Public,
+    /// A one-hot indicator: [0, 1] by construction.
+    OneHot,
+    /// Estimated privately; `ledger_label` names the ledger entry that paid for it.
+    Private { ledger_label: String },
+}
+
+/// Min-max scaling of each encoded feature to [0, 1]: `(x − lo) / (hi − lo)`, clipped to [0, 1]
+/// (values outside the bounds are clipped); a constant column (`hi == lo`) maps to 0.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MinMax {
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+    pub sources: Vec<BoundSource>,
+}
+
+impl MinMax {
+    /// Bounds for every encoded feature of `schema`: numeric columns from `public`, one-hot
+    /// columns [0, 1]. Columns without public bounds: [`DataError::PrivateBoundsUnavailable`]
+    /// (private estimation will go here once the privacy crate has its range mechanism).
+    /// A bound for a column that is neither a feature nor the target is an error (a typo).
+    pub fn from_public(schema: &Schema, public: &Bounds) -> Result<MinMax> {
+        for col in public.0.keys() {
+            let known = schema.features.iter().any(|f| f.name() == col)
+                || schema.target.as_ref().is_some_and(|t| &t.name == col);
+            if !known {
+                return Err(invalid(
+                    "--bounds",
+                    format!(
+                        "column `{col}` is not a feature or the target (features: {})",
+                        schema
+                            .features
+                            .iter()
+                            .map(|f| f.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        let (mut lo, mut hi, mut sources) = (Vec::new(), Vec::new(), Vec::new());
+        let mut missing = Vec::new();
+        for f in &schema.features {
+            match f {
+                FeatureColumn::Numeric { name } => match public.get(name) {
+                    Some((l, h)) => {
+                        lo.push(l);
+                        hi.push(h);
+                        sources.push(BoundSource::Public);
+                    }
+                    None => missing.push(name.clone()),
+                },
+                FeatureColumn::Categorical { levels, .. } => {
+                    for _ in levels {
+                        lo.push(0.0);
+                        hi.push(1.0);
+                        sources.push(BoundSource::OneHot);
+                    }
+                }
+            }
+        }
+        if !missing.is_empty() {
+            return Err(DataError::PrivateBoundsUnavailable {
+                columns: missing.join(", "),
+            });
+        }
+        Ok(MinMax { lo, hi, sources })
+    }
+
+    /// Scale in place (columns must match the fitted ones).
+    pub fn apply(&self, x: &mut Array2<f64>) -> Result<()> {
+        check_width("min-max scaling", self.lo.len(), x.ncols())?;
+        for mut row in x.rows_mut() {
+            for (j, v) in row.iter_mut().enumerate() {
+                let (l, h) = (self.lo[j], self.hi[j]);
+                *v = if h > l {
+                    ((*v - l) / (h - l)).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Standardisation `(x − mean) / std` per feature (a constant column maps to 0).
+///
+/// **Not private**: [`Standardizer::fit`] reads means and standard deviations of the data it is
+/// given. Use it on public data, for non-private references, or on already-released statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Standardizer {
+    pub mean: Vec<f64>,
+    pub std: Vec<f64>,
+}
+
+impl Standardizer {
+    /// Means and (population) standard deviations of each column of `x` (non-private).
+    pub fn fit(x: &Array2<f64>) -> Result<Standardizer> {
+        let n = x.nrows();
+        if n == 0 {
+            return Err(invalid("standardisation", "no rows to fit on"));
+        }
+        let mean: Vec<f64> = x
+            .columns()
+            .into_iter()
+            .map(|c| c.sum() / n as f64)
+            .collect();
+        let std = x
+            .columns()
+            .into_iter()
+            .zip(&mean)
+            .map(|(c, m)| (c.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n as f64).sqrt())
+            .collect();
+        Ok(Standardizer { mean, std })
+    }
+
+    pub fn apply(&self, x: &mut Array2<f64>) -> Result<()> {
+        check_width("standardisation", self.mean.len(), x.ncols())?;
+        for mut row in x.rows_mut() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = if self.std[j] > 0.0 {
+                    (*v - self.mean[j]) / self.std[j]
+                } else {
+                    0.0
+                };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fitted feature scaling a schema applies after encoding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Scaling {
+    /// Encoded features as they are (numeric values raw, one-hot 0/1).
+    #[default]
+    None,
+    MinMax(MinMax),
+    Standardize(Standardizer),
+}
+
+impl Scaling {
+    pub fn apply(&self, x: &mut Array2<f64>) -> Result<()> {
+        match self {
+            Scaling::None => Ok(()),
+            Scaling::MinMax(m) => m.apply(x),
+            Scaling::Standardize(s) => s.apply(x),
+        }
+    }
+}
+
+fn check_width(what: &str, fitted: usize, got: usize) -> Result<()> {
+    if fitted != got {
+        return Err(invalid(
+            "features",
+            format!("{what} was fitted on {fitted} features, the data has {got}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn bounds_parse_and_refuse() {
+        let b = Bounds::parse("age:17:90, a:b:-1:1\n").unwrap();
+        assert_eq!(b.get("age"), Some((17.0, 90.0)));
+        assert_eq!(b.get("a:b"), Some((-1.0, 1.0)));
+        assert!(Bounds::parse("age:90:17").is_err());
+        assert!(Bounds::parse("age:1").is_err());
+        assert!(Bounds::parse("age:x:3").is_err());
+        assert!(Bounds::parse("age:0:inf").is_err());
+        assert!(Bounds::parse("age:0:1,age:0:2").is_err());
+    }
+
+    #[test]
+    fn min_max_clips_and_maps_constant_columns_to_zero() {
+        let m = MinMax {
+            lo: vec![0.0, 5.0],
+            hi: vec![10.0, 5.0],
+            sources: vec![BoundSource::Public, BoundSource::Public],
+        };
+        let mut x = array![[5.0, 5.0], [-3.0, 7.0], [12.0, 1.0]];
+        m.apply(&mut x).unwrap();
+        assert_eq!(x, array![[0.5, 0.0], [0.0, 0.0], [1.0, 0.0]]);
+        assert!(m.apply(&mut array![[1.0]]).is_err());
+    }
+
+    #[test]
+    fn standardizer_fitted_on_one_split_applies_to_another() {
+        let s = Standardizer::fit(&array![[1.0, 2.0], [3.0, 2.0]]).unwrap();
+        assert_eq!(s.mean, vec![2.0, 2.0]);
+        assert_eq!(s.std, vec![1.0, 0.0]);
+        let mut other = array![[5.0, 9.0]];
+        s.apply(&mut other).unwrap();
+        assert_eq!(other, array![[3.0, 0.0]]);
+    }
+}
