@@ -1,1 +1,612 @@
-//! STUB: LPCT and LPCT-prune (seed 002, issue #10).
+//! **LPCT and LPCT-prune**: locally private classification trees that use public data.
+//!
+//! Yuheng Ma, Hanfang Yang, "Optimal Locally Private Nonparametric Classification with Public
+//! Data", JMLR 25 (2024). Spec: `shared/specs/seed-002-ldp-tree.md` (section numbers "§" below
+//! are the spec's; "Algorithm", "eq." and "Section" are the paper's).
+//!
+//! The protocol (Section 3):
+//! 1. the collector builds a partition π from the **public** sample only ([`partition`]:
+//!    Algorithm 1, max-edge with the Gini score; range from the public min–max, Section 4.3);
+//! 2. each private holder releases its one-hot leaf vector and label vector with Laplace noise of
+//!    scale 4/ε per coordinate ([`privatiser::LocalRelease`], eq. (5)–(6); ε-LDP by
+//!    Proposition 2);
+//! 3. the collector sums the reports and estimates, per leaf, eq. (8):
+//!    η̃^j = (Ñ_P^j + λN_Q^j)/(S̃_P^j + λS_Q^j), classifying 1(η̃ > 1/2) ([`estimator`]).
+//!
+//! LPCT-prune ([`prune`], Algorithm 2) replaces the choice of (p, λ) by a data-driven walk up the
+//! tree, at the price of a possible second round.
+//!
+//! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, H17): when
+//! [`LpctConfig::depth`] / [`LpctConfig::lambda`] are `None`, LPCT uses Theorem 4's choices
+//! 2^p ≍ δ^{−1} and λ ≍ δ^{((γα−α)∧(2γα−d))/d} with δ from eq. (11) at α = γ = 1 and all
+//! constants 1 ([`theory_delta`]); for large ε, δ is floored at the non-private rate of the
+//! remark after Theorem 4. LPCT-prune needs no tuning at all (p0, p_term from Algorithm 2).
+//!
+//! Simulation: [`fit`] and [`fit_prune`] take the private rows in-process and draw the noise of
+//! each per-leaf sum exactly in O(1) ([`privatiser::simulate_sums`]); the real client/collector
+//! split is the `privatiser` API (and `dpfair ldp …`).
+
+pub mod baselines;
+pub mod error;
+pub mod estimator;
+pub mod partition;
+mod privacy_adapter;
+pub mod privatiser;
+pub mod prune;
+
+pub use error::{LpctError, Result};
+pub use estimator::{LeafSums, RatioRule};
+pub use partition::{Criterion, Growth, PartitionConfig, Scaler, Splitter, Tree};
+pub use privatiser::{LocalRelease, NoisySums, Report};
+pub use prune::{Preset, PruneOptions};
+
+use dpfair_data::{Dataset, Target};
+use dpfair_privacy::{Ledger, Noise};
+use error::{bad_data, check_epsilon, invalid};
+use ndarray::ArrayView2;
+use serde::{Deserialize, Serialize};
+
+/// How the domain box is obtained (Section 4.3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum RangeMode {
+    /// The features already live in [0,1]^d.
+    Unit,
+    /// Min–max of the public sample (Theorem 5; the real-data experiments).
+    #[default]
+    PublicMinMax,
+    /// Known bounds [a_ℓ, b_ℓ] per feature (public knowledge).
+    Bounds { bounds: Vec<(f64, f64)> },
+}
+
+/// Prediction for points outside the domain box (H16).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutOfRange {
+    /// (f̃·1_{[0,1]^d}) ∘ M of Theorem 5: label 0 (and probability 0) outside the box.
+    #[default]
+    Zero,
+    /// Route to the nearest boundary cell, as the holders do.
+    Route,
+}
+
+/// The partition settings LPCT and LPCT-prune share.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeSettings {
+    pub splitter: Splitter,
+    pub criterion: Criterion,
+    pub growth: Growth,
+    pub range: RangeMode,
+    pub out_of_range: OutOfRange,
+    pub ratio: RatioRule,
+    /// Seed of the public randomness of the random max-edge splitter (LPCT-R).
+    pub seed: u64,
+}
+
+impl Default for TreeSettings {
+    fn default() -> Self {
+        TreeSettings {
+            splitter: Splitter::MaxEdge,
+            criterion: Criterion::Gini,
+            growth: Growth::Complete,
+            range: RangeMode::PublicMinMax,
+            out_of_range: OutOfRange::Zero,
+            ratio: RatioRule::Literal,
+            seed: 0,
+        }
+    }
+}
+
+/// LPCT's configuration. Defaults: the paper's max-edge + Gini partition on the public min–max
+/// range, and Theorem 4's depth and λ (no test-set tuning).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LpctConfig {
+    /// The LDP budget ε of every holder's report.
+    pub epsilon: f64,
+    /// The depth p; None: Theorem 4's 2^p ≍ δ^{−1} ([`theory_depth`]).
+    pub depth: Option<u32>,
+    /// The public weight λ; None: Theorem 4's λ ([`theory_lambda`]).
+    pub lambda: Option<f64>,
+    pub tree: TreeSettings,
+}
+
+impl Default for LpctConfig {
+    fn default() -> Self {
+        LpctConfig {
+            epsilon: 1.0,
+            depth: None,
+            lambda: None,
+            tree: TreeSettings::default(),
+        }
+    }
+}
+
+/// LPCT-prune's configuration: no tuning parameter (p0 and p_term come from Algorithm 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PruneConfig {
+    pub epsilon: f64,
+    /// Overrides p0 (the figures' "fixed p0" study, Fig. 7(b)).
+    pub p0: Option<u32>,
+    /// Overrides p_term.
+    pub p_term: Option<u32>,
+    pub options: PruneOptions,
+    pub tree: TreeSettings,
+}
+
+impl Default for PruneConfig {
+    fn default() -> Self {
+        PruneConfig {
+            epsilon: 1.0,
+            p0: None,
+            p_term: None,
+            options: PruneOptions::default(),
+            tree: TreeSettings::default(),
+        }
+    }
+}
+
+/// A fitted tree classifier: a partition and one estimate η per leaf; the shape every model of
+/// this module (LPCT, LPCT-prune, LPDT, PHIST) predicts with. Prediction is O(depth) per row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawClassifier")]
+pub struct TreeClassifier {
+    tree: Tree,
+    eta: Vec<f64>,
+    out_of_range: OutOfRange,
+}
+
+#[derive(Deserialize)]
+struct RawClassifier {
+    tree: Tree,
+    eta: Vec<f64>,
+    out_of_range: OutOfRange,
+}
+
+impl TryFrom<RawClassifier> for TreeClassifier {
+    type Error = LpctError;
+
+    fn try_from(r: RawClassifier) -> Result<Self> {
+        TreeClassifier::new(r.tree, r.eta, r.out_of_range)
+    }
+}
+
+impl TreeClassifier {
+    pub fn new(tree: Tree, eta: Vec<f64>, out_of_range: OutOfRange) -> Result<Self> {
+        if eta.len() != tree.n_leaves() {
+            return Err(bad_data(
+                "model",
+                format!(
+                    "{} leaf estimates for {} leaves",
+                    eta.len(),
+                    tree.n_leaves()
+                ),
+            ));
+        }
+        if eta.iter().any(|e| e.is_nan()) {
+            return Err(bad_data("model", "a leaf estimate is NaN"));
+        }
+        Ok(TreeClassifier {
+            tree,
+            eta,
+            out_of_range,
+        })
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// η per leaf (unclipped: the literal ratio, H2).
+    pub fn leaf_eta(&self) -> &[f64] {
+        &self.eta
+    }
+
+    fn eta_of(&self, row: &[f64]) -> f64 {
+        if self.out_of_range == OutOfRange::Zero && !self.tree.scaler().contains(row) {
+            return 0.0;
+        }
+        self.eta[self.tree.leaf_of(row)]
+    }
+
+    /// f̃(x) = 1(η̃(x) > 1/2) for every row.
+    pub fn predict(&self, x: ArrayView2<f64>) -> Result<Vec<u8>> {
+        Ok(self
+            .scores(x)?
+            .into_iter()
+            .map(|e| u8::from(e > 0.5))
+            .collect())
+    }
+
+    /// η̃(x) clipped to [0,1] (for log-loss style reporting only; H2).
+    pub fn predict_proba(&self, x: ArrayView2<f64>) -> Result<Vec<f64>> {
+        Ok(self
+            .scores(x)?
+            .into_iter()
+            .map(|e| e.clamp(0.0, 1.0))
+            .collect())
+    }
+
+    fn scores(&self, x: ArrayView2<f64>) -> Result<Vec<f64>> {
+        if x.ncols() != self.tree.n_features() {
+            return Err(bad_data(
+                "features",
+                format!(
+                    "the model uses {} features, the data have {}",
+                    self.tree.n_features(),
+                    x.ncols()
+                ),
+            ));
+        }
+        partition::check_finite(x, "features")?;
+        Ok(x.rows()
+            .into_iter()
+            .map(|r| match r.as_slice() {
+                Some(s) => self.eta_of(s),
+                None => self.eta_of(&r.to_vec()),
+            })
+            .collect())
+    }
+}
+
+/// A fitted LPCT model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LpctModel {
+    pub classifier: TreeClassifier,
+    pub depth: u32,
+    pub lambda: f64,
+    pub epsilon: f64,
+}
+
+impl LpctModel {
+    pub fn predict(&self, x: ArrayView2<f64>) -> Result<Vec<u8>> {
+        self.classifier.predict(x)
+    }
+}
+
+/// A fitted LPCT-prune model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PruneModel {
+    pub classifier: TreeClassifier,
+    pub p0: u32,
+    pub p_term: u32,
+    /// Whether Algorithm 2 terminated (flag = 1).
+    pub flag: bool,
+    /// 1 or 2 queries.
+    pub rounds: u32,
+    pub epsilon: f64,
+}
+
+impl PruneModel {
+    pub fn predict(&self, x: ArrayView2<f64>) -> Result<Vec<u8>> {
+        self.classifier.predict(x)
+    }
+}
+
+/// The features and 0/1 labels of a data set (`what` names it in errors).
+pub fn binary_xy<'a>(ds: &'a Dataset, what: &str) -> Result<(ArrayView2<'a, f64>, &'a [u8])> {
+    match &ds.target {
+        Some(Target::Binary(y)) => {
+            partition::check_labels(y, ds.n_rows(), what)?;
+            Ok((ds.features.view(), y))
+        }
+        Some(_) => Err(bad_data(what, "LPCT needs a binary 0/1 target")),
+        None => Err(bad_data(what, "no target column")),
+    }
+}
+
+fn check_same_features(public: &Dataset, private: &Dataset) -> Result<()> {
+    if public.n_features() != private.n_features() {
+        return Err(bad_data(
+            "private data",
+            format!(
+                "{} features, the public data have {}",
+                private.n_features(),
+                public.n_features()
+            ),
+        ));
+    }
+    if !public.feature_names.is_empty()
+        && !private.feature_names.is_empty()
+        && public.feature_names != private.feature_names
+    {
+        return Err(bad_data(
+            "private data",
+            "feature names differ from the public data's (same columns, same order needed)",
+        ));
+    }
+    Ok(())
+}
+
+/// The domain box of `settings` for the public features.
+pub fn scaler(range: &RangeMode, public: ArrayView2<f64>) -> Result<Scaler> {
+    let s = match range {
+        RangeMode::Unit => Scaler::unit(public.ncols()),
+        RangeMode::PublicMinMax => Scaler::from_public(public)?,
+        RangeMode::Bounds { bounds } => Scaler::from_bounds(bounds)?,
+    };
+    if s.dim() != public.ncols() {
+        return Err(invalid(
+            "bounds",
+            format!("{} bounds for {} features", s.dim(), public.ncols()),
+        ));
+    }
+    Ok(s)
+}
+
+/// Step 1–2 of LPCT_FIT: the range and Algorithm 1 on the public sample only.
+pub fn partition(settings: &TreeSettings, depth: u32, public: &Dataset) -> Result<Tree> {
+    let (x, y) = binary_xy(public, "public data")?;
+    let cfg = PartitionConfig {
+        depth,
+        splitter: settings.splitter,
+        criterion: settings.criterion,
+        growth: settings.growth,
+        seed: settings.seed,
+    };
+    partition::build(&cfg, x, y, scaler(&settings.range, x)?)
+}
+
+/// δ of eq. (11): (n_P ε²/log N + (n_Q/log N)^{(2α+2d)/(2γα+d)})^{−d/(2α+2d)}, N = n_P + n_Q,
+/// floored at the non-private δ (n_P/log N + (n_Q/log N)^{(2α+d)/(2γα+d)})^{−d/(2α+d)} (the regime
+/// ε ≳ n_P^{d/(2α+2d)} after Theorem 4).
+pub fn theory_delta(n_p: u64, n_q: u64, d: usize, epsilon: f64, alpha: f64, gamma: f64) -> f64 {
+    let d = d as f64;
+    let log_n = ((n_p + n_q) as f64).ln().max(1.0);
+    let (np, nq) = (n_p as f64 / log_n, n_q as f64 / log_n);
+    let private = (np * epsilon * epsilon
+        + nq.powf((2.0 * alpha + 2.0 * d) / (2.0 * gamma * alpha + d)))
+    .powf(-d / (2.0 * alpha + 2.0 * d));
+    let non_private =
+        (np + nq.powf((2.0 * alpha + d) / (2.0 * gamma * alpha + d))).powf(-d / (2.0 * alpha + d));
+    private.max(non_private)
+}
+
+/// Theorem 4's depth at α = γ = 1: p = round(log2 δ^{−1}), within [1, 20].
+pub fn theory_depth(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
+    let p = (-theory_delta(n_p, n_q, d, epsilon, 1.0, 1.0).log2()).round();
+    if p.is_finite() {
+        p.clamp(1.0, 20.0) as u32
+    } else {
+        1
+    }
+}
+
+/// Theorem 4's λ ≍ δ^{((γα−α)∧(2γα−d))/d}, at α = γ = 1: δ^{min(0, 2−d)/d}.
+pub fn theory_lambda(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> f64 {
+    let delta = theory_delta(n_p, n_q, d, epsilon, 1.0, 1.0);
+    let d = d as f64;
+    delta.powf((0.0f64).min(2.0 - d) / d)
+}
+
+/// The one-query part of LPCT shared by every λ: partition, simulated query, public counts.
+/// Returns the partition and the four per-leaf sums (H19/H20: a λ grid reuses them).
+pub fn collect(
+    settings: &TreeSettings,
+    depth: u32,
+    epsilon: f64,
+    public: &Dataset,
+    private: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<(Tree, LeafSums)> {
+    check_epsilon(epsilon)?;
+    check_same_features(public, private)?;
+    let tree = partition(settings, depth, public)?;
+    let (xp, yp) = binary_xy(private, "private data")?;
+    partition::check_finite(xp, "private data")?;
+    let (xq, yq) = binary_xy(public, "public data")?;
+    let private_sums =
+        privatiser::simulate_sums(&tree, xp, yp, epsilon, ledger, noise, "LPCT leaf reports")?;
+    let public_counts = tree.leaf_counts(xq, yq)?;
+    Ok((
+        tree,
+        LeafSums {
+            private: private_sums,
+            public: public_counts,
+        },
+    ))
+}
+
+/// **LPCT_FIT** (§2.5) in the simulated setting: the depth and λ of `cfg` (or Theorem 4's).
+pub fn fit(
+    cfg: &LpctConfig,
+    public: &Dataset,
+    private: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<LpctModel> {
+    let lambda = resolve_lambda(cfg, public, private)?;
+    Ok(fit_grid(cfg, &[lambda], public, private, ledger, noise)?.remove(0))
+}
+
+fn resolve_lambda(cfg: &LpctConfig, public: &Dataset, private: &Dataset) -> Result<f64> {
+    let lambda = cfg.lambda.unwrap_or_else(|| {
+        theory_lambda(
+            private.n_rows() as u64,
+            public.n_rows() as u64,
+            public.n_features(),
+            cfg.epsilon,
+        )
+    });
+    if lambda.is_nan() || lambda < 0.0 {
+        return Err(invalid("lambda", format!("must be ≥ 0, got {lambda}")));
+    }
+    Ok(lambda)
+}
+
+/// LPCT at every λ of a grid from **one** query (H20): one model per λ, same partition and noise.
+pub fn fit_grid(
+    cfg: &LpctConfig,
+    lambdas: &[f64],
+    public: &Dataset,
+    private: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Vec<LpctModel>> {
+    if let Some(l) = lambdas.iter().find(|l| l.is_nan() || **l < 0.0) {
+        return Err(invalid("lambda", format!("must be ≥ 0, got {l}")));
+    }
+    let depth = cfg.depth.unwrap_or_else(|| {
+        theory_depth(
+            private.n_rows() as u64,
+            public.n_rows() as u64,
+            public.n_features(),
+            cfg.epsilon,
+        )
+    });
+    let (tree, sums) = collect(
+        &cfg.tree,
+        depth,
+        cfg.epsilon,
+        public,
+        private,
+        ledger,
+        noise,
+    )?;
+    lambdas
+        .iter()
+        .map(|&lambda| {
+            Ok(LpctModel {
+                classifier: TreeClassifier::new(
+                    tree.clone(),
+                    sums.eta(lambda, cfg.tree.ratio),
+                    cfg.tree.out_of_range,
+                )?,
+                depth,
+                lambda,
+                epsilon: cfg.epsilon,
+            })
+        })
+        .collect()
+}
+
+/// The collector's side of LPCT for sums gathered elsewhere (the `ldp fit` path).
+pub fn model_from_sums(
+    tree: Tree,
+    sums: &LeafSums,
+    lambda: f64,
+    settings: &TreeSettings,
+) -> Result<LpctModel> {
+    if lambda.is_nan() || lambda < 0.0 {
+        return Err(invalid("lambda", format!("must be ≥ 0, got {lambda}")));
+    }
+    if sums.n_leaves() != tree.n_leaves() || sums.public.count.len() != tree.n_leaves() {
+        return Err(bad_data(
+            "reports",
+            "sums do not match the partition's leaves",
+        ));
+    }
+    let depth = tree.depth();
+    Ok(LpctModel {
+        classifier: TreeClassifier::new(
+            tree,
+            sums.eta(lambda, settings.ratio),
+            settings.out_of_range,
+        )?,
+        depth,
+        lambda,
+        epsilon: sums.private.epsilon,
+    })
+}
+
+/// p0 and p_term of `cfg` for these sample sizes (Algorithm 2, or the overrides).
+pub fn prune_depths(cfg: &PruneConfig, n_p: u64, n_q: u64, d: usize) -> (u32, u32) {
+    let (p0, pt) = prune::depths(
+        n_p,
+        n_q,
+        d,
+        cfg.epsilon,
+        partition::MAX_COMPLETE_DEPTH.min(20),
+    );
+    let p0 = cfg.p0.unwrap_or(p0);
+    (p0, cfg.p_term.unwrap_or(pt).min(p0))
+}
+
+/// The budget of each query: ε/2 when round 2 may run, else ε (H11).
+pub fn prune_query_epsilon(cfg: &PruneConfig) -> f64 {
+    if cfg.options.invoke_termination {
+        cfg.epsilon / 2.0
+    } else {
+        cfg.epsilon
+    }
+}
+
+/// What the collector does after round 1.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PruneStep {
+    /// No termination: the pruned tree is the answer.
+    Done(PruneModel),
+    /// flag = 1 with `invoke_termination`: query π_{p_term} (with ε/2) and fit the private-only
+    /// tree (7) with [`prune_round2`].
+    SecondRound { p_term: u32 },
+}
+
+/// Algorithm 2, round 1, from the sums of π_{p0}'s query.
+pub fn prune_round1(
+    cfg: &PruneConfig,
+    tree: Tree,
+    sums: &LeafSums,
+    p_term: u32,
+) -> Result<PruneStep> {
+    if sums.n_leaves() != tree.n_leaves() {
+        return Err(bad_data(
+            "reports",
+            "sums do not match the partition's leaves",
+        ));
+    }
+    let r = prune::round1(&tree, sums, &cfg.options, p_term);
+    if r.flag && cfg.options.invoke_termination {
+        return Ok(PruneStep::SecondRound { p_term });
+    }
+    let p0 = tree.depth();
+    Ok(PruneStep::Done(PruneModel {
+        classifier: TreeClassifier::new(tree, r.eta, cfg.tree.out_of_range)?,
+        p0,
+        p_term,
+        flag: r.flag,
+        rounds: 1,
+        epsilon: cfg.epsilon,
+    }))
+}
+
+/// Algorithm 2, round 2: the private-only tree (7) on π_{p_term}.
+pub fn prune_round2(cfg: &PruneConfig, tree: Tree, sums: &LeafSums, p0: u32) -> Result<PruneModel> {
+    let m = model_from_sums(tree, sums, 0.0, &cfg.tree)?;
+    Ok(PruneModel {
+        classifier: m.classifier,
+        p0,
+        p_term: m.depth,
+        flag: true,
+        rounds: 2,
+        epsilon: cfg.epsilon,
+    })
+}
+
+/// **LPCT-prune** (Algorithm 2) in the simulated setting, one or two rounds.
+pub fn fit_prune(
+    cfg: &PruneConfig,
+    public: &Dataset,
+    private: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<PruneModel> {
+    check_epsilon(cfg.epsilon)?;
+    let (p0, p_term) = prune_depths(
+        cfg,
+        private.n_rows() as u64,
+        public.n_rows() as u64,
+        public.n_features(),
+    );
+    let eps_q = prune_query_epsilon(cfg);
+    let (tree, sums) = collect(&cfg.tree, p0, eps_q, public, private, ledger, noise)?;
+    match prune_round1(cfg, tree, &sums, p_term)? {
+        PruneStep::Done(m) => Ok(m),
+        PruneStep::SecondRound { p_term } => {
+            let (tree2, sums2) = collect(&cfg.tree, p_term, eps_q, public, private, ledger, noise)?;
+            prune_round2(cfg, tree2, &sums2, p0)
+        }
+    }
+}
