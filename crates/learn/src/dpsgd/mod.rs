@@ -17,8 +17,13 @@
 //!
 //! The noise multiplier z is the smallest meeting the target (ε, δ) under the chosen accountant
 //! (`sgm_noise_multiplier`; RDP, PRV or GDP, spec 003 §2.4), or a given z whose cost the ledger
-//! records (`noise_multiplier`, the paper's fixed-σ procedure). The privacy crate certifies the
-//! run for add/remove neighbours, as Opacus does; the ledger entry says so.
+//! records (`noise_multiplier`, the paper's fixed-σ procedure).
+//!
+//! Neighbours (spec 003 hazard H7): the subsampled-Gaussian accountants certify add/remove-one
+//! neighbours, as in Opacus, and the privacy crate's ledger entry names that relation; this is
+//! the default here. With `relation = Substitution` the noise multiplier is calibrated for
+//! replace-one neighbours (sensitivity 2C: twice the add/remove multiplier,
+//! `sgm_effective_noise_multiplier`).
 
 pub(crate) mod nets;
 
@@ -26,9 +31,11 @@ use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
 use crate::sampling::PoissonSampler;
 use crate::validate::{at_least, check_classification, check_predict_input, positive};
-use dpfair_privacy::accounting::{Accountant, sgm_noise_multiplier};
+use dpfair_privacy::accounting::{
+    Accountant, sgm_effective_noise_multiplier, sgm_noise_multiplier,
+};
 use dpfair_privacy::mechanisms::SubsampledGaussianRun;
-use dpfair_privacy::{Ledger, Noise};
+use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
 use nets::{LogisticNet, MlpNet, Net, Rows, mlp_layers};
 use rand::Rng;
@@ -65,6 +72,8 @@ pub struct DpSgdConfig {
     /// Per-example clipping norm C.
     pub clip: f64,
     pub architecture: Architecture,
+    /// Neighbouring relation the calibrated z certifies (module doc). Default add/remove.
+    pub relation: Relation,
 }
 
 impl Default for DpSgdConfig {
@@ -79,6 +88,7 @@ impl Default for DpSgdConfig {
             learning_rate: 0.01,
             clip: 1.5,
             architecture: Architecture::Logistic,
+            relation: Relation::AddRemove,
         }
     }
 }
@@ -124,6 +134,8 @@ pub struct DpSgdFit {
     pub sampling_rate: f64,
     pub steps: u64,
     pub clip: f64,
+    /// The relation the calibration certifies.
+    pub relation: Relation,
 }
 
 /// A one-hidden-layer ReLU network (DP-SGD's [`Architecture::Mlp`]).
@@ -245,7 +257,11 @@ pub fn fit_dp_sgd(
     let (q, _, steps) = schedule(n, cfg.expected_batch, cfg.epochs)?;
     let z = match cfg.noise_multiplier {
         Some(z) => z,
-        None => sgm_noise_multiplier(cfg.accountant, q, steps, cfg.epsilon, cfg.delta)?,
+        None => {
+            let z = sgm_noise_multiplier(cfg.accountant, q, steps, cfg.epsilon, cfg.delta)?;
+            // The add/remove accountant at z/2 certifies substitution at z.
+            z / sgm_effective_noise_multiplier(1.0, cfg.relation)
+        }
     };
     let x = x.as_standard_layout();
     let xs = x.as_slice().expect("standard layout");
@@ -306,6 +322,7 @@ pub fn fit_dp_sgd(
         sampling_rate: q,
         steps,
         clip: cfg.clip,
+        relation: cfg.relation,
     })
 }
 
