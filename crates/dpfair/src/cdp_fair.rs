@@ -1,1 +1,699 @@
-//! STUB: CDP-Fair (seed 000, issue #7).
+//! CDP-Fair: the central-DP fair plug-in classifier under demographic disparity, Algorithm 5 of
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
+//! spec `shared/specs/seed-000-fdp-fair.md` §2.6), with the baselines of §5.2.
+//!
+//! Algorithm 5, step by step:
+//! 1. **Split** (step 1): a random, data-independent split, `n = ⌊N/2⌋` training rows and
+//!    `ň = N − n` calibration rows ([`crate::seed000::split`]).
+//! 2. **S1** on the training half: `π̃_a`, `η̃_a` released as one finite, exactly private object
+//!    in a public random-feature basis ([`crate::seed000::release`], spec H2).
+//! 3. **S2** on the calibration half: one Gaussian shift `w̌` of the empirical DD curve and the
+//!    exact sweep for `τ̃ = argmin{|τ| : |D̃D(τ)| ≤ α}` ([`crate::seed000::threshold`]).
+//! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` (randomised only at ties, H14).
+//!
+//! ## Accounting
+//!
+//! [`Accounting::Strict`] (default) delivers the paper's claimed `(ε, δ)` with the leaks of spec
+//! H3 fixed: no cross-fitting unless asked (then `ε/2, δ/2` per fold, H3(a)); a public bandwidth
+//! rule (H3(b)); private `π̃` (H3(c)); noise scales from public quantities only — the functions
+//! are normalised by the public `n`, and the DD noise uses a floor `m` on the calibration group
+//! sizes computed from the already released `π̃` (H3(d), (f)); `C_K = ‖φ‖² = 1` by construction
+//! (H3(e)); the analytic Gaussian at every ε (H9). S1 and S2 touch disjoint halves of a
+//! data-independent split: parallel composition.
+//!
+//! [`Accounting::Paper`] runs the authors' experimental procedure (cross-fitting, 3-fold CV for
+//! `h`, "known" empirical `π`, the classical σ formulas, DD noise with the total `ň`) and the
+//! ledger records what that really costs: non-private steps as `ε = ∞`, each σ at its true
+//! sensitivity, both folds of the cross-fit sequentially.
+//!
+//! **Scope of the guarantee of S2 (spec H11).** The paper proves `P(τ̃ ≤ t | D) ≤ e^ε P(τ̃' ≤ t | D')
+//! + δ` for half-lines only. That is weaker than `(ε, δ)`-DP: `τ̃` always sits on a breakpoint, a
+//! calibration score, and neighbouring data sets can put probability mass on different
+//! breakpoints (the test `cdp_fair_audit` exhibits one). The ledger entry of S2 says so.
+
+use crate::seed000::RffBasis;
+use crate::seed000::classifier::{ExpectedMetrics, FairPluginClassifier};
+use crate::seed000::error::{Error, Result, invalid};
+use crate::seed000::kernel::{Bandwidth, cross_validate, public_rule};
+use crate::seed000::release::{
+    Calibration, KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan, classical_sigma,
+    gaussian_release_vec, non_private_entry,
+};
+use crate::seed000::split::random_split;
+use crate::seed000::threshold::{GroupRule, ScoreSet, score, sweep_threshold};
+use dpfair_data::{Dataset, Target};
+use dpfair_privacy::{Ledger, Noise};
+use ndarray::{ArrayView2, Axis};
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+
+/// Accounting mode (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Accounting {
+    /// The claimed `(ε, δ)`, leaks of spec H3 fixed.
+    #[default]
+    Strict,
+    /// The authors' procedure; the ledger shows its real cost.
+    Paper,
+}
+
+/// Floor `m ≤ min(ň_0, ň_1)` used for the DD noise in strict mode (spec H3(d), (f)).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum DdFloor {
+    /// From the released `π̃` (post-processing of S1, which saw only the training half):
+    /// `m = ⌊ň π̃_min − sds·sqrt(ň π̃_min)⌋ ∨ 1`, i.e. `sds` binomial standard deviations below
+    /// the expected smaller group size.
+    FromPi { sds: f64 },
+    /// A public lower bound on both calibration group sizes.
+    Public { min_group: usize },
+}
+
+impl Default for DdFloor {
+    fn default() -> Self {
+        DdFloor::FromPi { sds: 4.0 }
+    }
+}
+
+/// CDP-Fair configuration. Defaults are the paper's where they are valid (α = 0.1 as in Figure 2,
+/// ε = 1, δ = (N/2)^{−2}) and the strict replacements otherwise (documented per field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Disparity level α ≥ 0 (|DD| ≤ α).
+    pub alpha: f64,
+    /// Total ε.
+    pub epsilon: f64,
+    /// Total δ; `None` = the paper's `(N/2)^{−2}` (§5.1.1).
+    pub delta: Option<f64>,
+    pub accounting: Accounting,
+    /// Bandwidth rule; `None` = the public rule (strict) or the code's 3-fold CV on
+    /// `{0.10, …, 0.35}` (paper).
+    pub bandwidth: Option<Bandwidth>,
+    /// Number of random frequencies `D` of the basis (the basis has `2D` functions).
+    pub n_frequencies: usize,
+    /// Seed of the public basis; `None` = drawn from the noise source and recorded in the model.
+    pub basis_seed: Option<u64>,
+    /// Seed of the split; `None` = drawn from the noise source and recorded in the model.
+    pub split_seed: Option<u64>,
+    /// Cross-fitting (§5.1.1): `None` = off (strict), on (paper).
+    pub cross_fit: Option<bool>,
+    /// π handling; `None` = private (strict), empirical (paper, "known π").
+    pub pi: Option<PiRelease>,
+    /// The DD-noise floor (strict only).
+    pub dd_floor: DdFloor,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            alpha: 0.1,
+            epsilon: 1.0,
+            delta: None,
+            accounting: Accounting::Strict,
+            bandwidth: None,
+            n_frequencies: DEFAULT_FREQUENCIES,
+            basis_seed: None,
+            split_seed: None,
+            cross_fit: None,
+            pi: None,
+            dd_floor: DdFloor::default(),
+        }
+    }
+}
+
+/// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (seed 000)", for the
+/// approximation error against the exact kernel estimator).
+pub const DEFAULT_FREQUENCIES: usize = 1024;
+
+/// Which estimator a [`Model`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Algorithm 5.
+    CdpFair,
+    /// §5.2 "CDP NF": S1 only, threshold 1/2 (privacy, no fairness).
+    PrivacyOnly,
+    /// §5.2 "NDP F": Algorithm 5 without noise (fairness, no privacy).
+    FairnessOnly,
+    /// §5.2 "NDP NF": group-wise plug-in at 1/2 (neither).
+    Unconstrained,
+}
+
+/// A fitted model: one classifier per cross-fitting fold; the prediction is their average
+/// (`f̃ = (f̃_1 + f̃_2)/2` with cross-fitting, §2.7.1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    pub method: Method,
+    pub alpha: f64,
+    pub epsilon: f64,
+    pub delta: f64,
+    pub accounting: Accounting,
+    pub bandwidth: f64,
+    pub split_seed: u64,
+    pub folds: Vec<FairPluginClassifier>,
+}
+
+impl Model {
+    /// `P(Ŷ = 1 | x, a)` for every row (groups coded 0/1).
+    pub fn predict_proba(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
+        let mut acc = vec![0.0; x.nrows()];
+        for f in &self.folds {
+            for (s, p) in acc.iter_mut().zip(f.predict_proba(x, a)?) {
+                *s += p;
+            }
+        }
+        let k = self.folds.len() as f64;
+        Ok(acc.into_iter().map(|s| s / k).collect())
+    }
+
+    /// One realisation `Ŷ ~ Bernoulli(f̃(x, a))` per row, from `rng`.
+    pub fn predict<R: Rng + ?Sized>(
+        &self,
+        x: ArrayView2<f64>,
+        a: &[u32],
+        rng: &mut R,
+    ) -> Result<Vec<u8>> {
+        Ok(self
+            .predict_proba(x, a)?
+            .into_iter()
+            .map(|p| u8::from(p >= 1.0 || (p > 0.0 && rng.random::<f64>() < p)))
+            .collect())
+    }
+
+    /// Expected error and DD on a labelled data set (spec H16).
+    pub fn expected_metrics(&self, data: &Dataset) -> Result<ExpectedMetrics> {
+        let (a, y) = groups_and_labels(data)?;
+        let p = self.predict_proba(data.features.view(), a)?;
+        ExpectedMetrics::compute(&p, a, y)
+    }
+}
+
+/// The group codes (0/1) and binary labels of a data set, validated.
+pub fn groups_and_labels(data: &Dataset) -> Result<(&[u32], &[u8])> {
+    let groups = data
+        .groups
+        .as_ref()
+        .ok_or_else(|| Error::InvalidData("no sensitive attribute (groups)".into()))?;
+    if groups.count() != 2 {
+        return Err(Error::InvalidData(format!(
+            "seed-000 methods need exactly two groups, the sensitive attribute has {} ({})",
+            groups.count(),
+            groups.names.join(", ")
+        )));
+    }
+    let y = match &data.target {
+        Some(Target::Binary(y)) => y.as_slice(),
+        Some(_) => return Err(Error::InvalidData("the target must be binary (0/1)".into())),
+        None => return Err(Error::InvalidData("no target".into())),
+    };
+    if groups.codes.len() != data.n_rows() || y.len() != data.n_rows() {
+        return Err(Error::InvalidData(format!(
+            "{} rows, {} group codes, {} labels",
+            data.n_rows(),
+            groups.codes.len(),
+            y.len()
+        )));
+    }
+    if let Some(i) = groups.codes.iter().position(|&g| g > 1) {
+        return Err(Error::InvalidData(format!(
+            "row {i}: group code {}",
+            groups.codes[i]
+        )));
+    }
+    if let Some(i) = y.iter().position(|&v| v > 1) {
+        return Err(Error::InvalidData(format!(
+            "row {i}: label {} (need 0/1)",
+            y[i]
+        )));
+    }
+    if let Some((i, j)) = data
+        .features
+        .indexed_iter()
+        .find_map(|((i, j), v)| (!v.is_finite()).then_some((i, j)))
+    {
+        let name = data.feature_names.get(j).map_or("?", String::as_str);
+        return Err(Error::InvalidData(format!(
+            "row {i}, column `{name}`: non-finite value"
+        )));
+    }
+    Ok((&groups.codes, y))
+}
+
+/// The configuration with every `None` resolved for a data set of `n_rows` rows.
+#[derive(Clone, Debug, PartialEq)]
+struct Resolved {
+    alpha: f64,
+    epsilon: f64,
+    delta: f64,
+    accounting: Accounting,
+    bandwidth: Bandwidth,
+    cross_fit: bool,
+    pi: PiRelease,
+    dd_floor: DdFloor,
+}
+
+impl Config {
+    fn resolve(&self, n_rows: usize) -> Result<Resolved> {
+        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
+            return Err(invalid(
+                "alpha",
+                format!("must be finite and ≥ 0, got {}", self.alpha),
+            ));
+        }
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(invalid(
+                "epsilon",
+                format!("must be finite and > 0, got {}", self.epsilon),
+            ));
+        }
+        if n_rows < 8 {
+            return Err(Error::InvalidData(format!(
+                "{n_rows} rows; CDP-Fair needs at least 8"
+            )));
+        }
+        let delta = self.delta.unwrap_or_else(|| (n_rows as f64 / 2.0).powi(-2));
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
+        }
+        if self.n_frequencies == 0 {
+            return Err(invalid("n_frequencies", "must be ≥ 1"));
+        }
+        let paper = self.accounting == Accounting::Paper;
+        let bandwidth = self.bandwidth.clone().unwrap_or(if paper {
+            Bandwidth::paper_cv()
+        } else {
+            Bandwidth::Public
+        });
+        let pi = self.pi.unwrap_or(if paper {
+            PiRelease::Empirical
+        } else {
+            PiRelease::Private
+        });
+        if !paper {
+            if bandwidth.reads_data() {
+                return Err(invalid(
+                    "bandwidth",
+                    "cross-validation reads the private data without noise: use a fixed or public bandwidth, or --accounting paper",
+                ));
+            }
+            if pi == PiRelease::Empirical {
+                return Err(invalid(
+                    "pi",
+                    "empirical π is not private: use --accounting paper",
+                ));
+            }
+        }
+        if let Bandwidth::Fixed { h } = bandwidth
+            && !(h.is_finite() && h > 0.0)
+        {
+            return Err(invalid(
+                "bandwidth",
+                format!("must be finite and > 0, got {h}"),
+            ));
+        }
+        Ok(Resolved {
+            alpha: self.alpha,
+            epsilon: self.epsilon,
+            delta,
+            accounting: self.accounting,
+            bandwidth,
+            cross_fit: self.cross_fit.unwrap_or(paper),
+            pi,
+            dd_floor: self.dd_floor,
+        })
+    }
+}
+
+/// The rows of one fold: (training rows, calibration rows).
+type Fold = (Vec<usize>, Vec<usize>);
+
+/// Splits for the fitted folds: one split, or the split and its swap (cross-fitting).
+fn folds(n_rows: usize, cross_fit: bool, seed: u64) -> Vec<Fold> {
+    let (t, c) = random_split(n_rows, n_rows / 2, seed);
+    if cross_fit {
+        vec![(t.clone(), c.clone()), (c, t)]
+    } else {
+        vec![(t, c)]
+    }
+}
+
+/// Everything `fit` needs that is common to the four estimators.
+struct Prepared<'d> {
+    r: Resolved,
+    x: ArrayView2<'d, f64>,
+    a: &'d [u32],
+    y: &'d [u8],
+    h: f64,
+    basis: RffBasis,
+    split_seed: u64,
+    folds: Vec<Fold>,
+}
+
+fn prepare<'d>(
+    config: &Config,
+    data: &'d Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Prepared<'d>> {
+    let (a, y) = groups_and_labels(data)?;
+    let r = config.resolve(data.n_rows())?;
+    let (public_epsilon, _) = fold_budget(&r);
+    if data.n_features() == 0 {
+        return Err(Error::InvalidData("no feature columns".into()));
+    }
+    // Public randomness: recorded in the model, independent of the data.
+    let basis_seed = config.basis_seed.unwrap_or_else(|| noise.next_u64());
+    let split_seed = config.split_seed.unwrap_or_else(|| noise.next_u64());
+    let folds = folds(data.n_rows(), r.cross_fit, split_seed);
+    let x = data.features.view();
+    let n_train = folds[0].0.len();
+    let h = match &r.bandwidth {
+        Bandwidth::Fixed { h } => *h,
+        Bandwidth::Public => public_rule(n_train, data.n_features(), public_epsilon),
+        Bandwidth::CrossValidated { grid, folds } => {
+            ledger.charge(non_private_entry(
+                "bandwidth: cross-validation on the training data",
+                "the paper's 3-fold CV reads the data without noise (spec §2.7.2, H3(b))",
+            ))?;
+            cross_validate(x, y, grid, *folds, split_seed ^ 0x5eed_000c)?
+        }
+    };
+    let basis = RffBasis::new(data.n_features(), h, config.n_frequencies, basis_seed)?;
+    Ok(Prepared {
+        r,
+        x,
+        a,
+        y,
+        h,
+        basis,
+        split_seed,
+        folds,
+    })
+}
+
+impl Prepared<'_> {
+    fn rows(&self, rows: &[usize]) -> (ndarray::Array2<f64>, Vec<u32>, Vec<u8>) {
+        (
+            self.x.select(Axis(0), rows),
+            rows.iter().map(|&i| self.a[i]).collect(),
+            rows.iter().map(|&i| self.y[i]).collect(),
+        )
+    }
+
+    fn sums(&self, rows: &[usize]) -> Result<KernelSums> {
+        let (x, a, y) = self.rows(rows);
+        KernelSums::compute(&self.basis, x.view(), &a, &y)
+    }
+
+    /// Calibration scores of the estimate on `rows`, sorted per group, with the group counts.
+    fn scores(&self, est: &PluginEstimate, rows: &[usize]) -> Result<(Vec<f64>, Vec<f64>)> {
+        let (x, a, _) = self.rows(rows);
+        let eta = est.eta_grouped(x.view(), &a)?;
+        let (mut z0, mut z1) = (Vec::new(), Vec::new());
+        for (&e, &g) in eta.iter().zip(&a) {
+            let g = g as usize;
+            let z = score(g, e, est.pi[g]);
+            if g == 1 { z1.push(z) } else { z0.push(z) }
+        }
+        Ok((z0, z1))
+    }
+
+    fn model(&self, method: Method, folds: Vec<FairPluginClassifier>) -> Model {
+        Model {
+            method,
+            alpha: self.r.alpha,
+            epsilon: if matches!(method, Method::FairnessOnly | Method::Unconstrained) {
+                f64::INFINITY
+            } else {
+                self.r.epsilon
+            },
+            delta: self.r.delta,
+            accounting: self.r.accounting,
+            bandwidth: self.h,
+            split_seed: self.split_seed,
+            folds,
+        }
+    }
+}
+
+/// Budget of one fold: strict cross-fitting halves it (each record is used by both folds, H3(a));
+/// the paper spends the whole budget in each fold.
+fn fold_budget(r: &Resolved) -> (f64, f64) {
+    if r.cross_fit && r.accounting == Accounting::Strict {
+        (r.epsilon / 2.0, r.delta / 2.0)
+    } else {
+        (r.epsilon, r.delta)
+    }
+}
+
+/// Runs `f` on `ledger` as part `part` of the parallel partition `partition` (the two halves of
+/// a data-independent split).
+fn in_part<T>(
+    ledger: &mut Ledger,
+    partition: &str,
+    part: &str,
+    f: impl FnOnce(&mut Ledger) -> Result<T>,
+) -> Result<T> {
+    let mut out = None;
+    ledger.in_part(partition, part, |l| {
+        out = Some(f(l));
+        Ok(())
+    })?;
+    out.expect("closure ran")
+}
+
+/// Algorithm 5 (module docs): fit CDP-Fair, charging every release to `ledger`.
+pub fn fit(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    if config.pi == Some(PiRelease::Skip) {
+        return Err(invalid(
+            "pi",
+            "`skip` is only for the privacy-only baseline; CDP-Fair needs π̃",
+        ));
+    }
+    let p = prepare(config, data, ledger, noise)?;
+    let (eps, delta) = fold_budget(&p.r);
+    let multi = p.folds.len() > 1;
+    let mut out = Vec::new();
+    for (k, (train, cal)) in p.folds.iter().enumerate() {
+        let prefix = if multi {
+            format!("fold {}: ", k + 1)
+        } else {
+            String::new()
+        };
+        let partition = format!("{prefix}training / calibration halves");
+        let sums = p.sums(train)?;
+        let plan = S1Plan {
+            epsilon: eps,
+            delta,
+            accounting: match p.r.accounting {
+                Accounting::Strict => S1Accounting::Strict,
+                Accounting::Paper => S1Accounting::Paper,
+            },
+            pi: p.r.pi,
+            c_k: 1.0,
+            label_prefix: prefix.clone(),
+        };
+        let est = in_part(ledger, &partition, "training half", |l| {
+            sums.release(&plan, l, noise)
+        })?;
+        let rule = in_part(ledger, &partition, "calibration half", |l| {
+            s2(&p, &est, cal, eps, delta, &prefix, l, noise)
+        })?;
+        out.push(FairPluginClassifier {
+            estimate: est,
+            rule,
+        });
+    }
+    Ok(p.model(Method::CdpFair, out))
+}
+
+/// §5.2 "CDP NF" (privacy only): S1 on the training half with the whole budget for the two
+/// function pairs (no `π̃` needed), classifier `1{η̃_a ≥ 1/2}`. The calibration half is unused,
+/// as in the paper ("unfair classifiers are trained using only half of the available training
+/// samples").
+pub fn fit_privacy_only(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let config = Config {
+        cross_fit: Some(false),
+        pi: Some(PiRelease::Skip),
+        ..config.clone()
+    };
+    let p = prepare(&config, data, ledger, noise)?;
+    let sums = p.sums(&p.folds[0].0)?;
+    let plan = S1Plan {
+        epsilon: p.r.epsilon,
+        delta: p.r.delta,
+        accounting: match p.r.accounting {
+            Accounting::Strict => S1Accounting::Strict,
+            Accounting::Paper => S1Accounting::Paper,
+        },
+        pi: PiRelease::Skip,
+        c_k: 1.0,
+        label_prefix: "privacy-only: ".into(),
+    };
+    let estimate = sums.release(&plan, ledger, noise)?;
+    let rule = GroupRule::paper(0.0);
+    Ok(p.model(
+        Method::PrivacyOnly,
+        vec![FairPluginClassifier { estimate, rule }],
+    ))
+}
+
+/// §5.2 "NDP F" (fairness only): Algorithm 5 without any noise — exact coefficients, empirical
+/// `π̂_a`, the exact sweep of the calibration curve without shift (Zeng et al. 2024b
+/// post-processing with kernel initial estimates); cross-fitted when the configuration says so.
+/// Non-private: recorded in `ledger` as `ε = ∞`.
+pub fn fit_fairness_only(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let p = non_private(config, data, ledger, noise, "fairness-only baseline")?;
+    let mut out = Vec::new();
+    for (train, cal) in &p.folds {
+        let estimate = p.sums(train)?.non_private();
+        let (z0, z1) = p.scores(&estimate, cal)?;
+        if z0.is_empty() || z1.is_empty() {
+            return Err(Error::InvalidData(
+                "a group is empty in the calibration half".into(),
+            ));
+        }
+        let denom = [z0.len() as f64, z1.len() as f64];
+        let rule = sweep_threshold(&ScoreSet::new(z0, z1, denom), 0.0, p.r.alpha).rule;
+        out.push(FairPluginClassifier { estimate, rule });
+    }
+    Ok(p.model(Method::FairnessOnly, out))
+}
+
+/// §5.2 "NDP NF" (neither): the group-wise kernel plug-in `1{η̂_a ≥ 1/2}` from the training half.
+/// Non-private: recorded in `ledger` as `ε = ∞`.
+pub fn fit_unconstrained(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let config = Config {
+        cross_fit: Some(false),
+        ..config.clone()
+    };
+    let p = non_private(&config, data, ledger, noise, "unconstrained baseline")?;
+    let estimate = p.sums(&p.folds[0].0)?.non_private();
+    let rule = GroupRule::paper(0.0);
+    Ok(p.model(
+        Method::Unconstrained,
+        vec![FairPluginClassifier { estimate, rule }],
+    ))
+}
+
+/// `prepare` for the non-private baselines: paper accounting (so that CV and empirical π are
+/// allowed), one non-private ledger entry.
+fn non_private<'d>(
+    config: &Config,
+    data: &'d Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    what: &str,
+) -> Result<Prepared<'d>> {
+    let config = Config {
+        accounting: Accounting::Paper,
+        pi: Some(PiRelease::Empirical),
+        bandwidth: Some(config.bandwidth.clone().unwrap_or(Bandwidth::Public)),
+        ..config.clone()
+    };
+    ledger.charge(non_private_entry(
+        what,
+        "no noise: a non-private reference (§5.2)",
+    ))?;
+    prepare(&config, data, ledger, noise)
+}
+
+/// Algorithm 5 S2 on the calibration rows `cal`: one Gaussian shift `w̌` of the empirical DD curve,
+/// then the exact sweep.
+#[allow(clippy::too_many_arguments)]
+fn s2(
+    p: &Prepared,
+    est: &PluginEstimate,
+    cal: &[usize],
+    epsilon: f64,
+    delta: f64,
+    prefix: &str,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<GroupRule> {
+    let (z0, z1) = p.scores(est, cal)?;
+    let counts = [z0.len(), z1.len()];
+    if counts.contains(&0) {
+        return Err(Error::InvalidData(format!(
+            "a group is empty in the calibration half (group sizes {counts:?})"
+        )));
+    }
+    let n_cal = cal.len() as f64;
+    const NOTE: &str = "τ̃ is (ε, δ) for half-line events {τ̃ ≤ t} only (paper Prop. 4; spec H11)";
+    let (denom, w) = match p.r.accounting {
+        Accounting::Strict => {
+            let m = dd_floor(p, est, n_cal)?;
+            let denom = [counts[0].max(m) as f64, counts[1].max(m) as f64];
+            let w = gaussian_release_vec(
+                ledger,
+                noise,
+                &format!("{prefix}S2: shift w̌ of the DD curve (Δ = 2/m, m = {m}); {NOTE}"),
+                2.0 / m as f64,
+                Calibration::Analytic { epsilon, delta },
+                &[0.0],
+            )?[0];
+            (denom, w)
+        }
+        Accounting::Paper => {
+            // The code's σ with the total ň (H3(f)); the true sensitivity is 2/(ň_0 ∧ ň_1).
+            let sigma = classical_sigma(2.0 / n_cal, epsilon, delta);
+            let true_sens = 2.0 / counts[0].min(counts[1]) as f64;
+            let w = gaussian_release_vec(
+                ledger,
+                noise,
+                &format!("{prefix}S2: shift w̌ of the DD curve (σ from the total ň); {NOTE}"),
+                true_sens,
+                Calibration::Sigma { sigma, delta },
+                &[0.0],
+            )?[0];
+            ([counts[0] as f64, counts[1] as f64], w)
+        }
+    };
+    let scores = ScoreSet::new(z0, z1, denom);
+    Ok(sweep_threshold(&scores, w, p.r.alpha).rule)
+}
+
+/// The strict DD floor `m` (see [`DdFloor`]).
+fn dd_floor(p: &Prepared, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
+    Ok(match p.r.dd_floor {
+        DdFloor::Public { min_group } => {
+            if min_group == 0 {
+                return Err(invalid("dd_floor.min_group", "must be ≥ 1"));
+            }
+            min_group
+        }
+        DdFloor::FromPi { sds } => {
+            if !(sds.is_finite() && sds >= 0.0) {
+                return Err(invalid(
+                    "dd_floor.sds",
+                    format!("must be finite and ≥ 0, got {sds}"),
+                ));
+            }
+            let pmin = est.pi[0].min(est.pi[1]);
+            let e = n_cal * pmin;
+            ((e - sds * e.sqrt()).floor() as usize).max(1)
+        }
+    })
+}

@@ -39,7 +39,8 @@
 //!   as the paper's quarters), joint sensitivity 1, σ from the analytic Gaussian at the whole
 //!   `(ε, δ)` (valid for every ε, H9). Block `b` then carries noise `2Δ_b σ_1`.
 //! * `Paper`: the paper's four releases with the classical σ at `(ε/4, δ/4)` each
-//!   (`σ_π = 4 sqrt(2 log(5/δ))/(nε)`, `c_a = 8 sqrt(2 C_K log(8/δ))/(n_a ε h^d)`), or with the
+//!   (`σ_π = 4 sqrt(2 log(5/δ))/(nε)`, `c_a = 8 sqrt(2 C_K log(8/δ))/(n_a ε h^d)`, i.e.
+//!   `(n_a/n) c_a` on the `n`-normalised coefficients), or with the
 //!   code's "known π" the two function releases at `(ε/2, δ/2)`; the ledger records what each σ
 //!   really costs.
 
@@ -172,6 +173,12 @@ fn epsilon_of_sigma(z: f64, delta: f64) -> Result<f64> {
 /// uses it at every ε; its real cost is recorded by [`Calibration::Sigma`].
 pub fn classical_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> f64 {
     sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / epsilon
+}
+
+/// σ of the functional Gaussian mechanism of Lemma 39 (Hall, Rinaldo, Wasserman 2013, Cor. 9):
+/// `Δ_K sqrt(2 ln(2/δ))/ε` (note `2/δ`, not the scalar mechanism's `1.25/δ`).
+pub fn functional_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> f64 {
+    sensitivity * (2.0 * (2.0 / delta).ln()).sqrt() / epsilon
 }
 
 /// The non-private sufficient statistics of S1 on one training set: per cell `(a, y)` (index
@@ -339,7 +346,7 @@ impl KernelSums {
                 let pi = if plan.pi == PiRelease::Private {
                     [take(1, dpi)[0], take(1, dpi)[0]]
                 } else {
-                    [f64::NAN; 2]
+                    SKIPPED_PI
                 };
                 (pi, take(2 * len, dk), take(2 * len, dk))
             }
@@ -370,10 +377,10 @@ impl KernelSums {
                         ))?;
                         (2.0, pi_hat)
                     }
-                    PiRelease::Skip => (2.0, [f64::NAN; 2]),
+                    PiRelease::Skip => (2.0, SKIPPED_PI),
                 };
                 let (e, d) = (plan.epsilon / share, plan.delta / share);
-                let sigma = plan.c_k.sqrt() * classical_sigma(dk, e, d);
+                let sigma = plan.c_k.sqrt() * functional_sigma(dk, e, d);
                 let mut rel = |label: &str, v: Vec<f64>| {
                     gaussian_release_vec(
                         ledger,
@@ -453,6 +460,10 @@ pub struct S1Plan {
     pub label_prefix: String,
 }
 
+/// `π̃` of an estimate that released none ([`PiRelease::Skip`]): placeholders, harmless because
+/// the only rule used with it is `τ = 0`, where `z ≥ 0 ⟺ η̃ ≥ 1/2` whatever `π̃`.
+pub const SKIPPED_PI: [f64; 2] = [0.5, 0.5];
+
 /// Floor of the π̃ clamp (spec H4: `π̃ ← clip(π̃, 1e−6, 1 − 1e−6)`).
 pub const PI_FLOOR: f64 = 1e-6;
 
@@ -461,7 +472,7 @@ pub const PI_FLOOR: f64 = 1e-6;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PluginEstimate {
     pub basis: RffBasis,
-    /// `π̃_a`, clamped to `[1e−6, 1 − 1e−6]` (NaN when not released).
+    /// `π̃_a`, clamped to `[1e−6, 1 − 1e−6]` ([`SKIPPED_PI`] when not released).
     pub pi: [f64; 2],
     /// Coefficients of the (n-normalised) density `F̃_a`.
     pub denominator: [Vec<f64>; 2],
