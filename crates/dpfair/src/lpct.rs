@@ -610,3 +610,61 @@ pub fn fit_prune(
         }
     }
 }
+
+impl TreeClassifier {
+    /// The envelope's [`crate::model::Output`]: class codes and an n × 2 probability matrix
+    /// (η̃ clipped to [0,1]).
+    fn output(&self, method: &str, data: &Dataset) -> crate::model::Result<crate::model::Output> {
+        let err = |e: LpctError| crate::model::ModelError::Method {
+            method: method.to_string(),
+            reason: e.to_string(),
+        };
+        let x = data.features.view();
+        let p = self.predict_proba(x).map_err(err)?;
+        let classes = self
+            .scores(x)
+            .map_err(err)?
+            .into_iter()
+            .map(|e| u32::from(e > 0.5))
+            .collect();
+        let probabilities =
+            ndarray::Array2::from_shape_fn(
+                (p.len(), 2),
+                |(i, c)| {
+                    if c == 1 { p[i] } else { 1.0 - p[i] }
+                },
+            );
+        Ok(crate::model::Output::Classes {
+            classes,
+            probabilities: Some(probabilities),
+        })
+    }
+}
+
+impl crate::model::Predictor for LpctModel {
+    fn method(&self) -> &'static str {
+        "lpct"
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        _rng: &mut Noise,
+    ) -> crate::model::Result<crate::model::Output> {
+        self.classifier.output("lpct", data)
+    }
+}
+
+impl crate::model::Predictor for PruneModel {
+    fn method(&self) -> &'static str {
+        "lpct-prune"
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        _rng: &mut Noise,
+    ) -> crate::model::Result<crate::model::Output> {
+        self.classifier.output("lpct-prune", data)
+    }
+}

@@ -90,6 +90,10 @@ pub trait Predictor {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FittedModel {
     ConstantClassifier(ConstantClassifier),
+    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree (seed 002).
+    Lpct(crate::lpct::LpctModel),
+    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2 (seed 002).
+    LpctPrune(crate::lpct::PruneModel),
 }
 
 impl FittedModel {
@@ -97,6 +101,8 @@ impl FittedModel {
     pub fn predictor(&self) -> &dyn Predictor {
         match self {
             FittedModel::ConstantClassifier(m) => m,
+            FittedModel::Lpct(m) => m,
+            FittedModel::LpctPrune(m) => m,
         }
     }
 }
