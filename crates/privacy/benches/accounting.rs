@@ -1,0 +1,45 @@
+//! Accountant timings: one call for a DP-SGD run of T = 10,000 steps (q = 0.01, z = 1.1,
+//! δ = 1e-5, the seed-004 §4.6 anchor) with each accountant, the analytic Gaussian, and the
+//! noise-multiplier search. Run: `cargo bench -p dpfair-privacy --bench accounting`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dpfair_privacy::accounting::{
+    Accountant, analytic_gaussian_epsilon, analytic_gaussian_sigma, sgm_epsilon,
+    sgm_noise_multiplier,
+};
+use std::hint::black_box;
+
+fn accountants(c: &mut Criterion) {
+    let (q, z, t, d) = (0.01, 1.1, 10_000, 1e-5);
+    let mut g = c.benchmark_group("sgm_epsilon T=10000");
+    g.sample_size(10);
+    for (name, acc) in [
+        ("rdp", Accountant::Rdp),
+        ("prv", Accountant::Prv),
+        ("gdp", Accountant::Gdp),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| sgm_epsilon(acc, black_box(q), black_box(z), t, d).unwrap())
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("sgm_noise_multiplier T=10000 eps=5.632");
+    g.sample_size(10);
+    for (name, acc) in [("rdp", Accountant::Rdp), ("gdp", Accountant::Gdp)] {
+        g.bench_function(name, |b| {
+            b.iter(|| sgm_noise_multiplier(acc, black_box(q), t, 5.632, d).unwrap())
+        });
+    }
+    g.finish();
+
+    c.bench_function("analytic_gaussian_epsilon", |b| {
+        b.iter(|| analytic_gaussian_epsilon(black_box(1.0), 1e-5).unwrap())
+    });
+    c.bench_function("analytic_gaussian_sigma", |b| {
+        b.iter(|| analytic_gaussian_sigma(1.0, black_box(0.5), 1e-5).unwrap())
+    });
+}
+
+criterion_group!(benches, accountants);
+criterion_main!(benches);
