@@ -44,7 +44,8 @@ pub struct DataDir {
 
 /// Files already hashed in this process, keyed by path, with the length and modification time
 /// they had (so a harness loading a data set per repetition hashes it once).
-static VERIFIED: Mutex<Option<HashMap<PathBuf, (u64, Option<SystemTime>)>>> = Mutex::new(None);
+type Stamp = (u64, Option<SystemTime>);
+static VERIFIED: Mutex<Option<HashMap<PathBuf, Stamp>>> = Mutex::new(None);
 
 impl DataDir {
     /// A data directory given explicitly (e.g. `--data-dir`).

@@ -59,7 +59,7 @@ impl LawLikeDesign {
             ));
         }
         let total: f64 = self.proportions.iter().sum();
-        if self.proportions.iter().any(|p| !(*p >= 0.0)) || (total - 1.0).abs() > 1e-9 {
+        if self.proportions.iter().any(|p| p.is_nan() || *p < 0.0) || (total - 1.0).abs() > 1e-9 {
             return Err(invalid(
                 "proportions",
                 format!("{:?} must be non-negative and sum to 1", self.proportions),
@@ -68,7 +68,11 @@ impl LawLikeDesign {
         if !(self.sd > 0.0 && self.sd.is_finite()) {
             return Err(invalid("sd", format!("{} must be positive", self.sd)));
         }
-        if !(self.lower < self.upper) || self.means.iter().any(|m| !m.is_finite()) {
+        if self.lower.is_nan()
+            || self.upper.is_nan()
+            || self.lower >= self.upper
+            || self.means.iter().any(|m| !m.is_finite())
+        {
             return Err(invalid(
                 "lower",
                 format!(

@@ -1,0 +1,278 @@
+//! `dpfair demo`: every registered method on embedded synthetic data, a table and a plot.
+//!
+//! A method joins the demo by returning a [`DemoMethod`] from its paper's [`crate::Paper::demo`]
+//! (see the crate docs). The demo generates its data once ([`DemoData`]: synthetic designs of
+//! the papers, no download), runs each method at each of its ε, and reports utility (accuracy or
+//! MSE), the paper's fairness measure and the privacy the ledger says was spent.
+
+use crate::error::{ExpError, Result};
+use crate::grid::fmt_f64;
+use crate::plot::{Curve, Point, draw};
+use dpfair_data::Dataset;
+use dpfair_data::synthetic::{
+    Design, FdpFairDesign, GaussianMixtureDesign, LawLikeDesign, LpctDesign, TwoGroupLogisticDesign,
+};
+use dpfair_privacy::Ledger;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A train/test pair.
+pub type TrainTest = (Dataset, Dataset);
+
+/// Sizes of the demo data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DemoSize {
+    pub train: usize,
+    pub test: usize,
+}
+
+impl DemoSize {
+    /// The default: a few thousand rows, under a minute for every method on 2 cores.
+    pub const DEFAULT: DemoSize = DemoSize {
+        train: 6_000,
+        test: 4_000,
+    };
+    /// For tests.
+    pub const SMALL: DemoSize = DemoSize {
+        train: 1_500,
+        test: 1_000,
+    };
+}
+
+type Cached<T> = OnceLock<std::result::Result<T, String>>;
+
+/// The demo's synthetic data, generated on first use and shared by every method.
+pub struct DemoData {
+    pub size: DemoSize,
+    pub seed: u64,
+    binary: Cached<TrainTest>,
+    fdp: Cached<TrainTest>,
+    regression: Cached<TrainTest>,
+    multiclass: Cached<TrainTest>,
+    lpct: Cached<(Dataset, TrainTest)>,
+}
+
+fn pair(design: &dyn Design, size: DemoSize, seed: u64) -> std::result::Result<TrainTest, String> {
+    let train = design
+        .generate(size.train, seed)
+        .map_err(|e| e.to_string())?;
+    let test = design
+        .generate(size.test, dpfair_data::synthetic::derive_seed(seed, 1))
+        .map_err(|e| e.to_string())?;
+    Ok((train, test))
+}
+
+fn get<T>(
+    cell: &Cached<T>,
+    init: impl FnOnce() -> std::result::Result<T, String>,
+) -> Result<&T> {
+    cell.get_or_init(init)
+        .as_ref()
+        .map_err(|e| ExpError::Method(e.clone()))
+}
+
+impl DemoData {
+    pub fn new(size: DemoSize, seed: u64) -> Self {
+        DemoData {
+            size,
+            seed,
+            binary: OnceLock::new(),
+            fdp: OnceLock::new(),
+            regression: OnceLock::new(),
+            multiclass: OnceLock::new(),
+            lpct: OnceLock::new(),
+        }
+    }
+
+    /// Binary classification with two groups of different base rates (seed 003 T13 design).
+    pub fn binary(&self) -> Result<&TrainTest> {
+        get(&self.binary, || {
+            pair(&TwoGroupLogisticDesign::default(), self.size, self.seed)
+        })
+    }
+
+    /// Seed 000's design (`d = 2`, features in `[0,1]²`, two groups).
+    pub fn fdp(&self) -> Result<&TrainTest> {
+        get(&self.fdp, || {
+            pair(&FdpFairDesign::default(), self.size, self.seed)
+        })
+    }
+
+    /// Regression with four groups (seed 001 Law-like design).
+    pub fn regression(&self) -> Result<&TrainTest> {
+        get(&self.regression, || {
+            pair(&LawLikeDesign::default(), self.size, self.seed)
+        })
+    }
+
+    /// Six classes, two groups, `p = 0.75` (seed 004 design).
+    pub fn multiclass(&self) -> Result<&TrainTest> {
+        get(&self.multiclass, || {
+            pair(&GaussianMixtureDesign::default(), self.size, self.seed)
+        })
+    }
+
+    /// Seed 002's design: (public sample of 10% of train size, (private train, test)).
+    pub fn lpct(&self) -> Result<&(Dataset, TrainTest)> {
+        get(&self.lpct, || {
+            let d = LpctDesign::default();
+            let public = d
+                .public((self.size.train / 10).max(50), self.seed)
+                .map_err(|e| e.to_string())?;
+            Ok((public, pair(&d, self.size, self.seed)?))
+        })
+    }
+}
+
+/// What one demo run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DemoResult {
+    /// `accuracy` or `MSE`.
+    pub utility_name: &'static str,
+    pub utility: f64,
+    /// E.g. `DP difference`, `U`, `KS`.
+    pub fairness_name: &'static str,
+    pub fairness: f64,
+    /// (ε, δ) the ledger reports; `None` for non-private methods.
+    pub spent: Option<(f64, f64)>,
+}
+
+impl DemoResult {
+    /// A non-private result.
+    pub fn new(
+        utility_name: &'static str,
+        utility: f64,
+        fairness_name: &'static str,
+        fairness: f64,
+    ) -> Self {
+        DemoResult {
+            utility_name,
+            utility,
+            fairness_name,
+            fairness,
+            spent: None,
+        }
+    }
+
+    /// Record what `ledger` says was spent (builder style).
+    pub fn spent(mut self, ledger: &Ledger) -> Result<Self> {
+        let t = ledger.total()?;
+        self.spent = Some((t.epsilon, t.delta));
+        Ok(self)
+    }
+}
+
+/// One method in the demo.
+#[derive(Clone, Debug)]
+pub struct DemoMethod {
+    pub name: &'static str,
+    /// The data it runs on (for the table), e.g. `binary, 2 groups`.
+    pub task: &'static str,
+    /// The ε values to run (`f64::INFINITY`: non-private).
+    pub epsilons: Vec<f64>,
+    /// Run once at `epsilon` with a seeded noise source from `seed`.
+    pub run: fn(&DemoData, f64, u64) -> Result<DemoResult>,
+}
+
+/// One row of the demo table.
+#[derive(Clone, Debug)]
+pub struct DemoRow {
+    pub method: &'static str,
+    pub task: &'static str,
+    pub epsilon: f64,
+    pub result: std::result::Result<DemoResult, String>,
+}
+
+/// Run every method at each of its ε (in parallel).
+pub fn run_methods(methods: &[DemoMethod], data: &DemoData) -> Vec<DemoRow> {
+    let jobs: Vec<(&DemoMethod, f64)> = methods
+        .iter()
+        .flat_map(|m| m.epsilons.iter().map(move |&e| (m, e)))
+        .collect();
+    jobs.par_iter()
+        .map(|&(m, e)| DemoRow {
+            method: m.name,
+            task: m.task,
+            epsilon: e,
+            result: (m.run)(data, e, data.seed).map_err(|e| e.to_string()),
+        })
+        .collect()
+}
+
+/// The table printed by `dpfair demo`.
+pub fn table(rows: &[DemoRow]) -> String {
+    let mut s = format!(
+        "{:<28} {:<22} {:>6}  {:<9} {:>9}  {:<14} {:>9}  {}\n",
+        "method", "data", "ε", "utility", "value", "fairness", "value", "privacy spent (ledger)"
+    );
+    for r in rows {
+        let eps = if r.epsilon.is_finite() {
+            fmt_f64(r.epsilon)
+        } else {
+            "∞".into()
+        };
+        match &r.result {
+            Ok(d) => {
+                let spent = match d.spent {
+                    Some((e, de)) if de > 0.0 => format!("ε = {e:.4}, δ = {de:.1e}"),
+                    Some((e, _)) => format!("ε = {e:.4}"),
+                    None => "none (non-private)".into(),
+                };
+                s += &format!(
+                    "{:<28} {:<22} {:>6}  {:<9} {:>9.4}  {:<14} {:>9.4}  {}\n",
+                    r.method,
+                    r.task,
+                    eps,
+                    d.utility_name,
+                    d.utility,
+                    d.fairness_name,
+                    d.fairness,
+                    spent
+                );
+            }
+            Err(e) => s += &format!("{:<28} {:<22} {:>6}  failed: {e}\n", r.method, r.task, eps),
+        }
+    }
+    s
+}
+
+/// File name of the demo plot.
+pub const DEMO_PLOT: &str = "fairness_vs_utility.svg";
+
+/// Plot fairness (x) against utility (y), one point per method and ε.
+pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).map_err(|source| ExpError::Io {
+        path: dir.into(),
+        source,
+    })?;
+    let curves: Vec<Curve> = rows
+        .iter()
+        .filter_map(|r| {
+            let d = r.result.as_ref().ok()?;
+            let eps = if r.epsilon.is_finite() {
+                fmt_f64(r.epsilon)
+            } else {
+                "∞".into()
+            };
+            Some(Curve {
+                label: format!("{} ({}, ε = {eps})", r.method, d.utility_name),
+                points: vec![Point {
+                    x: d.fairness,
+                    y: d.utility,
+                    band: 0.0,
+                }],
+            })
+        })
+        .collect();
+    let path = dir.join(DEMO_PLOT);
+    draw(
+        &path,
+        "dpfair demo: fairness vs utility",
+        "unfairness (lower is fairer)",
+        "utility (accuracy, or MSE for regression)",
+        &curves,
+        false,
+    )?;
+    Ok(path)
+}

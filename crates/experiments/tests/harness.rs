@@ -1,0 +1,156 @@
+//! The harness end to end on a toy paper: aggregation, resume after an interruption (including a
+//! cut-off last line), report and plots.
+
+use dpfair_experiments::{
+    Axis, Cell, Grid, Outcome, Paper, PlotSpec, Reference, Result, RunOptions, Scale, Series,
+    Sweep, run,
+};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// metric `value` = ε·α + repetition (known mean and spread); `seed` echoes the cell's seed.
+struct Toy {
+    calls: AtomicUsize,
+}
+
+impl Paper for Toy {
+    fn name(&self) -> &'static str {
+        "toy"
+    }
+    fn description(&self) -> &'static str {
+        "a deterministic toy experiment"
+    }
+    fn grid(&self, _scale: Scale) -> Grid {
+        Grid::new(4, 10).with(
+            Sweep::new()
+                .methods(["m1", "m2"])
+                .epsilons([1.0, 2.0, f64::INFINITY])
+                .deltas([1e-5])
+                .fairness_levels([0.1, 0.2]),
+        )
+    }
+    fn run(&self, cell: &Cell) -> Result<Outcome> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let s = &cell.setting;
+        let eps = if s.epsilon.is_finite() {
+            s.epsilon
+        } else {
+            10.0
+        };
+        let v = eps * s.fairness_level.unwrap() + cell.repetition as f64;
+        Ok(Outcome::new()
+            .metric("value", v)
+            .metric("seed", cell.seed as f64)
+            .spent_epsilon(eps))
+    }
+    fn references(&self) -> Vec<Reference> {
+        vec![
+            // mean over repetitions 0..4 of 2·0.2 + r = 0.4 + 1.5 = 1.9.
+            Reference::new("toy table", "synthetic", "m1", 2.0, "value", 1.9, 1e-9).at_level(0.2),
+            Reference::new("toy table", "synthetic", "m2", 1.0, "value", 5.0, 0.1).at_level(0.1),
+            Reference::new("toy table", "synthetic", "m3", 1.0, "value", 5.0, 0.1),
+        ]
+    }
+    fn plots(&self) -> Vec<PlotSpec> {
+        vec![PlotSpec::new(
+            "toy.svg",
+            "toy",
+            Axis::FairnessLevel,
+            "value",
+            Series::MethodAndEpsilon,
+        )]
+    }
+}
+
+fn options(dir: &std::path::Path) -> RunOptions {
+    let mut o = RunOptions::new(dir, Scale::Quick);
+    o.progress = false;
+    o.jobs = Some(2);
+    o
+}
+
+#[test]
+fn interrupted_run_resumes_and_matches_an_uninterrupted_one() {
+    let base = tempfile::tempdir().unwrap();
+    let (a, b) = (base.path().join("a"), base.path().join("b"));
+    let toy = Toy {
+        calls: AtomicUsize::new(0),
+    };
+
+    // Uninterrupted reference run: 2 methods × 3 ε × 2 α × 4 repetitions = 48 cells.
+    let full = run(&toy, &options(&a)).unwrap();
+    assert_eq!((full.ran, full.resumed, full.missing), (48, 0, 0));
+
+    // Interrupted: 20 cells, then a cut-off line as a kill mid-write would leave.
+    let mut o = options(&b);
+    o.max_cells = Some(20);
+    let first = run(&toy, &o).unwrap();
+    assert_eq!((first.ran, first.missing), (20, 28));
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(b.join("raw.csv"))
+        .unwrap();
+    f.write_all(b"toy,m1,synthetic,strict,1,0.00001,0.1,,3,13,1,val")
+        .unwrap();
+    drop(f);
+
+    toy.calls.store(0, Ordering::Relaxed);
+    let second = run(&toy, &options(&b)).unwrap();
+    assert_eq!((second.ran, second.resumed, second.missing), (28, 20, 0));
+    assert_eq!(
+        toy.calls.load(Ordering::Relaxed),
+        28,
+        "finished cells are not rerun"
+    );
+    // A third run has nothing to do.
+    let third = run(&toy, &options(&b)).unwrap();
+    assert_eq!((third.ran, third.resumed), (0, 48));
+
+    let ra = std::fs::read_to_string(a.join("results.csv")).unwrap();
+    let rb = std::fs::read_to_string(b.join("results.csv")).unwrap();
+    assert_eq!(ra, rb, "resumed results equal the uninterrupted ones");
+}
+
+#[test]
+fn results_report_and_plots_have_the_promised_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let toy = Toy {
+        calls: AtomicUsize::new(0),
+    };
+    let out = run(&toy, &options(dir.path())).unwrap();
+    let csv = std::fs::read_to_string(&out.results).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "experiment,method,dataset,accounting,epsilon,delta,epsilon_spent,fairness_level,params,repetitions,seed0,metric,mean,std,ci95"
+    );
+    // m1, ε = 2, α = 0.2, metric value: values 0.4, 1.4, 2.4, 3.4 → mean 1.9, sample sd
+    // sqrt(5/3), ci95 = 1.96·sd/2.
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("toy,m1,synthetic,strict,2,0.00001,2,0.2,,4,10,value,"))
+        .unwrap_or_else(|| panic!("row missing in\n{csv}"));
+    let f: Vec<f64> = row
+        .split(',')
+        .skip(12)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let sd = (5.0f64 / 3.0).sqrt();
+    assert!((f[0] - 1.9).abs() < 1e-12 && (f[1] - sd).abs() < 1e-12);
+    assert!((f[2] - 1.96 * sd / 2.0).abs() < 1e-12);
+    // Non-private rows print ε as inf; seeds are seed0 + repetition: mean of 10..13 = 11.5.
+    assert!(csv.contains("toy,m2,synthetic,strict,inf,0.00001,10,0.1,,4,10,seed,11.5,"));
+
+    let report = std::fs::read_to_string(&out.report).unwrap();
+    assert!(
+        report.contains("| toy table | synthetic | m1 | 2 | 0.2 | value | 1.9000 | 1.9000 ± "),
+        "{report}"
+    );
+    // m2 at ε = 1, α = 0.1: mean 0.1 + 1.5 = 1.6, far from 5 → not within tolerance.
+    assert!(report.contains("| -3.4000 | 0.1000 | **no** |"), "{report}");
+    assert!(report.contains("| not run |"));
+    assert!(report.contains("1 of 2 compared numbers are within tolerance"));
+    let svg = std::fs::read_to_string(dir.path().join("toy.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("m1, ε = 2"));
+    assert_eq!(out.plots.len(), 1);
+}
