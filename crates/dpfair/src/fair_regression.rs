@@ -1,3 +1,448 @@
-//! Private Wasserstein-barycenter post-processing for fair regression (seed 001).
+//! Private Wasserstein-barycenter post-processing for fair regression: Xian, Li, Kamath, Zhao,
+//! "Differentially Private Post-Processing for Fair Regression" (ICML 2024; seed 001, spec
+//! `shared/specs/seed-001-dp-fair-regression.md`).
+//!
+//! Algorithm 1 (attribute-aware, any number of groups, ε-DP under substitution), step by step:
+//!
+//! | Algorithm 1 | here |
+//! |---|---|
+//! | lines 2–3: midpoints, discretizer | [`histogram::Grid`] (with the `+ s` of hazard H1) |
+//! | lines 4–6: Laplace-noised joint histogram | [`histogram::private_joint_histogram`], the only step that reads the data |
+//! | lines 8–13: group weights, L∞ isotonic repair | [`histogram::repair_group`] (weight floor 1e-6, H3) |
+//! | line 14: the KS-relaxed barycenter LP | [`lp::solve`] (§2.2.4) |
+//! | lines 16–17: randomized transports | [`Transport`] (§2.2.5) |
+//! | line 18 / §3.3: prediction | [`Model::predict`], sampling each output from its group's row |
+//!
+//! [`fit`] reads a [`Dataset`]; [`fit_scores`] takes scores and group codes; [`fit_from_histogram`]
+//! is everything after the release (post-processing, deterministic given the histogram: check T0).
+//! Baselines (§2.5): [`baselines`]. One-dimensional optimal transport: [`transport`].
+//!
+//! Privacy (§2.3): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
+//! under substitution, n public); everything after it is post-processing. The group set, the
+//! interval `[s, t]`, k, α and ε are public. Tuning α or k on data is not accounted (H11).
+
+pub mod baselines;
+pub mod histogram;
 pub mod lp;
 pub mod transport;
+
+use dpfair_data::{Dataset, Target};
+use dpfair_privacy::{Ledger, Noise, PrivacyError};
+use histogram::{Grid, JointHistogram, private_joint_histogram, repair_group};
+use lp::{BarycenterProblem, LpError, SolveOptions, SolvedBy};
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Errors of the fair-regression method; each names the parameter, column or row at fault.
+#[derive(Debug, Error)]
+pub enum FairRegressionError {
+    #[error("invalid `{name}`: {reason}")]
+    Invalid { name: &'static str, reason: String },
+    #[error(transparent)]
+    Privacy(#[from] PrivacyError),
+    #[error(transparent)]
+    Lp(#[from] LpError),
+}
+
+impl FairRegressionError {
+    pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        FairRegressionError::Invalid {
+            name,
+            reason: reason.into(),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, FairRegressionError>;
+
+/// Configuration. Defaults follow the paper's experiments (spec §4.3, §4.6): α = 0 (exact
+/// statistical parity, the reference runs), ε = 1, k = 36 (Law School's default), the H3 weight
+/// floor 1e-6. The interval `[s, t]` has no sensible default and must be given (footnote 1: it must
+/// be public; never the data's min/max).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Fairness tolerance α ≥ 0 in KS distance (α ≥ 1 means no fairness constraint).
+    pub alpha: f64,
+    /// Privacy budget ε > 0 (`f64::INFINITY`: the non-private reference; no noise).
+    pub epsilon: f64,
+    /// Number of bins k ≥ 1.
+    pub bins: usize,
+    /// The public interval `[s, t]` containing the scores.
+    pub range: Option<[f64; 2]>,
+    /// The public group set, in code order. `None`: the levels of the data's group column,
+    /// recorded in the model as taken from the data (hazard H12).
+    pub groups: Option<Vec<String>>,
+    /// [`fit`] only: the feature column holding the scores f(x, a); `None`: the real target
+    /// (the paper's experiments use f = Id on the response).
+    pub score_column: Option<String>,
+    /// Floor on the private group weights w̃_a (H3).
+    pub weight_floor: f64,
+    pub solver: SolveOptions,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            alpha: 0.0,
+            epsilon: 1.0,
+            bins: 36,
+            range: None,
+            groups: None,
+            score_column: None,
+            weight_floor: 1e-6,
+            solver: SolveOptions::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Checks α, ε, k, the range and the floor; returns the grid.
+    pub fn validate(&self) -> Result<Grid> {
+        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
+            return Err(FairRegressionError::invalid(
+                "alpha",
+                format!("must be finite and ≥ 0, got {}", self.alpha),
+            ));
+        }
+        if self.epsilon.is_nan() || self.epsilon <= 0.0 {
+            return Err(FairRegressionError::invalid(
+                "epsilon",
+                format!("must be > 0, got {}", self.epsilon),
+            ));
+        }
+        if !(self.weight_floor.is_finite() && self.weight_floor > 0.0) {
+            return Err(FairRegressionError::invalid(
+                "weight_floor",
+                format!("must be > 0, got {}", self.weight_floor),
+            ));
+        }
+        let [lo, hi] = self.range.ok_or_else(|| {
+            FairRegressionError::invalid("range", "the public interval [s, t] must be given")
+        })?;
+        Grid::new(lo, hi, self.bins)
+    }
+}
+
+/// Lines 16–17: group a's randomized transport `g_a`, a row-stochastic k × k matrix stored by rows
+/// (`rows[j]` = the (ℓ, probability) pairs of row j; rows are monotone bands, Lemma B.9).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transport {
+    pub rows: Vec<Vec<(u32, f64)>>,
+}
+
+impl Transport {
+    /// §2.2.5: row j of the coupling normalized by its sum; a row without mass is the identity.
+    pub fn from_coupling(c: &transport::Coupling) -> Self {
+        let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); c.k];
+        for &(j, l, m) in &c.entries {
+            rows[j as usize].push((l, m));
+        }
+        for (j, row) in rows.iter_mut().enumerate() {
+            let total: f64 = row.iter().map(|e| e.1).sum();
+            if total > 0.0 {
+                row.iter_mut().for_each(|e| e.1 /= total);
+            } else {
+                *row = vec![(j as u32, 1.0)];
+            }
+        }
+        Transport { rows }
+    }
+
+    /// Draw an output bin for input bin j (inverse CDF over the row).
+    pub fn sample<R: Rng + ?Sized>(&self, j: usize, rng: &mut R) -> usize {
+        let row = &self.rows[j];
+        let u: f64 = rng.random();
+        let mut acc = 0.0;
+        for &(l, p) in row {
+            acc += p;
+            if u < acc {
+                return l as usize;
+            }
+        }
+        row.last().map_or(j, |e| e.0 as usize)
+    }
+
+    /// The push-forward `Σ_j p(j) G(j, ·)` of a PMF on the bins (check T2).
+    pub fn push_forward(&self, p: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; p.len()];
+        for (row, pj) in self.rows.iter().zip(p) {
+            for &(l, g) in row {
+                out[l as usize] += pj * g;
+            }
+        }
+        out
+    }
+}
+
+/// Where the group set came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupSource {
+    /// Declared by the user (public schema information).
+    Declared,
+    /// The levels found in the data, recorded as public (H12: strictly, reading them is a leak).
+    Data,
+}
+
+/// The fitted post-processor `(x, a) ↦ g_a(h(f(x, a)))` with what it was fitted from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    pub grid: Grid,
+    pub alpha: f64,
+    pub epsilon: f64,
+    pub group_names: Vec<String>,
+    pub group_source: GroupSource,
+    /// Groups whose noisy mass was at most the weight floor (H3): near-empty or absent.
+    pub near_empty_groups: Vec<String>,
+    /// `w̃_a` (not normalized, H8).
+    pub weights: Vec<f64>,
+    /// `p̃_a`: the private group-conditional PMFs.
+    pub pmfs: Vec<Vec<f64>>,
+    /// `q̃_a`: the groups' target PMFs (pairwise KS ≤ α).
+    pub targets: Vec<Vec<f64>>,
+    /// A barycenter CDF `B` (centre of the KS balls).
+    pub center_cdf: Vec<f64>,
+    /// The LP value in index units and in value units (× Δ², H17).
+    pub lp_value_index: f64,
+    pub lp_value: f64,
+    pub solved_by: SolvedBy,
+    pub transports: Vec<Transport>,
+}
+
+/// Predictions and how many scores fell outside the public interval (clamped to the end bins).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Predictions {
+    pub values: Vec<f64>,
+    pub out_of_range: usize,
+}
+
+impl Model {
+    /// Line 18 / §3.3: `ȳ = v_ℓ` with ℓ drawn from row `bin(score)` of the group's transport,
+    /// independently for every query (H14). Scores outside `[s, t]` go to the end bins and are
+    /// counted. `groups` are codes into [`Model::group_names`].
+    pub fn predict<R: Rng + ?Sized>(
+        &self,
+        scores: &[f64],
+        groups: &[u32],
+        rng: &mut R,
+    ) -> Result<Predictions> {
+        if scores.len() != groups.len() {
+            return Err(FairRegressionError::invalid(
+                "groups",
+                format!("{} group codes for {} scores", groups.len(), scores.len()),
+            ));
+        }
+        let mut out_of_range = 0;
+        let values = scores
+            .iter()
+            .zip(groups)
+            .enumerate()
+            .map(|(i, (&y, &a))| {
+                if y.is_nan() {
+                    return Err(FairRegressionError::invalid(
+                        "scores",
+                        format!("row {i} is NaN"),
+                    ));
+                }
+                let t = self.transports.get(a as usize).ok_or_else(|| {
+                    FairRegressionError::invalid(
+                        "groups",
+                        format!(
+                            "row {i}: group code {a} is not one of the model's {} groups",
+                            self.transports.len()
+                        ),
+                    )
+                })?;
+                if !self.grid.contains(y) {
+                    out_of_range += 1;
+                }
+                Ok(self.grid.midpoint(t.sample(self.grid.bin(y), rng)))
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        Ok(Predictions {
+            values,
+            out_of_range,
+        })
+    }
+
+    /// Code of a group name.
+    pub fn group_code(&self, name: &str) -> Option<u32> {
+        self.group_names
+            .iter()
+            .position(|g| g == name)
+            .map(|i| i as u32)
+    }
+}
+
+/// Lines 8–18 given the released histogram: post-processing only (no data access). Deterministic
+/// given the histogram and the configuration (check T0 (ii)).
+pub fn fit_from_histogram(
+    config: &Config,
+    hist: &JointHistogram,
+    group_names: Vec<String>,
+    group_source: GroupSource,
+) -> Result<Model> {
+    let grid = config.validate()?;
+    if hist.k != grid.k || hist.m != group_names.len() || hist.h.len() != hist.m * hist.k {
+        return Err(FairRegressionError::invalid(
+            "histogram",
+            format!(
+                "shape {} × {} does not match {} groups × {} bins",
+                hist.m,
+                hist.k,
+                group_names.len(),
+                grid.k
+            ),
+        ));
+    }
+    let repaired: Vec<_> = hist
+        .h
+        .chunks(hist.k)
+        .map(|row| repair_group(row, config.weight_floor))
+        .collect();
+    let near_empty_groups = repaired
+        .iter()
+        .zip(&group_names)
+        .filter(|(r, _)| r.floored)
+        .map(|(_, g)| g.clone())
+        .collect();
+    let problem = BarycenterProblem::new(
+        repaired.iter().map(|r| r.pmf.clone()).collect(),
+        repaired.iter().map(|r| r.weight).collect(),
+        config.alpha,
+    )?;
+    let sol = lp::solve(&problem, &config.solver)?;
+    let width = grid.width();
+    Ok(Model {
+        grid,
+        alpha: config.alpha,
+        epsilon: hist.epsilon,
+        group_names,
+        group_source,
+        near_empty_groups,
+        weights: problem.weights.clone(),
+        pmfs: problem.pmfs.clone(),
+        targets: sol.targets.clone(),
+        center_cdf: sol.center_cdf.clone(),
+        lp_value_index: sol.value,
+        lp_value: sol.value * width * width,
+        solved_by: sol.solved_by,
+        transports: sol.couplings.iter().map(Transport::from_coupling).collect(),
+    })
+}
+
+/// Algorithm 1 on scores `f(x_i, a_i)` with group codes in `0..group_names.len()` (the public
+/// group set; a declared group absent from the data is floored, H3).
+pub fn fit_scores(
+    config: &Config,
+    scores: &[f64],
+    groups: &[u32],
+    group_names: Vec<String>,
+    group_source: GroupSource,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let grid = config.validate()?;
+    let hist = private_joint_histogram(
+        scores,
+        groups,
+        group_names.len(),
+        &grid,
+        config.epsilon,
+        ledger,
+        noise,
+    )?;
+    fit_from_histogram(config, &hist, group_names, group_source)
+}
+
+/// What Algorithm 1 reads from a data set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredGroups {
+    pub scores: Vec<f64>,
+    /// Codes into `group_names`.
+    pub codes: Vec<u32>,
+    pub group_names: Vec<String>,
+    pub source: GroupSource,
+}
+
+/// The scores (the `score_column` feature, else the real target) and the group codes of a data
+/// set, mapped to the configured group set; with the group names and their source.
+pub fn scores_and_groups(config: &Config, data: &Dataset) -> Result<ScoredGroups> {
+    let scores = match &config.score_column {
+        Some(col) => {
+            let j = data
+                .feature_names
+                .iter()
+                .position(|f| f == col)
+                .ok_or_else(|| {
+                    FairRegressionError::invalid(
+                        "score_column",
+                        format!("no feature column `{col}`"),
+                    )
+                })?;
+            data.features.column(j).to_vec()
+        }
+        None => match &data.target {
+            Some(Target::Real(y)) => y.clone(),
+            _ => {
+                return Err(FairRegressionError::invalid(
+                    "score_column",
+                    "not given and the data set has no real-valued target",
+                ));
+            }
+        },
+    };
+    let groups = data.groups.as_ref().ok_or_else(|| {
+        FairRegressionError::invalid("groups", "the data set has no sensitive-attribute column")
+    })?;
+    let (codes, names, source) = match &config.groups {
+        None => (
+            groups.codes.clone(),
+            groups.names.clone(),
+            GroupSource::Data,
+        ),
+        Some(declared) => {
+            let map: Vec<u32> = groups
+                .names
+                .iter()
+                .map(|n| {
+                    declared.iter().position(|d| d == n).map(|i| i as u32).ok_or_else(|| {
+                        FairRegressionError::invalid(
+                            "groups",
+                            format!("the data has group `{n}`, which is not among the declared groups {declared:?}"),
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let codes = groups.codes.iter().map(|&c| map[c as usize]).collect();
+            (codes, declared.clone(), GroupSource::Declared)
+        }
+    };
+    Ok(ScoredGroups {
+        scores,
+        codes,
+        group_names: names,
+        source,
+    })
+}
+
+/// Algorithm 1 on a data set (`fit(&Config, &Dataset, &mut Ledger, &mut Noise)`, DESIGN.md).
+pub fn fit(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let d = scores_and_groups(config, data)?;
+    fit_scores(
+        config,
+        &d.scores,
+        &d.codes,
+        d.group_names,
+        d.source,
+        ledger,
+        noise,
+    )
+}

@@ -1,0 +1,310 @@
+//! Algorithm 1, lines 2–13: the bin grid, the private joint (group × bin) histogram, and the
+//! repair of each group's noisy histogram into a PMF (spec §2.2.1–2.2.3).
+
+use super::FairRegressionError;
+use dpfair_privacy::mechanisms::noisy_histogram;
+use dpfair_privacy::{Ledger, Noise};
+use serde::{Deserialize, Serialize};
+
+/// k equal bins on the public interval `[lo, hi]` (spec §2.2.1, hazards H1 and H4).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Grid {
+    pub lo: f64,
+    pub hi: f64,
+    pub k: usize,
+}
+
+impl Grid {
+    /// Checks `k ≥ 1` and `lo < hi`, both finite.
+    pub fn new(lo: f64, hi: f64, k: usize) -> Result<Self, FairRegressionError> {
+        if k == 0 {
+            return Err(FairRegressionError::invalid("bins", "k must be ≥ 1"));
+        }
+        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+            return Err(FairRegressionError::invalid(
+                "range",
+                format!("needs finite LO < HI, got [{lo}, {hi}]"),
+            ));
+        }
+        Ok(Grid { lo, hi, k })
+    }
+
+    /// Bin width Δ = (hi − lo)/k.
+    pub fn width(&self) -> f64 {
+        (self.hi - self.lo) / self.k as f64
+    }
+
+    /// Line 3, the discretizer: `clamp(floor((y − lo)/Δ), 0, k−1)`. Bin boundaries go to the upper
+    /// bin, `hi` to the last bin, values outside `[lo, hi]` to the end bins (H4).
+    pub fn bin(&self, y: f64) -> usize {
+        let t = ((y - self.lo) / self.width()).floor();
+        if t <= 0.0 {
+            0
+        } else {
+            (t as usize).min(self.k - 1)
+        }
+    }
+
+    /// Line 2, the midpoint of bin j: `lo + (j + ½)Δ` (with the `+ lo` the paper drops, H1).
+    pub fn midpoint(&self, j: usize) -> f64 {
+        j as f64 * self.width() + self.lo + self.width() / 2.0
+    }
+
+    /// Whether `y` lies in `[lo, hi]`.
+    pub fn contains(&self, y: f64) -> bool {
+        (self.lo..=self.hi).contains(&y)
+    }
+}
+
+/// Lines 4–6: the released joint histogram `p̌(a, v_j)`, group-major (`h[a·k + j]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JointHistogram {
+    pub m: usize,
+    pub k: usize,
+    /// Public record count n.
+    pub n: usize,
+    /// `p̌(a, v_j)` = (count + noise)/n; may be negative.
+    pub h: Vec<f64>,
+    /// The ε spent (∞ for the non-private reference).
+    pub epsilon: f64,
+}
+
+/// Record i's cell `a·k + bin(score_i)` of the joint histogram (line 4, with the `a_i = a`
+/// indicator the paper's line drops, H2). Errors name the first bad row.
+fn cells(
+    scores: &[f64],
+    groups: &[u32],
+    m: usize,
+    grid: &Grid,
+) -> Result<Vec<usize>, FairRegressionError> {
+    if scores.len() != groups.len() {
+        return Err(FairRegressionError::invalid(
+            "groups",
+            format!("{} group codes for {} scores", groups.len(), scores.len()),
+        ));
+    }
+    scores
+        .iter()
+        .zip(groups)
+        .enumerate()
+        .map(|(i, (&y, &a))| {
+            if y.is_nan() {
+                return Err(FairRegressionError::invalid(
+                    "scores",
+                    format!("row {i} is NaN"),
+                ));
+            }
+            if a as usize >= m {
+                return Err(FairRegressionError::invalid(
+                    "groups",
+                    format!("row {i}: group code {a} is not among the {m} declared groups"),
+                ));
+            }
+            Ok(a as usize * grid.k + grid.bin(y))
+        })
+        .collect()
+}
+
+/// Lines 4–6, the only step that reads the data: the joint (group × bin) counts with discrete
+/// Laplace noise of scale 2/ε on each count (the privacy crate's [`noisy_histogram`]: ℓ1
+/// sensitivity 2 under substitution, one pure ε-DP release, exact sampler as hazard H10 advises),
+/// divided by the public n (H9). `epsilon = ∞` is the non-private reference of the paper's
+/// experiments: nothing is released through the ledger and the exact histogram is returned.
+pub fn private_joint_histogram(
+    scores: &[f64],
+    groups: &[u32],
+    m: usize,
+    grid: &Grid,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<JointHistogram, FairRegressionError> {
+    let n = scores.len();
+    if n == 0 {
+        return Err(FairRegressionError::invalid("data", "no rows"));
+    }
+    if m == 0 {
+        return Err(FairRegressionError::invalid("groups", "no groups declared"));
+    }
+    if epsilon.is_nan() || epsilon <= 0.0 {
+        return Err(FairRegressionError::invalid(
+            "epsilon",
+            format!("must be > 0, got {epsilon}"),
+        ));
+    }
+    let cells = cells(scores, groups, m, grid)?;
+    let counts: Vec<f64> = if epsilon.is_infinite() {
+        let mut c = vec![0.0; m * grid.k];
+        cells.iter().for_each(|&i| c[i] += 1.0);
+        c
+    } else {
+        let label = format!(
+            "fair regression (seed 001): joint histogram, {m} groups × {} bins, n = {n}",
+            grid.k
+        );
+        noisy_histogram(ledger, noise, &label, &cells, m * grid.k, epsilon)?
+            .into_iter()
+            .map(|c| c as f64)
+            .collect()
+    };
+    Ok(JointHistogram {
+        m,
+        k: grid.k,
+        n,
+        h: counts.iter().map(|c| c / n as f64).collect(),
+        epsilon,
+    })
+}
+
+/// One group's repaired estimate (lines 8–13).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepairedGroup {
+    /// `w̃_a`, floored at `floor` (H3).
+    pub weight: f64,
+    /// Whether the floor was applied (the group's noisy mass was ≤ floor: near-empty).
+    pub floored: bool,
+    /// `F̃_a` (last entry exactly 1).
+    pub cdf: Vec<f64>,
+    /// `p̃_a`.
+    pub pmf: Vec<f64>,
+}
+
+/// Lines 8–13 for one group's row `p̌(a, ·)`:
+/// `w̃ = max(Σ_j p̌(a,j), floor)` (the paper's floor 0 makes line 9 divide by zero; H3 keeps the
+/// code's 1e-6); `F̌ = partial sums / w̃`; the L∞ isotonic regression of line 10–11 in closed form,
+/// `G(j) = ½(max_{l≤j} F̌(l) + min_{r≥j} F̌(r))` (prefix maximum and suffix minimum; Stout 2017);
+/// `F̃ = clamp(G, 0, 1)` with `F̃(k−1) = 1`; `p̃ = ΔF̃` (nonnegative exactly, since every step is
+/// monotone).
+pub fn repair_group(row: &[f64], floor: f64) -> RepairedGroup {
+    let k = row.len();
+    let total: f64 = row.iter().sum();
+    let floored = total <= floor;
+    let weight = total.max(floor);
+    let mut acc = 0.0;
+    let fcheck: Vec<f64> = row
+        .iter()
+        .map(|x| {
+            acc += x;
+            acc / weight
+        })
+        .collect();
+    let mut suffix_min = vec![0.0; k];
+    let mut run = f64::INFINITY;
+    for j in (0..k).rev() {
+        run = run.min(fcheck[j]);
+        suffix_min[j] = run;
+    }
+    let mut prefix_max = f64::NEG_INFINITY;
+    let mut cdf: Vec<f64> = (0..k)
+        .map(|j| {
+            prefix_max = prefix_max.max(fcheck[j]);
+            (0.5 * (prefix_max + suffix_min[j])).clamp(0.0, 1.0)
+        })
+        .collect();
+    cdf[k - 1] = 1.0;
+    let pmf = super::transport::pmf_from_cdf(&cdf);
+    RepairedGroup {
+        weight,
+        floored,
+        cdf,
+        pmf,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discretizer_edges() {
+        let g = Grid::new(0.0, 1.0, 3).unwrap();
+        assert_eq!(g.bin(0.0), 0);
+        assert_eq!(g.bin(1.0 / 3.0), 1); // boundary goes up
+        assert_eq!(g.bin(0.5), 1);
+        assert_eq!(g.bin(1.0), 2); // hi goes to the last bin
+        assert_eq!(g.bin(-5.0), 0);
+        assert_eq!(g.bin(7.0), 2);
+        let law = Grid::new(1.0, 4.0, 1).unwrap();
+        assert_eq!(law.midpoint(0), 2.5); // H1: with + lo
+        assert!(Grid::new(1.0, 1.0, 3).is_err() && Grid::new(0.0, 1.0, 0).is_err());
+    }
+
+    /// Check T0 (i): under every single-record substitution of small data sets, the joint count
+    /// vector moves by exactly 2 in ℓ1 when the record changes cell and 0 otherwise (so ≤ 2/n
+    /// after dividing by n).
+    #[test]
+    fn joint_counts_have_l1_sensitivity_two() {
+        let grid = Grid::new(0.0, 1.0, 4).unwrap();
+        let scores = [0.1, 0.3, 0.55, 0.9, 0.95, 0.2];
+        let groups = [0, 1, 2, 0, 1, 2];
+        let counts = |s: &[f64], g: &[u32]| {
+            let mut c = vec![0i32; 12];
+            cells(s, g, 3, &grid)
+                .unwrap()
+                .iter()
+                .for_each(|&i| c[i] += 1);
+            c
+        };
+        let base = counts(&scores, &groups);
+        for i in 0..scores.len() {
+            for y in [0.05, 0.3, 0.6, 0.99] {
+                for a in 0..3 {
+                    let (mut s, mut g) = (scores, groups);
+                    s[i] = y;
+                    g[i] = a;
+                    let l1: i32 = counts(&s, &g)
+                        .iter()
+                        .zip(&base)
+                        .map(|(x, y)| (x - y).abs())
+                        .sum();
+                    let moved = a != groups[i] || grid.bin(y) != grid.bin(scores[i]);
+                    assert_eq!(l1, if moved { 2 } else { 0 });
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn repair_is_noop_on_valid_histograms_and_monotone_on_noisy_ones() {
+        let r = repair_group(&[0.1, 0.0, 0.3], 1e-6);
+        assert!((r.weight - 0.4).abs() < 1e-15);
+        for (a, b) in r.pmf.iter().zip([0.25, 0.0, 0.75]) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        let noisy = [0.05, -0.02, 0.01, 0.2, -0.1, 0.03, 0.4];
+        let r = repair_group(&noisy, 1e-6);
+        assert!(r.cdf.windows(2).all(|w| w[0] <= w[1]));
+        assert!(r.pmf.iter().all(|p| *p >= 0.0));
+        assert_eq!(*r.cdf.last().unwrap(), 1.0);
+        // Brute-force L∞ isotonic fit: the max error of the midpoint fit is half the largest
+        // decrease max_{l≤m} (F̌(l) − F̌(m)) (Stout 2017), before clipping.
+        let w: f64 = noisy.iter().sum();
+        let f: Vec<f64> = noisy
+            .iter()
+            .scan(0.0, |a, x| {
+                *a += x;
+                Some(*a / w)
+            })
+            .collect();
+        let mut worst_drop = 0.0f64;
+        for l in 0..f.len() {
+            for m in l..f.len() {
+                worst_drop = worst_drop.max(f[l] - f[m]);
+            }
+        }
+        let err = f
+            .iter()
+            .zip(&r.cdf)
+            .take(f.len() - 1)
+            .map(|(a, b)| (a.clamp(0.0, 1.0) - b).abs())
+            .fold(0.0, f64::max);
+        assert!(err <= worst_drop / 2.0 + 1e-12, "{err} vs {worst_drop}");
+    }
+
+    #[test]
+    fn empty_group_is_floored() {
+        let r = repair_group(&[0.0, -1e-3, 0.0], 1e-6);
+        assert!(r.floored && r.weight == 1e-6);
+        assert!(r.pmf.iter().all(|p| *p >= 0.0));
+    }
+}
