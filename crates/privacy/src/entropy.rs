@@ -1,13 +1,49 @@
 //! Entropy for releases: the operating system's CSPRNG (default for real releases) or a seeded
 //! ChaCha20 stream (reproducible experiments and tests). Both are cryptographically strong; the
-//! exact samplers in [`crate::samplers`] consume only uniform bits from here.
+//! exact samplers in [`crate::samplers`] consume only uniform bits from here, so the same samplers
+//! run on either.
+//!
+//! The OS source reads the kernel CSPRNG in blocks of [`OS_BLOCK`] bytes (one system call per
+//! block instead of one per 64-bit word) and hands each byte out once.
 
 use rand::rngs::{ChaCha20Rng, SysRng};
 use rand_core::{Rng, SeedableRng, UnwrapErr};
 
+/// Bytes read from the operating system per system call.
+pub const OS_BLOCK: usize = 512;
+
+/// OS randomness, read a block at a time; every byte is used once.
+struct OsBlock {
+    os: UnwrapErr<SysRng>,
+    buf: [u8; OS_BLOCK],
+    pos: usize,
+}
+
+impl OsBlock {
+    fn new() -> Box<Self> {
+        Box::new(OsBlock {
+            os: UnwrapErr(SysRng),
+            buf: [0; OS_BLOCK],
+            pos: OS_BLOCK,
+        })
+    }
+
+    #[inline]
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        if self.pos + N > OS_BLOCK {
+            self.os.fill_bytes(&mut self.buf);
+            self.pos = 0;
+        }
+        let mut out = [0u8; N];
+        out.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+        self.pos += N;
+        out
+    }
+}
+
 enum Source {
-    Os(UnwrapErr<SysRng>),
-    Seeded(ChaCha20Rng),
+    Os(Box<OsBlock>),
+    Seeded(Box<ChaCha20Rng>),
 }
 
 /// The random source every mechanism draws its noise from.
@@ -20,7 +56,7 @@ impl Noise {
     /// The operating system's CSPRNG: the default for `dpfair fit`.
     pub fn os() -> Self {
         Noise {
-            source: Source::Os(UnwrapErr(SysRng)),
+            source: Source::Os(OsBlock::new()),
             seed: None,
         }
     }
@@ -28,7 +64,7 @@ impl Noise {
     /// A ChaCha20 stream from a 64-bit seed: reproducible runs (experiments, tests).
     pub fn seeded(seed: u64) -> Self {
         Noise {
-            source: Source::Seeded(ChaCha20Rng::seed_from_u64(seed)),
+            source: Source::Seeded(Box::new(ChaCha20Rng::seed_from_u64(seed))),
             seed: Some(seed),
         }
     }
@@ -46,7 +82,7 @@ impl Noise {
             Source::Seeded(rng) => {
                 let s = rng.next_u64();
                 Noise {
-                    source: Source::Seeded(ChaCha20Rng::seed_from_u64(s)),
+                    source: Source::Seeded(Box::new(ChaCha20Rng::seed_from_u64(s))),
                     seed: Some(s),
                 }
             }
@@ -59,21 +95,21 @@ impl rand_core::TryRng for Noise {
 
     fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
         Ok(match &mut self.source {
-            Source::Os(r) => r.next_u32(),
+            Source::Os(r) => u32::from_le_bytes(r.take::<4>()),
             Source::Seeded(r) => r.next_u32(),
         })
     }
 
     fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
         Ok(match &mut self.source {
-            Source::Os(r) => r.next_u64(),
+            Source::Os(r) => u64::from_le_bytes(r.take::<8>()),
             Source::Seeded(r) => r.next_u64(),
         })
     }
 
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
         match &mut self.source {
-            Source::Os(r) => r.fill_bytes(dst),
+            Source::Os(r) => r.os.fill_bytes(dst),
             Source::Seeded(r) => r.fill_bytes(dst),
         }
         Ok(())

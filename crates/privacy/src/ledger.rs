@@ -4,18 +4,27 @@
 //! Mechanisms call [`Ledger::charge`] *before* they draw noise; a charge that would take the total
 //! over budget is refused and nothing is released.
 //!
-//! Total rule ([`Ledger::total`]):
-//! 1. Entries inside one parallel partition (disjoint parts of the data) compose sequentially within
-//!    each part; the partition costs the worst part (component-wise maximum).
-//! 2. If every cost is pure ε: basic composition, Σ ε, δ = 0.
-//! 3. Else, if every cost has an RDP curve (pure ε, ρ-zCDP, RDP, subsampled Gaussian): RDP curves
-//!    add up over [`default_orders`] and the sum is converted to (ε, δ) at the ledger's δ.
-//! 4. Else: basic composition of (ε_i, δ_i); approximate-DP entries bring their own δ_i, the other
-//!    non-pure entries share what is left of the ledger's δ equally.
+//! Total rule ([`Ledger::total`]), at the ledger's δ:
+//! 1. The releases are *items*: each sequential entry, and each parallel partition (entries on
+//!    disjoint parts of the data, [`Ledger::in_part`]). A partition costs its worst part: for any
+//!    two neighbouring data sets only one part differs.
+//! 2. If every cost is pure ε: basic composition, Σ ε (a partition: the largest part's Σ ε), δ = 0.
+//! 3. Otherwise two valid bounds are formed and the smaller ε is reported, with its rule:
+//!    * RDP (when every cost has an RDP curve: pure ε, ρ-zCDP, RDP, subsampled Gaussian with the
+//!      RDP accountant): curves add up over [`default_orders`] (a partition: the order-wise
+//!      maximum of its parts' sums) and the sum is converted to (ε, δ) at the ledger's δ;
+//!    * basic composition of (ε_i, δ_i): approximate-DP entries bring their own δ_i; what is left
+//!      of the ledger's δ is split equally among the other non-pure items (within a part, equally
+//!      among its non-pure entries), each converted at its share; a partition contributes its
+//!      parts' largest ε and largest δ.
+//!
+//!    Each bound is monotone in every entry, so the minimum is too: a new entry never lowers the
+//!    total.
 
 use crate::accounting::{self, Accountant, default_orders};
 use crate::error::{PrivacyError, Result, invalid};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Which neighbouring data sets a guarantee is certified for.
@@ -42,7 +51,9 @@ impl Budget {
         Self::approx(epsilon, 0.0)
     }
 
-    /// (ε, δ)-DP; ε may be `f64::INFINITY` for a non-private reference run.
+    /// (ε, δ)-DP. ε = `f64::INFINITY` means no limit at all (a non-private reference run, or
+    /// reporting what a paper's procedure spends): every charge is recorded, and δ is only the δ
+    /// at which [`Ledger::total`] converts.
     pub fn approx(epsilon: f64, delta: f64) -> Result<Self> {
         if epsilon.is_nan() || epsilon <= 0.0 {
             return Err(invalid("epsilon", format!("must be > 0, got {epsilon}")));
@@ -244,7 +255,8 @@ impl Ledger {
         }
     }
 
-    /// A ledger without limit (non-private references; paper-mode reporting).
+    /// A ledger without limit (non-private references; paper-mode reporting). Its δ is 0, so
+    /// totals over non-pure entries need [`Ledger::total_at`] with a δ.
     pub fn unlimited() -> Self {
         Self::new(Budget::unlimited())
     }
@@ -285,6 +297,10 @@ impl Ledger {
             };
         }
         self.entries.push(entry);
+        if self.budget.epsilon == f64::INFINITY {
+            // No limit: record everything (the total is still computed on request, at δ).
+            return Ok(());
+        }
         let verdict = self.total().and_then(|t| self.check(&t));
         if let Err(e) = verdict {
             let entry = self.entries.pop().expect("just pushed");
@@ -335,130 +351,64 @@ impl Ledger {
 
     /// The total spent so far, converting non-pure costs at `delta`.
     pub fn total_at(&self, delta: f64) -> Result<Total> {
-        let groups = self.groups();
-        if groups.is_empty() {
+        let items = self.items();
+        if items.is_empty() {
             return Ok(Total {
                 epsilon: 0.0,
                 delta: 0.0,
                 rule: "no releases".into(),
             });
         }
-        let all_pure = groups
+        let all_pure = items
             .iter()
-            .all(|g| g.iter().all(|c| matches!(c, Cost::Pure { .. })));
+            .flat_map(|i| i.iter().flatten())
+            .all(|c| matches!(c, Cost::Pure { .. }));
         if all_pure {
-            let eps: f64 = groups.iter().map(|g| pure_sum(g)).sum::<f64>();
+            let eps: f64 = items
+                .iter()
+                .map(|i| i.iter().map(|p| pure_sum(p)).fold(0.0, f64::max))
+                .sum();
             return Ok(Total {
                 epsilon: eps,
                 delta: 0.0,
                 rule: "basic composition of pure ε (parallel parts: worst part)".into(),
             });
         }
-        let orders = default_orders();
-        if delta > 0.0 {
-            if let Some(curve) = self.rdp_total(&groups, &orders) {
-                let curve = curve?;
-                return Ok(Total {
-                    epsilon: accounting::rdp_to_dp(&orders, &curve, delta)?,
-                    delta,
-                    rule: format!("RDP composition, converted to (ε, δ) at δ = {delta}"),
-                });
-            }
-        }
-        // Basic composition of (ε_i, δ_i).
-        let approx_delta: f64 = groups
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .map(|c| match c {
-                        Cost::Approx { delta, .. } => *delta,
-                        _ => 0.0,
-                    })
-                    .sum::<f64>()
-            })
-            .sum();
-        let n_conv = groups
-            .iter()
-            .filter(|g| {
-                g.iter()
-                    .any(|c| !matches!(c, Cost::Pure { .. } | Cost::Approx { .. }))
-            })
-            .count();
-        let share = if n_conv > 0 {
-            let left = delta - approx_delta;
-            if left <= 0.0 {
-                return Err(invalid(
-                    "delta",
-                    format!(
-                        "the ledger's δ = {delta} leaves nothing to convert zCDP/RDP costs after approximate-DP entries use {approx_delta}"
-                    ),
-                ));
-            }
-            left / n_conv as f64
+        let rdp = if delta > 0.0 {
+            rdp_total(&items, &default_orders(), delta)
         } else {
-            0.0
+            None
         };
-        let (mut eps, mut del) = (0.0, 0.0);
-        for g in &groups {
-            let (e, d) = group_dp(g, share)?;
-            eps += e;
-            del += d;
+        let basic = basic_total(&items, delta);
+        match (rdp, basic) {
+            (Some(Ok(r)), Ok(b)) => Ok(if r.epsilon <= b.epsilon { r } else { b }),
+            (Some(Ok(r)), Err(_)) => Ok(r),
+            (Some(Err(_)) | None, Ok(b)) => Ok(b),
+            (Some(Err(e)), Err(_)) | (None, Err(e)) => Err(e),
         }
-        Ok(Total {
-            epsilon: eps,
-            delta: del,
-            rule: format!(
-                "basic composition of (ε_i, δ_i); zCDP/RDP/DP-SGD entries converted at δ_i = {share:.3e} each"
-            ),
-        })
     }
 
-    /// The costs to compose sequentially, in groups: each sequential entry alone, and each
-    /// parallel partition as the costs of its worst part ([`worst_part`]).
-    fn groups(&self) -> Vec<Vec<Cost>> {
-        let mut out: Vec<Vec<Cost>> = Vec::new();
-        for e in &self.entries {
-            if e.composition == Composition::Sequential {
-                out.push(vec![e.cost.clone()]);
-            }
-        }
-        for parts in self.partition_parts().into_values() {
-            out.push(worst_part(parts));
-        }
-        out
-    }
-
-    /// For each partition: its parts, each the list of costs recorded in it.
-    fn partition_parts(&self) -> std::collections::BTreeMap<String, Vec<Vec<Cost>>> {
-        let mut map: std::collections::BTreeMap<
-            String,
-            std::collections::BTreeMap<String, Vec<Cost>>,
-        > = Default::default();
+    /// The items to compose sequentially: each sequential entry as one part holding one cost,
+    /// and each parallel partition as its parts (each the list of its costs).
+    fn items(&self) -> Vec<Vec<Vec<Cost>>> {
+        let mut out: Vec<Vec<Vec<Cost>>> = self
+            .entries
+            .iter()
+            .filter(|e| e.composition == Composition::Sequential)
+            .map(|e| vec![vec![e.cost.clone()]])
+            .collect();
+        let mut map: BTreeMap<&str, BTreeMap<&str, Vec<Cost>>> = BTreeMap::new();
         for e in &self.entries {
             if let Composition::Parallel { partition, part } = &e.composition {
-                map.entry(partition.clone())
+                map.entry(partition)
                     .or_default()
-                    .entry(part.clone())
+                    .entry(part)
                     .or_default()
                     .push(e.cost.clone());
             }
         }
-        map.into_iter()
-            .map(|(k, parts)| (k, parts.into_values().collect()))
-            .collect()
-    }
-
-    fn rdp_total(&self, groups: &[Vec<Cost>], orders: &[f64]) -> Option<Result<Vec<f64>>> {
-        let mut sum = vec![0.0; orders.len()];
-        for g in groups {
-            for c in g {
-                match c.rdp_curve(orders)? {
-                    Ok(curve) => sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-        }
-        Some(Ok(sum))
+        out.extend(map.into_values().map(|parts| parts.into_values().collect()));
+        out
     }
 
     /// A human-readable table of the entries and the total.
@@ -504,9 +454,9 @@ impl Ledger {
     }
 }
 
-/// Σ ε of a group of pure costs.
-fn pure_sum(g: &[Cost]) -> f64 {
-    g.iter()
+/// Σ ε of the pure costs of a part.
+fn pure_sum(part: &[Cost]) -> f64 {
+    part.iter()
         .map(|c| match c {
             Cost::Pure { epsilon } => *epsilon,
             _ => 0.0,
@@ -514,92 +464,101 @@ fn pure_sum(g: &[Cost]) -> f64 {
         .sum()
 }
 
-/// (ε, δ) of a group by basic composition, converting non-pure entries at δ = `share` split
-/// evenly over them.
-fn group_dp(g: &[Cost], share: f64) -> Result<(f64, f64)> {
-    let n = g
+/// Whether a cost must be converted at a share of the ledger's δ (not pure, not approximate).
+fn needs_delta(c: &Cost) -> bool {
+    !matches!(c, Cost::Pure { .. } | Cost::Approx { .. })
+}
+
+/// RDP bound: `None` when some cost has no RDP curve.
+fn rdp_total(items: &[Vec<Vec<Cost>>], orders: &[f64], delta: f64) -> Option<Result<Total>> {
+    let mut sum = vec![0.0; orders.len()];
+    for item in items {
+        let mut worst = vec![0.0f64; orders.len()];
+        for part in item {
+            let mut part_sum = vec![0.0; orders.len()];
+            for c in part {
+                match c.rdp_curve(orders)? {
+                    Ok(curve) => part_sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            worst
+                .iter_mut()
+                .zip(part_sum)
+                .for_each(|(w, v)| *w = w.max(v));
+        }
+        sum.iter_mut().zip(worst).for_each(|(s, v)| *s += v);
+    }
+    Some(
+        accounting::rdp_to_dp(orders, &sum, delta).map(|epsilon| Total {
+            epsilon,
+            delta,
+            rule: format!(
+                "RDP composition over {} orders, converted to (ε, δ) at δ = {delta}",
+                orders.len()
+            ),
+        }),
+    )
+}
+
+/// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of
+/// what the approximate-DP entries leave of `delta`.
+fn basic_total(items: &[Vec<Vec<Cost>>], delta: f64) -> Result<Total> {
+    // δ the approximate entries use (a partition: its largest part's), and how many items need
+    // a share of the rest.
+    let approx = |part: &[Cost]| -> f64 {
+        part.iter()
+            .map(|c| match c {
+                Cost::Approx { delta, .. } => *delta,
+                _ => 0.0,
+            })
+            .sum()
+    };
+    let approx_delta: f64 = items
         .iter()
-        .filter(|c| !matches!(c, Cost::Pure { .. } | Cost::Approx { .. }))
-        .count()
-        .max(1);
-    let (mut e, mut d) = (0.0, 0.0);
-    for c in g {
-        let (ei, di) = c.to_dp(share / n as f64)?;
-        e += ei;
-        d += di;
-    }
-    Ok((e, d))
-}
-
-/// The costs standing for a partition: the worst part's. All pure: the largest Σ ε. Parts of the
-/// same shape: the part that dominates every other entry by entry. Otherwise, conservatively,
-/// every cost of every part (as if the parts were sequential).
-fn worst_part(parts: Vec<Vec<Cost>>) -> Vec<Cost> {
-    if parts
+        .map(|i| i.iter().map(|p| approx(p)).fold(0.0, f64::max))
+        .sum();
+    let slots = items
         .iter()
-        .all(|p| p.iter().all(|c| matches!(c, Cost::Pure { .. })))
-    {
-        let worst = parts.iter().map(|p| pure_sum(p)).fold(0.0, f64::max);
-        return vec![Cost::Pure { epsilon: worst }];
+        .filter(|i| i.iter().flatten().any(needs_delta))
+        .count();
+    let share = if slots > 0 {
+        let left = delta - approx_delta;
+        if left <= 0.0 {
+            return Err(invalid(
+                "delta",
+                format!(
+                    "the ledger's δ = {delta} leaves nothing to convert zCDP/RDP/DP-SGD costs after approximate-DP entries use {approx_delta}"
+                ),
+            ));
+        }
+        left / slots as f64
+    } else {
+        0.0
+    };
+    let (mut eps, mut del) = (0.0, 0.0);
+    for item in items {
+        let (mut e_max, mut d_max) = (0.0f64, 0.0f64);
+        for part in item {
+            let n = part.iter().filter(|c| needs_delta(c)).count().max(1);
+            let (mut e, mut d) = (0.0, 0.0);
+            for c in part {
+                let (ei, di) = c.to_dp(share / n as f64)?;
+                e += ei;
+                d += di;
+            }
+            e_max = e_max.max(e);
+            d_max = d_max.max(d);
+        }
+        eps += e_max;
+        del += d_max;
     }
-    // Same shape in every part (the common case: the same mechanisms run on each part): the
-    // part whose costs dominate entry by entry is the worst part.
-    if let Some(first) = parts.first()
-        && parts.iter().all(|p| same_shape(p, first))
-        && let Some(dominant) = parts.iter().find(|p| parts.iter().all(|q| dominates(p, q)))
-    {
-        return dominant.clone();
-    }
-    parts.into_iter().flatten().collect()
-}
-
-fn same_shape(a: &[Cost], b: &[Cost]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| std::mem::discriminant(x) == std::mem::discriminant(y))
-}
-
-/// Whether every cost of `a` is at least the matching cost of `b` (same shapes).
-fn dominates(a: &[Cost], b: &[Cost]) -> bool {
-    a.iter().zip(b).all(|(x, y)| match (x, y) {
-        (Cost::Pure { epsilon: e1 }, Cost::Pure { epsilon: e2 }) => e1 >= e2,
-        (
-            Cost::Approx {
-                epsilon: e1,
-                delta: d1,
-            },
-            Cost::Approx {
-                epsilon: e2,
-                delta: d2,
-            },
-        ) => e1 >= e2 && d1 >= d2,
-        (Cost::Zcdp { rho: r1 }, Cost::Zcdp { rho: r2 }) => r1 >= r2,
-        (
-            Cost::Rdp {
-                orders: o1,
-                epsilons: e1,
-            },
-            Cost::Rdp {
-                orders: o2,
-                epsilons: e2,
-            },
-        ) => o1 == o2 && e1.iter().zip(e2).all(|(a, b)| a >= b),
-        (
-            Cost::SubsampledGaussian {
-                sampling_rate: q1,
-                noise_multiplier: z1,
-                steps: t1,
-                accountant: a1,
-            },
-            Cost::SubsampledGaussian {
-                sampling_rate: q2,
-                noise_multiplier: z2,
-                steps: t2,
-                accountant: a2,
-            },
-        ) => a1 == a2 && q1 >= q2 && z1 <= z2 && t1 >= t2,
-        _ => false,
+    Ok(Total {
+        epsilon: eps,
+        delta: del,
+        rule: format!(
+            "basic composition of (ε_i, δ_i); zCDP/RDP/DP-SGD items converted at δ_i = {share:.3e} each"
+        ),
     })
 }
 

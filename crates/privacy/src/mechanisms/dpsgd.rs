@@ -1,0 +1,119 @@
+//! The noise of DP-SGD (Abadi et al. 2016, Algorithm 1): each step adds N(0, (z·C)²) to every
+//! coordinate of the sum of per-example gradients clipped to ℓ2 norm C, over a Poisson sample
+//! with rate q. The whole run (T steps) is charged once, before any noise, as
+//! `Cost::SubsampledGaussian { q, z, T, accountant }`.
+//!
+//! Relation: the accountants of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang 2019;
+//! PRV; GDP) are derived for add/remove neighbours, under which the clipped sum has ℓ2
+//! sensitivity C; the entry records `Relation::AddRemove`, as Opacus and dp_accounting certify.
+
+use super::{add_gaussian, entry, positive, to_lattice};
+use crate::Noise;
+use crate::accounting::Accountant;
+use crate::error::{Result, invalid};
+use crate::ledger::{Cost, Ledger, Relation};
+use crate::samplers::lattice::{Lattice, Norm};
+
+/// A DP-SGD run whose privacy cost was charged up front; hands out the noise of each step.
+#[derive(Debug)]
+pub struct SubsampledGaussianRun {
+    label: String,
+    noise_multiplier: f64,
+    clip: f64,
+    steps: u64,
+    done: u64,
+    /// (dimension, lattice, σ in lattice steps) of the last step, reused while d is unchanged.
+    plan: Option<(usize, Lattice, u64)>,
+}
+
+impl SubsampledGaussianRun {
+    /// Charges `steps` steps of the Poisson-subsampled Gaussian (sampling rate q ∈ (0, 1], noise
+    /// multiplier z > 0, clipping norm C > 0), converted by `accountant`, before any noise.
+    pub fn start(
+        ledger: &mut Ledger,
+        label: &str,
+        sampling_rate: f64,
+        noise_multiplier: f64,
+        clip: f64,
+        steps: u64,
+        accountant: Accountant,
+    ) -> Result<Self> {
+        if !(sampling_rate > 0.0 && sampling_rate <= 1.0) {
+            return Err(invalid(
+                "sampling_rate",
+                format!("must be in (0, 1], got {sampling_rate}"),
+            ));
+        }
+        positive("noise_multiplier", noise_multiplier)?;
+        positive("clip", clip)?;
+        if steps == 0 {
+            return Err(invalid("steps", "must be ≥ 1"));
+        }
+        ledger.charge(entry(
+            label,
+            "dp-sgd (Poisson-subsampled Gaussian)",
+            Relation::AddRemove,
+            clip,
+            Norm::L2.name(),
+            noise_multiplier,
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                accountant,
+            },
+            Some(format!(
+                "{steps} steps; noise σ = z·(C + lattice rounding) per coordinate; certified for add/remove neighbours"
+            )),
+        ))?;
+        Ok(SubsampledGaussianRun {
+            label: label.to_string(),
+            noise_multiplier,
+            clip,
+            steps,
+            done: 0,
+            plan: None,
+        })
+    }
+
+    /// Steps taken so far.
+    pub fn steps_done(&self) -> u64 {
+        self.done
+    }
+
+    /// Adds the step's noise to `sum` (the sum of clipped gradients), in place: each coordinate
+    /// is rounded to a 2^k lattice and gets discrete Gaussian noise with σ = z·(C + rounding),
+    /// so the noise multiplier charged at [`SubsampledGaussianRun::start`] holds exactly. Refuses
+    /// step T + 1 and non-finite sums (leaving `sum` untouched).
+    pub fn add_noise(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()> {
+        if self.done >= self.steps {
+            return Err(invalid(
+                "steps",
+                format!(
+                    "run `{}` was charged for {} steps; step {} is refused",
+                    self.label,
+                    self.steps,
+                    self.done + 1
+                ),
+            ));
+        }
+        let d = sum.len();
+        let (lattice, sigma_steps) = match self.plan {
+            Some((dim, lattice, s)) if dim == d => (lattice, s),
+            _ => {
+                let sigma0 = self.noise_multiplier * self.clip;
+                let lattice = Lattice::for_release(self.clip, Norm::L2, d, sigma0)?;
+                let sigma =
+                    (self.noise_multiplier * lattice.effective_sensitivity(self.clip)).next_up();
+                let s = lattice.steps_ceil(sigma)?;
+                self.plan = Some((d, lattice, s));
+                (lattice, s)
+            }
+        };
+        let steps = to_lattice(&lattice, sum)?;
+        let noisy = add_gaussian(noise, &lattice, &steps, sigma_steps)?;
+        sum.copy_from_slice(&noisy);
+        self.done += 1;
+        Ok(())
+    }
+}

@@ -1,1 +1,0 @@
-//! STUB: see the crate docs; filled in by the privacy-core work.

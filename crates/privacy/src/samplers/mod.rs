@@ -1,0 +1,49 @@
+//! Exact noise samplers (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential
+//! Privacy", §5 Algorithms 1–3) and the lattice through which real values are released.
+//!
+//! * [`bernoulli_exp`] / [`bernoulli_exp_small`]: Bernoulli(exp(−γ)) for rational γ ≥ 0
+//!   (Algorithm 1).
+//! * [`discrete_laplace`] / [`discrete_laplace_small`]: P(Y = y) ∝ exp(−|y|/scale) on ℤ for a
+//!   rational scale (Algorithm 2).
+//! * [`discrete_gaussian`] / [`discrete_gaussian_small`]: P(Y = y) ∝ exp(−y²/(2σ²)) on ℤ for a
+//!   rational σ² (Algorithm 3).
+//! * [`lattice`]: real-valued queries are rounded to a 2^k lattice and get integer noise in lattice
+//!   steps; the rounding is accounted for in the sensitivity.
+//! * [`simulation`]: SIMULATION-ONLY helpers (floating point; never used for a release).
+//!
+//! The `_small` functions are the fast path (`u128` arithmetic, no allocation); the big-integer
+//! functions accept any size and take the fast path themselves when the parameters fit. All draw
+//! only uniform bits from the given source (a [`crate::Noise`] in every mechanism), through
+//! unbiased integer rejection sampling, so their laws are exact.
+
+mod cks;
+pub mod lattice;
+pub mod simulation;
+mod uniform;
+
+pub use cks::{
+    bernoulli_exp, bernoulli_exp_small, discrete_gaussian, discrete_gaussian_small,
+    discrete_laplace, discrete_laplace_small,
+};
+
+use crate::error::{Result, invalid};
+use rand::Rng;
+
+/// Uniform on {0, …, n−1} (unbiased rejection sampling), `n ≥ 1`.
+pub fn uniform_below<R: Rng + ?Sized>(rng: &mut R, n: u64) -> Result<u64> {
+    if n == 0 {
+        return Err(invalid("n", "the range must be non-empty"));
+    }
+    Ok(uniform::below_u64(rng, n))
+}
+
+/// Bernoulli(num/den), exactly, for 0 ≤ num ≤ den, den ≥ 1.
+pub fn bernoulli_ratio<R: Rng + ?Sized>(rng: &mut R, num: u64, den: u64) -> Result<bool> {
+    if den == 0 || num > den {
+        return Err(invalid(
+            "p",
+            format!("must be a probability num/den with num ≤ den, den > 0; got {num}/{den}"),
+        ));
+    }
+    Ok(uniform::below_u64(rng, den) < num)
+}
