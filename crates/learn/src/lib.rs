@@ -30,7 +30,7 @@ pub mod validate;
 pub use dpsgd::{Architecture, DpSgdConfig, DpSgdFit, MlpModel, fit_dp_sgd};
 pub use error::{LearnError, Result};
 pub use logistic::{LogisticConfig, LogisticModel, fit_logistic};
-pub use model::Classifier;
+pub use model::{Classifier, PrivateLogistic};
 pub use output_perturbation::{
     OutputPerturbationConfig, OutputPerturbationFit, fit_output_perturbation,
 };

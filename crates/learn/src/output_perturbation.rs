@@ -127,7 +127,7 @@ pub fn fit_output_perturbation(
             "output perturbation with Λ = {}, R = {}, n = {n}: sensitivity Δ = 2L/(nΛ) = {sensitivity:.4}, \
              noise σ = {sigma:.4} per weight at (ε, δ) = ({}, {}); the noise vector's expected norm \
              σ√p = {:.4} (p = {p} weights) reaches the largest norm the weights can have, √(2 ln K/Λ) = \
-             {weight_bound:.4}, so the released weights would be noise whatever the data. \
+             {weight_bound:.4}, so the noise would swamp the weights whatever the data. \
              Increase ε, n or Λ, or use DP-SGD",
             cfg.l2,
             cfg.feature_bound,
