@@ -149,7 +149,7 @@ fn large_scales_fit_by_kolmogorov_smirnov() {
     let mut rng = Noise::seeded(303);
     let n = 20_000;
     // Discrete Laplace, scale 10^4: CDF in closed form.
-    let b = 1e4;
+    let b: f64 = 1e4;
     let r = (-1.0 / b).exp();
     let lap_cdf = |y: i128| -> f64 {
         if y < 0 {

@@ -9,7 +9,7 @@ use rand_distr::{Distribution, Gamma};
 /// SIMULATION ONLY: the exact law of the sum of `n` iid Laplace(0, `scale`) variables, drawn as
 /// the difference of two Gamma(n, scale) variables (a Laplace(b) variable is the difference of two
 /// Exponential(b) ones, and a sum of n Exponential(b) is Gamma(n, b)). Costs O(1) instead of O(n).
-pub fn sum_of_laplace(noise: &mut Noise, n: usize, scale: f64) -> Result<f64> {
+pub fn sum_of_laplace(noise: &mut Noise, n: u64, scale: f64) -> Result<f64> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(invalid(
             "scale",
