@@ -1,10 +1,53 @@
-//! `dpfair demo` (STUB: issue #4).
+//! `dpfair demo [--out DIR]`: every registered method on embedded synthetic data (no download),
+//! a table of utility, fairness and privacy spent, and an SVG plot of fairness against utility.
 
 use crate::error::{CliError, CliResult};
+use dpfair_experiments::demo::{self, DemoData, DemoSize};
+use dpfair_experiments::papers;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Output directory for the plot.
+    #[arg(long, default_value = "dpfair-demo")]
+    pub out: PathBuf,
+    /// A smaller data size (for quick checks and tests).
+    #[arg(long)]
+    pub small: bool,
+    /// Seed of the data and of every method's noise.
+    #[arg(long, default_value_t = 2026)]
+    pub seed: u64,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair demo", 4))
+pub fn run(args: Args) -> CliResult {
+    let size = if args.small {
+        DemoSize::SMALL
+    } else {
+        DemoSize::DEFAULT
+    };
+    let methods = papers::demo_methods();
+    if methods.is_empty() {
+        return Err(CliError::Internal(
+            "no method is registered for the demo".into(),
+        ));
+    }
+    eprintln!(
+        "dpfair demo: {} methods on synthetic data ({} train / {} test rows, seed {})",
+        methods.len(),
+        size.train,
+        size.test,
+        args.seed
+    );
+    let data = DemoData::new(size, args.seed);
+    let rows = demo::run_methods(&methods, &data);
+    print!("{}", demo::table(&rows));
+    let plot = demo::plot(&rows, &args.out).map_err(|e| CliError::BadInput(e.to_string()))?;
+    println!("\nplot: {}", plot.display());
+    let failed = rows.iter().filter(|r| r.result.is_err()).count();
+    if failed > 0 {
+        return Err(CliError::Internal(format!(
+            "{failed} demo runs failed (see the table)"
+        )));
+    }
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! method. To add a paper: put `yourpaper.rs` here, add its `mod` line and one entry to
 //! [`all`] (see the crate docs, "How to add a paper").
 
+pub mod baseline;
 pub mod fair_bayes;
 
 use crate::Paper;
@@ -11,6 +12,7 @@ use crate::error::{ExpError, Result};
 /// Every registered paper, in the order `dpfair reproduce --list` prints them.
 pub fn all() -> Vec<&'static dyn Paper> {
     vec![
+        &baseline::Baseline,
         &fair_bayes::FairBayesCurve,
         // one line per paper, e.g. `&seed003::Seed003,`
     ]
