@@ -72,8 +72,17 @@ impl Table {
             match reader.read_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {
-                    // Blank (or whitespace-only) lines carry no data.
-                    if record.iter().all(str::is_empty) {
+                    // A blank (or whitespace-only) line: one empty field. Skipped before the
+                    // first row and in files of several columns; in a one-column file it is a
+                    // row with a missing value (the csv writer writes one as `""`, while truly
+                    // empty lines never reach here). A row of empty fields (`,,`) is kept: it is
+                    // a row with missing values, and dropping it would shift row numbers.
+                    let blank = record.len() == 1 && record[0].is_empty();
+                    if blank
+                        && records
+                            .first()
+                            .is_none_or(|r: &csv::StringRecord| r.len() > 1)
+                    {
                         continue;
                     }
                     let start = record.position().map_or(0, |p| p.byte() as usize);
@@ -234,6 +243,12 @@ mod tests {
         // A `?` in the first row means data, not header.
         let d = t("a,?\nb,c\n").unwrap();
         assert!(!d.has_header);
+        // Rows of empty fields are kept (missing values); blank lines are not rows.
+        let e = t("a,b\n,\n \n1,2\n").unwrap();
+        assert_eq!(e.n_rows(), 2);
+        // One column: `""` is a row with an empty value.
+        let f = t("p\nx\n\"\"\ny\n").unwrap();
+        assert_eq!(f.n_rows(), 3);
     }
 
     #[test]

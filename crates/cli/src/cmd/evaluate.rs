@@ -1,10 +1,253 @@
-//! `dpfair evaluate` (STUB: issue #2).
+//! `dpfair evaluate`: accuracy (or MSE) and fairness of a predictions file against the true
+//! labels and groups of a data file, overall and per group.
+//!
+//! The two files are aligned row by row (as `dpfair predict` writes them). Rows with a missing
+//! target or group, or an empty prediction, are left out and counted. The fairness figure is the
+//! task's: binary, the demographic parity difference (max − min positive rate over groups);
+//! multi-class, U = max over classes and pairs of groups of the gap in prediction rates;
+//! regression, the largest two-sample KS distance between groups' predictions. With `p_<label>`
+//! columns, the expected versions (over a randomized classifier's randomness) follow.
 
+use crate::cmd::common::{HeaderArg, TaskArg, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
+use dpfair_data::{CsvFormat, HeaderMode, LoadOptions, MissingPolicy, Table, Target, TaskKind};
+use dpfair_fairness as fm;
+use ndarray::Array2;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The data file with the true target and the sensitive attribute.
+    #[arg(long, value_name = "CSV")]
+    pub data: PathBuf,
+    /// The predictions file, one row per data row (as written by `dpfair predict`).
+    #[arg(long, value_name = "PRED.csv")]
+    pub predictions: PathBuf,
+    /// The target column of --data.
+    #[arg(long, value_name = "COL")]
+    pub target: String,
+    /// The sensitive-attribute column of --data.
+    #[arg(long, value_name = "COL")]
+    pub sensitive: String,
+    /// The task [default: inferred from the target as `fit` does].
+    #[arg(long, value_enum)]
+    pub task: Option<TaskArg>,
+    /// The positive label of a binary target [default: the larger value].
+    #[arg(long, value_name = "LABEL")]
+    pub positive: Option<String>,
+    /// Field delimiter of --data: `,` `;` `tab` or one character [default: detected].
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+    /// Whether the first row of --data is a header.
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    pub header: HeaderArg,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair evaluate", 2))
+pub fn run(args: Args) -> CliResult {
+    let options = LoadOptions {
+        target: Some(args.target.clone()),
+        sensitive: Some(args.sensitive.clone()),
+        features: Some(Vec::new()),
+        task: args.task.map(Into::into),
+        positive: args.positive.clone(),
+        missing: MissingPolicy::Drop,
+        format: csv_format(args.delimiter, args.header),
+        ..Default::default()
+    };
+    let loaded = dpfair_data::load_csv(&args.data, &options)?;
+    let pred_table = Table::read(
+        &args.predictions,
+        &CsvFormat {
+            delimiter: None,
+            header: HeaderMode::Present,
+        },
+    )?;
+    let pred_name = args.predictions.display().to_string();
+    if pred_table.n_rows() != loaded.report.rows_in_file {
+        return Err(CliError::BadInput(format!(
+            "{pred_name} has {} rows, {} has {}: predictions must align with the data rows",
+            pred_table.n_rows(),
+            args.data.display(),
+            loaded.report.rows_in_file
+        )));
+    }
+    let pcol = pred_table.column_index("prediction", "--predictions")?;
+    let target_col = loaded.schema.target.as_ref().expect("target requested");
+    let labels = target_col.encoding.labels().to_vec();
+    let groups_all = &loaded.dataset.groups.as_ref().expect("sensitive requested");
+    let target = loaded.dataset.target.as_ref().expect("target requested");
+
+    // Keep rows that have a prediction; `keep[j]` indexes the loaded data set.
+    let mut keep = Vec::new();
+    let mut no_prediction = 0;
+    for (j, &r) in loaded.report.rows.iter().enumerate() {
+        if dpfair_data::table::is_missing(pred_table.get(r, pcol)) {
+            no_prediction += 1;
+        } else {
+            keep.push(j);
+        }
+    }
+    if keep.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "no row has both a prediction in {pred_name} and a target and group in {}",
+            args.data.display()
+        )));
+    }
+    let groups: Vec<u32> = keep.iter().map(|&j| groups_all.codes[j]).collect();
+    let task = target.task();
+    println!(
+        "task: {task}; target `{}`, sensitive `{}`",
+        target_col.name, args.sensitive
+    );
+    if task == TaskKind::Binary {
+        println!("positive label: {}", labels[1]);
+    }
+    println!(
+        "rows evaluated: {} of {} (left out: {} with a missing target or group, {} without a prediction)",
+        keep.len(),
+        loaded.report.rows_in_file,
+        loaded.report.dropped,
+        no_prediction
+    );
+    let file_row = |j: usize| loaded.report.rows[j];
+    let report = match target {
+        Target::Real(y) => {
+            let y_true: Vec<f64> = keep.iter().map(|&j| y[j]).collect();
+            let mut y_pred = Vec::with_capacity(keep.len());
+            for &j in &keep {
+                let v = pred_table.get(file_row(j), pcol);
+                let x: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite())
+                    .ok_or_else(|| {
+                        CliError::BadInput(format!(
+                            "{pred_name}: {}, column `prediction`: `{v}` is not a finite number",
+                            pred_table.position(file_row(j))
+                        ))
+                    })?;
+                y_pred.push(x);
+            }
+            println!("mse: {:.6}", fm::mse(&y_true, &y_pred)?);
+            println!(
+                "ks_statistical_parity (max over pairs of groups): {:.6}",
+                fm::ks_statistical_parity(&y_pred, &groups)?
+            );
+            fm::GroupReport::regression(&y_true, &y_pred, &groups, &groups_all.names)?
+        }
+        _ => {
+            let classes = target.classes().expect("classification target");
+            let y_true: Vec<u32> = keep.iter().map(|&j| classes[j]).collect();
+            let mut y_pred = Vec::with_capacity(keep.len());
+            for &j in &keep {
+                let v = pred_table.get(file_row(j), pcol);
+                y_pred.push(label_code(&labels, v).ok_or_else(|| {
+                    CliError::BadInput(format!(
+                        "{pred_name}: {}, column `prediction`: `{v}` is not a class of target `{}` ({})",
+                        pred_table.position(file_row(j)),
+                        target_col.name,
+                        labels.join(", ")
+                    ))
+                })?);
+            }
+            let probs = read_probabilities(&pred_table, &pred_name, &labels, &keep, &file_row)?;
+            println!("accuracy: {:.6}", fm::accuracy(&y_true, &y_pred)?);
+            if task == TaskKind::Binary {
+                let yt: Vec<u8> = y_true.iter().map(|&c| c as u8).collect();
+                let yp: Vec<u8> = y_pred.iter().map(|&c| c as u8).collect();
+                println!(
+                    "demographic_parity_difference (max - min positive rate): {:.6}",
+                    fm::demographic_parity_difference(&yp, &groups)?
+                );
+                println!(
+                    "demographic_parity_ratio (min / max positive rate): {:.6}",
+                    fm::demographic_parity_ratio(&yp, &groups)?
+                );
+                match fm::equal_opportunity_difference(&yt, &yp, &groups) {
+                    Ok(v) => println!("equal_opportunity_difference: {v:.6}"),
+                    Err(e) => println!("equal_opportunity_difference: n/a ({e})"),
+                }
+                if let Some(p) = &probs {
+                    let p_pos: Vec<f64> = p.column(1).to_vec();
+                    println!(
+                        "expected_accuracy (from p_ columns): {:.6}",
+                        fm::expected_accuracy(p.view(), &y_true)?
+                    );
+                    println!(
+                        "expected_demographic_parity_difference (from p_ columns): {:.6}",
+                        fm::expected_demographic_parity_difference(&p_pos, &groups)?
+                    );
+                }
+                println!();
+                fm::GroupReport::binary(&yt, &yp, &groups, &groups_all.names)?
+            } else {
+                println!(
+                    "multiclass_unfairness U (max over classes and group pairs): {:.6}",
+                    fm::multiclass_unfairness(&y_pred, labels.len(), &groups)?
+                );
+                if let Some(p) = &probs {
+                    println!(
+                        "expected_accuracy (from p_ columns): {:.6}",
+                        fm::expected_accuracy(p.view(), &y_true)?
+                    );
+                    println!(
+                        "expected_multiclass_unfairness (from p_ columns): {:.6}",
+                        fm::expected_multiclass_unfairness(p.view(), &groups)?
+                    );
+                }
+                println!();
+                fm::GroupReport::multiclass(&y_true, &y_pred, &labels, &groups, &groups_all.names)?
+            }
+        }
+    };
+    println!("per group:");
+    print!("{}", report.render());
+    Ok(())
+}
+
+/// The class code of a predicted label: exact match, else numeric equality (`1` and `1.0`).
+fn label_code(labels: &[String], v: &str) -> Option<u32> {
+    if let Some(c) = labels.iter().position(|l| l == v) {
+        return Some(c as u32);
+    }
+    let x: f64 = v.parse().ok()?;
+    labels
+        .iter()
+        .position(|l| l.parse::<f64>().ok() == Some(x))
+        .map(|c| c as u32)
+}
+
+/// The `p_<label>` columns for the kept rows, when every class has one.
+fn read_probabilities(
+    table: &Table,
+    name: &str,
+    labels: &[String],
+    keep: &[usize],
+    file_row: &dyn Fn(usize) -> usize,
+) -> CliResult<Option<Array2<f64>>> {
+    let cols: Option<Vec<usize>> = labels
+        .iter()
+        .map(|l| table.columns.iter().position(|c| *c == format!("p_{l}")))
+        .collect();
+    let Some(cols) = cols else {
+        return Ok(None);
+    };
+    let mut p = Array2::zeros((keep.len(), labels.len()));
+    for (i, &j) in keep.iter().enumerate() {
+        for (k, &c) in cols.iter().enumerate() {
+            let v = table.get(file_row(j), c);
+            p[[i, k]] = v
+                .parse()
+                .ok()
+                .filter(|x: &f64| (0.0..=1.0).contains(x))
+                .ok_or_else(|| {
+                    CliError::BadInput(format!(
+                        "{name}: {}, column `{}`: `{v}` is not a probability",
+                        table.position(file_row(j)),
+                        table.columns[c]
+                    ))
+                })?;
+        }
+    }
+    Ok(Some(p))
 }

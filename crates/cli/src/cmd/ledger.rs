@@ -1,10 +1,99 @@
-//! `dpfair ledger` (STUB: issue #2).
+//! `dpfair ledger`: print the privacy ledger stored in a model file (or in any JSON file holding a
+//! `ledger` object, or a bare ledger), followed by the public schema information the model
+//! relies on at no privacy cost.
 
 use crate::error::{CliError, CliResult};
+use dpfair::model::{FORMAT, ModelFile};
+use dpfair_data::{FeatureColumn, Scaling, Schema};
+use dpfair_privacy::Ledger;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A model file (or a JSON file with a `ledger` object, or a bare ledger).
+    #[arg(value_name = "MODEL.json")]
+    pub file: PathBuf,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair ledger", 2))
+pub fn run(args: Args) -> CliResult {
+    let path = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| CliError::BadInput(format!("cannot read {path}: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::BadInput(format!("{path} is not JSON: {e}")))?;
+    if value.get("format").and_then(|f| f.as_str()) == Some(FORMAT) {
+        let model = ModelFile::from_json(&text, &path)?;
+        println!("model: {} ({})", model.method, model.created_by);
+        print!("{}", model.ledger.summary());
+        print!("{}", public_information(&model.schema));
+        return Ok(());
+    }
+    let ledger_value = value.get("ledger").cloned().unwrap_or(value);
+    let ledger: Ledger = serde_json::from_value(ledger_value).map_err(|e| {
+        CliError::BadInput(format!(
+            "{path} is neither a dpfair model file nor a ledger: {e}"
+        ))
+    })?;
+    print!("{}", ledger.summary());
+    Ok(())
+}
+
+/// The schema facts a model uses as public (no ledger entry): levels, labels, bound origins.
+fn public_information(schema: &Schema) -> String {
+    let mut s = String::from("public schema information (no privacy cost):\n");
+    if let Some(t) = &schema.target {
+        let labels = t.encoding.labels();
+        if labels.is_empty() {
+            s.push_str(&format!("  target `{}`: real-valued\n", t.name));
+        } else {
+            s.push_str(&format!(
+                "  target `{}` classes: {}\n",
+                t.name,
+                labels.join(", ")
+            ));
+        }
+    }
+    if let Some(g) = &schema.sensitive {
+        let origin = if g.declared {
+            "declared"
+        } else {
+            "found in the data"
+        };
+        s.push_str(&format!(
+            "  sensitive `{}` groups ({origin}): {}\n",
+            g.name,
+            g.levels.join(", ")
+        ));
+    }
+    for f in &schema.features {
+        if let FeatureColumn::Categorical { name, levels } = f {
+            s.push_str(&format!(
+                "  categorical `{name}` levels (found in the data): {}\n",
+                levels.join(", ")
+            ));
+        }
+    }
+    match &schema.scaling {
+        Scaling::None => s.push_str("  feature scaling: none\n"),
+        Scaling::Standardize(_) => s.push_str("  feature scaling: standardisation\n"),
+        Scaling::MinMax(m) => {
+            let names = schema.feature_names();
+            let public = m
+                .sources
+                .iter()
+                .zip(&names)
+                .filter(|(src, _)| matches!(src, dpfair_data::BoundSource::Public))
+                .map(|(_, n)| n.as_str())
+                .collect::<Vec<_>>();
+            s.push_str(&format!(
+                "  min-max bounds: public for {}; one-hot columns [0, 1]; others private (see ledger)\n",
+                if public.is_empty() {
+                    "none".to_string()
+                } else {
+                    public.join(", ")
+                }
+            ));
+        }
+    }
+    s
 }

@@ -1,10 +1,109 @@
-//! `dpfair predict` (STUB: issue #2).
+//! `dpfair predict`: apply a fitted model to a raw CSV in the training format.
+//!
+//! The output has a header and exactly one row per data row of the input, in order: column
+//! `prediction` (the label in the target's original coding; a sampled label for randomized
+//! classifiers; the value for regression) and, when the model has them, `p_<label>` probability
+//! columns. A row with a missing value (`?`, `NA`, empty) in a column the model reads gets empty
+//! fields (never dropped, so the output stays aligned with the input); the count goes to stderr.
 
+use crate::cmd::common::{HeaderArg, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
+use dpfair::model::{ModelFile, Predictions};
+use dpfair_data::{ApplyOptions, MissingPolicy};
+use dpfair_privacy::Noise;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The model file written by `dpfair fit`.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: PathBuf,
+    /// Rows to predict: a CSV with (at least) the model's feature columns, found by name.
+    #[arg(long, value_name = "CSV")]
+    pub data: PathBuf,
+    /// Where to write the predictions.
+    #[arg(long, value_name = "PRED.csv")]
+    pub out: PathBuf,
+    /// Seed for randomized predictors [default: the operating system's CSPRNG].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Field delimiter of --data: `,` `;` `tab` or one character [default: detected].
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+    /// Whether the first row of --data is a header.
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    pub header: HeaderArg,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair predict", 2))
+pub fn run(args: Args) -> CliResult {
+    let model = ModelFile::load(&args.model)?;
+    let options = ApplyOptions {
+        with_target: false,
+        missing: MissingPolicy::Drop,
+        format: csv_format(args.delimiter, args.header),
+    };
+    let loaded = model.schema.load(&args.data, &options)?;
+    let mut rng = match args.seed {
+        Some(s) => Noise::seeded(s),
+        None => Noise::os(),
+    };
+    let preds = model.predict(&loaded.dataset, &mut rng)?;
+    if loaded.report.dropped > 0 {
+        eprintln!(
+            "{}: {} of {} rows have a missing value in a column the model reads: their prediction is empty",
+            args.data.display(),
+            loaded.report.dropped,
+            loaded.report.rows_in_file
+        );
+    }
+    write_predictions(
+        &args.out,
+        &preds,
+        &loaded.report.rows,
+        loaded.report.rows_in_file,
+    )
+    .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", args.out.display())))?;
+    eprintln!(
+        "wrote {} ({} rows)",
+        args.out.display(),
+        loaded.report.rows_in_file
+    );
+    Ok(())
+}
+
+/// Write one output row per input row: `rows[j]` is the input row of prediction `j`; the other
+/// input rows get empty fields.
+fn write_predictions(
+    out: &std::path::Path,
+    preds: &Predictions,
+    rows: &[usize],
+    rows_in_file: usize,
+) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_path(out)?;
+    let mut header = vec!["prediction".to_string()];
+    if preds.probabilities.is_some() {
+        header.extend(preds.class_labels.iter().map(|l| format!("p_{l}")));
+    }
+    w.write_record(&header)?;
+    let width = header.len();
+    let empty = vec![String::new(); width];
+    let mut next = 0;
+    for input_row in 0..rows_in_file {
+        if rows.get(next) != Some(&input_row) {
+            w.write_record(&empty)?;
+            continue;
+        }
+        let mut rec = Vec::with_capacity(width);
+        match &preds.values {
+            Some(v) => rec.push(v[next].to_string()),
+            None => rec.push(preds.labels[next].clone()),
+        }
+        if let Some(p) = &preds.probabilities {
+            rec.extend(p.row(next).iter().map(|v| v.to_string()));
+        }
+        w.write_record(&rec)?;
+        next += 1;
+    }
+    w.flush()?;
+    Ok(())
 }
