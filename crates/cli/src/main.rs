@@ -43,8 +43,27 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // clap prints its own errors and exits 2 (0 for --help / --version).
     let cli = Cli::parse();
-    let result = match cli.command {
+    // A panic is a bug, never the user's fault: report it as an internal error (exit 1) rather
+    // than Rust's default exit code 101. The panic message itself is printed by the default hook.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || dispatch(cli))) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+        Err(_) => {
+            eprintln!(
+                "error: internal error (a bug in dpfair: please report it with the command line)"
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> error::CliResult {
+    match cli.command {
         Command::Fit(a) => cmd::fit::run(a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Evaluate(a) => cmd::evaluate::run(a),
@@ -55,12 +74,5 @@ fn main() -> ExitCode {
         Command::Datasets(a) => cmd::datasets::run(a),
         Command::Federated(a) => cmd::federated::run(a),
         Command::Ldp(a) => cmd::ldp::run(a),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(e.exit_code())
-        }
     }
 }

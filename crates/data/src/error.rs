@@ -115,7 +115,7 @@ pub enum DataError {
         reason: String,
     },
     #[error(
-        "no public bounds for column(s) {columns}: give them with --bounds col:lo:hi (free), or use private bound estimation (not available yet: it needs the privacy crate's private_range mechanism)"
+        "no public bounds for column(s) {columns}: give them with --bounds col:lo:hi (no privacy cost), or a coarse public range with --coarse-bounds col:lo:hi to estimate them privately (costs --bounds-share of ε)"
     )]
     PrivateBoundsUnavailable { columns: String },
     #[error("privacy: {0}")]

@@ -5,11 +5,13 @@
 //! range per feature. Public bounds ([`Bounds`], from `--bounds col:lo:hi,...` or a bounds file)
 //! cost nothing; one-hot columns are in [0,1] by construction. Bounds are never the min/max of
 //! private data: without public bounds they must be estimated privately, with a documented share
-//! of the budget recorded in the ledger, through the privacy crate's range mechanism. Until that
-//! mechanism exists, asking for private bounds is [`DataError::PrivateBoundsUnavailable`].
+//! of the budget recorded in the ledger, through the privacy crate's range mechanism
+//! ([`dpfair_privacy::mechanisms::private_range`]: private 1% and 99% quantiles by the
+//! exponential mechanism over a grid on a coarse *public* domain). See [`MinMax::fit`].
 
 use crate::error::{DataError, Result, invalid};
 use crate::schema::{FeatureColumn, Schema};
+use dpfair_privacy::{Ledger, Noise};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -94,6 +96,16 @@ impl Bounds {
     }
 }
 
+/// What private bound estimation may spend, and the public coarse domains it searches.
+pub struct PrivateBounds<'a> {
+    pub ledger: &'a mut Ledger,
+    pub noise: &'a mut Noise,
+    /// Total ε for all the columns estimated.
+    pub epsilon: f64,
+    /// A coarse public range per column (`--coarse-bounds`), e.g. `age:0:150`.
+    pub coarse: &'a Bounds,
+}
+
 /// Where a feature's range came from (recorded in the model's schema).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -118,9 +130,25 @@ pub struct MinMax {
 impl MinMax {
     /// Bounds for every encoded feature of `schema`: numeric columns from `public`, one-hot
     /// columns [0, 1]. Columns without public bounds: [`DataError::PrivateBoundsUnavailable`]
-    /// (private estimation will go here once the privacy crate has its range mechanism).
+    /// (see [`MinMax::fit`] for private estimation).
     /// A bound for a column that is neither a feature nor the target is an error (a typo).
     pub fn from_public(schema: &Schema, public: &Bounds) -> Result<MinMax> {
+        Self::fit(schema, None, public, None)
+    }
+
+    /// Bounds for every encoded feature: public ones from `public` (free), one-hot columns
+    /// [0, 1], and, for numeric columns without public bounds, private estimates when `private`
+    /// is given: [`dpfair_privacy::mechanisms::private_range`] on the column of `data` (not yet
+    /// scaled) over its coarse public domain, `private.epsilon / m` each for the m columns
+    /// estimated (sequential composition: `private.epsilon` in total, pure ε, one ledger entry
+    /// per quantile). If both private quantiles land on the same grid point the range is widened
+    /// by one grid step on each side (post-processing), so the column is not collapsed to 0.
+    pub fn fit(
+        schema: &Schema,
+        data: Option<&crate::Dataset>,
+        public: &Bounds,
+        private: Option<PrivateBounds<'_>>,
+    ) -> Result<MinMax> {
         for col in public.0.keys() {
             let known = schema.features.iter().any(|f| f.name() == col)
                 || schema.target.as_ref().is_some_and(|t| &t.name == col);
@@ -149,7 +177,12 @@ impl MinMax {
                         hi.push(h);
                         sources.push(BoundSource::Public);
                     }
-                    None => missing.push(name.clone()),
+                    None => {
+                        missing.push(name.clone());
+                        lo.push(f64::NAN);
+                        hi.push(f64::NAN);
+                        sources.push(BoundSource::Public);
+                    }
                 },
                 FeatureColumn::Categorical { levels, .. } => {
                     for _ in levels {
@@ -160,10 +193,56 @@ impl MinMax {
                 }
             }
         }
-        if !missing.is_empty() {
+        if missing.is_empty() {
+            return Ok(MinMax { lo, hi, sources });
+        }
+        let (Some(data), Some(private)) = (data, private) else {
             return Err(DataError::PrivateBoundsUnavailable {
                 columns: missing.join(", "),
             });
+        };
+        let no_coarse: Vec<&str> = missing
+            .iter()
+            .filter(|c| private.coarse.get(c).is_none())
+            .map(String::as_str)
+            .collect();
+        if !no_coarse.is_empty() {
+            return Err(invalid(
+                "--coarse-bounds",
+                format!(
+                    "private bound estimation needs a coarse public range for column(s) {} (or give their bounds with --bounds)",
+                    no_coarse.join(", ")
+                ),
+            ));
+        }
+        let eps_each = private.epsilon / missing.len() as f64;
+        let mut j = 0;
+        for f in &schema.features {
+            if let FeatureColumn::Numeric { name } = f
+                && public.get(name).is_none()
+            {
+                let (clo, chi) = private.coarse.get(name).expect("checked above");
+                let values = data.features.column(j).to_vec();
+                let label = format!("feature bounds of column `{name}`");
+                let (mut l, mut h) = dpfair_privacy::mechanisms::private_range(
+                    private.ledger,
+                    private.noise,
+                    &label,
+                    &values,
+                    eps_each,
+                    (clo, chi),
+                )?;
+                if l >= h {
+                    let step = (chi - clo) / (dpfair_privacy::mechanisms::RANGE_GRID - 1) as f64;
+                    (l, h) = ((l - step).max(clo), (h + step).min(chi));
+                }
+                lo[j] = l;
+                hi[j] = h;
+                sources[j] = BoundSource::Private {
+                    ledger_label: label,
+                };
+            }
+            j += f.width();
         }
         Ok(MinMax { lo, hi, sources })
     }

@@ -601,3 +601,62 @@ fn adult_raw_with_one_hot() {
     assert_eq!(l.schema.class_labels(), ["<=50K", ">50K"]);
     assert_eq!(l.dataset.groups.as_ref().unwrap().names, ["Female", "Male"]);
 }
+
+#[test]
+fn private_bounds_are_charged_and_close_to_the_1_and_99_percent_quantiles() {
+    use dpfair_data::{BoundSource, PrivateBounds};
+    use dpfair_privacy::{Budget, Ledger, Noise};
+    let t = Tmp::new();
+    // x = 0.00, 0.01, ..., 99.99 (10,000 rows); w has public bounds.
+    let mut text = String::from("x,w,y\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("{},{},{}\n", i as f64 / 100.0, i % 7, i % 2));
+    }
+    let p = t.file("x.csv", &text);
+    let l = load_csv(&p, &opts("y")).unwrap();
+    let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
+    let mut noise = Noise::seeded(11);
+    let coarse = Bounds::parse("x:0:200").unwrap();
+    let mm = MinMax::fit(
+        &l.schema,
+        Some(&l.dataset),
+        &Bounds::parse("w:0:6").unwrap(),
+        Some(PrivateBounds {
+            ledger: &mut ledger,
+            noise: &mut noise,
+            epsilon: 1.0,
+            coarse: &coarse,
+        }),
+    )
+    .unwrap();
+    // Two pure-ε entries (the two quantiles), ε/2 each, and nothing for the public column.
+    assert_eq!(ledger.entries().len(), 2);
+    assert!((ledger.total().unwrap().epsilon - 1.0).abs() < 1e-12);
+    assert!(matches!(mm.sources[0], BoundSource::Private { .. }));
+    assert_eq!(mm.sources[1], BoundSource::Public);
+    assert_eq!((mm.lo[1], mm.hi[1]), (0.0, 6.0));
+    // Exponential mechanism, ε = 0.5 per quantile, score sensitivity 1, 1000-point grid: with
+    // probability ≥ 1 − 1e-6 the chosen point's rank is within (2/ε)·ln(1000/1e-6) ≈ 83 of the
+    // target (0.83 in value here, 0.01 per row), plus one grid step (0.2): tolerance 1.1.
+    assert!((mm.lo[0] - 1.0).abs() < 1.1, "{}", mm.lo[0]);
+    assert!((mm.hi[0] - 99.0).abs() < 1.1, "{}", mm.hi[0]);
+    // Without a coarse range: an error naming the column.
+    let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
+    let e = MinMax::fit(
+        &l.schema,
+        Some(&l.dataset),
+        &Bounds::default(),
+        Some(PrivateBounds {
+            ledger: &mut ledger,
+            noise: &mut noise,
+            epsilon: 1.0,
+            coarse: &coarse,
+        }),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("--coarse-bounds") && e.to_string().contains('w'),
+        "{e}"
+    );
+    assert!(ledger.entries().is_empty(), "nothing charged when refusing");
+}

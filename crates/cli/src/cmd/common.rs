@@ -17,10 +17,11 @@
 // The shared pieces are used by the `fit` commands as they land.
 #![allow(dead_code)]
 
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use dpfair::model::{Accounting, FittedModel, ModelFile};
 use dpfair_data::{
-    Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, Scaling, TaskKind,
+    Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, PrivateBounds,
+    Scaling, TaskKind,
 };
 use dpfair_privacy::{Budget, Ledger, Noise};
 use std::path::PathBuf;
@@ -145,19 +146,34 @@ impl DataArgs {
     }
 }
 
-/// Public feature bounds (no privacy cost).
+/// Feature bounds: public (no privacy cost) or privately estimated within coarse public ranges.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct BoundsArgs {
     /// Public bounds of numeric columns, `col:lo:hi,...`: values are clipped to them and scaled
-    /// to [0, 1]; they cost no privacy. Columns without bounds need private estimation.
+    /// to [0, 1]; they cost no privacy.
     #[arg(long, value_name = "COL:LO:HI,...")]
     pub bounds: Option<String>,
     /// A file of public bounds, one `col:lo:hi` per line (`#` comments).
     #[arg(long, value_name = "FILE")]
     pub bounds_file: Option<PathBuf>,
+    /// Coarse public ranges `col:lo:hi,...` for numeric columns without --bounds: their bounds
+    /// are then estimated privately (1% and 99% quantiles, exponential mechanism on a grid).
+    #[arg(long, value_name = "COL:LO:HI,...")]
+    pub coarse_bounds: Option<String>,
+    /// Share of ε spent on private bound estimation (only with --coarse-bounds).
+    #[arg(long, value_name = "F", default_value_t = DEFAULT_BOUNDS_SHARE)]
+    pub bounds_share: f64,
 }
 
+/// Default share of ε for private bound estimation: 5%.
+pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
+
 impl BoundsArgs {
+    /// Whether any bounds option was given.
+    pub fn given(&self) -> bool {
+        self.bounds.is_some() || self.bounds_file.is_some() || self.coarse_bounds.is_some()
+    }
+
     /// The public bounds given (possibly none).
     pub fn public(&self) -> CliResult<Bounds> {
         let inline = match &self.bounds {
@@ -172,21 +188,57 @@ impl BoundsArgs {
     }
 
     /// Fit min-max scaling to [0, 1]^d on `loaded` (clipping to the bounds), record it in the
-    /// schema and apply it to the data set. Numeric columns need public bounds for now; private
-    /// estimation will charge `ledger` (with `noise`) once the privacy crate's range mechanism
-    /// exists, which is why both are taken here already.
+    /// schema and apply it to the data set. Numeric columns take public bounds; the others, with
+    /// --coarse-bounds, are estimated privately with `--bounds-share` × the ledger's ε, charged
+    /// to `ledger`. Returns the ε spent (0 with public bounds only): the method must run with
+    /// what is left (`ledger.budget().epsilon − spent`).
     pub fn scale_to_unit(
         &self,
         loaded: &mut Loaded,
-        _ledger: &mut Ledger,
-        _noise: &mut Noise,
-    ) -> CliResult<()> {
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> CliResult<f64> {
         let public = self.public()?;
-        let mm = MinMax::from_public(&loaded.schema, &public)?;
+        let mm = match &self.coarse_bounds {
+            None => MinMax::from_public(&loaded.schema, &public)?,
+            Some(spec) => {
+                if !(self.bounds_share > 0.0 && self.bounds_share < 1.0) {
+                    return Err(CliError::BadInput(format!(
+                        "--bounds-share must be in (0, 1), got {}",
+                        self.bounds_share
+                    )));
+                }
+                let coarse = Bounds::parse(spec)?;
+                let before = ledger.entries().len();
+                let epsilon = self.bounds_share * ledger.budget().epsilon;
+                let mm = MinMax::fit(
+                    &loaded.schema,
+                    Some(&loaded.dataset),
+                    &public,
+                    Some(PrivateBounds {
+                        ledger: &mut *ledger,
+                        noise,
+                        epsilon,
+                        coarse: &coarse,
+                    }),
+                )?;
+                if ledger.entries().len() > before {
+                    eprintln!(
+                        "private feature bounds: ε = {epsilon} spent ({} releases)",
+                        ledger.entries().len() - before
+                    );
+                    loaded
+                        .schema
+                        .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
+                    return Ok(epsilon);
+                }
+                mm
+            }
+        };
         loaded
             .schema
             .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
-        Ok(())
+        Ok(0.0)
     }
 }
 
