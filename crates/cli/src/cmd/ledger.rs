@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, CliResult};
 use dpfair::model::{FORMAT, ModelFile};
-use dpfair_data::{FeatureColumn, Scaling, Schema};
+use dpfair_data::{BoundSource, FeatureColumn, Scaling, Schema};
 use dpfair_privacy::Ledger;
 use std::path::PathBuf;
 
@@ -78,20 +78,27 @@ fn public_information(schema: &Schema) -> String {
         Scaling::Standardize(_) => s.push_str("  feature scaling: standardisation\n"),
         Scaling::MinMax(m) => {
             let names = schema.feature_names();
-            let public = m
-                .sources
-                .iter()
-                .zip(&names)
-                .filter(|(src, _)| matches!(src, dpfair_data::BoundSource::Public))
-                .map(|(_, n)| n.as_str())
-                .collect::<Vec<_>>();
-            s.push_str(&format!(
-                "  min-max bounds: public for {}; one-hot columns [0, 1]; others private (see ledger)\n",
-                if public.is_empty() {
+            let pick = |want: fn(&BoundSource) -> bool| {
+                let v: Vec<&str> = m
+                    .sources
+                    .iter()
+                    .zip(&names)
+                    .filter(|(src, _)| want(src))
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                if v.is_empty() {
                     "none".to_string()
                 } else {
-                    public.join(", ")
+                    v.join(", ")
                 }
+            };
+            s.push_str(&format!(
+                "  min-max bounds, public (--bounds): {}\n",
+                pick(|b| matches!(b, BoundSource::Public))
+            ));
+            s.push_str(&format!(
+                "  min-max bounds, estimated privately (charged in the ledger above): {}\n",
+                pick(|b| matches!(b, BoundSource::Private { .. }))
             ));
         }
     }
