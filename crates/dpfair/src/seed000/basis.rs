@@ -204,30 +204,35 @@ impl RffBasis {
         let len = self.len();
         let rows: Vec<usize> = (0..x.nrows()).collect();
         let zero = || (vec![0.0; n_cells * len], vec![0.0; len]);
-        let (acc, _) = rows
-            .par_chunks(CHUNK)
-            .fold(zero, |(mut acc, mut phi), chunk| {
-                for &i in chunk {
-                    let c = cell[i];
-                    if c >= n_cells {
-                        continue;
-                    }
-                    let row = x.row(i);
-                    match row.as_slice() {
-                        Some(s) => self.features_into(s, &mut phi),
-                        None => self.features_into(&row.to_vec(), &mut phi),
-                    }
-                    acc[c * len..(c + 1) * len]
-                        .iter_mut()
-                        .zip(&phi)
-                        .for_each(|(a, p)| *a += p);
+        let add_chunk = |(mut acc, mut phi): (Vec<f64>, Vec<f64>), chunk: &[usize]| {
+            for &i in chunk {
+                let c = cell[i];
+                if c >= n_cells {
+                    continue;
                 }
-                (acc, phi)
-            })
-            .reduce(zero, |(mut a, p), (b, _)| {
-                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                (a, p)
-            });
+                let row = x.row(i);
+                match row.as_slice() {
+                    Some(s) => self.features_into(s, &mut phi),
+                    None => self.features_into(&row.to_vec(), &mut phi),
+                }
+                acc[c * len..(c + 1) * len]
+                    .iter_mut()
+                    .zip(&phi)
+                    .for_each(|(a, p)| *a += p);
+            }
+            (acc, phi)
+        };
+        // Small inputs: one pass on this thread (no task overhead).
+        let (acc, _) = if rows.len() <= CHUNK {
+            add_chunk(zero(), &rows)
+        } else {
+            rows.par_chunks(CHUNK)
+                .fold(zero, add_chunk)
+                .reduce(zero, |(mut a, p), (b, _)| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    (a, p)
+                })
+        };
         Ok(acc.chunks(len).map(<[f64]>::to_vec).collect())
     }
 
@@ -249,22 +254,27 @@ impl RffBasis {
         }
         let len = self.len();
         let mut out = Array2::<f64>::zeros((x.nrows(), coefs.len()));
-        out.axis_chunks_iter_mut(Axis(0), CHUNK)
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(chunk, mut block)| {
-                let mut phi = vec![0.0; len];
-                for (r, mut out_row) in block.outer_iter_mut().enumerate() {
-                    let row = x.row(chunk * CHUNK + r);
-                    match row.as_slice() {
-                        Some(s) => self.features_into(s, &mut phi),
-                        None => self.features_into(&row.to_vec(), &mut phi),
-                    }
-                    for (o, c) in out_row.iter_mut().zip(coefs) {
-                        *o = c.iter().zip(&phi).map(|(a, b)| a * b).sum();
-                    }
+        let fill = |(chunk, mut block): (usize, ndarray::ArrayViewMut2<f64>)| {
+            let mut phi = vec![0.0; len];
+            for (r, mut out_row) in block.outer_iter_mut().enumerate() {
+                let row = x.row(chunk * CHUNK + r);
+                match row.as_slice() {
+                    Some(s) => self.features_into(s, &mut phi),
+                    None => self.features_into(&row.to_vec(), &mut phi),
                 }
-            });
+                for (o, c) in out_row.iter_mut().zip(coefs) {
+                    *o = c.iter().zip(&phi).map(|(a, b)| a * b).sum();
+                }
+            }
+        };
+        if x.nrows() <= CHUNK {
+            fill((0, out.view_mut()));
+        } else {
+            out.axis_chunks_iter_mut(Axis(0), CHUNK)
+                .into_par_iter()
+                .enumerate()
+                .for_each(fill);
+        }
         Ok(out)
     }
 }

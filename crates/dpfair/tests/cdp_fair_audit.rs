@@ -1,0 +1,253 @@
+//! Empirical privacy audits of CDP-Fair's releases (privacy crate's `audit`): the π̃ release, one
+//! functional release evaluated at a fixed point, CDP-Fair end to end on a small data set; a
+//! redraw-per-evaluation variant (the authors' code, spec H2) must be caught, and the spec's H11
+//! (τ̃ is private for half-line events only) shows as a point event.
+//!
+//! Each audit returns a lower bound on ε valid with probability ≥ 1 − 0.01: for a correct
+//! mechanism `epsilon_lower ≤ ε` fails with probability ≤ 0.01 (privacy crate's audit docs).
+
+use dpfair::cdp_fair::{Config, DdFloor, fit};
+use dpfair::data::{Dataset, Groups, Target};
+use dpfair::privacy::audit::audit;
+use dpfair::privacy::{Budget, Ledger, Noise};
+use dpfair::seed000::RffBasis;
+use dpfair::seed000::kernel::Bandwidth;
+use dpfair::seed000::release::{
+    Calibration, KernelSums, PiRelease, S1Accounting, S1Plan, gaussian_release_vec,
+};
+use dpfair::seed000::threshold::{ScoreSet, sweep_threshold};
+use ndarray::Array2;
+
+const EPS: f64 = 1.0;
+const DELTA: f64 = 1e-5;
+const CONFIDENCE_ALPHA: f64 = 0.01;
+
+fn ledger() -> Ledger {
+    Ledger::new(Budget::approx(EPS, DELTA).unwrap())
+}
+
+fn plan(pi: PiRelease) -> S1Plan {
+    S1Plan {
+        epsilon: EPS,
+        delta: DELTA,
+        accounting: S1Accounting::Strict,
+        pi,
+        c_k: 1.0,
+        label_prefix: String::new(),
+    }
+}
+
+/// 20 training rows; row 0 differs between the two neighbours (`x0` vs `x1`, or its group).
+fn training_pair(
+    x0: [f64; 2],
+    x1: [f64; 2],
+    flip_group: bool,
+) -> [(Array2<f64>, Vec<u32>, Vec<u8>); 2] {
+    let n = 20;
+    let base = Array2::from_shape_fn((n, 2), |(i, j)| ((i * 13 + j * 7) % 20) as f64 / 20.0);
+    let a: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+    let y: Vec<u8> = (0..n).map(|i| ((i / 2) % 2) as u8).collect();
+    let mut d = [(base.clone(), a.clone(), y.clone()), (base, a, y)];
+    for (k, x) in [x0, x1].into_iter().enumerate() {
+        d[k].0[[0, 0]] = x[0];
+        d[k].0[[0, 1]] = x[1];
+        d[k].1[0] = 1;
+        d[k].2[0] = 1;
+    }
+    if flip_group {
+        d[1].1[0] = 0;
+    }
+    d
+}
+
+#[test]
+fn pi_release_passes_the_audit() {
+    let basis = RffBasis::new(2, 0.3, 4, 1).unwrap();
+    let data = training_pair([0.5, 0.5], [0.5, 0.5], true);
+    let sums: Vec<KernelSums> = data
+        .iter()
+        .map(|(x, a, y)| KernelSums::compute(&basis, x.view(), a, y).unwrap())
+        .collect();
+    let report = audit(
+        &mut Noise::seeded(1),
+        4_000,
+        DELTA,
+        CONFIDENCE_ALPHA,
+        |input, noise| {
+            let est = sums[input]
+                .release(&plan(PiRelease::Private), &mut ledger(), noise)
+                .unwrap();
+            Ok(est.pi[1])
+        },
+    )
+    .unwrap();
+    assert!(report.epsilon_lower <= EPS, "{report:?}");
+}
+
+/// A point `x1` with `φ(x0)·φ(x1) ≈ −1` in a one-frequency basis: moving a record from `x0` to `x1`
+/// moves the function value at `x0` by the full sensitivity `2h^{−d}/n`.
+fn worst_pair(basis: &RffBasis, x0: [f64; 2]) -> [f64; 2] {
+    let phi0 = basis.features(&x0);
+    (0..4000)
+        .map(|k| [x0[0] + k as f64 * 5e-4, x0[1]])
+        .min_by(|p, q| {
+            let dot = |x: &[f64; 2]| {
+                basis
+                    .features(x)
+                    .iter()
+                    .zip(&phi0)
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>()
+            };
+            dot(p).total_cmp(&dot(q))
+        })
+        .unwrap()
+}
+
+/// The released numerator `G̃_1` evaluated at `x0`, averaged over `redraws` independent releases
+/// (`redraws = 1`: the released object, drawn once; `> 1`: the authors' fresh noise at every
+/// evaluation, each use claiming the cost of one release).
+fn functional_audit(redraws: usize, trials: usize) -> f64 {
+    let basis = RffBasis::new(2, 0.3, 1, 3).unwrap();
+    let x0 = [0.5, 0.5];
+    let x1 = worst_pair(&basis, x0);
+    let data = training_pair(x0, x1, false);
+    let sums: Vec<KernelSums> = data
+        .iter()
+        .map(|(x, a, y)| KernelSums::compute(&basis, x.view(), a, y).unwrap())
+        .collect();
+    let point = Array2::from_shape_vec((1, 2), x0.to_vec()).unwrap();
+    audit(
+        &mut Noise::seeded(2),
+        trials,
+        DELTA,
+        CONFIDENCE_ALPHA,
+        |input, noise| {
+            let mut total = 0.0;
+            for _ in 0..redraws {
+                let est = sums[input]
+                    .release(&plan(PiRelease::Skip), &mut ledger(), noise)
+                    .unwrap();
+                total += basis.evaluate(&[&est.numerator[1]], point.view()).unwrap()[[0, 0]];
+            }
+            Ok(total / redraws as f64)
+        },
+    )
+    .unwrap()
+    .epsilon_lower
+}
+
+#[test]
+fn functional_release_evaluated_at_a_fixed_point_passes_the_audit() {
+    let e = functional_audit(1, 4_000);
+    eprintln!("single ε_lower = {e}");
+    assert!(e <= EPS, "ε_lower = {e}");
+}
+
+/// Redrawing the noise at each of 64 evaluations (the authors' pipeline redraws per evaluation
+/// set, fold and α value: 2 sets × 2 folds × 20 α values = 80) while charging one release: the
+/// averaged value carries 1/8 of the noise, a noise multiplier ≈ 0.66 at this point (true
+/// ε ≈ 3 at the best threshold event); with 500 estimation samples the expected ε_lower is
+/// ≈ 1.9 (`audit::expected_lower_bound`), so the auditor proves ε > 1.
+#[test]
+fn redraw_per_evaluation_is_caught() {
+    let e = functional_audit(64, 1_000);
+    eprintln!("redraw ε_lower = {e}");
+    assert!(e > EPS, "ε_lower = {e}: the redraw variant was not caught");
+}
+
+/// A small data set and its neighbour (one calibration-side record changes group and features).
+fn small_pair() -> [Dataset; 2] {
+    let n = 80;
+    let make = |change: bool| {
+        let mut x = Array2::from_shape_fn((n, 2), |(i, j)| ((i * 17 + j * 29) % 80) as f64 / 80.0);
+        let mut a: Vec<u32> = (0..n).map(|i| u32::from(i % 3 == 0)).collect();
+        let y: Vec<u8> = (0..n)
+            .map(|i| u8::from(x[[i, 0]] + x[[i, 1]] > 0.8 + 0.3 * a[i] as f64))
+            .collect();
+        if change {
+            a[n - 1] = 1 - a[n - 1];
+            x[[n - 1, 0]] = 1.0 - x[[n - 1, 0]];
+        }
+        Dataset {
+            features: x,
+            feature_names: vec!["x1".into(), "x2".into()],
+            groups: Some(Groups {
+                codes: a,
+                names: vec!["0".into(), "1".into()],
+            }),
+            target: Some(Target::Binary(y)),
+        }
+    };
+    [make(false), make(true)]
+}
+
+/// CDP-Fair end to end, output projected to `τ̃` (the event class of the paper's Prop. 4: the
+/// auditor tries half-lines `{τ̃ ≥ t}`, `{τ̃ ≤ t}`). Public parameters (split, basis, bandwidth,
+/// DD floor) are fixed, as they are public inputs.
+#[test]
+fn cdp_fair_end_to_end_passes_the_audit_on_half_lines() {
+    let data = small_pair();
+    let config = Config {
+        alpha: 0.05,
+        epsilon: EPS,
+        delta: Some(DELTA),
+        bandwidth: Some(Bandwidth::Fixed { h: 0.3 }),
+        n_frequencies: 8,
+        basis_seed: Some(1),
+        split_seed: Some(2),
+        dd_floor: DdFloor::Public { min_group: 10 },
+        ..Config::default()
+    };
+    let report = audit(
+        &mut Noise::seeded(3),
+        10_000,
+        DELTA,
+        CONFIDENCE_ALPHA,
+        |input, noise| {
+            let m = fit(&config, &data[input], &mut ledger(), noise).unwrap();
+            Ok(m.folds[0].rule.tau)
+        },
+    )
+    .unwrap();
+    assert!(report.epsilon_lower <= EPS, "{report:?}");
+}
+
+/// Spec H11: Algorithm 5's `τ̃` is not `(ε, δ)`-DP for all events. Group 1 has 10 scores at 0.5,
+/// one at 0.3 (0.4 in the neighbour: one record's features changed) and 89 at −0.5; group 0 has
+/// 100 at 0.9. `D̂D = 0.11` on `(0, 0.3]`, `0.10` up to 0.5: with α = 0.1, `τ̃ = 0.3` whenever
+/// `w̌ ∈ (−0.01, 0]` (probability ≈ 5%), never in the neighbour. The auditor, fed the indicator of
+/// `{τ̃ = 0.3}`, proves ε > 1. If S2 is ever replaced by a mechanism that is DP for all events,
+/// this test must be inverted.
+#[test]
+fn tau_release_leaks_through_point_events_h11() {
+    let scores = |moved: f64| {
+        let z1 = [vec![0.5; 10], vec![moved], vec![-0.5; 89]].concat();
+        ScoreSet::new(vec![0.9; 100], z1, [100.0, 100.0])
+    };
+    let sets = [scores(0.3), scores(0.4)];
+    let report = audit(
+        &mut Noise::seeded(4),
+        10_000,
+        DELTA,
+        CONFIDENCE_ALPHA,
+        |input, noise| {
+            let w = gaussian_release_vec(
+                &mut ledger(),
+                noise,
+                "S2 shift",
+                2.0 / 100.0,
+                Calibration::Analytic {
+                    epsilon: EPS,
+                    delta: DELTA,
+                },
+                &[0.0],
+            )
+            .unwrap()[0];
+            let tau = sweep_threshold(&sets[input], w, 0.1).rule.tau;
+            Ok(f64::from(u8::from(tau == 0.3)))
+        },
+    )
+    .unwrap();
+    assert!(report.epsilon_lower > EPS, "{report:?}");
+}
