@@ -189,6 +189,8 @@ pub enum GroupSource {
 /// The fitted post-processor `(x, a) ↦ g_a(h(f(x, a)))` with what it was fitted from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Model {
+    /// The feature column holding the scores (`None`: the real target, as in the paper's runs).
+    pub score_column: Option<String>,
     pub grid: Grid,
     pub alpha: f64,
     pub epsilon: f64,
@@ -316,6 +318,7 @@ pub fn fit_from_histogram(
     let sol = lp::solve(&problem, &config.solver)?;
     let width = grid.width();
     Ok(Model {
+        score_column: config.score_column.clone(),
         grid,
         alpha: config.alpha,
         epsilon: hist.epsilon,
@@ -445,4 +448,58 @@ pub fn fit(
         ledger,
         noise,
     )
+}
+
+/// `dpfair predict`: scores from the model's score column (or the real target), groups from the
+/// sensitive column; scores outside `[s, t]` are clamped to the end bins and counted in a warning
+/// on stderr (the envelope's [`Output`](crate::model::Output) has no warnings channel).
+impl crate::model::Predictor for Model {
+    fn method(&self) -> &'static str {
+        "fair-regression"
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        rng: &mut Noise,
+    ) -> crate::model::Result<crate::model::Output> {
+        let err = |reason: String| crate::model::ModelError::Method {
+            method: "fair-regression".into(),
+            reason,
+        };
+        let scores =
+            match &self.score_column {
+                Some(col) => {
+                    let j = data
+                        .feature_names
+                        .iter()
+                        .position(|f| f == col)
+                        .ok_or_else(|| err(format!("the data has no score column `{col}`")))?;
+                    data.features.column(j).to_vec()
+                }
+                None => match &data.target {
+                    Some(Target::Real(y)) => y.clone(),
+                    _ => return Err(err(
+                        "the model reads its scores from the target column, which the data lacks"
+                            .into(),
+                    )),
+                },
+            };
+        let groups = data
+            .groups
+            .as_ref()
+            .ok_or_else(|| err("the data has no sensitive-attribute column".into()))?;
+        let p =
+            Model::predict(self, &scores, &groups.codes, rng).map_err(|e| err(e.to_string()))?;
+        if p.out_of_range > 0 {
+            eprintln!(
+                "warning: {} of {} scores lie outside the model's range [{}, {}]; they were clipped to it",
+                p.out_of_range,
+                scores.len(),
+                self.grid.lo,
+                self.grid.hi
+            );
+        }
+        Ok(crate::model::Output::Values(p.values))
+    }
 }
