@@ -94,6 +94,8 @@ pub enum FittedModel {
     Lpct(crate::lpct::LpctModel),
     /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2 (seed 002).
     LpctPrune(crate::lpct::PruneModel),
+    /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression (issue #5).
+    DpLogistic(dpfair_learn::PrivateLogistic),
     /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing (seed 001).
     FairRegression(crate::fair_regression::Model),
 }
@@ -105,6 +107,7 @@ impl FittedModel {
             FittedModel::ConstantClassifier(m) => m,
             FittedModel::Lpct(m) => m,
             FittedModel::LpctPrune(m) => m,
+            FittedModel::DpLogistic(m) => m,
             FittedModel::FairRegression(m) => m,
         }
     }
@@ -173,6 +176,24 @@ impl Predictor for ConstantClassifier {
         Ok(Output::Classes {
             classes,
             probabilities: Some(probabilities),
+        })
+    }
+}
+
+impl Predictor for dpfair_learn::PrivateLogistic {
+    fn method(&self) -> &'static str {
+        "dp-logistic"
+    }
+
+    fn predict(&self, data: &Dataset, _rng: &mut Noise) -> Result<Output> {
+        let err = |e: dpfair_learn::LearnError| ModelError::Method {
+            method: "dp-logistic".into(),
+            reason: e.to_string(),
+        };
+        let x = data.features.view();
+        Ok(Output::Classes {
+            classes: dpfair_learn::PrivateLogistic::predict(self, x).map_err(err)?,
+            probabilities: Some(self.predict_proba(x).map_err(err)?),
         })
     }
 }
