@@ -47,16 +47,7 @@ use ndarray::{ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-/// Accounting mode (module docs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Accounting {
-    /// The claimed `(ε, δ)`, leaks of spec H3 fixed.
-    #[default]
-    Strict,
-    /// The authors' procedure; the ledger shows its real cost.
-    Paper,
-}
+pub use crate::model::Accounting;
 
 /// Floor `m ≤ min(ň_0, ň_1)` used for the DD noise in strict mode (spec H3(d), (f)).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -665,7 +656,7 @@ fn s2(
                 noise,
                 &format!("{prefix}S2: shift w̌ of the DD curve (σ from the total ň); {NOTE}"),
                 true_sens,
-                Calibration::Sigma { sigma, delta },
+                Calibration::Sigma { sigma },
                 &[0.0],
             )?[0];
             ([counts[0] as f64, counts[1] as f64], w)

@@ -25,8 +25,8 @@ pub const GENERATOR: &str = "chacha20-box-muller-v1";
 /// Rows per parallel work item when mapping points to features.
 const CHUNK: usize = 64;
 
-/// A standard normal draw by the Box–Muller transform from 53-bit uniforms. Used for the public
-/// basis (and, temporarily, by the release seam in [`crate::seed000::release`]). Deterministic
+/// A standard normal draw by the Box–Muller transform from 53-bit uniforms, for the public basis
+/// only (never for a release: releases go through the privacy crate). Deterministic
 /// given the stream, so a basis seed reproduces the same frequencies on every platform.
 pub fn standard_normal_pair<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
     const SCALE: f64 = 1.0 / (1u64 << 53) as f64;

@@ -44,9 +44,10 @@
 //!   code's "known π" the two function releases at `(ε/2, δ/2)`; the ledger records what each σ
 //!   really costs.
 
-use crate::seed000::basis::{RffBasis, standard_normal_pair};
+use crate::seed000::basis::RffBasis;
 use crate::seed000::error::{Error, Result, invalid};
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, PrivacyError, Relation};
+use dpfair_privacy::mechanisms::Gaussian;
+use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Relation};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
@@ -56,20 +57,15 @@ use serde::{Deserialize, Serialize};
 pub enum Calibration {
     /// The smallest σ giving `(ε, δ)` (analytic Gaussian, Balle & Wang 2018; any ε > 0).
     Analytic { epsilon: f64, delta: f64 },
-    /// A noise standard deviation fixed by a formula (the paper's); the ledger records the
-    /// `(ε, δ)` it really gives, at `delta`.
-    Sigma { sigma: f64, delta: f64 },
+    /// A noise standard deviation fixed by a formula (the paper's); the ledger records what it
+    /// really costs (ρ-zCDP with `ρ = Δ²/(2σ²)`, converted at the ledger's δ).
+    Sigma { sigma: f64 },
 }
 
 /// The single seam through which seed-000 code obtains Gaussian noise: one vector Gaussian
-/// release of `values` with ℓ2-sensitivity `sensitivity`, charged to `ledger` before any noise is
-/// drawn.
-///
-/// TEMPORARY body until `dpfair_privacy::mechanisms::Gaussian::{analytic, from_sigma}` and
-/// `release_vec` land (then this becomes a call to them): σ from
-/// `accounting::analytic_gaussian_sigma`, or while that is a stub from the zCDP calibration
-/// `ε = ρ + 2 sqrt(ρ ln(1/δ))`, `σ = Δ/sqrt(2ρ)` (valid, slightly conservative); noise by
-/// Box–Muller from `noise` (simulation-grade floats, not the exact lattice sampler).
+/// release of `values` with ℓ2-sensitivity `sensitivity` through the privacy crate's
+/// [`Gaussian`] mechanism (exact discrete Gaussian on a lattice; charged to `ledger` before any
+/// noise is drawn).
 pub fn gaussian_release_vec(
     ledger: &mut Ledger,
     noise: &mut Noise,
@@ -78,55 +74,13 @@ pub fn gaussian_release_vec(
     calibration: Calibration,
     values: &[f64],
 ) -> Result<Vec<f64>> {
-    if !(sensitivity.is_finite() && sensitivity > 0.0) {
-        return Err(invalid(
-            "sensitivity",
-            format!("must be finite and > 0, got {sensitivity}"),
-        ));
-    }
-    let (sigma, cost) = match calibration {
+    let mechanism = match calibration {
         Calibration::Analytic { epsilon, delta } => {
-            check_eps_delta(epsilon, delta)?;
-            let sigma = analytic_sigma(sensitivity, epsilon, delta)?;
-            (sigma, Cost::Approx { epsilon, delta })
+            Gaussian::analytic(sensitivity, epsilon, delta)?
         }
-        Calibration::Sigma { sigma, delta } => {
-            if !(sigma.is_finite() && sigma > 0.0) {
-                return Err(invalid(
-                    "sigma",
-                    format!("must be finite and > 0, got {sigma}"),
-                ));
-            }
-            check_eps_delta(1.0, delta)?;
-            let epsilon = epsilon_of_sigma(sigma / sensitivity, delta)?;
-            (sigma, Cost::Approx { epsilon, delta })
-        }
+        Calibration::Sigma { sigma } => Gaussian::from_sigma(sensitivity, sigma)?,
     };
-    ledger.charge(Entry {
-        label: label.to_string(),
-        mechanism: "gaussian".into(),
-        relation: Relation::Substitution,
-        sensitivity,
-        norm: "l2".into(),
-        scale: sigma,
-        cost,
-        composition: Composition::Sequential,
-        note: Some(format!("vector of {} values", values.len())),
-    })?;
-    let mut out = values.to_vec();
-    let mut pair = None;
-    for v in &mut out {
-        let z = match pair.take() {
-            Some(z) => z,
-            None => {
-                let (a, b) = standard_normal_pair(noise);
-                pair = Some(b);
-                a
-            }
-        };
-        *v += sigma * z;
-    }
-    Ok(out)
+    Ok(mechanism.release_vec(ledger, noise, label, values)?)
 }
 
 fn check_eps_delta(epsilon: f64, delta: f64) -> Result<()> {
@@ -140,33 +94,6 @@ fn check_eps_delta(epsilon: f64, delta: f64) -> Result<()> {
         return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
     }
     Ok(())
-}
-
-/// σ for `(ε, δ)` at sensitivity `Δ`: the analytic Gaussian, or (while the accounting crate's is a
-/// stub) the zCDP calibration.
-fn analytic_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Result<f64> {
-    match dpfair_privacy::accounting::analytic_gaussian_sigma(sensitivity, epsilon, delta) {
-        Ok(s) => Ok(s),
-        Err(PrivacyError::NotImplemented(_)) => {
-            let l = (1.0 / delta).ln();
-            let sqrt_rho = (l + epsilon).sqrt() - l.sqrt();
-            Ok(sensitivity / (2.0f64.sqrt() * sqrt_rho))
-        }
-        Err(e) => Err(Error::Privacy(e)),
-    }
-}
-
-/// ε at δ of one Gaussian release with noise multiplier `z = σ/Δ` (analytic when available,
-/// else the zCDP conversion, an upper bound).
-fn epsilon_of_sigma(z: f64, delta: f64) -> Result<f64> {
-    match dpfair_privacy::accounting::analytic_gaussian_epsilon(z, delta) {
-        Ok(e) => Ok(e),
-        Err(PrivacyError::NotImplemented(_)) => {
-            let rho = 1.0 / (2.0 * z * z);
-            Ok(rho + 2.0 * (rho * (1.0 / delta).ln()).sqrt())
-        }
-        Err(e) => Err(Error::Privacy(e)),
-    }
 }
 
 /// Classical Gaussian σ of Lemma 38 (Dwork & Roth Thm 3.22): `Δ sqrt(2 ln(1.25/δ))/ε`. The paper
@@ -363,7 +290,6 @@ impl KernelSums {
                                 dpi,
                                 Calibration::Sigma {
                                     sigma: classical_sigma(dpi, e, d),
-                                    delta: d,
                                 },
                                 &[pi_hat[a]],
                             )?[0];
@@ -387,7 +313,7 @@ impl KernelSums {
                         noise,
                         &format!("{}{label}", plan.label_prefix),
                         dk,
-                        Calibration::Sigma { sigma, delta: d },
+                        Calibration::Sigma { sigma },
                         &v,
                     )
                 };
