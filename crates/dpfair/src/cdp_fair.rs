@@ -169,7 +169,7 @@ impl Model {
         Ok(self
             .predict_proba(x, a)?
             .into_iter()
-            .map(|p| u8::from(p >= 1.0 || (p > 0.0 && rng.random::<f64>() < p)))
+            .map(|p| bernoulli(p, rng))
             .collect())
     }
 
@@ -179,6 +179,11 @@ impl Model {
         let p = self.predict_proba(data.features.view(), a)?;
         ExpectedMetrics::compute(&p, a, y)
     }
+}
+
+/// One draw of `Bernoulli(p)` (no randomness consumed when `p ∈ {0, 1}`).
+fn bernoulli<R: Rng + ?Sized>(p: f64, rng: &mut R) -> u8 {
+    u8::from(p >= 1.0 || (p > 0.0 && rng.random::<f64>() < p))
 }
 
 /// The group codes (0/1) and binary labels of a data set, validated.
@@ -687,4 +692,47 @@ fn dd_floor(p: &Prepared, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
             ((e - sds * e.sqrt()).floor() as usize).max(1)
         }
     })
+}
+
+/// `dpfair predict`: `f̃(x, a)` for every row (groups from the sensitive column, features scaled
+/// by the model file's schema), one Bernoulli draw per row from `rng`; the probabilities are
+/// `(1 − f̃, f̃)`.
+impl crate::model::Predictor for Model {
+    fn method(&self) -> &'static str {
+        "cdp-fair"
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        rng: &mut Noise,
+    ) -> crate::model::Result<crate::model::Output> {
+        let err = |reason: String| crate::model::ModelError::Method {
+            method: "cdp-fair".into(),
+            reason,
+        };
+        let groups = data
+            .groups
+            .as_ref()
+            .ok_or_else(|| err("the data has no sensitive-attribute column".into()))?;
+        if let Some(i) = groups.codes.iter().position(|&g| g > 1) {
+            return Err(err(format!(
+                "row {i}: group code {} (the model knows two groups)",
+                groups.codes[i]
+            )));
+        }
+        let p = self
+            .predict_proba(data.features.view(), &groups.codes)
+            .map_err(|e| err(e.to_string()))?;
+        let classes = p.iter().map(|&q| u32::from(bernoulli(q, rng))).collect();
+        let probabilities =
+            ndarray::Array2::from_shape_fn(
+                (p.len(), 2),
+                |(i, c)| if c == 1 { p[i] } else { 1.0 - p[i] },
+            );
+        Ok(crate::model::Output::Classes {
+            classes,
+            probabilities: Some(probabilities),
+        })
+    }
 }

@@ -98,6 +98,8 @@ pub enum FittedModel {
     DpLogistic(dpfair_learn::PrivateLogistic),
     /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing (seed 001).
     FairRegression(crate::fair_regression::Model),
+    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
+    CdpFair(crate::cdp_fair::Model),
 }
 
 impl FittedModel {
@@ -109,6 +111,7 @@ impl FittedModel {
             FittedModel::LpctPrune(m) => m,
             FittedModel::DpLogistic(m) => m,
             FittedModel::FairRegression(m) => m,
+            FittedModel::CdpFair(m) => m,
         }
     }
 }
