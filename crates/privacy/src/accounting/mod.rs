@@ -133,7 +133,7 @@ pub fn rdp_sgm_curve(q: f64, z: f64, steps: u64, orders: &[f64]) -> Result<Vec<f
     check_q(q)?;
     check_z(z)?;
     check_steps(steps)?;
-    if let Some(a) = orders.iter().find(|a| !(**a > 1.0)) {
+    if let Some(a) = orders.iter().find(|a| a.is_nan() || **a <= 1.0) {
         return Err(invalid(
             "orders",
             format!("every order must be > 1, got {a}"),
@@ -160,7 +160,7 @@ pub fn rdp_to_dp(orders: &[f64], rdp: &[f64], delta: f64) -> Result<f64> {
     if let Some(r) = rdp.iter().find(|r| r.is_nan() || **r < 0.0) {
         return Err(invalid("rdp", format!("values must be ≥ 0, got {r}")));
     }
-    if let Some(a) = orders.iter().find(|a| !(**a >= 1.0)) {
+    if let Some(a) = orders.iter().find(|a| a.is_nan() || **a < 1.0) {
         return Err(invalid(
             "orders",
             format!("every order must be ≥ 1, got {a}"),
