@@ -26,9 +26,12 @@
 //!
 //! | violation (claimed ε) | true ε at the best threshold | trials per input | ε_lower |
 //! |---|---|---|---|
-//! | Laplace at half its scale, Δ = 1 (ε = 1) | 2 | 2·10⁴ | ≈ 1.85 |
-//! | Laplace at half its scale, Δ = 1 (ε = 1) | 2 | 2·10³ | ≈ 1.5 |
-//! | Gaussian ignoring its sensitivity: σ for Δ = 1, actual Δ = 10 (ε = 0.5, δ = 1e-5) | ≫ 1 | 2·10⁴ | ≈ 2 |
+//! | Laplace at half its scale, Δ = 1 (ε = 1) | 2 | 2·10⁴ | 1.88 |
+//! | Laplace at half its scale, Δ = 1 (ε = 1) | 2 | 2·10³ | 1.62 |
+//! | Laplace at half its scale, Δ = 1 (ε = 1) | 2 | 500 | > 1 (caught) |
+//! | Gaussian ignoring its sensitivity: σ for Δ = 1, actual Δ = 10 (ε = 0.5, δ = 1e-5) | ≫ 1 | 2·10⁴ | 2.11 |
+//!
+//! (Checked by `documented_power_table_holds` in `tests/audit.rs`.)
 //!
 //! It catches violations that show in a one-dimensional threshold event and whose probability
 //! ratio exceeds e^ε by more than the sampling error: about ε_true − ε ≳ 3/√(n·p_b) at event

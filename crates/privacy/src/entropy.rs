@@ -10,7 +10,7 @@ use rand::rngs::{ChaCha20Rng, SysRng};
 use rand_core::{Rng, SeedableRng, UnwrapErr};
 
 /// Bytes read from the operating system per system call.
-pub const OS_BLOCK: usize = 512;
+pub const OS_BLOCK: usize = 4096;
 
 /// OS randomness, read a block at a time; every byte is used once.
 struct OsBlock {

@@ -116,3 +116,30 @@ fn bad_arguments_are_errors() {
     assert!(audit(&mut Noise::seeded(0), 100, 0.0, 0.0, f).is_err());
     assert!(audit(&mut Noise::seeded(0), 100, 0.0, ALPHA, |_, _| Ok(f64::NAN)).is_err());
 }
+
+/// The power table in the `audit` module docs: expected ε_lower at the best threshold event,
+/// computed from the exact event probabilities.
+#[test]
+fn documented_power_table_holds() {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    // Laplace, Δ = 1, b = 0.5: E = {y ≤ 0}, P_a = 1/2, P_b = e^{-2}/2.
+    let (pa, pb) = (0.5, 0.5 * (-2.0f64).exp());
+    let l4 = expected_lower_bound(pa, pb, 10_000, 0.0, ALPHA).unwrap();
+    let l3 = expected_lower_bound(pa, pb, 1_000, 0.0, ALPHA).unwrap();
+    // Gaussian calibrated for Δ = 1 at (0.5, 1e-5), inputs 10 apart: best E = {y ≥ t}.
+    let sigma = 2.0 * (2.0 * (1.25e5f64).ln()).sqrt();
+    let z = Normal::new(0.0, 1.0).unwrap();
+    let g4 = (0..400)
+        .map(|i| {
+            let t = i as f64 * 0.1;
+            let (pa, pb) = (z.sf((t - 10.0) / sigma), z.sf(t / sigma));
+            expected_lower_bound(pa, pb, 10_000, 1e-5, ALPHA).unwrap()
+        })
+        .fold(0.0, f64::max);
+    let l_min = expected_lower_bound(pa, pb, 250, 0.0, ALPHA).unwrap();
+    println!("laplace n=1e4: {l4:.3}, n=1e3: {l3:.3}, n=250: {l_min:.3}; gaussian n=1e4: {g4:.3}");
+    assert!((l4 - 1.88).abs() < 0.01, "{l4}");
+    assert!((l3 - 1.62).abs() < 0.01, "{l3}");
+    assert!(l_min > 1.0, "{l_min}");
+    assert!((g4 - 2.11).abs() < 0.01, "{g4}");
+}

@@ -168,6 +168,23 @@ fn dp_sgd_run_is_charged_once_and_refuses_extra_steps() {
     );
     let mut sum = vec![0.0; 5];
     assert!(run.add_noise(&mut noise, &mut sum).is_err());
+    // Substitution: charged at z/2 with sensitivity 2C.
+    SubsampledGaussianRun::start_for(
+        Relation::Substitution,
+        &mut ledger,
+        "sub",
+        0.01,
+        1.1,
+        2.0,
+        3,
+        Accountant::Rdp,
+    )
+    .unwrap();
+    let e = &ledger.entries()[1];
+    assert_eq!((e.relation, e.sensitivity), (Relation::Substitution, 4.0));
+    assert!(
+        matches!(e.cost, Cost::SubsampledGaussian { noise_multiplier, .. } if noise_multiplier == 0.55)
+    );
     assert_eq!(sum, vec![0.0; 5]);
     for (q, z, c, t) in [
         (0.0, 1.0, 1.0, 1),

@@ -5,11 +5,13 @@
 //!
 //! Relation: the accountants of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang 2019;
 //! PRV; GDP) are derived for add/remove neighbours, under which the clipped sum has ℓ2
-//! sensitivity C; the entry records `Relation::AddRemove`, as Opacus and dp_accounting certify.
+//! sensitivity C. [`SubsampledGaussianRun::start`] records `Relation::AddRemove`, as Opacus and
+//! dp_accounting certify; [`SubsampledGaussianRun::start_for`] with `Relation::Substitution`
+//! charges the conversion (sensitivity 2C, i.e. the accountant at z/2) and records it.
 
 use super::{add_gaussian, entry, positive, to_lattice};
 use crate::Noise;
-use crate::accounting::Accountant;
+use crate::accounting::{self, Accountant};
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
 use crate::samplers::lattice::{Lattice, Norm};
@@ -28,8 +30,36 @@ pub struct SubsampledGaussianRun {
 
 impl SubsampledGaussianRun {
     /// Charges `steps` steps of the Poisson-subsampled Gaussian (sampling rate q ∈ (0, 1], noise
-    /// multiplier z > 0, clipping norm C > 0), converted by `accountant`, before any noise.
+    /// multiplier z > 0, clipping norm C > 0), converted by `accountant`, before any noise;
+    /// certified for add/remove neighbours (the accountants' own relation).
     pub fn start(
+        ledger: &mut Ledger,
+        label: &str,
+        sampling_rate: f64,
+        noise_multiplier: f64,
+        clip: f64,
+        steps: u64,
+        accountant: Accountant,
+    ) -> Result<Self> {
+        Self::start_for(
+            Relation::AddRemove,
+            ledger,
+            label,
+            sampling_rate,
+            noise_multiplier,
+            clip,
+            steps,
+            accountant,
+        )
+    }
+
+    /// [`SubsampledGaussianRun::start`] certified for `relation`. For substitution, replacing one
+    /// example moves the clipped sum by up to 2C, so the run is charged as the add/remove
+    /// accountant at noise multiplier z/2 (sensitivity doubled,
+    /// [`accounting::sgm_effective_noise_multiplier`]); the noise added is still σ = z·C.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_for(
+        relation: Relation,
         ledger: &mut Ledger,
         label: &str,
         sampling_rate: f64,
@@ -49,21 +79,29 @@ impl SubsampledGaussianRun {
         if steps == 0 {
             return Err(invalid("steps", "must be ≥ 1"));
         }
+        let charged = accounting::sgm_effective_noise_multiplier(noise_multiplier, relation);
+        let (sensitivity, conversion) = match relation {
+            Relation::AddRemove => (clip, "add/remove neighbours (the accountant's relation)"),
+            Relation::Substitution => (
+                2.0 * clip,
+                "substitution: sensitivity 2C, charged as add/remove at z/2",
+            ),
+        };
         ledger.charge(entry(
             label,
             "dp-sgd (Poisson-subsampled Gaussian)",
-            Relation::AddRemove,
-            clip,
+            relation,
+            sensitivity,
             Norm::L2.name(),
             noise_multiplier,
             Cost::SubsampledGaussian {
                 sampling_rate,
-                noise_multiplier,
+                noise_multiplier: charged,
                 steps,
                 accountant,
             },
             Some(format!(
-                "{steps} steps; noise σ = z·(C + lattice rounding) per coordinate; certified for add/remove neighbours"
+                "{steps} steps; noise σ = z·(C + lattice rounding) per coordinate, z = {noise_multiplier}; {conversion}"
             )),
         ))?;
         Ok(SubsampledGaussianRun {

@@ -10,8 +10,9 @@
 //!
 //! Neighbouring relation: sensitivities are declared for replace-one (substitution) neighbours
 //! unless a mechanism says otherwise ([`Laplace::with_relation`], [`Gaussian::with_relation`]);
-//! DP-SGD ([`SubsampledGaussianRun`]) is certified for add/remove neighbours, like the
-//! accountants it relies on, and records that.
+//! DP-SGD ([`SubsampledGaussianRun::start`]) is certified for add/remove neighbours, like the
+//! accountants it relies on, and records that; [`SubsampledGaussianRun::start_for`] with
+//! substitution charges the conversion (sensitivity 2C: the accountant at z/2).
 //!
 //! | mechanism | sensitivity | noise | cost unit |
 //! |---|---|---|---|
