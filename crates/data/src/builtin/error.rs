@@ -59,6 +59,9 @@ pub enum CatalogError {
         expected: usize,
         found: usize,
     },
+    /// Reading a file failed (malformed CSV, ragged row, …): the data crate's error.
+    #[error(transparent)]
+    Data(#[from] crate::DataError),
     #[error("invalid {parameter}: {reason}")]
     InvalidParameter {
         parameter: &'static str,

@@ -1,22 +1,19 @@
-//! Reading the catalogue's files (csv crate) and the encodings the papers apply.
+//! Reading the catalogue's files (through the data crate's [`Table`]) and the encodings the
+//! papers apply.
 
 use super::error::{CatalogError, Result};
+use crate::table::{CsvFormat, HeaderMode, Table};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// A whole delimited file as strings: the header (if any) and the rows (fields trimmed).
-pub(crate) struct Records {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-/// Read `path`; `skip_lines` leading lines are ignored (e.g. the comment line of `adult.test`).
+/// Read `path` into a [`Table`] with a known delimiter and header; `skip_lines` leading lines are
+/// dropped first (the comment line of `adult.test`).
 pub(crate) fn read(
     path: &Path,
     delimiter: u8,
     has_header: bool,
     skip_lines: usize,
-) -> Result<Records> {
+) -> Result<Table> {
     let bytes = std::fs::read(path).map_err(|source| CatalogError::Io {
         path: path.to_path_buf(),
         source,
@@ -28,65 +25,70 @@ pub(crate) fn read(
             .position(|&b| b == b'\n')
             .map_or(bytes.len() - start, |p| p + 1);
     }
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(has_header)
-        .trim(csv::Trim::All)
-        .from_reader(&bytes[start..]);
-    let malformed = |line: u64, reason: String| CatalogError::Malformed {
-        path: path.to_path_buf(),
-        line: line + skip_lines as u64,
-        reason,
+    let format = CsvFormat {
+        delimiter: Some(delimiter),
+        header: if has_header {
+            HeaderMode::Present
+        } else {
+            HeaderMode::Absent
+        },
     };
-    let header = if has_header {
-        reader
-            .headers()
-            .map_err(|e| malformed(1, e.to_string()))?
-            .iter()
-            .map(String::from)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut rows = Vec::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            malformed(line, e.to_string())
-        })?;
-        if rec.iter().all(str::is_empty) {
-            continue;
-        }
-        rows.push(rec.iter().map(String::from).collect());
-    }
-    Ok(Records { header, rows })
+    Ok(Table::from_bytes(
+        path.to_path_buf(),
+        &bytes[start..],
+        &format,
+    )?)
 }
 
-impl Records {
-    /// The index of column `name`, or an error naming the file.
-    pub fn column(&self, path: &Path, name: &str) -> Result<usize> {
-        self.header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| CatalogError::Malformed {
-                path: path.to_path_buf(),
-                line: 1,
-                reason: format!("no column `{name}` in the header"),
-            })
-    }
+/// The index of column `name` in a built-in file.
+pub(crate) fn column(t: &Table, name: &str) -> Result<usize> {
+    Ok(t.column_index(name, "built-in loader")?)
 }
 
-/// Parse a number, or an error naming the file, row and column.
-pub(crate) fn number(path: &Path, row: usize, column: &str, value: &str) -> Result<f64> {
+/// Field `(row, col)` as a finite number, or an error naming the file, row and column.
+pub(crate) fn number(t: &Table, row: usize, col: usize) -> Result<f64> {
+    let value = t.get(row, col);
     value
         .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite())
-        .ok_or_else(|| CatalogError::Malformed {
-            path: path.to_path_buf(),
-            line: row as u64,
-            reason: format!("column `{column}`: `{value}` is not a finite number"),
+        .ok_or_else(|| malformed(t, row, col, format!("`{value}` is not a finite number")))
+}
+
+/// Field `(row, col)` coded by its position in `levels`, or an error naming the column.
+pub(crate) fn code(t: &Table, row: usize, col: usize, levels: &[&str]) -> Result<u32> {
+    code_of(t, row, col, t.get(row, col), levels)
+}
+
+/// `value` (read from `(row, col)`, possibly normalised) coded by its position in `levels`.
+pub(crate) fn code_of(
+    t: &Table,
+    row: usize,
+    col: usize,
+    value: &str,
+    levels: &[&str],
+) -> Result<u32> {
+    levels
+        .iter()
+        .position(|l| *l == value)
+        .map(|p| p as u32)
+        .ok_or_else(|| {
+            malformed(
+                t,
+                row,
+                col,
+                format!("unexpected value `{value}` (expected one of {levels:?})"),
+            )
         })
+}
+
+fn malformed(t: &Table, row: usize, col: usize, reason: String) -> CatalogError {
+    let at = t.position(row);
+    CatalogError::Malformed {
+        path: t.path.clone(),
+        line: at.line,
+        reason: format!("data row {}, column `{}`: {reason}", at.row, t.columns[col]),
+    }
 }
 
 /// One-hot encoding of a categorical column with levels sorted as strings (the order of

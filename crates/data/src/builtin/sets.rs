@@ -2,12 +2,11 @@
 //! (see each spec's dataset section, cited per loader).
 
 use super::dir::{DataDir, SourceFile};
-use super::error::{CatalogError, Result};
-use super::read::{OneHot, Records, number, read};
+use super::error::Result;
+use super::read::{OneHot, code, code_of, column, number, read};
 use super::{Builtin, Info};
 use crate::{Dataset, Groups, Target};
 use ndarray::Array2;
-use std::path::Path;
 
 pub(crate) const ADULT_DATA: SourceFile = SourceFile {
     name: "adult.data",
@@ -91,29 +90,6 @@ impl Builder {
     }
 }
 
-fn ragged(path: &Path, row: usize, expected: usize, found: usize) -> CatalogError {
-    CatalogError::Malformed {
-        path: path.to_path_buf(),
-        line: row as u64,
-        reason: format!("{found} fields, expected {expected}"),
-    }
-}
-
-/// `value` coded by its position in `levels`, or an error naming the column.
-fn code(path: &Path, row: usize, column: &str, value: &str, levels: &[&str]) -> Result<u32> {
-    levels
-        .iter()
-        .position(|l| *l == value)
-        .map(|p| p as u32)
-        .ok_or_else(|| CatalogError::Malformed {
-            path: path.to_path_buf(),
-            line: row as u64,
-            reason: format!(
-                "column `{column}`: unexpected value `{value}` (expected one of {levels:?})"
-            ),
-        })
-}
-
 fn builtin(dataset: Dataset, standardize: Vec<usize>) -> Builtin {
     Builtin {
         dataset,
@@ -128,60 +104,68 @@ fn builtin(dataset: Dataset, standardize: Vec<usize>) -> Builtin {
 /// H5); label income > 50K. Seed 003 spec §4.1, seed 004 spec §4.2 (H21). Both papers z-score the
 /// six numeric columns with training-split statistics: see [`Builtin::standardize`].
 pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
-    const COLUMNS: [&str; 15] = [
+    const NUMERIC: [usize; 6] = [0, 2, 4, 10, 11, 12];
+    const CATEGORICAL: [(usize, &str); 7] = [
+        (1, "workclass"),
+        (3, "education"),
+        (5, "marital-status"),
+        (6, "occupation"),
+        (7, "relationship"),
+        (8, "race"),
+        (13, "native-country"),
+    ];
+    const NUMERIC_NAMES: [&str; 6] = [
         "age",
-        "workclass",
         "fnlwgt",
-        "education",
         "education-num",
-        "marital-status",
-        "occupation",
-        "relationship",
-        "race",
-        "sex",
         "capital-gain",
         "capital-loss",
         "hours-per-week",
-        "native-country",
-        "income",
     ];
-    const NUMERIC: [usize; 6] = [0, 2, 4, 10, 11, 12];
-    const CATEGORICAL: [usize; 7] = [1, 3, 5, 6, 7, 8, 13];
+    let (sex, income) = (9, 14);
+    let tables = [
+        read(&dir.verified_path(info.name, &ADULT_DATA)?, b',', false, 0)?,
+        read(&dir.verified_path(info.name, &ADULT_TEST)?, b',', false, 1)?,
+    ];
+    // Rows without a missing value, as (table, row).
     let mut rows = Vec::new();
-    for (file, skip) in [(&ADULT_DATA, 0), (&ADULT_TEST, 1)] {
-        let path = dir.verified_path(info.name, file)?;
-        let recs = read(&path, b',', false, skip)?;
-        for (i, r) in recs.rows.into_iter().enumerate() {
-            if r.len() != COLUMNS.len() {
-                return Err(ragged(&path, i + 1 + skip, COLUMNS.len(), r.len()));
-            }
-            if !r.iter().any(|v| v == "?") {
-                rows.push((path.clone(), i + 1 + skip, r));
-            }
+    for (k, t) in tables.iter().enumerate() {
+        if t.columns.len() != 15 {
+            return Err(super::CatalogError::UnexpectedShape {
+                dataset: info.name.into(),
+                what: "columns in adult.data / adult.test",
+                expected: 15,
+                found: t.columns.len(),
+            });
         }
+        rows.extend(
+            (0..t.n_rows())
+                .filter(|&r| (0..15).all(|c| t.get(r, c) != "?"))
+                .map(|r| (k, r)),
+        );
     }
     let encoders: Vec<OneHot> = CATEGORICAL
         .iter()
-        .map(|&c| OneHot::fit(COLUMNS[c], rows.iter().map(|(_, _, r)| r[c].as_str())))
+        .map(|&(c, name)| OneHot::fit(name, rows.iter().map(|&(k, r)| tables[k].get(r, c))))
         .collect();
-    let names = NUMERIC
+    let names = NUMERIC_NAMES
         .iter()
-        .map(|&c| COLUMNS[c].to_string())
+        .map(|s| s.to_string())
         .chain(encoders.iter().flat_map(|e| e.names()))
         .collect();
     let mut b = Builder::new(names);
     let mut labels = Vec::with_capacity(rows.len());
-    for (path, line, r) in &rows {
+    for &(k, r) in &rows {
+        let t = &tables[k];
         for &c in &NUMERIC {
-            b.values.push(number(path, *line, COLUMNS[c], &r[c])?);
+            b.values.push(number(t, r, c)?);
         }
-        for (e, &c) in encoders.iter().zip(&CATEGORICAL) {
-            e.encode(&r[c], &mut b.values);
+        for (e, &(c, _)) in encoders.iter().zip(&CATEGORICAL) {
+            e.encode(t.get(r, c), &mut b.values);
         }
-        b.groups
-            .push(code(path, *line, "sex", &r[9], &["Female", "Male"])?);
-        let income = r[14].trim_end_matches('.');
-        labels.push(code(path, *line, "income", income, &["<=50K", ">50K"])? as u8);
+        b.groups.push(code(t, r, sex, &["Female", "Male"])?);
+        let label = t.get(r, income).trim_end_matches('.');
+        labels.push(code_of(t, r, income, label, &["<=50K", ">50K"])? as u8);
     }
     let data = b.finish(&["Female", "Male"], Target::Binary(labels));
     Ok(builtin(data, (0..NUMERIC.len()).collect()))
@@ -196,29 +180,20 @@ fn fdp_file(
     features: [&str; 3],
     groups: [&str; 2],
 ) -> Result<Builtin> {
-    let path = dir.verified_path(info.name, file)?;
-    let recs = read(&path, b',', true, 0)?;
+    let t = read(&dir.verified_path(info.name, file)?, b',', true, 0)?;
     let cols: Vec<usize> = features
         .iter()
-        .map(|c| recs.column(&path, c))
+        .map(|c| column(&t, c))
         .collect::<Result<_>>()?;
-    let (s, y) = (
-        recs.column(&path, "Sensitive")?,
-        recs.column(&path, "Label")?,
-    );
+    let (s, y) = (column(&t, "Sensitive")?, column(&t, "Label")?);
     let mut b = Builder::new(features.iter().map(|s| s.to_string()).collect());
-    let mut labels = Vec::with_capacity(recs.rows.len());
-    for (i, r) in recs.rows.iter().enumerate() {
-        let line = i + 2;
-        if r.len() != recs.header.len() {
-            return Err(ragged(&path, line, recs.header.len(), r.len()));
+    let mut labels = Vec::with_capacity(t.n_rows());
+    for r in 0..t.n_rows() {
+        for &c in &cols {
+            b.values.push(number(&t, r, c)?);
         }
-        for (&c, name) in cols.iter().zip(features) {
-            b.values.push(number(&path, line, name, &r[c])?);
-        }
-        b.groups
-            .push(code(&path, line, "Sensitive", &r[s], &["0", "1"])?);
-        labels.push(code(&path, line, "Label", &r[y], &["0", "1"])? as u8);
+        b.groups.push(code(&t, r, s, &["0", "1"])?);
+        labels.push(code(&t, r, y, &["0", "1"])? as u8);
     }
     Ok(builtin(b.finish(&groups, Target::Binary(labels)), vec![]))
 }
@@ -247,44 +222,42 @@ pub(crate) fn law_admissions(dir: &DataDir, info: &Info) -> Result<Builtin> {
 
 /// `law-bar` (seed 001 spec §4.2): rows with `race1` in {asian, black, hisp, white} (21,983),
 /// groups coded alphabetically, target `ugpa`. Features are the other columns the authors keep
-/// (`dnn_bar_pass_prediction`, `gender` one-hot — 4 rows have it blank and get zeros —, `lsat`,
-/// `pass_bar`); the paper's experiments do not use them (`X = Y`, spec §4.1).
+/// (`dnn_bar_pass_prediction`, `lsat`, `pass_bar`, `gender` one-hot — 4 rows have it blank and
+/// get zeros); the paper's experiments do not use them (`X = Y`, spec §4.1).
 pub(crate) fn law_bar(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const RACES: [&str; 4] = ["asian", "black", "hisp", "white"];
-    let path = dir.verified_path(info.name, &LAW_BAR)?;
-    let recs = read(&path, b',', true, 0)?;
-    let col = |c| recs.column(&path, c);
-    let (race, ugpa, gender) = (col("race1")?, col("ugpa")?, col("gender")?);
-    let numeric = [
-        ("dnn_bar_pass_prediction", col("dnn_bar_pass_prediction")?),
-        ("lsat", col("lsat")?),
-        ("pass_bar", col("pass_bar")?),
-    ];
+    const NUMERIC: [&str; 3] = ["dnn_bar_pass_prediction", "lsat", "pass_bar"];
+    let t = read(&dir.verified_path(info.name, &LAW_BAR)?, b',', true, 0)?;
+    let (race, ugpa, gender) = (
+        column(&t, "race1")?,
+        column(&t, "ugpa")?,
+        column(&t, "gender")?,
+    );
+    let numeric: Vec<usize> = NUMERIC
+        .iter()
+        .map(|c| column(&t, c))
+        .collect::<Result<_>>()?;
     let gender_levels = OneHot {
         column: "gender".into(),
         levels: vec!["female".into(), "male".into()],
     };
-    let names = numeric
+    let names = NUMERIC
         .iter()
-        .map(|(n, _)| n.to_string())
+        .map(|n| n.to_string())
         .chain(gender_levels.names())
         .collect();
     let mut b = Builder::new(names);
     let mut y = Vec::new();
-    for (i, r) in recs.rows.iter().enumerate() {
-        let line = i + 2;
-        if r.len() != recs.header.len() {
-            return Err(ragged(&path, line, recs.header.len(), r.len()));
-        }
-        let Some(g) = RACES.iter().position(|&x| x == r[race]) else {
+    for r in 0..t.n_rows() {
+        let Some(g) = RACES.iter().position(|&x| x == t.get(r, race)) else {
             continue;
         };
-        for (n, c) in numeric {
-            b.values.push(number(&path, line, n, &r[c])?);
+        for &c in &numeric {
+            b.values.push(number(&t, r, c)?);
         }
-        gender_levels.encode(&r[gender], &mut b.values);
+        gender_levels.encode(t.get(r, gender), &mut b.values);
         b.groups.push(g as u32);
-        y.push(number(&path, line, "ugpa", &r[ugpa])?);
+        y.push(number(&t, r, ugpa)?);
     }
     Ok(builtin(b.finish(&RACES, Target::Real(y)), vec![0, 1, 2]))
 }
@@ -302,28 +275,22 @@ pub(crate) fn communities(dir: &DataDir, info: &Info) -> Result<Builtin> {
         "Black",
         "class",
     ];
-    let path = dir.verified_path(info.name, &COMMUNITIES)?;
-    let recs = read(&path, b',', true, 0)?;
-    let features: Vec<usize> = (0..recs.header.len())
-        .filter(|&c| !NOT_FEATURES.contains(&recs.header[c].as_str()))
+    let t = read(&dir.verified_path(info.name, &COMMUNITIES)?, b',', true, 0)?;
+    let features: Vec<usize> = (0..t.columns.len())
+        .filter(|&c| !NOT_FEATURES.contains(&t.columns[c].as_str()))
         .collect();
     let (target, black) = (
-        recs.column(&path, "ViolentCrimesPerPop")?,
-        recs.column(&path, "racepctblack")?,
+        column(&t, "ViolentCrimesPerPop")?,
+        column(&t, "racepctblack")?,
     );
-    let mut b = Builder::new(features.iter().map(|&c| recs.header[c].clone()).collect());
+    let mut b = Builder::new(features.iter().map(|&c| t.columns[c].clone()).collect());
     let mut y = Vec::new();
-    for (i, r) in recs.rows.iter().enumerate() {
-        let line = i + 2;
-        if r.len() != recs.header.len() {
-            return Err(ragged(&path, line, recs.header.len(), r.len()));
-        }
+    for r in 0..t.n_rows() {
         for &c in &features {
-            b.values.push(number(&path, line, &recs.header[c], &r[c])?);
+            b.values.push(number(&t, r, c)?);
         }
-        let share = number(&path, line, "racepctblack", &r[black])?;
-        b.groups.push(u32::from(share > 0.06));
-        y.push(number(&path, line, "ViolentCrimesPerPop", &r[target])?);
+        b.groups.push(u32::from(number(&t, r, black)? > 0.06));
+        y.push(number(&t, r, target)?);
     }
     Ok(builtin(
         b.finish(&["white", "black"], Target::Real(y)),
@@ -363,16 +330,11 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
         "PAY_5",
         "PAY_6",
     ];
-    let path = dir.verified_path(info.name, &CREDIT)?;
-    let recs = read(&path, b',', true, 0)?;
-    let idx = |names: &[&str]| -> Result<Vec<usize>> {
-        names.iter().map(|c| recs.column(&path, c)).collect()
-    };
+    let t = read(&dir.verified_path(info.name, &CREDIT)?, b',', true, 0)?;
+    let idx =
+        |names: &[&str]| -> Result<Vec<usize>> { names.iter().map(|c| column(&t, c)).collect() };
     let (num, cat) = (idx(&NUMERIC)?, idx(&CATEGORICAL)?);
-    let (sex, label) = (
-        recs.column(&path, "SEX")?,
-        recs.column(&path, "default payment")?,
-    );
+    let (sex, label) = (column(&t, "SEX")?, column(&t, "default payment")?);
     let merged = |name: &str, v: &str| -> String {
         match (name, v) {
             ("EDUCATION", "0" | "5" | "6") => "4".into(),
@@ -384,7 +346,7 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
         .iter()
         .zip(&cat)
         .map(|(name, &c)| {
-            let values: Vec<String> = recs.rows.iter().map(|r| merged(name, &r[c])).collect();
+            let values: Vec<String> = (0..t.n_rows()).map(|r| merged(name, t.get(r, c))).collect();
             OneHot::fit(name, values.iter().map(String::as_str))
         })
         .collect();
@@ -395,20 +357,15 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
         .collect();
     let mut b = Builder::new(names);
     let mut y = Vec::new();
-    for (i, r) in recs.rows.iter().enumerate() {
-        let line = i + 2;
-        if r.len() != recs.header.len() {
-            return Err(ragged(&path, line, recs.header.len(), r.len()));
-        }
-        for (&c, name) in num.iter().zip(NUMERIC) {
-            b.values.push(number(&path, line, name, &r[c])?);
+    for r in 0..t.n_rows() {
+        for &c in &num {
+            b.values.push(number(&t, r, c)?);
         }
         for ((e, &c), name) in encoders.iter().zip(&cat).zip(CATEGORICAL) {
-            e.encode(&merged(name, &r[c]), &mut b.values);
+            e.encode(&merged(name, t.get(r, c)), &mut b.values);
         }
-        b.groups
-            .push(1 - code(&path, line, "SEX", &r[sex], &["1", "2"])?);
-        y.push(code(&path, line, "default payment", &r[label], &["0", "1"])? as u8);
+        b.groups.push(1 - code(&t, r, sex, &["1", "2"])?);
+        y.push(code(&t, r, label, &["0", "1"])? as u8);
     }
     Ok(builtin(
         b.finish(&["female", "male"], Target::Binary(y)),
@@ -421,31 +378,23 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
 /// `total_UPDRS > 27.576` (the median, strict), sensitive `sex` (0 = male, 1 = female).
 pub(crate) fn parkinsons(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const MEDIAN: f64 = 27.576;
-    let path = dir.verified_path(info.name, &PARKINSONS)?;
-    let recs = read(&path, b'\t', true, 0)?;
+    let t = read(&dir.verified_path(info.name, &PARKINSONS)?, b'\t', true, 0)?;
     let (subject, sex, total) = (
-        recs.column(&path, "subject#")?,
-        recs.column(&path, "sex")?,
-        recs.column(&path, "total_UPDRS")?,
+        column(&t, "subject#")?,
+        column(&t, "sex")?,
+        column(&t, "total_UPDRS")?,
     );
-    let features: Vec<usize> = (0..recs.header.len())
+    let features: Vec<usize> = (0..t.columns.len())
         .filter(|c| ![subject, sex, total].contains(c))
         .collect();
-    let mut b = Builder::new(features.iter().map(|&c| recs.header[c].clone()).collect());
+    let mut b = Builder::new(features.iter().map(|&c| t.columns[c].clone()).collect());
     let mut y = Vec::new();
-    for (i, r) in recs.rows.iter().enumerate() {
-        let line = i + 2;
-        if r.len() != recs.header.len() {
-            return Err(ragged(&path, line, recs.header.len(), r.len()));
-        }
+    for r in 0..t.n_rows() {
         for &c in &features {
-            b.values.push(number(&path, line, &recs.header[c], &r[c])?);
+            b.values.push(number(&t, r, c)?);
         }
-        b.groups
-            .push(code(&path, line, "sex", &r[sex], &["0", "1"])?);
-        y.push(u8::from(
-            number(&path, line, "total_UPDRS", &r[total])? > MEDIAN,
-        ));
+        b.groups.push(code(&t, r, sex, &["0", "1"])?);
+        y.push(u8::from(number(&t, r, total)? > MEDIAN));
     }
     let d = features.len();
     Ok(builtin(
@@ -469,17 +418,21 @@ pub(crate) fn diabetes(dir: &DataDir, info: &Info) -> Result<Builtin> {
         "Age",
     ];
     let load = |file: &SourceFile| -> Result<Dataset> {
-        let path = dir.verified_path(info.name, file)?;
-        let Records { rows, .. } = read(&path, b',', false, 0)?;
-        let mut values = Vec::with_capacity(rows.len() * NAMES.len());
-        let mut y = Vec::with_capacity(rows.len());
-        for (i, r) in rows.iter().enumerate() {
-            if r.len() != NAMES.len() + 1 {
-                return Err(ragged(&path, i + 1, NAMES.len() + 1, r.len()));
-            }
-            y.push(code(&path, i + 1, "label", &r[0], &["0", "1"])? as u8);
-            for (v, name) in r[1..].iter().zip(NAMES) {
-                values.push(number(&path, i + 1, name, v)?);
+        let t = read(&dir.verified_path(info.name, file)?, b',', false, 0)?;
+        if t.columns.len() != NAMES.len() + 1 {
+            return Err(super::CatalogError::UnexpectedShape {
+                dataset: info.name.into(),
+                what: "columns (label + 8 features)",
+                expected: NAMES.len() + 1,
+                found: t.columns.len(),
+            });
+        }
+        let mut values = Vec::with_capacity(t.n_rows() * NAMES.len());
+        let mut y = Vec::with_capacity(t.n_rows());
+        for r in 0..t.n_rows() {
+            y.push(code(&t, r, 0, &["0", "1"])? as u8);
+            for c in 1..=NAMES.len() {
+                values.push(number(&t, r, c)?);
             }
         }
         Ok(Dataset {
@@ -489,11 +442,9 @@ pub(crate) fn diabetes(dir: &DataDir, info: &Info) -> Result<Builtin> {
             target: Some(Target::Binary(y)),
         })
     };
-    let private = load(&DIABETES_PRI)?;
-    let public = load(&DIABETES_PUB)?;
     Ok(Builtin {
-        dataset: private,
-        public: Some(public),
+        dataset: load(&DIABETES_PRI)?,
+        public: Some(load(&DIABETES_PUB)?),
         standardize: vec![],
     })
 }
