@@ -1,10 +1,660 @@
-//! `dpfair ldp` (STUB: issue #10).
+//! `dpfair ldp`: LPCT's local protocol (Ma & Yang, seed 002) as files exchanged between the
+//! collector and the private data holders.
+//!
+//! 1. `ldp partition` (collector, public data only): the partition π (Algorithm 1), the feature
+//!    schema, the public min–max range and the public leaf counts → `TREE.json`.
+//! 2. `ldp privatize` (each holder, on their own rows): one noisy report (Ũ, Ṽ) per row, Laplace
+//!    noise of scale 4/ε per coordinate → `REPORTS.csv` (columns `epsilon,u_0..,v_0..`).
+//! 3. `ldp fit` (collector): sums the reports and fits LPCT (eq. (8)) → `MODEL.json`. For
+//!    LPCT-prune (`ldp partition --prune`), round 1 either gives the model or, when Algorithm 2
+//!    terminates, writes the round-2 partition (`--next`); holders privatize again with it, and
+//!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
+use crate::cmd::common::{HeaderArg, OutArgs, csv_format};
 use crate::error::{CliError, CliResult};
+use dpfair::lpct::{
+    self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
+    Tree, TreeSettings, partition::LeafCounts, privatiser,
+};
+use dpfair::model::FittedModel;
+use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
+use dpfair_privacy::{Budget, Ledger, Noise};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    step: Step,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair ldp", 10))
+#[derive(clap::Subcommand)]
+enum Step {
+    /// Collector: build the partition from public data (Algorithm 1) → TREE.json.
+    Partition(PartitionArgs),
+    /// Holder: one noisy report per row of MY_ROWS.csv (Laplace 4/ε per coordinate) → REPORTS.csv.
+    Privatize(PrivatizeArgs),
+    /// Collector: aggregate the reports and fit LPCT (or a round of LPCT-prune) → MODEL.json.
+    Fit(FitArgs),
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.step {
+        Step::Partition(a) => partition(a),
+        Step::Privatize(a) => privatize(a),
+        Step::Fit(a) => fit(a),
+    }
+}
+
+/// LPCT errors: bad parameters and data are the user's; privacy refusals likewise.
+pub fn lpct_err(e: LpctError) -> CliError {
+    match e {
+        LpctError::Privacy(p) => p.into(),
+        other => CliError::BadInput(other.to_string()),
+    }
+}
+
+/// How to read a CSV with a header or not, and which columns are features.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ColumnArgs {
+    /// The binary target column (a name, or a 0-based position for files without a header).
+    #[arg(long, value_name = "COL")]
+    pub target: String,
+    /// Feature columns [default: every column except the target].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+    /// Feature columns to one-hot encode (levels from the public file).
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub categorical: Vec<String>,
+    /// The label of the positive class [default: the larger value].
+    #[arg(long, value_name = "LABEL")]
+    pub positive: Option<String>,
+    /// Field delimiter: `,` `;` `tab` or one character [default: detected].
+    #[arg(long, value_name = "CHAR", value_parser = crate::cmd::common::parse_delimiter)]
+    pub delimiter: Option<u8>,
+    /// Whether the first row is a header.
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    pub header: HeaderArg,
+}
+
+impl ColumnArgs {
+    /// Load the public CSV, learning the schema (binary target).
+    pub fn load_public(&self, path: &Path) -> CliResult<Loaded> {
+        let opts = LoadOptions {
+            target: Some(self.target.clone()),
+            features: self.features.clone(),
+            categorical: self.categorical.clone(),
+            task: Some(TaskKind::Binary),
+            positive: self.positive.clone(),
+            missing: MissingPolicy::Drop,
+            format: csv_format(self.delimiter, self.header),
+            ..Default::default()
+        };
+        let loaded = dpfair_data::load_csv(path, &opts)?;
+        if let Some(m) = loaded.report.dropped_message() {
+            eprintln!("{m}");
+        }
+        Ok(loaded)
+    }
+
+    /// Load a private CSV with the public file's schema (same columns and coding).
+    pub fn load_private(&self, schema: &Schema, path: &Path) -> CliResult<Dataset> {
+        load_with_schema(schema, path, self.delimiter, self.header)
+    }
+}
+
+fn load_with_schema(
+    schema: &Schema,
+    path: &Path,
+    delimiter: Option<u8>,
+    header: HeaderArg,
+) -> CliResult<Dataset> {
+    let loaded = schema.load(
+        path,
+        &ApplyOptions {
+            with_target: true,
+            missing: MissingPolicy::Drop,
+            format: csv_format(delimiter, header),
+        },
+    )?;
+    if let Some(m) = loaded.report.dropped_message() {
+        eprintln!("{m}");
+    }
+    if loaded.dataset.target.is_none() {
+        return Err(CliError::BadInput(format!(
+            "{}: no target column `{}`",
+            path.display(),
+            schema.target.as_ref().map_or("?", |t| t.name.as_str())
+        )));
+    }
+    Ok(loaded.dataset)
+}
+
+/// The partition options shared by `fit lpct`, `fit lpct-prune` and `ldp partition`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TreeArgs {
+    /// Split rule: Algorithm 1 (max-edge), LPCT-R (random-max-edge) or the CART criterion.
+    #[arg(long, value_enum, default_value_t = SplitterArg::MaxEdge)]
+    pub splitter: SplitterArg,
+    /// Split score.
+    #[arg(long, value_enum, default_value_t = CriterionArg::Gini)]
+    pub criterion: CriterionArg,
+    /// Practical growth (the authors' code): a leaf keeps at least this many public rows
+    /// [default: the complete tree of Algorithm 1].
+    #[arg(long, value_name = "N")]
+    pub min_samples_leaf: Option<usize>,
+    /// Domain box: public min–max (Theorem 5) or the unit cube.
+    #[arg(long, value_enum, default_value_t = RangeArg::PublicMinMax)]
+    pub range: RangeArg,
+    /// Points outside the box at prediction time: label 0 (Theorem 5) or nearest cell.
+    #[arg(long, value_enum, default_value_t = OutOfRangeArg::Zero)]
+    pub out_of_range: OutOfRangeArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SplitterArg {
+    MaxEdge,
+    RandomMaxEdge,
+    Cart,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum CriterionArg {
+    Gini,
+    Entropy,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum RangeArg {
+    PublicMinMax,
+    Unit,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum OutOfRangeArg {
+    Zero,
+    Route,
+}
+
+impl TreeArgs {
+    pub fn settings(&self, seed: Option<u64>) -> TreeSettings {
+        TreeSettings {
+            splitter: match self.splitter {
+                SplitterArg::MaxEdge => Splitter::MaxEdge,
+                SplitterArg::RandomMaxEdge => Splitter::RandomMaxEdge,
+                SplitterArg::Cart => Splitter::Cart,
+            },
+            criterion: match self.criterion {
+                CriterionArg::Gini => Criterion::Gini,
+                CriterionArg::Entropy => Criterion::Entropy,
+            },
+            growth: match self.min_samples_leaf {
+                None => Growth::Complete,
+                Some(n) => Growth::Practical {
+                    min_samples_split: 1,
+                    min_samples_leaf: n,
+                },
+            },
+            range: match self.range {
+                RangeArg::PublicMinMax => RangeMode::PublicMinMax,
+                RangeArg::Unit => RangeMode::Unit,
+            },
+            out_of_range: match self.out_of_range {
+                OutOfRangeArg::Zero => lpct::OutOfRange::Zero,
+                OutOfRangeArg::Route => lpct::OutOfRange::Route,
+            },
+            ratio: Default::default(),
+            seed: seed.unwrap_or(0),
+        }
+    }
+}
+
+/// The format tag of a partition file.
+const PARTITION_FORMAT: &str = "dpfair-ldp-partition";
+
+/// Which query a partition file is for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "protocol", rename_all = "kebab-case")]
+enum Protocol {
+    /// LPCT: one query with the full ε.
+    Lpct,
+    /// LPCT-prune round 1 (π_{p0}); round 2 exists when Algorithm 2 terminates.
+    PruneRound1 { config: PruneConfig, p_term: u32 },
+    /// LPCT-prune round 2 (π_{p_term}): the private-only tree (7).
+    PruneRound2 { config: PruneConfig, p0: u32 },
+}
+
+/// `TREE.json`: everything the holders need (schema, tree) and the collector's public counts.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct PartitionFile {
+    format: String,
+    schema: Schema,
+    settings: TreeSettings,
+    /// The ε each holder's report uses (Laplace scale 4/ε).
+    epsilon: f64,
+    protocol: Protocol,
+    tree: Tree,
+    public_counts: LeafCounts,
+}
+
+impl PartitionFile {
+    fn load(path: &Path) -> CliResult<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+        let f: PartitionFile = serde_json::from_str(&text).map_err(|e| {
+            CliError::BadInput(format!("{} is not a partition file: {e}", path.display()))
+        })?;
+        if f.format != PARTITION_FORMAT {
+            return Err(CliError::BadInput(format!(
+                "{}: format `{}`, expected `{PARTITION_FORMAT}`",
+                path.display(),
+                f.format
+            )));
+        }
+        if f.public_counts.count.len() != f.tree.n_leaves()
+            || f.public_counts.positive.len() != f.tree.n_leaves()
+        {
+            return Err(CliError::BadInput(format!(
+                "{}: public counts do not match the tree's leaves",
+                path.display()
+            )));
+        }
+        Ok(f)
+    }
+
+    fn save(&self, path: &Path) -> CliResult {
+        let json = serde_json::to_string(self).map_err(|e| CliError::Internal(e.to_string()))?;
+        std::fs::write(path, json + "\n")
+            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
+    }
+}
+
+#[derive(clap::Args)]
+pub struct PartitionArgs {
+    /// The public CSV (never privatised).
+    #[arg(long, value_name = "PUB.csv")]
+    public: PathBuf,
+    #[command(flatten)]
+    columns: ColumnArgs,
+    #[command(flatten)]
+    tree: TreeArgs,
+    /// The depth p [default: Theorem 4's depth, which needs --n-private].
+    #[arg(long, value_name = "P")]
+    depth: Option<u32>,
+    /// The ε holders will use (LPCT-prune: the total; each round uses ε/2).
+    #[arg(long, value_name = "E")]
+    epsilon: f64,
+    /// The number of private holders n_P (for the default depth and LPCT-prune's p0, p_term).
+    #[arg(long, value_name = "N")]
+    n_private: Option<u64>,
+    /// Build round 1 of LPCT-prune (Algorithm 2) instead of LPCT.
+    #[arg(long)]
+    prune: bool,
+    /// With --prune: Algorithm 2's termination (rounds at ε/2; a second round when the flag is
+    /// set) [default: one round at ε].
+    #[arg(long)]
+    termination: bool,
+    /// Seed of the random max-edge splitter (public randomness).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[arg(long, value_name = "TREE.json")]
+    out: PathBuf,
+}
+
+fn partition(a: PartitionArgs) -> CliResult {
+    let loaded = a.columns.load_public(&a.public)?;
+    let settings = a.tree.settings(a.seed);
+    let (n_q, d) = (loaded.dataset.n_rows() as u64, loaded.dataset.n_features());
+    let need_n = || {
+        a.n_private.ok_or_else(|| {
+            CliError::BadInput("--n-private is needed for the default depth and for --prune".into())
+        })
+    };
+    let (depth, protocol, epsilon) = if a.prune {
+        let config = PruneConfig {
+            epsilon: a.epsilon,
+            p0: a.depth,
+            options: PruneOptions {
+                invoke_termination: a.termination,
+                ..Default::default()
+            },
+            tree: settings.clone(),
+            ..Default::default()
+        };
+        let (p0, p_term) = lpct::prune_depths(&config, need_n()?, n_q, d);
+        let eps_q = lpct::prune_query_epsilon(&config);
+        (p0, Protocol::PruneRound1 { config, p_term }, eps_q)
+    } else {
+        let depth = match a.depth {
+            Some(p) => p,
+            None => lpct::theory_depth(need_n()?, n_q, d, a.epsilon),
+        };
+        (depth, Protocol::Lpct, a.epsilon)
+    };
+    write_partition(&loaded, settings, depth, epsilon, protocol, &a.out)
+}
+
+fn write_partition(
+    loaded: &Loaded,
+    settings: TreeSettings,
+    depth: u32,
+    epsilon: f64,
+    protocol: Protocol,
+    out: &Path,
+) -> CliResult {
+    if epsilon.is_nan() || epsilon <= 0.0 || epsilon.is_infinite() {
+        return Err(CliError::BadInput(format!(
+            "--epsilon must be finite and > 0, got {epsilon}"
+        )));
+    }
+    let tree = lpct::partition(&settings, depth, &loaded.dataset).map_err(lpct_err)?;
+    let (x, y) = lpct::binary_xy(&loaded.dataset, "public data").map_err(lpct_err)?;
+    let public_counts = tree.leaf_counts(x, y).map_err(lpct_err)?;
+    eprintln!(
+        "wrote {} ({} leaves, depth {}; holders report with ε = {epsilon})",
+        out.display(),
+        tree.n_leaves(),
+        tree.depth()
+    );
+    PartitionFile {
+        format: PARTITION_FORMAT.into(),
+        schema: loaded.schema.clone(),
+        settings,
+        epsilon,
+        protocol,
+        tree,
+        public_counts,
+    }
+    .save(out)
+}
+
+#[derive(clap::Args)]
+pub struct PrivatizeArgs {
+    /// The partition broadcast by the collector.
+    #[arg(long, value_name = "TREE.json")]
+    partition: PathBuf,
+    /// The holder's own rows.
+    #[arg(long, value_name = "MY_ROWS.csv")]
+    data: PathBuf,
+    /// The target column (must be the partition's).
+    #[arg(long, value_name = "COL")]
+    target: Option<String>,
+    /// ε of each report [default: the partition's]; must match the partition's.
+    #[arg(long, value_name = "E")]
+    epsilon: Option<f64>,
+    /// Seed (reproducible tests only) [default: the operating system's CSPRNG].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[arg(long, value_name = "CHAR", value_parser = crate::cmd::common::parse_delimiter)]
+    delimiter: Option<u8>,
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    header: HeaderArg,
+    #[arg(long, value_name = "REPORTS.csv")]
+    out: PathBuf,
+}
+
+fn privatize(a: PrivatizeArgs) -> CliResult {
+    let p = PartitionFile::load(&a.partition)?;
+    if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
+        && *t != col.name
+    {
+        return Err(CliError::BadInput(format!(
+            "--target {t}: the partition's target is `{}`",
+            col.name
+        )));
+    }
+    let eps = a.epsilon.unwrap_or(p.epsilon);
+    if eps != p.epsilon {
+        return Err(CliError::BadInput(format!(
+            "--epsilon {eps}: the partition asks for reports at ε = {}",
+            p.epsilon
+        )));
+    }
+    let data = load_with_schema(&p.schema, &a.data, a.delimiter, a.header)?;
+    let (x, y) = lpct::binary_xy(&data, "rows").map_err(lpct_err)?;
+    let leaves = p.tree.leaves_of(x).map_err(lpct_err)?;
+    let release = privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?;
+    let mut noise = match a.seed {
+        Some(s) => Noise::seeded(s),
+        None => Noise::os(),
+    };
+    let l = p.tree.n_leaves();
+    let mut w = csv::Writer::from_path(&a.out)
+        .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
+    let io = |e: csv::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
+    let mut header = vec!["epsilon".to_string()];
+    header.extend((0..l).map(|j| format!("u_{j}")));
+    header.extend((0..l).map(|j| format!("v_{j}")));
+    w.write_record(&header).map_err(io)?;
+    for (&j, &yi) in leaves.iter().zip(y) {
+        let r = release
+            .report(&mut noise, Some(j as usize), yi)
+            .map_err(lpct_err)?;
+        let mut rec = Vec::with_capacity(2 * l + 1);
+        rec.push(eps.to_string());
+        rec.extend(r.u.iter().chain(&r.v).map(|v| v.to_string()));
+        w.write_record(&rec).map_err(io)?;
+    }
+    w.flush()
+        .map_err(|e| CliError::BadInput(format!("writing {}: {e}", a.out.display())))?;
+    eprintln!(
+        "wrote {} ({} reports, each {eps}-LDP)",
+        a.out.display(),
+        leaves.len()
+    );
+    Ok(())
+}
+
+/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε.
+fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<privatiser::Report>> {
+    let bad = |m: String| CliError::BadInput(format!("{}: {m}", path.display()));
+    let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let mut out = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| bad(e.to_string()))?;
+        if rec.len() != 2 * n_leaves + 1 {
+            return Err(bad(format!(
+                "report {} has {} columns, the partition needs {}",
+                i + 1,
+                rec.len(),
+                2 * n_leaves + 1
+            )));
+        }
+        let vals: Vec<f64> = rec
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| bad(format!("report {}, column {}: `{v}`", i + 1, c + 1)))
+            })
+            .collect::<CliResult<_>>()?;
+        if vals[0] != epsilon {
+            return Err(bad(format!(
+                "report {} was made at ε = {}, the partition asks for {epsilon}",
+                i + 1,
+                vals[0]
+            )));
+        }
+        out.push(privatiser::Report {
+            u: vals[1..=n_leaves].to_vec(),
+            v: vals[n_leaves + 1..].to_vec(),
+        });
+    }
+    Ok(out)
+}
+
+#[derive(clap::Args)]
+pub struct FitArgs {
+    #[arg(long, value_name = "TREE.json")]
+    partition: PathBuf,
+    #[arg(long, value_name = "REPORTS.csv")]
+    reports: PathBuf,
+    /// Recount the public data (same file as for `ldp partition`) [default: the counts stored in
+    /// the partition].
+    #[arg(long, value_name = "PUB.csv")]
+    public: Option<PathBuf>,
+    /// The public weight λ [default: Theorem 4's].
+    #[arg(long, value_name = "L")]
+    lambda: Option<f64>,
+    /// LPCT-prune round 1: where to write the round-2 partition if Algorithm 2 terminates.
+    #[arg(long, value_name = "TREE2.json")]
+    next: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutArgs,
+}
+
+fn fit(a: FitArgs) -> CliResult {
+    let p = PartitionFile::load(&a.partition)?;
+    let reports = read_reports(&a.reports, p.tree.n_leaves(), p.epsilon)?;
+    let total = match &p.protocol {
+        Protocol::Lpct => p.epsilon,
+        Protocol::PruneRound1 { config, .. } | Protocol::PruneRound2 { config, .. } => {
+            config.epsilon
+        }
+    };
+    let mut ledger = Ledger::new(Budget::pure(total)?);
+    if let Protocol::PruneRound2 { .. } = p.protocol {
+        // Round 1's reports were the first ε/2 of every holder's budget.
+        privatiser::charge_reports(
+            &mut ledger,
+            "LPCT-prune round 1 reports",
+            p.epsilon,
+            reports.len() as u64,
+        )
+        .map_err(lpct_err)?;
+    }
+    let private = privatiser::aggregate(
+        &mut ledger,
+        "LPCT leaf reports",
+        p.epsilon,
+        p.tree.n_leaves(),
+        &reports,
+    )
+    .map_err(lpct_err)?;
+    let public = match &a.public {
+        Some(path) => {
+            let ds = load_with_schema(&p.schema, path, None, HeaderArg::Auto)?;
+            let (x, y) = lpct::binary_xy(&ds, "public data").map_err(lpct_err)?;
+            p.tree.leaf_counts(x, y).map_err(lpct_err)?
+        }
+        None => p.public_counts.clone(),
+    };
+    let sums = LeafSums { private, public };
+    let n_q: u64 = sums.public.count.iter().sum();
+    let n_p = sums.private.n_users;
+    let loaded = Loaded {
+        dataset: Dataset {
+            features: ndarray::Array2::zeros((0, p.tree.n_features())),
+            feature_names: p.schema.feature_names(),
+            groups: None,
+            target: None,
+        },
+        schema: p.schema.clone(),
+        report: dpfair_data::LoadReport {
+            path: a.partition.clone(),
+            rows_in_file: 0,
+            rows: Vec::new(),
+            dropped: 0,
+            missing_by_column: Vec::new(),
+            delimiter: b',',
+            has_header: true,
+        },
+    };
+    match p.protocol {
+        Protocol::Lpct => {
+            let lambda = a
+                .lambda
+                .unwrap_or_else(|| lpct::theory_lambda(n_p, n_q, p.tree.n_features(), p.epsilon));
+            let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
+            let cfg =
+                serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });
+            a.out.save(&loaded, ledger, &cfg, FittedModel::Lpct(m))?;
+        }
+        Protocol::PruneRound1 { config, p_term } => {
+            let p0 = p.tree.depth();
+            match lpct::prune_round1(&config, p.tree, &sums, p_term).map_err(lpct_err)? {
+                lpct::PruneStep::Done(m) => {
+                    a.out
+                        .save(&loaded, ledger, &config, FittedModel::LpctPrune(m))?;
+                }
+                lpct::PruneStep::SecondRound { p_term } => {
+                    let next = a.next.ok_or_else(|| {
+                        CliError::BadInput(
+                            "Algorithm 2 terminated: a second round is needed; pass --next TREE2.json"
+                                .into(),
+                        )
+                    })?;
+                    // The round-2 partition is built from the public data again.
+                    let public_path = a.public.ok_or_else(|| {
+                        CliError::BadInput(
+                            "Algorithm 2 terminated: pass --public PUB.csv to build the round-2 partition".into(),
+                        )
+                    })?;
+                    let ds = load_with_schema(&p.schema, &public_path, None, HeaderArg::Auto)?;
+                    let public_loaded = Loaded {
+                        dataset: ds,
+                        ..loaded
+                    };
+                    write_partition(
+                        &public_loaded,
+                        p.settings,
+                        p_term,
+                        p.epsilon,
+                        Protocol::PruneRound2 { config, p0 },
+                        &next,
+                    )?;
+                    eprintln!(
+                        "Algorithm 2 terminated (flag = 1): holders privatize again with {}, then run `ldp fit` on those reports",
+                        next.display()
+                    );
+                }
+            }
+        }
+        Protocol::PruneRound2 { config, p0 } => {
+            let m = lpct::prune_round2(&config, p.tree, &sums, p0).map_err(lpct_err)?;
+            a.out
+                .save(&loaded, ledger, &config, FittedModel::LpctPrune(m))?;
+        }
+    }
+    Ok(())
+}
+
+/// `dpfair fit lpct|lpct-prune`: the public and private CSVs (simulated setting).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SimulatedArgs {
+    /// The public CSV.
+    #[arg(long, value_name = "PUB.csv")]
+    pub public: PathBuf,
+    /// The private CSV (each row is one holder; their reports are simulated exactly).
+    #[arg(long, value_name = "PRIV.csv")]
+    pub private: PathBuf,
+    #[command(flatten)]
+    pub columns: ColumnArgs,
+    #[command(flatten)]
+    pub tree: TreeArgs,
+    /// The LDP budget ε of each holder.
+    #[arg(long, value_name = "E")]
+    pub epsilon: f64,
+    /// Seed for a reproducible run [default: the operating system's CSPRNG].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub out: OutArgs,
+}
+
+impl SimulatedArgs {
+    /// (public loaded with its schema, private data, ledger over ε, noise).
+    pub fn load(&self) -> CliResult<(Loaded, Dataset, Ledger, Noise)> {
+        let public = self.columns.load_public(&self.public)?;
+        let private = self.columns.load_private(&public.schema, &self.private)?;
+        let ledger = Ledger::new(Budget::pure(self.epsilon)?);
+        let noise = match self.seed {
+            Some(s) => Noise::seeded(s),
+            None => Noise::os(),
+        };
+        Ok((public, private, ledger, noise))
+    }
 }

@@ -98,8 +98,9 @@ pub struct NoisySums {
     pub epsilon: f64,
 }
 
-/// Records n_P reports, each ε-LDP (one entry, parallel over holders).
-fn charge(ledger: &mut Ledger, label: &str, epsilon: f64, n_users: u64) -> Result<()> {
+/// Records n_P reports, each ε-LDP (one entry, parallel over holders): the collector's side of
+/// a round whose reports arrive elsewhere.
+pub fn charge_reports(ledger: &mut Ledger, label: &str, epsilon: f64, n_users: u64) -> Result<()> {
     local_mechanism(REPORT_SENSITIVITY, epsilon)?.charge_reports(ledger, label, n_users)
 }
 
@@ -128,7 +129,7 @@ pub fn aggregate(
             return Err(bad_data("reports", format!("report {i}: non-finite value")));
         }
     }
-    charge(ledger, label, epsilon, reports.len() as u64)?;
+    charge_reports(ledger, label, epsilon, reports.len() as u64)?;
     let mut sums = NoisySums {
         count: vec![0.0; n_leaves],
         positive: vec![0.0; n_leaves],
@@ -160,7 +161,7 @@ pub fn per_user_sums(
     let leaves = tree.leaves_of(x)?;
     super::partition::check_labels(y, x.nrows(), "private labels")?;
     let release = LocalRelease::new(epsilon, tree.n_leaves())?;
-    charge(ledger, label, epsilon, leaves.len() as u64)?;
+    charge_reports(ledger, label, epsilon, leaves.len() as u64)?;
     let l = tree.n_leaves();
     let mut sums = NoisySums {
         count: vec![0.0; l],
@@ -198,7 +199,7 @@ pub fn simulate_sums(
     }
     let counts = tree.leaf_counts(x, y)?;
     let n = x.nrows() as u64;
-    charge(ledger, label, epsilon, n)?;
+    charge_reports(ledger, label, epsilon, n)?;
     let scale = REPORT_SENSITIVITY / epsilon;
     let mut draw = |c: u64| -> Result<f64> { Ok(c as f64 + sum_of_laplace(noise, n, scale)?) };
     Ok(NoisySums {

@@ -1,10 +1,37 @@
-//! `dpfair fit lpct` (STUB: issue #10).
+//! `dpfair fit lpct`: LPCT (Ma & Yang, seed 002) in the simulated setting: the public CSV builds
+//! the partition, every row of the private CSV is one holder whose ε-LDP report is simulated
+//! exactly (per-leaf sums of Laplace noise drawn in O(1)).
 
-use crate::error::{CliError, CliResult};
+use crate::cmd::ldp::{SimulatedArgs, lpct_err};
+use crate::error::CliResult;
+use dpfair::lpct::{self, LpctConfig};
+use dpfair::model::FittedModel;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    common: SimulatedArgs,
+    /// The depth p [default: Theorem 4's 2^p ≍ δ^{−1} at α = γ = 1].
+    #[arg(long, value_name = "P")]
+    depth: Option<u32>,
+    /// The public weight λ of eq. (8) [default: Theorem 4's λ at α = γ = 1].
+    #[arg(long, value_name = "L")]
+    lambda: Option<f64>,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair fit lpct", 10))
+pub fn run(a: Args) -> CliResult {
+    let (public, private, mut ledger, mut noise) = a.common.load()?;
+    let cfg = LpctConfig {
+        epsilon: a.common.epsilon,
+        depth: a.depth,
+        lambda: a.lambda,
+        tree: a.common.tree.settings(a.common.seed),
+    };
+    let m =
+        lpct::fit(&cfg, &public.dataset, &private, &mut ledger, &mut noise).map_err(lpct_err)?;
+    eprintln!("LPCT: depth {}, λ = {}", m.depth, m.lambda);
+    a.common
+        .out
+        .save(&public, ledger, &cfg, FittedModel::Lpct(m))?;
+    Ok(())
 }

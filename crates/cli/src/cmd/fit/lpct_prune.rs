@@ -1,10 +1,60 @@
-//! `dpfair fit lpct-prune` (STUB: issue #10).
+//! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang, seed 002) in the simulated
+//! setting; no tuning parameter (p0 and p_term from Algorithm 2).
 
-use crate::error::{CliError, CliResult};
+use crate::cmd::ldp::{SimulatedArgs, lpct_err};
+use crate::error::CliResult;
+use dpfair::lpct::{self, Preset, PruneConfig, PruneOptions};
+use dpfair::model::FittedModel;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    common: SimulatedArgs,
+    /// Constants of the pruning statistic (H6): Algorithm 2 as printed, Proposition 6's
+    /// radius (naive pruning), or the authors' code's.
+    #[arg(long, value_enum, default_value_t = PresetArg::Code)]
+    preset: PresetArg,
+    /// Algorithm 2's termination: two queries at ε/2 each, the second when the flag is set
+    /// [default: one query at the full ε, as in the paper's experiments].
+    #[arg(long)]
+    termination: bool,
+    /// Override p0.
+    #[arg(long, value_name = "P")]
+    p0: Option<u32>,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::not_yet("dpfair fit lpct-prune", 10))
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum PresetArg {
+    Alg2Literal,
+    Prop6,
+    Code,
+}
+
+pub fn run(a: Args) -> CliResult {
+    let (public, private, mut ledger, mut noise) = a.common.load()?;
+    let cfg = PruneConfig {
+        epsilon: a.common.epsilon,
+        p0: a.p0,
+        p_term: None,
+        options: PruneOptions {
+            preset: match a.preset {
+                PresetArg::Alg2Literal => Preset::Alg2Literal,
+                PresetArg::Prop6 => Preset::Prop6,
+                PresetArg::Code => Preset::Code,
+            },
+            invoke_termination: a.termination,
+            ..Default::default()
+        },
+        tree: a.common.tree.settings(a.common.seed),
+    };
+    let m = lpct::fit_prune(&cfg, &public.dataset, &private, &mut ledger, &mut noise)
+        .map_err(lpct_err)?;
+    eprintln!(
+        "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
+        m.p0, m.p_term, m.flag, m.rounds
+    );
+    a.common
+        .out
+        .save(&public, ledger, &cfg, FittedModel::LpctPrune(m))?;
+    Ok(())
 }
