@@ -425,3 +425,101 @@ mod tests {
         }
     }
 }
+
+/// Empirical audit of one DP-SGD step with a canary record (privacy crate's auditor).
+#[cfg(test)]
+mod audit_tests {
+    use super::*;
+    use dpfair_privacy::accounting::sgm_epsilon;
+    use dpfair_privacy::audit::audit;
+
+    /// One step from θ = 0 on 20 ordinary rows x = (0, 1), y = 0, plus (input 1) a canary
+    /// x = (5, 0), y = 1: the ordinary rows' gradients have no first coordinate, the canary's
+    /// clipped gradient has first coordinate −0.5·5/‖0.5·(5, 0, 1)‖ ≈ −0.98 (clip C = 1), so the
+    /// released first weight is a Gaussian with or without that shift: the worst case of the
+    /// subsampled Gaussian, where the auditor's threshold events are the optimal ones.
+    /// `net_clip` is the clipping actually applied; the run's noise is calibrated for C = 1.
+    fn one_step(
+        input: usize,
+        noise: &mut Noise,
+        run: &mut SubsampledGaussianRun,
+        q: f64,
+        net_clip: f64,
+    ) -> f64 {
+        let mut x = [0.0, 1.0].repeat(20);
+        let mut y = vec![0u32; 20];
+        if input == 1 {
+            x.extend([5.0, 0.0]);
+            y.push(1);
+        }
+        let n = y.len();
+        let mut net = LogisticNet::new(Rows::new(&x, 2, &y), 1);
+        let mut params = vec![0.0; 3];
+        // Learning rate q·n makes the update exactly −(noisy sum).
+        train(
+            &mut net,
+            &mut params,
+            n,
+            q,
+            1,
+            q * n as f64,
+            net_clip,
+            run,
+            noise,
+        )
+        .unwrap();
+        params[0]
+    }
+
+    /// A run charged once for every step of one audit (`trials` per input).
+    fn run_for(q: f64, z: f64, trials: usize) -> SubsampledGaussianRun {
+        let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        SubsampledGaussianRun::start(
+            &mut ledger,
+            "audit",
+            q,
+            z,
+            1.0,
+            2 * trials as u64,
+            Accountant::Rdp,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn audit_of_one_step_with_a_canary() {
+        // q = 0.5, z = 0.8: one step costs ε = 5.24 at δ = 1e-5 (RDP), a level at which the
+        // auditor (2·10⁵ trials per input, α = 0.01) has power: with seed 2024 it reports a lower
+        // bound of 2.82 for the honest step and 6.84 for the broken variant below (caught).
+        let (q, z, delta) = (0.5, 0.8, 1e-5);
+        let claimed = sgm_epsilon(Accountant::Rdp, q, z, 1, delta).unwrap();
+        let mut noise = Noise::seeded(2024);
+        let trials = 200_000;
+        let mut run = run_for(q, z, trials);
+        let honest = audit(&mut noise, trials, delta, 0.01, |input, nz| {
+            Ok(one_step(input, nz, &mut run, q, 1.0))
+        })
+        .unwrap();
+        assert!(
+            honest.epsilon_lower <= claimed,
+            "honest step: ε_lower = {} > claimed {claimed}",
+            honest.epsilon_lower
+        );
+        // Broken: no effective clipping (C = 100) with noise calibrated for C = 1; the canary's
+        // shift is 2.5 instead of 0.98 noise units.
+        let mut run = run_for(q, z, trials);
+        let broken = audit(&mut noise, trials, delta, 0.01, |input, nz| {
+            Ok(one_step(input, nz, &mut run, q, 100.0))
+        })
+        .unwrap();
+        assert!(
+            broken.epsilon_lower > claimed,
+            "broken step not caught: ε_lower = {} ≤ claimed {claimed}",
+            broken.epsilon_lower
+        );
+        eprintln!(
+            "claimed ε = {claimed:.3}; audit lower bounds: honest {:.3}, broken {:.3}",
+            honest.epsilon_lower, broken.epsilon_lower
+        );
+    }
+}
