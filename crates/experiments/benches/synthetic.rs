@@ -3,8 +3,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dpfair_data::synthetic::{
-    Design, FdpFairDesign, GaussianMixtureDesign, LawLikeDesign, LpctDesign,
-    TwoGroupLogisticDesign,
+    Design, FdpFairDesign, GaussianMixtureDesign, LawLikeDesign, LpctDesign, TwoGroupLogisticDesign,
 };
 use std::hint::black_box;
 

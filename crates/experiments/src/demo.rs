@@ -63,10 +63,7 @@ fn pair(design: &dyn Design, size: DemoSize, seed: u64) -> std::result::Result<T
     Ok((train, test))
 }
 
-fn get<T>(
-    cell: &Cached<T>,
-    init: impl FnOnce() -> std::result::Result<T, String>,
-) -> Result<&T> {
+fn get<T>(cell: &Cached<T>, init: impl FnOnce() -> std::result::Result<T, String>) -> Result<&T> {
     cell.get_or_init(init)
         .as_ref()
         .map_err(|e| ExpError::Method(e.clone()))
