@@ -36,6 +36,25 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `dpfair evaluate` on `data` and `pred`, which must succeed: its report.
+fn evaluate(data: &Path, pred: &Path, target: &str, sensitive: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "evaluate",
+        "--data",
+        data.to_str().unwrap(),
+        "--predictions",
+        pred.to_str().unwrap(),
+        "--target",
+        target,
+        "--sensitive",
+        sensitive,
+    ];
+    args.extend_from_slice(extra);
+    let o = dpfair(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
 /// The number after `name: ` in the evaluate report.
 fn figure(report: &str, name: &str) -> f64 {
     let line = report
@@ -108,19 +127,7 @@ fn predict_then_evaluate_round_trip() {
     assert!(lines[1..9].iter().all(|l| *l == "yes,0.3,0.7"), "{text}");
     assert_eq!(lines[9], ",,");
 
-    let o = dpfair(&[
-        "evaluate",
-        "--data",
-        new.to_str().unwrap(),
-        "--predictions",
-        pred.to_str().unwrap(),
-        "--target",
-        "y",
-        "--sensitive",
-        "grp",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = stdout(&o);
+    let r = evaluate(&new, &pred, "y", "grp", &[]);
     // Everything predicted `yes`: accuracy 3/8; both groups selected at rate 1.
     assert_eq!(figure(&r, "accuracy"), 0.375);
     assert_eq!(figure(&r, "demographic_parity_difference"), 0.0);
@@ -191,19 +198,7 @@ fn evaluate_binary_figures_by_hand() {
         "p.csv",
         "prediction\nyes\nno\nyes\nno\nyes\nyes\nyes\nno\nyes\n",
     );
-    let o = dpfair(&[
-        "evaluate",
-        "--data",
-        data.to_str().unwrap(),
-        "--predictions",
-        pred.to_str().unwrap(),
-        "--target",
-        "y",
-        "--sensitive",
-        "grp",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = stdout(&o);
+    let r = evaluate(&data, &pred, "y", "grp", &[]);
     // The evaluation reads only y and grp, so row 9 (missing x, y = yes, group b) counts.
     // Correct: a: yes✓ no✗ yes✗ no✓ (2 of 4); b: yes✓ yes✗ yes✗ no✓ yes✓ (3 of 5) → 5/9.
     assert!((figure(&r, "accuracy") - 5.0 / 9.0).abs() < 1e-6, "{r}");
@@ -231,19 +226,7 @@ fn evaluate_multiclass_and_regression_by_hand() {
         "g,c,v\na,x,1.0\na,y,2.0\na,z,3.0\nb,x,2.0\nb,y,3.0\nb,x,4.0\n",
     );
     let pred = write(&dir, "p.csv", "prediction\nx\ny\nz\nx\nx\nx\n");
-    let o = dpfair(&[
-        "evaluate",
-        "--data",
-        data.to_str().unwrap(),
-        "--predictions",
-        pred.to_str().unwrap(),
-        "--target",
-        "c",
-        "--sensitive",
-        "g",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = stdout(&o);
+    let r = evaluate(&data, &pred, "c", "g", &[]);
     assert!(r.starts_with("task: multiclass"), "{r}");
     // Correct: x y z | x ✗ x → 5 of 6. Rates of x: a 1/3, b 1 → U = 2/3.
     assert!((figure(&r, "accuracy") - 5.0 / 6.0).abs() < 1e-6);
@@ -254,21 +237,7 @@ fn evaluate_multiclass_and_regression_by_hand() {
 
     // Regression: predictions a {1, 2, 3}, b {2, 3, 4}: KS = 1/3 (see the fairness crate's test).
     let pred = write(&dir, "r.csv", "prediction\n1\n2\n3\n2\n3\n4\n");
-    let o = dpfair(&[
-        "evaluate",
-        "--data",
-        data.to_str().unwrap(),
-        "--predictions",
-        pred.to_str().unwrap(),
-        "--target",
-        "v",
-        "--sensitive",
-        "g",
-        "--task",
-        "regression",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = stdout(&o);
+    let r = evaluate(&data, &pred, "v", "g", &["--task", "regression"]);
     assert_eq!(figure(&r, "mse"), 0.0);
     assert!(
         (figure(&r, "ks_statistical_parity") - 1.0 / 3.0).abs() < 1e-6,

@@ -31,14 +31,18 @@ pub fn is_missing(field: &str) -> bool {
     matches!(field, "" | "?" | "NA")
 }
 
-/// A file read into memory: column names and every data row, fields trimmed.
+/// A file read into memory: column names and every data row, fields trimmed. The fields are
+/// stored back to back in one buffer (one allocation for the whole file, not one per row).
 #[derive(Debug)]
 pub struct Table {
     pub path: PathBuf,
     pub columns: Vec<String>,
     pub has_header: bool,
     pub delimiter: u8,
-    records: Vec<csv::StringRecord>,
+    /// Every data field, concatenated.
+    text: String,
+    /// End offset in `text` of each field, row-major (`rows × width` entries).
+    ends: Vec<usize>,
     lines: Vec<u64>,
 }
 
@@ -63,7 +67,10 @@ impl Table {
             .flexible(true)
             .trim(csv::Trim::All)
             .from_reader(bytes);
-        let mut records = Vec::new();
+        let mut first: Option<csv::StringRecord> = None;
+        let mut has_header = false;
+        let mut text = String::with_capacity(bytes.len());
+        let mut ends = Vec::new();
         let mut lines = Vec::new();
         let mut record = csv::StringRecord::new();
         // Line numbers from byte offsets (the reader's own line count skips blank lines).
@@ -78,11 +85,7 @@ impl Table {
                     // empty lines never reach here). A row of empty fields (`,,`) is kept: it is
                     // a row with missing values, and dropping it would shift row numbers.
                     let blank = record.len() == 1 && record[0].is_empty();
-                    if blank
-                        && records
-                            .first()
-                            .is_none_or(|r: &csv::StringRecord| r.len() > 1)
-                    {
+                    if blank && first.as_ref().is_none_or(|r| r.len() > 1) {
                         continue;
                     }
                     let start = record.position().map_or(0, |p| p.byte() as usize);
@@ -95,8 +98,39 @@ impl Table {
                         .filter(|&&b| b == b'\n')
                         .count() as u64;
                     counted_to = start;
+                    let head = match &first {
+                        Some(head) => head,
+                        None => {
+                            has_header = match format.header {
+                                HeaderMode::Present => true,
+                                HeaderMode::Absent => false,
+                                HeaderMode::Auto => record
+                                    .iter()
+                                    .all(|f| !is_missing(f) && f.parse::<f64>().is_err()),
+                            };
+                            first = Some(record.clone());
+                            if has_header {
+                                continue;
+                            }
+                            first.as_ref().expect("just set")
+                        }
+                    };
+                    if record.len() != head.len() {
+                        return Err(DataError::RaggedRow {
+                            path,
+                            at: Position {
+                                row: lines.len() + 1,
+                                line,
+                            },
+                            expected: head.len(),
+                            found: record.len(),
+                        });
+                    }
                     lines.push(line);
-                    records.push(std::mem::take(&mut record));
+                    for f in record.iter() {
+                        text.push_str(f);
+                        ends.push(text.len());
+                    }
                 }
                 Err(e) => {
                     return Err(DataError::Csv {
@@ -106,15 +140,8 @@ impl Table {
                 }
             }
         }
-        let Some(first) = records.first() else {
+        let Some(first) = first else {
             return Err(DataError::EmptyFile { path });
-        };
-        let has_header = match format.header {
-            HeaderMode::Present => true,
-            HeaderMode::Absent => false,
-            HeaderMode::Auto => first
-                .iter()
-                .all(|f| !is_missing(f) && f.parse::<f64>().is_err()),
         };
         let width = first.len();
         let columns: Vec<String> = if has_header {
@@ -133,45 +160,33 @@ impl Table {
                 }
                 names.push(name);
             }
-            records.remove(0);
-            lines.remove(0);
             names
         } else {
             (0..width).map(|i| i.to_string()).collect()
         };
-        if records.is_empty() {
+        if lines.is_empty() {
             return Err(DataError::EmptyFile { path });
-        }
-        for (r, rec) in records.iter().enumerate() {
-            if rec.len() != width {
-                return Err(DataError::RaggedRow {
-                    path,
-                    at: Position {
-                        row: r + 1,
-                        line: lines[r],
-                    },
-                    expected: width,
-                    found: rec.len(),
-                });
-            }
         }
         Ok(Table {
             path,
             columns,
             has_header,
             delimiter,
-            records,
+            text,
+            ends,
             lines,
         })
     }
 
     pub fn n_rows(&self) -> usize {
-        self.records.len()
+        self.lines.len()
     }
 
     /// The field at 0-based data row `row`, column `col` (trimmed).
     pub fn get(&self, row: usize, col: usize) -> &str {
-        &self.records[row][col]
+        let k = row * self.columns.len() + col;
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        &self.text[start..self.ends[k]]
     }
 
     /// The position of 0-based data row `row`, for messages.
