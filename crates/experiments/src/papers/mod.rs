@@ -4,6 +4,7 @@
 
 pub mod baseline;
 pub mod fair_bayes;
+pub mod fair_regression;
 
 use crate::Paper;
 use crate::demo::DemoMethod;
@@ -14,6 +15,7 @@ pub fn all() -> Vec<&'static dyn Paper> {
     vec![
         &baseline::Baseline,
         &fair_bayes::FairBayesCurve,
+        &fair_regression::FairRegression,
         // one line per paper, e.g. `&seed003::Seed003,`
     ]
 }
