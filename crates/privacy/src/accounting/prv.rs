@@ -240,23 +240,34 @@ fn discretise(prv: &StepPrv, h: f64, tail: f64) -> Discrete {
 }
 
 impl Discrete {
-    /// ln Σ p_k e^{s·kh}.
+    /// ln Σ p_k e^{s·kh}, in blocks: inside a block the factor e^{s·h} is applied by repeated
+    /// multiplication (kept below e^{300} so it neither overflows nor underflows), blocks are
+    /// combined in log space. The relative rounding error (≤ 10⁻¹²) is covered by a 10⁻⁹ margin.
     fn log_mgf(&self, s: f64) -> f64 {
-        self.mass
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| **m > 0.0)
-            .map(|(j, m)| m.ln() + s * (self.k_lo + j as i64) as f64 * self.h)
-            .fold(f64::NEG_INFINITY, log_add)
+        let block = ((300.0 / (s.abs() * self.h)) as usize).clamp(1, 4096);
+        let r = (s * self.h).exp();
+        let mut acc = f64::NEG_INFINITY;
+        for (b, chunk) in self.mass.chunks(block).enumerate() {
+            let y_first = (self.k_lo + (b * block) as i64) as f64 * self.h;
+            let (mut w, mut sum) = (1.0, 0.0);
+            for m in chunk {
+                sum += m * w;
+                w *= r;
+            }
+            if sum > 0.0 {
+                acc = log_add(acc, s * y_first + sum.ln());
+            }
+        }
+        acc + 1e-9
     }
 
     /// Window [lo, hi] (values) holding the T-fold sum except for mass ≤ η_w on each side
-    /// (Chernoff: P(ΣỸ ≥ w) ≤ M(s)^T e^{−sw}).
+    /// (Chernoff: P(ΣỸ ≥ w) ≤ M(s)^T e^{−sw}, over s on a grid of ratio 2^{1/4}).
     fn window(&self, steps: f64, eta_w: f64) -> (f64, f64) {
-        let ss = (-6..=8).map(|k| 2f64.powi(k));
         let mut hi = f64::INFINITY;
         let mut lo = f64::NEG_INFINITY;
-        for s in ss {
+        for k in -28..=36 {
+            let s = 2f64.powf(k as f64 / 4.0);
             hi = hi.min((steps * self.log_mgf(s) - eta_w.ln()) / s);
             lo = lo.max(-(steps * self.log_mgf(-s) - eta_w.ln()) / s);
         }
@@ -280,14 +291,8 @@ fn compose(d: &Discrete, steps: u64, k0: i64, n: usize) -> Composed {
     }
     let mut planner = FftPlanner::<f64>::new();
     planner.plan_fft_forward(n).process(&mut buf);
-    let t = steps as f64;
     for c in buf.iter_mut() {
-        let (r, theta) = c.to_polar();
-        *c = if r == 0.0 {
-            Complex::new(0.0, 0.0)
-        } else {
-            Complex::from_polar((t * r.ln()).exp(), theta * t)
-        };
+        *c = complex_pow(*c, steps);
     }
     planner.plan_fft_inverse(n).process(&mut buf);
     let scale = 1.0 / n as f64;
@@ -301,34 +306,75 @@ fn compose(d: &Discrete, steps: u64, k0: i64, n: usize) -> Composed {
         h: d.h,
         k0,
         mass,
-        p_inf: -(t * (-d.p_inf).ln_1p()).exp_m1(),
+        p_inf: -(steps as f64 * (-d.p_inf).ln_1p()).exp_m1(),
     }
 }
 
-impl Composed {
-    /// Smallest ε ≥ 0 with δ̃(ε) = Σ_K P_K (1 − e^{ε − Kh})₊ + P(∞) ≤ `delta`; +∞ if the atom alone
-    /// exceeds δ.
+/// c^e by binary exponentiation (relative error about e·2⁻⁵², like any evaluation of c^e).
+fn complex_pow(mut base: Complex<f64>, mut e: u64) -> Complex<f64> {
+    let mut acc = Complex::new(1.0, 0.0);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc *= base;
+        }
+        base = base * base;
+        e >>= 1;
+    }
+    acc
+}
+
+/// The privacy profile δ̃(ε) = Σ_K P_K (1 − e^{ε − Kh})₊ + P(∞) of the composed masses, through
+/// suffix sums over the cells with Kh ≥ 0: S0 = Σ P_K, S1 = Σ P_K e^{−Kh}.
+struct Profile {
+    h: f64,
+    k0: i64,
+    start: usize,
+    s0: Vec<f64>,
+    s1: Vec<f64>,
+    p_inf: f64,
+}
+
+impl Profile {
+    fn new(c: &Composed) -> Self {
+        let start = (-c.k0).max(0) as usize;
+        let n = c.mass.len();
+        let mut s0 = vec![0.0; n + 1];
+        let mut s1 = vec![0.0; n + 1];
+        for i in (start..n).rev() {
+            let v = (c.k0 + i as i64) as f64 * c.h;
+            s0[i] = s0[i + 1] + c.mass[i];
+            s1[i] = s1[i + 1] + c.mass[i] * (-v).exp();
+        }
+        Profile {
+            h: c.h,
+            k0: c.k0,
+            start,
+            s0,
+            s1,
+            p_inf: c.p_inf,
+        }
+    }
+
+    fn value(&self, i: usize) -> f64 {
+        (self.k0 + i as i64) as f64 * self.h
+    }
+
+    /// δ̃ at grid value v_i (mass strictly above v_i counts).
+    fn delta_at(&self, i: usize) -> f64 {
+        self.s0[i + 1] - self.value(i).exp() * self.s1[i + 1]
+    }
+
+    /// Smallest ε ≥ 0 with δ̃(ε) ≤ `delta`; +∞ if the atom alone exceeds δ.
     fn epsilon(&self, delta: f64) -> f64 {
         let target = delta - self.p_inf;
         if target <= 0.0 {
             return f64::INFINITY;
         }
-        // Suffix sums over K ≥ max(k0, 0): S0 = Σ P_K, S1 = Σ P_K e^{−Kh}.
-        let start = (-self.k0).max(0) as usize;
-        let n = self.mass.len();
-        let mut s0 = vec![0.0; n + 1];
-        let mut s1 = vec![0.0; n + 1];
-        for i in (start..n).rev() {
-            let v = (self.k0 + i as i64) as f64 * self.h;
-            s0[i] = s0[i + 1] + self.mass[i];
-            s1[i] = s1[i + 1] + self.mass[i] * (-v).exp();
-        }
-        // δ̃ on grid value v_i (mass strictly above v_i counts).
-        let value = |i: usize| (self.k0 + i as i64) as f64 * self.h;
-        let delta_at = |i: usize| s0[i + 1] - value(i).exp() * s1[i + 1];
-        // δ̃(0): with v_start ≥ 0, i.e. v_start = 0 when the window contains 0.
-        let d0 = if value(start) <= 0.0 {
-            delta_at(start)
+        let (start, n) = (self.start, self.s0.len() - 1);
+        let (s0, s1) = (&self.s0, &self.s1);
+        // δ̃(0): with v_start = 0 when the window contains 0, else every cell counts.
+        let d0 = if self.value(start) <= 0.0 {
+            self.delta_at(start)
         } else {
             s0[start] - s1[start]
         };
@@ -336,19 +382,19 @@ impl Composed {
             return 0.0;
         }
         // On [0, v_start] (window above 0) every cell counts: δ̃(ε) = S0 − e^ε S1.
-        if delta_at(start) <= target {
+        if self.delta_at(start) <= target {
             return ((s0[start] - target) / s1[start])
                 .ln()
-                .clamp(0.0, value(start));
+                .clamp(0.0, self.value(start));
         }
         // First grid index i > start with δ̃(v_i) ≤ target (δ̃ decreasing).
         let (mut lo, mut hi) = (start, n - 1);
-        if delta_at(hi) > target {
+        if self.delta_at(hi) > target {
             return f64::INFINITY;
         }
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
-            if delta_at(mid) <= target {
+            if self.delta_at(mid) <= target {
                 hi = mid;
             } else {
                 lo = mid;
@@ -356,7 +402,7 @@ impl Composed {
         }
         // On (v_{hi−1}, v_hi]: δ̃(ε) = S0_hi − e^ε S1_hi.
         let eps = ((s0[hi] - target) / s1[hi]).ln();
-        eps.clamp(value(hi - 1).max(0.0), value(hi))
+        eps.clamp(self.value(hi - 1).max(0.0), self.value(hi))
     }
 }
 
@@ -377,7 +423,7 @@ fn direction_bounds(prv: StepPrv, steps: u64, delta: f64, t_target: f64) -> Epsi
         }
         let n = width.next_power_of_two().max(64);
         let k0 = (lo / h).floor() as i64 - 1;
-        let c = compose(&d, steps, k0, n);
+        let c = Profile::new(&compose(&d, steps, k0, n));
         let t = h * hoeffding;
         let shift = tf * d.mean_shift;
         let p_out = ERR_SHARE * delta;
