@@ -4,7 +4,8 @@
 //! median wall time is reported, with test accuracy on 200,000 fresh rows.
 //!
 //! `CARGO_TARGET_DIR=… cargo bench -p dpfair-learn --bench cart` (set `CART_DUMP=DIR` to also
-//! write the data as raw little-endian arrays for the Python script; `CART_ROWS` to change n).
+//! write the data as raw little-endian arrays for the Python script; `CART_ROWS` to change n,
+//! `CART_FITS` the number of fits per configuration).
 
 use dpfair_learn::synth::nonlinear_binary;
 use dpfair_learn::{Criterion, TreeConfig, fit_tree};
@@ -43,15 +44,18 @@ fn main() {
             yt.iter().map(|&v| f64::from(v).to_le_bytes()),
         );
     }
+    let fits: usize = std::env::var("CART_FITS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
     println!(
-        "CART fit, {n} × 20 rows (median of 3 fits; {} rayon threads)",
+        "CART fit, {n} × 20 rows (median of {fits} fits; {} rayon threads)",
         rayon::current_num_threads()
     );
     for (criterion, max_depth) in [
         (Criterion::Gini, Some(8)),
         (Criterion::Gini, Some(16)),
         (Criterion::Gini, None),
-        (Criterion::Entropy, None),
     ] {
         let cfg = TreeConfig {
             criterion,
@@ -60,7 +64,7 @@ fn main() {
         };
         let mut times = Vec::new();
         let mut tree = None;
-        for _ in 0..3 {
+        for _ in 0..fits {
             let t0 = Instant::now();
             tree = Some(fit_tree(&cfg, x.view(), &y, 2).unwrap());
             times.push(t0.elapsed().as_secs_f64());
@@ -71,7 +75,7 @@ fn main() {
         let acc = pred.iter().zip(&yt).filter(|(a, b)| a == b).count() as f64 / yt.len() as f64;
         println!(
             "{criterion:?} max_depth {max_depth:?}: {:.3} s (min {:.3}), test accuracy {acc:.4}, depth {}, leaves {}",
-            times[1],
+            times[times.len() / 2],
             times[0],
             tree.depth(),
             tree.n_leaves()

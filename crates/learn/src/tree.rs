@@ -166,6 +166,22 @@ impl TreeModel {
     }
 }
 
+/// Node impurity from class counts.
+fn impurity(criterion: Criterion, counts: &[u64], n: u64) -> f64 {
+    let nf = n as f64;
+    match criterion {
+        Criterion::Gini => 1.0 - counts.iter().map(|&c| (c as f64 / nf).powi(2)).sum::<f64>(),
+        Criterion::Entropy => -counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = c as f64 / nf;
+                p * p.ln()
+            })
+            .sum::<f64>(),
+    }
+}
+
 /// scikit-learn's `FEATURE_THRESHOLD`: values closer than this are not split apart.
 const FEATURE_THRESHOLD: f64 = 1e-7;
 
@@ -174,12 +190,13 @@ struct Grower<'a> {
     n: usize,
     d: usize,
     k: usize,
-    y: &'a [u32],
     cfg: &'a TreeConfig,
     /// order[f·n + p]: row at sorted position p of feature f (within its node's range).
     order: Vec<u32>,
     /// vals[f·n + p] = x[order[f·n + p], f].
     vals: Vec<f64>,
+    /// labs[f·n + p] = y[order[f·n + p]] (kept beside the order: no random label lookups).
+    labs: Vec<u32>,
     /// c ln c for c = 0..=n (entropy only).
     xlogx: Vec<f64>,
     goes_left: Vec<bool>,
@@ -197,20 +214,8 @@ struct Best {
 }
 
 impl Grower<'_> {
-    /// Node impurity from class counts.
     fn impurity(&self, counts: &[u64], n: u64) -> f64 {
-        let nf = n as f64;
-        match self.cfg.criterion {
-            Criterion::Gini => 1.0 - counts.iter().map(|&c| (c as f64 / nf).powi(2)).sum::<f64>(),
-            Criterion::Entropy => -counts
-                .iter()
-                .filter(|&&c| c > 0)
-                .map(|&c| {
-                    let p = c as f64 / nf;
-                    p * p.ln()
-                })
-                .sum::<f64>(),
-        }
+        impurity(self.cfg.criterion, counts, n)
     }
 
     /// Best split of the node whose rows occupy sorted positions `lo..hi` in every feature.
@@ -219,7 +224,7 @@ impl Grower<'_> {
         let per_feature = |f: usize| -> Option<Best> {
             let base = f * self.n;
             let vals = &self.vals[base + lo..base + hi];
-            let ord = &self.order[base + lo..base + hi];
+            let labs = &self.labs[base + lo..base + hi];
             if vals[0] + FEATURE_THRESHOLD >= vals[vals.len() - 1] {
                 return None; // constant in this node
             }
@@ -235,7 +240,7 @@ impl Grower<'_> {
             };
             let mut best: Option<(f64, usize)> = None;
             for p in 0..nt - 1 {
-                let c = self.y[ord[p] as usize] as usize;
+                let c = labs[p] as usize;
                 match self.cfg.criterion {
                     Criterion::Gini => {
                         sl += (2 * left[c] + 1) as f64;
@@ -270,8 +275,8 @@ impl Grower<'_> {
             let (proxy, p) = best?;
             // Recount the left side at the chosen position (cheap, keeps the scan lean).
             let mut left_counts = vec![0u64; self.k];
-            for &r in &ord[..=p] {
-                left_counts[self.y[r as usize] as usize] += 1;
+            for &c in &labs[..=p] {
+                left_counts[c as usize] += 1;
             }
             let mut threshold = 0.5 * (vals[p] + vals[p + 1]);
             if threshold == vals[p + 1] || !threshold.is_finite() {
@@ -308,40 +313,44 @@ impl Grower<'_> {
         }
         let n = self.n;
         let goes_left = &self.goes_left;
-        let slices: Vec<(&mut [u32], &mut [f64])> = self
+        type Slices<'s> = ((&'s mut [u32], &'s mut [f64]), &'s mut [u32]);
+        let slices: Vec<Slices<'_>> = self
             .order
             .chunks_mut(n)
             .zip(self.vals.chunks_mut(n))
+            .zip(self.labs.chunks_mut(n))
             .enumerate()
             .filter(|(f, _)| *f != split.feature)
             .map(|(_, s)| s)
             .collect();
-        let work = |(ord, val): (&mut [u32], &mut [f64]), bi: &mut Vec<u32>, bv: &mut Vec<f64>| {
-            bi.clear();
-            bv.clear();
+        let work = |((ord, val), lab): Slices<'_>, buf: &mut Vec<(u32, f64, u32)>| {
+            buf.clear();
             let mut w = lo;
             for p in lo..hi {
                 let r = ord[p];
                 if goes_left[r as usize] {
                     ord[w] = r;
                     val[w] = val[p];
+                    lab[w] = lab[p];
                     w += 1;
                 } else {
-                    bi.push(r);
-                    bv.push(val[p]);
+                    buf.push((r, val[p], lab[p]));
                 }
             }
-            ord[w..hi].copy_from_slice(bi);
-            val[w..hi].copy_from_slice(bv);
+            for (q, (r, v, l)) in buf.iter().enumerate() {
+                ord[w + q] = *r;
+                val[w + q] = *v;
+                lab[w + q] = *l;
+            }
         };
         if (hi - lo) * self.d >= 1 << 16 {
             slices
                 .into_par_iter()
-                .for_each_init(|| (Vec::new(), Vec::new()), |(bi, bv), s| work(s, bi, bv));
+                .for_each_init(Vec::new, |buf, s| work(s, buf));
         } else {
-            let (mut bi, mut bv) = (Vec::new(), Vec::new());
+            let mut buf = Vec::new();
             for s in slices {
-                work(s, &mut bi, &mut bv);
+                work(s, &mut buf);
             }
         }
     }
@@ -373,16 +382,19 @@ pub fn fit_tree(
     // Presort every feature once (in parallel over features).
     let mut order = vec![0u32; n * d];
     let mut vals = vec![0.0f64; n * d];
+    let mut labs = vec![0u32; n * d];
     order
         .par_chunks_mut(n)
         .zip(vals.par_chunks_mut(n))
+        .zip(labs.par_chunks_mut(n))
         .enumerate()
-        .for_each(|(f, (ord, val))| {
+        .for_each(|(f, ((ord, val), lab))| {
             let mut pairs: Vec<(f64, u32)> = (0..n).map(|i| (x[[i, f]], i as u32)).collect();
             pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             for (p, (v, i)) in pairs.into_iter().enumerate() {
                 ord[p] = i;
                 val[p] = v;
+                lab[p] = y[i as usize];
             }
         });
     let xlogx = match cfg.criterion {
@@ -401,10 +413,10 @@ pub fn fit_tree(
         n,
         d,
         k: n_classes,
-        y,
         cfg,
         order,
         vals,
+        labs,
         xlogx,
         goes_left: vec![false; n],
     };
@@ -475,21 +487,6 @@ mod tests {
     /// The best split by brute force: every feature, every midpoint, the split's weighted
     /// child impurity computed from scratch.
     fn brute_best(x: &Array2<f64>, y: &[u32], k: usize, crit: Criterion) -> f64 {
-        let cfg = TreeConfig {
-            criterion: crit,
-            ..Default::default()
-        };
-        let g = Grower {
-            n: 0,
-            d: 0,
-            k,
-            y,
-            cfg: &cfg,
-            order: vec![],
-            vals: vec![],
-            xlogx: vec![],
-            goes_left: vec![],
-        };
         let mut best = f64::INFINITY;
         for f in 0..x.ncols() {
             let mut v: Vec<f64> = x.column(f).to_vec();
@@ -506,7 +503,7 @@ mod tests {
                     }
                 }
                 let (nl, nr) = (l.iter().sum::<u64>(), r.iter().sum::<u64>());
-                let w = nl as f64 * g.impurity(&l, nl) + nr as f64 * g.impurity(&r, nr);
+                let w = nl as f64 * impurity(crit, &l, nl) + nr as f64 * impurity(crit, &r, nr);
                 best = best.min(w);
             }
         }
@@ -537,22 +534,7 @@ mod tests {
                 let imp = |id: usize| match &t.nodes[id] {
                     Node::Leaf { counts } => {
                         let n = counts.iter().sum::<u64>();
-                        let g = TreeConfig {
-                            criterion: crit,
-                            ..Default::default()
-                        };
-                        let gr = Grower {
-                            n: 0,
-                            d: 0,
-                            k,
-                            y: &y,
-                            cfg: &g,
-                            order: vec![],
-                            vals: vec![],
-                            xlogx: vec![],
-                            goes_left: vec![],
-                        };
-                        n as f64 * gr.impurity(counts, n)
+                        n as f64 * impurity(crit, counts, n)
                     }
                     _ => panic!("depth 1"),
                 };
