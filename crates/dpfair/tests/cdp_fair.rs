@@ -386,3 +386,48 @@ fn explore_bandwidth_and_frequencies() {
         }
     }
 }
+
+/// CPU seconds (user + system, from /proc/self/stat; Linux) of this process so far.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let tick = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // After the command name: state is field 0, utime field 11, stime field 12 (clock ticks).
+    (tick(11) + tick(12)) / 100.0
+}
+
+/// Measurement aid for BENCHMARKS.md on a shared, loaded machine: CPU seconds and wall time per
+/// strict fit at N = 9,000 (criterion's wall time is inflated by other processes there). Run with
+/// `cargo test -p dpfair --release --test cdp_fair cpu_time -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn cpu_time_per_fit_n9000() {
+    let data = synthetic(9000, 1);
+    for nf in [512usize, 1024] {
+        let config = Config {
+            n_frequencies: nf,
+            ..Config::default()
+        };
+        let reps = 10;
+        let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
+        for r in 0..reps {
+            let mut ledger = Ledger::new(Budget::approx(1.0, 4500f64.powi(-2)).unwrap());
+            fit(&config, &data, &mut ledger, &mut Noise::seeded(r)).unwrap();
+        }
+        println!(
+            "D {nf}: {:.3} CPU s per fit, {:.3} s wall per fit",
+            (cpu_seconds() - c0) / reps as f64,
+            t0.elapsed().as_secs_f64() / reps as f64
+        );
+    }
+}

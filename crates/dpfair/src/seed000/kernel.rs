@@ -20,24 +20,19 @@ pub fn gaussian_kernel(sq_norm: f64) -> f64 {
 }
 
 /// How the bandwidth `h` is chosen.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
 pub enum Bandwidth {
     /// A value fixed in advance (public).
     Fixed { h: f64 },
     /// [`public_rule`]: a function of the public `n`, `d`, `ε` only (strict default).
+    #[default]
     Public,
     /// The authors' procedure (§2.7.2, `cv_select_h`): `folds`-fold cross-validation of the
     /// pooled non-private Nadaraya–Watson classifier on the training data. Reads private data
     /// without noise: allowed only with `--accounting paper`, which records it as a
     /// non-private step.
     CrossValidated { grid: Vec<f64>, folds: usize },
-}
-
-impl Default for Bandwidth {
-    fn default() -> Self {
-        Bandwidth::Public
-    }
 }
 
 impl Bandwidth {
