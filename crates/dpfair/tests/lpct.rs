@@ -294,14 +294,14 @@ fn large_epsilon_approaches_the_non_private_estimate() {
         .leaf_counts(private.features.view(), labels(&private))
         .unwrap();
     let eta = sums.eta(lambda, Default::default());
-    for j in 0..tree.n_leaves() {
+    for (j, e) in eta.iter().enumerate() {
         let den = exact.count[j] as f64 + lambda * sums.public.count[j] as f64;
         if den < 50.0 {
             continue;
         }
         let nonprivate = (exact.positive[j] as f64 + lambda * sums.public.positive[j] as f64) / den;
         assert!(
-            (eta[j] - nonprivate).abs() < 10.0 * 0.04 * 2.0 / 50.0,
+            (e - nonprivate).abs() < 10.0 * 0.04 * 2.0 / 50.0,
             "leaf {j}"
         );
     }
@@ -509,4 +509,46 @@ fn phist_uses_a_regular_grid() {
             assert!(((b - a) - 1.0 / 3.0).abs() < 1e-12);
         }
     }
+}
+
+/// Privacy check (issue #10): the privacy crate's auditor, on one holder's report for two
+/// arbitrary rows (different leaves, both labelled 1), projected to
+/// u_{j(a)} + v_{j(a)} − u_{j(b)} − v_{j(b)} (the direction in which the two reports differ
+/// most: a shift of 4), finds no ε above the claimed one at confidence 99 %.
+#[test]
+fn audit_of_one_report_stays_below_epsilon() {
+    let eps = 1.0;
+    let release = privatiser::LocalRelease::new(eps, 4).unwrap();
+    let (ja, jb) = (0usize, 3usize);
+    let report =
+        dpfair_privacy::audit::audit(&mut Noise::seeded(12), 20_000, 0.0, 0.01, |input, noise| {
+            let leaf = if input == 0 { ja } else { jb };
+            let r = release.report(noise, Some(leaf), 1).map_err(|e| {
+                dpfair_privacy::PrivacyError::Numerical {
+                    what: "report",
+                    reason: e.to_string(),
+                }
+            })?;
+            Ok(r.u[ja] + r.v[ja] - r.u[jb] - r.v[jb])
+        })
+        .unwrap();
+    assert!(
+        report.epsilon_lower <= eps,
+        "audit lower bound {} > ε = {eps}",
+        report.epsilon_lower
+    );
+    // The audit has power: the same projection on a report with a quarter of the noise is caught.
+    let leaky = privatiser::LocalRelease::new(4.0 * eps, 4).unwrap();
+    let caught =
+        dpfair_privacy::audit::audit(&mut Noise::seeded(13), 20_000, 0.0, 0.01, |input, noise| {
+            let leaf = if input == 0 { ja } else { jb };
+            let r = leaky.report(noise, Some(leaf), 1).unwrap();
+            Ok(r.u[ja] + r.v[ja] - r.u[jb] - r.v[jb])
+        })
+        .unwrap();
+    assert!(
+        caught.epsilon_lower > eps,
+        "planted leak not detected: {}",
+        caught.epsilon_lower
+    );
 }

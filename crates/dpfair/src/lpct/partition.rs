@@ -270,6 +270,40 @@ pub struct Tree {
     scaler: Scaler,
     #[serde(skip)]
     leaf_nodes: Vec<u32>,
+    /// The nodes in a compact form for routing (16 bytes each, so a depth-16 tree's 131 k nodes
+    /// stay in cache while millions of rows stream through).
+    #[serde(skip)]
+    route: Vec<Route>,
+}
+
+/// A node for routing: internal (`feature`, `threshold`, children `left`, `left + 1`) or a leaf
+/// (`feature == NO_NODE`, `left` = leaf index).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Route {
+    threshold: f64,
+    feature: u32,
+    left: u32,
+}
+
+fn routes(nodes: &[Node]) -> Vec<Route> {
+    nodes
+        .iter()
+        .map(|n| {
+            if n.is_leaf() {
+                Route {
+                    threshold: 0.0,
+                    feature: NO_NODE,
+                    left: n.first_leaf,
+                }
+            } else {
+                Route {
+                    threshold: n.threshold,
+                    feature: n.feature,
+                    left: n.left,
+                }
+            }
+        })
+        .collect()
 }
 
 impl Tree {
@@ -308,15 +342,11 @@ impl Tree {
     pub fn leaf_of(&self, row: &[f64]) -> usize {
         let mut i = 0usize;
         loop {
-            let n = &self.nodes[i];
-            if n.left == NO_NODE {
-                return n.first_leaf as usize;
+            let n = self.route[i];
+            if n.feature == NO_NODE {
+                return n.left as usize;
             }
-            i = if row[n.feature as usize] < n.threshold {
-                n.left
-            } else {
-                n.right
-            } as usize;
+            i = n.left as usize + usize::from(row[n.feature as usize] >= n.threshold);
         }
     }
 
@@ -402,7 +432,7 @@ impl Tree {
                 continue;
             }
             let (l, r) = (node.left as usize, node.right as usize);
-            let ok = l > i && r > i && l < n && r < n && l != r;
+            let ok = l > i && r == l + 1 && r < n;
             if !ok || seen_parent[l] || seen_parent[r] {
                 return Err(bad_data("partition", format!("node {i}: bad child links")));
             }
@@ -427,6 +457,7 @@ impl Tree {
             return Err(bad_data("partition", "a node has no parent"));
         }
         self.leaf_nodes = number_leaves(&mut self.nodes);
+        self.route = routes(&self.nodes);
         Ok(self)
     }
 
@@ -460,6 +491,7 @@ impl TryFrom<RawTree> for Tree {
             nodes: raw.nodes,
             scaler: raw.scaler,
             leaf_nodes: Vec::new(),
+            route: Vec::new(),
         }
         .validate()
     }
@@ -599,8 +631,9 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a.max(1)
 }
 
-/// A cell waiting to be split: its node, its public rows `idx[start..end]`, and for max-edge the
-/// dyadic bookkeeping of H1: the cell is ×_ℓ [m_ℓ 2^{-k_ℓ}, (m_ℓ+1) 2^{-k_ℓ}] in scaled units.
+/// A cell waiting to be split: its node, its public rows (positions `start..end` of the
+/// level's node-ordered copy of the sample), and for max-edge the dyadic bookkeeping of H1: the
+/// cell is ×_ℓ [m_ℓ 2^{-k_ℓ}, (m_ℓ+1) 2^{-k_ℓ}] in scaled units.
 struct Work {
     node: u32,
     start: usize,
@@ -609,7 +642,7 @@ struct Work {
     m: Vec<u64>,
 }
 
-/// A chosen split, with the public counts of its children.
+/// A chosen split.
 struct Split {
     feature: usize,
     split: f64,
@@ -623,6 +656,25 @@ struct Candidate {
     threshold: f64,
     left: (u64, u64),
     score: Score,
+}
+
+/// The public rows of one cell: contiguous row-major features and their labels (the builder
+/// keeps every cell's rows contiguous, so each scan streams through memory).
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    x: &'a [f64],
+    y: &'a [u8],
+    d: usize,
+}
+
+impl<'a> Rows<'a> {
+    fn len(&self) -> usize {
+        self.y.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&'a [f64], u8)> + 'a {
+        self.x.chunks_exact(self.d).zip(self.y.iter().copied())
+    }
 }
 
 /// **Algorithm 1** (MAXEDGE_PARTITION) and its variants on the public sample (x, y), after the
@@ -663,22 +715,33 @@ pub fn build(cfg: &PartitionConfig, x: ArrayView2<f64>, y: &[u8], scaler: Scaler
         return Err(invalid("min_samples_leaf", "must be at least 1"));
     }
     let d = scaler.dim();
+    let n = x.nrows();
+    // Node-ordered copies of the sample (double-buffered): after each level every cell's rows
+    // are contiguous, in their original relative order.
+    let mut bx: Vec<f64> = x.iter().copied().collect();
+    let mut by: Vec<u8> = y.to_vec();
+    let mut nx = vec![0.0; bx.len()];
+    let mut ny = vec![0u8; n];
     let mut rng = ChaCha20Rng::seed_from_u64(cfg.seed);
-    let mut idx: Vec<usize> = (0..x.nrows()).collect();
     let mut nodes = vec![Node::leaf(NO_NODE, 0)];
     let dyadic = cfg.splitter != Splitter::Cart;
     let mut level = vec![Work {
         node: 0,
         start: 0,
-        end: idx.len(),
+        end: n,
         k: if dyadic { vec![0; d] } else { Vec::new() },
         m: if dyadic { vec![0; d] } else { Vec::new() },
     }];
     for depth in 0..cfg.depth {
+        let rows_of = |w: &Work| Rows {
+            x: &bx[w.start * d..w.end * d],
+            y: &by[w.start..w.end],
+            d,
+        };
         // Decide every cell of the level (in parallel: cells own disjoint rows), then apply.
         let decisions: Vec<Option<Split>> = level
             .par_iter()
-            .map(|w| decide(cfg, x, y, &idx[w.start..w.end], w, &scaler))
+            .map(|w| decide(cfg, rows_of(w), w, &scaler))
             .collect();
         let random_draws: Vec<Option<usize>> = if cfg.splitter == Splitter::RandomMaxEdge {
             level
@@ -695,12 +758,19 @@ pub fn build(cfg: &PartitionConfig, x: ArrayView2<f64>, y: &[u8], scaler: Scaler
         for ((w, decision), draw) in level.into_iter().zip(decisions).zip(random_draws) {
             let split = match (cfg.splitter, draw) {
                 (Splitter::RandomMaxEdge, Some(l)) => {
-                    random_split(cfg, x, &idx[w.start..w.end], &w, l, &scaler)
+                    random_split(cfg, rows_of(&w), &w, l, &scaler)
                 }
                 _ => decision,
             };
             let Some(s) = split else { continue };
-            let mid = w.start + partition_rows(x, &mut idx[w.start..w.end], s.feature, s.threshold);
+            let mid = w.start
+                + partition_rows(
+                    rows_of(&w),
+                    s.feature,
+                    s.threshold,
+                    &mut nx[w.start * d..w.end * d],
+                    &mut ny[w.start..w.end],
+                );
             let (l, r) = (nodes.len() as u32, nodes.len() as u32 + 1);
             nodes.push(Node::leaf(w.node, depth + 1));
             nodes.push(Node::leaf(w.node, depth + 1));
@@ -737,16 +807,20 @@ pub fn build(cfg: &PartitionConfig, x: ArrayView2<f64>, y: &[u8], scaler: Scaler
                 m: mr,
             });
         }
+        std::mem::swap(&mut bx, &mut nx);
+        std::mem::swap(&mut by, &mut ny);
         level = next;
         if level.is_empty() {
             break;
         }
     }
     let leaf_nodes = number_leaves(&mut nodes);
+    let route = routes(&nodes);
     Ok(Tree {
         nodes,
         scaler,
         leaf_nodes,
+        route,
     })
 }
 
@@ -764,21 +838,21 @@ fn midpoint(w: &Work, l: usize, scaler: &Scaler) -> (f64, f64) {
 }
 
 /// Whether practical growth makes this cell a leaf before any split is tried.
-fn stops_early(cfg: &PartitionConfig, x: ArrayView2<f64>, rows: &[usize]) -> bool {
+fn stops_early(cfg: &PartitionConfig, rows: Rows) -> bool {
     match cfg.growth {
         Growth::Complete => false,
         Growth::Practical {
             min_samples_split, ..
-        } => rows.len() <= min_samples_split || at_most_distinct(x, rows, min_samples_split),
+        } => rows.len() <= min_samples_split || at_most_distinct(rows, min_samples_split),
     }
 }
 
 /// Whether the rows hold at most `k` distinct feature vectors (early exit).
-fn at_most_distinct(x: ArrayView2<f64>, rows: &[usize], k: usize) -> bool {
-    let mut distinct: Vec<usize> = Vec::new();
-    for &i in rows {
-        if !distinct.iter().any(|&j| x.row(i) == x.row(j)) {
-            distinct.push(i);
+fn at_most_distinct(rows: Rows, k: usize) -> bool {
+    let mut distinct: Vec<&[f64]> = Vec::new();
+    for (r, _) in rows.iter() {
+        if !distinct.contains(&r) {
+            distinct.push(r);
             if distinct.len() > k {
                 return false;
             }
@@ -789,13 +863,12 @@ fn at_most_distinct(x: ArrayView2<f64>, rows: &[usize], k: usize) -> bool {
 
 fn random_split(
     cfg: &PartitionConfig,
-    x: ArrayView2<f64>,
-    rows: &[usize],
+    rows: Rows,
     w: &Work,
     l: usize,
     scaler: &Scaler,
 ) -> Option<Split> {
-    if stops_early(cfg, x, rows) {
+    if stops_early(cfg, rows) {
         return None;
     }
     let (split, threshold) = midpoint(w, l, scaler);
@@ -803,7 +876,7 @@ fn random_split(
         min_samples_leaf, ..
     } = cfg.growth
     {
-        let nl = rows.iter().filter(|&&i| x[[i, l]] < threshold).count();
+        let nl = rows.iter().filter(|(r, _)| r[l] < threshold).count();
         if nl < min_samples_leaf || rows.len() - nl < min_samples_leaf {
             return None;
         }
@@ -816,22 +889,15 @@ fn random_split(
 }
 
 /// The split of one cell (None: the cell is a leaf).
-fn decide(
-    cfg: &PartitionConfig,
-    x: ArrayView2<f64>,
-    y: &[u8],
-    rows: &[usize],
-    w: &Work,
-    scaler: &Scaler,
-) -> Option<Split> {
-    if cfg.splitter == Splitter::RandomMaxEdge || stops_early(cfg, x, rows) {
+fn decide(cfg: &PartitionConfig, rows: Rows, w: &Work, scaler: &Scaler) -> Option<Split> {
+    if cfg.splitter == Splitter::RandomMaxEdge || stops_early(cfg, rows) {
         return None;
     }
     let n = rows.len() as u64;
-    let pos: u64 = rows.iter().map(|&i| u64::from(y[i])).sum();
+    let pos: u64 = rows.y.iter().map(|&v| u64::from(v)).sum();
     let mut cands = match cfg.splitter {
-        Splitter::Cart => cart_candidates(cfg.criterion, x, y, rows, scaler, (n, pos)),
-        _ => max_edge_candidates(cfg.criterion, x, y, rows, w, scaler, (n, pos)),
+        Splitter::Cart => cart_candidates(cfg.criterion, rows, scaler, (n, pos)),
+        _ => max_edge_candidates(cfg.criterion, rows, w, scaler, (n, pos)),
     };
     // Smallest score first; the stable sort keeps the smaller index first among ties
     // (`min argmin` of Algorithm 1).
@@ -906,19 +972,19 @@ pub fn regular_grid(scaler: Scaler, bins: u32) -> Result<Tree> {
     let mut nodes = vec![Node::leaf(NO_NODE, 0)];
     grow(&mut nodes, &scaler, bins, 0, 0, 0, bins);
     let leaf_nodes = number_leaves(&mut nodes);
+    let route = routes(&nodes);
     Ok(Tree {
         nodes,
         scaler,
         leaf_nodes,
+        route,
     })
 }
 
 /// Algorithm 1's candidates: the midpoint of every longest edge, scored on the cell's public rows.
 fn max_edge_candidates(
     criterion: Criterion,
-    x: ArrayView2<f64>,
-    y: &[u8],
-    rows: &[usize],
+    rows: Rows,
     w: &Work,
     scaler: &Scaler,
     (n, pos): (u64, u64),
@@ -926,14 +992,12 @@ fn max_edge_candidates(
     let m = longest_edges(&w.k);
     let cuts: Vec<(f64, f64)> = m.iter().map(|&l| midpoint(w, l, scaler)).collect();
     let mut left = vec![(0u64, 0u64); m.len()];
-    for &i in rows {
-        let row = x.row(i);
-        let yi = u64::from(y[i]);
+    for (row, yi) in rows.iter() {
+        let yi = u64::from(yi);
         for ((&l, &(_, t)), c) in m.iter().zip(&cuts).zip(left.iter_mut()) {
-            if row[l] < t {
-                c.0 += 1;
-                c.1 += yi;
-            }
+            let below = u64::from(row[l] < t);
+            c.0 += below;
+            c.1 += below * yi;
         }
     }
     m.into_iter()
@@ -954,9 +1018,7 @@ fn max_edge_candidates(
 /// it strictly reduces the criterion.
 fn cart_candidates(
     criterion: Criterion,
-    x: ArrayView2<f64>,
-    y: &[u8],
-    rows: &[usize],
+    rows: Rows,
     scaler: &Scaler,
     (n, pos): (u64, u64),
 ) -> Vec<Candidate> {
@@ -966,7 +1028,7 @@ fn cart_candidates(
     let mut uniq: Vec<f64> = Vec::with_capacity(rows.len());
     for l in 0..scaler.dim() {
         pairs.clear();
-        pairs.extend(rows.iter().map(|&i| (x[[i, l]], y[i])));
+        pairs.extend(rows.iter().map(|(r, yi)| (r[l], yi)));
         pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         uniq.clear();
         uniq.extend(pairs.iter().map(|p| p.0));
@@ -974,7 +1036,6 @@ fn cart_candidates(
         if uniq.len() < 2 {
             continue;
         }
-        // Prefix sums of positives along the sorted values.
         let mut best: Option<Candidate> = None;
         let mut last_t = f64::NAN;
         for i in 0..10 {
@@ -1016,14 +1077,19 @@ fn cart_candidates(
     out
 }
 
-/// Moves the rows with x^ℓ < t to the front of `rows`; returns how many there are.
-fn partition_rows(x: ArrayView2<f64>, rows: &mut [usize], l: usize, t: f64) -> usize {
+/// Writes the cell's rows with x^ℓ < t, then the others, into `(ox, oy)` (same positions as the
+/// cell's, order kept on each side); returns how many went left.
+fn partition_rows(rows: Rows, l: usize, t: f64, ox: &mut [f64], oy: &mut [u8]) -> usize {
+    let d = rows.d;
     let mut a = 0;
-    for b in 0..rows.len() {
-        if x[[rows[b], l]] < t {
-            rows.swap(a, b);
-            a += 1;
-        }
+    for (r, yi) in rows.iter().filter(|(r, _)| r[l] < t) {
+        ox[a * d..(a + 1) * d].copy_from_slice(r);
+        oy[a] = yi;
+        a += 1;
+    }
+    for (b, (r, yi)) in (a..).zip(rows.iter().filter(|(r, _)| r[l] >= t)) {
+        ox[b * d..(b + 1) * d].copy_from_slice(r);
+        oy[b] = yi;
     }
     a
 }
