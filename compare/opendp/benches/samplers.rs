@@ -1,7 +1,7 @@
 //! Throughput of the exact discrete Laplace and discrete Gaussian samplers at scales 1, 100 and
 //! 10^4, beside OpenDP's samplers for the same laws in the same run.
 //!
-//! Run: `CARGO_TARGET_DIR=… cargo bench -p dpfair-privacy --bench samplers`. Ours draws from a
+//! Run: `cd compare/opendp && cargo bench --bench samplers`. Ours draws from a
 //! seeded ChaCha20 `Noise` (and, for the Gaussian at 10^4, from `Noise::os()`); OpenDP (built
 //! without `use-openssl`) from rand 0.7's `thread_rng`.
 
