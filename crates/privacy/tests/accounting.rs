@@ -185,7 +185,6 @@ fn prv_matches_dp_accounting_pld_within_one_percent() {
 }
 
 #[test]
-#[ignore = "slow in the dev profile (~10 s); run with --ignored"]
 fn prv_matches_dp_accounting_at_large_epsilon() {
     // [DPA]; [S3] prints 8.818 / 8.678 (prv-accountant estimates).
     for (q, z, t, want) in [

@@ -72,8 +72,9 @@ bisects to a relative tolerance of 1e-4, returning the upper end: the printed z 
     NoiseMultiplier(NoiseMultiplierArgs),
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum AccountantArg {
+/// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccountantArg {
     /// Rényi DP (moments accountant): certified, fast, a few percent loose.
     Rdp,
     /// Privacy random variables (FFT): certified, tight, slower.
@@ -92,8 +93,9 @@ impl From<AccountantArg> for Accountant {
     }
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum RelationArg {
+/// The `--relation` choice for DP-SGD accounting.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RelationArg {
     /// Add or remove one record (Opacus / dp_accounting convention).
     AddRemove,
     /// Replace one record (sensitivity 2C: accounted at z/2).
