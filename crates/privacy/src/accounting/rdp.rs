@@ -4,9 +4,9 @@
 //!
 //! Neighbouring relation: **add/remove one record** with Poisson sampling at rate q; the sum of
 //! clipped contributions has ℓ2-sensitivity C and the noise is N(0, (zC)²). The RDP of order α is
-//! `ε(α) = ln A_α / (α − 1)` where `A_α = D-moment` of the mixture `(1−q)N(0,z²) + qN(1,z²)`
-//! against `N(0,z²)` (MTZ 2019, §3.1: this order of the arguments is the larger of the two, so it
-//! bounds both directions of add/remove).
+//! `ε(α) = ln A_α / (α − 1)` with `A_α = E_{x∼ν}[(μ(x)/ν(x))^α]`, μ = (1−q)N(0,z²) + qN(1,z²),
+//! ν = N(0,z²), i.e. D_α(μ‖ν) (MTZ 2019, §3.1: this order of the arguments is the larger of the
+//! two, so it bounds both directions of add/remove).
 
 use super::special::{log_add, log_erfc, log_sub};
 
