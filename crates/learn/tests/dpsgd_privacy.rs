@@ -70,6 +70,14 @@ fn substitution_doubles_the_noise_multiplier() {
     let fit = fit_dp_sgd(&c, x.view(), &y, 3, &mut ledger, &mut Noise::seeded(5)).unwrap();
     let add_remove = sgm_noise_multiplier(Accountant::Rdp, 0.05, 60, 2.0, 1e-5).unwrap();
     assert_eq!(fit.noise_multiplier, 2.0 * add_remove);
+    // The ledger certifies replace-one neighbours, and at the target ε (sensitivity 2C, charged
+    // as add/remove at z/2 = the add/remove multiplier).
+    assert_eq!(ledger.entries()[0].relation, Relation::Substitution);
+    let spent = ledger.total().unwrap().epsilon;
+    assert!(
+        spent <= 2.0 * (1.0 + 1e-3),
+        "substitution run spent ε = {spent}"
+    );
 }
 
 #[test]

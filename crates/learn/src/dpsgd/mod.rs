@@ -266,7 +266,8 @@ pub fn fit_dp_sgd(
     let x = x.as_standard_layout();
     let xs = x.as_slice().expect("standard layout");
     let m = LogisticModel::score_rows(n_classes);
-    let mut run = SubsampledGaussianRun::start(
+    let mut run = SubsampledGaussianRun::start_for(
+        cfg.relation,
         ledger,
         &format!("DP-SGD ({:?}) gradients", cfg.architecture),
         q,
