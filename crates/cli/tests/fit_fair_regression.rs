@@ -142,7 +142,11 @@ fn absent_declared_group_is_a_warning() {
         &[("--groups", "a,b,c"), ("--epsilon", "inf")],
     ));
     ok(&out);
-    assert!(stderr(&out).contains("zero private weight"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("zero private weight"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
