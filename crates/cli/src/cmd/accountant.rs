@@ -4,6 +4,7 @@
 //! one Gaussian release (`gaussian`), and the noise a DP-SGD run needs for a target (ε, δ)
 //! (`noise-multiplier`). Explanations go to stdout first; the result is alone on the last line.
 
+use crate::cmd::common::{AccountantArg, RelationArg};
 use crate::error::{CliError, CliResult};
 use dpfair_privacy::accounting::{self, Accountant};
 use dpfair_privacy::{PrivacyError, Relation};
@@ -70,45 +71,6 @@ sensitivity Δ was computed for."
 bisects to a relative tolerance of 1e-4, returning the upper end: the printed z meets the target."
     )]
     NoiseMultiplier(NoiseMultiplierArgs),
-}
-
-/// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AccountantArg {
-    /// Rényi DP (moments accountant): certified, fast, a few percent loose.
-    Rdp,
-    /// Privacy random variables (FFT): certified, tight, slower.
-    Prv,
-    /// Gaussian DP central-limit approximation: fast, not a guarantee.
-    Gdp,
-}
-
-impl From<AccountantArg> for Accountant {
-    fn from(a: AccountantArg) -> Self {
-        match a {
-            AccountantArg::Rdp => Accountant::Rdp,
-            AccountantArg::Prv => Accountant::Prv,
-            AccountantArg::Gdp => Accountant::Gdp,
-        }
-    }
-}
-
-/// The `--relation` choice for DP-SGD accounting.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RelationArg {
-    /// Add or remove one record (Opacus / dp_accounting convention).
-    AddRemove,
-    /// Replace one record (sensitivity 2C: accounted at z/2).
-    Substitution,
-}
-
-impl From<RelationArg> for Relation {
-    fn from(r: RelationArg) -> Self {
-        match r {
-            RelationArg::AddRemove => Relation::AddRemove,
-            RelationArg::Substitution => Relation::Substitution,
-        }
-    }
 }
 
 #[derive(clap::Args)]

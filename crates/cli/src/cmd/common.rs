@@ -23,7 +23,8 @@ use dpfair_data::{
     Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, PrivateBounds,
     Scaling, TaskKind,
 };
-use dpfair_privacy::{Budget, Ledger, Noise};
+use dpfair_privacy::accounting::Accountant;
+use dpfair_privacy::{Budget, Ledger, Noise, Relation};
 use std::path::PathBuf;
 
 /// The training CSV and how to read it.
@@ -239,6 +240,45 @@ impl BoundsArgs {
             .schema
             .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
         Ok(0.0)
+    }
+}
+
+/// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountantArg {
+    /// Rényi DP (moments accountant): certified, fast, a few percent loose.
+    Rdp,
+    /// Privacy random variables (FFT): certified, tight, slower.
+    Prv,
+    /// Gaussian DP central-limit approximation: fast, not a guarantee.
+    Gdp,
+}
+
+impl From<AccountantArg> for Accountant {
+    fn from(a: AccountantArg) -> Self {
+        match a {
+            AccountantArg::Rdp => Accountant::Rdp,
+            AccountantArg::Prv => Accountant::Prv,
+            AccountantArg::Gdp => Accountant::Gdp,
+        }
+    }
+}
+
+/// The `--relation` choice for DP-SGD accounting.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationArg {
+    /// Add or remove one record (Opacus / dp_accounting convention).
+    AddRemove,
+    /// Replace one record (sensitivity 2C: accounted at z/2).
+    Substitution,
+}
+
+impl From<RelationArg> for Relation {
+    fn from(r: RelationArg) -> Self {
+        match r {
+            RelationArg::AddRemove => Relation::AddRemove,
+            RelationArg::Substitution => Relation::Substitution,
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! Both are private without feature bounds (gradient clipping / row clipping to R); public
 //! `--bounds` scale the features to [0, 1], which helps accuracy and costs nothing.
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
 use dpfair::model::FittedModel;
 use dpfair_data::TaskKind;
@@ -16,7 +16,6 @@ use dpfair_learn::{
     fit_output_perturbation,
 };
 use dpfair_privacy::Relation;
-use dpfair_privacy::accounting::Accountant;
 use serde::Serialize;
 
 /// Default δ when `--delta` is not given.
@@ -29,26 +28,6 @@ pub enum Method {
     DpSgd,
     /// Gaussian noise on the weights of L2-regularised logistic regression (Chaudhuri et al.).
     OutputPerturbation,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccountantArg {
-    /// Rényi DP (moments accountant): certified.
-    Rdp,
-    /// Privacy random variables (Gopi et al.): certified, tightest.
-    Prv,
-    /// Gaussian DP central-limit approximation: not a certified bound.
-    Gdp,
-}
-
-impl From<AccountantArg> for Accountant {
-    fn from(a: AccountantArg) -> Self {
-        match a {
-            AccountantArg::Rdp => Accountant::Rdp,
-            AccountantArg::Prv => Accountant::Prv,
-            AccountantArg::Gdp => Accountant::Gdp,
-        }
-    }
 }
 
 #[derive(clap::Args)]
