@@ -1,0 +1,229 @@
+//! DP2DP's configuration: Table 1 of the paper and the spec's defaults for what the paper leaves
+//! open (spec 004 §2.7, hazards H8–H17).
+
+use super::error::{Error, Result, invalid};
+use crate::model::Accounting;
+use serde::{Deserialize, Serialize};
+
+/// Phase 1: the private class-probability model p̄ on the labelled split (spec §2.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Phase1 {
+    /// P1-OP: L2-regularised (multinomial) logistic regression with Gaussian output perturbation
+    /// (Chaudhuri et al. 2011), the paper's experimental choice. Λ = `l2`, R = `feature_bound`
+    /// (H13: the sensitivity is 2L/(nΛ) with L = √2·R, multinomial).
+    OutputPerturbation { l2: f64, feature_bound: f64 },
+    /// P1-SGD: Algorithm 2 (DP-SGD) with per-example clipping and Poisson sampling.
+    DpSgd {
+        epochs: usize,
+        expected_batch: usize,
+        learning_rate: f64,
+        clip: f64,
+    },
+}
+
+impl Default for Phase1 {
+    fn default() -> Self {
+        // Λ = 1e-2 is the spec's ablation value (H13): scikit-learn's C = 1 (Λ = 1/n) makes the
+        // output-perturbation noise swamp the weights at ε ≤ 1.
+        Phase1::OutputPerturbation {
+            l2: 1e-2,
+            feature_bound: 1.0,
+        }
+    }
+}
+
+/// Which Phase-2 iterate is released (H9). Averaging is post-processing: free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Iterate {
+    /// λ after the T-th update (the paper's "λ^T").
+    #[default]
+    Last,
+    /// The average of λ¹..λ^T (Polyak).
+    Average,
+}
+
+/// Tie-breaking of the prediction rule's argmax (§2.4, H11).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum TieBreak {
+    /// Denis et al.'s device: add i.i.d. U(0, `width`) to each p̄_k(x, s) before the argmax
+    /// (drawn from the prediction's seeded RNG).
+    Jitter { width: f64 },
+    /// The lowest class index among the maximisers (deterministic).
+    LowestIndex,
+}
+
+impl Default for TieBreak {
+    fn default() -> Self {
+        TieBreak::Jitter { width: 1e-5 }
+    }
+}
+
+/// The step sizes η_t of Algorithm 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepSize {
+    /// η_t = η₀/√t (the paper's experiments, η₀ = 1).
+    #[default]
+    InvSqrt,
+    /// η_t = η₀.
+    Constant,
+}
+
+/// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus spec §2.7.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Fairness tolerance ρ ≥ 0 (Def. 2.1): the classifier targets U(g) ≤ ρ.
+    pub rho: f64,
+    /// Privacy target ε of each phase (parallel composition across the phases, §2.5.4);
+    /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).
+    pub epsilon: f64,
+    /// δ (the paper: 1e-5 everywhere).
+    pub delta: f64,
+    /// Strict (default): every release charged at its real cost, rigorous sampling; Paper: the
+    /// published procedure, the ledger recording what it really spends.
+    pub accounting: Accounting,
+    /// Fraction of the rows given to Phase 2 (the unlabelled pool D_N); the rest trains Phase 1.
+    /// The split is a uniformly random permutation drawn from the run's RNG, independent of the
+    /// data (H14). Default 0.25: the synthetic 60/20 train/pool split of Table 1.
+    pub pool_fraction: f64,
+    pub phase1: Phase1,
+    /// Smoothing β > 0 of LSE_β (Table 1: 1e-5).
+    pub beta: f64,
+    /// Iterations T of Algorithm 1 (Table 1: 100 synthetic/Adult, 1000 Credit/Parkinson's).
+    pub iterations: usize,
+    /// Batch size b (Table 1: 128). Strict mode: the expected Poisson batch, q = b/N.
+    pub batch: usize,
+    /// η₀ (the paper: 1).
+    pub eta0: f64,
+    pub step: StepSize,
+    /// Box bound C_λ > 0 of the multipliers (H8; default 1).
+    pub c_lambda: f64,
+    /// Noise σ_π on the released group frequency (H15; default 0.05).
+    pub sigma_pi: f64,
+    /// Floor of the released frequencies π̄_s (H12; post-processing).
+    pub pi_floor: f64,
+    pub iterate: Iterate,
+    pub ties: TieBreak,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            rho: 0.0,
+            epsilon: 1.0,
+            delta: 1e-5,
+            accounting: Accounting::Strict,
+            pool_fraction: 0.25,
+            phase1: Phase1::default(),
+            beta: 1e-5,
+            iterations: 100,
+            batch: 128,
+            eta0: 1.0,
+            step: StepSize::InvSqrt,
+            c_lambda: 1.0,
+            sigma_pi: 0.05,
+            pi_floor: 1e-3,
+            iterate: Iterate::Last,
+            ties: TieBreak::default(),
+        }
+    }
+}
+
+fn positive_finite(name: &'static str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(invalid(name, format!("must be finite and > 0, got {v}")))
+    }
+}
+
+impl Config {
+    /// Whether this is the non-private reference (ε = ∞).
+    pub fn is_private(&self) -> bool {
+        self.epsilon.is_finite()
+    }
+
+    /// Checks every parameter against its domain (before any data is read).
+    pub fn validate(&self) -> Result<()> {
+        if !(self.rho.is_finite() && self.rho >= 0.0) {
+            return Err(invalid(
+                "rho",
+                format!(
+                    "the fairness tolerance must be finite and ≥ 0, got {}",
+                    self.rho
+                ),
+            ));
+        }
+        if self.epsilon.is_nan() || self.epsilon <= 0.0 {
+            return Err(invalid(
+                "epsilon",
+                format!("must be > 0 (or inf), got {}", self.epsilon),
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid(
+                "delta",
+                format!("must be in (0, 1), got {}", self.delta),
+            ));
+        }
+        if !(self.pool_fraction > 0.0 && self.pool_fraction < 1.0) {
+            return Err(invalid(
+                "pool_fraction",
+                format!("must be in (0, 1), got {}", self.pool_fraction),
+            ));
+        }
+        positive_finite("beta", self.beta)?;
+        positive_finite("eta0", self.eta0)?;
+        positive_finite("c_lambda", self.c_lambda)?;
+        positive_finite("sigma_pi", self.sigma_pi)?;
+        if !(self.pi_floor > 0.0 && self.pi_floor < 0.5) {
+            return Err(invalid(
+                "pi_floor",
+                format!("must be in (0, 0.5), got {}", self.pi_floor),
+            ));
+        }
+        if self.iterations == 0 {
+            return Err(invalid("iterations", "must be ≥ 1"));
+        }
+        if self.batch == 0 {
+            return Err(invalid("batch", "must be ≥ 1"));
+        }
+        if let TieBreak::Jitter { width } = self.ties {
+            if !(width.is_finite() && width >= 0.0) {
+                return Err(invalid(
+                    "ties",
+                    format!("jitter width must be finite and ≥ 0, got {width}"),
+                ));
+            }
+        }
+        match &self.phase1 {
+            Phase1::OutputPerturbation { l2, feature_bound } => {
+                positive_finite("l2", *l2)?;
+                positive_finite("feature_bound", *feature_bound)?;
+            }
+            Phase1::DpSgd {
+                epochs,
+                expected_batch,
+                learning_rate,
+                clip,
+            } => {
+                if *epochs == 0 || *expected_batch == 0 {
+                    return Err(invalid("epochs", "epochs and expected_batch must be ≥ 1"));
+                }
+                positive_finite("learning_rate", *learning_rate)?;
+                positive_finite("clip", *clip)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<dpfair_learn::LearnError> for Error {
+    fn from(e: dpfair_learn::LearnError) -> Self {
+        Error::Phase1(e.to_string())
+    }
+}

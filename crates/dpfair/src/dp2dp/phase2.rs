@@ -1,0 +1,189 @@
+//! Phase 2 = DP2DP, Algorithm 1 (spec 004 §2.3), with its privacy accounting (§2.5):
+//! step i) the private group frequencies, step ii) the noisy dual SGD, charged before any noise.
+//!
+//! **Strict** (default; the stated (ε, δ) holds for replace-one neighbours of D_N):
+//! - one release π̄_{+1} = π̂_{+1} + N(0, σ_π²) of sensitivity 1/N, and π̄_{−1} = 1 − π̄_{+1}
+//!   (post-processing; H3), both floored at π_floor (H12);
+//! - Poisson sampling with q = b/N, per-row directions u_i = J_{s_i}ᵀσ_i/π̄_{s_i} of ℓ2 norm
+//!   ≤ C_u = √2/min π̄ and ρ·1 outside the noise (H4, H2), noise N(0, (z C_u)²) on the SUM (H1);
+//!   the run is charged as the subsampled Gaussian for substitution (sensitivity 2C_u);
+//! - z is the smallest multiplier whose RDP composition with the frequency release meets (ε, δ).
+//!
+//! **Paper** (`Accounting::Paper`): as published — two independent noises on π̂_{±1},
+//! stratified sampling with replacement, σ_SGD = 4·z where z is the dp_accounting calibration
+//! with q = b/N and Δ = 4 (§2.5.2). The ledger records what it really spends: the frequency
+//! vector at sensitivity √2/N (H3), and the gradient sum at replace-one sensitivity 4√2 (H2) with
+//! the per-record inclusion probability of the stratified sampler, q' = 1 − (1 − 1/(2N_min))^b
+//! (H4; multiplicities > 1 are not accounted, so even this is an estimate, not a certificate).
+
+use super::accounting::{calibrate, paper_noise_multiplier};
+use super::config::Config;
+use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
+use super::error::{Error, Result};
+use crate::model::Accounting;
+use dpfair_privacy::accounting::Accountant;
+use dpfair_privacy::mechanisms::{Gaussian, SubsampledGaussianRun};
+use dpfair_privacy::{Cost, Ledger, Noise, Relation};
+use ndarray::ArrayView2;
+use serde::{Deserialize, Serialize};
+
+/// The released multipliers and frequencies, and the public numbers of the release.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Release {
+    /// π̄ = [π̄_{−1}, π̄_{+1}].
+    pub pi: [f64; 2],
+    /// λ̄ = (λ̄⁽¹⁾, λ̄⁽²⁾), 2K values.
+    pub lambda: Vec<f64>,
+    pub report: Report,
+}
+
+/// How Phase 2 was run (all public: configuration, N, and noise levels).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub n_pool: usize,
+    /// Sampling rate recorded with the run (strict: b/N; paper: q' of the module docs).
+    pub sampling_rate: f64,
+    pub steps: u64,
+    /// Noise multiplier z of the run (σ on the sum = z × bound).
+    pub noise_multiplier: f64,
+    /// σ_SGD: std of the noise added to the summed gradient.
+    pub sigma_sgd: f64,
+    /// ℓ2 bound of one row's contribution to the sum.
+    pub contribution_bound: f64,
+    pub sigma_pi: f64,
+    /// Paper mode: the ε the paper's calibration claims (the ledger holds the real cost).
+    pub claimed_epsilon: Option<f64>,
+    /// Fraction of λ̄ at C_λ (H8).
+    pub at_bound: f64,
+}
+
+/// Floors a frequency at π_floor and caps it at 1 (post-processing, H12).
+fn floor_pi(p: f64, floor: f64) -> f64 {
+    p.clamp(floor, 1.0)
+}
+
+/// Runs Algorithm 1 on the pool: `probs` = p̄ of the pool rows (N × K), `signs` ±1.
+/// Privacy: charges `ledger` before each noise draw; ε = ∞ in `cfg` runs the non-private DP2DP.
+pub fn release(
+    cfg: &Config,
+    probs: ArrayView2<'_, f64>,
+    signs: &[f64],
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Release> {
+    cfg.validate()?;
+    let n = signs.len();
+    let n_plus = signs.iter().filter(|&&s| s > 0.0).count();
+    let n_min = n_plus.min(n - n_plus);
+    if n_min == 0 {
+        return Err(Error::Data(
+            "the unlabelled pool holds one group only; DP2DP needs both groups".into(),
+        ));
+    }
+    let hat_plus = n_plus as f64 / n as f64;
+    let steps = cfg.iterations as u64;
+    let q = (cfg.batch as f64 / n as f64).min(1.0);
+    let paper = cfg.accounting == Accounting::Paper;
+    let sampling = if paper {
+        Sampling::Stratified
+    } else {
+        Sampling::Poisson
+    };
+    let mut report = Report {
+        n_pool: n,
+        sampling_rate: q,
+        steps,
+        sigma_pi: cfg.sigma_pi,
+        ..Report::default()
+    };
+    let floor = cfg.pi_floor;
+    // Step i): the frequencies.
+    let pi = if !cfg.is_private() {
+        report.sigma_pi = 0.0;
+        [floor_pi(1.0 - hat_plus, floor), floor_pi(hat_plus, floor)]
+    } else if paper {
+        let g = Gaussian::from_sigma(2f64.sqrt() / n as f64, cfg.sigma_pi)?;
+        let v = g.release_vec(
+            ledger,
+            noise,
+            "DP2DP π̄_{−1}, π̄_{+1} (paper: two independent noises, sensitivity √2/N, H3)",
+            &[1.0 - hat_plus, hat_plus],
+        )?;
+        [floor_pi(v[0], floor), floor_pi(v[1], floor)]
+    } else {
+        let g = Gaussian::from_sigma(1.0 / n as f64, cfg.sigma_pi)?;
+        let v = g.release(
+            ledger,
+            noise,
+            "DP2DP π̄_{+1} (group frequency; π̄_{−1} = 1 − π̄_{+1})",
+            hat_plus,
+        )?;
+        [floor_pi(1.0 - v, floor), floor_pi(v, floor)]
+    };
+    // Step ii): the noise of the dual SGD, charged up front.
+    let bound = contribution_bound(sampling, pi);
+    report.contribution_bound = bound;
+    let mut run = if !cfg.is_private() {
+        None
+    } else if paper {
+        let z_paper =
+            paper_noise_multiplier(cfg.sigma_pi, n, cfg.batch, steps, cfg.epsilon, cfg.delta)?;
+        let sigma_sgd = 4.0 * z_paper;
+        let q_real = 1.0 - (1.0 - 1.0 / (2.0 * n_min as f64)).powi(cfg.batch as i32);
+        report.sampling_rate = q_real;
+        report.noise_multiplier = sigma_sgd / bound;
+        report.claimed_epsilon = Some(cfg.epsilon);
+        Some(SubsampledGaussianRun::start_for(
+            Relation::Substitution,
+            ledger,
+            "DP2DP dual SGD (paper: stratified with replacement, σ_SGD = 4z)",
+            q_real,
+            sigma_sgd / bound,
+            bound,
+            steps,
+            Accountant::Rdp,
+        )?)
+    } else {
+        let g = Gaussian::from_sigma(1.0 / n as f64, cfg.sigma_pi)?;
+        let pi_rho = match g.cost(1)? {
+            Cost::Zcdp { rho } => rho,
+            other => {
+                return Err(Error::Data(format!(
+                    "unexpected cost of the frequency release: {other}"
+                )));
+            }
+        };
+        let z = calibrate(pi_rho, q, steps, cfg.epsilon, cfg.delta, 2.0)?;
+        report.noise_multiplier = z;
+        Some(SubsampledGaussianRun::start_for(
+            Relation::Substitution,
+            ledger,
+            "DP2DP dual SGD (Algorithm 1, Poisson q = b/N)",
+            q,
+            z,
+            bound,
+            steps,
+            Accountant::Rdp,
+        )?)
+    };
+    report.sigma_sgd = report.noise_multiplier * bound;
+    let pool = Pool::new(probs, signs, pi)?;
+    let settings = SgdSettings {
+        rho: cfg.rho,
+        beta: cfg.beta,
+        iterations: cfg.iterations,
+        batch: cfg.batch,
+        eta0: cfg.eta0,
+        step: cfg.step,
+        c_lambda: cfg.c_lambda,
+        iterate: cfg.iterate,
+        sampling,
+    };
+    let out = run_sgd(&pool, &settings, run.as_mut(), noise)?;
+    report.at_bound = out.at_bound;
+    Ok(Release {
+        pi,
+        lambda: out.lambda,
+        report,
+    })
+}
