@@ -100,6 +100,8 @@ pub enum FittedModel {
     FairRegression(crate::fair_regression::Model),
     /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
     CdpFair(crate::cdp_fair::Model),
+    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2 (seed 003).
+    Decoupled(crate::decoupled::Model),
 }
 
 impl FittedModel {
@@ -112,6 +114,7 @@ impl FittedModel {
             FittedModel::DpLogistic(m) => m,
             FittedModel::FairRegression(m) => m,
             FittedModel::CdpFair(m) => m,
+            FittedModel::Decoupled(m) => m,
         }
     }
 }

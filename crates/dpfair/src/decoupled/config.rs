@@ -1,0 +1,250 @@
+//! Configuration of the decoupled classifier and the defaults that make it work on a few
+//! thousand rows (issue #6).
+//!
+//! **Strict defaults** (data of n rows, ε total): the rows are split at random, 2/3 for DP-SGD
+//! and 1/3 for the rates (the paper's 50 % / 25 % of all data); 20 % of ε goes to the rate
+//! release ([`DEFAULT_RATE_SHARE`]): at ε = 3 the count table gets Lap(2/0.6), a rate noise of
+//! scale 2/(0.6 · 500) ≈ 0.0067 (standard deviation ≈ 0.0094) on a group of 500 rows. DP-SGD gets
+//! the other 80 %, with z calibrated for replace-one neighbours (Definition 1 of the paper).
+//! Its schedule comes from the training size m ([`Training::resolve`]): expected batch
+//! B = clamp(⌊m/16⌋, 32, 1024), epochs so that T ≈ 1,500 steps (20 to 400 epochs), learning
+//! rate 0.05. The paper's 50 epochs of B = 1024 give only 50 steps on 1,000 rows.
+//!
+//! **Paper** ([`Accounting::Paper`]): the authors' procedure, spec §2.7/§2.8: z-scores from the
+//! data, public group counts, ε₀ = ε₁ given (0.05 Adult, 0.1 Credit Card), DP-SGD at B = 1024,
+//! η = 0.01, 50 epochs, add/remove neighbours, the fixed noise multiplier if given.
+
+use super::base::BaseModel;
+use super::error::{Result, invalid};
+use crate::model::Accounting;
+use dpfair_privacy::accounting::Accountant;
+use serde::{Deserialize, Serialize};
+
+/// Default share of ε for the rate release in strict mode.
+pub const DEFAULT_RATE_SHARE: f64 = 0.2;
+/// Default fraction of the rows held out for the rates (the paper's 25 % of 75 %).
+pub const DEFAULT_POST_FRACTION: f64 = 1.0 / 3.0;
+/// Fewest rows per group in each split.
+pub const MIN_GROUP_ROWS: usize = 20;
+/// Target number of DP-SGD steps of the strict schedule.
+pub const TARGET_STEPS: usize = 1500;
+
+/// DP-SGD schedule; `None` fields are set from the data size and the accounting mode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Training {
+    pub epochs: Option<usize>,
+    pub expected_batch: Option<usize>,
+    pub learning_rate: Option<f64>,
+    /// Per-example clipping norm C (default 1.5, the paper's).
+    pub clip: Option<f64>,
+}
+
+/// A schedule with every field set.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    pub epochs: usize,
+    pub expected_batch: usize,
+    pub learning_rate: f64,
+    pub clip: f64,
+}
+
+impl Training {
+    /// The schedule for `m` training rows (module doc).
+    pub fn resolve(&self, m: usize, accounting: Accounting) -> Schedule {
+        let (batch, lr) = match accounting {
+            Accounting::Paper => (1024, 0.01),
+            Accounting::Strict => ((m / 16).clamp(32, 1024), 0.05),
+        };
+        let batch = self.expected_batch.unwrap_or(batch);
+        let epochs = self.epochs.unwrap_or(match accounting {
+            Accounting::Paper => 50,
+            Accounting::Strict => {
+                let k = m.div_ceil(batch.clamp(1, m.max(1)));
+                TARGET_STEPS.div_ceil(k.max(1)).clamp(20, 400)
+            }
+        });
+        Schedule {
+            epochs,
+            expected_batch: batch,
+            learning_rate: self.learning_rate.unwrap_or(lr),
+            clip: self.clip.unwrap_or(1.5),
+        }
+    }
+}
+
+/// Configuration of [`super::fit`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Total ε' (DP-SGD + rate release).
+    pub epsilon: f64,
+    /// Total δ' (all of it DP-SGD's).
+    pub delta: f64,
+    pub accounting: Accounting,
+    /// Accountant of the DP-SGD run (PRV, RDP or GDP).
+    pub accountant: Accountant,
+    pub base: BaseModel,
+    /// Strict: share of ε for the count-table release, in (0, 1).
+    pub rate_share: f64,
+    /// Paper: ε₀ = ε₁ of each rate release (default 0.05, the paper's Adult value).
+    pub paper_rate_epsilon: f64,
+    /// Fraction of the rows held out for the rates, in (0, 1).
+    pub post_fraction: f64,
+    pub training: Training,
+    /// A fixed DP-SGD noise multiplier z (the paper's σ/C, e.g. 3.13/1.5); the ledger records
+    /// what it costs. `None`: calibrated to the DP-SGD part of the budget.
+    pub noise_multiplier: Option<f64>,
+    /// Seed of the random split; `None` = drawn from the noise source (recorded in the model).
+    pub split_seed: Option<u64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            epsilon: 3.0,
+            delta: 1e-5,
+            accounting: Accounting::Strict,
+            accountant: Accountant::Prv,
+            base: BaseModel::Joint,
+            rate_share: DEFAULT_RATE_SHARE,
+            paper_rate_epsilon: 0.05,
+            post_fraction: DEFAULT_POST_FRACTION,
+            training: Training::default(),
+            noise_multiplier: None,
+            split_seed: None,
+        }
+    }
+}
+
+/// How ε is divided between DP-SGD and the rates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Split {
+    pub sgd_epsilon: f64,
+    pub rates: super::private_rates::RateRelease,
+}
+
+impl Config {
+    /// Checks every parameter and divides ε (an error names the part left ≤ 0).
+    pub fn budget_split(&self) -> Result<Split> {
+        use super::private_rates::RateRelease;
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(invalid(
+                "epsilon",
+                format!("must be finite and > 0, got {}", self.epsilon),
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(invalid(
+                "delta",
+                format!("must be in (0, 1) (DP-SGD needs δ > 0), got {}", self.delta),
+            ));
+        }
+        if !(self.post_fraction > 0.0 && self.post_fraction < 1.0) {
+            return Err(invalid(
+                "post_fraction",
+                format!("must be in (0, 1), got {}", self.post_fraction),
+            ));
+        }
+        if let Some(z) = self.noise_multiplier
+            && !(z.is_finite() && z > 0.0)
+        {
+            return Err(invalid(
+                "noise_multiplier",
+                format!("must be finite and > 0, got {z}"),
+            ));
+        }
+        let (rates, rate_eps) = match self.accounting {
+            Accounting::Strict => {
+                if !(self.rate_share > 0.0 && self.rate_share < 1.0) {
+                    return Err(invalid(
+                        "rate_share",
+                        format!(
+                            "must be in (0, 1): both DP-SGD and the rate release need a part of ε, got {}",
+                            self.rate_share
+                        ),
+                    ));
+                }
+                let e = self.rate_share * self.epsilon;
+                (RateRelease::Histogram { epsilon: e }, e)
+            }
+            Accounting::Paper => {
+                let e = self.paper_rate_epsilon;
+                if !(e.is_finite() && e > 0.0) {
+                    return Err(invalid(
+                        "paper_rate_epsilon",
+                        format!("ε₀ = ε₁ must be finite and > 0, got {e}"),
+                    ));
+                }
+                (
+                    RateRelease::PublicCounts {
+                        epsilon0: e,
+                        epsilon1: e,
+                    },
+                    2.0 * e,
+                )
+            }
+        };
+        let sgd_epsilon = self.epsilon - rate_eps;
+        if sgd_epsilon <= 0.0 {
+            return Err(invalid(
+                "epsilon",
+                format!(
+                    "ε = {} leaves {sgd_epsilon} ≤ 0 for DP-SGD after {rate_eps} for the rates",
+                    self.epsilon
+                ),
+            ));
+        }
+        Ok(Split { sgd_epsilon, rates })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_defaults_give_enough_steps_and_small_rate_noise() {
+        let s = Training::default().resolve(2000, Accounting::Strict);
+        assert_eq!(s.expected_batch, 125);
+        let k = 2000usize.div_ceil(125);
+        assert!(s.epochs * k >= TARGET_STEPS, "{s:?}");
+        let p = Training::default().resolve(30_000, Accounting::Paper);
+        assert_eq!(
+            (p.epochs, p.expected_batch, p.learning_rate),
+            (50, 1024, 0.01)
+        );
+        // Issue #6: at ε = 3 the rate noise on a group of 500 is below 0.01 (Laplace scale of
+        // the rate 2/(ε_r·500); its standard deviation √2 times that).
+        let split = Config::default().budget_split().unwrap();
+        let b = 2.0 / (split.rates.epsilon() * 500.0);
+        assert!(2f64.sqrt() * b < 0.01, "{b}");
+        assert!((split.sgd_epsilon - 2.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_budget_part_at_or_below_zero_is_refused() {
+        let c = Config {
+            accounting: Accounting::Paper,
+            epsilon: 0.1,
+            ..Config::default()
+        };
+        let e = c.budget_split().unwrap_err().to_string();
+        assert!(e.contains("≤ 0 for DP-SGD"), "{e}");
+        let c = Config {
+            rate_share: 1.0,
+            ..Config::default()
+        };
+        assert!(
+            c.budget_split()
+                .unwrap_err()
+                .to_string()
+                .contains("rate_share")
+        );
+        let c = Config {
+            delta: 0.0,
+            ..Config::default()
+        };
+        assert!(c.budget_split().unwrap_err().to_string().contains("delta"));
+    }
+}

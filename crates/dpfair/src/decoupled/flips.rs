@@ -1,0 +1,158 @@
+//! Algorithm 1 (Optimal Fair Binary Classifier) and steps 5–6 of Algorithm 2 of Ghoukasian &
+//! Asoodeh: the randomized flips that move both groups' positive rates to their midpoint.
+//!
+//! With `hi ≥ lo` the larger and smaller of the two rates (α for A = 0, β for A = 1; the group with
+//! the larger rate is `down`, the other `up`), each query draws a fresh s ~ U(0, 1) and
+//!
+//! * in group `down`, a positive base prediction is kept iff s ≤ p_keep = (hi + lo)/(2·hi);
+//! * in group `up`, a negative base prediction is flipped iff s ≤ p_flip = (hi − lo)/(2·(1 − lo)).
+//!
+//! Both output rates are then (α + β)/2 and each group changes (α − β)/2 of its predictions
+//! (Theorem 2; the total |α − β| meets the lower bound of Proposition 1). Degenerate rates
+//! (spec 003 §2.1, hazard H10): p_keep = 1 when hi = 0 and p_flip = 0 when lo = 1 (identity).
+
+use super::error::{Result, invalid};
+use serde::{Deserialize, Serialize};
+
+/// The randomized post-processor defined by two group positive rates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FairFlips {
+    /// Positive rate of group 0 the flips were built from (α, or α̃ in Algorithm 2).
+    pub alpha: f64,
+    /// Positive rate of group 1 (β, or β̃).
+    pub beta: f64,
+    /// The group whose positives are thinned (the one with the larger rate; 0 on ties).
+    pub down: u32,
+    /// P(keep a positive) in group `down`, in [1/2, 1].
+    pub p_keep: f64,
+    /// P(flip a negative to positive) in the other group, in [0, 1/2].
+    pub p_flip: f64,
+}
+
+impl FairFlips {
+    /// The flips for rates `alpha` (group 0) and `beta` (group 1), both in [0, 1]
+    /// (Algorithm 1 step 3; Algorithm 2 steps 5–6 with α̃, β̃).
+    pub fn from_rates(alpha: f64, beta: f64) -> Result<Self> {
+        for (name, v) in [("alpha", alpha), ("beta", beta)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(invalid(name, format!("a rate must be in [0, 1], got {v}")));
+            }
+        }
+        let (down, hi, lo) = if alpha >= beta {
+            (0, alpha, beta)
+        } else {
+            (1, beta, alpha)
+        };
+        let p_keep = if hi > 0.0 {
+            (hi + lo) / (2.0 * hi)
+        } else {
+            1.0
+        };
+        let p_flip = if lo < 1.0 {
+            (hi - lo) / (2.0 * (1.0 - lo))
+        } else {
+            0.0
+        };
+        Ok(FairFlips {
+            alpha,
+            beta,
+            down,
+            p_keep,
+            p_flip,
+        })
+    }
+
+    /// The prediction for a row of `group` (0 or 1) whose base prediction is `base`, with the
+    /// query's uniform draw `s` (Algorithm 1 step 3).
+    pub fn decide(&self, group: u32, base: bool, s: f64) -> bool {
+        if group == self.down {
+            base && s <= self.p_keep
+        } else {
+            base || s <= self.p_flip
+        }
+    }
+
+    /// P(Ŷ = 1 | x, a) for a row whose base prediction is `base` (for expected metrics).
+    pub fn prob_positive(&self, group: u32, base: bool) -> f64 {
+        match (group == self.down, base) {
+            (true, true) => self.p_keep,
+            (true, false) => 0.0,
+            (false, true) => 1.0,
+            (false, false) => self.p_flip,
+        }
+    }
+
+    /// P(Ŷ = 1 | A = group) when the base classifier's positive rate in that group is
+    /// `base_rate` (proof of Theorem 2 / Theorem 3).
+    pub fn output_rate(&self, group: u32, base_rate: f64) -> f64 {
+        base_rate * self.prob_positive(group, true)
+            + (1.0 - base_rate) * self.prob_positive(group, false)
+    }
+
+    /// P(Ŷ ≠ h_a(X) | A = group): the group's term of the utility U (spec §1.4).
+    pub fn change_rate(&self, group: u32, base_rate: f64) -> f64 {
+        base_rate * (1.0 - self.prob_positive(group, true))
+            + (1.0 - base_rate) * self.prob_positive(group, false)
+    }
+
+    /// Δ_SP and U of the flipped classifier when the base classifiers' true rates are
+    /// `alpha`, `beta` (for Algorithm 1, equal to the flips' own rates: Δ_SP = 0, U = |α − β|).
+    pub fn gap_and_changes(&self, alpha: f64, beta: f64) -> (f64, f64) {
+        let gap = (self.output_rate(0, alpha) - self.output_rate(1, beta)).abs();
+        (gap, self.change_rate(0, alpha) + self.change_rate(1, beta))
+    }
+}
+
+/// err*(h₀, h₁) of eq. (1) in closed form (spec §3, derived): the fewest changes any
+/// (randomized) classifier needs to reach a statistical-parity gap `gap` from base rates α, β,
+/// max(0, |α − β| − gap) (Proposition 1's bound, attained by thinning one group's positives).
+pub fn min_changes(alpha: f64, beta: f64, gap: f64) -> f64 {
+    ((alpha - beta).abs() - gap).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worked_example_t4() {
+        // Spec §3.1 T4, exact rates.
+        let f = FairFlips::from_rates(0.4, 0.2).unwrap();
+        assert_eq!(f.down, 0);
+        assert!((f.p_keep - 0.75).abs() < 1e-12 && (f.p_flip - 0.125).abs() < 1e-12);
+        let (gap, u) = f.gap_and_changes(0.4, 0.2);
+        assert!(gap < 1e-12 && (u - 0.2).abs() < 1e-12);
+        assert!((f.output_rate(0, 0.4) - 0.3).abs() < 1e-12);
+        // Noisy rates 0.42 / 0.19 applied to true rates 0.4 / 0.2.
+        let f = FairFlips::from_rates(0.42, 0.19).unwrap();
+        assert!((f.p_keep - 0.726190).abs() < 1e-6, "{}", f.p_keep);
+        assert!((f.p_flip - 0.141975).abs() < 1e-6, "{}", f.p_flip);
+        assert!((f.output_rate(0, 0.4) - 0.290476).abs() < 1e-6);
+        assert!((f.output_rate(1, 0.2) - 0.313580).abs() < 1e-6);
+        let (gap, u) = f.gap_and_changes(0.4, 0.2);
+        assert!((gap - 0.023104).abs() < 1e-6 && (u - 0.223104).abs() < 1e-6);
+        let err = min_changes(0.4, 0.2, gap);
+        assert!((err - 0.176896).abs() < 1e-6);
+        assert!(u - err <= 2.5 * 0.03 && (u - err - 0.046208).abs() < 1e-6);
+    }
+
+    #[test]
+    fn degenerate_rates_are_the_identity_t9() {
+        for r in [0.0, 0.3, 1.0] {
+            let f = FairFlips::from_rates(r, r).unwrap();
+            assert_eq!((f.p_keep, f.p_flip), (1.0, 0.0), "rate {r}");
+            for g in 0..2 {
+                for b in [false, true] {
+                    for s in [0.0, 0.5, 1.0] {
+                        assert_eq!(f.decide(g, b, s), b);
+                    }
+                }
+            }
+        }
+        // hi = 1 with lo < 1 and lo = 0 are regular cases without NaN.
+        let f = FairFlips::from_rates(0.0, 1.0).unwrap();
+        assert_eq!((f.down, f.p_keep, f.p_flip), (1, 0.5, 0.5));
+        assert!(FairFlips::from_rates(1.2, 0.5).is_err());
+        assert!(FairFlips::from_rates(0.5, f64::NAN).is_err());
+    }
+}
