@@ -124,6 +124,8 @@ pub const DEFAULT_FREQUENCIES: usize = 1024;
 pub enum Method {
     /// Algorithm 5.
     CdpFair,
+    /// Algorithm 1 (FDP-Fair, [`crate::fdp_fair`]): one classifier from S sites' transcripts.
+    FdpFair,
     /// §5.2 "CDP NF": S1 only, threshold 1/2 (privacy, no fairness).
     PrivacyOnly,
     /// §5.2 "NDP F": Algorithm 5 without noise (fairness, no privacy).
@@ -144,6 +146,9 @@ pub struct Model {
     pub bandwidth: f64,
     pub split_seed: u64,
     pub folds: Vec<FairPluginClassifier>,
+    /// FDP-Fair only: the sites, the grid search and its flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federated: Option<Box<crate::fdp_fair::FederatedInfo>>,
 }
 
 impl Model {
@@ -430,6 +435,7 @@ impl Prepared<'_> {
             bandwidth: self.h,
             split_seed: self.split_seed,
             folds,
+            federated: None,
         }
     }
 }
@@ -446,7 +452,7 @@ fn fold_budget(r: &Resolved) -> (f64, f64) {
 
 /// Runs `f` on `ledger` as part `part` of the parallel partition `partition` (the two halves of
 /// a data-independent split).
-fn in_part<T>(
+pub(crate) fn in_part<T>(
     ledger: &mut Ledger,
     partition: &str,
     part: &str,
@@ -699,7 +705,10 @@ fn dd_floor(p: &Prepared, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
 /// `(1 − f̃, f̃)`.
 impl crate::model::Predictor for Model {
     fn method(&self) -> &'static str {
-        "cdp-fair"
+        match self.method {
+            Method::FdpFair => "fdp-fair",
+            _ => "cdp-fair",
+        }
     }
 
     fn predict(
@@ -707,8 +716,9 @@ impl crate::model::Predictor for Model {
         data: &Dataset,
         rng: &mut Noise,
     ) -> crate::model::Result<crate::model::Output> {
+        let method = crate::model::Predictor::method(self);
         let err = |reason: String| crate::model::ModelError::Method {
-            method: "cdp-fair".into(),
+            method: method.into(),
             reason,
         };
         let groups = data

@@ -1,1 +1,129 @@
-//! STUB: FDP-Fair (seed 000, issue #8).
+//! FDP-Fair: the federated DP fair plug-in classifier under demographic disparity, Algorithm 1 of
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
+//! spec `shared/specs/seed-000-fdp-fair.md` §2.1–2.5), with Algorithms 2, 3, 4 and 6.
+//!
+//! Algorithm 1, step by step, and where each step lives:
+//! 1. **Data split** per site, `n_s = ⌈N_s/2⌉` training rows, the rest calibration, by a public
+//!    seeded permutation ([`protocol::site_split`]).
+//! 2. **S1** at each site on its training half: `π̃^s_a` (S1.1) and the two functional releases
+//!    per group (S1.2), as one exactly private finite object in a public random-feature basis
+//!    ([`crate::seed000::release`], spec H2); the server aggregates them with weights `ν_s`
+//!    (ratio of weighted sums) and broadcasts `η̃_a`, `π̃_a` ([`protocol::aggregate_round1`]; the
+//!    broadcast is the second communication round the paper leaves implicit, spec H1).
+//! 3. **S2** = Algorithm 2: each site's two noisy trees of its calibration scores (Algorithm 3,
+//!    [`tree`]); the server's DD curve on the grid from the tails, μ-weighted, the monotone
+//!    correction (Algorithm 6 or 4, [`correction`]) and the selection of `τ̃` ([`search`]).
+//! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}`: the same classifier type as
+//!    CDP-Fair ([`crate::cdp_fair::Model`] with `method = fdp-fair`).
+//!
+//! [`simulate`] runs S sites in one process through exactly these steps.
+//!
+//! ## Accounting
+//!
+//! Every site's guarantee is `(ε_s, δ_s)` for its own data (federated DP, Def. 2); S1 and the
+//! trees touch the disjoint halves of a data-independent split (parallel composition). The model's
+//! ledger holds every site's releases as parts of one partition of disjoint data, so its total is
+//! the worst site's `(ε_s, δ_s)`.
+//!
+//! * [`Accounting::Strict`] (default): S1 as one joint analytic-Gaussian release (valid for every
+//!   ε, H9); private `π̃`; the public bandwidth rule; Algorithm 6 clips to `[−1, 1]` (H5).
+//! * [`Accounting::Paper`]: S1 with the paper's four classical releases (`σ_π`, `c_{s,a}`, each
+//!   charged at its true cost), optionally the experiments' empirical π (charged as `ε = ∞`), and
+//!   Algorithm 6 clipping to `[0, 1]` as printed.
+//!
+//! The tree noise of Algorithm 3 is the paper's in both modes: it is valid for every ε through
+//! zCDP ([`tree`]).
+//!
+//! ## Defaults
+//!
+//! `ρ* = 0.03`, `C_ω = 0.1` (§5.1.2), `η_tol = 0.01` (the code, H18), `M` by the code's rule capped
+//! at 6 (H6; `--depth-rule paper` gives the paper's 13–14 at `N_s = 2000`), weights by eq. (8)–(9)
+//! (`1/S` for equal sites), `δ_s = (N_s/2)^{−2}` (§5.1.2), `τ̃ = 0` iff `|D̃D_↓(0)| ≤ α` (the paper;
+//! the code accepts `α + ρ*`).
+
+pub mod correction;
+pub mod protocol;
+pub mod search;
+pub mod simulate;
+pub mod tree;
+
+pub use crate::model::Accounting;
+pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
+pub use search::{DepthRule, Monotoniser, SearchConfig};
+
+use crate::seed000::error::{Result, invalid};
+use crate::seed000::kernel::public_rule;
+use crate::seed000::release::PiRelease;
+use dpfair_data::Dataset;
+use serde::{Deserialize, Serialize};
+
+/// FDP-Fair configuration for the in-process simulation (every site gets the same `ε`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `ε_s` of every site.
+    pub epsilon: f64,
+    /// `δ_s` of every site; `None` = `(N_s/2)^{−2}` per site (§5.1.2).
+    pub delta: Option<f64>,
+    pub accounting: Accounting,
+    /// Bandwidth `h`; `None` = [`default_bandwidth`] of the first site.
+    pub bandwidth: Option<f64>,
+    pub n_frequencies: usize,
+    pub basis_seed: u64,
+    /// π handling; `None` = private.
+    pub pi: Option<PiRelease>,
+    pub server: ServerParams,
+    pub search: SearchConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            epsilon: 1.0,
+            delta: None,
+            accounting: Accounting::Strict,
+            bandwidth: None,
+            n_frequencies: crate::cdp_fair::DEFAULT_FREQUENCIES,
+            basis_seed: protocol::DEFAULT_BASIS_SEED,
+            pi: None,
+            server: ServerParams::default(),
+            search: SearchConfig::default(),
+        }
+    }
+}
+
+/// `δ_s = (N_s/2)^{−2}` (§5.1.2), capped at 0.5.
+pub fn default_delta(n_rows: usize) -> f64 {
+    (n_rows as f64 / 2.0).powi(-2).min(0.5)
+}
+
+/// The public bandwidth rule ([`public_rule`]) on a site's training size `⌈N_s/2⌉`, rounded to
+/// 0.01 so that sites of similar sizes agree on one basis (the server refuses different bases).
+pub fn default_bandwidth(n_rows: usize, dim: usize, epsilon: f64) -> f64 {
+    (public_rule(n_rows.div_ceil(2), dim, epsilon) * 100.0).round() / 100.0
+}
+
+impl Config {
+    /// The round-1 parameters of one site.
+    pub fn site_params(&self, site: &str, data: &Dataset) -> Result<SiteParams> {
+        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
+            return Err(invalid(
+                "epsilon",
+                format!("must be finite and > 0, got {}", self.epsilon),
+            ));
+        }
+        Ok(SiteParams {
+            site: site.to_string(),
+            epsilon: self.epsilon,
+            delta: self.delta.unwrap_or_else(|| default_delta(data.n_rows())),
+            accounting: self.accounting,
+            bandwidth: self.bandwidth.unwrap_or_else(|| {
+                default_bandwidth(data.n_rows(), data.n_features(), self.epsilon)
+            }),
+            n_frequencies: self.n_frequencies,
+            basis_seed: self.basis_seed,
+            pi: self.pi.unwrap_or_default(),
+            split_seed: None,
+        })
+    }
+}

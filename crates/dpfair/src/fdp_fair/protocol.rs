@@ -1,0 +1,646 @@
+//! The two-round protocol of Algorithm 1 (spec H1) as transcripts: what a site sends, what the
+//! server sends back, and the server's validation of everything it receives.
+//!
+//! | step | who | reads | writes |
+//! |---|---|---|---|
+//! | [`site_round1`] | each site | its data | [`Round1`]: `π̃^s`, the functional releases, `N_s`, split seed, `(ε_s, δ_s)`, ledger |
+//! | [`aggregate_round1`] | server | all [`Round1`] | [`Global`]: `η̃_a`, `π̃_a` (ν-weighted), basis, depth `M`, weights, each site's split seed |
+//! | [`site_round2`] | each site | [`Global`], its data | [`Round2`]: its two noisy trees (Alg. 3) on its calibration half, ledger |
+//! | [`aggregate_round2`] | server | [`Global`], all [`Round2`] | the model (Alg. 2 S2–S3 and the OUTPUT of Alg. 1) |
+//!
+//! A site's split into training and calibration halves (`n_s = ⌈N_s/2⌉`, Alg. 1) is a public
+//! random permutation from a seed the site draws in round 1 and records in its transcript; the
+//! server hands it back in [`Global`], so round 2 repeats the split without any state file.
+//! Transcripts carry only released (noisy) values, public sizes and seeds, the site's `(ε_s, δ_s)`
+//! and ledger. Round 1 spends `(ε_s, δ_s)` on the training half, round 2 `(ε_s, δ_s)` on the
+//! disjoint calibration half: parallel composition, `(ε_s, δ_s)` per site (Prop. 19).
+//!
+//! **Noise streams.** A site's round-1 releases use `noise.fork()` and its split seed the next
+//! `u64` of `noise`; round 2 uses the fork after that. With OS noise this is just independent
+//! noise; with a seeded stream ([`skip_round1`]) a site that restarts from the same seed in
+//! round 2 continues where round 1 stopped, so the file protocol and the in-process simulation
+//! give the same model from the same seeds.
+
+use crate::cdp_fair::{Method, Model, groups_and_labels, in_part};
+use crate::fdp_fair::correction::{Clip, OmegaSite};
+use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
+use crate::fdp_fair::tree::{SiteTrees, release_trees};
+use crate::model::Accounting;
+use crate::seed000::RffBasis;
+use crate::seed000::classifier::FairPluginClassifier;
+use crate::seed000::error::{Error, Result, invalid};
+use crate::seed000::release::{KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan};
+use crate::seed000::split::random_split;
+use crate::seed000::threshold::{GroupRule, score};
+use dpfair_data::{Dataset, Schema};
+use dpfair_privacy::{Budget, Composition, Ledger, Noise};
+use ndarray::Axis;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// `format` of a round-1 transcript.
+pub const ROUND1_FORMAT: &str = "dpfair-fdp-fair-round1";
+/// `format` of the server's broadcast.
+pub const GLOBAL_FORMAT: &str = "dpfair-fdp-fair-global";
+/// `format` of a round-2 transcript.
+pub const ROUND2_FORMAT: &str = "dpfair-fdp-fair-round2";
+/// Protocol version written and read by this build.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Default seed of the public random-feature basis (all sites must use the same basis).
+pub const DEFAULT_BASIS_SEED: u64 = 0x000f_d9fa;
+
+/// What every site must agree on before round 1 (public).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteParams {
+    /// The site's name (unique among the sites).
+    pub site: String,
+    /// `ε_s`, `δ_s` of this site (each round spends it on its own half).
+    pub epsilon: f64,
+    pub delta: f64,
+    pub accounting: Accounting,
+    /// Bandwidth `h`, number of frequencies and seed of the shared public basis.
+    pub bandwidth: f64,
+    pub n_frequencies: usize,
+    pub basis_seed: u64,
+    /// `π̃` handling: private (default) or the experiments' empirical "known π" (paper only).
+    pub pi: PiRelease,
+    /// A fixed split seed (tests); `None` = drawn from the noise stream.
+    pub split_seed: Option<u64>,
+}
+
+/// A site's round-1 transcript (Alg. 1 S1 at site `s`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round1 {
+    pub format: String,
+    pub version: u32,
+    pub site: String,
+    /// `N_s` (public under replace-one neighbours).
+    pub n_rows: usize,
+    pub split_seed: u64,
+    pub epsilon: f64,
+    pub delta: f64,
+    pub accounting: Accounting,
+    /// Column names, encodings and scaling the site used (public metadata; `None` in-process).
+    pub schema: Option<Schema>,
+    /// `π̃^s_a` and the released coefficients of `p̃^s_{X|A=a}`, `p̃^s_{X,Y|A=a}(·,1)`.
+    pub release: PluginEstimate,
+    pub ledger: Ledger,
+}
+
+/// One site as the server records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SiteEntry {
+    pub site: String,
+    pub n_rows: usize,
+    /// `ň_s = N_s − ⌈N_s/2⌉`.
+    pub n_cal: usize,
+    pub split_seed: u64,
+    pub epsilon: f64,
+    pub delta: f64,
+    /// `ν_s` (S1 aggregation) and `μ_s` (DD aggregation).
+    pub nu: f64,
+    pub mu: f64,
+    /// The site's round-1 ledger (what it spent on its training half).
+    pub ledger: Ledger,
+}
+
+/// How the server weighs the sites.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Weights {
+    /// Eq. (8)–(9): `ν_s ∝ N_s ∧ N_s² ε_s² h^d`, `μ_s ∝ N_s ∧ N_s² ε_s²` (`1/S` for equal sites).
+    #[default]
+    Paper,
+    /// `ν_s = μ_s = 1/S` (the code).
+    Equal,
+}
+
+/// The server's round-1 choices.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerParams {
+    pub depth: DepthRule,
+    pub weights: Weights,
+}
+
+/// The server's broadcast after round 1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Global {
+    pub format: String,
+    pub version: u32,
+    pub accounting: Accounting,
+    /// Tree depth `M` of Algorithm 2.
+    pub depth: usize,
+    pub sites: Vec<SiteEntry>,
+    /// The aggregated `η̃_a`, `π̃_a` (evaluable by every site).
+    pub estimate: PluginEstimate,
+    pub schema: Option<Schema>,
+    /// A fingerprint of everything above: round-2 transcripts carry it back.
+    pub fingerprint: String,
+}
+
+/// A site's round-2 transcript (Alg. 3 at site `s`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round2 {
+    pub format: String,
+    pub version: u32,
+    pub site: String,
+    /// [`Global::fingerprint`] of the broadcast the trees were built against.
+    pub global: String,
+    pub epsilon: f64,
+    pub delta: f64,
+    pub trees: SiteTrees,
+    pub ledger: Ledger,
+}
+
+/// What a fitted FDP-Fair model records about the federation (stored in [`Model`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FederatedInfo {
+    pub sites: Vec<SiteEntry>,
+    pub search: Search,
+    pub config: SearchConfig,
+}
+
+fn check_budget(epsilon: f64, delta: f64) -> Result<()> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(invalid(
+            "epsilon",
+            format!("must be finite and > 0, got {epsilon}"),
+        ));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
+    }
+    Ok(())
+}
+
+/// The ledger a site charges: its own `(ε_s, δ_s)`, or unlimited in paper mode (the paper's
+/// procedure is recorded, not refused).
+pub fn site_ledger(epsilon: f64, delta: f64, accounting: Accounting) -> Result<Ledger> {
+    Ok(match accounting {
+        Accounting::Strict => Ledger::new(Budget::approx(epsilon, delta)?),
+        Accounting::Paper => Ledger::new(Budget::approx(f64::INFINITY, delta)?),
+    })
+}
+
+fn partition(site: &str) -> String {
+    format!("site {site}: training / calibration halves")
+}
+
+/// The rows of a site: `(training rows, calibration rows)`, `n_s = ⌈N_s/2⌉` (Alg. 1).
+pub fn site_split(n_rows: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    random_split(n_rows, n_rows.div_ceil(2), seed)
+}
+
+/// The entries `ledger` recorded from index `start` on, as a ledger of their own (a transcript
+/// carries only its round's releases).
+fn entries_since(ledger: &Ledger, start: usize) -> Result<Ledger> {
+    let mut out = Ledger::new(ledger.budget());
+    for e in &ledger.entries()[start..] {
+        out.charge(e.clone())?;
+    }
+    Ok(out)
+}
+
+/// Advances a seeded site stream past round 1 (see the module docs).
+pub fn skip_round1(noise: &mut Noise) {
+    let _ = noise.fork();
+    let _ = noise.next_u64();
+}
+
+/// Round 1 at one site: Alg. 1 S1 (S1.1 `π̃^s_a`, S1.2 the functional releases) on the training
+/// half, charging `ledger`.
+pub fn site_round1(
+    params: &SiteParams,
+    data: &Dataset,
+    schema: Option<Schema>,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Round1> {
+    check_budget(params.epsilon, params.delta)?;
+    if params.site.is_empty() {
+        return Err(invalid("site", "the site needs a name"));
+    }
+    let (a, y) = groups_and_labels(data)?;
+    if data.n_rows() < 8 {
+        return Err(Error::InvalidData(format!(
+            "site {}: {} rows; a site needs at least 8",
+            params.site,
+            data.n_rows()
+        )));
+    }
+    if params.accounting == Accounting::Strict && params.pi == PiRelease::Empirical {
+        return Err(invalid(
+            "pi",
+            "empirical π is not private: use --accounting paper",
+        ));
+    }
+    if params.pi == PiRelease::Skip {
+        return Err(invalid("pi", "FDP-Fair needs π̃"));
+    }
+    let mut release_noise = noise.fork();
+    let drawn = noise.next_u64();
+    let split_seed = params.split_seed.unwrap_or(drawn);
+    let (train, _) = site_split(data.n_rows(), split_seed);
+    let basis = RffBasis::new(
+        data.n_features(),
+        params.bandwidth,
+        params.n_frequencies,
+        params.basis_seed,
+    )?;
+    let x = data.features.select(Axis(0), &train);
+    let at: Vec<u32> = train.iter().map(|&i| a[i]).collect();
+    let yt: Vec<u8> = train.iter().map(|&i| y[i]).collect();
+    let sums = KernelSums::compute(&basis, x.view(), &at, &yt)?;
+    let plan = S1Plan {
+        epsilon: params.epsilon,
+        delta: params.delta,
+        accounting: match params.accounting {
+            Accounting::Strict => S1Accounting::Strict,
+            Accounting::Paper => S1Accounting::Paper,
+        },
+        pi: params.pi,
+        c_k: 1.0,
+        label_prefix: format!("site {}: ", params.site),
+    };
+    let start = ledger.entries().len();
+    let release = in_part(ledger, &partition(&params.site), "training half", |l| {
+        sums.release(&plan, l, &mut release_noise)
+    })?;
+    Ok(Round1 {
+        format: ROUND1_FORMAT.into(),
+        version: PROTOCOL_VERSION,
+        site: params.site.clone(),
+        n_rows: data.n_rows(),
+        split_seed,
+        epsilon: params.epsilon,
+        delta: params.delta,
+        accounting: params.accounting,
+        schema,
+        release,
+        ledger: entries_since(ledger, start)?,
+    })
+}
+
+fn check_format(format: &str, version: u32, want: &str, what: &str) -> Result<()> {
+    if format != want {
+        return Err(Error::InvalidData(format!(
+            "{what}: format `{format}`, expected `{want}` (wrong file?)"
+        )));
+    }
+    if version != PROTOCOL_VERSION {
+        return Err(Error::InvalidData(format!(
+            "{what}: protocol version {version}; this build speaks version {PROTOCOL_VERSION}"
+        )));
+    }
+    Ok(())
+}
+
+/// FNV-1a 64 of a JSON serialisation: identifies a broadcast (not a security device).
+fn fingerprint(value: &impl Serialize) -> String {
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+impl Global {
+    fn compute_fingerprint(&self) -> String {
+        fingerprint(&(
+            &self.accounting,
+            self.depth,
+            &self.sites,
+            &self.estimate,
+            &self.schema,
+        ))
+    }
+
+    /// Checks format, version and that the fingerprint matches the content.
+    pub fn validate(&self) -> Result<()> {
+        check_format(&self.format, self.version, GLOBAL_FORMAT, "global")?;
+        if self.fingerprint != self.compute_fingerprint() {
+            return Err(Error::InvalidData(
+                "global: the content does not match its fingerprint (edited or corrupted file)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The entry of site `site`.
+    pub fn site(&self, site: &str) -> Result<&SiteEntry> {
+        self.sites.iter().find(|s| s.site == site).ok_or_else(|| {
+            let names: Vec<&str> = self.sites.iter().map(|s| s.site.as_str()).collect();
+            Error::InvalidData(format!(
+                "site `{site}` is not in the global file (sites: {})",
+                names.join(", ")
+            ))
+        })
+    }
+}
+
+/// Round 1 at the server: validates the transcripts (format, version, distinct names, one
+/// accounting mode, one basis, one schema, finite releases), weighs the sites, aggregates
+/// `π̃_a = Σ ν_s π̃^s_a` and the two function pairs (ratio of ν-weighted sums, Alg. 1 S1) and
+/// chooses the depth `M`.
+pub fn aggregate_round1(rounds: &[Round1], params: &ServerParams) -> Result<Global> {
+    let Some(first) = rounds.first() else {
+        return Err(invalid("sites", "no round-1 transcripts"));
+    };
+    for r in rounds {
+        let what = format!("round 1 of site `{}`", r.site);
+        check_format(&r.format, r.version, ROUND1_FORMAT, &what)?;
+        check_budget(r.epsilon, r.delta)?;
+        if rounds.iter().filter(|o| o.site == r.site).count() > 1 {
+            return Err(Error::InvalidData(format!(
+                "site `{}` sent more than one round-1 transcript",
+                r.site
+            )));
+        }
+        if r.accounting != first.accounting {
+            return Err(Error::InvalidData(format!(
+                "{what}: accounting {:?}, site `{}` used {:?}; all sites must use the same mode",
+                r.accounting, first.site, first.accounting
+            )));
+        }
+        if r.release.basis != first.release.basis {
+            return Err(Error::InvalidData(format!(
+                "{what}: basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
+                r.release.basis.spec(),
+                first.site,
+                first.release.basis.spec()
+            )));
+        }
+        if r.schema != first.schema {
+            return Err(Error::InvalidData(format!(
+                "{what}: the data schema (columns, encodings, scaling) differs from site `{}`'s",
+                first.site
+            )));
+        }
+        let finite = r.release.pi.iter().all(|v| v.is_finite())
+            && r.release
+                .denominator
+                .iter()
+                .chain(&r.release.numerator)
+                .flatten()
+                .all(|v| v.is_finite());
+        if !finite {
+            return Err(Error::InvalidData(format!(
+                "{what}: non-finite released values"
+            )));
+        }
+        if r.n_rows < 8 {
+            return Err(Error::InvalidData(format!(
+                "{what}: N_s = {} (< 8)",
+                r.n_rows
+            )));
+        }
+    }
+    let h_d = first
+        .release
+        .basis
+        .bandwidth()
+        .powi(first.release.basis.dim() as i32);
+    let u = |r: &Round1, hd: f64| {
+        let n = r.n_rows as f64;
+        n.min(n * n * r.epsilon * r.epsilon * hd)
+    };
+    let (nu_raw, mu_raw): (Vec<f64>, Vec<f64>) = match params.weights {
+        Weights::Paper => rounds.iter().map(|r| (u(r, h_d), u(r, 1.0))).unzip(),
+        Weights::Equal => rounds.iter().map(|_| (1.0, 1.0)).unzip(),
+    };
+    let (nu_sum, mu_sum): (f64, f64) = (nu_raw.iter().sum(), mu_raw.iter().sum());
+    let sites: Vec<SiteEntry> = rounds
+        .iter()
+        .enumerate()
+        .map(|(s, r)| SiteEntry {
+            site: r.site.clone(),
+            n_rows: r.n_rows,
+            n_cal: r.n_rows - r.n_rows.div_ceil(2),
+            split_seed: r.split_seed,
+            epsilon: r.epsilon,
+            delta: r.delta,
+            nu: nu_raw[s] / nu_sum,
+            mu: mu_raw[s] / mu_sum,
+            ledger: r.ledger.clone(),
+        })
+        .collect();
+    let parts: Vec<(f64, &PluginEstimate)> = sites
+        .iter()
+        .zip(rounds)
+        .map(|(e, r)| (e.nu, &r.release))
+        .collect();
+    let estimate = PluginEstimate::aggregate(&parts)?;
+    let depth = params.depth.depth(
+        &rounds
+            .iter()
+            .map(|r| (r.n_rows, r.epsilon))
+            .collect::<Vec<_>>(),
+    )?;
+    let mut global = Global {
+        format: GLOBAL_FORMAT.into(),
+        version: PROTOCOL_VERSION,
+        accounting: first.accounting,
+        depth,
+        sites,
+        estimate,
+        schema: first.schema.clone(),
+        fingerprint: String::new(),
+    };
+    global.fingerprint = global.compute_fingerprint();
+    Ok(global)
+}
+
+/// Round 2 at one site: the scores `Z = 2(2a−1)π̃_a(η̃_a(X̌) − 1/2)` of its calibration half under
+/// the broadcast estimate, and Algorithm 3's two noisy trees, charging `ledger`. `epsilon`,
+/// `delta` must be the site's round-1 values.
+pub fn site_round2(
+    global: &Global,
+    site: &str,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Round2> {
+    global.validate()?;
+    let entry = global.site(site)?;
+    if data.n_rows() != entry.n_rows {
+        return Err(Error::InvalidData(format!(
+            "site `{site}`: the data has {} rows, round 1 had {}; use the same file",
+            data.n_rows(),
+            entry.n_rows
+        )));
+    }
+    if data.n_features() != global.estimate.basis.dim() {
+        return Err(Error::InvalidData(format!(
+            "site `{site}`: {} feature columns, the broadcast estimate has {}",
+            data.n_features(),
+            global.estimate.basis.dim()
+        )));
+    }
+    let (a, _) = groups_and_labels(data)?;
+    let (_, cal) = site_split(data.n_rows(), entry.split_seed);
+    let x = data.features.select(Axis(0), &cal);
+    let ac: Vec<u32> = cal.iter().map(|&i| a[i]).collect();
+    let eta = global.estimate.eta_grouped(x.view(), &ac)?;
+    let mut z: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for (&e, &g) in eta.iter().zip(&ac) {
+        let g = g as usize;
+        z[g].push(score(g, e, global.estimate.pi[g]));
+    }
+    let mut tree_noise = noise.fork();
+    let start = ledger.entries().len();
+    let trees = in_part(ledger, &partition(site), "calibration half", |l| {
+        release_trees(
+            &z,
+            global.depth,
+            entry.epsilon,
+            entry.delta,
+            &format!("site {site}: "),
+            l,
+            &mut tree_noise,
+        )
+    })?;
+    Ok(Round2 {
+        format: ROUND2_FORMAT.into(),
+        version: PROTOCOL_VERSION,
+        site: site.to_string(),
+        global: global.fingerprint.clone(),
+        epsilon: entry.epsilon,
+        delta: entry.delta,
+        trees,
+        ledger: entries_since(ledger, start)?,
+    })
+}
+
+/// The model's ledger: every site's entries (both rounds), each in the part "site s / half" of one
+/// partition of disjoint data, so the total is the worst site's `(ε_s, δ_s)` — the FDP guarantee
+/// (Def. 2), not a central one over all sites.
+pub fn federated_ledger(global: &Global, rounds: &[Round2]) -> Result<Ledger> {
+    let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
+    let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
+    let mut out = site_ledger(eps, delta, global.accounting)?;
+    let entries = global
+        .sites
+        .iter()
+        .flat_map(|s| s.ledger.entries().iter().map(move |e| (&s.site, e)))
+        .chain(
+            rounds
+                .iter()
+                .flat_map(|r| r.ledger.entries().iter().map(move |e| (&r.site, e))),
+        );
+    for (site, e) in entries {
+        let mut e = e.clone();
+        let part = match &e.composition {
+            Composition::Parallel { part, .. } => format!("site {site}: {part}"),
+            Composition::Sequential => format!("site {site}"),
+        };
+        e.composition = Composition::Parallel {
+            partition: "FDP: sites × training / calibration halves (disjoint data)".into(),
+            part,
+        };
+        out.charge(e)?;
+    }
+    Ok(out)
+}
+
+/// Round 2 at the server: validates the transcripts against the broadcast (format, version,
+/// fingerprint, site names, one transcript per site, budgets, tree shapes), runs Algorithm 2
+/// S2–S3 and returns the classifier `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` with the
+/// federation's ledger.
+pub fn aggregate_round2(
+    global: &Global,
+    rounds: &[Round2],
+    config: &SearchConfig,
+) -> Result<(Model, Ledger)> {
+    global.validate()?;
+    config.validate()?;
+    for r in rounds {
+        let what = format!("round 2 of site `{}`", r.site);
+        check_format(&r.format, r.version, ROUND2_FORMAT, &what)?;
+        if r.global != global.fingerprint {
+            return Err(Error::InvalidData(format!(
+                "{what}: built against global {} but this global is {}",
+                r.global, global.fingerprint
+            )));
+        }
+        let entry = global.site(&r.site)?;
+        if (r.epsilon, r.delta) != (entry.epsilon, entry.delta) {
+            return Err(Error::InvalidData(format!(
+                "{what}: (ε, δ) = ({}, {}) but round 1 used ({}, {})",
+                r.epsilon, r.delta, entry.epsilon, entry.delta
+            )));
+        }
+        for a in 0..2 {
+            r.trees.groups[a].validate(global.depth, &format!("{what}, group {a}"))?;
+        }
+        if rounds.iter().filter(|o| o.site == r.site).count() > 1 {
+            return Err(Error::InvalidData(format!(
+                "site `{}` sent more than one round-2 transcript",
+                r.site
+            )));
+        }
+    }
+    if let Some(missing) = global
+        .sites
+        .iter()
+        .find(|s| !rounds.iter().any(|r| r.site == s.site))
+    {
+        return Err(Error::InvalidData(format!(
+            "no round-2 transcript from site `{}`",
+            missing.site
+        )));
+    }
+    // In the broadcast's site order.
+    let ordered: Vec<&Round2> = global
+        .sites
+        .iter()
+        .map(|s| rounds.iter().find(|r| r.site == s.site).expect("checked"))
+        .collect();
+    let trees: Vec<(f64, &SiteTrees)> = global
+        .sites
+        .iter()
+        .zip(&ordered)
+        .map(|(s, r)| (s.mu, &r.trees))
+        .collect();
+    let omega_sites: Vec<OmegaSite> = global
+        .sites
+        .iter()
+        .map(|s| OmegaSite {
+            mu: s.mu,
+            n_cal: s.n_cal,
+            epsilon: s.epsilon,
+            delta: s.delta,
+        })
+        .collect();
+    let clip = config.clip.unwrap_or(match global.accounting {
+        Accounting::Strict => Clip::Symmetric,
+        Accounting::Paper => Clip::Paper,
+    });
+    let found = search(&trees, &omega_sites, clip, config)?;
+    let ledger = federated_ledger(global, rounds)?;
+    let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
+    let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
+    let model = Model {
+        method: Method::FdpFair,
+        alpha: config.alpha,
+        epsilon: eps,
+        delta,
+        accounting: global.accounting,
+        bandwidth: global.estimate.basis.bandwidth(),
+        split_seed: global.sites[0].split_seed,
+        folds: vec![FairPluginClassifier {
+            estimate: global.estimate.clone(),
+            rule: GroupRule::paper(found.tau),
+        }],
+        federated: Some(Box::new(FederatedInfo {
+            sites: global.sites.clone(),
+            search: found,
+            config: config.clone(),
+        })),
+    };
+    Ok((model, ledger))
+}

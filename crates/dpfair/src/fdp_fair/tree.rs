@@ -1,0 +1,296 @@
+//! Algorithm 3 (FDP.BINARY.TREE): the private binary tree of counts of the scores
+//! `Z = 2(2a−1) π̃_a (η̃_a(X̌) − 1/2) ∈ [−1, 1]` of one site's calibration points, one tree per
+//! group, and the tail counts of Algorithm 2 S2.
+//!
+//! * Leaves (level `M`): `2^M` half-open bins `[−1 + (j−1)2^{1−M}, −1 + j 2^{1−M})`,
+//!   `j = 1..2^M`; `Z = 1` goes to the last leaf (spec §2.3, edge case).
+//! * Levels `ℓ = M−1 … 1`: `count_{ℓ,k} = count_{ℓ+1,2k−1} + count_{ℓ+1,2k}`; the root (level 0)
+//!   is not part of the tree.
+//! * Noise: every node gets `N(0, σ²)` with `σ² = M (4 log(1/δ_s) + 2ε_s)/ε_s²` (Alg. 3; the
+//!   paper writes `(4 log(1/δ_s)/ε_s + 2)/(ε_s/M)`).
+//!
+//! **Privacy (Prop. 19, spec §2.0.4).** Replacing one calibration record moves at most one unit
+//! between two leaves (possibly of different groups), so in every level the two trees side by side
+//! change in at most two entries by 1: ℓ2² sensitivity 2 per level, `2M` for the whole vector of
+//! both trees. It is released here as **one** vector Gaussian release of sensitivity `√(2M)` with
+//! the σ above, i.e. `ρ = M/σ² = ε_s²/(4 log(1/δ_s) + 2ε_s)` zCDP, which converts to
+//! `ε' = ρ + 2 sqrt(ρ log(1/δ_s)) ≤ ε_s` at `δ_s` for every ε_s (no ε < 1 restriction, H9).
+
+use crate::seed000::error::{Error, Result, invalid};
+use crate::seed000::release::{Calibration, gaussian_release_vec};
+use dpfair_privacy::{Ledger, Noise};
+use serde::{Deserialize, Serialize};
+
+/// Largest depth accepted (`2^20` leaves per tree).
+pub const MAX_DEPTH: usize = 20;
+
+/// Per-node noise variance of Algorithm 3: `σ² = M (4 ln(1/δ) + 2ε)/ε²`.
+pub fn node_variance(epsilon: f64, delta: f64, depth: usize) -> f64 {
+    depth as f64 * (4.0 * (1.0 / delta).ln() + 2.0 * epsilon) / (epsilon * epsilon)
+}
+
+/// The zCDP parameter of the whole tree release, `ρ = M/σ² = ε²/(4 ln(1/δ) + 2ε)` (independent of
+/// `M`; spec §2.0.4).
+pub fn tree_zcdp(epsilon: f64, delta: f64) -> f64 {
+    epsilon * epsilon / (4.0 * (1.0 / delta).ln() + 2.0 * epsilon)
+}
+
+/// `ε' = ρ + 2 sqrt(ρ ln(1/δ))`: the (ε', δ)-DP implied by ρ-zCDP (Bun & Steinke 2016, Prop. 1.3).
+pub fn zcdp_epsilon(rho: f64, delta: f64) -> f64 {
+    rho + 2.0 * (rho * (1.0 / delta).ln()).sqrt()
+}
+
+/// Leaf index (0-based) of a score: `⌊(z + 1)/2^{1−M}⌋`, clamped to the last leaf (`Z = 1`).
+pub fn leaf_of(z: f64, depth: usize) -> usize {
+    let leaves = 1usize << depth;
+    let width = 2.0 / leaves as f64;
+    let j = ((z + 1.0) / width).floor();
+    if j <= 0.0 {
+        0
+    } else {
+        (j as usize).min(leaves - 1)
+    }
+}
+
+/// The exact (noise-free) tree of the scores `z`: `levels[ℓ−1]` holds the `2^ℓ` counts of level
+/// `ℓ = 1..=M`.
+pub fn exact_tree(z: &[f64], depth: usize) -> Result<Vec<Vec<f64>>> {
+    check_depth(depth)?;
+    if let Some(i) = z
+        .iter()
+        .position(|v| !(v.is_finite() && (-1.0..=1.0).contains(v)))
+    {
+        return Err(Error::InvalidData(format!(
+            "calibration score {i} is {} (scores must lie in [−1, 1])",
+            z[i]
+        )));
+    }
+    let mut leaves = vec![0.0; 1 << depth];
+    for &v in z {
+        leaves[leaf_of(v, depth)] += 1.0;
+    }
+    let mut levels = vec![leaves];
+    while levels[0].len() > 2 {
+        let up: Vec<f64> = levels[0].chunks(2).map(|p| p[0] + p[1]).collect();
+        levels.insert(0, up);
+    }
+    Ok(levels)
+}
+
+pub fn check_depth(depth: usize) -> Result<()> {
+    if !(1..=MAX_DEPTH).contains(&depth) {
+        return Err(invalid(
+            "depth",
+            format!("tree depth M must be in 1..={MAX_DEPTH}, got {depth}"),
+        ));
+    }
+    Ok(())
+}
+
+/// One group's noisy tree `{N_{ℓ,k}}` (public once released).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoisyTree {
+    /// `levels[ℓ−1][k−1] = N_{ℓ,k}`, `ℓ = 1..=M`, `k = 1..=2^ℓ`.
+    pub levels: Vec<Vec<f64>>,
+}
+
+impl NoisyTree {
+    /// Depth `M`.
+    pub fn depth(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Checks the shape (`2^ℓ` finite values at level ℓ) and that the depth is `depth`.
+    pub fn validate(&self, depth: usize, what: &str) -> Result<()> {
+        if self.depth() != depth {
+            return Err(Error::InvalidData(format!(
+                "{what}: tree of depth {} but the protocol's depth is M = {depth}",
+                self.depth()
+            )));
+        }
+        for (l, level) in self.levels.iter().enumerate() {
+            if level.len() != 1 << (l + 1) {
+                return Err(Error::InvalidData(format!(
+                    "{what}: level {} has {} nodes, expected {}",
+                    l + 1,
+                    level.len(),
+                    1usize << (l + 1)
+                )));
+            }
+            if let Some(k) = level.iter().position(|v| !v.is_finite()) {
+                return Err(Error::InvalidData(format!(
+                    "{what}: node ({}, {}) is not finite",
+                    l + 1,
+                    k + 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The noisy group total `N_{s,a} = N_{1,1} + N_{1,2}` (Alg. 2 S2).
+    pub fn total(&self) -> f64 {
+        self.levels[0][0] + self.levels[0][1]
+    }
+
+    /// `Tail(τ_j)` of Algorithm 2 S2 for the grid index `j = 1..=2^M+1` (1-based, as the paper):
+    /// the sum of the maximal dyadic nodes inside the leaf suffix `[j, 2^M]` (at most one per
+    /// level). `j = 1` is the paper's special case: no node qualifies (the root is not in the
+    /// tree), so the noisy total `N_{s,a}` is returned (every `Z ≥ −1`); `j = 2^M+1` gives 0.
+    pub fn tail(&self, j: usize) -> f64 {
+        let m = self.depth();
+        if j <= 1 {
+            return self.total();
+        }
+        let mut sum = 0.0;
+        for l in 1..=m {
+            let w = 1usize << (m - l);
+            // Smallest node whose leftmost leaf (k−1)w+1 is ≥ j; the parent condition is monotone
+            // in k, so only this node can qualify.
+            let k = (j - 1).div_ceil(w) + 1;
+            if k <= 1 << l && (k.div_ceil(2) - 1) * 2 * w + 1 < j {
+                sum += self.levels[l - 1][k - 1];
+            }
+        }
+        sum
+    }
+}
+
+/// The two noisy trees of one site (index = group `a`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SiteTrees {
+    pub groups: [NoisyTree; 2],
+}
+
+/// Algorithm 3 at one site: builds both groups' trees from the scores `z[a]` and releases them in
+/// one Gaussian release (module docs), charging `ledger` before any noise is drawn.
+pub fn release_trees(
+    z: &[Vec<f64>; 2],
+    depth: usize,
+    epsilon: f64,
+    delta: f64,
+    label: &str,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<SiteTrees> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(invalid(
+            "epsilon",
+            format!("must be finite and > 0, got {epsilon}"),
+        ));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
+    }
+    let exact = [exact_tree(&z[0], depth)?, exact_tree(&z[1], depth)?];
+    let flat: Vec<f64> = exact.iter().flatten().flatten().copied().collect();
+    let sigma = node_variance(epsilon, delta, depth).sqrt();
+    let noisy = gaussian_release_vec(
+        ledger,
+        noise,
+        &format!("{label}Alg. 3: noisy trees of counts (M = {depth}, both groups)"),
+        (2.0 * depth as f64).sqrt(),
+        Calibration::Sigma { sigma },
+        &flat,
+    )?;
+    let mut it = noisy.into_iter();
+    let mut take = || NoisyTree {
+        levels: (1..=depth)
+            .map(|l| it.by_ref().take(1 << l).collect())
+            .collect(),
+    };
+    let g0 = take();
+    let g1 = take();
+    Ok(SiteTrees { groups: [g0, g1] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The paper's indicator, literally: node (ℓ, k) counts towards Tail(τ_j) iff
+    /// `(k−1)2^{M−ℓ} + 1 ≥ j` and `(⌈k/2⌉ − 1)2^{M−ℓ+1} + 1 < j`.
+    fn tail_literal(t: &NoisyTree, j: usize) -> f64 {
+        let m = t.depth();
+        let mut s = 0.0;
+        for l in 1..=m {
+            for k in 1..=(1usize << l) {
+                let left = (k - 1) * (1 << (m - l)) + 1;
+                let parent_left = (k.div_ceil(2) - 1) * (1 << (m - l + 1)) + 1;
+                if left >= j && parent_left < j {
+                    s += t.levels[l - 1][k - 1];
+                }
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn tail_matches_the_papers_indicator_and_exact_suffix_sums() {
+        for m in 1..=7 {
+            // Distinct powers-of-two-free values per node so that any wrong node shows.
+            let levels: Vec<Vec<f64>> = (1..=m)
+                .map(|l| (0..1 << l).map(|k| (l * 1000 + k) as f64 + 0.5).collect())
+                .collect();
+            let t = NoisyTree { levels };
+            for j in 2..=(1 << m) + 1 {
+                assert_eq!(t.tail(j), tail_literal(&t, j), "M = {m}, j = {j}");
+            }
+            // j = 1: the literal formula selects nothing; the special case is the total.
+            assert_eq!(tail_literal(&t, 1), 0.0);
+            assert_eq!(t.tail(1), t.total());
+            assert_eq!(t.tail((1 << m) + 1), 0.0);
+        }
+        // Noise-free trees: Tail(τ_j) = #{Z ≥ τ_j} exactly.
+        let z: Vec<f64> = (0..500)
+            .map(|i| ((i * 7919) % 1000) as f64 / 500.0 - 1.0)
+            .collect();
+        for m in 1..=8 {
+            let t = NoisyTree {
+                levels: exact_tree(&z, m).unwrap(),
+            };
+            for j in 1..=(1usize << m) + 1 {
+                let tau = -1.0 + (j - 1) as f64 * 2.0 / (1u64 << m) as f64;
+                let direct = z.iter().filter(|&&v| v >= tau - 1e-12).count() as f64;
+                assert_eq!(t.tail(j), direct, "M = {m}, j = {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn leaves_are_half_open_and_z_equal_one_goes_last() {
+        assert_eq!(leaf_of(-1.0, 3), 0);
+        assert_eq!(leaf_of(-0.75, 3), 1);
+        assert_eq!(leaf_of(0.0, 3), 4);
+        assert_eq!(leaf_of(1.0, 3), 7);
+        assert!(exact_tree(&[1.5], 3).is_err());
+    }
+
+    #[test]
+    fn spec_noise_vectors() {
+        // Spec §4.8: ε = 1, δ = 1e−6: M = 6 → 343.572, M = 13 → 744.407.
+        assert!((node_variance(1.0, 1e-6, 6) - 343.572).abs() < 1e-3);
+        assert!((node_variance(1.0, 1e-6, 13) - 744.407).abs() < 1e-3);
+        // Spec §2.0.4: ε' ≤ ε, 0.99984 at ε = 1 and 3.9915 at ε = 4 (δ = 1e−6).
+        let e1 = zcdp_epsilon(tree_zcdp(1.0, 1e-6), 1e-6);
+        let e4 = zcdp_epsilon(tree_zcdp(4.0, 1e-6), 1e-6);
+        assert!((e1 - 0.99984).abs() < 1e-5 && e1 <= 1.0, "{e1}");
+        assert!((e4 - 3.9915).abs() < 1e-4 && e4 <= 4.0, "{e4}");
+        // The zCDP of the release equals M/σ² for every M.
+        for m in [1, 6, 13] {
+            let rho = m as f64 / node_variance(2.0, 1e-5, m);
+            assert!((rho - tree_zcdp(2.0, 1e-5)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn release_charges_within_budget() {
+        use dpfair_privacy::Budget;
+        let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
+        let z = [vec![-0.2, 0.1], vec![0.3]];
+        let t = release_trees(&z, 6, 1.0, 1e-6, "", &mut ledger, &mut Noise::seeded(1)).unwrap();
+        t.groups[0].validate(6, "group 0").unwrap();
+        let total = ledger.total().unwrap();
+        assert!(total.epsilon <= 1.0 + 1e-9, "{total:?}");
+    }
+}
