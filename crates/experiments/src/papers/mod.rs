@@ -3,8 +3,10 @@
 //! [`all`] (see the crate docs, "How to add a paper").
 
 pub mod baseline;
+pub mod decoupled;
 pub mod fair_bayes;
 pub mod fair_regression;
+pub mod lpct;
 
 use crate::Paper;
 use crate::demo::DemoMethod;
@@ -16,6 +18,8 @@ pub fn all() -> Vec<&'static dyn Paper> {
         &baseline::Baseline,
         &fair_bayes::FairBayesCurve,
         &fair_regression::FairRegression,
+        &lpct::LpctPaper,
+        &decoupled::Decoupled,
         // one line per paper, e.g. `&seed003::Seed003,`
     ]
 }
