@@ -99,7 +99,11 @@ pub fn fit(cfg: &Config, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise)
     cfg.validate()?;
     let s = signs(data)?;
     let (y, k) = labels(data)?;
-    let names = data.groups.as_ref().map(|g| g.names.clone()).unwrap_or_default();
+    let names = data
+        .groups
+        .as_ref()
+        .map(|g| g.names.clone())
+        .unwrap_or_default();
     for (g, name) in names.iter().enumerate() {
         if !s.iter().any(|&v| (v > 0.0) == (g == 1)) {
             return Err(Error::Data(format!(

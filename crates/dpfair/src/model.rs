@@ -100,6 +100,8 @@ pub enum FittedModel {
     FairRegression(crate::fair_regression::Model),
     /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
     CdpFair(crate::cdp_fair::Model),
+    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing (seed 004).
+    Dp2dp(crate::dp2dp::Model),
     /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2 (seed 003).
     Decoupled(crate::decoupled::Model),
 }
@@ -114,6 +116,7 @@ impl FittedModel {
             FittedModel::DpLogistic(m) => m,
             FittedModel::FairRegression(m) => m,
             FittedModel::CdpFair(m) => m,
+            FittedModel::Dp2dp(m) => m,
             FittedModel::Decoupled(m) => m,
         }
     }

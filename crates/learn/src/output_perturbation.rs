@@ -12,7 +12,10 @@
 //!    the minimiser (Λ-strong convexity) on every data set; the released sensitivity adds that
 //!    twice: Δ = 2L/(nΛ) + 2·tol·√p/Λ.
 //! 5. W̃ = Ŵ + N(0, σ² I), σ from the analytic Gaussian mechanism at (ε, δ) (Balle & Wang 2018)
-//!    through the privacy crate, which charges the ledger first.
+//!    through the privacy crate, which charges the ledger first. Option
+//!    [`OpCalibration::Rdp`] (spec 004 §2.2 step 5): σ = zΔ with z the smallest multiplier whose
+//!    Gaussian RDP curve α/(2z²) converts to ε at δ (dp_accounting's conversion), charged as
+//!    zCDP ρ = 1/(2z²) so it RDP-composes with other releases in the ledger.
 //!
 //! Refusal (H13, "noise would swamp the weights"): F(Ŵ) ≤ F(0) = ln K, so ‖Ŵ‖_F ≤ √(2 ln K / Λ)
 //! on every data set. When the noise vector's expected norm σ√p reaches that bound, the release
@@ -26,6 +29,17 @@ use dpfair_privacy::mechanisms::Gaussian;
 use dpfair_privacy::{Ledger, Noise};
 use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
+
+/// How σ is calibrated to (ε, δ) (module doc, step 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpCalibration {
+    /// Analytic Gaussian (tightest for one release; an (ε, δ) ledger entry).
+    #[default]
+    Analytic,
+    /// RDP / zCDP (spec 004 §2.2: z(1.0) = 4.0454 at δ = 1e-5); composes in RDP.
+    Rdp,
+}
 
 /// Hyperparameters of output perturbation. Defaults: spec 004 §2.7 ("R = 1 after scaling
 /// features by a public constant"); Λ = 1e-2 (the spec's ablation value: scikit-learn's C = 1
@@ -42,6 +56,7 @@ pub struct OutputPerturbationConfig {
     /// Solver tolerance on ‖∇F‖_∞ (enters the sensitivity, step 4).
     pub tol: f64,
     pub max_iter: usize,
+    pub calibration: OpCalibration,
 }
 
 impl Default for OutputPerturbationConfig {
@@ -53,6 +68,7 @@ impl Default for OutputPerturbationConfig {
             feature_bound: 1.0,
             tol: 1e-10,
             max_iter: 100,
+            calibration: OpCalibration::Analytic,
         }
     }
 }
@@ -101,9 +117,47 @@ impl OutputPerturbationConfig {
         };
         let sensitivity =
             2.0 * lipschitz / (n as f64 * self.l2) + 2.0 * self.tol * p.sqrt() / self.l2;
-        let gaussian = Gaussian::analytic(sensitivity, self.epsilon, self.delta)?;
+        let gaussian = match self.calibration {
+            OpCalibration::Analytic => Gaussian::analytic(sensitivity, self.epsilon, self.delta)?,
+            OpCalibration::Rdp => {
+                let z = rdp_gaussian_multiplier(self.epsilon, self.delta)?;
+                Gaussian::from_zcdp(sensitivity, 1.0 / (2.0 * z * z))?
+            }
+        };
         Ok((lipschitz, sensitivity, gaussian))
     }
+}
+
+/// Smallest noise multiplier z (relative tolerance 1e-9, on the safe side) of one Gaussian
+/// release whose RDP curve α/(2z²) converts to at most ε at δ over the privacy crate's default
+/// orders (spec 004 §4.6: z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
+pub fn rdp_gaussian_multiplier(epsilon: f64, delta: f64) -> Result<f64> {
+    use dpfair_privacy::accounting::{default_orders, rdp_to_dp};
+    let orders = default_orders();
+    let eps = |z: f64| -> Result<f64> {
+        let curve: Vec<f64> = orders.iter().map(|a| a / (2.0 * z * z)).collect();
+        Ok(rdp_to_dp(&orders, &curve, delta)?)
+    };
+    let (mut lo, mut hi) = (1e-3, 1.0);
+    while eps(hi)? > epsilon {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e9 {
+            return Err(invalid(
+                "epsilon",
+                format!("no z ≤ 1e9 reaches ε = {epsilon}"),
+            ));
+        }
+    }
+    while hi - lo > 1e-9 * hi {
+        let mid = 0.5 * (lo + hi);
+        if eps(mid)? <= epsilon {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi)
 }
 
 /// Fits and releases output-perturbed logistic regression (module doc, steps 1–5).

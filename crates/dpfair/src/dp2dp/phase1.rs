@@ -5,6 +5,7 @@
 
 use super::config::{Config, Phase1};
 use super::error::Result;
+use dpfair_learn::output_perturbation::OpCalibration;
 use dpfair_learn::{
     Architecture, Classifier, DpSgdConfig, LogisticConfig, OutputPerturbationConfig,
     PrivateLogistic, fit_dp_sgd, fit_logistic, fit_output_perturbation,
@@ -46,6 +47,8 @@ pub fn fit(
                     delta: cfg.delta,
                     l2: *l2,
                     feature_bound: *feature_bound,
+                    // zCDP, so it RDP-composes with Phase 2 in the ledger (spec §2.2 step 5).
+                    calibration: OpCalibration::Rdp,
                     ..OutputPerturbationConfig::default()
                 },
                 x,

@@ -1,0 +1,358 @@
+//! DP2DP (seed 004): accountant reference numbers (spec §4.6), lemma checks (§3), the in-sample
+//! KKT fairness bound of the exact non-private solve, the strict / paper ledgers, and bad input.
+
+use dpfair::dp2dp::accounting::{
+    calibrate, closed_form_sigma_sgd, paper_noise_multiplier, phase2_epsilon,
+};
+use dpfair::dp2dp::dual::{Pool, Sampling, SgdSettings, batch_sum, lse_softmax};
+use dpfair::dp2dp::{Config, Error, Iterate, StepSize, TieBreak, fit, lp_baseline, rule, signs};
+use dpfair::model::Accounting;
+use dpfair_data::synthetic::{Design, GaussianMixtureDesign};
+use dpfair_data::{Dataset, Groups, Target};
+use dpfair_fairness::metrics::multiclass_unfairness;
+use dpfair_learn::{LogisticConfig, fit_logistic};
+use dpfair_privacy::{Budget, Ledger, Noise};
+use ndarray::{Array2, array};
+
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs()
+}
+
+/// §4.6: the paper's Phase-2 calibration (σ_π = 0.05, Δ = 4, q = b/N, b = 128, δ = 1e-5).
+/// The spec's pure-Python port is the reference; the bisection is within 1e-6 relative and the
+/// spec asks for ≈ 1e-3 relative agreement between accountants.
+#[test]
+fn paper_calibration_matches_spec_reference_numbers() {
+    let cases = [
+        (2000, 100, 0.46, 5.544),
+        (9768, 100, 0.5, 1.565),
+        (9768, 100, 1.0, 1.145),
+        (6000, 1000, 0.5, 5.282),
+        (6000, 1000, 1.0, 2.879),
+        (1175, 1000, 0.5, 26.705),
+        (1175, 1000, 1.0, 14.042),
+    ];
+    for (n, t, eps, want) in cases {
+        let z = paper_noise_multiplier(0.05, n, 128, t, eps, 1e-5).unwrap();
+        assert!(
+            rel(z, want) < 2e-3,
+            "N = {n}, T = {t}, ε = {eps}: z = {z}, spec {want}"
+        );
+    }
+    // "Check: SGM with q = 0.064, z = 5.526, T = 100 gives ε = 0.4600" (no π release).
+    let e = phase2_epsilon(0.0, 0.064, 5.526, 100, 1e-5).unwrap();
+    assert!(rel(e, 0.46) < 2e-3, "ε = {e}");
+    // SGM q = 0.01, z = 1.1, T = 10 000 → ε = 5.6320.
+    let e = phase2_epsilon(0.0, 0.01, 1.1, 10_000, 1e-5).unwrap();
+    assert!(rel(e, 5.632) < 2e-3, "ε = {e}");
+    // Gaussian z = 1 → 4.7285 and z = 20 → 0.18162 (zCDP ρ = 1/(2z²), no SGM: q tiny, z huge).
+    for (z, want) in [(1.0, 4.7285), (20.0, 0.18162)] {
+        let e = phase2_epsilon(1.0 / (2.0 * z * z), 1e-9, 1e6, 1, 1e-5).unwrap();
+        assert!(rel(e, want) < 2e-3, "Gaussian z = {z}: ε = {e}");
+    }
+}
+
+/// The calibration meets its target from the safe side, and the strict (substitution) run
+/// needs twice the add/remove multiplier.
+#[test]
+fn calibration_is_tight_and_safe() {
+    let z = calibrate(1e-4, 0.064, 100, 1.0, 1e-5, 1.0).unwrap();
+    let e = phase2_epsilon(1e-4, 0.064, z, 100, 1e-5).unwrap();
+    assert!(e <= 1.0 && e > 0.999, "ε(z) = {e}");
+    let z2 = calibrate(1e-4, 0.064, 100, 1.0, 1e-5, 2.0).unwrap();
+    assert!(rel(z2, 2.0 * z) < 1e-5);
+    // A frequency release that alone exceeds ε is refused.
+    assert!(matches!(
+        calibrate(10.0, 0.064, 100, 1.0, 1e-5, 1.0),
+        Err(Error::Invalid {
+            name: "sigma_pi",
+            ..
+        })
+    ));
+}
+
+/// §2.5.3 corrected: plugging σ_SGD back gives K′ + 2√(K′L) = ε with
+/// K′ = (1/N²)(1/(2σ_π²) + 16 M̄/σ_SGD²).
+#[test]
+fn closed_form_calibration_inverts() {
+    let (eps, delta, n, m_bar, sigma_pi) = (0.8, 1e-5, 2000usize, 100.0, 0.05);
+    let s = closed_form_sigma_sgd(eps, delta, n, m_bar, sigma_pi).unwrap();
+    let n2 = (n as f64).powi(2);
+    let k = (1.0 / (2.0 * sigma_pi * sigma_pi) + 16.0 * m_bar / (s * s)) / n2;
+    let l = (1.0f64 / delta).ln();
+    assert!((k + 2.0 * (k * l).sqrt() - eps).abs() < 1e-9);
+    // σ_π below the corrected threshold 1/(√2 N (√(L+ε) − √L)) is refused.
+    assert!(closed_form_sigma_sgd(eps, delta, n, m_bar, 1e-4).is_err());
+}
+
+/// §2.1 item 1: with β = 1e-5 and scores in [−2, 2], LSE is finite and
+/// max z ≤ LSE_β(z) ≤ max z + β log K; softmax sums to 1.
+#[test]
+fn lse_is_stable_and_bounded() {
+    let z = [-2.0, 1.999, 2.0, 0.5];
+    let mut sm = [0.0; 4];
+    let beta = 1e-5;
+    let v = lse_softmax(&z, beta, &mut sm);
+    assert!(v.is_finite());
+    assert!(v >= 2.0 && v <= 2.0 + beta * 4f64.ln());
+    assert!((sm.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert!(sm[2] > 0.999_999);
+}
+
+fn small_pool() -> (Array2<f64>, Vec<f64>) {
+    let probs = array![
+        [0.7, 0.2, 0.1],
+        [0.1, 0.6, 0.3],
+        [0.3, 0.3, 0.4],
+        [0.5, 0.25, 0.25],
+        [0.2, 0.2, 0.6]
+    ];
+    (probs, vec![1.0, -1.0, 1.0, -1.0, -1.0])
+}
+
+/// The objective's gradient (§2.1 item 5) agrees with central finite differences (β = 0.1: smooth
+/// enough that the O(h²) error at h = 1e-6 is ≲ 1e-8).
+#[test]
+fn objective_gradient_matches_finite_differences() {
+    let (probs, s) = small_pool();
+    let pool = Pool::new(probs.view(), &s, [0.6, 0.4]).unwrap();
+    let lambda = vec![0.1, 0.0, 0.3, 0.05, 0.2, 0.0];
+    let mut g = vec![0.0; 6];
+    pool.objective(&lambda, 0.1, 0.05, &mut g);
+    let mut tmp = vec![0.0; 6];
+    for j in 0..6 {
+        let h = 1e-6;
+        let (mut a, mut b) = (lambda.clone(), lambda.clone());
+        a[j] += h;
+        b[j] -= h;
+        let fd = (pool.objective(&a, 0.1, 0.05, &mut tmp)
+            - pool.objective(&b, 0.1, 0.05, &mut tmp))
+            / (2.0 * h);
+        assert!(
+            (fd - g[j]).abs() < 1e-6,
+            "coordinate {j}: fd {fd}, grad {}",
+            g[j]
+        );
+    }
+}
+
+/// Lemma C.3 / H2: two slots with s′ = −s and one-hot softmax at the same class differ by 4 per
+/// block and 4√2 over the 2K vector (the paper's Δ = 4 understates the replace-one sensitivity).
+#[test]
+fn per_slot_sensitivity_reaches_four_root_two() {
+    let probs = array![[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+    let s = vec![1.0, -1.0];
+    let pool = Pool::new(probs.view(), &s, [0.5, 0.5]).unwrap();
+    let settings = SgdSettings {
+        rho: 0.1,
+        beta: 1e-5,
+        iterations: 1,
+        batch: 1,
+        eta0: 1.0,
+        step: StepSize::InvSqrt,
+        c_lambda: 1.0,
+        iterate: Iterate::Last,
+        sampling: Sampling::Stratified,
+    };
+    let lambda = vec![0.0; 6];
+    let (mut a, mut b) = (vec![0.0; 6], vec![0.0; 6]);
+    batch_sum(&pool, &lambda, &[0], &settings, &mut a);
+    batch_sum(&pool, &lambda, &[1], &settings, &mut b);
+    let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+    let block = |r: std::ops::Range<usize>| d[r].iter().map(|v| v * v).sum::<f64>().sqrt();
+    assert!((block(0..3) - 4.0).abs() < 1e-9);
+    assert!((block(3..6) - 4.0).abs() < 1e-9);
+    assert!((block(0..6) - 4.0 * 2f64.sqrt()).abs() < 1e-9);
+}
+
+/// The synthetic pool of Fig. 1 (p = 0.75): p̂ from non-private multinomial logistic regression
+/// on 4000 rows, evaluated on a 2000-row pool.
+fn synthetic_pool(seed: u64) -> (Array2<f64>, Vec<f64>) {
+    let data = GaussianMixtureDesign::default()
+        .generate(6000, seed)
+        .unwrap();
+    let Some(Target::Multiclass { labels, .. }) = &data.target else {
+        panic!()
+    };
+    let train: Vec<usize> = (0..4000).collect();
+    let pool: Vec<usize> = (4000..6000).collect();
+    let xt = data.features.select(ndarray::Axis(0), &train);
+    let model = fit_logistic(
+        &LogisticConfig::sklearn_c(1.0, 4000).unwrap(),
+        xt.view(),
+        &labels[..4000],
+        6,
+    )
+    .unwrap();
+    let xp = data.features.select(ndarray::Axis(0), &pool);
+    let s = signs(&data).unwrap()[4000..].to_vec();
+    (model.predict_proba(xp.view()).unwrap(), s)
+}
+
+/// Spec §3 test 1 (the KKT argument): the exact non-private solve's strict-argmax classifier has
+/// in-sample unfairness ≤ ρ + (K − 1)/N_min. The solve is the β-continuation to 1e-5, so the
+/// bound gets an optimisation slack of 2/N_min (two more rows of the smaller group).
+#[test]
+fn non_private_solve_meets_the_kkt_bound_in_sample() {
+    let (probs, s) = synthetic_pool(11);
+    let n_plus = s.iter().filter(|&&v| v > 0.0).count();
+    let n_min = n_plus.min(s.len() - n_plus) as f64;
+    let pi = [
+        1.0 - n_plus as f64 / s.len() as f64,
+        n_plus as f64 / s.len() as f64,
+    ];
+    let pool = Pool::new(probs.view(), &s, pi).unwrap();
+    let codes: Vec<u32> = s.iter().map(|&v| u32::from(v > 0.0)).collect();
+    let mut rng = Noise::seeded(1);
+    let unconstrained = rule::predict(
+        probs.view(),
+        &s,
+        pi,
+        &[0.0; 12],
+        TieBreak::LowestIndex,
+        &mut rng,
+    );
+    let u0 = multiclass_unfairness(&unconstrained, 6, &codes).unwrap();
+    for rho in [0.0, 0.05, 0.1] {
+        let lambda = lp_baseline::solve(&pool, rho, &lp_baseline::Schedule::default());
+        let pred = rule::predict(
+            probs.view(),
+            &s,
+            pi,
+            &lambda,
+            TieBreak::LowestIndex,
+            &mut rng,
+        );
+        let u = multiclass_unfairness(&pred, 6, &codes).unwrap();
+        let bound = rho + 5.0 / n_min + 2.0 / n_min;
+        assert!(
+            u <= bound,
+            "ρ = {rho}: unfairness {u} > {bound} (unconstrained {u0})"
+        );
+    }
+    // The data are unfair (true label gap 1/6), so the constraint binds.
+    assert!(u0 > 0.1, "unconstrained unfairness {u0}");
+}
+
+fn synthetic(n: usize, seed: u64) -> Dataset {
+    GaussianMixtureDesign::default().generate(n, seed).unwrap()
+}
+
+/// Strict mode: the three releases are charged, the ledger meets (ε, δ) by parallel
+/// composition, and the calibration spends nearly all of Phase 2's ε.
+#[test]
+fn strict_fit_charges_within_budget() {
+    let data = synthetic(4000, 3);
+    let cfg = Config {
+        rho: 0.05,
+        epsilon: 1.0,
+        ..Config::default()
+    };
+    let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).unwrap());
+    let mut noise = Noise::seeded(7);
+    let model = fit(&cfg, &data, &mut ledger, &mut noise).unwrap();
+    assert_eq!(ledger.entries().len(), 3, "{}", ledger.summary());
+    let total = ledger.total().unwrap();
+    assert!(total.epsilon <= 1.0 + 1e-9, "{}", ledger.summary());
+    assert!(total.epsilon > 0.99, "{}", ledger.summary());
+    assert_eq!(model.phase2.lambda.len(), 12);
+    assert!(
+        model
+            .phase2
+            .lambda
+            .iter()
+            .all(|&l| (0.0..=1.0).contains(&l))
+    );
+    // Same seed, same model.
+    let mut ledger2 = Ledger::new(Budget::approx(1.0, 1e-5).unwrap());
+    let again = fit(&cfg, &data, &mut ledger2, &mut Noise::seeded(7)).unwrap();
+    assert_eq!(model, again);
+}
+
+/// Paper mode: σ_SGD = 4·z_paper with the spec's z; the ledger's real cost exceeds the claim
+/// (H2: sensitivity 4√2, H3: two noises, H4: stratified sampling of the minority group).
+#[test]
+fn paper_mode_reports_its_real_cost() {
+    let data = synthetic(4000, 5);
+    let cfg = Config {
+        rho: 0.05,
+        epsilon: 1.0,
+        accounting: Accounting::Paper,
+        ..Config::default()
+    };
+    let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());
+    let model = fit(&cfg, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
+    let r = &model.phase2.report;
+    assert_eq!(r.claimed_epsilon, Some(1.0));
+    let z = paper_noise_multiplier(0.05, r.n_pool, 128, 100, 1.0, 1e-5).unwrap();
+    assert!(rel(r.sigma_sgd, 4.0 * z) < 1e-9);
+    let total = ledger.total_at(1e-5).unwrap();
+    // Measured: 1.41 (seed 2); the √2 sensitivity gap alone raises ε by ~40% here.
+    assert!(total.epsilon > 1.2, "real cost {}", ledger.summary());
+}
+
+/// The non-private DP2DP (ε = ∞) charges nothing and lowers the in-sample unfairness towards ρ.
+#[test]
+fn non_private_fit_charges_nothing() {
+    let data = synthetic(4000, 9);
+    let cfg = Config {
+        rho: 0.0,
+        epsilon: f64::INFINITY,
+        ..Config::default()
+    };
+    let mut ledger = Ledger::unlimited();
+    let model = fit(&cfg, &data, &mut ledger, &mut Noise::seeded(4)).unwrap();
+    assert!(ledger.entries().is_empty());
+    assert!(model.phase2.lambda.iter().any(|&l| l > 0.0));
+}
+
+fn expect_data_error(r: Result<dpfair::dp2dp::Model, Error>, needle: &str) {
+    match r {
+        Err(Error::Data(msg)) => assert!(msg.contains(needle), "{msg}"),
+        other => panic!("expected a data error mentioning `{needle}`, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let mut ledger = Ledger::unlimited();
+    let mut noise = Noise::seeded(1);
+    let cfg = Config::default();
+    // One group only.
+    let mut one = synthetic(400, 1);
+    one.groups = Some(Groups {
+        codes: vec![0; 400],
+        names: vec!["-1".into(), "+1".into()],
+    });
+    expect_data_error(fit(&cfg, &one, &mut ledger, &mut noise), "only one group");
+    // A class with no examples.
+    let mut missing = synthetic(400, 1);
+    if let Some(Target::Multiclass { labels, .. }) = &mut missing.target {
+        for l in labels.iter_mut() {
+            if *l == 4 {
+                *l = 0;
+            }
+        }
+    }
+    expect_data_error(fit(&cfg, &missing, &mut ledger, &mut noise), "class 4");
+    // ρ < 0.
+    let bad = Config {
+        rho: -0.1,
+        ..Config::default()
+    };
+    assert!(matches!(
+        fit(&bad, &synthetic(400, 1), &mut ledger, &mut noise),
+        Err(Error::Invalid { name: "rho", .. })
+    ));
+}
+
+/// §4.6: the Phase-1 output-perturbation multiplier of one Gaussian release under the RDP
+/// conversion (the spec's z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
+#[test]
+fn phase1_rdp_multiplier_matches_spec() {
+    use dpfair_learn::output_perturbation::rdp_gaussian_multiplier;
+    for (eps, want) in [(0.46, 8.2821), (0.5, 7.6674), (1.0, 4.0454)] {
+        let z = rdp_gaussian_multiplier(eps, 1e-5).unwrap();
+        assert!(rel(z, want) < 1e-3, "ε = {eps}: z = {z}, spec {want}");
+    }
+}
