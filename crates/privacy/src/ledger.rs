@@ -20,12 +20,19 @@
 //!
 //!    Each bound is monotone in every entry, so the minimum is too: a new entry never lowers the
 //!    total.
+//!
+//! Certification ([`Ledger::is_certified`]): every rule above is a proven upper bound provided
+//! each entry's own conversion is. The one exception is a DP-SGD entry accounted with
+//! [`Accountant::Gdp`], the Gaussian-DP central-limit *approximation* (it can under-state ε at
+//! finite T). A total that relies on such an entry says so: its rule ends with
+//! [`UNCERTIFIED_MARK`], and [`Ledger::summary`] prints a warning naming the entries.
 
 use crate::accounting::{self, Accountant, default_orders};
 use crate::error::{PrivacyError, Result, invalid};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::Mutex;
 
 /// Which neighbouring data sets a guarantee is certified for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +181,17 @@ impl Cost {
     }
 }
 
+impl Cost {
+    /// Whether this cost's (ε, δ) conversion is a proven upper bound: every cost except a
+    /// subsampled Gaussian with the GDP central-limit accountant.
+    pub fn is_certified(&self) -> bool {
+        match self {
+            Cost::SubsampledGaussian { accountant, .. } => accountant.is_certified(),
+            _ => true,
+        }
+    }
+}
+
 impl fmt::Display for Cost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -228,6 +246,11 @@ pub struct Entry {
     pub note: Option<String>,
 }
 
+/// Appended to [`Total::rule`] when the total relies on an approximation (see
+/// [`Ledger::is_certified`]).
+pub const UNCERTIFIED_MARK: &str =
+    "NOT A CERTIFIED BOUND: includes the GDP central-limit approximation";
+
 /// The ledger's total, with the rule that produced it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Total {
@@ -244,6 +267,105 @@ pub struct Ledger {
     /// The parallel scope new entries fall into (see [`Ledger::in_part`]).
     #[serde(skip)]
     scope: Option<(String, String)>,
+    /// Memo of the accountant evaluations behind [`Ledger::total`] (see [`ConversionCache`]).
+    #[serde(skip)]
+    cache: ConversionCache,
+}
+
+/// Memo of the accountant evaluations the total needs, keyed by the subsampled-Gaussian
+/// parameters (and the δ of the conversion): a PRV ε costs ≈ 0.15 s of CPU and an RDP curve a
+/// few ms, and a ledger's total is asked for on every charge, by `summary()` and when a model is
+/// saved. Entries are append-only and costs immutable, so a memoised value never goes stale; the
+/// values are bit-identical to a fresh evaluation (the same function on the same inputs).
+/// Not serialised; ignored by equality.
+#[derive(Default)]
+struct ConversionCache {
+    epsilon: Mutex<HashMap<SgmKey, (f64, f64)>>,
+    rdp: Mutex<HashMap<SgmKey, Vec<f64>>>,
+}
+
+/// (q, z, T, accountant, δ or 0) as exact bits.
+type SgmKey = (u64, u64, u64, Accountant, u64);
+
+impl ConversionCache {
+    fn key(c: &Cost, delta: f64) -> Option<SgmKey> {
+        match c {
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                accountant,
+            } => Some((
+                sampling_rate.to_bits(),
+                noise_multiplier.to_bits(),
+                *steps,
+                *accountant,
+                delta.to_bits(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// [`Cost::to_dp`], memoised for subsampled-Gaussian costs.
+    fn to_dp(&self, c: &Cost, delta: f64) -> Result<(f64, f64)> {
+        let Some(key) = Self::key(c, delta) else {
+            return c.to_dp(delta);
+        };
+        if let Some(v) = lock(&self.epsilon).get(&key) {
+            return Ok(*v);
+        }
+        let v = c.to_dp(delta)?;
+        lock(&self.epsilon).insert(key, v);
+        Ok(v)
+    }
+
+    /// [`Cost::rdp_curve`] over the ledger's [`default_orders`], memoised for
+    /// subsampled-Gaussian costs (`orders` must always be the same grid).
+    fn rdp_curve(&self, c: &Cost, orders: &[f64]) -> Option<Result<Vec<f64>>> {
+        let Some(key) = Self::key(c, 0.0) else {
+            return c.rdp_curve(orders);
+        };
+        if let Some(v) = lock(&self.rdp).get(&key) {
+            return Some(Ok(v.clone()));
+        }
+        let v = c.rdp_curve(orders)?;
+        if let Ok(curve) = &v {
+            lock(&self.rdp).insert(key, curve.clone());
+        }
+        Some(v)
+    }
+
+    fn len(&self) -> usize {
+        lock(&self.epsilon).len() + lock(&self.rdp).len()
+    }
+}
+
+/// The map behind a mutex; a poisoned lock only means another thread panicked mid-insert of a
+/// complete value, so its content is still valid.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Clone for ConversionCache {
+    fn clone(&self) -> Self {
+        ConversionCache {
+            epsilon: Mutex::new(lock(&self.epsilon).clone()),
+            rdp: Mutex::new(lock(&self.rdp).clone()),
+        }
+    }
+}
+
+impl PartialEq for ConversionCache {
+    /// A memo never changes what the ledger means.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ConversionCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ConversionCache({} values)", self.len())
+    }
 }
 
 impl Ledger {
@@ -252,6 +374,7 @@ impl Ledger {
             budget,
             entries: Vec::new(),
             scope: None,
+            cache: ConversionCache::default(),
         }
     }
 
@@ -267,6 +390,23 @@ impl Ledger {
 
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Whether [`Ledger::total`] is a proven upper bound: false as soon as one entry is accounted
+    /// by an approximation (DP-SGD with [`Accountant::Gdp`]), whose ε can be under-stated.
+    pub fn is_certified(&self) -> bool {
+        self.entries.iter().all(|e| e.cost.is_certified())
+    }
+
+    /// The 1-based numbers (as in [`Ledger::summary`]) of the entries whose cost is not a
+    /// certified bound.
+    pub fn uncertified_entries(&self) -> Vec<usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.cost.is_certified())
+            .map(|(i, _)| i + 1)
+            .collect()
     }
 
     /// Run `f` with every charge it makes recorded as part `part` of the disjoint split
@@ -349,8 +489,17 @@ impl Ledger {
         self.total_at(self.budget.delta)
     }
 
-    /// The total spent so far, converting non-pure costs at `delta`.
+    /// The total spent so far, converting non-pure costs at `delta`. When the ledger is not
+    /// certified ([`Ledger::is_certified`]) the rule ends with [`UNCERTIFIED_MARK`].
     pub fn total_at(&self, delta: f64) -> Result<Total> {
+        let mut total = self.composed_total(delta)?;
+        if !self.is_certified() {
+            total.rule = format!("{}; {UNCERTIFIED_MARK}", total.rule);
+        }
+        Ok(total)
+    }
+
+    fn composed_total(&self, delta: f64) -> Result<Total> {
         let items = self.items();
         if items.is_empty() {
             return Ok(Total {
@@ -375,11 +524,11 @@ impl Ledger {
             });
         }
         let rdp = if delta > 0.0 {
-            rdp_total(&items, &default_orders(), delta)
+            rdp_total(&items, &default_orders(), delta, &self.cache)
         } else {
             None
         };
-        let basic = basic_total(&items, delta);
+        let basic = basic_total(&items, delta, &self.cache);
         match (rdp, basic) {
             (Some(Ok(r)), Ok(b)) => Ok(if r.epsilon <= b.epsilon { r } else { b }),
             (Some(Ok(r)), Err(_)) => Ok(r),
@@ -450,6 +599,16 @@ impl Ledger {
             )),
             Err(e) => s.push_str(&format!("total: unavailable ({e})\n")),
         }
+        let uncertified = self.uncertified_entries();
+        if !uncertified.is_empty() {
+            let list: Vec<String> = uncertified.iter().map(|i| format!("#{i}")).collect();
+            s.push_str(&format!(
+                "warning: the total is NOT a certified bound: {} accounted with the GDP \
+                 central-limit approximation, which can under-state ε (use the RDP or PRV \
+                 accountant for a guarantee)\n",
+                list.join(", ")
+            ));
+        }
         s
     }
 }
@@ -470,14 +629,19 @@ fn needs_delta(c: &Cost) -> bool {
 }
 
 /// RDP bound: `None` when some cost has no RDP curve.
-fn rdp_total(items: &[Vec<Vec<Cost>>], orders: &[f64], delta: f64) -> Option<Result<Total>> {
+fn rdp_total(
+    items: &[Vec<Vec<Cost>>],
+    orders: &[f64],
+    delta: f64,
+    cache: &ConversionCache,
+) -> Option<Result<Total>> {
     let mut sum = vec![0.0; orders.len()];
     for item in items {
         let mut worst = vec![0.0f64; orders.len()];
         for part in item {
             let mut part_sum = vec![0.0; orders.len()];
             for c in part {
-                match c.rdp_curve(orders)? {
+                match cache.rdp_curve(c, orders)? {
                     Ok(curve) => part_sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
                     Err(e) => return Some(Err(e)),
                 }
@@ -503,7 +667,7 @@ fn rdp_total(items: &[Vec<Vec<Cost>>], orders: &[f64], delta: f64) -> Option<Res
 
 /// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of
 /// what the approximate-DP entries leave of `delta`.
-fn basic_total(items: &[Vec<Vec<Cost>>], delta: f64) -> Result<Total> {
+fn basic_total(items: &[Vec<Vec<Cost>>], delta: f64, cache: &ConversionCache) -> Result<Total> {
     // δ the approximate entries use (a partition: its largest part's), and how many items need
     // a share of the rest.
     let approx = |part: &[Cost]| -> f64 {
@@ -543,7 +707,7 @@ fn basic_total(items: &[Vec<Vec<Cost>>], delta: f64) -> Result<Total> {
             let n = part.iter().filter(|c| needs_delta(c)).count().max(1);
             let (mut e, mut d) = (0.0, 0.0);
             for c in part {
-                let (ei, di) = c.to_dp(share / n as f64)?;
+                let (ei, di) = cache.to_dp(c, share / n as f64)?;
                 e += ei;
                 d += di;
             }
@@ -609,6 +773,68 @@ mod tests {
         assert!(Budget::pure(f64::NAN).is_err());
         assert!(Budget::approx(1.0, 1.0).is_err());
         assert!(Budget::approx(1.0, -0.1).is_err());
+    }
+
+    fn sgm(label: &str, accountant: Accountant, steps: u64) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "dp-sgd".into(),
+            relation: Relation::AddRemove,
+            sensitivity: 1.0,
+            norm: "l2".into(),
+            scale: 1.1,
+            cost: Cost::SubsampledGaussian {
+                sampling_rate: 0.01,
+                noise_multiplier: 1.1,
+                steps,
+                accountant,
+            },
+            composition: Composition::Sequential,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn memoised_totals_equal_fresh_evaluations() {
+        let mut l = Ledger::new(Budget::approx(20.0, 1e-5).unwrap());
+        l.charge(sgm("run 1", Accountant::Prv, 200)).unwrap();
+        l.charge(sgm("run 2", Accountant::Rdp, 300)).unwrap();
+        l.charge(pure("count", 0.1)).unwrap();
+        let warm = l.total().unwrap();
+        assert!(l.cache.len() > 0, "the charges memoised their evaluations");
+        // A deserialised copy starts with an empty memo and must agree to the bit.
+        let fresh: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
+        assert_eq!(fresh.cache.len(), 0);
+        assert_eq!(fresh.total().unwrap(), warm);
+        assert_eq!(l.total().unwrap(), warm);
+        // And with the composition computed by hand: two slots share δ (basic rule; the PRV
+        // entry has no RDP curve), each converted at δ/2.
+        let e1 = accounting::sgm_epsilon(Accountant::Prv, 0.01, 1.1, 200, 5e-6).unwrap();
+        let e2 = accounting::sgm_epsilon(Accountant::Rdp, 0.01, 1.1, 300, 5e-6).unwrap();
+        assert_eq!(warm.epsilon, e1 + e2 + 0.1);
+        // The same parameters at another δ are a different memo entry, not a stale hit.
+        let at = l.total_at(1e-6).unwrap();
+        assert_eq!(at, fresh.total_at(1e-6).unwrap());
+        assert!(at.epsilon > warm.epsilon);
+    }
+
+    #[test]
+    fn gdp_entries_make_the_total_uncertified() {
+        let mut l = Ledger::new(Budget::approx(20.0, 1e-5).unwrap());
+        l.charge(pure("count", 0.1)).unwrap();
+        l.charge(sgm("rdp run", Accountant::Rdp, 100)).unwrap();
+        assert!(l.is_certified());
+        assert!(!l.total().unwrap().rule.contains(UNCERTIFIED_MARK));
+        assert!(!l.summary().contains("NOT a certified bound"));
+        l.charge(sgm("gdp run", Accountant::Gdp, 100)).unwrap();
+        assert!(!l.is_certified());
+        assert_eq!(l.uncertified_entries(), vec![3]);
+        assert!(l.total().unwrap().rule.ends_with(UNCERTIFIED_MARK));
+        let summary = l.summary();
+        assert!(
+            summary.contains("NOT a certified bound: #3 accounted with the GDP"),
+            "{summary}"
+        );
     }
 
     #[test]

@@ -124,6 +124,42 @@ fn analytic_gaussian_records_epsilon_delta_when_available() {
 }
 
 #[test]
+fn analytic_gaussian_on_the_lattice_covers_the_discretisation_slack() {
+    // The release is calibrated at (ε − 2dγ, δ·e^{−dγ}) (accounting::discretisation): σ is at
+    // least the continuous analytic σ for the full (ε, δ), by no more than the relative size of
+    // the slack (≈ 1e-10 here), and the ledger records the full (ε, δ) with a note saying so.
+    let (eps, delta, dim) = (1.0, 1e-5, 50);
+    let g = Gaussian::analytic(1.0, eps, delta).unwrap();
+    let mut ledger = Ledger::new(Budget::approx(eps, delta).unwrap());
+    let mut noise = Noise::seeded(11);
+    g.release_vec(&mut ledger, &mut noise, "means", &vec![0.5; dim])
+        .unwrap();
+    let e = &ledger.entries()[0];
+    assert_eq!(
+        e.cost,
+        Cost::Approx {
+            epsilon: eps,
+            delta
+        }
+    );
+    let continuous =
+        dpfair_privacy::accounting::analytic_gaussian_sigma(e.sensitivity, eps, delta).unwrap();
+    assert!(e.scale >= continuous, "{} < {continuous}", e.scale);
+    assert!(
+        e.scale <= continuous * (1.0 + 1e-6),
+        "{} vs {continuous}",
+        e.scale
+    );
+    let note = e.note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("discrete Gaussian calibrated at (ε − "),
+        "{note}"
+    );
+    // A budget of exactly (ε, δ) is not exceeded: the slack is paid inside it.
+    assert!(ledger.total().unwrap().epsilon <= eps);
+}
+
+#[test]
 fn release_rejects_non_finite_values_before_charging() {
     let mut ledger = Ledger::unlimited();
     let mut noise = Noise::seeded(4);

@@ -11,6 +11,7 @@
 //! | [`analytic_gaussian`] | exact (ε, δ) of one Gaussian release (Balle & Wang 2018) | the relation of the sensitivity Δ |
 //! | [`zcdp`] | ρ-zCDP → (ε, δ), tight (Canonne, Kamath, Steinke 2020) | the relation ρ was derived for |
 //! | [`composition`] | basic and advanced composition of (ε, δ) | any, if the same for all parts |
+//! | [`discretisation`] | what the continuous Gaussian's (ε, δ) calibration needs on a lattice | any |
 //!
 //! # Neighbouring relations
 //! The three DP-SGD accountants ([`Accountant`]) are derived for Poisson sampling and
@@ -27,6 +28,7 @@
 
 pub mod analytic_gaussian;
 pub mod composition;
+pub mod discretisation;
 pub mod gdp;
 pub mod prv;
 pub mod rdp;
@@ -40,7 +42,7 @@ use crate::ledger::Relation;
 use serde::{Deserialize, Serialize};
 
 /// Which accountant turns a subsampled-Gaussian (DP-SGD) run into (ε, δ).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Accountant {
     /// Rényi DP (Mironov, Talwar, Zhang 2019), the "moments accountant": a certified upper bound,

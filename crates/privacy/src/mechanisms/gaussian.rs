@@ -7,14 +7,20 @@
 //! * [`Gaussian::from_sigma`] and [`Gaussian::from_zcdp`]: ρ-zCDP with ρ = Δ₂²/(2σ²)
 //!   (Bun & Steinke 2016, Prop. 1.6).
 //!
-//! Note on the (ε, δ) calibrations: the analytic and classical formulas are derived for the
-//! continuous Gaussian; the discrete Gaussian with the same σ has essentially the same privacy
-//! profile (CKS20 §2–3 compare the two and find them nearly identical at the σ used in practice).
-//! The zCDP calibrations carry over exactly.
+//! Note on the (ε, δ) calibrations: the analytic and classical formulas are proofs about the
+//! continuous Gaussian, and a release samples the discrete Gaussian on a lattice of spacing g.
+//! Per coordinate, the discrete law's mass at each lattice point within 40σ of the centre is
+//! within a factor e^{±γ}, γ ≈ (g/σ)²·40²/24, of the continuous Gaussian rounded to the lattice
+//! (which is covered by the continuous proof: post-processing), and the rest has mass below
+//! e^{−800}. So the release is calibrated at (ε − 2dγ, (δ − tail)·e^{−dγ}) and is (ε, δ)-DP as
+//! recorded; with dpfair's lattices 2dγ ≈ 1.3·10⁻¹⁰·(Δ/σ)² ([`accounting::discretisation`], the
+//! derivation; the ledger entry's note states the slack). The zCDP calibrations carry over
+//! exactly (CKS20 Thm 14: the discrete Gaussian's Rényi divergences are at most the continuous
+//! one's).
 
 use super::{add_gaussian, entry, lattice_note, positive, to_lattice};
 use crate::Noise;
-use crate::accounting;
+use crate::accounting::{self, discretisation, discretisation::Slack};
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
 use crate::samplers::lattice::{Lattice, Norm};
@@ -42,6 +48,8 @@ struct Plan {
     sigma_steps: u64,
     sigma: f64,
     cost: Cost,
+    /// The discrete-vs-continuous slack the (ε, δ) calibrations subtracted.
+    slack: Option<Slack>,
 }
 
 fn check_delta(delta: f64) -> Result<f64> {
@@ -123,24 +131,37 @@ impl Gaussian {
     fn plan(&self, dim: usize) -> Result<Plan> {
         let lattice = Lattice::for_release(self.sensitivity, Norm::L2, dim, self.sigma)?;
         let sensitivity = lattice.effective_sensitivity(self.sensitivity);
-        let (sigma, cost) = match self.calibration {
-            Calibration::Analytic { epsilon, delta } => (
-                accounting::analytic_gaussian_sigma(sensitivity, epsilon, delta)?,
+        // (ε, δ) calibrations: the continuous formula at the target left after the lattice slack,
+        // which is evaluated at the σ of the full target (a larger σ only shrinks the slack).
+        let approx = |formula: fn(f64, f64, f64) -> Result<f64>, epsilon: f64, delta: f64| {
+            let sigma0 = formula(sensitivity, epsilon, delta)?;
+            let slack =
+                discretisation::lattice_gaussian_slack(lattice.spacing(), sigma0, dim, epsilon)?;
+            let (e, d) = slack.calibration_target(epsilon, delta)?;
+            Ok::<_, crate::PrivacyError>((
+                formula(sensitivity, e, d)?,
                 Cost::Approx { epsilon, delta },
-            ),
-            Calibration::Classical { epsilon, delta } => (
-                accounting::classical_gaussian_sigma(sensitivity, epsilon, delta)?,
-                Cost::Approx { epsilon, delta },
-            ),
+                Some(slack),
+            ))
+        };
+        let (sigma, cost, slack) = match self.calibration {
+            Calibration::Analytic { epsilon, delta } => {
+                approx(accounting::analytic_gaussian_sigma, epsilon, delta)?
+            }
+            Calibration::Classical { epsilon, delta } => {
+                approx(accounting::classical_gaussian_sigma, epsilon, delta)?
+            }
             Calibration::Sigma => (
                 self.sigma,
                 Cost::Zcdp {
                     rho: (sensitivity * sensitivity / (2.0 * self.sigma * self.sigma)).next_up(),
                 },
+                None,
             ),
             Calibration::Zcdp { rho } => (
                 (sensitivity / (2.0 * rho).sqrt()).next_up(),
                 Cost::Zcdp { rho },
+                None,
             ),
         };
         // Rounding σ up to whole lattice steps only adds noise.
@@ -151,6 +172,7 @@ impl Gaussian {
             sensitivity,
             sigma_steps,
             cost,
+            slack,
         })
     }
 
@@ -198,11 +220,16 @@ impl Gaussian {
             Norm::L2.name(),
             plan.sigma,
             plan.cost,
-            Some(lattice_note(
-                &plan.lattice,
-                self.sensitivity,
-                plan.sensitivity,
-            )),
+            Some(match plan.slack {
+                None => lattice_note(&plan.lattice, self.sensitivity, plan.sensitivity),
+                Some(slack) => format!(
+                    "{}; discrete Gaussian calibrated at (ε − {:.3e}, δ − {:.3e}) to cover its \
+                     distance from the continuous Gaussian",
+                    lattice_note(&plan.lattice, self.sensitivity, plan.sensitivity),
+                    slack.epsilon,
+                    slack.delta
+                ),
+            }),
         ))?;
         add_gaussian(noise, &plan.lattice, &steps, plan.sigma_steps)
     }
