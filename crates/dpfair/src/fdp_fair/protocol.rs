@@ -24,7 +24,7 @@
 use crate::cdp_fair::{Method, Model, groups_and_labels, in_part};
 use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
-use crate::fdp_fair::tree::{SiteTrees, release_trees};
+use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
 use crate::model::Accounting;
 use crate::seed000::RffBasis;
 use crate::seed000::classifier::FairPluginClassifier;
@@ -499,6 +499,10 @@ pub fn site_round2(
             global.depth,
             entry.epsilon,
             entry.delta,
+            match global.accounting {
+                Accounting::Strict => TreeNoise::Analytic,
+                Accounting::Paper => TreeNoise::Paper,
+            },
             &format!("site {site}: "),
             l,
             &mut tree_noise,

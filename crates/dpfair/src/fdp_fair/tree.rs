@@ -12,9 +12,15 @@
 //! **Privacy (Prop. 19, spec §2.0.4).** Replacing one calibration record moves at most one unit
 //! between two leaves (possibly of different groups), so in every level the two trees side by side
 //! change in at most two entries by 1: ℓ2² sensitivity 2 per level, `2M` for the whole vector of
-//! both trees. It is released here as **one** vector Gaussian release of sensitivity `√(2M)` with
-//! the σ above, i.e. `ρ = M/σ² = ε_s²/(4 log(1/δ_s) + 2ε_s)` zCDP, which converts to
-//! `ε' = ρ + 2 sqrt(ρ log(1/δ_s)) ≤ ε_s` at `δ_s` for every ε_s (no ε < 1 restriction, H9).
+//! both trees. It is released here as **one** vector Gaussian release of sensitivity `√(2M)`:
+//!
+//! * [`TreeNoise::Paper`]: the σ above, i.e. `ρ = M/σ² = ε_s²/(4 log(1/δ_s) + 2ε_s)` zCDP, which
+//!   converts to `ε' = ρ + 2 sqrt(ρ log(1/δ_s)) ≤ ε_s` at `δ_s` for every ε_s (no ε < 1
+//!   restriction, H9). The ledger records it as zCDP.
+//! * [`TreeNoise::Analytic`] (strict default): the smallest σ giving exactly `(ε_s, δ_s)` for
+//!   that sensitivity (analytic Gaussian, Balle & Wang 2018), about 0.8× the paper's σ at
+//!   ε = 1, δ = 1e−6. Recorded as `(ε_s, δ_s)`, so a site's ledger (S1 approximate DP on the
+//!   training half, the trees on the calibration half) totals exactly `(ε_s, δ_s)`.
 
 use crate::seed000::error::{Error, Result, invalid};
 use crate::seed000::release::{Calibration, gaussian_release_vec};
@@ -162,13 +168,24 @@ pub struct SiteTrees {
     pub groups: [NoisyTree; 2],
 }
 
+/// How the tree noise is calibrated (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeNoise {
+    #[default]
+    Analytic,
+    Paper,
+}
+
 /// Algorithm 3 at one site: builds both groups' trees from the scores `z[a]` and releases them in
 /// one Gaussian release (module docs), charging `ledger` before any noise is drawn.
+#[allow(clippy::too_many_arguments)]
 pub fn release_trees(
     z: &[Vec<f64>; 2],
     depth: usize,
     epsilon: f64,
     delta: f64,
+    calibration: TreeNoise,
     label: &str,
     ledger: &mut Ledger,
     noise: &mut Noise,
@@ -184,13 +201,18 @@ pub fn release_trees(
     }
     let exact = [exact_tree(&z[0], depth)?, exact_tree(&z[1], depth)?];
     let flat: Vec<f64> = exact.iter().flatten().flatten().copied().collect();
-    let sigma = node_variance(epsilon, delta, depth).sqrt();
+    let calibration = match calibration {
+        TreeNoise::Analytic => Calibration::Analytic { epsilon, delta },
+        TreeNoise::Paper => Calibration::Sigma {
+            sigma: node_variance(epsilon, delta, depth).sqrt(),
+        },
+    };
     let noisy = gaussian_release_vec(
         ledger,
         noise,
         &format!("{label}Alg. 3: noisy trees of counts (M = {depth}, both groups)"),
         (2.0 * depth as f64).sqrt(),
-        Calibration::Sigma { sigma },
+        calibration,
         &flat,
     )?;
     let mut it = noisy.into_iter();
@@ -286,11 +308,28 @@ mod tests {
     #[test]
     fn release_charges_within_budget() {
         use dpfair_privacy::Budget;
-        let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
         let z = [vec![-0.2, 0.1], vec![0.3]];
-        let t = release_trees(&z, 6, 1.0, 1e-6, "", &mut ledger, &mut Noise::seeded(1)).unwrap();
-        t.groups[0].validate(6, "group 0").unwrap();
-        let total = ledger.total().unwrap();
-        assert!(total.epsilon <= 1.0 + 1e-9, "{total:?}");
+        for mode in [TreeNoise::Analytic, TreeNoise::Paper] {
+            let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
+            let t = release_trees(
+                &z,
+                6,
+                1.0,
+                1e-6,
+                mode,
+                "",
+                &mut ledger,
+                &mut Noise::seeded(1),
+            )
+            .unwrap();
+            t.groups[0].validate(6, "group 0").unwrap();
+            let total = ledger.total().unwrap();
+            assert!(total.epsilon <= 1.0 + 1e-9, "{mode:?}: {total:?}");
+            let sigma = ledger.entries()[0].scale;
+            match mode {
+                TreeNoise::Paper => assert!((sigma * sigma - 343.572).abs() < 1e-3),
+                TreeNoise::Analytic => assert!(sigma < 343.572f64.sqrt(), "{sigma}"),
+            }
+        }
     }
 }
