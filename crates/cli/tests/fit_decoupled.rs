@@ -1,0 +1,225 @@
+//! `dpfair fit decoupled` end to end: fit with public bounds, the model file's ledger,
+//! `dpfair predict` (randomized, seeded), the paper accounting mode and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dpfair(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dpfair"))
+        .args(args)
+        .output()
+        .expect("run dpfair")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
+/// Refused as bad input (exit 2) without a panic; returns stderr.
+fn bad(o: &Output) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "a panic: {err}");
+    err
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "dpfair-fit-decoupled-{}-{test}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The seed-003 two-group logistic design, 4,000 rows, features rescaled to raw-looking ranges;
+/// groups "f" (A = 0) / "m" (A = 1), labels "no" / "yes".
+fn write_csv(path: &Path) -> Vec<(String, String)> {
+    use dpfair::data::synthetic::{Design, TwoGroupLogisticDesign};
+    let d = TwoGroupLogisticDesign::default().generate(4000, 5).unwrap();
+    let codes = &d.groups.as_ref().unwrap().codes;
+    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
+        unreachable!()
+    };
+    let mut s = String::from("x1,x2,x3,x4,x5,sex,label\n");
+    let mut rows = Vec::new();
+    for i in 0..d.n_rows() {
+        let g = if codes[i] == 1 { "m" } else { "f" };
+        let l = if y[i] == 1 { "yes" } else { "no" };
+        let xs: Vec<String> = (0..5)
+            .map(|j| format!("{:.4}", 10.0 * d.features[[i, j]].clamp(-5.0, 5.0)))
+            .collect();
+        s.push_str(&format!("{},{g},{l}\n", xs.join(",")));
+        rows.push((g.to_string(), l.to_string()));
+    }
+    std::fs::write(path, s).unwrap();
+    rows
+}
+
+const BOUNDS: &str = "x1:-30:30,x2:-30:30,x3:-30:30,x4:-30:30,x5:-30:30";
+
+#[test]
+fn fits_saves_and_predicts_fairly() {
+    let dir = scratch("strict");
+    let (data, model, pred) = (dir.join("d.csv"), dir.join("m.json"), dir.join("p.csv"));
+    let rows = write_csv(&data);
+    ok(&dpfair(&[
+        "fit",
+        "decoupled",
+        "--data",
+        arg(&data),
+        "--target",
+        "label",
+        "--sensitive",
+        "sex",
+        "--bounds",
+        BOUNDS,
+        "--epsilon",
+        "3",
+        "--seed",
+        "7",
+        "--out",
+        arg(&model),
+    ]));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["method"], "decoupled");
+    assert_eq!(m["ledger"]["entries"].as_array().unwrap().len(), 2);
+    ok(&dpfair(&[
+        "predict",
+        "--model",
+        arg(&model),
+        "--data",
+        arg(&data),
+        "--out",
+        arg(&pred),
+        "--seed",
+        "1",
+    ]));
+    let p = std::fs::read_to_string(&pred).unwrap();
+    let labels: Vec<&str> = p
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(labels.len(), rows.len());
+    let rate = |g: &str| {
+        let idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].0 == g).collect();
+        idx.iter().filter(|&&i| labels[i] == "yes").count() as f64 / idx.len() as f64
+    };
+    // The data's own gap is about 0.3; the sampled predictions' gap has a standard error of
+    // about √(0.25/1,600 + 0.25/2,400) ≈ 0.016 plus the rate noise (≈ 0.01): 0.1 is ≥ 5 of them.
+    assert!(
+        (rate("f") - rate("m")).abs() < 0.1,
+        "{} vs {}",
+        rate("f"),
+        rate("m")
+    );
+    let acc =
+        labels.iter().zip(&rows).filter(|(p, r)| **p == r.1).count() as f64 / rows.len() as f64;
+    // A predictor ignoring the features with the same positive rate (≈ 0.33; base rate 0.37)
+    // has accuracy ≈ 0.33·0.37 + 0.67·0.63 ≈ 0.545; its standard error on 4,000 rows is
+    // ≈ 0.008, so 0.57 is 3 of them above: the flipped predictions do use the features.
+    assert!(acc > 0.57, "accuracy {acc}");
+    // Same seed, same predictions.
+    let pred2 = dir.join("p2.csv");
+    ok(&dpfair(&[
+        "predict",
+        "--model",
+        arg(&model),
+        "--data",
+        arg(&data),
+        "--out",
+        arg(&pred2),
+        "--seed",
+        "1",
+    ]));
+    assert_eq!(p, std::fs::read_to_string(&pred2).unwrap());
+}
+
+#[test]
+fn paper_mode_prints_what_it_spends() {
+    let dir = scratch("paper");
+    let (data, model) = (dir.join("d.csv"), dir.join("m.json"));
+    write_csv(&data);
+    let out = dpfair(&[
+        "fit",
+        "decoupled",
+        "--data",
+        arg(&data),
+        "--target",
+        "label",
+        "--sensitive",
+        "sex",
+        "--epsilon",
+        "3",
+        "--accounting",
+        "paper",
+        "--noise-multiplier",
+        "2.0867",
+        "--accountant",
+        "rdp",
+        "--seed",
+        "3",
+        "--out",
+        arg(&model),
+    ]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(err.contains("really spends"), "{err}");
+}
+
+#[test]
+fn bad_input_is_refused_with_the_parameter_named() {
+    let dir = scratch("bad");
+    let (data, model) = (dir.join("d.csv"), dir.join("m.json"));
+    write_csv(&data);
+    let base = |extra: &[&str]| {
+        let mut a = vec![
+            "fit",
+            "decoupled",
+            "--data",
+            arg(&data),
+            "--target",
+            "label",
+            "--sensitive",
+            "sex",
+            "--bounds",
+            BOUNDS,
+            "--out",
+            arg(&model),
+        ];
+        a.extend_from_slice(extra);
+        dpfair(&a)
+    };
+    assert!(bad(&base(&["--epsilon", "3", "--rate-share", "1"])).contains("--rate-share"));
+    assert!(bad(&base(&["--epsilon", "0.05", "--accounting", "paper"])).contains("≤ 0"));
+    assert!(bad(&base(&["--epsilon", "3", "--post-fraction", "0.999"])).contains("fewer than"));
+    let out = dpfair(&[
+        "fit",
+        "decoupled",
+        "--data",
+        arg(&data),
+        "--target",
+        "label",
+        "--epsilon",
+        "3",
+        "--out",
+        arg(&model),
+    ]);
+    assert!(bad(&out).contains("--sensitive"));
+}

@@ -1,0 +1,288 @@
+//! `decoupled`: Ghoukasian & Asoodeh, "Differentially Private Fair Binary Classifications"
+//! (seed 003; spec `shared/specs/seed-003-dp-fair-binary.md` §2.7, §4.6): Algorithm 2 on Adult and
+//! Credit Card at ε' ∈ {3, 9}, δ' = 1e-5, with the PRV, moments (RDP) and GDP accountants.
+//!
+//! Protocol per repetition (seed = cell seed): a random 75/25 split into train75 / test; then
+//! [`dpfair::decoupled::fit`] on train75 holds out 1/3 of it for the rates (50/25/25 overall).
+//!
+//! * `mode=paper`: the authors' procedure: z-scores from train75, public group counts,
+//!   ε₀ = ε₁ = 0.05 (Adult) / 0.1 (Credit Card), the paper's noise std (§2.4 table) as noise
+//!   multiplier std/1.5, B = 1024, η = 0.01, 50 epochs (100 for Credit Card at ε' = 9). The
+//!   reported `dp_epsilon` is what the DP parts really spend (DP-SGD at the Opacus q = 1/K of the
+//!   actual split, plus ε₀ + ε₁); the z-scores and counts are non-private (ledger ε = ∞).
+//! * `mode=strict`: dpfair's defaults, numeric columns min-max scaled with public domain bounds
+//!   (UCI documentation), DP-SGD calibrated by the accountant for replace-one neighbours.
+//!
+//! Metrics: `accuracy` and `dp_gap` of sampled predictions (as the paper), their expectations
+//! over the flips (`expected_accuracy`, `expected_dp_gap`, spec H12), and the base model's.
+//! DP-FERMI rows are not run (see the issue note); the paper's numbers for it are in the spec.
+
+use crate::demo::{DemoMethod, DemoResult};
+use crate::error::{Result, method_error};
+use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Reference, Scale, Series, Sweep};
+use dpfair::decoupled::{Accounting, Config, Training, accuracy_and_gap, fit, two_groups};
+use dpfair_data::{Dataset, Stratify, Target};
+use dpfair_privacy::{Budget, Ledger};
+
+pub struct Decoupled;
+
+const ACCOUNTANTS: [&str; 3] = ["prv", "rdp", "gdp"];
+
+/// The paper's DP-SGD noise std (σ_mult · 1.5), spec §2.4: (dataset, ε', accountant).
+fn paper_std(dataset: &str, epsilon: f64, accountant: &str) -> Option<f64> {
+    let row = match (dataset, epsilon as i64) {
+        ("adult", 3) => [3.13, 3.27, 3.01],
+        ("adult", 9) => [1.50, 1.56, 1.45],
+        ("credit", 3) => [4.44, 4.65, 4.30],
+        ("credit", 9) => [2.49, 2.60, 2.43],
+        _ => return None,
+    };
+    let i = ACCOUNTANTS.iter().position(|a| *a == accountant)?;
+    Some(row[i])
+}
+
+/// Algorithm 2 (accuracy, SP gap) of Tables II–XIII: (dataset, ε', accountant, accuracy, gap).
+const PAPER: [(&str, f64, &str, f64, f64); 12] = [
+    ("adult", 3.0, "prv", 0.7763, 0.0074),
+    ("adult", 9.0, "prv", 0.7790, 0.0091),
+    ("credit", 3.0, "prv", 0.7844, 0.0086),
+    ("credit", 9.0, "prv", 0.7900, 0.0056),
+    ("adult", 3.0, "rdp", 0.7752, 0.0057),
+    ("adult", 9.0, "rdp", 0.7782, 0.0054),
+    ("credit", 3.0, "rdp", 0.7842, 0.0041),
+    ("credit", 9.0, "rdp", 0.7908, 0.0071),
+    ("adult", 3.0, "gdp", 0.7796, 0.0081),
+    ("adult", 9.0, "gdp", 0.7804, 0.0060),
+    ("credit", 3.0, "gdp", 0.7863, 0.0062),
+    ("credit", 9.0, "gdp", 0.7915, 0.0063),
+];
+
+fn table(dataset: &str, accountant: &str, epsilon: f64) -> &'static str {
+    match (accountant, dataset, epsilon as i64) {
+        ("prv", "adult", 3) => "Table II",
+        ("prv", "adult", _) => "Table III",
+        ("prv", "credit", 3) => "Table IV",
+        ("prv", _, _) => "Table V",
+        ("rdp", "adult", 3) => "Table VI",
+        ("rdp", "adult", _) => "Table VII",
+        ("rdp", "credit", 3) => "Table VIII",
+        ("rdp", _, _) => "Table IX",
+        (_, "adult", 3) => "Table X",
+        (_, "adult", _) => "Table XI",
+        (_, "credit", 3) => "Table XII",
+        _ => "Table XIII",
+    }
+}
+
+fn params(accountant: &str, mode: &str) -> Params {
+    Params::new()
+        .with("accountant", accountant)
+        .with("mode", mode)
+}
+
+/// Public domain bounds of the numeric columns (UCI documentation), for strict mode.
+fn public_bounds(name: &str) -> Option<(f64, f64)> {
+    Some(match name {
+        "age" => (17.0, 90.0),
+        "fnlwgt" => (0.0, 1.5e6),
+        "education-num" => (1.0, 16.0),
+        "capital-gain" => (0.0, 1e5),
+        "capital-loss" => (0.0, 4400.0),
+        "hours-per-week" => (1.0, 99.0),
+        "LIMIT_BAL" => (0.0, 1e6),
+        "AGE" => (20.0, 80.0),
+        n if n.starts_with("BILL_AMT") => (-2e5, 1e6),
+        n if n.starts_with("PAY_AMT") => (0.0, 1e6),
+        _ => return None,
+    })
+}
+
+/// Min-max scaling to [0, 1] of the columns with public bounds, clipping (no data statistic).
+fn scale_public(d: &mut Dataset) {
+    for (j, name) in d.feature_names.clone().iter().enumerate() {
+        if let Some((lo, hi)) = public_bounds(name) {
+            d.features
+                .column_mut(j)
+                .mapv_inplace(|v| ((v - lo) / (hi - lo)).clamp(0.0, 1.0));
+        }
+    }
+}
+
+fn labels(d: &Dataset) -> Result<&[u8]> {
+    match d.target.as_ref() {
+        Some(Target::Binary(y)) => Ok(y),
+        _ => Err(method_error("a binary target is needed")),
+    }
+}
+
+fn as_f64(v: Vec<bool>) -> Vec<f64> {
+    v.into_iter().map(|b| f64::from(u8::from(b))).collect()
+}
+
+impl Paper for Decoupled {
+    fn name(&self) -> &'static str {
+        "decoupled"
+    }
+
+    fn description(&self) -> &'static str {
+        "Ghoukasian & Asoodeh (seed 003): Algorithm 2 on Adult and Credit Card, Tables II–XIII"
+    }
+
+    fn grid(&self, scale: Scale) -> Grid {
+        let (reps, accountants): (usize, &[&str]) = match scale {
+            Scale::Quick => (2, &ACCOUNTANTS[..1]),
+            Scale::Full => (10, &ACCOUNTANTS),
+        };
+        let mut grid = Grid::new(reps, 100);
+        for mode in ["paper", "strict"] {
+            grid = grid.with(
+                Sweep::new()
+                    .datasets(["adult", "credit"])
+                    .methods(["decoupled"])
+                    .accounting([mode])
+                    .epsilons([3.0, 9.0])
+                    .deltas([1e-5])
+                    .params(accountants.iter().map(|a| params(a, mode))),
+            );
+        }
+        grid
+    }
+
+    fn run(&self, cell: &Cell) -> Result<Outcome> {
+        let s = &cell.setting;
+        let accountant: String = cell.param("accountant")?;
+        let mode: String = cell.param("mode")?;
+        let data = crate::load_builtin(&s.dataset)?;
+        let mut parts = data
+            .dataset
+            .split(&[0.75, 0.25], cell.seed, Stratify::None)
+            .map_err(method_error)?;
+        let (mut train, mut test) = (parts.remove(0), parts.remove(0));
+        let acc = match accountant.as_str() {
+            "prv" => dpfair_privacy::accounting::Accountant::Prv,
+            "rdp" => dpfair_privacy::accounting::Accountant::Rdp,
+            _ => dpfair_privacy::accounting::Accountant::Gdp,
+        };
+        let paper = mode == "paper";
+        let config = if paper {
+            let std = paper_std(&s.dataset, s.epsilon, &accountant)
+                .ok_or_else(|| method_error("no paper noise level for this setting"))?;
+            Config {
+                epsilon: s.epsilon,
+                delta: s.delta,
+                accounting: Accounting::Paper,
+                accountant: acc,
+                paper_rate_epsilon: if s.dataset == "adult" { 0.05 } else { 0.1 },
+                noise_multiplier: Some(std / 1.5),
+                training: Training {
+                    epochs: Some(if s.dataset == "credit" && s.epsilon > 5.0 {
+                        100
+                    } else {
+                        50
+                    }),
+                    ..Training::default()
+                },
+                split_seed: Some(cell.seed),
+                ..Config::default()
+            }
+        } else {
+            scale_public(&mut train);
+            scale_public(&mut test);
+            Config {
+                epsilon: s.epsilon,
+                delta: s.delta,
+                accountant: acc,
+                split_seed: Some(cell.seed),
+                ..Config::default()
+            }
+        };
+        let mut ledger = if paper {
+            Ledger::new(Budget::approx(f64::INFINITY, s.delta).map_err(method_error)?)
+        } else {
+            Ledger::new(Budget::approx(s.epsilon, s.delta).map_err(method_error)?)
+        };
+        let mut noise = cell.noise();
+        let model = fit(&config, &train, &mut ledger, &mut noise).map_err(method_error)?;
+        let groups = two_groups(&test).map_err(method_error)?;
+        let y = labels(&test)?;
+        let x = test.features.view();
+        let sampled = as_f64(model.predict(x, groups, &mut noise).map_err(method_error)?);
+        let (accuracy, gap) = accuracy_and_gap(&sampled, groups, y);
+        let p = model.predict_proba(x, groups).map_err(method_error)?;
+        let (e_acc, e_gap) = accuracy_and_gap(&p, groups, y);
+        let base = as_f64(model.predict_base(x, groups).map_err(method_error)?);
+        let (b_acc, b_gap) = accuracy_and_gap(&base, groups, y);
+        let dp_epsilon = model.sgd_epsilon + model.rates.release.epsilon();
+        let out = Outcome::new()
+            .metric("accuracy", accuracy)
+            .metric("dp_gap", gap)
+            .metric("expected_accuracy", e_acc)
+            .metric("expected_dp_gap", e_gap)
+            .metric("base_accuracy", b_acc)
+            .metric("base_dp_gap", b_gap)
+            .metric("dp_epsilon", dp_epsilon);
+        Ok(if paper {
+            out.spent_epsilon(dp_epsilon)
+        } else {
+            out.spent(&ledger)?
+        })
+    }
+
+    fn references(&self) -> Vec<Reference> {
+        let mut out = Vec::new();
+        for (dataset, eps, acc, accuracy, gap) in PAPER {
+            let t = table(dataset, acc, eps);
+            let mut a = Reference::new(t, dataset, "decoupled", eps, "accuracy", accuracy, 0.01);
+            a.params = Some(params(acc, "paper"));
+            // Target: SP gap ≤ 0.02 (issue #6); the paper's gaps sit at the sampling floor
+            // (≈ 0.005–0.006, spec §4.6), so |ours − paper| ≤ 0.015 is the band.
+            let mut g = Reference::new(t, dataset, "decoupled", eps, "dp_gap", gap, 0.015);
+            g.params = Some(params(acc, "paper"));
+            out.extend([a, g]);
+        }
+        out
+    }
+
+    fn plots(&self) -> Vec<PlotSpec> {
+        ["adult", "credit"]
+            .into_iter()
+            .map(|d| {
+                PlotSpec::new(
+                    &format!("{d}_accuracy.svg"),
+                    &format!("{d}: Algorithm 2 accuracy"),
+                    Axis::Epsilon,
+                    "accuracy",
+                    Series::Method,
+                )
+                .for_dataset(d)
+            })
+            .collect()
+    }
+
+    fn demo(&self) -> Vec<DemoMethod> {
+        vec![DemoMethod {
+            name: "decoupled (Alg. 2)",
+            task: "binary, 2 groups",
+            epsilons: vec![1.0, 3.0, 9.0],
+            run: |data, epsilon, seed| {
+                let (train, test) = data.binary()?;
+                let config = Config {
+                    epsilon,
+                    split_seed: Some(seed),
+                    ..Config::default()
+                };
+                let mut ledger = Ledger::new(Budget::approx(epsilon, 1e-5).map_err(method_error)?);
+                let mut noise = dpfair_privacy::Noise::seeded(seed);
+                let model = fit(&config, train, &mut ledger, &mut noise).map_err(method_error)?;
+                let groups = two_groups(test).map_err(method_error)?;
+                let sampled = as_f64(
+                    model
+                        .predict(test.features.view(), groups, &mut noise)
+                        .map_err(method_error)?,
+                );
+                let (acc, gap) = accuracy_and_gap(&sampled, groups, labels(test)?);
+                DemoResult::new("accuracy", acc, "DP difference", gap).spent(&ledger)
+            },
+        }]
+    }
+}
