@@ -5,59 +5,41 @@ use super::dir::{DataDir, SourceFile};
 use super::error::Result;
 use super::read::{OneHot, code, code_of, column, number, read};
 use super::{Builtin, Info};
+use crate::table::Table;
 use crate::{Dataset, Groups, Target};
 use ndarray::Array2;
 
-pub(crate) const ADULT_DATA: SourceFile = SourceFile {
-    name: "adult.data",
-    sha256: "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-    origin: "UCI Adult, https://archive.ics.uci.edu/dataset/2/adult",
-};
-pub(crate) const ADULT_TEST: SourceFile = SourceFile {
-    name: "adult.test",
-    sha256: "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
-    origin: "UCI Adult, https://archive.ics.uci.edu/dataset/2/adult",
-};
-pub(crate) const COMMUNITIES: SourceFile = SourceFile {
-    name: "communities_crime.csv",
-    sha256: "6ca7f7a9c71b7aa61b2b0a95769f296e8194ab212b1b2723f2017b8780492fa7",
-    origin: "UCI Communities and Crime, https://archive.ics.uci.edu/dataset/183/communities+and+crime (columns with missing values dropped)",
-};
-pub(crate) const CREDIT: SourceFile = SourceFile {
-    name: "credit_card_clients.csv",
-    sha256: "7cfc3bb35b6986be40cccb5d490806f082b46f93afafdce27fd7f409eb5abb02",
-    origin: "UCI Default of Credit Card Clients, https://archive.ics.uci.edu/dataset/350 (raw columns without ID, as CSV)",
-};
-pub(crate) const FDP_ADULT: SourceFile = SourceFile {
-    name: "fdpfair_adult.csv",
-    sha256: "458a8618fa0d4848eb0ac9f6836de9d169f79816e5c96e2189a8f09a4aec060f",
-    origin: "the FDP-Fair authors' repository, https://github.com/GengyuXue/DP_Fair_classification (`Real data/income/adult.csv`)",
-};
-pub(crate) const FDP_LAW: SourceFile = SourceFile {
-    name: "fdpfair_law_40000.csv",
-    sha256: "c8296374b7fac27db2dc0ecc7a7fb71434ad55e880f8a05c78214b4ba981165c",
-    origin: "the FDP-Fair authors' repository, https://github.com/GengyuXue/DP_Fair_classification (`Real data/law/law_unfair_40000.csv`)",
-};
-pub(crate) const LAW_BAR: SourceFile = SourceFile {
-    name: "law_bar_pass.csv",
-    sha256: "76ebfdb0427ce8db038d53fa5943180ac77096bffb8264f000ed21e9f0ec82f2",
-    origin: "LSAC bar passage study, https://storage.googleapis.com/lawschool_dataset/bar_pass_prediction.csv",
-};
-pub(crate) const DIABETES_PRI: SourceFile = SourceFile {
-    name: "lpct_diabetes_pri.csv",
-    sha256: "04879b80ca5c839df7c1f1fef65b8782d2de613030b19e154b38dab78139772e",
-    origin: "the LPCT authors' cleaned split, https://github.com/Karlmyh/LPCT (`data/clean/diabetes_pri.csv`)",
-};
-pub(crate) const DIABETES_PUB: SourceFile = SourceFile {
-    name: "lpct_diabetes_pub.csv",
-    sha256: "647d89b37f4a94185d38d9daa52b4e2e8ee12af816a4eb5fad36167f7a1c7dce",
-    origin: "the LPCT authors' cleaned split, https://github.com/Karlmyh/LPCT (`data/clean/diabetes_pub.csv`)",
-};
-pub(crate) const PARKINSONS: SourceFile = SourceFile {
-    name: "parkinsons_updrs.tsv",
-    sha256: "52229b3075c2109a2c144f5584d88cc5ea99022a9a9eaa6d978b2e8e7c6bc501",
-    origin: "UCI Parkinsons Telemonitoring, https://archive.ics.uci.edu/dataset/189 (converted to tab-separated)",
-};
+/// A source file of the catalogue: name, sha256 (as in `shared/datasets/README.md`), origin.
+const fn source(name: &'static str, sha256: &'static str, origin: &'static str) -> SourceFile {
+    SourceFile {
+        name,
+        sha256,
+        origin,
+    }
+}
+
+const UCI_ADULT: &str = "UCI Adult, https://archive.ics.uci.edu/dataset/2/adult";
+
+#[rustfmt::skip]
+pub(crate) const ADULT_DATA: SourceFile = source("adult.data", "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d", UCI_ADULT);
+#[rustfmt::skip]
+pub(crate) const ADULT_TEST: SourceFile = source("adult.test", "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05", UCI_ADULT);
+#[rustfmt::skip]
+pub(crate) const COMMUNITIES: SourceFile = source("communities_crime.csv", "6ca7f7a9c71b7aa61b2b0a95769f296e8194ab212b1b2723f2017b8780492fa7", "UCI Communities and Crime, https://archive.ics.uci.edu/dataset/183/communities+and+crime (columns with missing values dropped)");
+#[rustfmt::skip]
+pub(crate) const CREDIT: SourceFile = source("credit_card_clients.csv", "7cfc3bb35b6986be40cccb5d490806f082b46f93afafdce27fd7f409eb5abb02", "UCI Default of Credit Card Clients, https://archive.ics.uci.edu/dataset/350 (raw columns without ID, as CSV)");
+#[rustfmt::skip]
+pub(crate) const FDP_ADULT: SourceFile = source("fdpfair_adult.csv", "458a8618fa0d4848eb0ac9f6836de9d169f79816e5c96e2189a8f09a4aec060f", "the FDP-Fair authors' repository, https://github.com/GengyuXue/DP_Fair_classification (`Real data/income/adult.csv`)");
+#[rustfmt::skip]
+pub(crate) const FDP_LAW: SourceFile = source("fdpfair_law_40000.csv", "c8296374b7fac27db2dc0ecc7a7fb71434ad55e880f8a05c78214b4ba981165c", "the FDP-Fair authors' repository, https://github.com/GengyuXue/DP_Fair_classification (`Real data/law/law_unfair_40000.csv`)");
+#[rustfmt::skip]
+pub(crate) const LAW_BAR: SourceFile = source("law_bar_pass.csv", "76ebfdb0427ce8db038d53fa5943180ac77096bffb8264f000ed21e9f0ec82f2", "LSAC bar passage study, https://storage.googleapis.com/lawschool_dataset/bar_pass_prediction.csv");
+#[rustfmt::skip]
+pub(crate) const DIABETES_PRI: SourceFile = source("lpct_diabetes_pri.csv", "04879b80ca5c839df7c1f1fef65b8782d2de613030b19e154b38dab78139772e", "the LPCT authors' cleaned split, https://github.com/Karlmyh/LPCT (`data/clean/diabetes_pri.csv`)");
+#[rustfmt::skip]
+pub(crate) const DIABETES_PUB: SourceFile = source("lpct_diabetes_pub.csv", "647d89b37f4a94185d38d9daa52b4e2e8ee12af816a4eb5fad36167f7a1c7dce", "the LPCT authors' cleaned split, https://github.com/Karlmyh/LPCT (`data/clean/diabetes_pub.csv`)");
+#[rustfmt::skip]
+pub(crate) const PARKINSONS: SourceFile = source("parkinsons_updrs.tsv", "52229b3075c2109a2c144f5584d88cc5ea99022a9a9eaa6d978b2e8e7c6bc501", "UCI Parkinsons Telemonitoring, https://archive.ics.uci.edu/dataset/189 (converted to tab-separated)");
 
 /// Rows of features being assembled, with their groups and target.
 struct Builder {
@@ -73,6 +55,25 @@ impl Builder {
             values: Vec::new(),
             groups: Vec::new(),
         }
+    }
+
+    /// Feature names: the numeric columns', then each encoder's one-hot columns.
+    fn numeric_then_one_hot(numeric: &[&str], encoders: &[OneHot]) -> Self {
+        Builder::new(
+            numeric
+                .iter()
+                .map(|s| s.to_string())
+                .chain(encoders.iter().flat_map(|e| e.names()))
+                .collect(),
+        )
+    }
+
+    /// Append the numbers in columns `cols` of row `r`.
+    fn push_numbers(&mut self, t: &Table, r: usize, cols: &[usize]) -> Result<()> {
+        for &c in cols {
+            self.values.push(number(t, r, c)?);
+        }
+        Ok(())
     }
 
     fn finish(self, group_names: &[&str], target: Target) -> Dataset {
@@ -148,18 +149,11 @@ pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
         .iter()
         .map(|&(c, name)| OneHot::fit(name, rows.iter().map(|&(k, r)| tables[k].get(r, c))))
         .collect();
-    let names = NUMERIC_NAMES
-        .iter()
-        .map(|s| s.to_string())
-        .chain(encoders.iter().flat_map(|e| e.names()))
-        .collect();
-    let mut b = Builder::new(names);
+    let mut b = Builder::numeric_then_one_hot(&NUMERIC_NAMES, &encoders);
     let mut labels = Vec::with_capacity(rows.len());
     for &(k, r) in &rows {
         let t = &tables[k];
-        for &c in &NUMERIC {
-            b.values.push(number(t, r, c)?);
-        }
+        b.push_numbers(t, r, &NUMERIC)?;
         for (e, &(c, _)) in encoders.iter().zip(&CATEGORICAL) {
             e.encode(t.get(r, c), &mut b.values);
         }
@@ -189,9 +183,7 @@ fn fdp_file(
     let mut b = Builder::new(features.iter().map(|s| s.to_string()).collect());
     let mut labels = Vec::with_capacity(t.n_rows());
     for r in 0..t.n_rows() {
-        for &c in &cols {
-            b.values.push(number(&t, r, c)?);
-        }
+        b.push_numbers(&t, r, &cols)?;
         b.groups.push(code(&t, r, s, &["0", "1"])?);
         labels.push(code(&t, r, y, &["0", "1"])? as u8);
     }
@@ -241,20 +233,13 @@ pub(crate) fn law_bar(dir: &DataDir, info: &Info) -> Result<Builtin> {
         column: "gender".into(),
         levels: vec!["female".into(), "male".into()],
     };
-    let names = NUMERIC
-        .iter()
-        .map(|n| n.to_string())
-        .chain(gender_levels.names())
-        .collect();
-    let mut b = Builder::new(names);
+    let mut b = Builder::numeric_then_one_hot(&NUMERIC, std::slice::from_ref(&gender_levels));
     let mut y = Vec::new();
     for r in 0..t.n_rows() {
         let Some(g) = RACES.iter().position(|&x| x == t.get(r, race)) else {
             continue;
         };
-        for &c in &numeric {
-            b.values.push(number(&t, r, c)?);
-        }
+        b.push_numbers(&t, r, &numeric)?;
         gender_levels.encode(t.get(r, gender), &mut b.values);
         b.groups.push(g as u32);
         y.push(number(&t, r, ugpa)?);
@@ -286,9 +271,7 @@ pub(crate) fn communities(dir: &DataDir, info: &Info) -> Result<Builtin> {
     let mut b = Builder::new(features.iter().map(|&c| t.columns[c].clone()).collect());
     let mut y = Vec::new();
     for r in 0..t.n_rows() {
-        for &c in &features {
-            b.values.push(number(&t, r, c)?);
-        }
+        b.push_numbers(&t, r, &features)?;
         b.groups.push(u32::from(number(&t, r, black)? > 0.06));
         y.push(number(&t, r, target)?);
     }
@@ -350,17 +333,10 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
             OneHot::fit(name, values.iter().map(String::as_str))
         })
         .collect();
-    let names = NUMERIC
-        .iter()
-        .map(|s| s.to_string())
-        .chain(encoders.iter().flat_map(|e| e.names()))
-        .collect();
-    let mut b = Builder::new(names);
+    let mut b = Builder::numeric_then_one_hot(&NUMERIC, &encoders);
     let mut y = Vec::new();
     for r in 0..t.n_rows() {
-        for &c in &num {
-            b.values.push(number(&t, r, c)?);
-        }
+        b.push_numbers(&t, r, &num)?;
         for ((e, &c), name) in encoders.iter().zip(&cat).zip(CATEGORICAL) {
             e.encode(&merged(name, t.get(r, c)), &mut b.values);
         }
@@ -390,9 +366,7 @@ pub(crate) fn parkinsons(dir: &DataDir, info: &Info) -> Result<Builtin> {
     let mut b = Builder::new(features.iter().map(|&c| t.columns[c].clone()).collect());
     let mut y = Vec::new();
     for r in 0..t.n_rows() {
-        for &c in &features {
-            b.values.push(number(&t, r, c)?);
-        }
+        b.push_numbers(&t, r, &features)?;
         b.groups.push(code(&t, r, sex, &["0", "1"])?);
         y.push(u8::from(number(&t, r, total)? > MEDIAN));
     }
