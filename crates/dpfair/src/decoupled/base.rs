@@ -39,7 +39,7 @@ pub struct RunInfo {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Base {
     /// h(x, a) on [x ; a].
-    Joint { model: Classifier },
+    Joint { model: Box<Classifier> },
     /// h₀ for group 0, h₁ for group 1.
     Decoupled { models: Vec<Classifier> },
 }
@@ -111,7 +111,12 @@ pub fn fit_base(
             let xa = with_group_column(x, groups);
             let fit = fit_dp_sgd(sgd, xa.view(), y, 2, ledger, noise)?;
             let runs = vec![info(y.len(), &fit)];
-            Ok((Base::Joint { model: fit.model }, runs))
+            Ok((
+                Base::Joint {
+                    model: Box::new(fit.model),
+                },
+                runs,
+            ))
         }
         BaseModel::Decoupled => {
             let half = DpSgdConfig {
