@@ -52,7 +52,7 @@ pub struct Args {
     min_group: Option<usize>,
 }
 
-fn method_error(e: MethodError) -> CliError {
+pub(crate) fn method_error(e: MethodError) -> CliError {
     match e {
         MethodError::InvalidParameter { name, reason } => {
             CliError::BadInput(format!("--{}: {reason}", name.replace('_', "-")))

@@ -1,0 +1,115 @@
+//! `dpfair federated aggregate round1|round2`: what the server runs on the sites' transcripts.
+
+use crate::cmd::federated::args::{SearchArgs, ServerArgs};
+use crate::cmd::federated::{read_json, write_json};
+use crate::cmd::fit::cdp_fair::method_error;
+use crate::error::{CliError, CliResult};
+use clap::Subcommand;
+use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
+use dpfair::model::{FittedModel, ModelFile};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    round: Round,
+}
+
+#[derive(Subcommand)]
+enum Round {
+    /// Round 1: check the sites' R1 files, average their estimators (weights ν_s), choose the
+    /// tree depth M; write GLOBAL.json and send it to every site.
+    ///
+    /// Example: dpfair federated aggregate round1 R1_A.json R1_B.json --out GLOBAL.json
+    Round1(Round1Args),
+    /// Round 2: check the sites' R2 files against GLOBAL.json, build the private disparity curve
+    /// from their trees (weights μ_s), correct it to be non-increasing and pick τ̃
+    /// (Algorithm 2); write the model.
+    ///
+    /// Example: dpfair federated aggregate round2 --global GLOBAL.json R2_A.json R2_B.json
+    /// --alpha 0.1 --out MODEL.json
+    Round2(Round2Args),
+}
+
+#[derive(clap::Args)]
+struct Round1Args {
+    /// The sites' round-1 transcripts.
+    #[arg(required = true, value_name = "R1.json")]
+    transcripts: Vec<PathBuf>,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The broadcast to write.
+    #[arg(long, value_name = "GLOBAL.json")]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+struct Round2Args {
+    /// The broadcast of round 1.
+    #[arg(long, value_name = "GLOBAL.json")]
+    global: PathBuf,
+    /// The sites' round-2 transcripts (one per site).
+    #[arg(required = true, value_name = "R2.json")]
+    transcripts: Vec<PathBuf>,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// The model file to write (read by `dpfair predict`).
+    #[arg(long, value_name = "MODEL.json")]
+    out: PathBuf,
+}
+
+pub fn run(args: Args) -> CliResult {
+    match args.round {
+        Round::Round1(a) => round1(a),
+        Round::Round2(a) => round2(a),
+    }
+}
+
+fn round1(args: Round1Args) -> CliResult {
+    let rounds: Vec<Round1> = args
+        .transcripts
+        .iter()
+        .map(|p| read_json(p, "round-1 transcript"))
+        .collect::<CliResult<_>>()?;
+    let global = aggregate_round1(&rounds, &args.server.params()).map_err(method_error)?;
+    write_json(&args.out, &global)?;
+    eprintln!(
+        "server: {} sites, M = {}, π̃ = ({:.4}, {:.4}); send {} to every site",
+        global.sites.len(),
+        global.depth,
+        global.estimate.pi[0],
+        global.estimate.pi[1],
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn round2(args: Round2Args) -> CliResult {
+    let global: Global = read_json(&args.global, "global file")?;
+    let rounds: Vec<Round2> = args
+        .transcripts
+        .iter()
+        .map(|p| read_json(p, "round-2 transcript"))
+        .collect::<CliResult<_>>()?;
+    let config = args.search.config();
+    let (model, ledger) = aggregate_round2(&global, &rounds, &config).map_err(method_error)?;
+    let schema = global.schema.clone().ok_or_else(|| {
+        CliError::BadInput(
+            "the global file carries no data schema (not written by dpfair federated)".into(),
+        )
+    })?;
+    if let Some(info) = &model.federated {
+        eprintln!(
+            "server: τ̃ = {:.5} (M = {}, ω = {:.5}, band found: {}, corrected curve non-increasing: {})",
+            info.search.tau,
+            info.search.depth,
+            info.search.omega,
+            info.search.feasible,
+            info.search.monotone
+        );
+    }
+    let file = ModelFile::new(schema, ledger, &config, FittedModel::CdpFair(model))?;
+    file.save(&args.out)?;
+    eprintln!("wrote {} (fdp-fair)", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! Options shared by `dpfair fit fdp-fair` and `dpfair federated`: the public basis every site
+//! uses, the server's round-1 choices (depth, weights) and its round-2 threshold search.
+
+use dpfair::fdp_fair::correction::Clip;
+use dpfair::fdp_fair::protocol::DEFAULT_BASIS_SEED;
+use dpfair::fdp_fair::{DepthRule, Monotoniser, SearchConfig, ServerParams, Weights};
+
+/// The public random-feature basis the sites release their estimators in (all sites must agree).
+#[derive(clap::Args, Clone, Debug)]
+pub struct BasisArgs {
+    /// Kernel bandwidth h on the [0, 1]-scaled features; every site must use the same value
+    /// [default: the public rule max(n^{−1/(2+d)}, (nε)^{−1/(1+d)}) on the site's training size
+    /// ⌈N_s/2⌉, rounded to 0.01].
+    #[arg(long, value_name = "H")]
+    pub bandwidth: Option<f64>,
+    /// Random Fourier frequencies D of the public basis.
+    #[arg(long, value_name = "D", default_value_t = dpfair::cdp_fair::DEFAULT_FREQUENCIES)]
+    pub frequencies: usize,
+    /// Seed of the public basis (the same at every site).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BASIS_SEED)]
+    pub basis_seed: u64,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthRuleArg {
+    /// The authors' code: min(max(⌊log2 Σ_s min(N_s, N_s²ε_s²)⌋, 1), 6).
+    Code,
+    /// The paper's §5.1.2 rule: max(⌊log2 Σ_s min(N_s, N_s²ε_s²)⌋ + 1, 6) (13–14 at N_s = 2000).
+    Paper,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightsArg {
+    /// Eq. (8)–(9): ν_s ∝ N_s ∧ N_s²ε_s²h^d, μ_s ∝ N_s ∧ N_s²ε_s² (1/S for equal sites).
+    Paper,
+    /// ν_s = μ_s = 1/S.
+    Equal,
+}
+
+/// The server's round-1 choices.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServerArgs {
+    /// Tree depth M of Algorithm 2 (2^M leaves over [−1, 1]) [default: from --depth-rule].
+    #[arg(long, value_name = "M")]
+    pub depth: Option<usize>,
+    /// Rule for M when --depth is not given.
+    #[arg(long, value_enum, default_value_t = DepthRuleArg::Code)]
+    pub depth_rule: DepthRuleArg,
+    /// Site weights ν_s (estimators) and μ_s (disparity curve).
+    #[arg(long, value_enum, default_value_t = WeightsArg::Paper)]
+    pub weights: WeightsArg,
+}
+
+impl ServerArgs {
+    pub fn params(&self) -> ServerParams {
+        ServerParams {
+            depth: match (self.depth, self.depth_rule) {
+                (Some(depth), _) => DepthRule::Fixed { depth },
+                (None, DepthRuleArg::Code) => DepthRule::Code,
+                (None, DepthRuleArg::Paper) => DepthRule::Paper,
+            },
+            weights: match self.weights {
+                WeightsArg::Paper => Weights::Paper,
+                WeightsArg::Equal => Weights::Equal,
+            },
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MonotoniserArg {
+    /// Algorithm 6 (the paper's experiments).
+    Numerical,
+    /// Algorithm 4; falls back to Algorithm 6 when it returns NULL.
+    Theory,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClipArg {
+    /// [−1, 1], the range of the disparity (strict default).
+    Symmetric,
+    /// [0, 1] as printed in Algorithm 6 (paper default; leaves negative disparities unmonotonised).
+    Paper,
+}
+
+/// The server's threshold search (Algorithm 2 S2–S3).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SearchArgs {
+    /// Disparity level α ≥ 0: the classifier keeps |P(Ŷ=1 | A=1) − P(Ŷ=1 | A=0)| ≤ α (up to ρ*).
+    #[arg(
+        long,
+        value_name = "A",
+        default_value_t = 0.1,
+        allow_hyphen_values = true
+    )]
+    pub alpha: f64,
+    /// Half-width ρ* of the band |D̃D(τ)| ∈ [α − ρ*, α + ρ*] the threshold is chosen in.
+    #[arg(long, value_name = "R", default_value_t = 0.03)]
+    pub rho_star: f64,
+    /// C_ω of the monotone correction's tolerance ω.
+    #[arg(long, value_name = "C", default_value_t = 0.1)]
+    pub c_omega: f64,
+    /// η_tol inside ω.
+    #[arg(long, value_name = "T", default_value_t = 0.01)]
+    pub eta_tol: f64,
+    /// Monotone correction of the noisy disparity curve.
+    #[arg(long, value_enum, default_value_t = MonotoniserArg::Numerical)]
+    pub monotoniser: MonotoniserArg,
+    /// Clipping range of Algorithm 6 [default: symmetric (strict), paper (--accounting paper)].
+    #[arg(long, value_enum)]
+    pub clip: Option<ClipArg>,
+    /// Accept τ̃ = 0 when |D̃D(0)| ≤ α + ρ* (the authors' code) instead of ≤ α (the paper).
+    #[arg(long)]
+    pub zero_within_band: bool,
+}
+
+impl SearchArgs {
+    pub fn config(&self) -> SearchConfig {
+        SearchConfig {
+            alpha: self.alpha,
+            rho_star: self.rho_star,
+            c_omega: self.c_omega,
+            eta_tol: self.eta_tol,
+            monotoniser: match self.monotoniser {
+                MonotoniserArg::Numerical => Monotoniser::Numerical,
+                MonotoniserArg::Theory => Monotoniser::Theory,
+            },
+            clip: self.clip.map(|c| match c {
+                ClipArg::Symmetric => Clip::Symmetric,
+                ClipArg::Paper => Clip::Paper,
+            }),
+            zero_within_band: self.zero_within_band,
+        }
+    }
+}

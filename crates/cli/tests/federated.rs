@@ -1,0 +1,189 @@
+//! `dpfair federated` (the file protocol of FDP-Fair) and `dpfair fit fdp-fair` (the simulation)
+//! on the same data and seeds give the same model; `dpfair predict` reads it; the protocol refuses
+//! inconsistent input with exit code 2 and a message naming the problem.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dpfair(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dpfair"))
+        .args(args)
+        .output()
+        .expect("run dpfair")
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn refused(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(needle), "expected `{needle}` in: {err}");
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dpfair-federated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SITES: usize = 3;
+const PER_SITE: usize = 800;
+
+/// The seed-000 synthetic design (spec §4.1), `SITES × PER_SITE` rows: one CSV with all rows and
+/// one per site (contiguous blocks, as `fit fdp-fair --sites` assigns them).
+fn write_csvs(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
+    let design = dpfair::data::synthetic::FdpFairDesign::default();
+    let d = dpfair::data::synthetic::Design::generate(&design, SITES * PER_SITE, 9).unwrap();
+    let codes = &d.groups.as_ref().unwrap().codes;
+    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
+        unreachable!()
+    };
+    let header = "x1,x2,group,label\n";
+    let rows: Vec<String> = (0..d.n_rows())
+        .map(|i| {
+            format!(
+                "{:.6},{:.6},{},{}\n",
+                d.features[[i, 0]],
+                d.features[[i, 1]],
+                if codes[i] == 1 { "b" } else { "a" },
+                y[i]
+            )
+        })
+        .collect();
+    let all = dir.join("all.csv");
+    std::fs::write(&all, format!("{header}{}", rows.concat())).unwrap();
+    let sites = (0..SITES)
+        .map(|s| {
+            let p = dir.join(format!("site{}.csv", s + 1));
+            let block = rows[s * PER_SITE..(s + 1) * PER_SITE].concat();
+            std::fs::write(&p, format!("{header}{block}")).unwrap();
+            p
+        })
+        .collect();
+    (all, sites)
+}
+
+const DATA: [&str; 10] = [
+    "--target",
+    "label",
+    "--sensitive",
+    "group",
+    "--groups",
+    "a,b",
+    "--bounds",
+    "x1:0:1,x2:0:1",
+    "--epsilon",
+    "2",
+];
+
+fn model_json(path: &Path) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(v["method"], "fdp-fair");
+    serde_json::json!({ "model": v["model"], "ledger": v["ledger"] })
+}
+
+#[test]
+fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
+    let dir = scratch();
+    let (all, sites) = write_csvs(&dir);
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let common = ["--frequencies", "128", "--seed"];
+
+    // The simulation.
+    let sim = p("sim.json");
+    let mut args = vec!["fit", "fdp-fair", "--data", all.to_str().unwrap()];
+    args.extend(DATA);
+    args.extend(common);
+    args.extend(["40", "--sites", "3", "--alpha", "0.15", "--out", &sim]);
+    ok(&dpfair(&args));
+
+    // The file protocol, site s with seed 40 + s.
+    let seeds: Vec<String> = (0..SITES).map(|s| (40 + s).to_string()).collect();
+    let names: Vec<String> = (0..SITES).map(|s| format!("site{}", s + 1)).collect();
+    let r1: Vec<String> = names.iter().map(|n| p(&format!("r1_{n}.json"))).collect();
+    let r2: Vec<String> = names.iter().map(|n| p(&format!("r2_{n}.json"))).collect();
+    for s in 0..SITES {
+        let mut a = vec!["federated", "site", "round1", "--data"];
+        a.push(sites[s].to_str().unwrap());
+        a.extend(DATA);
+        a.extend(common);
+        a.extend([seeds[s].as_str(), "--site", &names[s], "--out", &r1[s]]);
+        ok(&dpfair(&a));
+    }
+    let global = p("global.json");
+    let mut a = vec!["federated", "aggregate", "round1"];
+    a.extend(r1.iter().map(String::as_str));
+    a.extend(["--out", &global]);
+    ok(&dpfair(&a));
+    for s in 0..SITES {
+        let mut a = vec!["federated", "site", "round2", "--global", &global, "--data"];
+        a.push(sites[s].to_str().unwrap());
+        a.extend(DATA);
+        a.extend(["--seed", &seeds[s], "--site", &names[s], "--out", &r2[s]]);
+        ok(&dpfair(&a));
+    }
+    let model = p("model.json");
+    let mut a = vec!["federated", "aggregate", "round2", "--global", &global];
+    a.extend(r2.iter().map(String::as_str));
+    a.extend(["--alpha", "0.15", "--out", &model]);
+    ok(&dpfair(&a));
+    assert_eq!(model_json(Path::new(&model)), model_json(Path::new(&sim)));
+
+    // The model predicts.
+    let pred = p("pred.csv");
+    ok(&dpfair(&[
+        "predict",
+        "--model",
+        &model,
+        "--data",
+        sites[0].to_str().unwrap(),
+        "--out",
+        &pred,
+        "--seed",
+        "1",
+    ]));
+    assert_eq!(
+        std::fs::read_to_string(&pred).unwrap().lines().count(),
+        PER_SITE + 1
+    );
+
+    // Refusals: a missing site, a wrong ε in round 2, a transcript of the wrong kind.
+    let mut a = vec!["federated", "aggregate", "round2", "--global", &global];
+    a.extend(r2[..2].iter().map(String::as_str));
+    a.extend(["--out", &model]);
+    refused(&dpfair(&a), "no round-2 transcript from site `site3`");
+    let mut a = vec!["federated", "site", "round2", "--global", &global, "--data"];
+    a.push(sites[0].to_str().unwrap());
+    a.extend(&DATA[..9]);
+    let x = p("x.json");
+    a.extend(["3", "--site", "site1", "--out", &x]);
+    refused(&dpfair(&a), "round 1 used ε = 2");
+    let mut a = vec!["federated", "aggregate", "round1", &r2[0], "--out", &global];
+    a.truncate(6);
+    refused(&dpfair(&a), "not a valid round-1 transcript");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn help_explains_the_protocol() {
+    let out = dpfair(&["federated", "--help"]);
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "round1",
+        "round2",
+        "GLOBAL.json",
+        "every site",
+        "the server",
+    ] {
+        assert!(text.contains(needle), "`{needle}` missing from:\n{text}");
+    }
+}
