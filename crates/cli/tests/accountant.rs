@@ -2,10 +2,14 @@
 //! Reference values: /work/shared/specs/seed-004-dp2dp.md §4.6 (RDP), the analytic
 //! Gaussian example, and Google dp_accounting 0.6.0 (PLD, see crates/privacy/tests/accounting.rs).
 
-use std::process::{Command, Output};
+use std::process::Output;
 
+mod common;
+use common::ok;
+
+/// `dpfair accountant ARGS…`.
 fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
+    common::command()
         .arg("accountant")
         .args(args)
         .output()
@@ -14,13 +18,7 @@ fn dpfair(args: &[&str]) -> Output {
 
 /// The number alone on the last line of stdout.
 fn last_number(out: &Output) -> f64 {
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let stdout = ok(out);
     let last = stdout.lines().last().expect("some output");
     last.trim()
         .parse()
@@ -108,9 +106,7 @@ fn noise_multiplier_matches_seed004_and_relation_doubles_it() {
 }
 
 fn assert_bad(args: &[&str], names: &str) {
-    let out = dpfair(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::bad(&dpfair(args));
     assert!(
         err.contains(names),
         "{args:?}: stderr {err:?} should name {names}"

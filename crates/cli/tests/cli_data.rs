@@ -2,21 +2,13 @@
 //! `dpfair fit dp-logistic` as the carrier: messages name file, row and column; missing values are
 //! counted; public bounds are free; private bounds are charged and shown by `dpfair ledger`.
 
+mod common;
+use common::{arg, dpfair, ok, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpfair-cli-data-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(args)
-        .output()
-        .expect("run dpfair")
+    common::scratch("cli-data", test)
 }
 
 /// 200 rows: `age` in 20..60, `job` categorical, `sex` sensitive, `y` binary; row 3 has `?`.
@@ -60,10 +52,6 @@ fn fit(data: &Path, out: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     dpfair(&args)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -129,9 +117,7 @@ fn missing_rows_reported_and_public_bounds_recorded() {
         err.contains("dropped 1 of 200 rows with missing values (age: 1)"),
         "{err}"
     );
-    let o = dpfair(&["ledger", out.to_str().unwrap()]);
-    let r = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success());
+    let r = ok(&dpfair(&["ledger", arg(&out)]));
     assert!(r.contains("min-max bounds, public (--bounds): age"), "{r}");
     assert!(
         r.contains("estimated privately (charged in the ledger above): none"),
@@ -149,4 +135,42 @@ fn missing_rows_reported_and_public_bounds_recorded() {
         r.contains("sensitive `sex` groups (found in the data): F, M"),
         "{r}"
     );
+}
+
+#[test]
+fn private_bounds_are_charged_and_training_gets_the_rest() {
+    // --coarse-bounds: `--bounds-share` 0.1 of ε = 1 goes to the private age bounds, DP-SGD is
+    // calibrated to the remaining 0.9, and the ledger composes both within the budget.
+    let dir = scratch("coarse");
+    let d = data(&dir);
+    let out = dir.join("m.json");
+    let o = fit(
+        &d,
+        &out,
+        &["--coarse-bounds", "age:0:100", "--bounds-share", "0.1"],
+    );
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("private feature bounds: ε = 0.1"), "{err}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let eps = file["config"]["epsilon"].as_f64().unwrap();
+    assert!((eps - 0.9).abs() < 1e-12, "DP-SGD calibrated to {eps}");
+    let entries = file["ledger"]["entries"].as_array().unwrap();
+    assert!(entries.len() >= 2, "bounds and DP-SGD entries: {entries:?}");
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["cost"]["unit"] == "subsampled-gaussian")
+    );
+    let r = ok(&dpfair(&["ledger", arg(&out)]));
+    assert!(r.contains("feature bounds of column"), "{r}");
+    // The total at the budget's δ: at most ε = 1 (the ledger refuses more; printed to 6 places).
+    let total = r
+        .lines()
+        .find_map(|l| l.strip_prefix("total: ε = "))
+        .and_then(|t| t.split(',').next())
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no total in {r}"));
+    assert!(total > 0.9 && total <= 1.0 + 1e-6, "total ε = {total}");
 }

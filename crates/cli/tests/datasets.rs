@@ -1,9 +1,11 @@
 //! `dpfair datasets list` and `dpfair datasets info NAME`.
 
-use std::process::Command;
+mod common;
+use common::{bad, ok, scratch};
 
+/// `dpfair ARGS` with the data folder given by `--data-dir` only (the environment's is removed).
 fn dpfair(args: &[&str], data_dir: Option<&std::path::Path>) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dpfair"));
+    let mut c = common::command();
     c.args(args).env_remove("DPFAIR_DATA_DIR");
     if let Some(d) = data_dir {
         c.arg("--data-dir").arg(d);
@@ -13,11 +15,8 @@ fn dpfair(args: &[&str], data_dir: Option<&std::path::Path>) -> std::process::Ou
 
 #[test]
 fn list_shows_every_dataset_and_its_status() {
-    let empty = std::env::temp_dir().join(format!("dpfair-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
-    let o = dpfair(&["datasets", "list"], Some(&empty));
-    let s = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success());
+    let empty = scratch("datasets", "empty");
+    let s = ok(&dpfair(&["datasets", "list"], Some(&empty)));
     for name in [
         "adult",
         "adult-fdp",
@@ -37,9 +36,11 @@ fn list_shows_every_dataset_and_its_status() {
         "{s}"
     );
     // Info on a missing file says where to obtain it, exit 2.
-    let o = dpfair(&["datasets", "info", "parkinsons"], Some(&empty));
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("https://archive.ics.uci.edu/dataset/189"));
+    let err = bad(&dpfair(&["datasets", "info", "parkinsons"], Some(&empty)));
+    assert!(
+        err.contains("https://archive.ics.uci.edu/dataset/189"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&empty).unwrap();
 }
 
@@ -56,9 +57,7 @@ fn info_prints_group_and_label_balance() {
         );
         return;
     }
-    let o = dpfair(&["datasets", "info", "parkinsons"], Some(&dir));
-    let s = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = ok(&dpfair(&["datasets", "info", "parkinsons"], Some(&dir)));
     // Seed 004 §4.2: Male 4,008 / Female 1,867; 2,934 positives of 5,875.
     assert!(s.contains("5875 rows × 19 features"), "{s}");
     assert!(
@@ -75,10 +74,9 @@ fn info_prints_group_and_label_balance() {
 
 #[test]
 fn unknown_dataset_is_bad_input() {
-    let o = dpfair(
+    let err = bad(&dpfair(
         &["datasets", "info", "adulte"],
         Some(std::path::Path::new("/tmp")),
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("adult-fdp"));
+    ));
+    assert!(err.contains("adult-fdp"), "{err}");
 }

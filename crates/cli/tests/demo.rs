@@ -1,27 +1,12 @@
 //! `dpfair demo --small` runs every registered method and writes its plot.
 
-use std::process::Command;
-
-fn out_dir(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("dpfair-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    p
-}
+mod common;
+use common::{arg, bad, dpfair, ok, scratch};
 
 #[test]
 fn demo_prints_a_table_and_writes_the_plot() {
-    let out = out_dir("demo");
-    let o = Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(["demo", "--small", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = scratch("cli", "demo");
+    let stdout = ok(&dpfair(&["demo", "--small", "--out", arg(&out)]));
     // One row per method and ε, with utility, fairness and the ledger's spent privacy.
     assert!(stdout.contains("logistic (non-private)") && stdout.contains("none (non-private)"));
     assert!(stdout.contains("ε = 1.0000, δ = 1.0e-5"), "{stdout}");
@@ -32,21 +17,19 @@ fn demo_prints_a_table_and_writes_the_plot() {
 
 #[test]
 fn reproduce_writes_results_report_and_plots_then_resumes() {
-    let out = out_dir("reproduce");
+    let out = scratch("cli", "reproduce");
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_dpfair"))
-            .args(["reproduce", "fair-bayes", "--quick", "--jobs", "2", "--out"])
-            .arg(&out)
-            .output()
-            .unwrap()
+        dpfair(&[
+            "reproduce",
+            "fair-bayes",
+            "--quick",
+            "--jobs",
+            "2",
+            "--out",
+            arg(&out),
+        ])
     };
-    let o = run();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let stdout = ok(&run());
     assert!(stdout.contains("80 cells computed, 0 resumed"), "{stdout}");
     let results = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(results.starts_with(
@@ -58,17 +41,11 @@ fn reproduce_writes_results_report_and_plots_then_resumes() {
     assert!(!report.contains("**no**"), "{report}");
     assert!(out.join("fair_bayes_risk.svg").is_file());
     // A second run finds every cell done.
-    let o = run();
-    assert!(String::from_utf8_lossy(&o.stdout).contains("0 cells computed, 80 resumed"));
+    assert!(ok(&run()).contains("0 cells computed, 80 resumed"));
     std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn reproduce_unknown_name_is_bad_input() {
-    let o = Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(["reproduce", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("fair-bayes"));
+    assert!(bad(&dpfair(&["reproduce", "nope"])).contains("fair-bayes"));
 }

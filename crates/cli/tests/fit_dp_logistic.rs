@@ -1,34 +1,9 @@
 //! `dpfair fit dp-logistic` end to end: fit (DP-SGD and output perturbation, binary and
 //! multi-class), the model file's ledger, `dpfair predict` on the saved model, and bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(args)
-        .output()
-        .expect("run dpfair")
-}
-
-fn ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "dpfair-fit-dp-logistic-{}-{name}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{bad, dpfair, ok, scratch, stderr};
+use std::path::Path;
 
 /// 3,000 rows on a low-discrepancy grid of [0, 10]²: binary label "yes" iff a + b > 10, and a
 /// three-class label by which third of [0, 20] a + b falls in. Deterministic, noise-free.
@@ -70,7 +45,7 @@ fn accuracy(pred: &Path, data: &Path, column: usize) -> f64 {
 
 #[test]
 fn dp_sgd_binary_fits_saves_and_predicts() {
-    let dir = scratch("sgd");
+    let dir = scratch("fit-dp-logistic", "sgd");
     let (data, model, pred) = (dir.join("d.csv"), dir.join("m.json"), dir.join("p.csv"));
     write_csv(&data);
     let out = dpfair(&[
@@ -118,7 +93,7 @@ fn dp_sgd_binary_fits_saves_and_predicts() {
 
 #[test]
 fn output_perturbation_multiclass() {
-    let dir = scratch("op");
+    let dir = scratch("fit-dp-logistic", "op");
     let (data, model, pred) = (dir.join("d.csv"), dir.join("m.json"), dir.join("p.csv"));
     write_csv(&data);
     let out = dpfair(&[
@@ -144,11 +119,8 @@ fn output_perturbation_multiclass() {
         model.to_str().unwrap(),
     ]);
     ok(&out);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("Λ = 0.001") && stderr.contains("R = 1"),
-        "{stderr}"
-    );
+    let err = stderr(&out);
+    assert!(err.contains("Λ = 0.001") && err.contains("R = 1"), "{err}");
     ok(&dpfair(&[
         "predict",
         "--model",
@@ -168,7 +140,7 @@ fn output_perturbation_multiclass() {
 
 #[test]
 fn bad_input_exits_2_with_a_message() {
-    let dir = scratch("bad");
+    let dir = scratch("fit-dp-logistic", "bad");
     let (data, model) = (dir.join("d.csv"), dir.join("m.json"));
     write_csv(&data);
     let run = |extra: &[&str]| {
@@ -203,9 +175,44 @@ fn bad_input_exits_2_with_a_message() {
             "swamp",
         ),
     ] {
-        let out = run(extra);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
-        assert!(stderr.contains(needle), "{extra:?}: {stderr}");
+        let err = bad(&run(extra));
+        assert!(err.contains(needle), "{extra:?}: {err}");
     }
+}
+
+#[test]
+fn gdp_accountant_is_flagged_as_uncertified() {
+    let dir = scratch("fit-dp-logistic", "gdp");
+    let (data, model) = (dir.join("d.csv"), dir.join("m.json"));
+    write_csv(&data);
+    let out = dpfair(&[
+        "fit",
+        "dp-logistic",
+        "--data",
+        data.to_str().unwrap(),
+        "--target",
+        "label",
+        "--features",
+        "a,b",
+        "--epsilon",
+        "1",
+        "--epochs",
+        "2",
+        "--accountant",
+        "gdp",
+        "--seed",
+        "5",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: --accountant gdp is a central-limit approximation"),
+        "{err}"
+    );
+    assert!(err.contains("NOT certified: GDP approximation"), "{err}");
+    let report = ok(&dpfair(&["ledger", model.to_str().unwrap()]));
+    assert!(report.contains("guarantee: NOT CERTIFIED"), "{report}");
+    assert!(report.contains("NOT a certified bound: #1"), "{report}");
 }

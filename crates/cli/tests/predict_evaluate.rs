@@ -5,35 +5,12 @@ use dpfair::model::{ConstantClassifier, FittedModel, ModelFile};
 use dpfair_data::{LoadOptions, load_csv};
 use dpfair_privacy::{Budget, Ledger};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-/// A fresh scratch folder per test (no tempfile dependency in this crate).
+mod common;
+use common::{dpfair, stderr, stdout, write};
+
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpfair-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(args)
-        .output()
-        .expect("run dpfair")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::scratch("cli", test)
 }
 
 /// `dpfair evaluate` on `data` and `pred`, which must succeed: its report.

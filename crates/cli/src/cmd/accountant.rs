@@ -87,8 +87,19 @@ struct SgmArgs {
     /// δ ∈ (0, 1).
     #[arg(long, allow_negative_numbers = true)]
     delta: f64,
+    #[command(flatten)]
+    accounting: SgmAccounting,
+}
+
+/// Which accountant converts a DP-SGD run, for which neighbours.
+#[derive(clap::Args)]
+struct SgmAccounting {
+    /// The accountant: rdp (certified, fast), prv (certified, tight, slower) or gdp (a
+    /// central-limit approximation, not a guarantee). See `dpfair accountant --help`.
     #[arg(long, value_enum, default_value_t = AccountantArg::Rdp)]
     accountant: AccountantArg,
+    /// The neighbouring relation certified: add-remove (one record present or absent, as Opacus)
+    /// or substitution (one record replaced: accounted at z/2).
     #[arg(long, value_enum, default_value_t = RelationArg::AddRemove)]
     relation: RelationArg,
 }
@@ -117,10 +128,8 @@ struct NoiseMultiplierArgs {
     /// δ ∈ (0, 1).
     #[arg(long, allow_negative_numbers = true)]
     delta: f64,
-    #[arg(long, value_enum, default_value_t = AccountantArg::Rdp)]
-    accountant: AccountantArg,
-    #[arg(long, value_enum, default_value_t = RelationArg::AddRemove)]
-    relation: RelationArg,
+    #[command(flatten)]
+    accounting: SgmAccounting,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -215,7 +224,8 @@ fn sgm(a: SgmArgs) -> CliResult<Vec<String>> {
     check_z(a.noise_multiplier)?;
     check_steps(a.steps)?;
     check_delta(a.delta)?;
-    let (acc, rel): (Accountant, Relation) = (a.accountant.into(), a.relation.into());
+    let (acc, rel): (Accountant, Relation) =
+        (a.accounting.accountant.into(), a.accounting.relation.into());
     let z_eff = accounting::sgm_effective_noise_multiplier(a.noise_multiplier, rel);
     let mut out = vec![
         format!("accountant: {}", describe(acc)),
@@ -268,7 +278,8 @@ fn noise_multiplier(a: NoiseMultiplierArgs) -> CliResult<Vec<String>> {
     check_steps(a.steps)?;
     check_epsilon(a.epsilon)?;
     check_delta(a.delta)?;
-    let (acc, rel): (Accountant, Relation) = (a.accountant.into(), a.relation.into());
+    let (acc, rel): (Accountant, Relation) =
+        (a.accounting.accountant.into(), a.accounting.relation.into());
     let z_ar = accounting::sgm_noise_multiplier(acc, a.sampling_rate, a.steps, a.epsilon, a.delta)
         .map_err(lift)?;
     // Substitution is accounted at z/2, so it needs twice the add/remove multiplier.

@@ -264,6 +264,21 @@ impl From<AccountantArg> for Accountant {
     }
 }
 
+impl AccountantArg {
+    /// Warn on stderr when a strict-mode fit asks for the GDP accountant: its ε is a
+    /// central-limit approximation, not a certified bound, so the stated guarantee is not proven
+    /// (the ledger marks the total as uncertified too).
+    pub fn warn_if_uncertified(self, accounting: Accounting) {
+        if self == AccountantArg::Gdp && accounting == Accounting::Strict {
+            eprintln!(
+                "warning: --accountant gdp is a central-limit approximation, not a certified \
+                 bound: it can under-state ε, so the (ε, δ) of this strict-mode fit is not \
+                 guaranteed (use --accountant rdp or prv for a guarantee)"
+            );
+        }
+    }
+}
+
 /// The `--relation` choice for DP-SGD accounting.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RelationArg {
@@ -366,11 +381,16 @@ impl OutArgs {
         file.save(&self.out)?;
         match file.ledger.total() {
             Ok(t) => eprintln!(
-                "wrote {} ({}; privacy spent ε = {:.6}, δ = {:.3e})",
+                "wrote {} ({}; privacy spent ε = {:.6}, δ = {:.3e}{})",
                 self.out.display(),
                 file.method,
                 t.epsilon,
-                t.delta
+                t.delta,
+                if file.ledger.is_certified() {
+                    ""
+                } else {
+                    ", NOT certified: GDP approximation"
+                }
             ),
             Err(e) => eprintln!(
                 "wrote {} (ledger total unavailable: {e})",

@@ -7,7 +7,17 @@ use dpfair_data::builtin::{self, CatalogError, DataDir, FileStatus};
 use dpfair_data::{Dataset, Target};
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+The real data sets are never downloaded: put the files listed by `dpfair datasets list` in the \
+data folder (--data-dir, else DPFAIR_DATA_DIR, else ~/.cache/dpfair); each is checked against \
+its sha256.
+
+Examples:
+  dpfair datasets list
+  dpfair datasets info adult --data-dir /path/to/datasets";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,

@@ -6,7 +6,16 @@ use dpfair_experiments::demo::{self, DemoData, DemoSize};
 use dpfair_experiments::papers;
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+Runs every method registered for the demo on one synthetic data set at a few ε, prints one row \
+per (method, ε) with utility, fairness and the privacy the ledger spent, and writes \
+fairness_vs_utility.svg to --out.
+
+Example:
+  dpfair demo --small --out demo-out";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// Output directory for the plot.
     #[arg(long, default_value = "dpfair-demo")]

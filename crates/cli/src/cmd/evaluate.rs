@@ -15,7 +15,18 @@ use dpfair_fairness as fm;
 use ndarray::Array2;
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+Prints the rows evaluated, then utility and fairness: binary, accuracy, demographic-parity \
+difference and ratio, equal-opportunity difference; multi-class, accuracy and the unfairness U \
+(max over classes and group pairs); regression, MSE and the KS statistical-parity distance. With \
+`p_<label>` columns the expected (randomised) metrics too; then a per-group table. The predictions \
+file has one row per data row, in order, as `dpfair predict` writes it.
+
+Example:
+  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// The data file with the true target and the sensitive attribute.
     #[arg(long, value_name = "CSV")]

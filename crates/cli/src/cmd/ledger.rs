@@ -8,7 +8,17 @@ use dpfair_data::{BoundSource, FeatureColumn, Scaling, Schema};
 use dpfair_privacy::Ledger;
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+Prints every release the fit made (mechanism, neighbouring relation, sensitivity, noise scale, \
+cost), the composed total with the rule that produced it, whether the total is a certified bound \
+(not when a DP-SGD run used the GDP approximation), and the public schema facts the model relies \
+on at no privacy cost.
+
+Example:
+  dpfair ledger model.json";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// A model file (or a JSON file with a `ledger` object, or a bare ledger).
     #[arg(value_name = "MODEL.json")]
@@ -25,6 +35,7 @@ pub fn run(args: Args) -> CliResult {
         let model = ModelFile::from_json(&text, &path)?;
         println!("model: {} ({})", model.method, model.created_by);
         print!("{}", model.ledger.summary());
+        println!("{}", guarantee(&model.ledger));
         print!("{}", public_information(&model.schema));
         return Ok(());
     }
@@ -35,7 +46,18 @@ pub fn run(args: Args) -> CliResult {
         ))
     })?;
     print!("{}", ledger.summary());
+    println!("{}", guarantee(&ledger));
     Ok(())
+}
+
+/// Whether the total is a proven bound (every entry's conversion is) or relies on the GDP
+/// central-limit approximation.
+fn guarantee(ledger: &Ledger) -> &'static str {
+    if ledger.is_certified() {
+        "guarantee: certified (every entry's (ε, δ) conversion is a proven upper bound)"
+    } else {
+        "guarantee: NOT CERTIFIED (the total relies on the GDP central-limit approximation)"
+    }
 }
 
 /// The schema facts a model uses as public (no ledger entry): levels, labels, bound origins.

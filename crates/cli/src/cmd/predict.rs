@@ -13,7 +13,16 @@ use dpfair_data::{ApplyOptions, MissingPolicy};
 use dpfair_privacy::Noise;
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+Writes one row per input row: the predicted label (or value), and for classifiers the class \
+probabilities `p_<label>` when the model has them. Input rows with a missing value in a column the \
+model reads get empty fields (counted on stderr). Columns are matched by name, in any order.
+
+Example:
+  dpfair predict --model model.json --data test.csv --out pred.csv --seed 1";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// The model file written by `dpfair fit`.
     #[arg(long, value_name = "MODEL.json")]

@@ -6,7 +6,17 @@ use crate::error::{CliError, CliResult};
 use dpfair_experiments::{ExpError, RunOptions, Scale, papers};
 use std::path::PathBuf;
 
+const AFTER_LONG_HELP: &str = "\
+Runs a paper's experiment grid (each cell a fixed seed), writes raw.csv (one row per cell and \
+metric, appended as cells finish, so an interrupted run resumes), results.csv (means, standard \
+deviations, 95% intervals), SVG plots and report.md comparing with the paper's numbers.
+
+Examples:
+  dpfair reproduce --list
+  dpfair reproduce fair-bayes --quick --out out/fair-bayes --jobs 2";
+
 #[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
     /// The experiment (see --list).
     #[arg(required_unless_present = "list")]

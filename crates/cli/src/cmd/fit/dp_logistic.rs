@@ -4,7 +4,9 @@
 //! Two mechanisms (crate `dpfair-learn`): DP-SGD with Opacus semantics (default; spec 003 §2.3)
 //! or Gaussian output perturbation of L2-regularised logistic regression (spec 004 §2.2 P1-OP).
 //! Both are private without feature bounds (gradient clipping / row clipping to R); public
-//! `--bounds` scale the features to [0, 1], which helps accuracy and costs nothing.
+//! `--bounds` scale the features to [0, 1], which helps accuracy and costs nothing;
+//! `--coarse-bounds` estimates the bounds privately with `--bounds-share` of ε, and training
+//! runs with the rest (the ledger composes both).
 
 use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
@@ -101,12 +103,17 @@ pub fn run(args: Args) -> CliResult {
             args.data.target
         )));
     }
+    if args.method == Method::DpSgd {
+        args.accountant
+            .warn_if_uncertified(args.privacy.accounting());
+    }
     let budget = args.privacy.budget(DEFAULT_DELTA)?;
     let mut ledger = args.privacy.ledger(DEFAULT_DELTA)?;
     let mut noise = args.privacy.noise();
-    if args.bounds.bounds.is_some() || args.bounds.bounds_file.is_some() {
+    // Private bounds (--coarse-bounds) spend `--bounds-share` of ε first; training gets the rest.
+    let spent = if args.bounds.given() {
         args.bounds
-            .scale_to_unit(&mut loaded, &mut ledger, &mut noise)?;
+            .scale_to_unit(&mut loaded, &mut ledger, &mut noise)?
     } else {
         eprintln!(
             "note: no --bounds: numeric features are used unscaled (still private: {}); public \
@@ -116,7 +123,9 @@ pub fn run(args: Args) -> CliResult {
                 Method::OutputPerturbation => "rows are clipped to norm R",
             }
         );
-    }
+        0.0
+    };
+    let epsilon = budget.epsilon - spent;
     let target = loaded
         .dataset
         .target
@@ -128,7 +137,7 @@ pub fn run(args: Args) -> CliResult {
     let (fit, config) = match args.method {
         Method::DpSgd => {
             let cfg = DpSgdConfig {
-                epsilon: budget.epsilon,
+                epsilon,
                 delta: budget.delta,
                 accountant: args.accountant.into(),
                 noise_multiplier: None,
@@ -162,7 +171,7 @@ pub fn run(args: Args) -> CliResult {
         }
         Method::OutputPerturbation => {
             let cfg = OutputPerturbationConfig {
-                epsilon: budget.epsilon,
+                epsilon,
                 delta: budget.delta,
                 l2: args.l2,
                 feature_bound: args.feature_bound,

@@ -1,0 +1,74 @@
+//! Shared fixture of the CLI integration tests: run the built `dpfair` binary, check its exit
+//! status, read its output, and write scratch files. Use it from a test file with
+//!
+//! ```ignore
+//! mod common;
+//! use common::{dpfair, ok, bad, scratch, write};
+//! ```
+//!
+//! Every test binary compiles its own copy, so helpers one file does not use are expected.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `dpfair` binary built for this test run, as a `Command` to add arguments (or environment)
+/// to.
+pub fn command() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dpfair"))
+}
+
+/// Run `dpfair ARGS…` and collect its output.
+pub fn dpfair<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    command().args(args).output().expect("run dpfair")
+}
+
+/// stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Assert that the run succeeded (showing its exit code and stderr if not); returns stdout.
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}, stderr: {}",
+        o.status.code(),
+        stderr(o)
+    );
+    stdout(o)
+}
+
+/// Assert that the run was refused as bad input (exit 2) without a panic; returns stderr.
+pub fn bad(o: &Output) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "a panic: {err}");
+    err
+}
+
+/// A fresh, empty scratch folder for one test: `<tmp>/dpfair-<suite>-<pid>-<test>`.
+pub fn scratch(suite: &str, test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dpfair-{suite}-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Write `text` to `dir/name` and return the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A path as the `&str` an argument list needs.
+pub fn arg(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 scratch path")
+}
