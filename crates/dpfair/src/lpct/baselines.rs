@@ -7,7 +7,14 @@
 //!   exact sum of n_P Laplace(4/ε) variables (H13), not the authors' variance-matched single
 //!   Laplace draw.
 //!
-//! CT-W / CT-Q (CART of the `learn` crate), PGLM and PSGD are not here yet.
+//! * **PGLM** (Wang et al. 2023): the (ε, δ)-LDP GLM with per-user Gaussian noise (H14), in
+//!   [`pglm`].
+//!
+//! CT-W / CT-Q are the `learn` crate's CART (`dpfair_learn::tree::fit_tree`) on public ∪ private
+//! or public rows, used directly by `dpfair reproduce lpct`. PSGD-L/N (Lowy et al. 2023) is not
+//! implemented.
+
+pub mod pglm;
 
 use super::error::{Result, check_epsilon, invalid};
 use super::estimator::{LeafSums, RatioRule};
