@@ -4,8 +4,10 @@
 
 pub mod baseline;
 pub mod decoupled;
+pub mod dp2dp;
 pub mod fair_bayes;
 pub mod fair_regression;
+pub mod fdp_fair;
 pub mod lpct;
 
 use crate::Paper;
@@ -20,6 +22,8 @@ pub fn all() -> Vec<&'static dyn Paper> {
         &fair_regression::FairRegression,
         &lpct::LpctPaper,
         &decoupled::Decoupled,
+        &dp2dp::Dp2dpPaper,
+        &fdp_fair::FdpFairPaper,
         // one line per paper, e.g. `&seed003::Seed003,`
     ]
 }

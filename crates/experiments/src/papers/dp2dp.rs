@@ -1,0 +1,326 @@
+//! `dpfair reproduce dp2dp`: Say, Denis, Pinot (seed 004), Figures 1–4 (spec §4.4).
+//!
+//! * Fig. 1 left (data set `synthetic`): synthetic mixture (d = 20, K = 6, p = 0.75, 10,000 rows,
+//!   60/20/20), ρ over [0, 0.2]: private DP2DP at ε = 0.46, non-private DP2DP, the Denis et al.
+//!   baseline (exact non-smooth dual by β continuation, §2.6.3), the unconstrained argmax.
+//! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (H16).
+//! * Figs. 2–4: Adult, Credit, Parkinson's (55/20/25), error vs unfairness at ε ∈ {0.5, 1},
+//!   δ = 1e-5, with the non-private DP2DP; T per Table 1.
+//!
+//! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
+//! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (H13). Metrics on the
+//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, §1.2). Real data: the columns the
+//! data set lists are standardised with training-split statistics (the paper's preprocessing).
+
+use crate::demo::{DemoData, DemoMethod, DemoResult};
+use crate::error::{ExpError, Result, method_error};
+use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use dpfair::dp2dp::{self, Config, TieBreak, lp_baseline, rule};
+use dpfair_data::Dataset;
+use dpfair_data::synthetic::{Design, GaussianMixtureDesign};
+use dpfair_fairness::{accuracy, multiclass_unfairness};
+use dpfair_privacy::{Budget, Ledger, Noise};
+
+pub struct Dp2dpPaper;
+
+const PRIVATE: &str = "dp2dp";
+const NON_PRIVATE: &str = "dp2dp-nonprivate";
+const DENIS: &str = "denis-2024";
+const UNCONSTRAINED: &str = "unconstrained";
+/// The synthetic mixture in Fig. 1 right's contamination sweep (same design, p varies).
+const CONTAMINATION: &str = "synthetic-contamination";
+
+/// ρ grid: `points` evenly spaced over [0, hi], endpoints included (H17: 11 in the full run).
+fn rho_grid(hi: f64, points: usize) -> Vec<f64> {
+    (0..points)
+        .map(|i| hi * i as f64 / (points - 1) as f64)
+        .collect()
+}
+
+/// (dataset, ρ max, T) from Table 1.
+const REAL: [(&str, f64, usize); 3] = [
+    ("adult", 0.2, 100),
+    ("credit", 0.025, 1000),
+    ("parkinsons", 0.08, 1000),
+];
+
+fn methods_nonprivate() -> [&'static str; 3] {
+    [NON_PRIVATE, DENIS, UNCONSTRAINED]
+}
+
+impl Paper for Dp2dpPaper {
+    fn name(&self) -> &'static str {
+        "dp2dp"
+    }
+
+    fn description(&self) -> &'static str {
+        "Say, Denis & Pinot (seed 004): DP2DP, Figs. 1–4 (synthetic ρ and p sweeps; Adult, Credit, Parkinson's)"
+    }
+
+    fn grid(&self, scale: Scale) -> Grid {
+        // The paper: 30 synthetic and 15 real-data repetitions (H18); one count per grid here.
+        let (reps, points) = match scale {
+            Scale::Quick => (2, 3),
+            Scale::Full => (15, 11),
+        };
+        let left = |m: &[&str], eps: f64, acc: &str| {
+            Sweep::new()
+                .datasets(["synthetic"])
+                .methods(m.iter().copied())
+                .accounting([acc])
+                .epsilons([eps])
+                .deltas([1e-5])
+                .fairness_levels(rho_grid(0.2, points))
+                .params([Params::new().with("p", 0.75)])
+        };
+        let ps: Vec<Params> = [0.5, 0.6, 0.7, 0.8, 0.9, 0.99]
+            .iter()
+            .map(|p| Params::new().with("p", p))
+            .collect();
+        let right = |m: &[&str], eps: f64, acc: &str| {
+            Sweep::new()
+                .datasets([CONTAMINATION])
+                .methods(m.iter().copied())
+                .accounting([acc])
+                .epsilons([eps])
+                .deltas([1e-5])
+                .fairness_levels([0.0])
+                .params(ps.clone())
+        };
+        let mut grid = Grid::new(reps, 400)
+            .with(left(&[PRIVATE], 0.46, "strict"))
+            .with(left(&methods_nonprivate(), f64::INFINITY, "none"))
+            .with(right(&[PRIVATE], 0.46, "strict"))
+            .with(right(&[NON_PRIVATE, UNCONSTRAINED], f64::INFINITY, "none"));
+        {
+            for (name, hi, t) in REAL {
+                let params = [Params::new().with("iterations", t)];
+                grid = grid
+                    .with(
+                        Sweep::new()
+                            .datasets([name])
+                            .methods([PRIVATE])
+                            .accounting(["strict"])
+                            .epsilons([0.5, 1.0])
+                            .deltas([1e-5])
+                            .fairness_levels(rho_grid(hi, points))
+                            .params(params.clone()),
+                    )
+                    .with(
+                        Sweep::new()
+                            .datasets([name])
+                            .methods([NON_PRIVATE])
+                            .accounting(["none"])
+                            .epsilons([f64::INFINITY])
+                            .deltas([1e-5])
+                            .fairness_levels(rho_grid(hi, points))
+                            .params(params),
+                    );
+            }
+        }
+        grid
+    }
+
+    fn run(&self, cell: &Cell) -> Result<Outcome> {
+        let s = &cell.setting;
+        let rho = cell.fairness_level()?;
+        let (data, test_fraction, pool_fraction, iterations) =
+            if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
+                let p: f64 = cell.param("p")?;
+                let design = GaussianMixtureDesign {
+                    p,
+                    ..GaussianMixtureDesign::default()
+                };
+                let data = design.generate(10_000, cell.seed).map_err(method_error)?;
+                (data, 0.2, 0.25, 100)
+            } else {
+                let b = crate::load_builtin(&s.dataset)?;
+                let mut data = b.dataset.clone();
+                standardize_on(&mut data, &b.standardize, 0.25, cell.seed);
+                (data, 0.25, 20.0 / 75.0, cell.param::<usize>("iterations")?)
+            };
+        let (fit_rows, test_rows) = split_test(data.n_rows(), test_fraction, cell.seed);
+        let train = data.select(&fit_rows);
+        let test = data.select(&test_rows);
+        let cfg = Config {
+            rho,
+            epsilon: s.epsilon,
+            delta: s.delta,
+            pool_fraction,
+            iterations,
+            ..Config::default()
+        };
+        let mut ledger = if s.epsilon.is_finite() {
+            Ledger::new(Budget::approx(s.epsilon, s.delta)?)
+        } else {
+            Ledger::unlimited()
+        };
+        let mut noise = cell.noise();
+        let model = dp2dp::fit(&cfg, &train, &mut ledger, &mut noise).map_err(method_error)?;
+        let test_signs = dp2dp::signs(&test).map_err(method_error)?;
+        let (truth, _) = dp2dp::labels(&test).map_err(method_error)?;
+        let probs = model
+            .probabilities(test.features.view())
+            .map_err(method_error)?;
+        let mut rng = Noise::seeded(cell.seed ^ 0x5052_4544);
+        let pred = match s.method.as_str() {
+            PRIVATE | NON_PRIVATE => model.classify(probs.view(), &test_signs, &mut rng),
+            UNCONSTRAINED => rule::predict(
+                probs.view(),
+                &test_signs,
+                [1.0, 1.0],
+                &vec![0.0; 2 * model.classes],
+                TieBreak::default(),
+                &mut rng,
+            ),
+            DENIS => {
+                // The same pool as the fit: the split is the fit's first draw from the seed.
+                let (_, pool) = dp2dp::split(train.n_rows(), pool_fraction, &mut cell.noise());
+                let pool_data = train.select(&pool);
+                let sp = dp2dp::signs(&pool_data).map_err(method_error)?;
+                let pp = model
+                    .probabilities(pool_data.features.view())
+                    .map_err(method_error)?;
+                let plus = sp.iter().filter(|&&v| v > 0.0).count() as f64 / sp.len() as f64;
+                let pi = [1.0 - plus, plus];
+                let pool_view = dp2dp::dual::Pool::new(pp.view(), &sp, pi).map_err(method_error)?;
+                let lambda = lp_baseline::solve(&pool_view, rho, &lp_baseline::Schedule::default());
+                rule::predict(
+                    probs.view(),
+                    &test_signs,
+                    pi,
+                    &lambda,
+                    TieBreak::default(),
+                    &mut rng,
+                )
+            }
+            other => {
+                return Err(ExpError::Method(format!("unknown dp2dp method `{other}`")));
+            }
+        };
+        let codes: Vec<u32> = test_signs.iter().map(|&v| u32::from(v > 0.0)).collect();
+        let acc = accuracy(&truth, &pred).map_err(method_error)?;
+        let u = multiclass_unfairness(&pred, model.classes, &codes).map_err(method_error)?;
+        let mut out = Outcome::new()
+            .metric("accuracy", acc)
+            .metric("error", 1.0 - acc)
+            .metric("unfairness_u", u)
+            .metric("lambda_at_bound", model.phase2.report.at_bound);
+        if s.epsilon.is_finite() {
+            out = out.spent(&ledger)?;
+        }
+        Ok(out)
+    }
+
+    fn plots(&self) -> Vec<PlotSpec> {
+        let mut plots = vec![
+            PlotSpec::new(
+                "fig1_left_accuracy.svg",
+                "Fig. 1 left: synthetic (p = 0.75), accuracy vs ρ",
+                Axis::FairnessLevel,
+                "accuracy",
+                Series::Method,
+            )
+            .for_dataset("synthetic"),
+            PlotSpec::new(
+                "fig1_left_unfairness.svg",
+                "Fig. 1 left: synthetic (p = 0.75), unfairness Û vs ρ",
+                Axis::FairnessLevel,
+                "unfairness_u",
+                Series::Method,
+            )
+            .for_dataset("synthetic"),
+            PlotSpec::new(
+                "fig1_right_unfairness.svg",
+                "Fig. 1 right: synthetic, unfairness Û vs contamination p (ρ = 0)",
+                Axis::Param("p".into()),
+                "unfairness_u",
+                Series::Method,
+            )
+            .for_dataset(CONTAMINATION),
+            PlotSpec::new(
+                "fig1_right_accuracy.svg",
+                "Fig. 1 right: synthetic, accuracy vs contamination p (ρ = 0)",
+                Axis::Param("p".into()),
+                "accuracy",
+                Series::Method,
+            )
+            .for_dataset(CONTAMINATION),
+        ];
+        for (i, (name, _, _)) in REAL.iter().enumerate() {
+            plots.push(
+                PlotSpec::new(
+                    &format!("fig{}_{name}.svg", i + 2),
+                    &format!("Fig. {}: {name}, error vs unfairness Û", i + 2),
+                    Axis::Metric("unfairness_u".into()),
+                    "error",
+                    Series::MethodAndEpsilon,
+                )
+                .for_dataset(name),
+            );
+        }
+        plots
+    }
+
+    fn demo(&self) -> Vec<DemoMethod> {
+        vec![DemoMethod {
+            name: "dp2dp (Alg. 1, ρ = 0.05)",
+            task: "6 classes, 2 groups",
+            epsilons: vec![0.5, 1.0, f64::INFINITY],
+            run: demo_run,
+        }]
+    }
+}
+
+fn demo_run(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
+    let (train, test) = data.multiclass()?;
+    let cfg = Config {
+        rho: 0.05,
+        epsilon,
+        ..Config::default()
+    };
+    let mut ledger = if epsilon.is_finite() {
+        Ledger::new(Budget::approx(epsilon, cfg.delta)?)
+    } else {
+        Ledger::unlimited()
+    };
+    let mut noise = Noise::seeded(seed);
+    let model = dp2dp::fit(&cfg, train, &mut ledger, &mut noise).map_err(method_error)?;
+    let s = dp2dp::signs(test).map_err(method_error)?;
+    let (truth, _) = dp2dp::labels(test).map_err(method_error)?;
+    let probs = model
+        .probabilities(test.features.view())
+        .map_err(method_error)?;
+    let pred = model.classify(probs.view(), &s, &mut noise);
+    let codes: Vec<u32> = s.iter().map(|&v| u32::from(v > 0.0)).collect();
+    let acc = accuracy(&truth, &pred).map_err(method_error)?;
+    let u = multiclass_unfairness(&pred, model.classes, &codes).map_err(method_error)?;
+    let r = DemoResult::new("accuracy", acc, "unfairness U", u);
+    if epsilon.is_finite() {
+        r.spent(&ledger)
+    } else {
+        Ok(r)
+    }
+}
+
+/// A uniformly random (fit rows, test rows) split with `test_fraction` of the rows in the test
+/// split, from its own stream of `seed`.
+fn split_test(n: usize, test_fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut noise = Noise::seeded(seed ^ 0x5445_5354);
+    dp2dp::split(n, test_fraction, &mut noise)
+}
+
+/// Standardises columns `cols` with the mean / std of the rows outside the test split (the
+/// paper's "training-set" statistics, H14: not privatised, as in Lowy et al.).
+fn standardize_on(data: &mut Dataset, cols: &[usize], test_fraction: f64, seed: u64) {
+    let (fit_rows, _) = split_test(data.n_rows(), test_fraction, seed);
+    for &j in cols {
+        let col: Vec<f64> = fit_rows.iter().map(|&i| data.features[[i, j]]).collect();
+        let mean = col.iter().sum::<f64>() / col.len() as f64;
+        let var = col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / col.len() as f64;
+        let sd = if var > 0.0 { var.sqrt() } else { 1.0 };
+        for v in data.features.column_mut(j) {
+            *v = (*v - mean) / sd;
+        }
+    }
+}
