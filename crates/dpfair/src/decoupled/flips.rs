@@ -63,12 +63,14 @@ impl FairFlips {
     }
 
     /// The prediction for a row of `group` (0 or 1) whose base prediction is `base`, with the
-    /// query's uniform draw `s` (Algorithm 1 step 3).
+    /// query's uniform draw `s` ∈ [0, 1) (Algorithm 1 step 3). The paper's `s ≤ p` is taken as
+    /// `s < p` (the same probability for a continuous s), so that p_flip = 0 and p_keep = 1 are
+    /// exactly the identity for every s ∈ [0, 1).
     pub fn decide(&self, group: u32, base: bool, s: f64) -> bool {
         if group == self.down {
-            base && s <= self.p_keep
+            base && s < self.p_keep
         } else {
-            base || s <= self.p_flip
+            base || s < self.p_flip
         }
     }
 
@@ -143,7 +145,7 @@ mod tests {
             assert_eq!((f.p_keep, f.p_flip), (1.0, 0.0), "rate {r}");
             for g in 0..2 {
                 for b in [false, true] {
-                    for s in [0.0, 0.5, 1.0] {
+                    for s in [0.0, 0.5, 0.999_999] {
                         assert_eq!(f.decide(g, b, s), b);
                     }
                 }
