@@ -161,8 +161,10 @@ fn bad_input_exits_2_with_a_message() {
     };
     for (extra, needle) in [
         (&["--epsilon", "-1"][..], "epsilon"),
-        (&["--epsilon", "1", "--clip", "0"][..], "clip"),
-        (&["--epsilon", "1", "--epochs", "0"][..], "epochs"),
+        // Learner errors name the command-line option.
+        (&["--epsilon", "1", "--clip", "0"][..], "--clip"),
+        (&["--epsilon", "1", "--epochs", "0"][..], "--epochs"),
+        (&["--epsilon", "1", "--batch", "0"][..], "--batch"),
         (
             &[
                 "--epsilon",

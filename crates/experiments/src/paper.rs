@@ -115,6 +115,21 @@ pub enum Series {
     MethodAndEpsilon,
 }
 
+/// Lower envelopes on a trade-off plot (spec seed 001 §2.7, Figs. 3–4): the lower convex hull
+/// of the plotted mean points, from the smallest x to the largest (Andrew's monotone chain; what
+/// the authors read off scipy's `ConvexHull`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Envelope {
+    /// No envelope (the default).
+    #[default]
+    None,
+    /// Draw the curves and, in black, one lower envelope over all their points (Fig. 3).
+    Overlay,
+    /// Replace each series by the lower envelope of its points (Fig. 4: one envelope per ε over
+    /// every other setting).
+    PerSeries,
+}
+
 /// A trade-off plot: one curve per series, mean of `y` with its 95% band, over `x`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlotSpec {
@@ -127,6 +142,17 @@ pub struct PlotSpec {
     pub y: String,
     pub series: Series,
     pub log_x: bool,
+    /// Only rows of these methods (`None`: all).
+    pub methods: Option<Vec<String>>,
+    /// Only rows at this ε (`None`: all).
+    pub epsilon: Option<f64>,
+    /// Only rows whose parameters include each `(name, value)` (empty: all).
+    pub param_filter: Vec<(String, String)>,
+    /// Label curves by this parameter instead of [`PlotSpec::series`] (`k = 36`; rows without
+    /// the parameter are labelled by their method).
+    pub series_param: Option<String>,
+    /// Lower envelopes (default none).
+    pub envelope: Envelope,
 }
 
 impl PlotSpec {
@@ -139,7 +165,52 @@ impl PlotSpec {
             y: y.into(),
             series,
             log_x: false,
+            methods: None,
+            epsilon: None,
+            param_filter: Vec::new(),
+            series_param: None,
+            envelope: Envelope::None,
         }
+    }
+
+    /// Only rows of `methods` (builder style).
+    pub fn for_methods<I, S>(mut self, methods: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.methods = Some(methods.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Only rows at ε = `epsilon` (builder style; `f64::INFINITY` selects the non-private rows).
+    pub fn for_epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = Some(epsilon);
+        self
+    }
+
+    /// Only rows whose parameter `name` equals `value` (builder style; repeatable).
+    pub fn for_param(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.param_filter.push((name.into(), value.to_string()));
+        self
+    }
+
+    /// One curve per value of parameter `name` (builder style).
+    pub fn series_by_param(mut self, name: &str) -> Self {
+        self.series_param = Some(name.into());
+        self
+    }
+
+    /// Add the lower envelope over all points, in black (builder style; Fig. 3 of seed 001).
+    pub fn lower_envelope(mut self) -> Self {
+        self.envelope = Envelope::Overlay;
+        self
+    }
+
+    /// Draw each series as the lower envelope of its points (builder style; Fig. 4 of seed 001).
+    pub fn envelope_per_series(mut self) -> Self {
+        self.envelope = Envelope::PerSeries;
+        self
     }
 
     /// Only rows of `dataset` (builder style).

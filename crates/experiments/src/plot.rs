@@ -1,9 +1,10 @@
-//! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95% band.
+//! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95% band,
+//! optionally with lower envelopes ([`Envelope`], seed 001 Figs. 3–4).
 
 use crate::aggregate::Summary;
 use crate::error::{ExpError, Result};
 use crate::grid::fmt_f64;
-use crate::paper::{Axis, PlotSpec, Series};
+use crate::paper::{Axis, Envelope, PlotSpec, Series};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,16 +25,28 @@ pub struct Curve {
 }
 
 /// The curves of `spec` from the aggregated rows (points sorted by x; settings whose x is not
-/// finite — e.g. ε = ∞ — are left out).
+/// finite — e.g. ε = ∞ — are left out; with `log_x`, x is log10 x and x ≤ 0 is left out). Lower
+/// envelopes are taken on the linear scale (mixing two settings is linear in x), then logged.
 pub fn curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
+    let mut cs = linear_curves(spec, rows);
+    if spec.log_x {
+        cs.iter_mut().for_each(log_x);
+    }
+    cs
+}
+
+/// x ↦ log10 x, dropping points with x ≤ 0.
+fn log_x(c: &mut Curve) {
+    c.points.retain(|p| p.x > 0.0);
+    c.points.iter_mut().for_each(|p| p.x = p.x.log10());
+}
+
+/// [`curves`] on the linear x scale.
+fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
     // Group rows by setting (key without experiment).
     let mut by_setting: BTreeMap<String, Vec<&Summary>> = BTreeMap::new();
     for r in rows {
-        if spec
-            .dataset
-            .as_ref()
-            .is_some_and(|d| *d != r.setting.dataset)
-        {
+        if !selected(spec, &r.setting) {
             continue;
         }
         by_setting.entry(r.setting.key("")).or_default().push(r);
@@ -50,16 +63,18 @@ pub fn curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             Axis::Param(p) => s.params.get_str(p).and_then(|v| v.parse().ok()),
             Axis::Metric(m) => group.iter().find(|r| r.metric == *m).map(|r| r.mean),
         };
-        let Some(mut x) = x.filter(|x| x.is_finite()) else {
+        let Some(x) = x.filter(|x| x.is_finite()) else {
             continue;
         };
-        if spec.log_x {
-            if x <= 0.0 {
-                continue;
-            }
-            x = x.log10();
-        }
+        let by_param = spec
+            .series_param
+            .as_ref()
+            .map(|p| match s.params.get_str(p) {
+                Some(v) => format!("{p} = {v}"),
+                None => s.method.clone(),
+            });
         let label = match spec.series {
+            _ if by_param.is_some() => by_param.unwrap_or_default(),
             Series::Method => s.method.clone(),
             Series::Epsilon => format!("ε = {}", fmt_f64(s.epsilon)),
             Series::MethodAndEpsilon => format!("{}, ε = {}", s.method, fmt_f64(s.epsilon)),
@@ -74,9 +89,52 @@ pub fn curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         .into_iter()
         .map(|(label, mut points)| {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            if spec.envelope == Envelope::PerSeries {
+                points = lower_envelope(&points);
+            }
             Curve { label, points }
         })
         .collect()
+}
+
+/// Whether `spec`'s filters (data set, methods, ε, parameters) keep a row of setting `s`.
+fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
+    let close = |a: f64, b: f64| a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    spec.dataset.as_ref().is_none_or(|d| *d == s.dataset)
+        && spec
+            .methods
+            .as_ref()
+            .is_none_or(|ms| ms.iter().any(|m| *m == s.method))
+        && spec.epsilon.is_none_or(|e| close(e, s.epsilon))
+        && spec
+            .param_filter
+            .iter()
+            .all(|(name, value)| s.params.get_str(name) == Some(value.as_str()))
+}
+
+/// The lower convex hull of `points` from the smallest x to the largest (Andrew's monotone
+/// chain): the trade-off frontier reachable by mixing two settings (seed 001 spec §2.7, the lower
+/// envelope of Figs. 3–4). Of points sharing an x only the lowest counts; non-finite points are
+/// ignored. The vertices keep their bands.
+pub fn lower_envelope(points: &[Point]) -> Vec<Point> {
+    let mut sorted: Vec<Point> = points
+        .iter()
+        .copied()
+        .filter(|p| p.x.is_finite() && p.y.is_finite())
+        .collect();
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    sorted.dedup_by(|later, first| later.x == first.x);
+    // z-component of (a − o) × (b − o): > 0 for a counter-clockwise turn o → a → b.
+    let cross =
+        |o: &Point, a: &Point, b: &Point| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+    let mut hull: Vec<Point> = Vec::with_capacity(sorted.len());
+    for p in sorted {
+        while hull.len() >= 2 && cross(&hull[hull.len() - 2], &hull[hull.len() - 1], &p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    hull
 }
 
 fn axis_name(spec: &PlotSpec) -> String {
@@ -93,7 +151,8 @@ fn axis_name(spec: &PlotSpec) -> String {
     }
 }
 
-/// Draw `curves` into an SVG file. `bands`: shade mean ± 95% half-width.
+/// Draw `curves` into an SVG file. `lines`: join the points and shade mean ± 95% half-width
+/// (else a scatter plot with error bars).
 pub fn draw(
     path: &Path,
     title: &str,
@@ -101,6 +160,19 @@ pub fn draw(
     y_label: &str,
     curves: &[Curve],
     lines: bool,
+) -> Result<()> {
+    draw_with_envelope(path, title, x_label, y_label, curves, lines, None)
+}
+
+/// [`draw`], plus `envelope` (if any) as a thick black line over the curves.
+pub fn draw_with_envelope(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    curves: &[Curve],
+    lines: bool,
+    envelope: Option<&Curve>,
 ) -> Result<()> {
     let err = |e: String| ExpError::Plot {
         file: path.display().to_string(),
@@ -176,6 +248,16 @@ pub fn draw(
                 .map_err(|e| err(e.to_string()))?;
         }
     }
+    if let Some(env) = envelope {
+        chart
+            .draw_series(LineSeries::new(
+                env.points.iter().map(|p| (p.x, p.y)),
+                BLACK.stroke_width(3),
+            ))
+            .map_err(|e| err(e.to_string()))?
+            .label(env.label.clone())
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(3)));
+    }
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
@@ -190,12 +272,30 @@ pub fn draw(
 pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for spec in specs {
-        let cs = curves(spec, rows);
+        let mut cs = linear_curves(spec, rows);
         if cs.is_empty() {
             continue;
         }
         let path = dir.join(&spec.file);
-        draw(&path, &spec.title, &axis_name(spec), &spec.y, &cs, true)?;
+        let mut envelope = (spec.envelope == Envelope::Overlay).then(|| {
+            let all: Vec<Point> = cs.iter().flat_map(|c| c.points.iter().copied()).collect();
+            Curve {
+                label: "lower envelope".into(),
+                points: lower_envelope(&all),
+            }
+        });
+        if spec.log_x {
+            cs.iter_mut().chain(envelope.as_mut()).for_each(log_x);
+        }
+        draw_with_envelope(
+            &path,
+            &spec.title,
+            &axis_name(spec),
+            &spec.y,
+            &cs,
+            true,
+            envelope.as_ref(),
+        )?;
         out.push(path);
     }
     Ok(out)

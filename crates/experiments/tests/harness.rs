@@ -154,3 +154,144 @@ fn results_report_and_plots_have_the_promised_shape() {
     assert!(svg.starts_with("<svg") && svg.contains("m1, ε = 2"));
     assert_eq!(out.plots.len(), 1);
 }
+
+#[test]
+fn plot_filters_series_by_parameter_and_envelopes() {
+    use dpfair_experiments::paper::Envelope;
+    use dpfair_experiments::plot::curves;
+    let dir = tempfile::tempdir().unwrap();
+    let toy = Toy {
+        calls: AtomicUsize::new(0),
+    };
+    let out = run(&toy, &options(dir.path())).unwrap();
+    // m1 at ε = 2: values 2α + r, means over r = 0..4 at α = 0.1, 0.2: 1.7 and 1.9.
+    let spec = PlotSpec::new("f.svg", "f", Axis::FairnessLevel, "value", Series::Method)
+        .for_methods(["m1"])
+        .for_epsilon(2.0);
+    let cs = curves(&spec, &out.summaries);
+    assert_eq!(cs.len(), 1);
+    assert_eq!(cs[0].label, "m1");
+    let ys: Vec<f64> = cs[0].points.iter().map(|p| p.y).collect();
+    assert!(
+        (ys[0] - 1.7).abs() < 1e-12 && (ys[1] - 1.9).abs() < 1e-12,
+        "{ys:?}"
+    );
+    // ε = ∞ selects the non-private rows only (value 10α + r).
+    let inf = curves(&spec.clone().for_epsilon(f64::INFINITY), &out.summaries);
+    assert!((inf[0].points[0].y - 2.5).abs() < 1e-12);
+    // A parameter filter no row satisfies leaves nothing; series by an absent parameter falls
+    // back to the method name.
+    assert!(curves(&spec.clone().for_param("k", 3), &out.summaries).is_empty());
+    let by = spec.clone().series_by_param("k");
+    assert_eq!(curves(&by, &out.summaries)[0].label, "m1");
+    // Two points are their own lower envelope.
+    let per = spec.clone().envelope_per_series();
+    assert_eq!(per.envelope, Envelope::PerSeries);
+    assert_eq!(curves(&per, &out.summaries)[0].points.len(), 2);
+    // The overlay is drawn: the legend names it.
+    let overlay =
+        PlotSpec::new("o.svg", "o", Axis::FairnessLevel, "value", Series::Method).lower_envelope();
+    let files = dpfair_experiments::plot::draw_all(dir.path(), &[overlay], &out.summaries).unwrap();
+    let svg = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(svg.contains("lower envelope"));
+}
+
+#[test]
+fn lower_envelope_is_the_lower_convex_hull() {
+    use dpfair_experiments::plot::{Point, lower_envelope};
+    let pt = |x: f64, y: f64| Point { x, y, band: 0.0 };
+    // (2, 0.5) lies above the chord from (1, 0.2) to (3, 0); (2, 0.1) lies on it (collinear
+    // points are dropped); (1, 0.9) shares x = 1 with a lower point; NaN is ignored.
+    let pts = [
+        pt(3.0, 0.0),
+        pt(0.0, 1.0),
+        pt(2.0, 0.5),
+        pt(1.0, 0.2),
+        pt(2.0, 0.1),
+        pt(1.0, 0.9),
+        pt(f64::NAN, 0.0),
+    ];
+    let hull = lower_envelope(&pts);
+    let xy: Vec<(f64, f64)> = hull.iter().map(|p| (p.x, p.y)).collect();
+    assert_eq!(xy, vec![(0.0, 1.0), (1.0, 0.2), (3.0, 0.0)]);
+    // Every finite input point lies on or above the envelope's piecewise-linear interpolation.
+    for p in pts.iter().filter(|p| p.x.is_finite()) {
+        let w = hull
+            .windows(2)
+            .find(|w| w[0].x <= p.x && p.x <= w[1].x)
+            .unwrap();
+        let t = (p.x - w[0].x) / (w[1].x - w[0].x);
+        assert!(
+            p.y >= w[0].y + t * (w[1].y - w[0].y) - 1e-12,
+            "{p:?} below the hull"
+        );
+    }
+    assert!(lower_envelope(&[]).is_empty());
+    assert_eq!(lower_envelope(&[pt(1.0, 2.0)]).len(), 1);
+}
+
+/// The seed 001 reproduction (spec §4.6, Figs. 2–4) with a chosen number of seeds and a chosen
+/// part of the grid, for machines where `dpfair reproduce fair-regression --full` (≈ 260,000 LPs)
+/// does not fit. Run in release, e.g.
+/// `DPFAIR_DATA_DIR=/work/shared/datasets FREG_PART=references FREG_REPS=50 FREG_OUT=/tmp/freg
+///  cargo test --release -p dpfair-experiments --test harness -- --ignored fair_regression_reproduction`
+/// with FREG_PART ∈ {references (§4.6), envelopes (Figs. 3–4), k180 (Fig. 2's k = 180 Law
+/// panel), full}. The report's tolerances are 3·std/√FREG_REPS.
+#[test]
+#[ignore = "long: real data, many LPs; see the doc comment"]
+fn fair_regression_reproduction() {
+    use dpfair_experiments::papers::fair_regression::{
+        FairRegression, envelope_grid, full_grid, law_k180_grid, reference_grid, references_for,
+    };
+    struct Slice {
+        grid: Grid,
+        reps: usize,
+    }
+    impl Paper for Slice {
+        fn name(&self) -> &'static str {
+            FairRegression.name()
+        }
+        fn description(&self) -> &'static str {
+            FairRegression.description()
+        }
+        fn grid(&self, _scale: Scale) -> Grid {
+            self.grid.clone()
+        }
+        fn run(&self, cell: &Cell) -> Result<Outcome> {
+            FairRegression.run(cell)
+        }
+        fn references(&self) -> Vec<Reference> {
+            references_for(self.reps)
+        }
+        fn plots(&self) -> Vec<PlotSpec> {
+            FairRegression.plots()
+        }
+    }
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let reps: usize = env("FREG_REPS", "50").parse().expect("FREG_REPS: a count");
+    let part = env("FREG_PART", "references");
+    let grid = match part.as_str() {
+        "references" => reference_grid(reps),
+        "envelopes" => envelope_grid(reps),
+        "k180" => law_k180_grid(reps),
+        "full" => full_grid(reps),
+        other => panic!("FREG_PART: unknown part `{other}`"),
+    };
+    let out = env("FREG_OUT", "/tmp/freg");
+    let mut opts = RunOptions::new(format!("{out}/{part}"), Scale::Full);
+    opts.jobs = std::env::var("FREG_JOBS")
+        .ok()
+        .map(|j| j.parse().expect("FREG_JOBS"));
+    let t = std::time::Instant::now();
+    let s = run(&Slice { grid, reps }, &opts).unwrap();
+    eprintln!(
+        "{part}: {} cells in {:.1} s wall, {} resumed, {} missing, {} failed; report {}",
+        s.ran,
+        t.elapsed().as_secs_f64(),
+        s.resumed,
+        s.missing,
+        s.failed.len(),
+        s.report.display()
+    );
+    assert!(s.failed.is_empty(), "{:?}", s.failed);
+}

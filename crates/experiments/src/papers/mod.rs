@@ -7,6 +7,7 @@ pub mod decoupled;
 pub mod dp2dp;
 pub mod fair_bayes;
 pub mod fair_regression;
+pub mod fdp_fair;
 pub mod lpct;
 
 use crate::Paper;
@@ -22,6 +23,7 @@ pub fn all() -> Vec<&'static dyn Paper> {
         &lpct::LpctPaper,
         &decoupled::Decoupled,
         &dp2dp::Dp2dpPaper,
+        &fdp_fair::FdpFairPaper,
         // one line per paper, e.g. `&seed003::Seed003,`
     ]
 }

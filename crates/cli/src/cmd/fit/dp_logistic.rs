@@ -85,9 +85,29 @@ fn learn_error(e: LearnError) -> CliError {
     match e {
         LearnError::NotConverged { .. } => CliError::Internal(e.to_string()),
         LearnError::Privacy(p) => p.into(),
-        other => CliError::BadInput(other.to_string()),
+        other => {
+            let msg = other.to_string();
+            match OPTION_OF
+                .iter()
+                .find(|(p, _)| msg.contains(&format!("`{p}`")))
+            {
+                Some((_, flag)) => CliError::BadInput(format!("{flag}: {msg}")),
+                None => CliError::BadInput(msg),
+            }
+        }
     }
 }
+
+/// The command-line option behind each learner parameter an error may name.
+const OPTION_OF: [(&str, &str); 7] = [
+    ("expected_batch", "--batch"),
+    ("epochs", "--epochs"),
+    ("learning_rate", "--learning-rate"),
+    ("clip", "--clip"),
+    ("l2", "--l2"),
+    ("feature_bound", "--feature-bound"),
+    ("epsilon", "--epsilon"),
+];
 
 /// The default expected batch size for `n` rows: about 16 steps per epoch.
 fn default_batch(n: usize) -> usize {

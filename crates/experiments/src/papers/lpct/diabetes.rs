@@ -10,7 +10,8 @@
 //!   grids, needed to reproduce its numbers);
 //! * LPCT-prune-M / -C: no grid in the paper; the [code]'s min_samples_leaf ∈ {1, 5}, p0 and
 //!   p_term from Algorithm 2's formulas (the [code] leaves the depth at 2, H10);
-//! * PHIST: h^{−1} ∈ {1,…,6} bins per axis; CT-W / CT-Q: max_depth ∈ {1,…,8,10,12,14,16}.
+//! * PHIST: h^{−1} ∈ {1,…,6} bins per axis; CT-W / CT-Q: max_depth ∈ {1,…,8,10,12,14,16};
+//!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², H14).
 //!
 //! Honest selection (no test set): `lpct-m-theory` / `lpct-c-theory` use Theorem 4's depth and λ
 //! (the `dpfair fit lpct` default) and LPCT-prune has nothing to tune.
@@ -118,6 +119,7 @@ fn score_rep(
             };
             out.push(score::lpct_theory(&settings, eps, data, seed)?);
         }
+        "pglm" => out.push(score::pglm(eps, data, seed)?),
         "phist" => {
             let max_bins = if size == GridSize::Quick { 4 } else { 6 };
             for bins in 1..=max_bins {

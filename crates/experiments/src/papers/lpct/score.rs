@@ -6,6 +6,7 @@
 
 use super::oracle::Scored;
 use crate::error::{Result, method_error};
+use dpfair::lpct::baselines::pglm::{PglmConfig, fit_pglm};
 use dpfair::lpct::baselines::{PhistConfig, fit_phist};
 use dpfair::lpct::{
     self, LeafSums, LpctConfig, OutOfRange, PruneConfig, RatioRule, Tree, TreeSettings,
@@ -205,5 +206,22 @@ pub fn cart(max_depth: usize, with_private: bool, data: &Split) -> Result<Scored
             pred.into_iter().map(|c| u8::from(c == 1)),
             labels(data.test, "test data")?,
         ),
+    })
+}
+
+/// PGLM (Wang et al. 2023) with per-user Gaussian reports at (ε, δ = 1/n_P²) (H14).
+pub fn pglm(epsilon: f64, data: &Split, seed: u64) -> Result<Scored> {
+    let mut ledger = Ledger::unlimited();
+    let mut noise = Noise::seeded(derive_seed(seed, 0x50474C4D));
+    let cfg = PglmConfig {
+        epsilon,
+        ..PglmConfig::default()
+    };
+    let m =
+        fit_pglm(&cfg, data.public, data.private, &mut ledger, &mut noise).map_err(method_error)?;
+    let pred = m.predict(data.test.features.view()).map_err(method_error)?;
+    Ok(Scored {
+        config: vec![],
+        accuracy: accuracy(pred, labels(data.test, "test data")?),
     })
 }
