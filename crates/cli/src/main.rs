@@ -43,6 +43,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     // clap prints its own errors and exits 2 (0 for --help / --version).
     let cli = Cli::parse();
     // A panic is a bug, never the user's fault: report it as an internal error (exit 1) rather
@@ -59,6 +60,16 @@ fn main() -> ExitCode {
             );
             ExitCode::from(1)
         }
+    }
+}
+
+/// Dies quietly on a closed pipe (`dpfair evaluate … | head`), as Unix filters do, instead of
+/// panicking on the failed write: Rust ignores SIGPIPE by default.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
