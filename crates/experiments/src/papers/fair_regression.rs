@@ -605,10 +605,17 @@ mod tests {
 
     #[test]
     fn grids_have_the_papers_sizes() {
-        // Spec §4.3: 24 Law α and 28 Communities α; two listed values as printed there.
+        // Spec §4.3: 24 Law α and 28 Communities α; values as printed there (rounded to 8
+        // decimals): Law's third value, and Communities' 16th and 17th values (0 and the 14
+        // geometric values come first, then linspace(0.13, 0.44, 12) starts at index 15).
         let (law, com) = (alpha_grid(LAW), alpha_grid(COMMUNITIES));
         assert_eq!((law.len(), com.len()), (24, 28));
-        assert!((law[2] - 0.00697475).abs() < 1e-8 && (com[15] - 0.15818182).abs() < 1e-8);
+        assert!((law[2] - 0.00697475).abs() < 1e-8, "{law:?}");
+        assert!(
+            (com[14] - 0.12).abs() < 1e-12 && (com[15] - 0.13).abs() < 1e-12,
+            "{com:?}"
+        );
+        assert!((com[16] - 0.15818182).abs() < 1e-8, "{com:?}");
         assert_eq!(fig3_ks().len(), 31);
         // §4.7: Law Fig. 2 (k ∈ {36, 180}) plus Figs. 3–4 (31 k, k = 36 shared) = 32 k × 24 α ×
         // 6 ε; Communities 2 k × 28 α × 6 ε; one repetition count for all.
