@@ -91,6 +91,15 @@ fn fits_saves_and_predicts_within_the_disparity_level() {
     assert_eq!(file["model"]["kind"], "cdp-fair");
     // δ = (N/2)^{−2} = 2000^{−2} by default; the strict ledger spends exactly (ε, δ).
     assert_eq!(file["ledger"]["budget"]["epsilon"], 2.0);
+    // S2 chooses τ̃ by the exponential mechanism (DP for every event, spec H11).
+    let entries = file["ledger"]["entries"].as_array().unwrap();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["label"].as_str().unwrap().contains("S2")
+                && e["mechanism"].as_str().unwrap().contains("exponential")),
+        "{entries:?}"
+    );
     let pred = dir.join("pred.csv");
     ok(&dpfair(&[
         "predict",
@@ -142,6 +151,8 @@ fn paper_accounting_prints_its_real_cost() {
         "{err}"
     );
     assert!(err.contains("fold 2"), "{err}");
+    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (H11).
+    assert!(err.contains("location of τ̃"), "{err}");
 }
 
 #[test]
@@ -159,10 +170,13 @@ fn bad_input_exits_2_naming_the_parameter() {
     };
     let mut three_groups = fit_args(c, m);
     three_groups.extend(["--groups", "f,m,x"]);
+    let mut even_grid = fit_args(c, m);
+    even_grid.extend(["--tau-grid", "4"]);
     for (args, needle) in [
         (replace("--alpha", "-1"), "--alpha"),
         (replace("--epsilon", "0"), "--epsilon"),
         (three_groups, "two groups"),
+        (even_grid, "--tau-grid"),
     ] {
         let out = dpfair(&args);
         let err = String::from_utf8_lossy(&out.stderr);

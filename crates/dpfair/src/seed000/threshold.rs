@@ -214,6 +214,49 @@ pub fn sweep_threshold(scores: &ScoreSet, shift: f64, alpha: f64) -> Sweep {
     }
 }
 
+/// The public candidate thresholds of strict S2: `points` values equally spaced on
+/// `[−bound, bound]` (`points` odd, so `τ = 0` is a candidate). With `bound = max(π̃_0, π̃_1)`
+/// (S1's output, public to S2) the grid covers every τ where the DD curve can move: the scores
+/// satisfy `|z| ≤ π̃_a`, so the curve is constant (±1) beyond it.
+pub fn tau_grid(bound: f64, points: usize) -> Vec<f64> {
+    let half = (points / 2).max(1);
+    (0..=2 * half)
+        .map(|j| bound * (j as f64 - half as f64) / half as f64)
+        .collect()
+}
+
+/// Utility of the candidate `τ` in the private selection of strict S2 (exponential mechanism):
+/// `u(τ) = −|D̂D(τ) − α·sgn(τ)|` for `τ ≠ 0` and `u(0) = −dist(D̂D(0), [−α, α])`, with `D̂D` the
+/// paper-rule curve (`≥` for both groups, H14).
+///
+/// `h(τ) = D̂D(τ) − α·sgn(τ)` is non-increasing (Lemma 12 and the jump of `−α·sgn` at 0) and its
+/// zero crossing is exactly Algorithm 5's target `τ* = argmin{|τ| : |D̂D(τ)| ≤ α}`: 0 when
+/// `|D̂D(0)| ≤ α`, else the crossing of `+α` (τ > 0) or `−α` (τ < 0). So `u` peaks at the
+/// paper's `τ̃` (without the shift `w̌`). One record moves `D̂D(τ)` by at most the curve's
+/// sensitivity Δ at every τ, hence `u` by at most Δ: the selection is ε-DP for **every** event
+/// (McSherry & Talwar 2007), not only for the half-lines of the paper's Prop. 4 (spec H11).
+pub fn crossing_utility(scores: &ScoreSet, tau: f64, alpha: f64) -> f64 {
+    let g = scores.dd(tau, [1.0, 1.0]);
+    if tau > 0.0 {
+        -(g - alpha).abs()
+    } else if tau < 0.0 {
+        -(g + alpha).abs()
+    } else {
+        -(g.abs() - alpha).max(0.0)
+    }
+}
+
+/// The side of a threshold (`Zero` for `τ = 0`).
+pub fn side_of(tau: f64) -> Side {
+    if tau > 0.0 {
+        Side::Positive
+    } else if tau < 0.0 {
+        Side::Negative
+    } else {
+        Side::Zero
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +363,57 @@ mod tests {
         assert!(sw.rule.tau < 0.0);
         // An absurd shift cannot be met: flagged infeasible.
         assert!(!sweep_threshold(&s, 5.0, 0.1).feasible);
+    }
+
+    #[test]
+    fn tau_grid_is_symmetric_and_contains_zero() {
+        let g = tau_grid(0.3, 7);
+        assert_eq!(g.len(), 7);
+        assert_eq!(g[3], 0.0);
+        assert_eq!((g[0], g[6]), (-0.3, 0.3));
+        // An even count is rounded up to the next odd one.
+        assert_eq!(tau_grid(0.5, 4).len(), 5);
+    }
+
+    #[test]
+    fn crossing_utility_peaks_at_the_exact_sweep() {
+        // u ≤ 0; it rises towards the sweep's τ̃ and falls after it (|h| of a non-increasing h),
+        // its maximum lies on the sweep's side and within one jump (1/60) of 0.
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let grid = tau_grid(1.0, 4001);
+        for case in 0..30 {
+            let z0: Vec<f64> = (0..80).map(|_| 0.6 * uniform(&mut rng) - 0.2).collect();
+            let z1: Vec<f64> = (0..60).map(|_| 0.8 * uniform(&mut rng) - 0.4).collect();
+            let s = ScoreSet::new(z0, z1, [80.0, 60.0]);
+            let alpha = [0.02, 0.1, 0.6][case % 3];
+            let sw = sweep_threshold(&s, 0.0, alpha);
+            let u: Vec<f64> = grid
+                .iter()
+                .map(|&t| crossing_utility(&s, t, alpha))
+                .collect();
+            assert!(u.iter().all(|&v| v <= 0.0));
+            // h(τ) = D̂D(τ) − α sgn(τ) is non-increasing, so u = −|h| rises while h ≥ 0 and
+            // falls once h ≤ 0 (on each side of 0).
+            let h = |t: f64| s.dd(t, [1.0, 1.0]) - alpha * t.signum();
+            for j in 1..grid.len() {
+                let (a, b) = (grid[j - 1], grid[j]);
+                if a == 0.0 || b == 0.0 {
+                    continue;
+                }
+                assert!(h(b) <= h(a));
+                if h(b) >= 0.0 {
+                    assert!(u[j] >= u[j - 1], "case {case}: u falls at {b}");
+                }
+                if h(a) <= 0.0 {
+                    assert!(u[j] <= u[j - 1], "case {case}: u rises at {b}");
+                }
+            }
+            let best = (0..grid.len())
+                .max_by(|&i, &j| u[i].total_cmp(&u[j]))
+                .unwrap();
+            assert_eq!(side_of(grid[best]), sw.side, "case {case}");
+            assert!(u[best] >= -1.0 / 60.0 - 1e-12, "case {case}: {}", u[best]);
+        }
     }
 
     #[test]

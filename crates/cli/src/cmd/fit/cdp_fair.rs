@@ -3,14 +3,15 @@
 //!
 //! Features are scaled to [0, 1] with `--bounds` (public, free) or `--coarse-bounds` (private,
 //! `--bounds-share` of ε); the kernel bandwidth is then chosen by a public rule from the training
-//! size, the dimension and ε. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half calibrate
-//! the threshold `τ̃` (S2); the model satisfies |DD| ≤ α up to `O(N^{−1/2} + (Nε)^{−1})`.
+//! size, the dimension and ε. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
+//! the threshold `τ̃` (S2, by the exponential mechanism on a public grid of `--tau-grid`
+//! points); the model satisfies |DD| ≤ α up to `O(N^{−1/2} + log(grid)/(Nε))`.
 //! `--accounting paper` runs the authors' procedure (cross-fitting, bandwidth CV, "known" π,
-//! their σ formulas) and prints what it really costs.
+//! their σ formulas, a Gaussian shift of the DD curve) and prints what it really costs.
 
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
-use dpfair::cdp_fair::{Accounting, Config, DEFAULT_FREQUENCIES, DdFloor, fit};
+use dpfair::cdp_fair::{Accounting, Config, DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID, DdFloor, fit};
 use dpfair::model::FittedModel;
 use dpfair::seed000::Error as MethodError;
 use dpfair::seed000::kernel::Bandwidth;
@@ -50,6 +51,10 @@ pub struct Args {
     /// from the released π̃].
     #[arg(long, value_name = "N")]
     min_group: Option<usize>,
+    /// Candidate thresholds (odd, ≥ 3) of the private choice of τ̃, spread over
+    /// [−max π̃, max π̃] (strict only; the paper sweeps the calibration scores).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_TAU_GRID)]
+    tau_grid: usize,
 }
 
 pub(crate) fn method_error(e: MethodError) -> CliError {
@@ -120,6 +125,7 @@ pub fn run(args: Args) -> CliResult {
             Some(min_group) => DdFloor::Public { min_group },
             None => DdFloor::default(),
         },
+        tau_grid: args.tau_grid,
         ..Config::default()
     };
     let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
