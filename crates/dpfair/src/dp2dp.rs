@@ -4,7 +4,8 @@
 //! Two phases on disjoint rows (parallel composition, §2.5.4: the pipeline is (ε, δ)-DP when each
 //! phase is):
 //! 1. [`phase1`]: a private probability model p̄ on the labelled split D_n (output-perturbed
-//!    multinomial logistic regression, §2.2 P1-OP, or DP-SGD).
+//!    multinomial logistic regression, §2.2 P1-OP, or DP-SGD; by default whichever suits the
+//!    size of the data, [`Phase1::Auto`]).
 //! 2. [`phase2`] (Algorithm 1) on the unlabelled split D_N: private group frequencies π̄, then
 //!    noisy projected SGD on the smoothed dual over λ ∈ [0, C_λ]^{2K} ([`dual`]); the classifier is
 //!    ĝ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k) ([`rule`]).
@@ -42,6 +43,10 @@ pub struct Model {
     /// Names of the two groups: `[s = −1, s = +1]`.
     pub group_names: Vec<String>,
     pub phase1: Classifier,
+    /// The Phase-1 procedure that was run ([`Phase1::Auto`] resolved; `None` in models saved
+    /// before this field existed).
+    #[serde(default)]
+    pub phase1_procedure: Option<Phase1>,
     pub phase2: phase2::Release,
     pub ties: TieBreak,
     /// Rows used by Phase 1 and Phase 2.
@@ -131,6 +136,7 @@ pub fn fit(cfg: &Config, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise)
     }
     let xt = data.features.select(ndarray::Axis(0), &train);
     let yt: Vec<u32> = train.iter().map(|&i| y[i]).collect();
+    let procedure = phase1::resolve(cfg, xt.nrows(), xt.ncols(), k)?;
     const PARTITION: &str = "DP2DP disjoint split (labelled / unlabelled rows)";
     let p1 = ledger.in_part(PARTITION, "phase 1: labelled D_n", |l| {
         Ok(phase1::fit(cfg, xt.view(), &yt, k, l, noise))
@@ -146,6 +152,7 @@ pub fn fit(cfg: &Config, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise)
         rho: cfg.rho,
         group_names: names,
         phase1: p1,
+        phase1_procedure: Some(procedure),
         phase2: release,
         ties: cfg.ties,
         n_train: train.len(),

@@ -8,8 +8,11 @@
 //! ```
 //!
 //! `d = 20`, `K = 6`, `m = 10`; `p` is the unfairness (contamination) parameter, `p = 0.5` fair.
-//! As the spec recommends, `Y` is i.i.d. uniform and the centres are redrawn from each seed
-//! (their own stream). Classes are coded `0..K`; group code 1 is `S = +1`, code 0 is `S = −1`;
+//! As the spec recommends, `Y` is i.i.d. uniform. The centres (the population) are drawn from
+//! [`GaussianMixtureDesign::centres_seed`], not from the seed of [`Design::generate`]: like every
+//! other design, two calls with different seeds are two samples of the SAME population (a model
+//! trained on one can be tested on the other). To redraw the centres every run (H19), set
+//! `centres_seed` to the run's seed. Classes are coded `0..K`; group code 1 is `S = +1`, code 0 is `S = −1`;
 //! `S` is not among the features. The true labels' demographic-parity gap is `(2p − 1)/3` for
 //! `K = 6` (spec §4.1).
 
@@ -19,7 +22,8 @@ use crate::{Dataset, Groups, Target};
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
-/// The seed-004 design. `Default`: `d = 20`, `K = 6`, `m = 10`, `p = 0.75` (Fig. 1 left).
+/// The seed-004 design. `Default`: `d = 20`, `K = 6`, `m = 10`, `p = 0.75` (Fig. 1 left),
+/// centres from seed 4.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianMixtureDesign {
     pub dim: usize,
@@ -28,6 +32,8 @@ pub struct GaussianMixtureDesign {
     pub components: usize,
     /// `P(S = +1 | Y = k)` for the first `⌊K/2⌋` classes (`1 − p` for the others).
     pub p: f64,
+    /// Seed of the centres `c^k + μ_i^k` (the population); rows come from `generate`'s seed.
+    pub centres_seed: u64,
 }
 
 impl Default for GaussianMixtureDesign {
@@ -37,6 +43,7 @@ impl Default for GaussianMixtureDesign {
             classes: 6,
             components: 10,
             p: 0.75,
+            centres_seed: 4,
         }
     }
 }
@@ -64,7 +71,8 @@ impl GaussianMixtureDesign {
         check_probability("p", self.p)
     }
 
-    /// The component centres drawn from `seed` (the same as [`Design::generate`] uses).
+    /// The component centres drawn from `seed` ([`Design::generate`] uses
+    /// `centres(self.centres_seed)`).
     pub fn centres(&self, seed: u64) -> Result<MixtureCentres> {
         self.check()?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(derive_seed(seed, CENTRES_STREAM));
@@ -105,7 +113,7 @@ impl Design for GaussianMixtureDesign {
 
     fn generate(&self, n: usize, seed: u64) -> Result<Dataset> {
         check_rows(n)?;
-        let centres = self.centres(seed)?.centres;
+        let centres = self.centres(self.centres_seed)?.centres;
         let rows = generate_rows(n, self.dim, seed, |rng, x| {
             let k = rng.random_range(0..self.classes);
             let i = rng.random_range(0..self.components);
@@ -175,13 +183,67 @@ mod tests {
         }
     }
 
+    /// Per-class feature means (K × d) of a sample.
+    fn class_means(d: &Dataset) -> Vec<Vec<f64>> {
+        let Some(Target::Multiclass { k, labels }) = &d.target else {
+            panic!()
+        };
+        let mut sums = vec![vec![0.0; d.features.ncols()]; *k];
+        let mut counts = vec![0.0; *k];
+        for (row, &l) in d.features.rows().into_iter().zip(labels) {
+            counts[l as usize] += 1.0;
+            for (s, v) in sums[l as usize].iter_mut().zip(row) {
+                *s += v;
+            }
+        }
+        for (s, c) in sums.iter_mut().zip(&counts) {
+            s.iter_mut().for_each(|v| *v /= c);
+        }
+        sums
+    }
+
+    /// Regression test: the centres used to be redrawn from `generate`'s seed, so a train and a
+    /// test sample drawn with two seeds (as `dpfair demo` does) came from two different
+    /// populations, and every model scored below chance (1/6) on its test set.
+    #[test]
+    fn samples_with_different_seeds_share_the_population() {
+        let design = GaussianMixtureDesign::default();
+        let a = class_means(&design.generate(30_000, 1).unwrap());
+        let b = class_means(&design.generate(30_000, 2).unwrap());
+        for (k, (ma, mb)) in a.iter().zip(&b).enumerate() {
+            // ≈ 5,000 rows per class; per-coordinate within-class variance 1 + Var_i(μ_i) ≤ 3.5
+            // (generous for 10 standard normal offsets), so E‖m_a − m_b‖² ≤ 20·2·3.5/5000 =
+            // 0.028 (rms 0.17); 0.5 is 3 rms. Different centres give ‖c − c'‖ ≈ 4.
+            let dist = ma
+                .iter()
+                .zip(mb)
+                .map(|(x, y)| (x - y).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(dist < 0.5, "class {k}: means {dist} apart");
+        }
+        // A different centres seed is a different population (H19: redraw per run).
+        let other = GaussianMixtureDesign {
+            centres_seed: 5,
+            ..design
+        };
+        let c = class_means(&other.generate(30_000, 1).unwrap());
+        let dist = a[0]
+            .iter()
+            .zip(&c[0])
+            .map(|(x, y)| (x - y).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(dist > 1.0, "{dist}");
+    }
+
     #[test]
     fn features_are_centred_on_the_mixture_and_reproducible() {
         let design = GaussianMixtureDesign::default();
         let d = design.generate(30_000, 2).unwrap();
         assert_eq!(d.features.dim(), (30_000, 20));
         assert_eq!(d, design.generate(30_000, 2).unwrap());
-        let centres = design.centres(2).unwrap().centres;
+        let centres = design.centres(design.centres_seed).unwrap().centres;
         let Some(Target::Multiclass { labels, .. }) = &d.target else {
             panic!()
         };

@@ -20,12 +20,47 @@ pub enum Phase1 {
         learning_rate: f64,
         clip: f64,
     },
+    /// The default: output perturbation with (Λ, R) = (`l2`, `feature_bound`) when its noise is
+    /// small — the noise vector's expected norm σ√p at most [`Phase1::AUTO_MAX_NOISE_RATIO`] of
+    /// the largest norm the weights can have, √(2 ln K / Λ) — and otherwise
+    /// [`Phase1::dp_sgd_default`]. The choice reads only public numbers (n, d, K, ε, δ, Λ, R),
+    /// so it leaks nothing; see [`super::phase1::resolve`].
+    Auto { l2: f64, feature_bound: f64 },
 }
 
 impl Default for Phase1 {
     fn default() -> Self {
         // Λ = 1e-2 is the spec's ablation value (H13): scikit-learn's C = 1 (Λ = 1/n) makes the
-        // output-perturbation noise swamp the weights at ε ≤ 1.
+        // output-perturbation noise swamp the weights at ε ≤ 1. Output perturbation alone is
+        // refused (noise would swamp the weights) on a few thousand rows with K = 6 at ε = 0.5,
+        // hence the automatic choice.
+        Phase1::Auto {
+            l2: 1e-2,
+            feature_bound: 1.0,
+        }
+    }
+}
+
+impl Phase1 {
+    /// [`Phase1::Auto`] takes output perturbation when σ√p ≤ this fraction of √(2 ln K / Λ).
+    /// Measured on the seed-004 mixture (K = 6, d = 20; 3 seeds): at n = 4,500 and ε = 0.5
+    /// (ratio 0.29) output perturbation reaches test accuracy 0.66 against DP-SGD's 0.74, at
+    /// ε = 1 (ratio 0.15) 0.74 against 0.77; on Adult (ratio 0.05) it is the paper's choice.
+    pub const AUTO_MAX_NOISE_RATIO: f64 = 0.1;
+
+    /// P1-SGD settings that train the seed-004 mixture well from about a thousand rows (20
+    /// epochs, expected batch 256, η = 0.5, clipping norm 1).
+    pub fn dp_sgd_default() -> Self {
+        Phase1::DpSgd {
+            epochs: 20,
+            expected_batch: 256,
+            learning_rate: 0.5,
+            clip: 1.0,
+        }
+    }
+
+    /// The paper's experimental choice (P1-OP) with Λ = 1e-2, R = 1 (H13).
+    pub fn paper() -> Self {
         Phase1::OutputPerturbation {
             l2: 1e-2,
             feature_bound: 1.0,
@@ -201,7 +236,8 @@ impl Config {
             }
         }
         match &self.phase1 {
-            Phase1::OutputPerturbation { l2, feature_bound } => {
+            Phase1::OutputPerturbation { l2, feature_bound }
+            | Phase1::Auto { l2, feature_bound } => {
                 positive_finite("l2", *l2)?;
                 positive_finite("feature_bound", *feature_bound)?;
             }

@@ -18,6 +18,9 @@ use dpfair_privacy::{Budget, Ledger};
 /// Phase-1 model choice.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase1Arg {
+    /// Output perturbation when its noise is small for this n, d, K and ε (public numbers),
+    /// else DP-SGD.
+    Auto,
     /// Output-perturbed L2-regularised logistic regression (the paper's experiments).
     OutputPerturbation,
     /// DP-SGD logistic regression (Algorithm 2 with clipping).
@@ -51,7 +54,7 @@ pub struct Args {
     #[arg(long, value_name = "F", default_value_t = 0.25)]
     pool_fraction: f64,
     /// Phase-1 model.
-    #[arg(long, value_enum, default_value_t = Phase1Arg::OutputPerturbation)]
+    #[arg(long, value_enum, default_value_t = Phase1Arg::Auto)]
     phase1: Phase1Arg,
     /// Phase-1 L2 strength Λ per sample (output perturbation; noise ∝ 1/(nΛ)).
     #[arg(long, value_name = "L", default_value_t = 1e-2)]
@@ -104,12 +107,11 @@ pub fn run(args: Args) -> CliResult {
                 l2: args.l2,
                 feature_bound: 1.0,
             },
-            Phase1Arg::DpSgd => Phase1::DpSgd {
-                epochs: 20,
-                expected_batch: 256,
-                learning_rate: 0.1,
-                clip: 1.0,
+            Phase1Arg::Auto => Phase1::Auto {
+                l2: args.l2,
+                feature_bound: 1.0,
             },
+            Phase1Arg::DpSgd => Phase1::dp_sgd_default(),
         },
         beta: args.beta,
         iterations: args.iterations,
@@ -167,6 +169,9 @@ pub fn run(args: Args) -> CliResult {
     }
     let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
     let r = &model.phase2.report;
+    if let Some(p) = &model.phase1_procedure {
+        eprintln!("dp2dp: phase 1 = {p:?}");
+    }
     eprintln!(
         "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); σ_SGD = {:.4} \
          (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
