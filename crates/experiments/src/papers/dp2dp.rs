@@ -15,7 +15,7 @@
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{ExpError, Result, method_error};
 use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
-use dpfair::dp2dp::{self, Config, TieBreak, lp_baseline, rule};
+use dpfair::dp2dp::{self, Config, Phase1, TieBreak, lp_baseline, rule};
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, GaussianMixtureDesign};
 use dpfair_fairness::{accuracy, multiclass_unfairness};
@@ -127,8 +127,10 @@ impl Paper for Dp2dpPaper {
         let (data, test_fraction, pool_fraction, iterations) =
             if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
                 let p: f64 = cell.param("p")?;
+                // Centres redrawn every run (H19).
                 let design = GaussianMixtureDesign {
                     p,
+                    centres_seed: cell.seed,
                     ..GaussianMixtureDesign::default()
                 };
                 let data = design.generate(10_000, cell.seed).map_err(method_error)?;
@@ -148,6 +150,8 @@ impl Paper for Dp2dpPaper {
             delta: s.delta,
             pool_fraction,
             iterations,
+            // The paper's experiments: output perturbation (Λ = 1e-2, R = 1).
+            phase1: Phase1::paper(),
             ..Config::default()
         };
         let mut ledger = if s.epsilon.is_finite() {
