@@ -183,6 +183,10 @@ fn strict_mode_refuses_non_private_steps() {
             delta: Some(1.0),
             ..Config::default()
         },
+        Config {
+            tau_grid: 4,
+            ..Config::default()
+        },
     ] {
         assert!(
             fit(&config, &data, &mut ledger, &mut Noise::seeded(1)).is_err(),
