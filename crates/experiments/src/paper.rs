@@ -241,6 +241,13 @@ pub trait Paper: Sync {
     fn references(&self) -> Vec<Reference> {
         Vec::new()
     }
+    /// The paper's numbers for a run of `repetitions` repetitions per setting (what report.md
+    /// uses). Override when a tolerance depends on the number of repetitions averaged (e.g.
+    /// c·std/√repetitions); the default is [`Paper::references`].
+    fn references_at(&self, repetitions: usize) -> Vec<Reference> {
+        let _ = repetitions;
+        self.references()
+    }
     /// The plots to draw from the aggregated results.
     fn plots(&self) -> Vec<PlotSpec> {
         Vec::new()

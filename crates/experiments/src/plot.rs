@@ -99,11 +99,7 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
 
 /// Whether `spec`'s filters (data set, methods, ε, parameters) keep a row of setting `s`.
 fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
-    // Relative closeness for finite ε only: with b = ∞, |a − b| ≤ 1e-9·|b| would hold for every
-    // finite a (∞ ≤ ∞), so ε = 2 would also select the non-private rows.
-    let close = |a: f64, b: f64| {
-        a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
-    };
+    use crate::report::close;
     spec.dataset.as_ref().is_none_or(|d| *d == s.dataset)
         && spec
             .methods

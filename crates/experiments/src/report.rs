@@ -19,8 +19,10 @@ pub(crate) struct Status {
     pub failed: Vec<(String, String)>,
 }
 
-fn close(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+/// Equal, or both finite and within 1e-9 relative. (A bare relative test would call ε = ∞ close
+/// to every finite ε: |a − ∞| = ∞ ≤ 1e-9·∞.)
+pub(crate) fn close(a: f64, b: f64) -> bool {
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
 }
 
 /// The aggregated row a reference is compared with.
@@ -70,7 +72,7 @@ pub(crate) fn write(
         status.missing,
         status.failed.len()
     );
-    let refs = paper.references();
+    let refs = paper.references_at(status.repetitions);
     if !refs.is_empty() {
         let _ = writeln!(md, "## Paper numbers beside ours\n");
         let _ = writeln!(

@@ -48,6 +48,9 @@ impl Paper for Toy {
             Reference::new("toy table", "synthetic", "m1", 2.0, "value", 1.9, 1e-9).at_level(0.2),
             Reference::new("toy table", "synthetic", "m2", 1.0, "value", 5.0, 0.1).at_level(0.1),
             Reference::new("toy table", "synthetic", "m3", 1.0, "value", 5.0, 0.1),
+            // No row at ε = 5: "not run" (not the ε = ∞ row, which a bare relative test
+            // |5 − ∞| ≤ 1e-9·∞ would match).
+            Reference::new("toy table", "synthetic", "m1", 5.0, "value", 5.0, 0.1).at_level(0.2),
         ]
     }
     fn plots(&self) -> Vec<PlotSpec> {
@@ -149,7 +152,8 @@ fn results_report_and_plots_have_the_promised_shape() {
     // m2 at ε = 1, α = 0.1: mean 0.1 + 1.5 = 1.6, far from 5 → not within tolerance.
     assert!(report.contains("| -3.4000 | 0.1000 | **no** |"), "{report}");
     assert!(report.contains("| not run |"));
-    assert!(report.contains("1 of 2 compared numbers are within tolerance"));
+    assert!(report.contains("| toy table | synthetic | m1 | 5 | 0.2 | value | 5.0000 | not run |"));
+    assert!(report.contains("1 of 2 compared numbers are within tolerance (4 references)"));
     let svg = std::fs::read_to_string(dir.path().join("toy.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("m1, ε = 2"));
     assert_eq!(out.plots.len(), 1);
@@ -262,6 +266,9 @@ fn fair_regression_reproduction() {
         }
         fn references(&self) -> Vec<Reference> {
             references_for(self.reps)
+        }
+        fn references_at(&self, repetitions: usize) -> Vec<Reference> {
+            references_for(repetitions)
         }
         fn plots(&self) -> Vec<PlotSpec> {
             FairRegression.plots()
