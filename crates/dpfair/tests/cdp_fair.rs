@@ -437,3 +437,44 @@ fn cpu_time_per_fit_n9000() {
         );
     }
 }
+
+/// The `dpfair demo` setting (train 6,000 / test 4,000, or 1,500 / 1,000 with `--small`; α = 0.1;
+/// strict defaults) over 20 data seeds: mean and sd of the test |DD| per ε. One demo run is one
+/// draw from these distributions. Run with
+/// `cargo test -p dpfair --release --test cdp_fair demo_setting -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn demo_setting_disparity_over_seeds() {
+    use dpfair::data::synthetic::derive_seed;
+    for (train_n, test_n) in [(6000usize, 4000usize), (1500, 1000)] {
+        for eps in [1.0, 4.0] {
+            let reps = 20;
+            let dds: Vec<f64> = (0..reps)
+                .map(|seed| {
+                    let design = FdpFairDesign::default();
+                    let train = design.generate(train_n, 2026 + seed).unwrap();
+                    let test = design
+                        .generate(test_n, derive_seed(2026 + seed, 1))
+                        .unwrap();
+                    let config = Config {
+                        alpha: 0.1,
+                        epsilon: eps,
+                        ..Config::default()
+                    };
+                    let model = fit(
+                        &config,
+                        &train,
+                        &mut open_ledger(),
+                        &mut Noise::seeded(seed),
+                    )
+                    .unwrap();
+                    model.expected_metrics(&test).unwrap().dd.abs()
+                })
+                .collect();
+            let mean = dds.iter().sum::<f64>() / reps as f64;
+            let sd =
+                (dds.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (reps - 1) as f64).sqrt();
+            println!("train {train_n} test {test_n} ε {eps}: mean |DD| {mean:.4}, sd {sd:.4}");
+        }
+    }
+}
