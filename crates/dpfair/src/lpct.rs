@@ -18,9 +18,11 @@
 //!
 //! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, H17): when
 //! [`LpctConfig::depth`] / [`LpctConfig::lambda`] are `None`, LPCT uses Theorem 4's choices
-//! 2^p ≍ δ^{−1} and λ ≍ δ^{((γα−α)∧(2γα−d))/d} with δ from eq. (11) at α = γ = 1 and all
-//! constants 1 ([`theory_delta`]); for large ε, δ is floored at the non-private rate of the
-//! remark after Theorem 4. LPCT-prune needs no tuning at all (p0, p_term from Algorithm 2).
+//! 2^p ≍ δ^{−1} and λ ≍ δ^{((γα−α)∧(2γα−d))/d} at α = γ = 1, with the two constants the orders
+//! leave open fixed by the mechanism's noise variance 40/ε² per holder ([`theory_delta`],
+//! [`theory_lambda`]: λ = 1 + 160|I|/ε², the inverse-variance weight of the public counts); for
+//! large ε, δ is floored at the non-private rate of the remark after Theorem 4. LPCT-prune needs
+//! no tuning at all (p0, p_term from Algorithm 2).
 //!
 //! Simulation: [`fit`] and [`fit_prune`] take the private rows in-process and draw the noise of
 //! each per-leaf sum exactly in O(1) ([`privatiser::simulate_sums`]); the real client/collector
@@ -349,14 +351,26 @@ pub fn partition(settings: &TreeSettings, depth: u32, public: &Dataset) -> Resul
     partition::build(&cfg, x, y, scaler(&settings.range, x)?)
 }
 
-/// δ of eq. (11): (n_P ε²/log N + (n_Q/log N)^{(2α+2d)/(2γα+d)})^{−d/(2α+2d)}, N = n_P + n_Q,
-/// floored at the non-private δ (n_P/log N + (n_Q/log N)^{(2α+d)/(2γα+d)})^{−d/(2α+d)} (the regime
-/// ε ≳ n_P^{d/(2α+2d)} after Theorem 4).
+/// ε² times the variance, per private holder, of the Laplace noise on a leaf's Ñ_P − S̃_P/2 (the
+/// numerator of η̃ − 1/2): 2·(4/ε)² on Ñ_P plus a quarter of it on S̃_P, i.e. 40/ε².
+pub const NOISE_VARIANCE: f64 = 40.0;
+
+/// δ of eq. (11) with the mechanism's constants (the default depth's rate; α, γ of Assumptions
+/// 1 and 3): (n_P ε²/c + n_Q^{(2α+2d)/(2γα+d)})^{−d/(2α+2d)}, c = [`NOISE_VARIANCE`], floored at
+/// the non-private δ (n_P + n_Q^{(2α+d)/(2γα+d)})^{−d/(2α+d)} (the regime ε ≳ n_P^{d/(2α+2d)}
+/// after Theorem 4).
+///
+/// Eq. (11) itself is (n_P ε²/log N + (n_Q/log N)^{…})^{−d/(2α+2d)}, an order with every constant
+/// set to one. Two constants matter at the paper's sample sizes: the privatised error of (30) is
+/// the noise sd √(40 n_P)/ε of a leaf's numerator, not √n_P/ε, so a holder's report is worth
+/// ε²/40 non-private observations; and the log N factors come from the union bound behind the
+/// theorem's probability 1 − 3/(n_P+n_Q)², not from the bias–variance balance, so they are
+/// dropped. With both at one the depth ignored the noise (p = 5 at n_P = 10⁴, n_Q = 50, ε = 4:
+/// 312 holders per leaf, a numerator signal 312·|η − 1/2| ≲ 100 against a noise sd of 158).
 pub fn theory_delta(n_p: u64, n_q: u64, d: usize, epsilon: f64, alpha: f64, gamma: f64) -> f64 {
     let d = d as f64;
-    let log_n = ((n_p + n_q) as f64).ln().max(1.0);
-    let (np, nq) = (n_p as f64 / log_n, n_q as f64 / log_n);
-    let private = (np * epsilon * epsilon
+    let (np, nq) = (n_p as f64, n_q as f64);
+    let private = (np * epsilon * epsilon / NOISE_VARIANCE
         + nq.powf((2.0 * alpha + 2.0 * d) / (2.0 * gamma * alpha + d)))
     .powf(-d / (2.0 * alpha + 2.0 * d));
     let non_private =
@@ -364,7 +378,8 @@ pub fn theory_delta(n_p: u64, n_q: u64, d: usize, epsilon: f64, alpha: f64, gamm
     private.max(non_private)
 }
 
-/// Theorem 4's depth at α = γ = 1: p = round(log2 δ^{−1}), within [1, 20].
+/// The default depth: Theorem 4's 2^p ≍ δ^{−1} at α = γ = 1 ([`theory_delta`]), p = round(log2
+/// δ^{−1}) within [1, 20].
 pub fn theory_depth(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
     let p = (-theory_delta(n_p, n_q, d, epsilon, 1.0, 1.0).log2()).round();
     if p.is_finite() {
@@ -374,11 +389,21 @@ pub fn theory_depth(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
     }
 }
 
-/// Theorem 4's λ ≍ δ^{((γα−α)∧(2γα−d))/d}, at α = γ = 1: δ^{min(0, 2−d)/d}.
-pub fn theory_lambda(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> f64 {
-    let delta = theory_delta(n_p, n_q, d, epsilon, 1.0, 1.0);
-    let d = d as f64;
-    delta.powf((0.0f64).min(2.0 - d) / d)
+/// The default λ for a partition with `n_leaves` leaves: λ = 1 + 4c·|I|/ε², c = [`NOISE_VARIANCE`]
+/// (= 1 + 160|I|/ε²).
+///
+/// Theorem 4's λ ≍ δ^{((γα−α)∧(2γα−d))/d} is δ⁰ = 1 at α = γ = 1 for every d ≤ 2: an order whose
+/// constant decides whether the Laplace noise swamps (8) — the paper's own warning after
+/// Theorem 4. With λ = 1 the private noise sd √(40 n_P)/ε of a leaf's numerator dwarfs the public
+/// signal, and at n_P = 6,000, n_Q = 600 the accuracy is 0.49–0.63 for ε ≤ 4 with a per-run sd of
+/// 0.04–0.08. This constant is the inverse-variance weight when η_Q = η_P (γ = 1, the same
+/// assumption as the depth): the numerator's signal is a(S_P + λS_Q) and its variance
+/// V + λ²S_Q/4 with V = 40n_P/ε² + S_P/4 (noise plus Bernoulli), maximised at λ* = 4V/S_P =
+/// 1 + 160 n_P/(ε² S_P), and S_P ≈ n_P/|I| (equal mass per cell on average). It is
+/// Theorem 4's λ ≍ 1 as ε → ∞ and grows with the noise, as "we should rely more on public data
+/// with higher privacy constraint" (Section 6, Fig. 7(c)). It uses only ε and the public partition.
+pub fn theory_lambda(n_leaves: usize, epsilon: f64) -> f64 {
+    1.0 + 4.0 * NOISE_VARIANCE * n_leaves as f64 / (epsilon * epsilon)
 }
 
 /// The one-query part of LPCT shared by every λ: partition, simulated query, public counts.
@@ -410,7 +435,8 @@ pub fn collect(
     ))
 }
 
-/// **LPCT_FIT** (§2.5) in the simulated setting: the depth and λ of `cfg` (or Theorem 4's).
+/// **LPCT_FIT** (§2.5) in the simulated setting: the depth and λ of `cfg` (or the defaults
+/// [`theory_depth`] and [`theory_lambda`]).
 pub fn fit(
     cfg: &LpctConfig,
     public: &Dataset,
@@ -418,36 +444,30 @@ pub fn fit(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<LpctModel> {
-    let lambda = resolve_lambda(cfg, public, private)?;
-    Ok(fit_grid(cfg, &[lambda], public, private, ledger, noise)?.remove(0))
+    let (depth, tree, sums) = query(cfg, public, private, ledger, noise)?;
+    let lambda = cfg
+        .lambda
+        .unwrap_or_else(|| theory_lambda(tree.n_leaves(), cfg.epsilon));
+    lpct_model(cfg, depth, tree, &sums, lambda)
 }
 
-fn resolve_lambda(cfg: &LpctConfig, public: &Dataset, private: &Dataset) -> Result<f64> {
-    let lambda = cfg.lambda.unwrap_or_else(|| {
-        theory_lambda(
-            private.n_rows() as u64,
-            public.n_rows() as u64,
-            public.n_features(),
-            cfg.epsilon,
-        )
-    });
+fn check_lambda(lambda: f64) -> Result<()> {
     if lambda.is_nan() || lambda < 0.0 {
         return Err(invalid("lambda", format!("must be ≥ 0, got {lambda}")));
     }
-    Ok(lambda)
+    Ok(())
 }
 
-/// LPCT at every λ of a grid from **one** query (H20): one model per λ, same partition and noise.
-pub fn fit_grid(
+/// The depth of `cfg` (or [`theory_depth`]) and the one query at that depth.
+fn query(
     cfg: &LpctConfig,
-    lambdas: &[f64],
     public: &Dataset,
     private: &Dataset,
     ledger: &mut Ledger,
     noise: &mut Noise,
-) -> Result<Vec<LpctModel>> {
-    if let Some(l) = lambdas.iter().find(|l| l.is_nan() || **l < 0.0) {
-        return Err(invalid("lambda", format!("must be ≥ 0, got {l}")));
+) -> Result<(u32, Tree, LeafSums)> {
+    if let Some(l) = cfg.lambda {
+        check_lambda(l)?;
     }
     let depth = cfg.depth.unwrap_or_else(|| {
         theory_depth(
@@ -466,20 +486,45 @@ pub fn fit_grid(
         ledger,
         noise,
     )?;
+    Ok((depth, tree, sums))
+}
+
+fn lpct_model(
+    cfg: &LpctConfig,
+    depth: u32,
+    tree: Tree,
+    sums: &LeafSums,
+    lambda: f64,
+) -> Result<LpctModel> {
+    check_lambda(lambda)?;
+    Ok(LpctModel {
+        classifier: TreeClassifier::new(
+            tree,
+            sums.eta(lambda, cfg.tree.ratio),
+            cfg.tree.out_of_range,
+        )?,
+        depth,
+        lambda,
+        epsilon: cfg.epsilon,
+    })
+}
+
+/// LPCT at every λ of a grid from **one** query (H20): one model per λ, same partition and noise.
+pub fn fit_grid(
+    cfg: &LpctConfig,
+    lambdas: &[f64],
+    public: &Dataset,
+    private: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Vec<LpctModel>> {
+    for &l in lambdas {
+        check_lambda(l)?;
+    }
+    let (depth, tree, sums) = query(cfg, public, private, ledger, noise)?;
     lambdas
         .iter()
-        .map(|&lambda| {
-            Ok(LpctModel {
-                classifier: TreeClassifier::new(
-                    tree.clone(),
-                    sums.eta(lambda, cfg.tree.ratio),
-                    cfg.tree.out_of_range,
-                )?,
-                depth,
-                lambda,
-                epsilon: cfg.epsilon,
-            })
-        })
+        .map(|&lambda| lpct_model(cfg, depth, tree.clone(), &sums, lambda))
         .collect()
 }
 
@@ -490,9 +535,7 @@ pub fn model_from_sums(
     lambda: f64,
     settings: &TreeSettings,
 ) -> Result<LpctModel> {
-    if lambda.is_nan() || lambda < 0.0 {
-        return Err(invalid("lambda", format!("must be ≥ 0, got {lambda}")));
-    }
+    check_lambda(lambda)?;
     if sums.n_leaves() != tree.n_leaves() || sums.public.count.len() != tree.n_leaves() {
         return Err(bad_data(
             "reports",

@@ -496,7 +496,8 @@ pub struct FitArgs {
     /// the partition].
     #[arg(long, value_name = "PUB.csv")]
     public: Option<PathBuf>,
-    /// The public weight λ [default: Theorem 4's].
+    /// The public weight λ [default: 1 + 160·leaves/ε², Theorem 4's λ with the inverse-variance
+    /// constant].
     #[arg(long, value_name = "L")]
     lambda: Option<f64>,
     /// LPCT-prune round 1: where to write the round-2 partition if Algorithm 2 terminates.
@@ -543,8 +544,6 @@ fn fit(a: FitArgs) -> CliResult {
         None => p.public_counts.clone(),
     };
     let sums = LeafSums { private, public };
-    let n_q: u64 = sums.public.count.iter().sum();
-    let n_p = sums.private.n_users;
     let loaded = Loaded {
         dataset: Dataset {
             features: ndarray::Array2::zeros((0, p.tree.n_features())),
@@ -567,7 +566,7 @@ fn fit(a: FitArgs) -> CliResult {
         Protocol::Lpct => {
             let lambda = a
                 .lambda
-                .unwrap_or_else(|| lpct::theory_lambda(n_p, n_q, p.tree.n_features(), p.epsilon));
+                .unwrap_or_else(|| lpct::theory_lambda(p.tree.n_leaves(), p.epsilon));
             let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });

@@ -11,10 +11,12 @@ use dpfair::model::FittedModel;
 pub struct Args {
     #[command(flatten)]
     common: SimulatedArgs,
-    /// The depth p [default: Theorem 4's 2^p ≍ δ^{−1} at α = γ = 1].
+    /// The depth p [default: Theorem 4's 2^p ≍ δ^{−1} at α = γ = 1, with the noise variance
+    /// 40/ε² per holder in δ].
     #[arg(long, value_name = "P")]
     depth: Option<u32>,
-    /// The public weight λ of eq. (8) [default: Theorem 4's λ at α = γ = 1].
+    /// The public weight λ of eq. (8) [default: 1 + 160·leaves/ε², Theorem 4's λ ≍ 1 at
+    /// α = γ = 1 with the inverse-variance constant].
     #[arg(long, value_name = "L")]
     lambda: Option<f64>,
 }
