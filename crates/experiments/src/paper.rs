@@ -96,6 +96,26 @@ impl Reference {
     }
 }
 
+/// A pass/fail statement about the aggregated results, for report.md (e.g. "mean |DD| ≤ α + 0.02
+/// at N ≥ 5,000"): what the paper's claims or the issue's targets say about our own numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub name: String,
+    pub passed: bool,
+    /// The numbers behind the verdict (one line, or a few separated by `; `).
+    pub detail: String,
+}
+
+impl Check {
+    pub fn new(name: &str, passed: bool, detail: impl Into<String>) -> Self {
+        Check {
+            name: name.into(),
+            passed,
+            detail: detail.into(),
+        }
+    }
+}
+
 /// The x axis of a plot.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Axis {
@@ -247,6 +267,10 @@ pub trait Paper: Sync {
     fn references_at(&self, repetitions: usize) -> Vec<Reference> {
         let _ = repetitions;
         self.references()
+    }
+    /// Checks of the aggregated results, for report.md (none by default).
+    fn checks(&self, _rows: &[crate::aggregate::Summary]) -> Vec<Check> {
+        Vec::new()
     }
     /// The plots to draw from the aggregated results.
     fn plots(&self) -> Vec<PlotSpec> {

@@ -118,6 +118,19 @@ pub(crate) fn write(
             refs.len()
         );
     }
+    let checks = paper.checks(rows);
+    if !checks.is_empty() {
+        let _ = writeln!(
+            md,
+            "## Checks\n\n| check | passed | detail |\n|---|---|---|"
+        );
+        for c in &checks {
+            let ok = if c.passed { "yes" } else { "**no**" };
+            let _ = writeln!(md, "| {} | {ok} | {} |", c.name, c.detail);
+        }
+        let passed = checks.iter().filter(|c| c.passed).count();
+        let _ = writeln!(md, "\n{passed} of {} checks pass.\n", checks.len());
+    }
     if !plots.is_empty() {
         let _ = writeln!(md, "## Plots\n");
         for p in plots {

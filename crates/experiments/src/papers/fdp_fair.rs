@@ -9,16 +9,22 @@
 //! | 5 | N_total = 7200 over S ∈ {1, …, 5} sites (+ CDP-Fair at S = 1), test 2,500 | §4.4 |
 //! | 8 | ρ* ∈ {0, 0.02, …, 0.20}, S = 3, N_s = 2000, α = 0.3 | §4.5 |
 //! | 9 | C_ω ∈ {0.06, 0.08, …, 0.50}, S = 3, N_s = 2000, α = 0.3 | §4.5 |
+//! | 6, 7 | Adult, Law admissions: CDP-Fair, FDP-Fair (S = 1) and the §5.2 baselines | §4.6, [`real`] |
 //!
 //! Metrics are the expected-value versions (spec H16): `error = mean |f̃ − y|`, `abs_dd = |DD|`
-//! from group means of `f̃` on an independent test set drawn from the cell's seed. Both
-//! accounting modes run in Figure 4 (`strict`; `paper`: the paper's classical σ, empirical π,
-//! Algorithm 6 clipped to [0, 1]). Figures 6–7 (Adult, Law) are not part of this module yet.
+//! from group means of `f̃` on an independent test set drawn from the cell's seed (synthetic) or
+//! the 30% test split (real data). Both accounting modes run in Figures 3 and 4 (param `mode`;
+//! `paper`: the paper's classical σ, empirical π, cross-fitting and CV for CDP-Fair, Algorithm 6
+//! clipped to [0, 1] for FDP-Fair). report.md carries the checks ([`checks`]).
 //! `--quick` runs a thinned grid (3 repetitions, fewer ε, α, N, S) in a few minutes.
 
+mod checks;
+pub mod real;
+
+use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{Result, method_error};
-use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
@@ -48,6 +54,21 @@ fn params(figure: &str, n: usize, sites: usize, test: usize) -> Params {
         .with("test", test)
 }
 
+/// The accounting modes of Figures 3 and 4, recorded as param `mode` so that plots separate them.
+const MODES: [&str; 2] = ["strict", "paper"];
+
+/// FDP-Fair's search diagnostics as metrics: whether the band was hit, whether `D̃D_↓` is
+/// non-increasing, and `ω` (the paper-mode bound of the checks uses it).
+fn search_metrics(out: Outcome, model: &cdp_fair::Model) -> Outcome {
+    match &model.federated {
+        Some(info) => out
+            .metric("feasible", f64::from(u8::from(info.search.feasible)))
+            .metric("monotone", f64::from(u8::from(info.search.monotone)))
+            .metric("omega", info.search.omega),
+        None => out,
+    }
+}
+
 impl Paper for FdpFairPaper {
     fn name(&self) -> &'static str {
         "fdp-fair"
@@ -62,7 +83,7 @@ impl Paper for FdpFairPaper {
         let reps = if quick { 3 } else { 200 };
         let a = alphas(scale);
         let fig3_n: Vec<usize> = if quick {
-            vec![5000]
+            vec![5000, 9000]
         } else {
             vec![5000, 7000, 9000]
         };
@@ -71,7 +92,7 @@ impl Paper for FdpFairPaper {
         } else {
             vec![0.75, 1.0, 2.0, 3.0, 4.0]
         };
-        let fig4_s: Vec<usize> = if quick { vec![4] } else { vec![4, 5, 6] };
+        let fig4_s: Vec<usize> = if quick { vec![4, 6] } else { vec![4, 5, 6] };
         let fig4_eps = if quick {
             vec![1.0, 4.0]
         } else {
@@ -102,26 +123,57 @@ impl Paper for FdpFairPaper {
         } else {
             (3..=25).map(|i| f64::from(i) * 0.02).collect()
         };
-        let accountings: Vec<&str> = vec!["strict", "paper"];
-        Grid::new(reps, 2000)
-            .with(
-                Sweep::new()
-                    .datasets([DATASET])
-                    .methods([CDP])
-                    .accounting(["strict"])
-                    .epsilons(fig3_eps)
-                    .fairness_levels(a.clone())
-                    .params(fig3_n.iter().map(|&n| params("3", n, 1, 4000))),
-            )
-            .with(
-                Sweep::new()
-                    .datasets([DATASET])
-                    .methods([FDP])
-                    .accounting(accountings)
-                    .epsilons(fig4_eps)
-                    .fairness_levels(a.clone())
-                    .params(fig4_s.iter().map(|&s| params("4", 2000, s, 2000))),
-            )
+        let real_eps = if quick {
+            vec![1.0, 3.0]
+        } else {
+            vec![0.75, 1.0, 2.0, 3.0]
+        };
+        let real_alphas = |data: &str| -> Vec<f64> {
+            let top = if data == real::ADULT { 14 } else { 16 };
+            match scale {
+                Scale::Quick => vec![0.025, 0.1, 0.2, 0.3],
+                Scale::Full => (1..=top).map(|i| f64::from(i) * 0.025).collect(),
+            }
+        };
+        let fdp = |figure: &str, n: usize, s: usize, test: usize| {
+            params(figure, n, s, test).with("rho_star", 0.03)
+        };
+        let mut grid = Grid::new(reps, 2000);
+        for mode in MODES {
+            // CDP-Fair's paper mode (CV, cross-fitting) at N = 5,000 only in --quick.
+            let ns = if quick && mode == "paper" {
+                &fig3_n[..1]
+            } else {
+                &fig3_n[..]
+            };
+            grid = grid
+                .with(
+                    Sweep::new()
+                        .datasets([DATASET])
+                        .methods([CDP])
+                        .accounting([mode])
+                        .epsilons(fig3_eps.clone())
+                        .fairness_levels(a.clone())
+                        .params(
+                            ns.iter()
+                                .map(|&n| params("3", n, 1, 4000).with("mode", mode)),
+                        ),
+                )
+                .with(
+                    Sweep::new()
+                        .datasets([DATASET])
+                        .methods([FDP])
+                        .accounting([mode])
+                        .epsilons(fig4_eps.clone())
+                        .fairness_levels(a.clone())
+                        .params(
+                            fig4_s
+                                .iter()
+                                .map(|&s| fdp("4", 2000, s, 2000).with("mode", mode)),
+                        ),
+                );
+        }
+        grid = grid
             .with(
                 Sweep::new()
                     .datasets([DATASET])
@@ -129,7 +181,7 @@ impl Paper for FdpFairPaper {
                     .accounting(["strict"])
                     .epsilons(fig5_eps.clone())
                     .fairness_levels(a.clone())
-                    .params(fig5_s.iter().map(|&s| params("5", 7200 / s, s, 2500))),
+                    .params(fig5_s.iter().map(|&s| fdp("5", 7200 / s, s, 2500))),
             )
             .with(
                 Sweep::new()
@@ -162,12 +214,41 @@ impl Paper for FdpFairPaper {
                     .params(
                         c_omegas
                             .iter()
-                            .map(|&c| params("9", 2000, 3, 2000).with("c_omega", c)),
+                            .map(|&c| fdp("9", 2000, 3, 2000).with("c_omega", c)),
                     ),
-            )
+            );
+        for data in [real::ADULT, real::LAW] {
+            let figure = if data == real::ADULT { "6" } else { "7" };
+            let p = Params::new()
+                .with("figure", figure)
+                .with("rho_star", real::RHO_STAR);
+            grid = grid
+                .with(
+                    Sweep::new()
+                        .datasets([data])
+                        .methods([real::CDP, real::FDP1, real::PRIVACY_ONLY])
+                        .accounting(["strict"])
+                        .epsilons(real_eps.clone())
+                        .fairness_levels(real_alphas(data))
+                        .params([p.clone()]),
+                )
+                .with(
+                    Sweep::new()
+                        .datasets([data])
+                        .methods([real::FAIRNESS_ONLY, real::UNCONSTRAINED])
+                        .accounting(["none"])
+                        .epsilons([f64::INFINITY])
+                        .fairness_levels(real_alphas(data))
+                        .params([p]),
+                );
+        }
+        grid
     }
 
     fn run(&self, cell: &Cell) -> Result<Outcome> {
+        if cell.setting.dataset != DATASET {
+            return real::run(cell);
+        }
         let n: usize = cell.param("n")?;
         let sites: usize = cell.param("sites")?;
         let test_n: usize = cell.param("test")?;
@@ -184,9 +265,16 @@ impl Paper for FdpFairPaper {
             let config = cdp_fair::Config {
                 alpha,
                 epsilon,
+                accounting: if paper {
+                    Accounting::Paper
+                } else {
+                    Accounting::Strict
+                },
                 ..cdp_fair::Config::default()
             };
-            let mut ledger = Ledger::new(Budget::approx(epsilon, (n as f64 / 2.0).powi(-2))?);
+            // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
+            let budget = if paper { f64::INFINITY } else { epsilon };
+            let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
             let model = cdp_fair::fit(&config, &data, &mut ledger, &mut cell.noise())
                 .map_err(method_error)?;
             (model, ledger)
@@ -217,12 +305,7 @@ impl Paper for FdpFairPaper {
                 .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
                 .collect();
             let fitted = fit(&config, &data, &mut noises).map_err(method_error)?;
-            if let Some(info) = &fitted.model.federated {
-                out = out
-                    .metric("feasible", f64::from(u8::from(info.search.feasible)))
-                    .metric("monotone", f64::from(u8::from(info.search.monotone)))
-                    .metric("omega", info.search.omega);
-            }
+            out = search_metrics(out, &fitted.model);
             (fitted.model, fitted.ledger)
         };
         let m = model.expected_metrics(&test).map_err(method_error)?;
@@ -242,32 +325,36 @@ impl Paper for FdpFairPaper {
     fn plots(&self) -> Vec<PlotSpec> {
         let mut out = Vec::new();
         for (metric, what) in [("error", "test error"), ("abs_dd", "test |DD|")] {
-            for n in [5000, 7000, 9000] {
-                out.push(
-                    PlotSpec::new(
-                        &format!("fig3_{metric}_n{n}.svg"),
-                        &format!("Fig. 3: CDP-Fair {what}, N = {n}"),
-                        Axis::FairnessLevel,
-                        metric,
-                        Series::Epsilon,
-                    )
-                    .for_methods([CDP])
-                    .for_param("figure", "3")
-                    .for_param("n", n),
-                );
-            }
-            for s in [4, 5, 6] {
-                out.push(
-                    PlotSpec::new(
-                        &format!("fig4_{metric}_s{s}.svg"),
-                        &format!("Fig. 4: FDP-Fair {what}, S = {s}, N_s = 2000"),
-                        Axis::FairnessLevel,
-                        metric,
-                        Series::MethodAndEpsilon,
-                    )
-                    .for_param("figure", "4")
-                    .for_param("sites", s),
-                );
+            for mode in MODES {
+                for n in [5000, 7000, 9000] {
+                    out.push(
+                        PlotSpec::new(
+                            &format!("fig3_{metric}_n{n}_{mode}.svg"),
+                            &format!("Fig. 3: CDP-Fair {what}, N = {n} ({mode})"),
+                            Axis::FairnessLevel,
+                            metric,
+                            Series::Epsilon,
+                        )
+                        .for_methods([CDP])
+                        .for_param("figure", "3")
+                        .for_param("mode", mode)
+                        .for_param("n", n),
+                    );
+                }
+                for s in [4, 5, 6] {
+                    out.push(
+                        PlotSpec::new(
+                            &format!("fig4_{metric}_s{s}_{mode}.svg"),
+                            &format!("Fig. 4: FDP-Fair {what}, S = {s}, N_s = 2000 ({mode})"),
+                            Axis::FairnessLevel,
+                            metric,
+                            Series::Epsilon,
+                        )
+                        .for_param("figure", "4")
+                        .for_param("mode", mode)
+                        .for_param("sites", s),
+                    );
+                }
             }
             out.push(
                 PlotSpec::new(
@@ -281,6 +368,18 @@ impl Paper for FdpFairPaper {
                 .for_epsilon(1.0)
                 .series_by_param("sites"),
             );
+            for (data, figure, name) in [(real::ADULT, "6", "Adult"), (real::LAW, "7", "Law")] {
+                out.push(
+                    PlotSpec::new(
+                        &format!("fig{figure}_{metric}.svg"),
+                        &format!("Fig. {figure}: {name}, {what}"),
+                        Axis::FairnessLevel,
+                        metric,
+                        Series::MethodAndEpsilon,
+                    )
+                    .for_dataset(data),
+                );
+            }
             out.push(
                 PlotSpec::new(
                     &format!("fig8_{metric}.svg"),
@@ -303,6 +402,10 @@ impl Paper for FdpFairPaper {
             );
         }
         out
+    }
+
+    fn checks(&self, rows: &[Summary]) -> Vec<Check> {
+        checks::checks(rows)
     }
 
     fn demo(&self) -> Vec<DemoMethod> {

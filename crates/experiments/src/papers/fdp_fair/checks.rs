@@ -1,0 +1,339 @@
+//! The report checks of issue #8 on the aggregated results (report.md, "Checks"):
+//!
+//! * CDP-Fair: mean test `|DD| ≤ α + 0.02` at `N ≥ 5,000` (strict; synthetic and real data);
+//! * FDP-Fair: mean test `|DD| ≤ α + ρ* + 2 SE` in strict mode, `+ ω` in paper mode (spec H5:
+//!   with Algorithm 6 clipped to `[0, 1]` the selected point sits up to ω further out);
+//! * the error decreases in `N`, `S` (more total data) and `ε`, and grows with `S` at a fixed
+//!   total (Fig. 5), as the paper describes: each neighbouring pair on the sweep must not go the
+//!   wrong way by more than 2 standard errors of the difference;
+//! * strict mode spends at most `(ε, δ)` (what the ledgers say), beside what paper mode spends;
+//! * the unconstrained baseline is unfair at the smallest α on the real data (Figs. 6–7).
+
+use super::real::{ADULT, LAW, UNCONSTRAINED};
+use super::{CDP, FDP};
+use crate::Check;
+use crate::aggregate::Summary;
+use crate::grid::{Setting, fmt_f64};
+use std::collections::BTreeMap;
+
+/// One setting with its metrics.
+struct Row<'a> {
+    setting: &'a Setting,
+    spent: Option<f64>,
+    metrics: BTreeMap<&'a str, &'a Summary>,
+}
+
+impl Row<'_> {
+    fn mean(&self, metric: &str) -> Option<f64> {
+        self.metrics.get(metric).map(|s| s.mean)
+    }
+
+    /// Standard error of the mean of `metric`.
+    fn se(&self, metric: &str) -> f64 {
+        self.metrics
+            .get(metric)
+            .map(|s| s.std / (s.repetitions.max(1) as f64).sqrt())
+            .unwrap_or(0.0)
+    }
+
+    fn param(&self, key: &str) -> Option<f64> {
+        self.setting
+            .params
+            .get_str(key)
+            .and_then(|v| v.parse().ok())
+    }
+
+    fn figure(&self) -> &str {
+        self.setting.params.get_str("figure").unwrap_or("")
+    }
+
+    fn label(&self) -> String {
+        let s = self.setting;
+        format!(
+            "{} {} ({}) ε = {} α = {} [{}]",
+            s.dataset,
+            s.method,
+            s.accounting,
+            fmt_f64(s.epsilon),
+            s.fairness_level.map(fmt_f64).unwrap_or_default(),
+            s.params
+        )
+    }
+}
+
+fn group(rows: &[Summary]) -> Vec<Row<'_>> {
+    let mut by: BTreeMap<String, Row<'_>> = BTreeMap::new();
+    for r in rows {
+        by.entry(r.setting.key(""))
+            .or_insert_with(|| Row {
+                setting: &r.setting,
+                spent: r.epsilon_spent,
+                metrics: BTreeMap::new(),
+            })
+            .metrics
+            .insert(&r.metric, r);
+    }
+    by.into_values().collect()
+}
+
+/// A bound check: every selected row must satisfy `|DD| ≤ bound(row)`.
+fn bound_check<'a>(
+    name: &str,
+    rows: impl Iterator<Item = &'a Row<'a>>,
+    bound: impl Fn(&Row) -> f64,
+) -> Option<Check> {
+    let (mut n, mut failed, mut worst) = (0, Vec::new(), f64::NEG_INFINITY);
+    for r in rows {
+        let (Some(dd), Some(alpha)) = (r.mean("abs_dd"), r.setting.fairness_level) else {
+            continue;
+        };
+        n += 1;
+        let b = bound(r);
+        worst = worst.max(dd - alpha);
+        if dd > b {
+            failed.push(format!("{}: {dd:.4} > {b:.4}", r.label()));
+        }
+    }
+    (n > 0).then(|| {
+        let mut detail = format!(
+            "{} of {n} settings within the bound; largest mean |DD| − α = {worst:.4}",
+            n - failed.len()
+        );
+        for f in failed.iter().take(5) {
+            detail.push_str("; ");
+            detail.push_str(f);
+        }
+        if failed.len() > 5 {
+            detail.push_str(&format!("; … {} more", failed.len() - 5));
+        }
+        Check::new(name, failed.is_empty(), detail)
+    })
+}
+
+/// The error along a sweep: rows grouped by `key` (everything but the swept value), sorted by
+/// `x`; every neighbouring pair must move in the expected direction (`decreasing`) or at most 2
+/// standard errors of the difference the other way.
+fn trend_check<'a>(
+    name: &str,
+    rows: impl Iterator<Item = &'a Row<'a>>,
+    key: impl Fn(&Row) -> String,
+    x: impl Fn(&Row) -> f64,
+    decreasing: bool,
+) -> Option<Check> {
+    let mut groups: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
+    for r in rows.filter(|r| r.mean("error").is_some()) {
+        groups.entry(key(r)).or_default().push(r);
+    }
+    let (mut pairs, mut strict, mut wrong) = (0, 0, Vec::new());
+    for g in groups.values_mut() {
+        g.sort_by(|a, b| x(a).total_cmp(&x(b)));
+        for w in g.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (ea, eb) = (
+                a.mean("error").unwrap_or(0.0),
+                b.mean("error").unwrap_or(0.0),
+            );
+            let change = if decreasing { ea - eb } else { eb - ea };
+            let se = (a.se("error").powi(2) + b.se("error").powi(2)).sqrt();
+            pairs += 1;
+            strict += usize::from(change > 0.0);
+            if change < -2.0 * se {
+                wrong.push(format!(
+                    "{} → {}: {ea:.4} → {eb:.4} (2 SE = {:.4})",
+                    a.label(),
+                    fmt_f64(x(b)),
+                    2.0 * se
+                ));
+            }
+        }
+    }
+    (pairs > 0).then(|| {
+        let mut detail = format!(
+            "{strict} of {pairs} neighbouring pairs move the expected way; {} go the other way by more than 2 SE",
+            wrong.len()
+        );
+        for w in wrong.iter().take(5) {
+            detail.push_str("; ");
+            detail.push_str(w);
+        }
+        Check::new(name, wrong.is_empty(), detail)
+    })
+}
+
+/// The setting's key without the swept `params` (`"epsilon"` for ε).
+fn without(setting: &Setting, params: &[&str]) -> String {
+    let s = setting;
+    let text = s.params.to_string();
+    let rest: Vec<&str> = text
+        .split(';')
+        .filter(|kv| !params.iter().any(|p| kv.starts_with(&format!("{p}="))))
+        .collect();
+    format!(
+        "{}|{}|{}|{}|{}|{}",
+        s.dataset,
+        s.method,
+        s.accounting,
+        if params.contains(&"epsilon") {
+            String::new()
+        } else {
+            fmt_f64(s.epsilon)
+        },
+        s.fairness_level.map(fmt_f64).unwrap_or_default(),
+        rest.join(";")
+    )
+}
+
+/// Mean of `metric` over the rows of one (method, accounting, ε) of Figure 4, for the strict /
+/// paper comparison.
+fn mode_summary(rows: &[Row], accounting: &str) -> String {
+    let mut by_eps: BTreeMap<String, (f64, f64, f64, usize)> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.figure() == "4" && r.setting.accounting == accounting)
+    {
+        let e = by_eps.entry(fmt_f64(r.setting.epsilon)).or_default();
+        e.0 += r.mean("error").unwrap_or(f64::NAN);
+        e.1 += r.mean("abs_dd").unwrap_or(f64::NAN) - r.setting.fairness_level.unwrap_or(0.0);
+        e.2 += r.spent.unwrap_or(f64::NAN);
+        e.3 += 1;
+    }
+    by_eps
+        .iter()
+        .map(|(eps, (err, dd, spent, n))| {
+            let n = *n as f64;
+            format!(
+                "{accounting} ε = {eps}: error {:.4}, |DD| − α {:+.4}, spent ε {}",
+                err / n,
+                dd / n,
+                fmt_f64(spent / n)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Every check that the rows allow (a check whose settings did not run is left out).
+pub fn checks(summaries: &[Summary]) -> Vec<Check> {
+    let rows = group(summaries);
+    let mut out = Vec::new();
+    let is = |r: &Row, method: &str, accounting: &str| {
+        r.setting.method == method && r.setting.accounting == accounting
+    };
+    let training_rows = |r: &Row| match r.setting.dataset.as_str() {
+        // Real data: 70% of the file.
+        ADULT => 48_842.0 * 0.7,
+        LAW => 40_000.0 * 0.7,
+        _ => r.param("n").unwrap_or(0.0) * r.param("sites").unwrap_or(1.0),
+    };
+    out.extend(bound_check(
+        "CDP-Fair (strict): mean |DD| ≤ α + 0.02 at N ≥ 5,000",
+        rows.iter()
+            .filter(|r| is(r, CDP, "strict") && training_rows(r) >= 5000.0),
+        |r| r.setting.fairness_level.unwrap_or(0.0) + 0.02,
+    ));
+    let rho = |r: &Row| r.param("rho_star").unwrap_or(0.03);
+    let fdp = |r: &Row| r.setting.method == FDP || r.setting.method == super::real::FDP1;
+    out.extend(bound_check(
+        "FDP-Fair (strict): mean |DD| ≤ α + ρ* + 2 SE",
+        rows.iter()
+            .filter(|r| fdp(r) && r.setting.accounting == "strict"),
+        |r| r.setting.fairness_level.unwrap_or(0.0) + rho(r) + 2.0 * r.se("abs_dd"),
+    ));
+    out.extend(bound_check(
+        "FDP-Fair (paper: Alg. 6 clipped to [0, 1], empirical π): mean |DD| ≤ α + ρ* + ω + 2 SE",
+        rows.iter()
+            .filter(|r| fdp(r) && r.setting.accounting == "paper"),
+        |r| {
+            r.setting.fairness_level.unwrap_or(0.0)
+                + rho(r)
+                + r.mean("omega").unwrap_or(0.0)
+                + 2.0 * r.se("abs_dd")
+        },
+    ));
+    out.extend(trend_check(
+        "CDP-Fair error decreases in N (Fig. 3)",
+        rows.iter().filter(|r| r.figure() == "3"),
+        |r| without(r.setting, &["n"]),
+        |r| r.param("n").unwrap_or(0.0),
+        true,
+    ));
+    out.extend(trend_check(
+        "FDP-Fair error decreases in S at N_s = 2,000 (Fig. 4)",
+        rows.iter().filter(|r| r.figure() == "4"),
+        |r| without(r.setting, &["sites"]),
+        |r| r.param("sites").unwrap_or(0.0),
+        true,
+    ));
+    for (fig, what) in [("3", "CDP-Fair"), ("4", "FDP-Fair")] {
+        out.extend(trend_check(
+            &format!("{what} error decreases in ε (Fig. {fig})"),
+            rows.iter().filter(|r| r.figure() == fig),
+            |r| without(r.setting, &["epsilon"]),
+            |r| r.setting.epsilon,
+            true,
+        ));
+    }
+    out.extend(trend_check(
+        "FDP-Fair error grows with S at N_total = 7,200 (Fig. 5)",
+        rows.iter()
+            .filter(|r| r.figure() == "5" && r.setting.method == FDP),
+        |r| without(r.setting, &["sites", "n"]),
+        |r| r.param("sites").unwrap_or(0.0),
+        false,
+    ));
+    // Strict mode must spend at most the budget it was given.
+    let strict: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.setting.accounting == "strict" && r.spent.is_some())
+        .collect();
+    if !strict.is_empty() {
+        let over: Vec<String> = strict
+            .iter()
+            .filter(|r| r.spent.unwrap_or(0.0) > r.setting.epsilon * (1.0 + 1e-9))
+            .map(|r| format!("{}: spent {}", r.label(), fmt_f64(r.spent.unwrap_or(0.0))))
+            .collect();
+        let mut detail = format!(
+            "{} of {} strict settings spend ≤ ε (per site for FDP-Fair)",
+            strict.len() - over.len(),
+            strict.len()
+        );
+        for line in [mode_summary(&rows, "strict"), mode_summary(&rows, "paper")] {
+            if !line.is_empty() {
+                detail.push_str("; ");
+                detail.push_str(&line);
+            }
+        }
+        for o in over.iter().take(3) {
+            detail.push_str("; ");
+            detail.push_str(o);
+        }
+        out.push(Check::new(
+            "strict mode spends at most (ε, δ); strict vs paper (Fig. 4, means over α)",
+            over.is_empty(),
+            detail,
+        ));
+    }
+    // Figs. 6–7: the unconstrained plug-in is unfair at the smallest α.
+    for data in [ADULT, LAW] {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.setting.dataset == data).collect();
+        let Some(alpha) = mine
+            .iter()
+            .filter_map(|r| r.setting.fairness_level)
+            .min_by(f64::total_cmp)
+        else {
+            continue;
+        };
+        if let Some(r) = mine
+            .iter()
+            .find(|r| r.setting.method == UNCONSTRAINED && r.setting.fairness_level == Some(alpha))
+        {
+            let dd = r.mean("abs_dd").unwrap_or(f64::NAN);
+            out.push(Check::new(
+                &format!("{data}: the unconstrained plug-in is unfair at α = {alpha} (Figs. 6–7)"),
+                dd > alpha,
+                format!("mean |DD| = {dd:.4}"),
+            ));
+        }
+    }
+    out
+}
