@@ -235,14 +235,23 @@ fn run_fermi(cell: &Cell, train: &mut Dataset, test: &mut Dataset) -> Result<Out
         two_groups(test).map_err(method_error)?,
         labels(test)?,
     );
-    let spent = ledger.total_at(s.delta).map_err(method_error)?.epsilon;
+    // What the noisy steps spend (paper mode also records non-private statistics, ε = ∞).
+    let mut noisy = Ledger::unlimited();
+    for e in ledger.entries().iter().filter(|e| e.scale > 0.0) {
+        noisy.charge(e.clone()).map_err(method_error)?;
+    }
+    let spent = noisy.total_at(s.delta).map_err(method_error)?.epsilon;
     Ok(Outcome::new()
         .metric("accuracy", accuracy)
         .metric("dp_gap", gap)
         .metric("dp_epsilon", spent)
         .metric("sigma_theta", model.sigma_theta)
         .metric("sigma_w", model.sigma_w)
-        .spent_epsilon(spent))
+        .spent_epsilon(if accounting == Accounting::Paper {
+            f64::INFINITY
+        } else {
+            spent
+        }))
 }
 
 impl Paper for Decoupled {
