@@ -227,13 +227,13 @@ impl Config {
         if self.batch == 0 {
             return Err(invalid("batch", "must be ≥ 1"));
         }
-        if let TieBreak::Jitter { width } = self.ties {
-            if !(width.is_finite() && width >= 0.0) {
-                return Err(invalid(
-                    "ties",
-                    format!("jitter width must be finite and ≥ 0, got {width}"),
-                ));
-            }
+        if let TieBreak::Jitter { width } = self.ties
+            && !(width.is_finite() && width >= 0.0)
+        {
+            return Err(invalid(
+                "ties",
+                format!("jitter width must be finite and ≥ 0, got {width}"),
+            ));
         }
         match &self.phase1 {
             Phase1::OutputPerturbation { l2, feature_bound }

@@ -1,20 +1,32 @@
-//! `dpfair reproduce dp2dp`: Say, Denis, Pinot (seed 004), Figures 1–4 (spec §4.4).
+//! `dpfair reproduce dp2dp`: Say, Denis, Pinot (seed 004), Figures 1–4 (spec §4.4) and the
+//! checks of spec §3.
 //!
 //! * Fig. 1 left (data set `synthetic`): synthetic mixture (d = 20, K = 6, p = 0.75, 10,000 rows,
-//!   60/20/20), ρ over [0, 0.2]: private DP2DP at ε = 0.46, non-private DP2DP, the Denis et al.
-//!   baseline (exact non-smooth dual by β continuation, §2.6.3), the unconstrained argmax.
+//!   60/20/20, centres redrawn every run, H19), ρ over [0, 0.2]: private DP2DP at ε = 0.46,
+//!   non-private DP2DP, the Denis et al. baseline (exact non-smooth dual by β continuation,
+//!   §2.6.3), the unconstrained argmax.
 //! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (H16).
 //! * Figs. 2–4: Adult, Credit, Parkinson's (55/20/25), error vs unfairness at ε ∈ {0.5, 1},
-//!   δ = 1e-5, with the non-private DP2DP; T per Table 1.
+//!   δ = 1e-5, with the non-private DP2DP; T per Table 1; beside them the stored results of
+//!   Lowy et al.'s repository (spec Appendix B, [`baselines`]; accounting `stored`).
+//! * Rate (data set `synthetic-rate`, spec §3 test 2): the test unfairness of the exact dual
+//!   solve (the T → ∞ limit of Algorithm 1) at ρ = 0 for pools of N ∈ {500, …, 8000} rows, a
+//!   fixed non-private p̂ and a 100,000-row test sample; [`checks`] fits the log-log slope.
 //!
 //! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
 //! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (H13). Metrics on the
-//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, §1.2). Real data: the columns the
-//! data set lists are standardised with training-split statistics (the paper's preprocessing).
+//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, §1.2); the Denis cells also
+//! record `kkt_bound_met` (spec §3 test 1: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
+//! plus 2/N_min of optimisation slack). Real data: the columns the data set lists are
+//! standardised with training-split statistics (the paper's preprocessing).
 
+mod baselines;
+mod checks;
+
+use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{ExpError, Result, method_error};
-use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
 use dpfair::dp2dp::{self, Config, Phase1, TieBreak, lp_baseline, rule};
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, GaussianMixtureDesign};
@@ -29,6 +41,13 @@ const DENIS: &str = "denis-2024";
 const UNCONSTRAINED: &str = "unconstrained";
 /// The synthetic mixture in Fig. 1 right's contamination sweep (same design, p varies).
 const CONTAMINATION: &str = "synthetic-contamination";
+/// The unfairness-rate sweep over the pool size N (spec §3 test 2).
+const RATE: &str = "synthetic-rate";
+/// Pool sizes of the rate sweep.
+const RATE_POOLS: [usize; 5] = [500, 1000, 2000, 4000, 8000];
+/// Rows of the rate sweep's Phase-1 training sample and test sample.
+const RATE_TRAIN: usize = 6000;
+const RATE_TEST: usize = 100_000;
 
 /// ρ grid: `points` evenly spaced over [0, hi], endpoints included (H17: 11 in the full run).
 fn rho_grid(hi: f64, points: usize) -> Vec<f64> {
@@ -40,7 +59,7 @@ fn rho_grid(hi: f64, points: usize) -> Vec<f64> {
 /// (dataset, ρ max, T) from Table 1.
 const REAL: [(&str, f64, usize); 3] = [
     ("adult", 0.2, 100),
-    ("credit", 0.025, 1000),
+    ("credit-dp2dp", 0.025, 1000),
     ("parkinsons", 0.08, 1000),
 ];
 
@@ -116,13 +135,56 @@ impl Paper for Dp2dpPaper {
                             .fairness_levels(rho_grid(hi, points))
                             .params(params),
                     );
+                for eps in [0.5, 1.0] {
+                    for m in baselines::METHODS {
+                        let keys = baselines::series(name, eps, m)
+                            .iter()
+                            .map(|q| Params::new().with("key", q.key))
+                            .collect::<Vec<_>>();
+                        grid = grid.with(
+                            Sweep::new()
+                                .datasets([name])
+                                .methods([m])
+                                .accounting(["stored"])
+                                .epsilons([eps])
+                                .params(keys),
+                        );
+                    }
+                }
             }
         }
-        grid
+        let pools: Vec<Params> = RATE_POOLS
+            .iter()
+            .map(|n| Params::new().with("n", n))
+            .collect();
+        grid.with(
+            Sweep::new()
+                .datasets([RATE])
+                .methods([DENIS])
+                .accounting(["none"])
+                .epsilons([f64::INFINITY])
+                .fairness_levels([0.0])
+                .params(pools),
+        )
+    }
+
+    fn checks(&self, rows: &[Summary]) -> Vec<Check> {
+        checks::all(rows, &REAL.map(|(name, _, _)| name))
     }
 
     fn run(&self, cell: &Cell) -> Result<Outcome> {
         let s = &cell.setting;
+        if baselines::is_stored(&s.method) {
+            let key: f64 = cell.param("key")?;
+            let q = baselines::lookup(&s.dataset, s.epsilon, &s.method, key)
+                .ok_or_else(|| ExpError::Method(format!("no stored point for {cell}")))?;
+            return Ok(Outcome::new()
+                .metric("error", q.error)
+                .metric("unfairness_u", q.unfairness));
+        }
+        if s.dataset == RATE {
+            return run_rate(cell);
+        }
         let rho = cell.fairness_level()?;
         let (data, test_fraction, pool_fraction, iterations) =
             if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
@@ -167,6 +229,7 @@ impl Paper for Dp2dpPaper {
             .probabilities(test.features.view())
             .map_err(method_error)?;
         let mut rng = Noise::seeded(cell.seed ^ 0x5052_4544);
+        let mut kkt = None;
         let pred = match s.method.as_str() {
             PRIVATE | NON_PRIVATE => model.classify(probs.view(), &test_signs, &mut rng),
             UNCONSTRAINED => rule::predict(
@@ -189,6 +252,7 @@ impl Paper for Dp2dpPaper {
                 let pi = [1.0 - plus, plus];
                 let pool_view = dp2dp::dual::Pool::new(pp.view(), &sp, pi).map_err(method_error)?;
                 let lambda = lp_baseline::solve(&pool_view, rho, &lp_baseline::Schedule::default());
+                kkt = Some(kkt_bound_met(&pp, &sp, pi, &lambda, rho)?);
                 rule::predict(
                     probs.view(),
                     &test_signs,
@@ -210,6 +274,9 @@ impl Paper for Dp2dpPaper {
             .metric("error", 1.0 - acc)
             .metric("unfairness_u", u)
             .metric("lambda_at_bound", model.phase2.report.at_bound);
+        if let Some(met) = kkt {
+            out = out.metric("kkt_bound_met", met);
+        }
         if s.epsilon.is_finite() {
             out = out.spent(&ledger)?;
         }
@@ -255,14 +322,46 @@ impl Paper for Dp2dpPaper {
             plots.push(
                 PlotSpec::new(
                     &format!("fig{}_{name}.svg", i + 2),
-                    &format!("Fig. {}: {name}, error vs unfairness Û", i + 2),
+                    &format!(
+                        "Fig. {}: {name}, error vs unfairness Û (DP2DP at ε = 0.5, 1, ∞)",
+                        i + 2
+                    ),
                     Axis::Metric("unfairness_u".into()),
                     "error",
                     Series::MethodAndEpsilon,
                 )
-                .for_dataset(name),
+                .for_dataset(name)
+                .for_methods([PRIVATE, NON_PRIVATE]),
             );
+            for eps in [0.5, 1.0] {
+                plots.push(
+                    PlotSpec::new(
+                        &format!("fig{}_{name}_eps{eps}.svg", i + 2),
+                        &format!(
+                            "Fig. {}: {name}, ε = {eps}: DP2DP (δ = 1e-5, 55/20/25) vs stored \
+                             baselines (Lowy et al. repo: δ = 1/n², 75/25)",
+                            i + 2
+                        ),
+                        Axis::Metric("unfairness_u".into()),
+                        "error",
+                        Series::Method,
+                    )
+                    .for_dataset(name)
+                    .for_epsilon(eps),
+                );
+            }
         }
+        plots.push(
+            PlotSpec::new(
+                "rate_unfairness_vs_n.svg",
+                "Spec §3 test 2: test unfairness Û of the exact dual solve (ρ = 0) vs pool size N",
+                Axis::Param("n".into()),
+                "unfairness_u",
+                Series::Method,
+            )
+            .for_dataset(RATE)
+            .log_x(),
+        );
         plots
     }
 
@@ -305,6 +404,92 @@ fn demo_run(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
     } else {
         Ok(r)
     }
+}
+
+/// Spec §3 test 1 (the KKT argument): whether the strict-argmax classifier with multipliers
+/// `lambda` has in-sample unfairness on the pool (p̂ `probs`, signs `signs`) at most
+/// ρ + (K − 1)/N_min + 2/N_min (the β-continuation's optimisation slack: two rows of the smaller
+/// group). 1 or 0.
+fn kkt_bound_met(
+    probs: &ndarray::Array2<f64>,
+    signs: &[f64],
+    pi: [f64; 2],
+    lambda: &[f64],
+    rho: f64,
+) -> Result<f64> {
+    let k = probs.ncols();
+    let pred = rule::predict(
+        probs.view(),
+        signs,
+        pi,
+        lambda,
+        TieBreak::LowestIndex,
+        &mut Noise::seeded(0),
+    );
+    let codes: Vec<u32> = signs.iter().map(|&v| u32::from(v > 0.0)).collect();
+    let u = multiclass_unfairness(&pred, k, &codes).map_err(method_error)?;
+    let n_plus = codes.iter().filter(|&&c| c == 1).count();
+    let n_min = n_plus.min(codes.len() - n_plus) as f64;
+    Ok(f64::from(u8::from(u <= rho + (k as f64 + 1.0) / n_min)))
+}
+
+/// One cell of the rate sweep: p̂ (non-private, Λ = 1e-2) on [`RATE_TRAIN`] rows, the exact dual
+/// solve at ρ on a pool of `n` rows, Û on [`RATE_TEST`] rows, all from one sample of the mixture
+/// (p = 0.75, centres from the cell's seed).
+fn run_rate(cell: &Cell) -> Result<Outcome> {
+    let rho = cell.fairness_level()?;
+    let n: usize = cell.param("n")?;
+    let design = GaussianMixtureDesign {
+        centres_seed: cell.seed,
+        ..GaussianMixtureDesign::default()
+    };
+    let data = design
+        .generate(RATE_TRAIN + n + RATE_TEST, cell.seed)
+        .map_err(method_error)?;
+    let rows = |a: usize, b: usize| data.select(&(a..b).collect::<Vec<_>>());
+    let (train, pool, test) = (
+        rows(0, RATE_TRAIN),
+        rows(RATE_TRAIN, RATE_TRAIN + n),
+        rows(RATE_TRAIN + n, RATE_TRAIN + n + RATE_TEST),
+    );
+    let (y, k) = dp2dp::labels(&train).map_err(method_error)?;
+    let cfg = Config {
+        epsilon: f64::INFINITY,
+        phase1: Phase1::paper(),
+        ..Config::default()
+    };
+    let p1 = dp2dp::phase1::fit(
+        &cfg,
+        train.features.view(),
+        &y,
+        k,
+        &mut Ledger::unlimited(),
+        &mut cell.noise(),
+    )
+    .map_err(method_error)?;
+    let sp = dp2dp::signs(&pool).map_err(method_error)?;
+    let pp = p1
+        .predict_proba(pool.features.view())
+        .map_err(method_error)?;
+    let plus = sp.iter().filter(|&&v| v > 0.0).count() as f64 / n as f64;
+    let pi = [1.0 - plus, plus];
+    let view = dp2dp::dual::Pool::new(pp.view(), &sp, pi).map_err(method_error)?;
+    let lambda = lp_baseline::solve(&view, rho, &lp_baseline::Schedule::default());
+    let ts = dp2dp::signs(&test).map_err(method_error)?;
+    let tp = p1
+        .predict_proba(test.features.view())
+        .map_err(method_error)?;
+    let pred = rule::predict(
+        tp.view(),
+        &ts,
+        pi,
+        &lambda,
+        TieBreak::default(),
+        &mut Noise::seeded(cell.seed ^ 0x5241_5445),
+    );
+    let codes: Vec<u32> = ts.iter().map(|&v| u32::from(v > 0.0)).collect();
+    let u = multiclass_unfairness(&pred, k, &codes).map_err(method_error)?;
+    Ok(Outcome::new().metric("unfairness_u", u))
 }
 
 /// A uniformly random (fit rows, test rows) split with `test_fraction` of the rows in the test
