@@ -23,9 +23,12 @@
 //! really records (mini-batch clipping: far above ε'). Strict mode clips per example and
 //! calibrates the noise to ε'.
 
+use crate::aggregate::Summary;
 use crate::demo::{DemoMethod, DemoResult};
 use crate::error::{Result, method_error};
-use crate::{Axis, Cell, Grid, Outcome, Paper, Params, PlotSpec, Reference, Scale, Series, Sweep};
+use crate::{
+    Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Reference, Scale, Series, Sweep,
+};
 use dpfair::decoupled::fermi::{self, FermiConfig};
 use dpfair::decoupled::{Accounting, Config, Training, accuracy_and_gap, fit, two_groups};
 use dpfair_data::{Dataset, Stratify, Target};
@@ -254,6 +257,128 @@ fn run_fermi(cell: &Cell, train: &mut Dataset, test: &mut Dataset) -> Result<Out
         }))
 }
 
+/// (mean, 95 % half-width) of `metric` for the setting matching `method`, `dataset`, ε and the
+/// given parameters.
+fn summary(
+    rows: &[Summary],
+    method: &str,
+    dataset: &str,
+    epsilon: f64,
+    params: &Params,
+    metric: &str,
+) -> Option<(f64, f64)> {
+    rows.iter()
+        .find(|r| {
+            r.setting.method == method
+                && r.setting.dataset == dataset
+                && r.setting.epsilon == epsilon
+                && r.setting.params == *params
+                && r.metric == metric
+        })
+        .map(|r| (r.mean, r.ci95))
+}
+
+/// The targets that are not one number each (report.md "Checks"): Algorithm 2's SP gap
+/// ≤ 0.02 in both modes (strict beside paper, with the accuracy difference); DP-FERMI's SP gap
+/// decreasing in λ (paper mode; a rise between neighbouring λ within the combined 95 % intervals
+/// is noise), and strict DP-FERMI spending no more than ε'.
+fn decoupled_checks(rows: &[Summary]) -> Vec<Check> {
+    let mut out = Vec::new();
+    for dataset in ["adult", "credit"] {
+        for eps in [3.0, 9.0] {
+            for acc in ACCOUNTANTS {
+                let get = |mode: &str, metric: &str| {
+                    summary(rows, "decoupled", dataset, eps, &params(acc, mode), metric)
+                };
+                let (Some((gap_p, _)), Some((acc_p, _))) =
+                    (get("paper", "dp_gap"), get("paper", "accuracy"))
+                else {
+                    continue;
+                };
+                let t = table(dataset, acc, eps);
+                out.push(Check::new(
+                    &format!(
+                        "{t} ({dataset}, ε' = {eps}, {acc}): Algorithm 2 SP gap ≤ 0.02, paper mode"
+                    ),
+                    gap_p <= 0.02,
+                    format!("gap {gap_p:.4}, accuracy {acc_p:.4}"),
+                ));
+                if let (Some((gap_s, _)), Some((acc_s, _))) =
+                    (get("strict", "dp_gap"), get("strict", "accuracy"))
+                {
+                    out.push(Check::new(
+                        &format!("{t} ({dataset}, ε' = {eps}, {acc}): Algorithm 2 SP gap ≤ 0.02, strict mode"),
+                        gap_s <= 0.02,
+                        format!(
+                            "gap {gap_s:.4}, accuracy {acc_s:.4}; strict − paper: accuracy {:+.4}, gap {:+.4}",
+                            acc_s - acc_p,
+                            gap_s - gap_p
+                        ),
+                    ));
+                }
+            }
+            let curve = |mode: &str, metric: &str| -> Vec<(f64, f64, f64)> {
+                paper_fermi(dataset, eps)
+                    .iter()
+                    .filter_map(|&(l, _, _)| {
+                        summary(
+                            rows,
+                            "dp-fermi",
+                            dataset,
+                            eps,
+                            &fermi_params(l, mode),
+                            metric,
+                        )
+                        .map(|(m, c)| (l, m, c))
+                    })
+                    .collect()
+            };
+            let gaps = curve("paper", "dp_gap");
+            if gaps.len() >= 2 {
+                let first = gaps[0].1;
+                let last = gaps[gaps.len() - 1].1;
+                let noise_only = gaps
+                    .windows(2)
+                    .all(|w| w[1].1 <= w[0].1 + (w[0].2.powi(2) + w[1].2.powi(2)).sqrt());
+                let detail = gaps
+                    .iter()
+                    .map(|(l, m, c)| format!("λ {l}: {m:.4} ± {c:.4}"))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                out.push(Check::new(
+                    &format!(
+                        "{} ({dataset}, ε' = {eps}): DP-FERMI SP gap decreasing in λ, paper mode",
+                        fermi_table(dataset, eps)
+                    ),
+                    last < first && noise_only,
+                    detail,
+                ));
+            }
+            let spent = curve("strict", "dp_epsilon");
+            if !spent.is_empty() {
+                let worst = spent.iter().map(|s| s.1).fold(0.0, f64::max);
+                let acc_s = curve("strict", "accuracy");
+                let acc_p = curve("paper", "accuracy");
+                let diff = acc_s
+                    .iter()
+                    .zip(&acc_p)
+                    .map(|(s, p)| format!("λ {}: {:.4} ({:+.4})", s.0, s.1, s.1 - p.1))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                out.push(Check::new(
+                    &format!(
+                        "{} ({dataset}, ε' = {eps}): strict DP-FERMI spends ≤ ε'",
+                        fermi_table(dataset, eps)
+                    ),
+                    worst <= eps * (1.0 + 1e-9),
+                    format!("ledger ε ≤ {worst:.4}; strict accuracy (strict − paper): {diff}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
 impl Paper for Decoupled {
     fn name(&self) -> &'static str {
         "decoupled"
@@ -381,6 +506,10 @@ impl Paper for Decoupled {
         } else {
             out.spent(&ledger)?
         })
+    }
+
+    fn checks(&self, rows: &[Summary]) -> Vec<Check> {
+        decoupled_checks(rows)
     }
 
     fn references(&self) -> Vec<Reference> {
