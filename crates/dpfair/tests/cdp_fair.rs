@@ -468,7 +468,11 @@ fn demo_setting_disparity_over_seeds() {
                         &mut Noise::seeded(seed),
                     )
                     .unwrap();
-                    model.expected_metrics(&test).unwrap().dd.abs()
+                    let m = model.expected_metrics(&test).unwrap();
+                    if seed == 0 {
+                        println!("  seed 0: error {:.4}, |DD| {:.4}", m.error, m.dd.abs());
+                    }
+                    m.dd.abs()
                 })
                 .collect();
             let mean = dds.iter().sum::<f64>() / reps as f64;
