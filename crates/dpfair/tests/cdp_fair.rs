@@ -10,7 +10,7 @@ use dpfair::data::{Dataset, Groups, Target};
 use dpfair::privacy::{Budget, Cost, Ledger, Noise};
 use dpfair::seed000::RffBasis;
 use dpfair::seed000::kernel::Bandwidth;
-use dpfair::seed000::release::{KernelSums, PiRelease, S1Accounting, S1Plan};
+use dpfair::seed000::release::{KernelSums, PiRelease, S1Accounting, S1Plan, classical_sigma};
 use ndarray::Array2;
 
 fn synthetic(n: usize, seed: u64) -> Dataset {
@@ -82,6 +82,20 @@ fn paper_dd_noise_uses_the_total_calibration_size() {
     let mut ledger = open_ledger();
     fit(&config, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
     assert!((entry_scale(&ledger, "S2") - 0.004507).abs() < 5e-7);
+    // The same formula at the paper's ň_0 ∧ ň_1 = 750 (spec §4.8): 0.015024.
+    assert!((classical_sigma(2.0 / 750.0, 1.0, 1.6e-7) - 0.015024).abs() < 5e-7);
+    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (H11).
+    let location = ledger
+        .entries()
+        .iter()
+        .find(|e| e.label.contains("location of τ̃"))
+        .expect("S2 location entry");
+    assert_eq!(
+        location.cost,
+        Cost::Pure {
+            epsilon: f64::INFINITY
+        }
+    );
     // Paper mode is not private: "known π" is recorded as ε = ∞.
     assert!(ledger.entries().iter().any(|e| e.cost
         == Cost::Pure {
