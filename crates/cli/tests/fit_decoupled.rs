@@ -222,4 +222,33 @@ fn bad_input_is_refused_with_the_parameter_named() {
         arg(&model),
     ]);
     assert!(bad(&out).contains("--sensitive"));
+    // One-class labels: every row relabelled "yes".
+    let one = dir.join("one.csv");
+    let text = std::fs::read_to_string(&data).unwrap();
+    let relabelled: String = text
+        .lines()
+        .map(|l| match l.rsplit_once(',') {
+            Some((head, "no")) => format!("{head},yes\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&one, relabelled).unwrap();
+    let out = dpfair(&[
+        "fit",
+        "decoupled",
+        "--data",
+        arg(&one),
+        "--target",
+        "label",
+        "--sensitive",
+        "sex",
+        "--bounds",
+        BOUNDS,
+        "--epsilon",
+        "3",
+        "--out",
+        arg(&model),
+    ]);
+    let e = bad(&out);
+    assert!(e.contains("single class") && e.contains("label"), "{e}");
 }
