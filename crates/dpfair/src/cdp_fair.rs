@@ -338,7 +338,7 @@ impl Config {
                 ));
             }
         }
-        if self.tau_grid < 3 || self.tau_grid % 2 == 0 {
+        if self.tau_grid < 3 || self.tau_grid.is_multiple_of(2) {
             return Err(invalid(
                 "tau_grid",
                 format!("must be odd and ≥ 3, got {}", self.tau_grid),

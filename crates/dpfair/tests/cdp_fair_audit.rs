@@ -319,6 +319,9 @@ fn paper_tau_release_leaks_through_point_events_h11() {
     assert!(report.epsilon_lower > EPS, "{report:?}");
 }
 
+/// A projection of `τ̃` (given the point of interest) to the audited real number.
+type Projection = fn(f64, f64) -> f64;
+
 /// The strict S2 (exponential mechanism over a public grid, [`crossing_utility`], Δ = 2/100) on
 /// the same counterexample passes, for the half-lines, for the grid points between the two
 /// positions of the moved score (where the curves differ) and for the single grid point just
@@ -343,7 +346,7 @@ fn strict_tau_release_passes_the_point_event_audit_h11() {
         .map(|j| grid[j])
     };
     let point = grid.iter().copied().find(|&t| t > 0.3).unwrap();
-    let projections: [(&str, fn(f64, f64) -> f64); 3] = [
+    let projections: [(&str, Projection); 3] = [
         ("τ̃", |t, _| t),
         ("τ̃ ∈ (0.3, 0.4]", |t, _| {
             f64::from(u8::from(t > 0.3 && t <= 0.4))
