@@ -72,7 +72,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::model::Accounting;
 
-/// Floor `m ≤ min(ň_0, ň_1)` used for the DD noise in strict mode (spec H3(d), (f)).
+/// Floor `m ≤ min(ň_0, ň_1)` on the calibration group sizes in strict mode: the DD curve is
+/// normalised by `max(ň_a, m)`, so its sensitivity `2/m` is public (spec H3(d), (f)).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
 pub enum DdFloor {
@@ -661,7 +662,8 @@ fn non_private<'d>(
     prepare(&config, data, ledger, noise)
 }
 
-/// Algorithm 5 S2 on the calibration rows `cal`: one Gaussian shift `w̌` of the empirical DD curve,
+/// Algorithm 5 S2 on the calibration rows `cal`. Strict: the exponential mechanism over the
+/// public τ grid (module docs). Paper: one Gaussian shift `w̌` of the empirical DD curve,
 /// then the exact sweep.
 #[allow(clippy::too_many_arguments)]
 fn s2(

@@ -47,8 +47,8 @@ pub struct Args {
     /// fold) [default: false (strict), true (paper)].
     #[arg(long, value_name = "BOOL")]
     cross_fit: Option<bool>,
-    /// A public lower bound on both groups' calibration sizes, for the DD noise [default: derived
-    /// from the released π̃].
+    /// A public lower bound on both groups' calibration sizes, for the DD curve's sensitivity
+    /// 2/N in the private choice of τ̃ [default: derived from the released π̃].
     #[arg(long, value_name = "N")]
     min_group: Option<usize>,
     /// Candidate thresholds (odd, ≥ 3) of the private choice of τ̃, spread over
