@@ -95,7 +95,9 @@ fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
     let dir = scratch();
     let (all, sites) = write_csvs(&dir);
     let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    let common = ["--frequencies", "128", "--seed"];
+    // One agreed bandwidth: the simulation's default (the federation's rule) is not what a
+    // site computes alone.
+    let common = ["--frequencies", "128", "--bandwidth", "0.2", "--seed"];
 
     // The simulation.
     let sim = p("sim.json");

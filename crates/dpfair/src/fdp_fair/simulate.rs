@@ -6,7 +6,7 @@ use crate::cdp_fair::Model;
 use crate::fdp_fair::protocol::{
     Global, SiteParams, aggregate_round1, aggregate_round2, site_ledger, site_round1, site_round2,
 };
-use crate::fdp_fair::{Config, default_bandwidth};
+use crate::fdp_fair::{Config, federated_bandwidth};
 use crate::seed000::error::{Result, invalid};
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
@@ -51,11 +51,14 @@ pub fn fit(config: &Config, sites: &[Dataset], noises: &mut [Noise]) -> Result<S
             format!("{} sites and {} noise streams", sites.len(), noises.len()),
         ));
     }
-    // One bandwidth for all sites (one shared basis): the rule on the first site's size.
+    // One bandwidth for all sites (one shared basis): the federation's public rule.
+    let sizes: Vec<(usize, f64)> = sites.iter().map(|d| (d.n_rows(), config.epsilon)).collect();
     let config = Config {
-        bandwidth: Some(config.bandwidth.unwrap_or_else(|| {
-            default_bandwidth(sites[0].n_rows(), sites[0].n_features(), config.epsilon)
-        })),
+        bandwidth: Some(
+            config
+                .bandwidth
+                .unwrap_or_else(|| federated_bandwidth(&sizes, sites[0].n_features())),
+        ),
         ..config.clone()
     };
     let params: Vec<SiteParams> = sites

@@ -9,8 +9,9 @@ use dpfair::fdp_fair::{DepthRule, Monotoniser, SearchConfig, ServerParams, Weigh
 #[derive(clap::Args, Clone, Debug)]
 pub struct BasisArgs {
     /// Kernel bandwidth h on the [0, 1]-scaled features; every site must use the same value
-    /// [default: the public rule max(n^{−1/(2+d)}, (nε)^{−1/(1+d)}) on the site's training size
-    /// ⌈N_s/2⌉, rounded to 0.01].
+    /// [default: `federated site`: the public rule max(n^{−1/(2+d)}, (nε)^{−1/(1+d)}) on the
+    /// site's training size n = ⌈N_s/2⌉; `fit fdp-fair`: the federation's rule
+    /// max((Σ n_s)^{−1/(2+d)}, (Σ n_s²ε_s²)^{−1/(2+2d)}); both rounded to 0.01].
     #[arg(long, value_name = "H")]
     pub bandwidth: Option<f64>,
     /// Random Fourier frequencies D of the public basis.

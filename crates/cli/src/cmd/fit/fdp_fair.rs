@@ -3,7 +3,9 @@
 //!
 //! Rows go to sites in contiguous blocks in file order (site s gets rows ⌊sN/S⌋..⌊(s+1)N/S⌋);
 //! with `--seed K`, site s (0-based) draws its noise from seed K + s, so that the file protocol
-//! run with `--site site{s+1} --seed K+s` at each site gives the same model.
+//! run with `--site site{s+1} --seed K+s --bandwidth H` at each site (H as printed here: by
+//! default the federation's bandwidth rule, which a single site cannot compute) gives the same
+//! model.
 
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};

@@ -101,10 +101,14 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
         ..cdp_fair::Config::default()
     };
     let mut noise = cell.noise();
-    let mut ledger = Ledger::new(Budget::approx(
-        if paper { f64::INFINITY } else { epsilon },
-        delta,
-    )?);
+    // Paper mode records its non-private steps as ε = ∞; the non-private baselines (`none`) charge
+    // one ε = ∞ entry.
+    let budget = if s.accounting == "strict" {
+        epsilon
+    } else {
+        f64::INFINITY
+    };
+    let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
     let model: Model = match s.method.as_str() {
         CDP => cdp_fair::fit(&config, &train, &mut ledger, &mut noise),
         PRIVACY_ONLY => cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise),
