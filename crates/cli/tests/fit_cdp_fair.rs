@@ -184,3 +184,15 @@ fn bad_input_exits_2_naming_the_parameter() {
         assert!(err.contains(needle), "{needle}: {err}");
     }
 }
+
+#[test]
+fn help_has_an_example_and_the_budget_split() {
+    let out = dpfair(&["fit", "cdp-fair", "--help"]);
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Example: dpfair fit cdp-fair") && text.contains("--tau-grid"),
+        "{text}"
+    );
+    assert!(text.contains("parallel composition"), "{text}");
+}

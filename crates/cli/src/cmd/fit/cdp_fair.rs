@@ -19,6 +19,12 @@ use dpfair_data::TaskKind;
 use dpfair_privacy::{Budget, Ledger};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example: dpfair fit cdp-fair --data adult.csv --target Label --sensitive Sensitive \
+    --bounds Age:17:90,Workclass:0:8,Education-Num:1:16 --alpha 0.05 --epsilon 1 --out cdp.json\n\n\
+    Strict (default): S1 gets (ε, δ) on the training half, the private choice of τ̃ pure ε on the \
+    calibration half (parallel composition); δ defaults to (N/2)^−2."
+)]
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
