@@ -5,7 +5,7 @@
 //!
 //! | study | paper | setting | varied | methods |
 //! |---|---|---|---|---|
-//! | `fig4a` | Fig. 4(a), S1 | n_P = 10⁴, n_Q = 50, γ = 0.5 | ε | LPCT, LPCT-P, LPCT-Q, LPCT-prune |
+//! | `fig4a` | Fig. 4(a), S1 | n_P = 10⁴, n_Q = 50, γ = 0.5 | ε | LPCT, LPCT-P, LPCT-Q, LPCT-prune; PHIST, PGLM (§7.3's claims on synthetic data) |
 //! | `fig4b` | Fig. 4(b), S2 | n_P = 10⁴, n_Q = 1,000, γ = 5 | ε | same |
 //! | `fig4c` | Fig. 4(c), S3 | n_P = 10⁴, n_Q = 50 | γ, ε | LPCT |
 //! | `fig5` | Fig. 5, S4 | n_Q = 50, γ = 0.5 | n_P, ε | LPCT, LPCT-P, LPCT-Q, LPCT-prune |
@@ -31,6 +31,7 @@
 //! `--quick`: 3 replications, coarse grids of the varied quantity. `--full`: the paper's grids
 //! with 20 replications everywhere (Table 2's count; the [code] uses 50–300 on synthetic data).
 
+mod checks;
 mod diabetes;
 mod oracle;
 mod score;
@@ -139,6 +140,23 @@ fn synthetic_sweeps(scale: Scale) -> Vec<Sweep> {
             "fig4a",
             &FOUR,
             &eps,
+            params(r, &[10_000], &[50], &[0.5], None),
+        ),
+        // Section 7.3's baselines on the same design (PGLM's analytic Gaussian has no
+        // calibration at ε = 1000).
+        study(
+            "fig4a",
+            &["phist"],
+            &eps,
+            params(r, &[10_000], &[50], &[0.5], None),
+        ),
+        study(
+            "fig4a",
+            &["pglm"],
+            &eps.iter()
+                .copied()
+                .filter(|e| *e < 1000.0)
+                .collect::<Vec<_>>(),
             params(r, &[10_000], &[50], &[0.5], None),
         ),
         study(
@@ -321,6 +339,10 @@ impl Paper for LpctPaper {
         ]
     }
 
+    fn checks(&self, rows: &[crate::aggregate::Summary]) -> Vec<crate::Check> {
+        checks::all(rows)
+    }
+
     fn plots(&self) -> Vec<PlotSpec> {
         let p = |file: &str, title: &str, study: &str, x: Axis, series: Series| {
             PlotSpec::new(file, title, x, "accuracy", series).for_dataset(study)
@@ -334,6 +356,16 @@ impl Paper for LpctPaper {
                 Axis::Epsilon,
                 Series::Method,
             )
+            .for_methods(FOUR)
+            .log_x(),
+            p(
+                "sec73_synthetic.svg",
+                "§7.3's comparison on Fig. 4(a)'s design: LPCT, LPDT (LPCT-P), PHIST, PGLM",
+                "fig4a",
+                Axis::Epsilon,
+                Series::Method,
+            )
+            .for_methods(["lpct", "lpct-p", "lpct-q", "phist", "pglm"])
             .log_x(),
             p(
                 "fig4b.svg",

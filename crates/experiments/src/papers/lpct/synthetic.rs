@@ -120,6 +120,10 @@ pub fn run(cell: &Cell, reps: usize) -> Result<Outcome> {
                 &lambdas,
             )?,
             "lpct-theory" => vec![score::lpct_theory(&unit, eps, &split, seed)?],
+            "phist" => (1..=6)
+                .map(|bins| score::phist(eps, bins, &split, seed))
+                .collect::<Result<_>>()?,
+            "pglm" => vec![score::pglm(eps, &split, seed)?],
             "lpct-prune" => {
                 let cfg = PruneConfig {
                     epsilon: eps,
