@@ -13,6 +13,10 @@
 //! the lexicographic axis in which each jump is an interval; the curve is still non-increasing
 //! there, so the paper's Prop. 4 argument (half-lines `{τ̃ ≤ t}` through monotonicity) applies
 //! unchanged. Without ties the randomisation never triggers (measure zero).
+//!
+//! **Private choice (strict CDP-Fair S2).** [`tau_grid`] and [`crossing_utility`] give the
+//! candidates and the utility of an exponential-mechanism choice of `τ̃` that is DP for every
+//! event, not only for the half-lines `{τ̃ ≤ t}` the shift-and-sweep covers (spec H11).
 
 use serde::{Deserialize, Serialize};
 
