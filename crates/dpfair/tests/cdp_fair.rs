@@ -271,13 +271,14 @@ fn model_roundtrips_and_predictions_are_probabilities() {
 /// Mean test |DD| over repetitions on the synthetic design (§5.1.1; Prop. 5): at N ≥ 5,000 and
 /// ε ≥ 1, mean |DD| ≤ α + 0.02 (issue #7). DD is the expected disparity of the randomised
 /// classifier on an independent test set of 4,000 (H16); its sampling sd is about
-/// sqrt(0.25/1200 + 0.25/2800) ≈ 0.017 per repetition, so 6 repetitions put ±0.007 (1 sd) on
-/// the mean; the calibration error of τ̃ adds `O(ň^{−1/2} + 1/(ň ε))` ≈ 0.01 (Prop. 5).
+/// sqrt(0.25/1200 + 0.25/2800) ≈ 0.017 per repetition; with the calibration error of τ̃
+/// (`O(ň^{−1/2} + log(grid)/(ň ε))`, Prop. 5 and the exponential mechanism) the sd per repetition
+/// is ≈ 0.02 (BENCHMARKS.md), so 10 repetitions put ±0.006 (1 sd) on the mean.
 #[test]
 fn synthetic_mean_disparity_is_within_alpha_plus_002() {
     let test = synthetic(4000, 999);
     let alpha = 0.1;
-    let reps = 6;
+    let reps = 10;
     let mut sum = 0.0;
     for r in 0..reps {
         let data = synthetic(5000, 100 + r);
@@ -291,6 +292,7 @@ fn synthetic_mean_disparity_is_within_alpha_plus_002() {
         sum += model.expected_metrics(&test).unwrap().dd.abs();
     }
     let mean = sum / reps as f64;
+    eprintln!("mean test |DD| over {reps} repetitions: {mean:.4} (α = {alpha})");
     assert!(mean <= alpha + 0.02, "mean |DD| = {mean}");
     // The constraint binds (intrinsic DD is −0.558): the disparity is not trivially 0 either.
     assert!(mean >= alpha - 0.06, "mean |DD| = {mean}");
