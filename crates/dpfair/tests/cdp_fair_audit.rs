@@ -367,4 +367,18 @@ fn strict_tau_release_passes_the_point_event_audit_h11() {
         eprintln!("{name}: {report:?}");
         assert!(report.epsilon_lower <= EPS, "{name}: {report:?}");
     }
+    // Power: the same interval projection catches a variant that understates the sensitivity
+    // 20× (Δ = 0.001: the utility gap 0.01 on (0.3, 0.4] is a likelihood ratio e^5).
+    let report = audit(
+        &mut Noise::seeded(20),
+        2_000,
+        DELTA,
+        CONFIDENCE_ALPHA,
+        |input, noise| {
+            let j = exponential_mechanism(&mut ledger(), noise, "S2", &utility[input], 0.001, EPS)?;
+            Ok(f64::from(u8::from(grid[j] > 0.3 && grid[j] <= 0.4)))
+        },
+    )
+    .unwrap();
+    assert!(report.epsilon_lower > EPS, "{report:?}");
 }
