@@ -684,13 +684,10 @@ fn s2(
 ) -> Result<GroupRule> {
     let (z0, z1) = p.scores(est, cal)?;
     let counts = [z0.len(), z1.len()];
-    if counts.contains(&0) {
-        return Err(Error::InvalidData(format!(
-            "a group is empty in the calibration half (group sizes {counts:?})"
-        )));
-    }
     let n_cal = cal.len() as f64;
     match p.r.accounting {
+        // No data-dependent refusal here: an empty calibration group is just a curve term 0
+        // (denominators are at least the public floor m).
         Accounting::Strict => {
             let m = dd_floor(p, est, n_cal)?;
             let denom = [counts[0].max(m) as f64, counts[1].max(m) as f64];
@@ -715,6 +712,11 @@ fn s2(
             Ok(GroupRule::paper(grid[j]))
         }
         Accounting::Paper => {
+            if counts.contains(&0) {
+                return Err(Error::InvalidData(format!(
+                    "a group is empty in the calibration half (group sizes {counts:?})"
+                )));
+            }
             // The code's σ with the total ň (H3(f)); the true sensitivity is 2/(ň_0 ∧ ň_1).
             let sigma = classical_sigma(2.0 / n_cal, epsilon, delta);
             let n_min = counts[0].min(counts[1]) as f64;

@@ -498,3 +498,28 @@ fn demo_setting_disparity_over_seeds() {
         }
     }
 }
+
+/// Strict mode has no data-dependent refusal in S2: a calibration half without group 1 still
+/// gives a model (its curve term is 0 over the public floor), and the budget is spent as usual.
+#[test]
+fn strict_s2_accepts_an_empty_calibration_group() {
+    let mut data = synthetic(400, 30);
+    let (train, cal) = dpfair::seed000::split::random_split(400, 200, 3);
+    let codes = &mut data.groups.as_mut().unwrap().codes;
+    for &i in &cal {
+        codes[i] = 0;
+    }
+    for &i in train.iter().take(50) {
+        codes[i] = 1;
+    }
+    let config = Config {
+        split_seed: Some(3),
+        n_frequencies: 16,
+        delta: Some(1e-6),
+        ..Config::default()
+    };
+    let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
+    let model = fit(&config, &data, &mut ledger, &mut Noise::seeded(1)).unwrap();
+    assert_eq!(model.folds.len(), 1);
+    assert_eq!(ledger.entries().len(), 2);
+}
