@@ -419,3 +419,39 @@ fn default_phase1_suits_the_data_size() {
     assert_eq!(model.phase1_procedure, Some(Phase1::dp_sgd_default()));
     assert!(ledger.total().unwrap().epsilon <= 0.5 + 1e-9);
 }
+
+/// H1: with Theorem 4.1's convention read literally (noise multiplier bσ/4) the paper adds
+/// σ_SGD = 4z/b to the sum, b = 128 times less noise than Algorithm 1's accountant assumes; the
+/// ledger records a real cost far above the claimed ε = 1 (the noise multiplier on a slot of
+/// sensitivity 2√2 drops from 4z/(2√2) ≈ 1.6 to ≈ 0.013, so many steps are nearly unprotected).
+/// Strict mode refuses the knob.
+#[test]
+fn noise_on_the_mean_costs_far_more_than_claimed() {
+    use dpfair::dp2dp::NoiseOn;
+    let data = synthetic(4000, 5);
+    let cfg = Config {
+        rho: 0.05,
+        epsilon: 1.0,
+        accounting: Accounting::Paper,
+        noise_on: NoiseOn::Mean,
+        ..Config::default()
+    };
+    let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());
+    let model = fit(&cfg, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
+    let r = &model.phase2.report;
+    let z = paper_noise_multiplier(0.05, r.n_pool, 128, 100, 1.0, 1e-5).unwrap();
+    assert!(rel(r.sigma_sgd, 4.0 * z / 128.0) < 1e-9);
+    let total = ledger.total_at(1e-5).unwrap();
+    assert!(total.epsilon > 20.0, "real cost {}", ledger.summary());
+    let strict = Config {
+        accounting: Accounting::Strict,
+        ..cfg
+    };
+    assert!(matches!(
+        strict.validate(),
+        Err(Error::Invalid {
+            name: "noise_on",
+            ..
+        })
+    ));
+}

@@ -96,6 +96,21 @@ impl Default for TieBreak {
     }
 }
 
+/// Where the paper's noise level σ_SGD is meant to act (H1). Only `Accounting::Paper` reads it:
+/// strict mode always calibrates the noise it adds to the sum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoiseOn {
+    /// Algorithm 1 as printed: N(0, σ_SGD²) on the summed gradient, σ_SGD = 4z (z the
+    /// dp_accounting multiplier at Δ = 4).
+    #[default]
+    Sum,
+    /// Theorem 4.1's convention (Altschuler–Talwar: noise on the mean, multiplier bσ/4) applied
+    /// to Algorithm 1's sum: σ_SGD = 4z/b, b times less noise than the accountant assumed. The
+    /// ledger records the real cost.
+    Mean,
+}
+
 /// The step sizes η_t of Algorithm 1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -143,6 +158,8 @@ pub struct Config {
     pub pi_floor: f64,
     pub iterate: Iterate,
     pub ties: TieBreak,
+    /// Paper mode only: which convention turns the accountant's multiplier into σ_SGD (H1).
+    pub noise_on: NoiseOn,
 }
 
 impl Default for Config {
@@ -163,6 +180,7 @@ impl Default for Config {
             sigma_pi: 0.05,
             pi_floor: 1e-3,
             iterate: Iterate::Last,
+            noise_on: NoiseOn::Sum,
             ties: TieBreak::default(),
         }
     }
@@ -219,6 +237,13 @@ impl Config {
             return Err(invalid(
                 "pi_floor",
                 format!("must be in (0, 0.5), got {}", self.pi_floor),
+            ));
+        }
+        if self.noise_on == NoiseOn::Mean && self.accounting != Accounting::Paper {
+            return Err(invalid(
+                "noise_on",
+                "noise on the mean (Theorem 4.1's convention, H1) is the paper's procedure: \
+                 only with accounting paper",
             ));
         }
         if self.iterations == 0 {

@@ -15,9 +15,11 @@
 //! vector at sensitivity √2/N (H3), and the gradient sum at replace-one sensitivity 4√2 (H2) with
 //! the per-record inclusion probability of the stratified sampler, q' = 1 − (1 − 1/(2N_min))^b
 //! (H4; multiplicities > 1 are not accounted, so even this is an estimate, not a certificate).
+//! With [`NoiseOn::Mean`] σ_SGD = 4z/b (Theorem 4.1's multiplier bσ/4 read literally, H1): what
+//! the paper's "private ≈ non-private" figures suggest was run; the ledger shows its cost.
 
 use super::accounting::{calibrate, paper_noise_multiplier};
-use super::config::Config;
+use super::config::{Config, NoiseOn};
 use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
 use super::error::{Error, Result};
 use crate::model::Accounting;
@@ -128,7 +130,10 @@ pub fn release(
     } else if paper {
         let z_paper =
             paper_noise_multiplier(cfg.sigma_pi, n, cfg.batch, steps, cfg.epsilon, cfg.delta)?;
-        let sigma_sgd = 4.0 * z_paper;
+        let sigma_sgd = match cfg.noise_on {
+            NoiseOn::Sum => 4.0 * z_paper,
+            NoiseOn::Mean => 4.0 * z_paper / cfg.batch as f64,
+        };
         let q_real = 1.0 - (1.0 - 1.0 / (2.0 * n_min as f64)).powi(cfg.batch as i32);
         report.sampling_rate = q_real;
         report.noise_multiplier = sigma_sgd / bound;
@@ -136,7 +141,13 @@ pub fn release(
         Some(SubsampledGaussianRun::start_for(
             Relation::Substitution,
             ledger,
-            "DP2DP dual SGD (paper: stratified with replacement, σ_SGD = 4z)",
+            match cfg.noise_on {
+                NoiseOn::Sum => "DP2DP dual SGD (paper: stratified with replacement, σ_SGD = 4z)",
+                NoiseOn::Mean => {
+                    "DP2DP dual SGD (paper, Theorem 4.1's convention: stratified with \
+                     replacement, σ_SGD = 4z/b on the sum, H1)"
+                }
+            },
             q_real,
             sigma_sgd / bound,
             bound,
