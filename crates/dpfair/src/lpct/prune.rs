@@ -38,6 +38,14 @@ pub enum Preset {
     Prop6,
     /// The authors' code's tighter constants ("we use constants that yield a tighter bound than
     /// (14)", Section 6.1): spec §2.9, rules 1–6, with the node's true depth.
+    ///
+    /// Known limitation (measured, left as the code has it): u_noise contains
+    /// 2^{m+1}(ε 2^{−k/2} √c2)²/c2 · n_P/ε² = 2^{m+1} n_P 2^{−k}, twice the expected private
+    /// count of the node per leaf below it, so rule 4 (u_noise > S̃_P → public only) fires at
+    /// every node unless the noise inflates S̃_P, at any ε. The pruned tree is then a Lepski
+    /// walk on the public counts, and since p0 and p_term grow with ε (p_term = p0 at
+    /// n_P = 10⁴, n_Q = 50, ε ≥ 8) its accuracy falls as ε grows: 0.663, 0.646, 0.614, 0.617,
+    /// 0.577, 0.465 at ε = 0.5, 1, 2, 4, 8, 1000 (20 runs, Fig. 4(a)'s design).
     #[default]
     Code,
 }
