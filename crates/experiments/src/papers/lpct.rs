@@ -240,12 +240,19 @@ fn diabetes_sweeps(scale: Scale) -> Vec<Sweep> {
                 "prune-c",
                 "lpdt",
                 "phist",
-                "pglm",
                 "lpct-m-theory",
                 "lpct-c-theory",
             ])
             .accounting(["strict"])
             .epsilons([0.5, 2.0, 8.0, 1000.0])
+            .params([base.clone()]),
+        // PGLM's analytic Gaussian has no calibration at ε = 1000 (the privacy crate's lattice
+        // slack exceeds ε there), so its Table 2(c) row is "not run".
+        Sweep::new()
+            .datasets(["diabetes"])
+            .methods(["pglm"])
+            .accounting(["strict"])
+            .epsilons([0.5, 2.0, 8.0])
             .params([base.clone()]),
         Sweep::new()
             .datasets(["diabetes"])
