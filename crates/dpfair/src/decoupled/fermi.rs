@@ -192,6 +192,46 @@ fn non_private(label: &str, note: &str) -> Entry {
     }
 }
 
+/// The θ gradient of one mini-batch into `grad` (length d + 1): (1/b) Σ_i dz_i·[x_i; 1] with
+/// dz_i = ∂(BCE_i + λψ_i)/∂z_i, each term clipped to ℓ2 norm L_θ ([`Clipping::PerExample`]) or
+/// the mean rescaled to norm ≤ L_θ ([`Clipping::MiniBatch`], the code). Returns the ℓ2
+/// sensitivity of the result to replacing one row: 2L_θ/b, or 2L_θ for the mini-batch rule
+/// (both vectors lie in the L_θ ball and nothing else bounds one row's share).
+fn batch_gradient(
+    rows: &[&[f64]],
+    dz: &[f64],
+    clipping: Clipping,
+    clip: f64,
+    grad: &mut [f64],
+) -> f64 {
+    let d = grad.len() - 1;
+    let bn = rows.len() as f64;
+    grad.iter_mut().for_each(|g| *g = 0.0);
+    for (xi, &g) in rows.iter().zip(dz) {
+        let scale = match clipping {
+            Clipping::MiniBatch => 1.0,
+            Clipping::PerExample => {
+                let norm = g.abs() * (xi.iter().map(|a| a * a).sum::<f64>() + 1.0).sqrt();
+                (clip / norm.max(f64::MIN_POSITIVE)).min(1.0)
+            }
+        };
+        let gs = g * scale / bn;
+        for (gj, a) in grad.iter_mut().zip(xi.iter()) {
+            *gj += gs * a;
+        }
+        grad[d] += gs;
+    }
+    match clipping {
+        Clipping::MiniBatch => {
+            let norm = grad.iter().map(|g| g * g).sum::<f64>().sqrt();
+            let r = (norm / clip).max(1.0);
+            grad.iter_mut().for_each(|g| *g /= r);
+            2.0 * clip
+        }
+        Clipping::PerExample => 2.0 * clip / bn,
+    }
+}
+
 fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
@@ -321,33 +361,9 @@ pub fn fit(
             }
             m /= bn;
             v /= bn;
-            // θ gradient, bounded as configured.
-            grad.iter_mut().for_each(|g| *g = 0.0);
-            let clip = config.lipschitz;
-            for (&i, &g) in members.iter().zip(&dz) {
-                let xi = &rows[i * d..(i + 1) * d];
-                let scale = match clipping {
-                    Clipping::MiniBatch => 1.0,
-                    Clipping::PerExample => {
-                        let norm = g.abs() * (xi.iter().map(|a| a * a).sum::<f64>() + 1.0).sqrt();
-                        (clip / norm.max(f64::MIN_POSITIVE)).min(1.0)
-                    }
-                };
-                let gs = g * scale / bn;
-                for (gj, a) in grad.iter_mut().zip(xi) {
-                    *gj += gs * a;
-                }
-                grad[d] += gs;
-            }
-            let theta_sensitivity = match clipping {
-                Clipping::MiniBatch => {
-                    let norm = grad.iter().map(|g| g * g).sum::<f64>().sqrt();
-                    let r = (norm / clip).max(1.0);
-                    grad.iter_mut().for_each(|g| *g /= r);
-                    2.0 * clip
-                }
-                Clipping::PerExample => 2.0 * clip / bn,
-            };
+            let rows_b: Vec<&[f64]> = members.iter().map(|&i| &rows[i * d..(i + 1) * d]).collect();
+            let theta_sensitivity =
+                batch_gradient(&rows_b, &dz, clipping, config.lipschitz, &mut grad);
             let grad_w = lambda * (-2.0 * w * m + 2.0 * v * inv_sqrt_p);
             let part = format!("batch {}", b + 1);
             let (noisy_theta, noisy_w) = ledger.in_part(&partition, &part, |l| {
@@ -417,6 +433,54 @@ impl FermiModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_row_moves_the_batch_gradient_by_at_most_the_recorded_sensitivity() {
+        // 64 rows of 5 features; one row replaced by an extreme one (features ±50, dz = 1).
+        // Per-example: ‖Δ‖ ≤ 2L/b. Mini-batch rescaling: the change can reach the full 2L-ball
+        // scale, far above 2L/b, which is why paper mode records 2L.
+        let mut noise = Noise::seeded(3);
+        let rows: Vec<Vec<f64>> = (0..64)
+            .map(|_| (0..5).map(|_| 2.0 * noise.random::<f64>() - 1.0).collect())
+            .collect();
+        let dz: Vec<f64> = (0..64).map(|_| 0.2 * noise.random::<f64>() - 0.1).collect();
+        let extreme = vec![50.0, -50.0, 50.0, -50.0, 50.0];
+        // Row 9 is the mirror image of the extreme row in the first batch: its clipped gradient
+        // points almost opposite, so the change is close to the bound.
+        let mut rows = rows;
+        rows[9] = extreme.iter().map(|v| -v).collect();
+        let mut dz = dz;
+        dz[9] = 1.0;
+        let mut rows2 = rows.clone();
+        rows2[9] = extreme;
+        let mut dz2 = dz.clone();
+        dz2[9] = 1.0;
+        let (a, b) = (
+            rows.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+            rows2.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        );
+        let diff = |clipping: Clipping| {
+            let (mut g1, mut g2) = (vec![0.0; 6], vec![0.0; 6]);
+            let s = batch_gradient(&a, &dz, clipping, 5.0, &mut g1);
+            batch_gradient(&b, &dz2, clipping, 5.0, &mut g2);
+            let d = g1
+                .iter()
+                .zip(&g2)
+                .map(|(x, y)| (x - y).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            (d, s)
+        };
+        let (d, s) = diff(Clipping::PerExample);
+        assert!((s - 10.0 / 64.0).abs() < 1e-15 && d <= s, "{d} > {s}");
+        assert!(
+            d > 0.5 * s,
+            "the extreme row should use most of its bound: {d}"
+        );
+        let (d, s) = diff(Clipping::MiniBatch);
+        assert_eq!(s, 10.0);
+        assert!(d <= s && d > 10.0 / 64.0, "{d}");
+    }
 
     #[test]
     fn noise_levels_match_the_spec_reference_values() {
