@@ -132,6 +132,14 @@ fn random_instances_backends_agree_and_special_cases_hold() {
                 assert_eq!(fast.value, 0.0);
                 assert_eq!(fast.solved_by, SolvedBy::Trivial);
             } else {
+                if alpha > 0.0 {
+                    // The per-level decomposition answered (no fallback to a back end).
+                    assert_eq!(
+                        fast.solved_by,
+                        SolvedBy::Levelwise,
+                        "trial {trial} α={alpha}"
+                    );
+                }
                 assert!(clar.value > 1e-9, "value 0 below the inputs' unfairness");
             }
         }
@@ -240,8 +248,10 @@ fn law_instance() -> Instance {
     }
 }
 
-/// The structured solver (with fast paths) reproduces HiGHS's objective at all five α of the
-/// instance to 1e-6 relative (the tolerance; optima are not unique, values are).
+/// The default solver (fast paths: closed form at α = 0, the per-level decomposition for
+/// 0 < α < the inputs' KS, identity above) reproduces HiGHS's objective at all five α of the
+/// instance to 1e-6 relative (the tolerance; optima are not unique, values are), and so
+/// does the structured interior point without fast paths.
 #[test]
 fn law_instance_matches_highs_objectives() {
     let inst = law_instance();
@@ -257,9 +267,12 @@ fn law_instance_matches_highs_objectives() {
             sol.solved_by
         );
         assert!(sol.max_ks <= alpha + 1e-9);
+        if *alpha > 0.0 && *alpha < base.unfairness() {
+            assert_eq!(sol.solved_by, SolvedBy::Levelwise);
+        }
     }
-    // And without the α = 0 closed form: the interior point at α = 0 and α = 0.005 as well.
-    for &alpha in &[0.0, 0.005] {
+    // And without fast paths: the interior point at α = 0, 0.005 and 0.05 as well.
+    for &alpha in &[0.0, 0.005, 0.05] {
         let p = BarycenterProblem::new(inst.pmfs.clone(), inst.weights.clone(), alpha).unwrap();
         let sol = solve(&p, &opts(Backend::Structured, false)).unwrap();
         let highs = inst.highs.iter().find(|h| h.0 == alpha).unwrap().1;

@@ -15,9 +15,12 @@
 //! Either way, given the targets, the optimal couplings are the monotone couplings (Lemma B.9), so
 //! [`polish`] rebuilds them exactly and [`validate`] checks marginals and KS constraints.
 //! Fast paths (all exact, spec §2.2.4 "special cases"): k = 1; α ≥ the largest pairwise KS distance
-//! of the inputs (value 0, identity); α = 0 (the rounded quantile average).
+//! of the inputs (value 0, identity); α = 0 (the rounded quantile average); and, for every other
+//! α, the per-level decomposition of [`levelwise`] (no LP solver; the back end is used only if it
+//! reports trouble, or with `fast_paths` off).
 
 pub mod clarabel;
+pub mod levelwise;
 pub mod structured;
 
 use super::transport::{Coupling, cdf, max_pairwise_ks_cdf, monotone_coupling, pmf_from_cdf};
@@ -133,7 +136,8 @@ pub enum Backend {
 #[serde(default)]
 pub struct SolveOptions {
     pub backend: Backend,
-    /// Use the exact special cases (k = 1, trivial α, α = 0 closed form) when they apply.
+    /// Use the exact special cases (k = 1, trivial α, α = 0 closed form) and the per-level
+    /// decomposition ([`levelwise`]) instead of the back end.
     pub fast_paths: bool,
     /// Relative tolerance of the interior-point back ends (gap and residuals).
     pub tolerance: f64,
@@ -163,6 +167,8 @@ pub enum SolvedBy {
     Structured { iterations: u32 },
     /// Clarabel on the general LP.
     Clarabel { iterations: u32 },
+    /// The exact per-level decomposition ([`levelwise`]), any α.
+    Levelwise,
 }
 
 /// A polished, validated solution of the problem (index units).
@@ -223,6 +229,12 @@ fn solve_with_cdfs(
     } else if options.fast_paths && problem.alpha == 0.0 {
         let q = super::transport::quantile_average(cdfs, &problem.weights);
         (vec![cdf(&q); problem.m()], SolvedBy::ClosedForm)
+    } else if let Some(c) = options
+        .fast_paths
+        .then(|| levelwise::solve_targets(problem, cdfs).ok())
+        .flatten()
+    {
+        (c, SolvedBy::Levelwise)
     } else {
         match options.backend {
             Backend::Structured => match structured::solve_targets(problem, options.tolerance) {
