@@ -95,23 +95,23 @@ fn transcripts_round_trip_to_the_simulated_model() {
         ..cfg
     };
     let mut r1: Vec<Round1> = Vec::new();
-    for k in 0..s {
-        let p = cfg.site_params(&site_name(k), &data[k]).unwrap();
+    for (k, site) in data.iter().enumerate() {
+        let p = cfg.site_params(&site_name(k), site).unwrap();
         let mut ledger = site_ledger(p.epsilon, p.delta, p.accounting).unwrap();
         let mut noise = Noise::seeded(7 + k as u64);
         r1.push(json(
-            &site_round1(&p, &data[k], None, &mut ledger, &mut noise).unwrap(),
+            &site_round1(&p, site, None, &mut ledger, &mut noise).unwrap(),
         ));
     }
     let global = json(&aggregate_round1(&r1, &ServerParams::default()).unwrap());
     let mut r2: Vec<Round2> = Vec::new();
-    for k in 0..s {
-        let p = cfg.site_params(&site_name(k), &data[k]).unwrap();
+    for (k, site) in data.iter().enumerate() {
+        let p = cfg.site_params(&site_name(k), site).unwrap();
         let mut ledger = site_ledger(p.epsilon, p.delta, p.accounting).unwrap();
         let mut noise = Noise::seeded(7 + k as u64);
         dpfair::fdp_fair::protocol::skip_round1(&mut noise);
         r2.push(json(
-            &site_round2(&global, &p.site, &data[k], &mut ledger, &mut noise).unwrap(),
+            &site_round2(&global, &p.site, site, &mut ledger, &mut noise).unwrap(),
         ));
     }
     let (model, ledger) = aggregate_round2(&global, &r2, &cfg.search).unwrap();

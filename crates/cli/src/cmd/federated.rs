@@ -57,14 +57,14 @@ pub struct Args {
 #[derive(Subcommand)]
 enum Role {
     /// Steps a site runs on its own data (round1, round2).
-    Site(site::Args),
+    Site(Box<site::Args>),
     /// Steps the server runs on the sites' transcripts (round1, round2).
     Aggregate(aggregate::Args),
 }
 
 pub fn run(args: Args) -> CliResult {
     match args.role {
-        Role::Site(a) => site::run(a),
+        Role::Site(a) => site::run(*a),
         Role::Aggregate(a) => aggregate::run(a),
     }
 }
