@@ -16,7 +16,29 @@ fn main() {
     let epochs: usize = a.get(4).map_or(50, |s| s.parse().unwrap());
     let seeds: u64 = a.get(5).map_or(3, |s| s.parse().unwrap());
     let dir = DataDir::resolve(None).unwrap();
-    let data = load(name, &dir).unwrap().dataset;
+    let mut data = load(name, &dir).unwrap().dataset;
+    // STRICT=1: strict mode on [0, 1]-scaled numeric columns (public UCI bounds, as the
+    // reproduction's strict rows); LR=η_θ overrides the learning rate.
+    let strict = std::env::var("STRICT").is_ok();
+    if strict {
+        for (j, n) in data.feature_names.clone().iter().enumerate() {
+            let b = match n.as_str() {
+                "age" => (17.0, 90.0),
+                "fnlwgt" => (0.0, 1.5e6),
+                "education-num" => (1.0, 16.0),
+                "capital-gain" => (0.0, 1e5),
+                "capital-loss" => (0.0, 4400.0),
+                "hours-per-week" => (1.0, 99.0),
+                _ => continue,
+            };
+            data.features
+                .column_mut(j)
+                .mapv_inplace(|v| ((v - b.0) / (b.1 - b.0)).clamp(0.0, 1.0));
+        }
+    }
+    let lr: f64 = std::env::var("LR")
+        .ok()
+        .map_or(0.005, |s| s.parse().unwrap());
     let male = std::env::var("ERMI_GROUP").ok().map_or_else(
         || {
             data.groups
@@ -42,6 +64,12 @@ fn main() {
             epsilon,
             epochs,
             ermi_group: male,
+            lr_theta: lr,
+            accounting: if strict {
+                dpfair::decoupled::Accounting::Strict
+            } else {
+                dpfair::decoupled::Accounting::Paper
+            },
             ..FermiConfig::default()
         };
         let m = fit(
