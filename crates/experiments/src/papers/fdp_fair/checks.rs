@@ -343,3 +343,77 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Params;
+
+    fn row(method: &str, n: usize, alpha: f64, metric: &str, mean: f64, std: f64) -> Summary {
+        Summary {
+            setting: Setting {
+                dataset: super::super::DATASET.into(),
+                method: method.into(),
+                accounting: "strict".into(),
+                epsilon: 1.0,
+                delta: 0.0,
+                fairness_level: Some(alpha),
+                params: Params::new()
+                    .with("figure", "3")
+                    .with("mode", "strict")
+                    .with("n", n)
+                    .with("sites", 1),
+            },
+            repetitions: 4,
+            epsilon_spent: Some(1.0),
+            metric: metric.into(),
+            mean,
+            std,
+            ci95: 1.96 * std / 2.0,
+        }
+    }
+
+    fn find<'a>(checks: &'a [Check], prefix: &str) -> &'a Check {
+        checks
+            .iter()
+            .find(|c| c.name.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no check `{prefix}` in {checks:?}"))
+    }
+
+    #[test]
+    fn cdp_bound_and_trend_in_n() {
+        // α = 0.1: 0.115 ≤ 0.12 passes; 0.125 fails.
+        let mut rows = vec![
+            row(CDP, 5000, 0.1, "abs_dd", 0.115, 0.01),
+            row(CDP, 5000, 0.1, "error", 0.22, 0.01),
+            row(CDP, 9000, 0.1, "abs_dd", 0.105, 0.01),
+            row(CDP, 9000, 0.1, "error", 0.21, 0.01),
+        ];
+        let c = checks(&rows);
+        assert!(find(&c, "CDP-Fair (strict)").passed, "{c:?}");
+        assert!(find(&c, "CDP-Fair error decreases in N").passed, "{c:?}");
+        rows[0].mean = 0.125;
+        // Error rising from 0.22 to 0.25 with SE 0.005 each: 0.03 > 2·0.0071.
+        rows[3].mean = 0.25;
+        let c = checks(&rows);
+        assert!(!find(&c, "CDP-Fair (strict)").passed, "{c:?}");
+        assert!(!find(&c, "CDP-Fair error decreases in N").passed, "{c:?}");
+        // A rise within 2 SE of the difference is tolerated.
+        rows[3].mean = 0.225;
+        let c = checks(&rows);
+        assert!(find(&c, "CDP-Fair error decreases in N").passed, "{c:?}");
+    }
+
+    #[test]
+    fn fdp_bound_adds_rho_star_and_two_standard_errors() {
+        let mut r = row(FDP, 2000, 0.1, "abs_dd", 0.135, 0.02);
+        r.setting.params = Params::new()
+            .with("figure", "4")
+            .with("rho_star", 0.03)
+            .with("sites", 4);
+        // Bound 0.1 + 0.03 + 2·0.02/2 = 0.15.
+        assert!(find(&checks(std::slice::from_ref(&r)), "FDP-Fair (strict)").passed);
+        r.mean = 0.155;
+        assert!(!find(&checks(&[r]), "FDP-Fair (strict)").passed);
+    }
+}
