@@ -168,6 +168,8 @@ pub struct PlotSpec {
     pub epsilon: Option<f64>,
     /// Only rows whose parameters include each `(name, value)` (empty: all).
     pub param_filter: Vec<(String, String)>,
+    /// Leave out rows whose parameter `name` equals `value`, for each `(name, value)` (empty: none).
+    pub param_exclude: Vec<(String, String)>,
     /// Label curves by this parameter instead of [`PlotSpec::series`] (`k = 36`; rows without
     /// the parameter are labelled by their method).
     pub series_param: Option<String>,
@@ -188,6 +190,7 @@ impl PlotSpec {
             methods: None,
             epsilon: None,
             param_filter: Vec::new(),
+            param_exclude: Vec::new(),
             series_param: None,
             envelope: Envelope::None,
         }
@@ -212,6 +215,12 @@ impl PlotSpec {
     /// Only rows whose parameter `name` equals `value` (builder style; repeatable).
     pub fn for_param(mut self, name: &str, value: impl std::fmt::Display) -> Self {
         self.param_filter.push((name.into(), value.to_string()));
+        self
+    }
+
+    /// Leave out rows whose parameter `name` equals `value` (builder style; repeatable).
+    pub fn without_param(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.param_exclude.push((name.into(), value.to_string()));
         self
     }
 

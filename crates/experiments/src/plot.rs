@@ -97,7 +97,8 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         .collect()
 }
 
-/// Whether `spec`'s filters (data set, methods, ε, parameters) keep a row of setting `s`.
+/// Whether `spec`'s filters (data set, methods, ε, parameters kept and left out) keep a row of
+/// setting `s`.
 fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
     use crate::report::close;
     spec.dataset.as_ref().is_none_or(|d| *d == s.dataset)
@@ -110,6 +111,10 @@ fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
             .param_filter
             .iter()
             .all(|(name, value)| s.params.get_str(name) == Some(value.as_str()))
+        && !spec
+            .param_exclude
+            .iter()
+            .any(|(name, value)| s.params.get_str(name) == Some(value.as_str()))
 }
 
 /// The lower convex hull of `points` from the smallest x to the largest (Andrew's monotone

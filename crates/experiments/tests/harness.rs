@@ -186,6 +186,9 @@ fn plot_filters_series_by_parameter_and_envelopes() {
     // A parameter filter no row satisfies leaves nothing; series by an absent parameter falls
     // back to the method name.
     assert!(curves(&spec.clone().for_param("k", 3), &out.summaries).is_empty());
+    // Leaving out a parameter value no row has keeps everything (rows without `k` stay).
+    let kept = curves(&spec.clone().without_param("k", 3), &out.summaries);
+    assert_eq!(kept[0].points.len(), 2);
     let by = spec.clone().series_by_param("k");
     assert_eq!(curves(&by, &out.summaries)[0].label, "m1");
     // Two points are their own lower envelope.
