@@ -596,3 +596,99 @@ impl Paper for Decoupled {
         }]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Setting;
+
+    fn row(method: &str, mode: &str, params: Params, metric: &str, mean: f64) -> Summary {
+        Summary {
+            setting: Setting {
+                dataset: "adult".into(),
+                method: method.into(),
+                accounting: mode.into(),
+                epsilon: 3.0,
+                delta: 1e-5,
+                fairness_level: None,
+                params,
+            },
+            repetitions: 10,
+            epsilon_spent: None,
+            metric: metric.into(),
+            mean,
+            std: 0.0,
+            ci95: 0.002,
+        }
+    }
+
+    fn fermi_gaps(gaps: &[f64]) -> Vec<Summary> {
+        paper_fermi("adult", 3.0)
+            .iter()
+            .zip(gaps)
+            .map(|(&(l, _, _), &g)| row("dp-fermi", "paper", fermi_params(l, "paper"), "dp_gap", g))
+            .collect()
+    }
+
+    fn verdict(rows: &[Summary], needle: &str) -> bool {
+        let c: Vec<Check> = decoupled_checks(rows)
+            .into_iter()
+            .filter(|c| c.name.contains(needle))
+            .collect();
+        assert_eq!(c.len(), 1, "{needle}");
+        c[0].passed
+    }
+
+    #[test]
+    fn grid_runs_every_table_lambda_in_both_modes() {
+        let grid = Decoupled.grid(Scale::Full);
+        for mode in ["paper", "strict"] {
+            let lambdas: Vec<String> = grid
+                .settings
+                .iter()
+                .filter(|s| s.method == "dp-fermi" && s.dataset == "credit" && s.epsilon == 9.0)
+                .filter(|s| s.accounting == mode)
+                .map(|s| s.params.get_str("lambda").unwrap().to_string())
+                .collect();
+            assert_eq!(
+                lambdas,
+                ["0.25", "0.3", "0.35", "0.5", "1", "2.5"],
+                "{mode}"
+            );
+        }
+        // Algorithm 2: 2 data sets × 2 ε × 3 accountants × 2 modes.
+        let alg2 = grid.settings.iter().filter(|s| s.method == "decoupled");
+        assert_eq!(alg2.count(), 24);
+    }
+
+    #[test]
+    fn lambda_trend_check_accepts_noise_and_rejects_a_rising_curve() {
+        // Falling, with one rise of 0.002 inside the combined half-widths (√2 · 0.002).
+        let ok = fermi_gaps(&[0.10, 0.05, 0.03, 0.032, 0.02, 0.015, 0.01]);
+        assert!(verdict(&ok, "decreasing in λ"));
+        // A rise of 0.01 between neighbours is not noise.
+        let bump = fermi_gaps(&[0.10, 0.05, 0.03, 0.04, 0.02, 0.015, 0.01]);
+        assert!(!verdict(&bump, "decreasing in λ"));
+        let rising = fermi_gaps(&[0.01, 0.011, 0.012, 0.013, 0.014, 0.015, 0.016]);
+        assert!(!verdict(&rising, "decreasing in λ"));
+    }
+
+    #[test]
+    fn algorithm_2_gap_target_is_0_02() {
+        let p = params("prv", "paper");
+        let at = |gap: f64| {
+            vec![
+                row("decoupled", "paper", p.clone(), "dp_gap", gap),
+                row("decoupled", "paper", p.clone(), "accuracy", 0.77),
+            ]
+        };
+        assert!(verdict(
+            &at(0.019),
+            "prv): Algorithm 2 SP gap ≤ 0.02, paper"
+        ));
+        assert!(!verdict(
+            &at(0.021),
+            "prv): Algorithm 2 SP gap ≤ 0.02, paper"
+        ));
+    }
+}
