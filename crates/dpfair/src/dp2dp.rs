@@ -3,9 +3,9 @@
 //!
 //! Two phases on disjoint rows (parallel composition, §2.5.4: the pipeline is (ε, δ)-DP when each
 //! phase is):
-//! 1. [`phase1`]: a private probability model p̄ on the labelled split D_n (output-perturbed
-//!    multinomial logistic regression, §2.2 P1-OP, or DP-SGD; by default whichever suits the
-//!    size of the data, [`Phase1::Auto`]).
+//! 1. [`phase1`]: a private probability model p̄ on the labelled split D_n (DP-SGD logistic
+//!    regression by default, §2.2 P1-SGD; output-perturbed multinomial logistic regression,
+//!    P1-OP, the paper's experimental choice, as [`Phase1::paper`]).
 //! 2. [`phase2`] (Algorithm 1) on the unlabelled split D_N: private group frequencies π̄, then
 //!    noisy projected SGD on the smoothed dual over λ ∈ [0, C_λ]^{2K} ([`dual`]); the classifier is
 //!    ĝ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k) ([`rule`]).

@@ -385,10 +385,9 @@ fn non_private_fit_generalises_to_a_sample_from_another_seed() {
     assert!(acc > 0.6, "test accuracy {acc}");
 }
 
-/// Phase1::Auto (the default) keeps output perturbation only where its noise is small (public
-/// numbers), so a few thousand rows with K = 6 at ε = 0.5 fit (output perturbation alone is
-/// refused there: "noise would swamp the weights"), and Adult-sized data keeps the paper's
-/// choice.
+/// The default Phase 1 (DP-SGD) fits a few thousand rows with K = 6 at ε = 0.5, where output
+/// perturbation is refused ("noise would swamp the weights"); Phase1::Auto keeps output
+/// perturbation only where its noise is small (public numbers), e.g. on Adult-sized data.
 #[test]
 fn default_phase1_suits_the_data_size() {
     use dpfair::dp2dp::Phase1;
@@ -397,12 +396,19 @@ fn default_phase1_suits_the_data_size() {
         epsilon: 0.5,
         ..Config::default()
     };
+    let auto = Config {
+        phase1: Phase1::Auto {
+            l2: 1e-2,
+            feature_bound: 1.0,
+        },
+        ..cfg.clone()
+    };
     assert_eq!(
-        resolve(&cfg, 1125, 20, 6).unwrap(),
+        resolve(&auto, 1125, 20, 6).unwrap(),
         Phase1::dp_sgd_default()
     );
     assert!(matches!(
-        resolve(&cfg, 24_872, 102, 2).unwrap(),
+        resolve(&auto, 24_872, 102, 2).unwrap(),
         Phase1::OutputPerturbation { .. }
     ));
     let paper = Config {

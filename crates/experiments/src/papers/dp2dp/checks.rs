@@ -4,7 +4,7 @@
 //! curves (Figs. 2–4).
 
 use super::baselines;
-use super::{DENIS, NON_PRIVATE, PRIVATE, PRIVATE_PAPER, PRIVATE_THM41, RATE};
+use super::{DENIS, NON_PRIVATE, PRIVATE, PRIVATE_PAPER, PRIVATE_SGD, PRIVATE_THM41, RATE};
 use crate::Check;
 use crate::aggregate::Summary;
 
@@ -18,7 +18,7 @@ pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
     out.extend(close_to_non_private(rows, PRIVATE_THM41));
     for d in real {
         for eps in [0.5, 1.0] {
-            for m in [PRIVATE, PRIVATE_THM41] {
+            for m in [PRIVATE, PRIVATE_THM41, PRIVATE_SGD] {
                 out.extend(beyond_baselines(rows, d, eps, m));
             }
         }
