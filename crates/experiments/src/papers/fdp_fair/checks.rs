@@ -232,7 +232,9 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
         |r| r.setting.fairness_level.unwrap_or(0.0) + 0.02,
     ));
     let rho = |r: &Row| r.param("rho_star").unwrap_or(0.03);
-    let fdp = |r: &Row| r.setting.method == FDP || r.setting.method == super::real::FDP1;
+    let fdp = |r: &Row| {
+        [FDP, super::real::FDP1, super::real::FDP1_PAPER].contains(&r.setting.method.as_str())
+    };
     out.extend(bound_check(
         "FDP-Fair (strict): mean |DD| ≤ α + ρ* + 2 SE",
         rows.iter()
