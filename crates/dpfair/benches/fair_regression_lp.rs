@@ -58,12 +58,22 @@ fn cpu_per_call(label: &str, mut f: impl FnMut()) {
 
 fn bench(c: &mut Criterion) {
     let (pmfs, weights) = instance();
+    // The structured interior point alone (no fast paths), against which the default (fast paths:
+    // the α = 0 closed form, the per-level decomposition otherwise) is compared.
+    let ipm = SolveOptions {
+        backend: Backend::Structured,
+        fast_paths: false,
+        ..SolveOptions::default()
+    };
     {
         let fast = SolveOptions::default();
         for alpha in [0.0, 0.005, 0.05, 0.2] {
             let p = BarycenterProblem::new(pmfs.clone(), weights.clone(), alpha).unwrap();
-            cpu_per_call(&format!("alpha {alpha}"), || {
+            cpu_per_call(&format!("default, alpha {alpha}"), || {
                 black_box(solve(&p, &fast).unwrap());
+            });
+            cpu_per_call(&format!("structured IPM, alpha {alpha}"), || {
+                black_box(solve(&p, &ipm).unwrap());
             });
         }
         if std::env::var_os("DPFAIR_BENCH_CLARABEL").is_some() {
@@ -84,8 +94,11 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     for alpha in [0.005, 0.05, 0.2] {
         let p = problem(alpha);
-        g.bench_function(format!("structured_alpha_{alpha}"), |b| {
+        g.bench_function(format!("levelwise_alpha_{alpha}"), |b| {
             b.iter(|| solve(black_box(&p), &fast).unwrap())
+        });
+        g.bench_function(format!("structured_ipm_alpha_{alpha}"), |b| {
+            b.iter(|| solve(black_box(&p), &ipm).unwrap())
         });
     }
     let p0 = problem(0.0);

@@ -105,7 +105,7 @@ fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
         && spec
             .methods
             .as_ref()
-            .is_none_or(|ms| ms.iter().any(|m| *m == s.method))
+            .is_none_or(|ms| ms.contains(&s.method))
         && spec.epsilon.is_none_or(|e| close(e, s.epsilon))
         && spec
             .param_filter
