@@ -21,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Fit a model on a CSV file and write it (with its privacy ledger) as JSON.
-    Fit(cmd::fit::Args),
+    Fit(Box<cmd::fit::Args>),
     /// Predict with a fitted model on a CSV file.
     Predict(cmd::predict::Args),
     /// Accuracy / error and fairness of predictions, overall and per group.
@@ -75,7 +75,7 @@ fn restore_default_sigpipe() {
 
 fn dispatch(cli: Cli) -> error::CliResult {
     match cli.command {
-        Command::Fit(a) => cmd::fit::run(a),
+        Command::Fit(a) => cmd::fit::run(*a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Evaluate(a) => cmd::evaluate::run(a),
         Command::Ledger(a) => cmd::ledger::run(a),
