@@ -8,6 +8,9 @@ use dpfair::lpct::{self, LpctConfig};
 use dpfair::model::FittedModel;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example (public and private rows in two CSV files with the same columns; the private rows'\nreports are simulated here, `dpfair ldp --help` gives the real client / collector commands):\n  dpfair fit lpct --public pub.csv --private priv.csv --target y \\\n    --epsilon 2 --seed 1 --out model.json\n  dpfair predict --model model.json --data test.csv --out pred.csv\n\nDefaults need no tuning on a test set: the depth follows Theorem 4 (2^p ≍ δ^-1, each private\nreport counted as ε²/40 of an observation) and λ = 1 + 160·leaves/ε²."
+)]
 pub struct Args {
     #[command(flatten)]
     common: SimulatedArgs,

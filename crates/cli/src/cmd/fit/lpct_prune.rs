@@ -7,6 +7,9 @@ use dpfair::lpct::{self, Preset, PruneConfig, PruneOptions};
 use dpfair::model::FittedModel;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  dpfair fit lpct-prune --public pub.csv --private priv.csv --target y \\\n    --epsilon 2 --seed 1 --out model.json\n  dpfair predict --model model.json --data test.csv --out pred.csv"
+)]
 pub struct Args {
     #[command(flatten)]
     common: SimulatedArgs,
