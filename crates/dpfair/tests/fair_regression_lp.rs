@@ -154,6 +154,35 @@ fn random_instances_backends_agree_and_special_cases_hold() {
     }
 }
 
+/// The per-level decomposition (default) against the structured interior point (no fast paths) on
+/// larger random instances (k = 40 and 60, m = 2..4, empty bins, unequal weights) at α from tight
+/// to loose: the same value to 1e-7 relative (the IPM's tolerance 1e-10 plus polishing), every
+/// answer from the decomposition (its monotonicity never fails), and valid solutions.
+#[test]
+fn levelwise_matches_the_interior_point_on_larger_instances() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for trial in 0..6 {
+        let (m, k) = (2 + trial % 3, if trial < 3 { 40 } else { 60 });
+        let base = random_problem(&mut rng, m, k, 0.0);
+        let unfair = base.unfairness();
+        for frac in [0.02, 0.2, 0.6, 0.95] {
+            let p = BarycenterProblem::new(base.pmfs.clone(), base.weights.clone(), frac * unfair)
+                .unwrap();
+            let fast = solve(&p, &SolveOptions::default()).unwrap();
+            let ipm = solve(&p, &opts(Backend::Structured, false)).unwrap();
+            assert_eq!(fast.solved_by, SolvedBy::Levelwise, "trial {trial}");
+            assert!(
+                (fast.value - ipm.value).abs() <= 1e-7 * (1.0 + ipm.value),
+                "trial {trial} α = {}: {} vs IPM {}",
+                p.alpha,
+                fast.value,
+                ipm.value
+            );
+            validate(&p, &fast, 1e-9).unwrap();
+        }
+    }
+}
+
 /// `Σ_a w_a W₂²(p_a, q̄)` for the free-support barycenter `Q̄ = Σ (w_a/W) Q_a` (not rounded).
 fn free_support_value(p: &BarycenterProblem) -> f64 {
     let cdfs = p.cdfs();
