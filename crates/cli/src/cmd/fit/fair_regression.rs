@@ -16,9 +16,12 @@ use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SolverArg {
-    /// The structured interior-point method (fast; default).
+    /// The exact fast paths (k = 1, α ≥ the inputs' KS, the α = 0 closed form, and the per-level
+    /// decomposition for any other α), with the structured interior point as fallback (default).
+    Auto,
+    /// The structured interior-point method only (no fast paths).
     Structured,
-    /// The paper's LP as a general LP through Clarabel (slow; a reference).
+    /// The paper's LP as a general LP through Clarabel only (slow; a reference).
     Clarabel,
 }
 
@@ -60,7 +63,7 @@ pub struct Args {
     #[arg(long, value_name = "LO,HI", allow_hyphen_values = true)]
     range: String,
     /// The LP solver.
-    #[arg(long, value_enum, default_value_t = SolverArg::Structured)]
+    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
     /// Seed for a reproducible run (ChaCha20) [default: the operating system's CSPRNG].
     #[arg(long, value_name = "N")]
@@ -125,9 +128,10 @@ pub fn run(args: Args) -> CliResult {
         score_column: Some(args.scores.clone()),
         solver: SolveOptions {
             backend: match args.solver {
-                SolverArg::Structured => Backend::Structured,
+                SolverArg::Auto | SolverArg::Structured => Backend::Structured,
                 SolverArg::Clarabel => Backend::Clarabel,
             },
+            fast_paths: args.solver == SolverArg::Auto,
             ..SolveOptions::default()
         },
         ..Config::default()
