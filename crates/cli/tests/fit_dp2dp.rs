@@ -127,8 +127,9 @@ fn fits_saves_and_predicts() {
         .collect();
     assert_eq!(labels.len(), groups.len());
     assert!(labels.iter().all(|l| l.starts_with('c')));
-    // Measured (seed 3): Û = 0.20 on these rows. At ε = 1 with N = 1000 pool rows the noisy
-    // dual (η_t = 1/√t accumulates noise of std ≈ 0.5 in λ) does not reach ρ: the fairness
+    // Measured (seed 3, before the defaults became a DP-SGD Phase 1 and the averaged iterate):
+    // Û = 0.20 on these rows. At ε = 1 with N = 1000 pool rows the noisy dual (η_t = 1/√t
+    // accumulates noise of std ≈ 0.5 in λ) does not reach ρ: the fairness
     // property is tested on the exact solve (crates/dpfair/tests/dp2dp.rs). Here: the rule
     // predicts several classes, not one constant class per group.
     let u = unfairness(&labels, &groups);

@@ -32,7 +32,7 @@ use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{ExpError, Result, method_error};
 use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
-use dpfair::dp2dp::{self, Config, NoiseOn, Phase1, TieBreak, lp_baseline, rule};
+use dpfair::dp2dp::{self, Config, Iterate, NoiseOn, Phase1, TieBreak, lp_baseline, rule};
 use dpfair::model::Accounting;
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, GaussianMixtureDesign};
@@ -248,6 +248,8 @@ impl Paper for Dp2dpPaper {
             },
             pool_fraction,
             iterations,
+            // The paper: the last iterate (H9).
+            iterate: Iterate::Last,
             // The paper's experiments: output perturbation (Λ = 1e-2, R = 1).
             phase1: if s.method == PRIVATE_SGD {
                 Phase1::dp_sgd_default()

@@ -76,9 +76,10 @@ pub struct Args {
     /// Noise σ_π on the released group frequency.
     #[arg(long, value_name = "S", default_value_t = 0.05)]
     sigma_pi: f64,
-    /// Release the average of the iterates instead of the last one (free post-processing).
+    /// Release the last iterate λ^T (the paper) instead of the average of the iterates (the
+    /// default; free post-processing that removes much of the accumulated noise).
     #[arg(long)]
-    average: bool,
+    last_iterate: bool,
     /// Break argmax ties by the lowest class index instead of U(0, 1e-5) jitter.
     #[arg(long)]
     no_jitter: bool,
@@ -120,10 +121,10 @@ pub fn run(args: Args) -> CliResult {
         batch: args.batch,
         c_lambda: args.c_lambda,
         sigma_pi: args.sigma_pi,
-        iterate: if args.average {
-            Iterate::Average
-        } else {
+        iterate: if args.last_iterate {
             Iterate::Last
+        } else {
+            Iterate::Average
         },
         ties: if args.no_jitter {
             TieBreak::LowestIndex
