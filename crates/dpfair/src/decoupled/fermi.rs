@@ -232,6 +232,19 @@ fn batch_gradient(
     }
 }
 
+/// ∂ψ/∂W·λ for the mini-batch means m = mean ŷ and v = mean ŷ·s: λ(−2W·m + 2v/√p̂).
+fn w_gradient(lambda: f64, w: f64, m: f64, v: f64, inv_sqrt_p: f64) -> f64 {
+    lambda * (-2.0 * w * m + 2.0 * v * inv_sqrt_p)
+}
+
+/// ℓ2 (= absolute) sensitivity of [`w_gradient`] to replacing one of `b` rows: m and v each
+/// move by ≤ 1/b (ŷ, s ∈ [0, 1]) and |W| ≤ C_W (W starts in and is projected onto the ball), so
+/// the change is ≤ λ(2C_W/b + 2/(b√p̂)) = 2λ(C_W + 1/√p̂)/b, attained by ŷ: 0 → 1 on an s = 1
+/// row at W = −C_W.
+pub fn w_step_sensitivity(lambda: f64, w_radius: f64, p_hat: f64, b: usize) -> f64 {
+    2.0 * lambda * (w_radius + 1.0 / p_hat.sqrt()) / b as f64
+}
+
 fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
@@ -289,7 +302,8 @@ pub fn fit(
         let rho = ((log + config.epsilon - eps_p).sqrt() - log.sqrt()).powi(2);
         let per = rho / (2.0 * config.epochs as f64);
         let sens_theta = 2.0 * config.lipschitz / batch as f64;
-        let sens_w = 2.0 * (config.w_radius + 1.0 / p_hat.sqrt()) / batch as f64;
+        // W's noise is λ·σ_W at sensitivity λ·(this): λ cancels.
+        let sens_w = w_step_sensitivity(1.0, config.w_radius, p_hat, batch);
         let s = |sens: f64| sens / (2.0 * per).sqrt();
         (p_hat, s(sens_theta), s(sens_w), None)
     } else {
@@ -330,7 +344,10 @@ pub fn fit(
         .map(|_| bound * (2.0 * noise.random::<f64>() - 1.0))
         .collect();
     let (u1, u2): (f64, f64) = (noise.random(), noise.random());
-    let mut w = (-2.0 * (1.0 - u1).ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+    let w = (-2.0 * (1.0 - u1).ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+    // Projected onto |W| ≤ C_W like every later iterate: the W-step sensitivity assumes it (the
+    // code starts unprojected; this changes a run only when |N(0, 1)| > C_W, p ≈ 6e-7 at 5).
+    let mut w = w.clamp(-config.w_radius, config.w_radius);
     let lambda = config.lambda;
     let clipping = if strict {
         Clipping::PerExample
@@ -364,7 +381,7 @@ pub fn fit(
             let rows_b: Vec<&[f64]> = members.iter().map(|&i| &rows[i * d..(i + 1) * d]).collect();
             let theta_sensitivity =
                 batch_gradient(&rows_b, &dz, clipping, config.lipschitz, &mut grad);
-            let grad_w = lambda * (-2.0 * w * m + 2.0 * v * inv_sqrt_p);
+            let grad_w = w_gradient(lambda, w, m, v, inv_sqrt_p);
             let part = format!("batch {}", b + 1);
             let (noisy_theta, noisy_w) = ledger.in_part(&partition, &part, |l| {
                 let g = Gaussian::from_sigma(theta_sensitivity, sigma_theta)?.release_vec(
@@ -374,7 +391,7 @@ pub fn fit(
                     &grad,
                 )?;
                 let gw = if lambda > 0.0 {
-                    let sens = 2.0 * lambda * (config.w_radius + inv_sqrt_p) / bn;
+                    let sens = w_step_sensitivity(lambda, config.w_radius, p_hat, members.len());
                     Gaussian::from_sigma(sens, lambda * sigma_w)?.release(
                         l,
                         noise,
@@ -480,6 +497,52 @@ mod tests {
         let (d, s) = diff(Clipping::MiniBatch);
         assert_eq!(s, 10.0);
         assert!(d <= s && d > 10.0 / 64.0, "{d}");
+    }
+
+    #[test]
+    fn w_step_sensitivity_bounds_one_replaced_row_and_is_attained() {
+        // Every batch of b = 3 rows with ŷ ∈ {0, 0.37, 1} and s ∈ {0, 1}, row 0 replaced by
+        // every other (ŷ, s), W on a grid of [−C_W, C_W] including both ends, several λ and p̂:
+        // |Δ w_gradient| ≤ 2λ(C_W + 1/√p̂)/b (to rounding, 1e-12 relative), with equality at
+        // ŷ: 0 → 1 on an s = 1 row at W = −C_W (the doc's extreme case).
+        let b = 3;
+        let values = [
+            (0.0, 0.0),
+            (0.0, 1.0),
+            (0.37, 0.0),
+            (0.37, 1.0),
+            (1.0, 0.0),
+            (1.0, 1.0),
+        ];
+        let means = |rows: &[(f64, f64)]| {
+            let m = rows.iter().map(|r| r.0).sum::<f64>() / b as f64;
+            let v = rows.iter().map(|r| r.0 * r.1).sum::<f64>() / b as f64;
+            (m, v)
+        };
+        for (lambda, c_w, p_hat) in [(1.0, 5.0, 0.32), (0.5, 2.0, 0.9), (2.5, 0.5, 0.05)] {
+            let bound = w_step_sensitivity(lambda, c_w, p_hat, b);
+            let inv = 1.0 / f64::sqrt(p_hat);
+            let mut worst = 0.0f64;
+            for w in [-c_w, -0.5 * c_w, 0.0, 0.3 * c_w, c_w] {
+                for i in 0..values.len().pow(3) {
+                    let rows = [values[i % 6], values[(i / 6) % 6], values[i / 36]];
+                    for r in values {
+                        let mut other = rows;
+                        other[0] = r;
+                        let (m1, v1) = means(&rows);
+                        let (m2, v2) = means(&other);
+                        let d = (w_gradient(lambda, w, m1, v1, inv)
+                            - w_gradient(lambda, w, m2, v2, inv))
+                        .abs();
+                        assert!(d <= bound * (1.0 + 1e-12), "{d} > {bound}");
+                        worst = worst.max(d);
+                    }
+                }
+            }
+            assert!((worst / bound - 1.0).abs() < 1e-12, "{worst} vs {bound}");
+        }
+        // The formula itself: 2·1·(5 + 1/√0.25)/4 = 3.5.
+        assert!((w_step_sensitivity(1.0, 5.0, 0.25, 4) - 3.5).abs() < 1e-15);
     }
 
     #[test]
