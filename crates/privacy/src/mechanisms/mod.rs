@@ -38,6 +38,7 @@ mod dpsgd;
 mod gaussian;
 mod laplace;
 mod local;
+mod privunit;
 
 pub use discrete::{
     RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
@@ -47,6 +48,7 @@ pub use dpsgd::SubsampledGaussianRun;
 pub use gaussian::Gaussian;
 pub use laplace::Laplace;
 pub use local::LocalLaplace;
+pub use privunit::PrivUnitG;
 
 use crate::Noise;
 use crate::error::{Result, invalid};
