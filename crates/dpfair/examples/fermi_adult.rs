@@ -18,7 +18,8 @@ fn main() {
     let dir = DataDir::resolve(None).unwrap();
     let mut data = load(name, &dir).unwrap().dataset;
     // STRICT=1: strict mode on [0, 1]-scaled numeric columns (public UCI bounds, as the
-    // reproduction's strict rows); LR=η_θ overrides the learning rate.
+    // reproduction's strict rows) with `FermiConfig::with_strict_schedule` (CODE_SCHEDULE=1:
+    // the code's B = 1024, the given epochs, η_θ = 0.005); LR=η_θ overrides the learning rate.
     let strict = std::env::var("STRICT").is_ok();
     if strict {
         for (j, n) in data.feature_names.clone().iter().enumerate() {
@@ -36,9 +37,8 @@ fn main() {
                 .mapv_inplace(|v| ((v - b.0) / (b.1 - b.0)).clamp(0.0, 1.0));
         }
     }
-    let lr: f64 = std::env::var("LR")
-        .ok()
-        .map_or(0.005, |s| s.parse().unwrap());
+    let lr: Option<f64> = std::env::var("LR").ok().map(|s| s.parse().unwrap());
+    let code_schedule = std::env::var("CODE_SCHEDULE").is_ok();
     let male = std::env::var("ERMI_GROUP").ok().map_or_else(
         || {
             data.groups
@@ -59,12 +59,11 @@ fn main() {
             Target::Binary(y) => y.clone(),
             _ => unreachable!(),
         };
-        let c = FermiConfig {
+        let mut c = FermiConfig {
             lambda,
             epsilon,
             epochs,
             ermi_group: male,
-            lr_theta: lr,
             accounting: if strict {
                 dpfair::decoupled::Accounting::Strict
             } else {
@@ -72,6 +71,12 @@ fn main() {
             },
             ..FermiConfig::default()
         };
+        if strict && !code_schedule {
+            c = c.with_strict_schedule(tr.features.nrows());
+        }
+        if let Some(lr) = lr {
+            c.lr_theta = lr;
+        }
         let m = fit(
             &c,
             tr.features.view(),
@@ -89,8 +94,9 @@ fn main() {
             .collect();
         let (a, g) = accuracy_and_gap(&p, &te.groups.as_ref().unwrap().codes, &y(te));
         println!(
-            "seed {seed}: accuracy {a:.4} gap {g:.4} (σ_θ {:.3}, σ_W {:.4}, W {:.3})",
-            m.sigma_theta, m.sigma_w, m.w
+            "seed {seed}: accuracy {a:.4} gap {g:.4} (σ_θ {:.3}, σ_W {:.4}, W {:.3}; B {}, \
+             {} epochs, T {}, η_θ {})",
+            m.sigma_theta, m.sigma_w, m.w, c.batch, c.epochs, m.steps, c.lr_theta
         );
         acc += a;
         gap += g;
