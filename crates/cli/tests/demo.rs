@@ -12,6 +12,9 @@ fn demo_prints_a_table_and_writes_the_plot() {
     assert!(stdout.contains("ε = 1.0000, δ = 1.0e-5"), "{stdout}");
     let svg = std::fs::read_to_string(out.join("fairness_vs_utility.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("logistic"));
+    // Regression methods get their own plot (MSE does not share an axis with accuracy).
+    let mse = std::fs::read_to_string(out.join("fairness_vs_mse.svg")).unwrap();
+    assert!(mse.contains("fair regression") && !svg.contains("fair regression"));
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -234,42 +234,70 @@ pub fn table(rows: &[DemoRow]) -> String {
     s
 }
 
-/// File name of the demo plot.
+/// File name of the demo's classification plot (fairness against accuracy).
 pub const DEMO_PLOT: &str = "fairness_vs_utility.svg";
+/// File name of the demo's regression plot (fairness against MSE).
+pub const DEMO_PLOT_REGRESSION: &str = "fairness_vs_mse.svg";
 
-/// Plot fairness (x) against utility (y), one point per method and ε.
-pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<PathBuf> {
+/// Plot fairness (x) against utility (y): one curve per method through its ε values (in the
+/// order run, ∞ last), accuracy methods in [`DEMO_PLOT`], MSE methods in
+/// [`DEMO_PLOT_REGRESSION`] (two scales that do not share an axis). Returns the files written.
+pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|source| ExpError::Io {
         path: dir.into(),
         source,
     })?;
-    let curves: Vec<Curve> = rows
-        .iter()
-        .filter_map(|r| {
-            let d = r.result.as_ref().ok()?;
-            let eps = if r.epsilon.is_finite() {
-                fmt_f64(r.epsilon)
-            } else {
-                "∞".into()
-            };
-            Some(Curve {
-                label: format!("{} ({}, ε = {eps})", r.method, d.utility_name),
-                points: vec![Point {
-                    x: d.fairness,
-                    y: d.utility,
-                    band: 0.0,
-                }],
+    // (method, utility name) -> (ε labels, points), in the rows' order.
+    let mut curves: Vec<(&str, &str, Vec<String>, Vec<Point>)> = Vec::new();
+    for r in rows {
+        let Ok(d) = &r.result else { continue };
+        let eps = if r.epsilon.is_finite() {
+            fmt_f64(r.epsilon)
+        } else {
+            "∞".into()
+        };
+        let point = Point {
+            x: d.fairness,
+            y: d.utility,
+            band: 0.0,
+        };
+        match curves
+            .iter_mut()
+            .find(|c| c.0 == r.method && c.1 == d.utility_name)
+        {
+            Some(c) => {
+                c.2.push(eps);
+                c.3.push(point);
+            }
+            None => curves.push((r.method, d.utility_name, vec![eps], vec![point])),
+        }
+    }
+    let mut written = Vec::new();
+    for (file, regression, y_label) in [
+        (DEMO_PLOT, false, "accuracy"),
+        (DEMO_PLOT_REGRESSION, true, "MSE (lower is better)"),
+    ] {
+        let selected: Vec<Curve> = curves
+            .iter()
+            .filter(|c| (c.1 == "MSE") == regression)
+            .map(|(method, _, eps, points)| Curve {
+                label: format!("{method}: ε = {}", eps.join(", ")),
+                points: points.clone(),
             })
-        })
-        .collect();
-    let path = dir.join(DEMO_PLOT);
-    draw(
-        &path,
-        "dpfair demo: fairness vs utility",
-        "unfairness (lower is fairer)",
-        "utility (accuracy, or MSE for regression)",
-        &curves,
-        false,
-    )?;
-    Ok(path)
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let path = dir.join(file);
+        draw(
+            &path,
+            &format!("dpfair demo: fairness vs {y_label} (one line per method, through its ε)"),
+            "unfairness (lower is fairer)",
+            y_label,
+            &selected,
+            true,
+        )?;
+        written.push(path);
+    }
+    Ok(written)
 }

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 
 const AFTER_LONG_HELP: &str = "\
 Runs every method registered for the demo on one synthetic data set at a few ε, prints one row \
-per (method, ε) with utility, fairness and the privacy the ledger spent, and writes \
-fairness_vs_utility.svg to --out.
+per (method, ε) with utility, fairness and the privacy the ledger spent, and writes two plots to \
+--out: fairness_vs_utility.svg (classifiers: accuracy) and fairness_vs_mse.svg (regression), one \
+line per method through its ε.
 
 Example:
   dpfair demo --small --out demo-out";
@@ -50,8 +51,11 @@ pub fn run(args: Args) -> CliResult {
     let data = DemoData::new(size, args.seed);
     let rows = demo::run_methods(&methods, &data);
     print!("{}", demo::table(&rows));
-    let plot = demo::plot(&rows, &args.out).map_err(|e| CliError::BadInput(e.to_string()))?;
-    println!("\nplot: {}", plot.display());
+    let plots = demo::plot(&rows, &args.out).map_err(|e| CliError::BadInput(e.to_string()))?;
+    println!();
+    for plot in plots {
+        println!("plot: {}", plot.display());
+    }
     let failed = rows.iter().filter(|r| r.result.is_err()).count();
     if failed > 0 {
         return Err(CliError::Internal(format!(
