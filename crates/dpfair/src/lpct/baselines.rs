@@ -11,10 +11,13 @@
 //!   [`pglm`].
 //!
 //! CT-W / CT-Q are the `learn` crate's CART (`dpfair_learn::tree::fit_tree`) on public ∪ private
-//! or public rows, used directly by `dpfair reproduce lpct`. PSGD-L/N (Lowy et al. 2023) is not
-//! implemented.
+//! or public rows, used directly by `dpfair reproduce lpct`.
+//!
+//! * **PSGD-L / PSGD-N** (Lowy et al. 2023): locally private SGD with PrivUnitG, the concatenated
+//!   gradient privatised once per user (H15), in [`psgd`].
 
 pub mod pglm;
+pub mod psgd;
 
 use super::error::{Result, check_epsilon, invalid};
 use super::estimator::{LeafSums, RatioRule};
