@@ -72,7 +72,7 @@ fn cdp_fair_reproduction_setting_over_more_repetitions() {
 }
 
 /// FDP-Fair (strict) as the reproduction runs it (Fig. 4 / 8 cells): `S` (3), `NS` (2000),
-/// `EPS` (1), `ALPHA` (0.3), `RHO` (ρ*, 0), `REPS` (30). Prints the mean population |DD| and
+/// `EPS` (1), `ALPHA` (0.3), `RHO` (ρ*, 0), `REPS` (30), `TEST` (the cell test size, 2000). Prints the mean population |DD| and
 /// error, ω, and the uncorrected `D̃D` and corrected `D̃D_↓` at `τ̃` (linear interpolation on
 /// the grid). Run with
 /// `cargo test -p dpfair --release --test fdp_fair_measure fdp -- --ignored --nocapture`.
@@ -91,8 +91,15 @@ fn fdp_fair_reproduction_setting_over_more_repetitions() {
     );
     let design = FdpFairDesign::default();
     let big = big_test();
-    let (mut dd, mut err, mut omega, mut raw, mut corr) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let test_n = env_or("TEST", 2000usize);
+    let (mut dd, mut err, mut omega, mut raw, mut corr, mut cell_dd) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
     for r in 0..reps {
         let seed = 2000 + r;
         let data: Vec<Dataset> = (0..s)
@@ -111,6 +118,8 @@ fn fdp_fair_reproduction_setting_over_more_repetitions() {
             .map(|k| Noise::seeded(seed.wrapping_mul(1000) + k as u64))
             .collect();
         let fitted = fit(&config, &data, &mut noises).unwrap();
+        let test = design.generate(test_n, seed ^ 0x7e57).unwrap();
+        cell_dd.push(fitted.model.expected_metrics(&test).unwrap().dd.abs());
         let m = fitted.model.expected_metrics(&big).unwrap();
         dd.push(m.dd.abs());
         err.push(m.error);
@@ -137,5 +146,10 @@ fn fdp_fair_reproduction_setting_over_more_repetitions() {
         p("|D̃D|", &raw),
         p("|D̃D_↓|", &corr)
     );
-    println!("first |DD|: {:?}", &dd[..5.min(dd.len())]);
+    println!(
+        "{}; first |DD| on 100,000 points {:?}, on the cell's test set {:?}",
+        p("mean |DD| on the cell's test sets", &cell_dd),
+        &dd[..3.min(dd.len())],
+        &cell_dd[..3.min(dd.len())]
+    );
 }

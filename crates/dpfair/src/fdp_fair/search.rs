@@ -201,6 +201,11 @@ pub struct Search {
 /// `|τ|` with `|D̃D_↓(τ) − sign·α| ≤ ρ*`; if there is none, interpolate linearly between the
 /// first two grid points that straddle `sign·α`, or take the point nearest to it, and flag
 /// `feasible = false`.
+///
+/// Where the noisy `D̃D` falls steadily, Algorithm 6 (run from the right end) returns its lower
+/// edge `D̃D − ω`, so the selected point has `D̃D(τ̃) ≈ D̃D_↓(τ̃) + ω`: `|D̃D(τ̃)| ≈ α + ω` on the
+/// positive side and `α − ω` on the negative side (the synthetic design's; measured at ρ* = 0,
+/// S = 3, ε = 1: `|D̃D(τ̃)| = 0.281` for α = 0.3, ω = 0.0195; BENCHMARKS.md).
 pub fn select(
     dd: Vec<f64>,
     depth: usize,
