@@ -15,7 +15,7 @@
 //! | `fig7c` | Fig. 7(c), S8 | (10⁴, 1,000), γ = 5 | fixed λ (best p), ε | LPCT |
 //! | `fig8` | Fig. 8, S9 | n_P = 10⁴, γ = 0.5, X = [0, a]², a ~ U[1,5] | n_Q, ε ∈ {0.5, 8} | known / public min–max / guessed range |
 //! | `fig9` | Fig. 9, S10 | n_Q = 50, γ = 0.5, ε = 2 | n_P | LPCT vs LPCT-R |
-//! | `diabetes` | Table 2 | Diabetes, 200 public / 2,054 private | ε ∈ {0.5, 2, 8, 1000} | all tree methods, CT-W, CT-Q |
+//! | `diabetes` | Table 2 | Diabetes, 200 public / 2,054 private | ε ∈ {0.5, 2, 8, 1000} | all tree methods, CT-W, CT-Q, PGLM, PSGD-L/N |
 //! | `fig10` | Fig. 10 | Diabetes, 80 public, ε = 2 | private fraction | LPCT-M, LPDT, PHIST |
 //!
 //! Every method reports its best configuration by mean accuracy over the replications (the
@@ -256,6 +256,12 @@ fn diabetes_sweeps(scale: Scale) -> Vec<Sweep> {
             .params([base.clone()]),
         Sweep::new()
             .datasets(["diabetes"])
+            .methods(["psgd-l", "psgd-n"])
+            .accounting(["strict"])
+            .epsilons([0.5, 2.0, 8.0, 1000.0])
+            .params([base.clone()]),
+        Sweep::new()
+            .datasets(["diabetes"])
             .methods(["ct-w", "ct-q"])
             .accounting(["none"])
             .params([base.clone()]),
@@ -338,6 +344,12 @@ impl Paper for LpctPaper {
             t(c, "phist", 1000.0, 0.6676),
             t(c, "lpdt", 1000.0, 0.7496),
             t(c, "pglm", 1000.0, 0.5588),
+            t("Table 2(a)", "psgd-l", 0.5, 0.6582),
+            t("Table 2(a)", "psgd-n", 0.5, 0.6448),
+            t("Table 2(b)", "psgd-l", 2.0, 0.6653),
+            t("Table 2(b)", "psgd-n", 2.0, 0.6674),
+            t(c, "psgd-l", 1000.0, 0.7244),
+            t(c, "psgd-n", 1000.0, 0.7101),
             t(bench, "lpct-m", 8.0, 0.7298),
             t(bench, "lpct-c", 8.0, 0.7590),
             t(bench, "lpdt", 8.0, 0.6690),

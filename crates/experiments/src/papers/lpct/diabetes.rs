@@ -11,7 +11,9 @@
 //! * LPCT-prune-M / -C: no grid in the paper; the [code]'s min_samples_leaf ∈ {1, 5}, p0 and
 //!   p_term from Algorithm 2's formulas (the [code] leaves the depth at 2, H10);
 //! * PHIST: h^{−1} ∈ {1,…,6} bins per axis; CT-W / CT-Q: max_depth ∈ {1,…,8,10,12,14,16};
-//!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², H14).
+//!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², H14);
+//! * PSGD-L / PSGD-N: the paper's η ∈ {1e−5, 1e−4, …, 1} (`--quick`: {1e−3, 1e−1}) and, for
+//!   PSGD-N, h ∈ {d/2, d, 2d} (`--quick`: h = d); PrivUnitG at γ = 0, once per user (H15).
 //!
 //! Honest selection (no test set): `lpct-m-theory` / `lpct-c-theory` use Theorem 4's depth and λ
 //! (the `dpfair fit lpct` default) and LPCT-prune has nothing to tune.
@@ -24,6 +26,7 @@ use super::score::{self, Split};
 use super::synthetic::LAMBDAS;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
+use dpfair::lpct::baselines::psgd::PsgdNet;
 use dpfair::lpct::{Growth, PruneConfig, Splitter, TreeSettings};
 use dpfair_data::Dataset;
 use dpfair_data::split::Stratify;
@@ -120,6 +123,25 @@ fn score_rep(
             out.push(score::lpct_theory(&settings, eps, data, seed)?);
         }
         "pglm" => out.push(score::pglm(eps, data, seed)?),
+        "psgd-l" | "psgd-n" => {
+            let d = data.public.n_features();
+            let (lrs, hs): (Vec<f64>, Vec<usize>) = match size {
+                GridSize::Quick => (vec![1e-3, 1e-1], vec![d]),
+                GridSize::Full => ((-5..=0).map(|k| 10f64.powi(k)).collect(), {
+                    vec![(d / 2).max(1), d, 2 * d]
+                }),
+            };
+            let nets: Vec<PsgdNet> = if method == "psgd-l" {
+                vec![PsgdNet::Linear]
+            } else {
+                hs.into_iter().map(|h| PsgdNet::Hidden { h }).collect()
+            };
+            for net in nets {
+                for &lr in &lrs {
+                    out.push(score::psgd(eps, net, lr, data, seed)?);
+                }
+            }
+        }
         "phist" => {
             let max_bins = if size == GridSize::Quick { 4 } else { 6 };
             for bins in 1..=max_bins {

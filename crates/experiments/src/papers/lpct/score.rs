@@ -7,6 +7,7 @@
 use super::oracle::Scored;
 use crate::error::{Result, method_error};
 use dpfair::lpct::baselines::pglm::{PglmConfig, fit_pglm};
+use dpfair::lpct::baselines::psgd::{PsgdConfig, PsgdNet, fit_psgd};
 use dpfair::lpct::baselines::{PhistConfig, fit_phist};
 use dpfair::lpct::{
     self, LeafSums, LpctConfig, OutOfRange, PruneConfig, RatioRule, Tree, TreeSettings,
@@ -222,6 +223,29 @@ pub fn pglm(epsilon: f64, data: &Split, seed: u64) -> Result<Scored> {
     let pred = m.predict(data.test.features.view()).map_err(method_error)?;
     Ok(Scored {
         config: vec![],
+        accuracy: accuracy(pred, labels(data.test, "test data")?),
+    })
+}
+
+/// PSGD-L / PSGD-N (Lowy et al. 2023) at step `lr`: each private user's concatenated gradient
+/// privatised once by PrivUnitG (H15), charged to a fresh ε ledger.
+pub fn psgd(epsilon: f64, net: PsgdNet, lr: f64, data: &Split, seed: u64) -> Result<Scored> {
+    let (mut ledger, mut noise) = query_tools(epsilon, seed, 0x5053_4744)?;
+    let cfg = PsgdConfig {
+        epsilon,
+        lr,
+        net,
+        ..PsgdConfig::default()
+    };
+    let m =
+        fit_psgd(&cfg, data.public, data.private, &mut ledger, &mut noise).map_err(method_error)?;
+    let pred = m.predict(data.test.features.view()).map_err(method_error)?;
+    let mut config = vec![("lr", lr)];
+    if let PsgdNet::Hidden { h } = net {
+        config.push(("hidden", h as f64));
+    }
+    Ok(Scored {
+        config,
         accuracy: accuracy(pred, labels(data.test, "test data")?),
     })
 }
