@@ -54,7 +54,15 @@ fn main() {
     let (mut acc, mut gap) = (0.0, 0.0);
     for seed in 100..100 + seeds {
         let parts = data.split(&[0.75, 0.25], seed, Stratify::None).unwrap();
-        let (tr, te) = (&parts[0], &parts[1]);
+        // SUBSAMPLE=m: train on the first m rows of the (shuffled) training split only.
+        let sub = std::env::var("SUBSAMPLE")
+            .ok()
+            .map(|s| s.parse::<usize>().unwrap());
+        let small = sub.map(|m| {
+            let idx: Vec<usize> = (0..m.min(parts[0].features.nrows())).collect();
+            parts[0].select(&idx)
+        });
+        let (tr, te) = (small.as_ref().unwrap_or(&parts[0]), &parts[1]);
         let y = |d: &dpfair_data::Dataset| match d.target.as_ref().unwrap() {
             Target::Binary(y) => y.clone(),
             _ => unreachable!(),
@@ -76,6 +84,9 @@ fn main() {
         }
         if let Some(lr) = lr {
             c.lr_theta = lr;
+        }
+        if let Ok(l) = std::env::var("L_THETA") {
+            c.lipschitz = l.parse().unwrap();
         }
         let m = fit(
             &c,
