@@ -8,7 +8,7 @@ use dpfair::data::synthetic::{Design, FdpFairDesign};
 use dpfair::fdp_fair::protocol::{
     Round1, Round2, aggregate_round1, aggregate_round2, site_ledger, site_round1, site_round2,
 };
-use dpfair::fdp_fair::simulate::{fit, site_name};
+use dpfair::fdp_fair::simulate::{fit, rounds, site_name};
 use dpfair::fdp_fair::tree::{TreeNoise, release_trees};
 use dpfair::fdp_fair::{Config, SearchConfig, ServerParams};
 use dpfair::privacy::audit::audit;
@@ -319,4 +319,24 @@ fn every_site_spends_exactly_its_own_budget() {
         "{}",
         federated.summary()
     );
+}
+
+/// Both rounds (every release) do not depend on the search parameters: selecting from one
+/// `rounds` at two α gives exactly the models of two separate fits with the same noise seeds, and
+/// the same spent budget (what lets `dpfair reproduce fdp-fair` fit once per seed for its α grid).
+#[test]
+fn one_set_of_rounds_serves_every_alpha() {
+    let (s, n, eps) = (2, 600, 1.0);
+    let data = sites(s, n, 31);
+    let shared = rounds(&config(eps, 0.1), &data, &mut noises(s, 300)).unwrap();
+    for alpha in [0.05, 0.3] {
+        let cfg = config(eps, alpha);
+        let separate = fit(&cfg, &data, &mut noises(s, 300)).unwrap();
+        let selected = shared.select(&cfg.search).unwrap();
+        assert_eq!(selected.model, separate.model, "α = {alpha}");
+        assert_eq!(
+            format!("{:?}", selected.ledger.total()),
+            format!("{:?}", separate.ledger.total())
+        );
+    }
 }

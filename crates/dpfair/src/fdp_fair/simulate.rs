@@ -4,9 +4,10 @@
 
 use crate::cdp_fair::Model;
 use crate::fdp_fair::protocol::{
-    Global, SiteParams, aggregate_round1, aggregate_round2, site_ledger, site_round1, site_round2,
+    Global, Round2, SiteParams, aggregate_round1, aggregate_round2, site_ledger, site_round1,
+    site_round2,
 };
-use crate::fdp_fair::{Config, federated_bandwidth};
+use crate::fdp_fair::{Config, SearchConfig, federated_bandwidth};
 use crate::seed000::error::{Result, invalid};
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
@@ -42,9 +43,36 @@ pub struct Simulated {
     pub global: Global,
 }
 
+/// Both rounds of Algorithm 1 at every site and the server's broadcast between them: every
+/// release of the protocol. None of it depends on `config.search` (α, ρ*, C_ω), so one `Rounds`
+/// serves the selections (Alg. 2 S2–S3, post-processing) of a whole sweep over those.
+#[derive(Clone, Debug)]
+pub struct Rounds {
+    pub global: Global,
+    pub round2: Vec<Round2>,
+}
+
+impl Rounds {
+    /// Round 2 at the server with `search`: the classifier and the federation's ledger.
+    pub fn select(&self, search: &SearchConfig) -> Result<Simulated> {
+        let (model, ledger) = aggregate_round2(&self.global, &self.round2, search)?;
+        Ok(Simulated {
+            model,
+            ledger,
+            global: self.global.clone(),
+        })
+    }
+}
+
 /// Algorithm 1 on `sites` (one data set per site, features on `[0,1]^d`), site `s` drawing its
-/// noise from `noises[s]`.
+/// noise from `noises[s]`: [`rounds`], then [`Rounds::select`] with `config.search`.
 pub fn fit(config: &Config, sites: &[Dataset], noises: &mut [Noise]) -> Result<Simulated> {
+    rounds(config, sites, noises)?.select(&config.search)
+}
+
+/// Both rounds of Algorithm 1 on `sites`, site `s` drawing its noise from `noises[s]`
+/// (`config.search` is not used).
+pub fn rounds(config: &Config, sites: &[Dataset], noises: &mut [Noise]) -> Result<Rounds> {
     if sites.is_empty() || noises.len() != sites.len() {
         return Err(invalid(
             "sites",
@@ -91,10 +119,5 @@ pub fn fit(config: &Config, sites: &[Dataset], noises: &mut [Noise]) -> Result<S
             &mut noises[s],
         )?);
     }
-    let (model, ledger) = aggregate_round2(&global, &round2, &config.search)?;
-    Ok(Simulated {
-        model,
-        ledger,
-        global,
-    })
+    Ok(Rounds { global, round2 })
 }

@@ -28,10 +28,12 @@ use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Se
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
-use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
+use dpfair::fdp_fair::simulate::{Rounds, contiguous_sites, fit, rounds};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair::seed000::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, LazyLock, Mutex};
 
 pub struct FdpFairPaper;
 
@@ -291,10 +293,6 @@ impl Paper for FdpFairPaper {
                 .map_err(method_error)?;
             (model, ledger)
         } else {
-            let data: Vec<Dataset> = (0..sites)
-                .map(|s| design.generate(n, cell.seed * 64 + s as u64))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(method_error)?;
             let rho_star = cell.param::<f64>("rho_star").unwrap_or(0.03);
             let c_omega = cell.param::<f64>("c_omega").unwrap_or(0.1);
             let config = Config {
@@ -313,10 +311,23 @@ impl Paper for FdpFairPaper {
                 },
                 ..Config::default()
             };
-            let mut noises: Vec<Noise> = (0..sites)
-                .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
-                .collect();
-            let fitted = fit(&config, &data, &mut noises).map_err(method_error)?;
+            // Both rounds depend on the seed, N_s, S, ε and the mode only; α, ρ* and C_ω enter
+            // at the server's selection (Alg. 2 S3), so the cells of one seed share them.
+            let key = format!(
+                "{}|{n}|{sites}|{epsilon}|{}",
+                cell.seed, cell.setting.accounting
+            );
+            let shared = ROUNDS.get_or_fit(&key, || {
+                let data: Vec<Dataset> = (0..sites)
+                    .map(|s| design.generate(n, cell.seed * 64 + s as u64))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(method_error)?;
+                let mut noises: Vec<Noise> = (0..sites)
+                    .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
+                    .collect();
+                rounds(&config, &data, &mut noises).map_err(method_error)
+            })?;
+            let fitted = shared.select(&config.search).map_err(method_error)?;
             out = search_metrics(out, &fitted.model);
             (fitted.model, fitted.ledger)
         };
@@ -447,6 +458,51 @@ impl Paper for FdpFairPaper {
                 run: demo_fdp,
             },
         ]
+    }
+}
+
+/// FDP-Fair's protocol rounds by (seed, N_s, S, ε, mode), shared by the cells that differ only
+/// in α, ρ* or C_ω (bit-identical to fitting per cell: same data, same noise seeds; test
+/// `one_set_of_rounds_serves_every_alpha`). Cells run setting-major, so a sweep's cells of one
+/// seed are `repetitions × (param sets)` cells apart; the oldest entries are dropped beyond
+/// [`ROUNDS_CAPACITY`] (≈ 90 KB each at D = 1,024, so ≤ 90 MB; `--full` keeps at most
+/// 5 S × 200 repetitions = 1,000 of one sweep's ε alive). CDP-Fair is not cached: its strict S2
+/// (the exponential mechanism's utility) depends on α.
+static ROUNDS: LazyLock<RoundsCache> = LazyLock::new(RoundsCache::default);
+
+const ROUNDS_CAPACITY: usize = 1024;
+
+#[derive(Default)]
+struct RoundsCache {
+    inner: Mutex<Entries>,
+}
+
+/// The cached rounds and their keys, oldest first.
+#[derive(Default)]
+struct Entries {
+    map: HashMap<String, Arc<Rounds>>,
+    order: VecDeque<String>,
+}
+
+impl RoundsCache {
+    /// The rounds under `key`, fitted by `fit` (outside the lock) when missing.
+    fn get_or_fit(&self, key: &str, fit: impl FnOnce() -> Result<Rounds>) -> Result<Arc<Rounds>> {
+        let lock = || self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = lock().map.get(key) {
+            return Ok(Arc::clone(r));
+        }
+        let fitted = Arc::new(fit()?);
+        let mut guard = lock();
+        let Entries { map, order } = &mut *guard;
+        if map.insert(key.to_string(), Arc::clone(&fitted)).is_none() {
+            order.push_back(key.to_string());
+        }
+        while order.len() > ROUNDS_CAPACITY {
+            if let Some(old) = order.pop_front() {
+                map.remove(&old);
+            }
+        }
+        Ok(fitted)
     }
 }
 
