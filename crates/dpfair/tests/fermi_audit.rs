@@ -105,6 +105,23 @@ fn strict_theta_step_passes_at_its_claim_and_quarter_noise_is_caught() {
         "no power: μ {mu_under:.3}, expected ε_lower {power_under:.3}"
     );
 
+    // The design's premise, checked with coupled draws (same seed, so the same initialisation,
+    // count noise and Gaussian noise under both inputs): the released biases differ by ηΔ =
+    // 5000 · 0.02 = 100 (canary y = 1 lowers the mean gradient, so input 0's bias is higher),
+    // whatever the seed. Up to the privacy crate's output lattice: its spacing is at most
+    // Δ·2⁻²⁰ per coordinate (privacy::samplers::lattice), so the two rounded outputs differ
+    // from the exact shift by < ηΔ·2⁻²⁰ ≈ 1e-4 (measured ≈ 2e-5).
+    let lattice = LR * delta_theta * 2f64.powi(-20);
+    for seed in 0..50 {
+        let b0 = fit_on(0, CLAIMED, &mut Noise::seeded(seed)).bias;
+        let b1 = fit_on(1, CLAIMED, &mut Noise::seeded(seed)).bias;
+        assert!(
+            ((b0 - b1) - LR * delta_theta).abs() <= lattice,
+            "seed {seed}: shift {}",
+            b0 - b1
+        );
+    }
+
     let score = |eps: f64| move |i: usize, nz: &mut Noise| Ok(fit_on(i, eps, nz).bias);
     let mut noise = Noise::seeded(41);
     let honest = audit(&mut noise, TRIALS, DELTA, ALPHA, score(CLAIMED)).unwrap();
