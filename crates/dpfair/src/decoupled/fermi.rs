@@ -28,7 +28,12 @@
 //!   taken from the data without noise (ledger: non-private, spec H9). The ledger's total is what
 //!   the run really spends: with mini-batch clipping, far more than ε'.
 //! * [`Accounting::Strict`]: per-example clipping, full batches only, the ψ group's count
-//!   released with Laplace noise, σ_θ and σ_W calibrated so the total is (ε', δ).
+//!   released with Laplace noise, σ_θ and σ_W calibrated so the total is (ε', δ). The code's
+//!   schedule (η_θ = 0.005 for z-scores) does not learn on [0, 1]-scaled features;
+//!   [`FermiConfig::with_strict_schedule`] sets B, epochs, η_θ and L_θ from the data size.
+//!
+//! Tests: the sensitivities (`batch_gradient`'s and [`w_step_sensitivity`]) by unit tests
+//! here; strict mode's θ release by an empirical audit (`tests/fermi_audit.rs`).
 
 use super::config::Training;
 use super::error::{DecoupledError, Result, invalid};
@@ -263,7 +268,7 @@ fn w_gradient(lambda: f64, w: f64, m: f64, v: f64, inv_sqrt_p: f64) -> f64 {
     lambda * (-2.0 * w * m + 2.0 * v * inv_sqrt_p)
 }
 
-/// ℓ2 (= absolute) sensitivity of [`w_gradient`] to replacing one of `b` rows: m and v each
+/// ℓ2 (= absolute) sensitivity of `w_gradient` to replacing one of `b` rows: m and v each
 /// move by ≤ 1/b (ŷ, s ∈ [0, 1]) and |W| ≤ C_W (W starts in and is projected onto the ball), so
 /// the change is ≤ λ(2C_W/b + 2/(b√p̂)) = 2λ(C_W + 1/√p̂)/b, attained by ŷ: 0 → 1 on an s = 1
 /// row at W = −C_W.
