@@ -85,6 +85,9 @@ fn main() {
         if let Some(lr) = lr {
             c.lr_theta = lr;
         }
+        if let Ok(l) = std::env::var("LR_W") {
+            c.lr_w = l.parse().unwrap();
+        }
         if let Ok(l) = std::env::var("L_THETA") {
             c.lipschitz = l.parse().unwrap();
         }
