@@ -218,6 +218,12 @@ fn run_fermi(cell: &Cell, train: &mut Dataset, test: &mut Dataset) -> Result<Out
         accounting,
         ..FermiConfig::default()
     };
+    // Strict mode: the data-size schedule (the code's B = 1024, η_θ = 0.005 predicts the majority
+    // class once the updates are clipped per row); it replaces the epochs above.
+    let config = match accounting {
+        Accounting::Strict => config.with_strict_schedule(train.features.nrows()),
+        Accounting::Paper => config,
+    };
     // Unlimited ledger: paper mode spends far more than ε' (recorded, not refused); strict mode
     // is calibrated to ε' (checked by the tests).
     let mut ledger = Ledger::unlimited();
