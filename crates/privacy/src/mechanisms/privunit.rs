@@ -1,66 +1,113 @@
-//! **PrivUnitG at γ = 0**: an ε-LDP, unbiased randomizer for one vector of ℓ2 norm ≤ C (Asi,
-//! Feldman, Talwar 2022, "Optimal algorithms for mean estimation under local differential
-//! privacy", PrivUnitG; used by Lowy et al. 2023 for locally private SGD).
+//! **PrivUnitG with an exact selection step**: an ε-LDP, unbiased randomizer for one vector of ℓ2
+//! norm ≤ C, after PrivUnitG (Asi, Feldman, Talwar 2022, "Optimal algorithms for mean estimation
+//! under local differential privacy"; used by Lowy et al. 2023 for locally private SGD).
 //!
 //! PrivUnitG(p, γ) on a unit vector x releases σ·(z − ⟨x,z⟩x + αx), z ~ N(0, I), α ~ N(0,1)
-//! restricted to α ≥ γ with probability p and to α < γ otherwise. Its output density is
-//! φ_d(w)·[p/q if ⟨w,x⟩ ≥ γ, else (1−p)/(1−q)] with q = P(N(0,1) ≥ γ), hence ε-LDP when
-//! p(1−q)/(q(1−p)) = e^ε. The general (p, γ) form is **not** implementable exactly in floating
-//! point: its guarantee needs the cap {⟨w,x⟩ ≥ γ} to have the same measure q for every x, which a
-//! floating-point Gaussian only approximates, and the released value is computed from x
-//! (Mironov 2012). This module implements the member γ = 0 (q = 1/2, p = e^ε/(1+e^ε)), whose
-//! guarantee survives floating point exactly:
+//! restricted to α ≥ γ with probability p and to α < γ otherwise; its density is
+//! φ_d(w)·[p/q if ⟨w,x⟩ ≥ γ, else (1−p)/(1−q)], q = P(N(0,1) ≥ γ), hence ε-LDP when
+//! p(1−q)/(q(1−p)) = e^ε. That form is **not** exactly ε-LDP in floating point: its guarantee
+//! needs the cap {⟨w,x⟩ ≥ γ} to have the same measure q for every x, which a floating-point
+//! Gaussian only approximates, and the released value is computed from x (Mironov 2012). Here the
+//! data enter only through a discrete choice among data-independent candidates:
 //!
 //! 1. randomised rounding of the clipped vector to the unit sphere (Duchi et al. 2018): with
 //!    r = min(‖g‖, C)/C and u = g/‖g‖, x = u with probability (1+r)/2, else −u (u = e₁ if g = 0);
-//! 2. a data-independent candidate v ~ N(0, I_d), oriented canonically: c = ±v with its first
-//!    non-zero coordinate positive (c depends on the pair {v, −v} only);
-//! 3. τ = sign⟨c, x⟩ (computed in floating point; any value is fine);
-//! 4. s = τ with probability π = e^ε/(1+e^ε), else −τ (an exact Bernoulli from
-//!    [`bernoulli_exp`]); s is a fair coin if τ = 0;
-//! 5. release σ·s·c, σ = C / (√(2/π₀)·tanh(ε/2)) (π₀ = 3.14159…), a public constant.
+//! 2. K/2 data-independent candidates c_j ~ N(0, I_d); the candidate set is {±c_j} (K vectors);
+//! 3. k* = the candidate with the largest ⟨·, x⟩ (computed in floating point; any rule is fine);
+//! 4. exact K-ary randomized response on k* ([`RandomizedResponse`]): k* with probability
+//!    π_K = e^ε/(e^ε + K − 1), each other candidate with 1/(e^ε + K − 1);
+//! 5. release σ·(the chosen candidate), σ = C·(e^ε + K − 1)/((e^ε − 1)·m_K), a public constant,
+//!    m_K = E[max_j |N_j|] over K/2 standard normals.
 //!
-//! **Privacy (exact).** The output s·c equals ±c where c is a function of the data-independent
-//! pair {v, −v}; given c, the sign is +1 with probability π, 1/2 or 1−π depending on x. So
-//! P(out = w) = F({w, −w})·π_x(w) with π_x(w) ∈ {π, 1/2, 1−π}, and the ratio between any two
-//! inputs is at most π/(1−π) = e^ε, whatever the (floating-point) law F of the candidate: the
-//! `rand_distr` normal here only draws the data-independent candidate, never a value added to
-//! data. Rounding (step 1) is the user's own preprocessing: the bound holds for every unit x.
+//! K = 2 is exactly PrivUnitG at γ = 0 (q = 1/2, p = e^ε/(1+e^ε)); larger K plays the role of the
+//! cap γ > 0 (the release is the best-aligned of K Gaussian directions with probability π_K), and
+//! [`PrivUnitG::new`] picks the K ≤ [`MAX_CANDIDATES`] of least σ for the given ε.
 //!
-//! **Unbiasedness.** For Gaussian v, E[s·c | x] = (2π−1)·E|⟨v,x⟩|·x = tanh(ε/2)·√(2/π₀)·x and
-//! E[x] = r·u = clip(g)/C, so E[σ·s·c] = clip_C(g).
+//! **Privacy (exact).** Given the candidate set (independent of the data), the released index is
+//! k* with probability π_K and any other index with (1 − π_K)/(K − 1), exactly (integer
+//! samplers), so the probability of any output under two inputs differs by a factor ≤ e^ε,
+//! whatever the (floating-point) law of the candidates: the `rand_distr` normal only draws the
+//! data-independent candidates, never a value added to data. Rounding (step 1) is the user's own
+//! preprocessing: the bound holds for every unit x.
 //!
-//! **Deviation from the paper (reported by PSGD).** Lowy et al.'s code chooses p (hence γ > 0) to
-//! minimise σ and feeds non-unit vectors g/max(‖g‖, C) to the unit-vector formula; γ = 0 has a
-//! larger σ at large ε (√(2/π₀)·tanh(ε/2) ≤ 0.80 against ≈ γ for the optimal cap), i.e. more
-//! noise, but its ε holds exactly.
+//! **Unbiasedness.** For Gaussian candidates, E[c_{k*} | x] = m_K·x (the orthogonal parts cancel
+//! by symmetry), and the candidates sum to 0, so E[released | x] = (π_K − (1 − π_K)/(K − 1))·
+//! m_K·x = m_K·x·(e^ε − 1)/(e^ε + K − 1); with E[x] = clip_C(g)/C, E[σ·released] = clip_C(g).
+//!
+//! **Deviation from the paper (reported by PSGD).** Lowy et al.'s code uses the continuous
+//! PrivUnitG with the p of least σ and feeds non-unit vectors g/max(‖g‖, C) to the unit-vector
+//! formula (for which the density argument above does not hold). σ/C of the two, at
+//! ε = 0.5 / 2 / 4 / 8 / 1000: ours (K = 2 / 4 / 16 / 256 / 256) 5.117 / 1.441 / 0.728 / 0.384 /
+//! 0.354; their p-optimised PrivUnitG 5.018 / 1.272 / 0.660 / 0.365 / 0.168. K is capped at
+//! [`MAX_CANDIDATES`] (cost: K/2 Gaussian vectors per report), hence the gap at very large ε.
 
-use super::{entry, positive};
+use super::{RandomizedResponse, entry, positive};
 use crate::Noise;
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
-use crate::samplers::lattice::{Norm, dyadic};
-use crate::samplers::{bernoulli_exp, uniform_below};
-use num_bigint::BigUint;
-use rand::RngExt;
+use crate::samplers::lattice::Norm;
 use rand_distr::{Distribution, StandardNormal};
 
-/// The ε-LDP PrivUnitG (γ = 0) randomizer for vectors clipped to ℓ2 norm `clip`.
+/// The largest candidate count [`PrivUnitG::new`] considers (cost: K/2 Gaussian vectors per
+/// report).
+pub const MAX_CANDIDATES: usize = 256;
+
+/// The ε-LDP PrivUnitG-style randomizer for vectors clipped to ℓ2 norm `clip`, selecting among
+/// K data-independent Gaussian candidates (K = 2: PrivUnitG at γ = 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrivUnitG {
     epsilon: f64,
     clip: f64,
-    /// ε as an exact dyadic fraction, for Bernoulli(e^{−ε}).
-    eps_exact: (BigUint, BigUint),
+    rr: RandomizedResponse,
+    candidates: usize,
+    /// m_K = E[max over the K candidates of ⟨c, x⟩] for unit x.
+    max_mean: f64,
+}
+
+/// m_K = E[max_{j ≤ K/2} |N_j|] = ∫₀^∞ 1 − erf(t/√2)^{K/2} dt (Simpson on [0, 12], step 1/1024:
+/// the integrand is smooth and below 1e−30 beyond 12 for K ≤ 2^20).
+fn max_mean(k: usize) -> f64 {
+    let half = (k / 2) as i32;
+    let f = |t: f64| 1.0 - libm::erf(t / std::f64::consts::SQRT_2).powi(half);
+    let n = 12 * 1024;
+    let h = 12.0 / n as f64;
+    let inner: f64 = (1..n)
+        .map(|i| if i % 2 == 1 { 4.0 } else { 2.0 } * f(i as f64 * h))
+        .sum();
+    (f(0.0) + inner + f(12.0)) * h / 3.0
 }
 
 impl PrivUnitG {
+    /// The randomizer with the K ∈ {2, 4, …, [`MAX_CANDIDATES`]} of least noise scale σ (a
+    /// data-independent choice from ε alone).
     pub fn new(epsilon: f64, clip: f64) -> Result<Self> {
+        let mut best = Self::with_candidates(epsilon, clip, 2)?;
+        let mut k = 4;
+        while k <= MAX_CANDIDATES {
+            let m = Self::with_candidates(epsilon, clip, k)?;
+            if m.scale() < best.scale() {
+                best = m;
+            }
+            k *= 2;
+        }
+        Ok(best)
+    }
+
+    /// The randomizer with K candidates (K ≥ 2 even: K/2 antipodal pairs).
+    pub fn with_candidates(epsilon: f64, clip: f64, k: usize) -> Result<Self> {
+        if k < 2 || k % 2 == 1 {
+            return Err(invalid(
+                "candidates",
+                format!("must be even and ≥ 2, got {k}"),
+            ));
+        }
         let epsilon = positive("epsilon", epsilon)?;
         Ok(PrivUnitG {
             epsilon,
             clip: positive("clip", clip)?,
-            eps_exact: dyadic(epsilon)?,
+            rr: RandomizedResponse::new(k, epsilon)?,
+            candidates: k,
+            max_mean: max_mean(k),
         })
     }
 
@@ -72,36 +119,38 @@ impl PrivUnitG {
         self.clip
     }
 
-    /// π = e^ε/(1+e^ε): the probability that the released sign agrees with ⟨c, x⟩.
+    /// K, the number of candidates.
+    pub fn candidates(&self) -> usize {
+        self.candidates
+    }
+
+    /// π_K = e^ε/(e^ε + K − 1): the probability of releasing the best-aligned candidate.
     pub fn keep_probability(&self) -> f64 {
-        1.0 / (1.0 + (-self.epsilon).exp())
+        self.rr.keep_probability()
     }
 
-    /// σ = C / (√(2/π₀)·tanh(ε/2)), the unbiasing scale of the release.
+    /// σ = C·(e^ε + K − 1)/((e^ε − 1)·m_K), the unbiasing scale of the release (K = 2:
+    /// C/(√(2/π₀)·tanh(ε/2))).
     pub fn scale(&self) -> f64 {
-        self.clip / ((2.0 / std::f64::consts::PI).sqrt() * (self.epsilon / 2.0).tanh())
+        let r = (-self.epsilon).exp();
+        let k = self.candidates as f64;
+        self.clip * (1.0 + (k - 1.0) * r) / ((1.0 - r) * self.max_mean)
     }
 
-    /// Bernoulli(π) exactly: repeat { fair coin → true; else Bernoulli(e^{−ε}) → false }, so
-    /// P(true) = (1/2)/(1/2 + e^{−ε}/2) = π.
-    fn keep(&self, noise: &mut Noise) -> Result<bool> {
-        loop {
-            if uniform_below(noise, 2)? == 1 {
-                return Ok(true);
-            }
-            if bernoulli_exp(noise, &self.eps_exact.0, &self.eps_exact.1)? {
-                return Ok(false);
-            }
-        }
+    /// Step 2: K/2 data-independent standard Gaussian vectors; candidate 2j is +c_j, 2j+1 is −c_j.
+    fn draw_candidates(&self, noise: &mut Noise, d: usize) -> Vec<Vec<f64>> {
+        (0..self.candidates / 2)
+            .map(|_| (0..d).map(|_| StandardNormal.sample(noise)).collect())
+            .collect()
     }
 
-    /// User side: one ε-LDP unbiased report of `g` clipped to ℓ2 norm C. Non-finite entries are
-    /// replaced by 0 first (a data-independent fallback). Fails only on an empty vector.
-    pub fn report(&self, noise: &mut Noise, g: &[f64]) -> Result<Vec<f64>> {
+    /// Steps 1–4: (the candidate pairs, the best-aligned candidate k*, the released index).
+    fn select(&self, noise: &mut Noise, g: &[f64]) -> Result<(Vec<Vec<f64>>, usize, usize)> {
         let d = g.len();
         if d == 0 {
             return Err(invalid("values", "PrivUnitG needs a non-empty vector"));
         }
+        let pairs = self.draw_candidates(noise, d);
         let g: Vec<f64> = g
             .iter()
             .map(|v| if v.is_finite() { *v } else { 0.0 })
@@ -109,46 +158,39 @@ impl PrivUnitG {
         let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
         // Step 1: x = ±u with P(+) = (1 + r)/2.
         let mut x = vec![0.0; d];
-        if norm > 0.0 && norm.is_finite() {
+        let r = if norm > 0.0 && norm.is_finite() {
             x.iter_mut().zip(&g).for_each(|(xi, gi)| *xi = gi / norm);
-        } else {
-            x[0] = 1.0;
-        }
-        let r = if norm.is_finite() {
             (norm / self.clip).min(1.0)
         } else {
+            x[0] = 1.0;
             0.0
         };
-        let u: f64 = noise.random();
-        let sign_x = if u < (1.0 + r) / 2.0 { 1.0 } else { -1.0 };
-        // Step 2: the data-independent candidate, canonically oriented.
-        let mut c: Vec<f64> = (0..d).map(|_| StandardNormal.sample(noise)).collect();
-        if c.iter().find(|v| **v != 0.0).is_some_and(|v| *v < 0.0) {
-            c.iter_mut().for_each(|v| *v = -*v);
+        let u = crate::samplers::uniform_below(noise, 1 << 53)? as f64 / (1u64 << 53) as f64;
+        if u >= (1.0 + r) / 2.0 {
+            x.iter_mut().for_each(|v| *v = -*v);
         }
-        // Steps 3–4: the sign, the only data-dependent part.
-        let t: f64 = sign_x * c.iter().zip(&x).map(|(a, b)| a * b).sum::<f64>();
-        let tau = if t > 0.0 {
-            1.0
-        } else if t < 0.0 {
-            -1.0
-        } else {
-            0.0
-        };
-        let s = if tau == 0.0 {
-            if uniform_below(noise, 2)? == 1 {
-                1.0
-            } else {
-                -1.0
+        // Step 3: k* = the candidate of largest ⟨·, x⟩ (first on ties).
+        let mut best = (0, f64::NEG_INFINITY);
+        for (j, c) in pairs.iter().enumerate() {
+            let t: f64 = c.iter().zip(&x).map(|(a, b)| a * b).sum();
+            for (idx, v) in [(2 * j, t), (2 * j + 1, -t)] {
+                if v > best.1 {
+                    best = (idx, v);
+                }
             }
-        } else if self.keep(noise)? {
-            tau
-        } else {
-            -tau
-        };
-        // Step 5: a public rescaling.
-        let sigma = s * self.scale();
-        Ok(c.into_iter().map(|v| sigma * v).collect())
+        }
+        // Step 4: exact K-ary randomized response on k*.
+        let reported = self.rr.respond(noise, best.0)?;
+        Ok((pairs, best.0, reported))
+    }
+
+    /// User side: one ε-LDP unbiased report of `g` clipped to ℓ2 norm C. Non-finite entries are
+    /// replaced by 0 first (a data-independent fallback). Fails only on an empty vector.
+    pub fn report(&self, noise: &mut Noise, g: &[f64]) -> Result<Vec<f64>> {
+        let (pairs, _, k) = self.select(noise, g)?;
+        // Step 5: a public rescaling of the released candidate.
+        let sigma = if k % 2 == 0 { 1.0 } else { -1.0 } * self.scale();
+        Ok(pairs[k / 2].iter().map(|v| sigma * v).collect())
     }
 
     /// Collector side: records that `n_users` users each sent one ε-LDP report (parallel over
@@ -157,7 +199,7 @@ impl PrivUnitG {
     pub fn charge_reports(&self, ledger: &mut Ledger, label: &str, n_users: usize) -> Result<()> {
         ledger.charge(entry(
             label,
-            "privunitg (γ = 0)",
+            "privunitg (K candidates)",
             Relation::Substitution,
             2.0 * self.clip,
             Norm::L2.name(),
@@ -167,8 +209,8 @@ impl PrivUnitG {
             },
             Some(format!(
                 "{n_users} users, one ε-LDP report each (parallel over users); ℓ2 clip {}, \
-                 sign kept with probability e^ε/(1+e^ε), scale C/(√(2/π)·tanh(ε/2))",
-                self.clip
+                 K = {} data-independent Gaussian candidates, K-ary randomized response",
+                self.clip, self.candidates
             )),
         ))
     }
@@ -183,14 +225,20 @@ mod tests {
     }
 
     #[test]
-    fn calibration_the_sign_ratio_is_e_to_the_epsilon() {
-        // The only data-dependent part of the output is the sign of ⟨out, x⟩: P(> 0) = π for
-        // input x, 1 − π for input −x. ε = 1: π = 0.7311. With m = 20,000 draws the frequency's
-        // sd is √(π(1−π)/m) = 0.0031; allow 4 sd = 0.0125 on each, and the log-ratio of the two
-        // frequencies, whose sd is ≈ √((1−π)/(mπ) + π/(m(1−π)))= 0.0136, within 4 sd of ε.
-        let mech = PrivUnitG::new(1.0, 1.0).unwrap();
+    fn k2_is_privunitg_at_gamma_0_and_its_sign_ratio_is_e_to_the_epsilon() {
+        // K = 2: σ = C/(√(2/π)·tanh(ε/2)), and the only data-dependent part of the output is the
+        // sign of ⟨out, x⟩: P(> 0) = π for input x, 1 − π for input −x. ε = 1: π = 0.7311. With
+        // m = 20,000 draws each frequency has sd √(π(1−π)/m) = 0.0031; allow 4 sd = 0.0125, and
+        // the log-ratio of the two (sd ≈ √((1−π)/(mπ) + π/(m(1−π))) = 0.0136) within 4 sd of ε.
+        let mech = PrivUnitG::with_candidates(1.0, 1.0, 2).unwrap();
         let pi = mech.keep_probability();
         assert!((pi - 1.0f64.exp() / (1.0 + 1.0f64.exp())).abs() < 1e-15);
+        let want = 1.0 / ((2.0 / std::f64::consts::PI).sqrt() * 0.5f64.tanh());
+        assert!(
+            (mech.scale() - want).abs() < 1e-9,
+            "{} vs {want}",
+            mech.scale()
+        );
         let x = [0.6, 0.0, -0.8];
         let neg: Vec<f64> = x.iter().map(|v| -v).collect();
         let mut noise = Noise::seeded(11);
@@ -214,56 +262,102 @@ mod tests {
     }
 
     #[test]
-    fn the_release_is_a_signed_data_independent_candidate() {
-        // Same seed, different inputs: the outputs are equal up to sign (the candidate c does not
-        // depend on the data), and have length σ·‖c‖ with c ~ N(0, I).
-        let mech = PrivUnitG::new(2.0, 1.0).unwrap();
-        for seed in 0..50 {
-            let a = mech
-                .report(&mut Noise::seeded(seed), &[0.1, 0.2, 0.3, 0.4])
-                .unwrap();
-            let b = mech
-                .report(&mut Noise::seeded(seed), &[-5.0, 0.0, 1.0, 9.0])
-                .unwrap();
-            let same = a.iter().zip(&b).all(|(p, q)| p == q);
-            let flipped = a.iter().zip(&b).all(|(p, q)| *p == -*q);
-            assert!(same || flipped, "seed {seed}: {a:?} vs {b:?}");
+    fn calibration_the_best_candidate_is_kept_with_probability_pi_k() {
+        // At ε = 4 with the automatic K: P(released = k*) = π_K = e^ε/(e^ε + K − 1), and each
+        // of the K − 1 others 1/(e^ε + K − 1), so (rate of k*)/(rate of one other) = e^ε.
+        // m = 20,000: sd of the k* frequency √(π_K(1−π_K)/m) ≤ 0.0036; allow 4 sd = 0.0142.
+        let mech = PrivUnitG::new(4.0, 1.0).unwrap();
+        let k = mech.candidates();
+        assert!(k > 2, "K = {k}");
+        let pi = mech.keep_probability();
+        let e = 4.0f64.exp();
+        assert!((pi - e / (e + k as f64 - 1.0)).abs() < 1e-12);
+        let mut noise = Noise::seeded(21);
+        let m = 20_000;
+        let kept = (0..m)
+            .filter(|_| {
+                let (_, best, reported) = mech.select(&mut noise, &[0.2, -0.5, 0.1, 0.3]).unwrap();
+                best == reported
+            })
+            .count() as f64
+            / m as f64;
+        assert!((kept - pi).abs() < 0.0142, "K = {k}: {kept} vs {pi}");
+    }
+
+    #[test]
+    fn the_release_is_a_data_independent_candidate() {
+        // Same seed, different inputs: both outputs are ±σ·c_j for the same candidates c_j (drawn
+        // first from the stream, before anything depends on the data).
+        for k in [2, 8] {
+            let mech = PrivUnitG::with_candidates(2.0, 1.0, k).unwrap();
+            for seed in 0..30 {
+                let pairs = mech.draw_candidates(&mut Noise::seeded(seed), 4);
+                for g in [[0.1, 0.2, 0.3, 0.4], [-5.0, 0.0, 1.0, 9.0]] {
+                    let out = mech.report(&mut Noise::seeded(seed), &g).unwrap();
+                    let found = pairs.iter().any(|c| {
+                        [1.0, -1.0]
+                            .iter()
+                            .any(|s| c.iter().zip(&out).all(|(a, b)| s * mech.scale() * a == *b))
+                    });
+                    assert!(found, "K = {k}, seed {seed}: {out:?}");
+                }
+            }
         }
     }
 
     #[test]
     fn reports_are_unbiased_for_the_clipped_vector() {
-        // E[report] = clip_C(g). Each coordinate of σ·s·c has variance σ²·E[c_i²] = σ² (minus
-        // the tiny squared mean); at ε = 2, C = 1: σ = 1/(0.7979·0.7616) = 1.646, so the mean of
-        // m = 20,000 reports has sd 1.646/√m = 0.0116 per coordinate; allow 4.5 sd = 0.052.
-        let mech = PrivUnitG::new(2.0, 1.0).unwrap();
-        assert!((mech.scale() - 1.645_7).abs() < 1e-3, "{}", mech.scale());
-        let mut noise = Noise::seeded(3);
-        let m = 20_000;
-        for (g, want) in [
-            (vec![0.3, -0.2, 0.1], vec![0.3, -0.2, 0.1]),
-            (vec![3.0, 4.0, 0.0], vec![0.6, 0.8, 0.0]),
-            (vec![0.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]),
+        // E[report] = clip_C(g). Each coordinate has variance ≤ σ²·E[c_i²] = σ², so the mean of
+        // m reports has sd ≤ σ/√m per coordinate; allow 4.5 sd. K = 2 at ε = 2 (σ = 1.646) and
+        // the automatic K at ε = 8 (σ ≈ 0.4: a 1% error in m_K would show as a bias ≈ 0.008 on
+        // the unit-norm vector, against a tolerance of 0.009).
+        for (mech, m) in [
+            (PrivUnitG::with_candidates(2.0, 1.0, 2).unwrap(), 20_000),
+            (PrivUnitG::new(8.0, 1.0).unwrap(), 40_000),
         ] {
-            let mut mean = [0.0; 3];
-            for _ in 0..m {
-                let r = mech.report(&mut noise, &g).unwrap();
-                mean.iter_mut()
-                    .zip(&r)
-                    .for_each(|(a, b)| *a += b / m as f64);
-            }
-            for (k, (a, w)) in mean.iter().zip(&want).enumerate() {
-                assert!((a - w).abs() < 0.052, "g {g:?} coord {k}: {a} vs {w}");
+            let tol = 4.5 * mech.scale() / (m as f64).sqrt();
+            let mut noise = Noise::seeded(3);
+            for (g, want) in [
+                (vec![0.3, -0.2, 0.1], vec![0.3, -0.2, 0.1]),
+                (vec![3.0, 4.0, 0.0], vec![0.6, 0.8, 0.0]),
+                (vec![0.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]),
+            ] {
+                let mut mean = [0.0; 3];
+                for _ in 0..m {
+                    let r = mech.report(&mut noise, &g).unwrap();
+                    mean.iter_mut()
+                        .zip(&r)
+                        .for_each(|(a, b)| *a += b / m as f64);
+                }
+                for (i, (a, w)) in mean.iter().zip(&want).enumerate() {
+                    assert!(
+                        (a - w).abs() < tol,
+                        "K = {}, g {g:?} coord {i}: {a} vs {w} (tol {tol})",
+                        mech.candidates()
+                    );
+                }
             }
         }
     }
 
     #[test]
-    fn the_projection_has_the_half_normal_law() {
+    fn max_mean_matches_closed_forms() {
+        // m_2 = E|N| = √(2/π) in closed form; m_K grows with K. The Simpson error is far below
+        // 1e−9 for this smooth integrand.
+        assert!((max_mean(2) - (2.0 / std::f64::consts::PI).sqrt()).abs() < 1e-9);
+        let ms: Vec<f64> = (1..=8).map(|i| max_mean(1 << i)).collect();
+        assert!(ms.windows(2).all(|w| w[1] > w[0]), "{ms:?}");
+        // m_256 = E max of 128 half-normals ≈ E max of 256 normals ≈ 2.87 (tables of normal
+        // order statistics: E max of 200 is 2.746, of 300 is 2.877, of 500 is 3.037).
+        assert!(ms[7] > 2.75 && ms[7] < 2.88, "{}", ms[7]);
+    }
+
+    #[test]
+    fn the_projection_has_the_half_normal_law_at_k2() {
         // Goodness of fit: |⟨out, x⟩|/σ = |⟨c, x⟩| is |N(0,1)| for unit x. Chi-square over the
         // 4 quartile bins of the half-normal (edges 0.3186, 0.6745, 1.1503): 3 degrees of
         // freedom, the 0.999 quantile is 16.27.
-        let mech = PrivUnitG::new(0.5, 2.0).unwrap();
+        let mech = PrivUnitG::with_candidates(0.5, 2.0, 2).unwrap();
         let x = [0.0, 1.0, 0.0, 0.0, 0.0];
         let g: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
         let mut noise = Noise::seeded(8);
@@ -291,5 +385,6 @@ mod tests {
         assert_eq!(ledger.entries()[0].cost, Cost::Pure { epsilon: 0.7 });
         assert!(PrivUnitG::new(0.0, 1.0).is_err());
         assert!(PrivUnitG::new(1.0, -1.0).is_err());
+        assert!(PrivUnitG::with_candidates(1.0, 1.0, 3).is_err());
     }
 }

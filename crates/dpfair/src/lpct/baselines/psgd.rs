@@ -16,9 +16,10 @@
 //! ε-LDP report per user (each user reports once; earlier reports are public when a later user
 //! reports, so the sequentially interactive protocol is ε-LDP).
 //!
-//! **Mechanism.** [`PrivUnitG`] is the member γ = 0 of the PrivUnitG family (the only one whose ε
-//! holds exactly in floating point, see its docs); the authors choose the cap that minimises the
-//! noise, so at large ε this baseline is noisier than theirs.
+//! **Mechanism.** [`PrivUnitG`] here is the privacy crate's exactly ε-LDP form (the data only
+//! choose, by exact K-ary randomized response, among data-independent Gaussian candidates; K = 2
+//! is PrivUnitG at γ = 0). Its noise scale is within 2–13% of the authors' p-optimised PrivUnitG
+//! for ε ≤ 8 and about 2× theirs at ε = 1000 (see its docs).
 
 use super::super::error::{Result, bad_data, check_epsilon, invalid};
 use super::super::partition::{Scaler, check_finite};
