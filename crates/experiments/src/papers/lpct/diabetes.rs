@@ -13,7 +13,7 @@
 //! * PHIST: h^{−1} ∈ {1,…,6} bins per axis; CT-W / CT-Q: max_depth ∈ {1,…,8,10,12,14,16};
 //!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², H14);
 //! * PSGD-L / PSGD-N: the paper's η ∈ {1e−5, 1e−4, …, 1} (`--quick`: {1e−3, 1e−1}) and, for
-//!   PSGD-N, h ∈ {d/2, d, 2d} (`--quick`: h = d); PrivUnitG at γ = 0, once per user (H15).
+//!   PSGD-N, h ∈ {d/2, d, 2d} (`--quick`: h = d); the exact PrivUnitG, once per user (H15).
 //!
 //! Honest selection (no test set): `lpct-m-theory` / `lpct-c-theory` use Theorem 4's depth and λ
 //! (the `dpfair fit lpct` default) and LPCT-prune has nothing to tune.
