@@ -22,6 +22,7 @@
 //! | [`SubsampledGaussianRun`] | ℓ2 clip C | discrete Gaussian, σ = z·C | subsampled Gaussian (q, z, T) |
 //! | [`LocalLaplace`] | ℓ1, per user | discrete Laplace | pure ε per user (parallel) |
 //! | [`RandomizedResponse`] | any two inputs | exact k-ary RR | pure ε per record (parallel) |
+//! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
 //! | [`noisy_histogram`] | 2 (substitution) | discrete Laplace on counts | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
 //!

@@ -376,6 +376,43 @@ mod tests {
         assert!(chi2 < 16.27, "chi-square {chi2}, counts {counts:?}");
     }
 
+    /// Audit (crate auditor, α = 0.01, 20,000 trials per input) of the worst-case pair of
+    /// inputs, antipodal unit vectors g = ±e₁, projected to ⟨out, e₁⟩: no ε_lower above the
+    /// claimed ε, for K = 2 at ε = 1 and the automatic K at ε = 3. Power: the same audit
+    /// catches the ε = 2 mechanism claimed as ε = 1 (its sign event has ratio e² exactly, the
+    /// expected ε_lower from `expected_lower_bound` is 1.92; measured 1.93).
+    #[test]
+    fn audit_of_antipodal_inputs_stays_below_epsilon() {
+        let run = |mech: &PrivUnitG, seed: u64| {
+            crate::audit::audit(
+                &mut Noise::seeded(seed),
+                20_000,
+                0.0,
+                0.01,
+                |input, noise| {
+                    let s = if input == 0 { 1.0 } else { -1.0 };
+                    Ok(mech.report(noise, &[s, 0.0, 0.0])?[0])
+                },
+            )
+            .unwrap()
+            .epsilon_lower
+        };
+        for (mech, eps) in [
+            (PrivUnitG::with_candidates(1.0, 1.0, 2).unwrap(), 1.0),
+            (PrivUnitG::new(3.0, 1.0).unwrap(), 3.0),
+        ] {
+            let lower = run(&mech, 31);
+            assert!(
+                lower <= eps,
+                "K = {}: ε_lower {lower} > ε = {eps}",
+                mech.candidates()
+            );
+        }
+        let leaky = PrivUnitG::with_candidates(2.0, 1.0, 2).unwrap();
+        let caught = run(&leaky, 32);
+        assert!(caught > 1.0, "planted leak not detected: {caught}");
+    }
+
     #[test]
     fn charges_one_pure_epsilon_entry() {
         let mech = PrivUnitG::new(0.7, 1.0).unwrap();
