@@ -63,7 +63,7 @@ use crate::seed000::error::{Error, Result, invalid};
 use crate::seed000::kernel::{Bandwidth, cross_validate, public_rule};
 use crate::seed000::release::{
     Calibration, KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan, classical_sigma,
-    gaussian_release_vec, non_private_entry,
+    gaussian_release_vec,
 };
 use crate::seed000::split::random_split;
 use crate::seed000::threshold::{
@@ -71,7 +71,7 @@ use crate::seed000::threshold::{
 };
 use dpfair_data::{Dataset, Target};
 use dpfair_privacy::mechanisms::exponential_mechanism;
-use dpfair_privacy::{Ledger, Noise};
+use dpfair_privacy::{Entry, Ledger, Noise};
 use ndarray::{ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -420,7 +420,7 @@ fn prepare<'d>(
         Bandwidth::Fixed { h } => *h,
         Bandwidth::Public => public_rule(n_train, data.n_features(), public_epsilon),
         Bandwidth::CrossValidated { grid, folds } => {
-            ledger.charge(non_private_entry(
+            ledger.charge(Entry::non_private(
                 "bandwidth: cross-validation on the training data",
                 "the paper's 3-fold CV reads the data without noise (spec §2.7.2, H3(b))",
             ))?;
@@ -661,7 +661,7 @@ fn non_private<'d>(
         bandwidth: Some(config.bandwidth.clone().unwrap_or(Bandwidth::Public)),
         ..config.clone()
     };
-    ledger.charge(non_private_entry(
+    ledger.charge(Entry::non_private(
         what,
         "no noise: a non-private reference (§5.2)",
     ))?;
@@ -732,9 +732,9 @@ fn s2(
             )?[0];
             // The sweep puts τ̃ on a calibration score: point events are not covered (H11).
             let p_point = 1.0 / (n_min * sigma * (2.0 * std::f64::consts::PI).sqrt());
-            ledger.charge(non_private_entry(
-                &format!("{prefix}S2: location of τ̃ on a calibration score (H11)"),
-                &format!(
+            ledger.charge(Entry::non_private(
+                format!("{prefix}S2: location of τ̃ on a calibration score (H11)"),
+                format!(
                     "τ̃ lands on one record's score with probability up to ≈ 1/(ň_min σ √(2π)) = {p_point:.3}: no (ε, δ) with δ below that"
                 ),
             ))?;

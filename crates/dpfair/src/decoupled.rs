@@ -47,7 +47,7 @@ pub use crate::model::Accounting;
 use config::MIN_GROUP_ROWS;
 use dpfair_data::Dataset;
 use dpfair_learn::DpSgdConfig;
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Relation};
+use dpfair_privacy::{Entry, Ledger, Noise, Relation};
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt, SeedableRng};
@@ -82,22 +82,6 @@ pub fn two_groups(data: &Dataset) -> Result<&[u32]> {
         )));
     }
     Ok(&g.codes)
-}
-
-fn non_private(label: &str, note: &str) -> Entry {
-    Entry {
-        label: label.into(),
-        mechanism: "none (non-private)".into(),
-        relation: Relation::Substitution,
-        sensitivity: 0.0,
-        norm: "none".into(),
-        scale: 0.0,
-        cost: Cost::Pure {
-            epsilon: f64::INFINITY,
-        },
-        composition: Composition::Sequential,
-        note: Some(note.into()),
-    }
 }
 
 /// Checks that each group has at least [`MIN_GROUP_ROWS`] rows in `part`.
@@ -141,7 +125,7 @@ pub fn fit(
     let standardize = match config.accounting {
         Accounting::Strict => None,
         Accounting::Paper => {
-            ledger.charge(non_private(
+            ledger.charge(Entry::non_private(
                 "feature z-scores",
                 "mean and sample sd of the numeric columns from the data (paper §B, spec H9)",
             ))?;
@@ -194,7 +178,7 @@ pub fn fit(
     let (x_d, g_d, _) = pick(post);
     let pred_d = base.predict(x_d.view(), &g_d)?;
     if let RateRelease::PublicCounts { .. } = split.rates {
-        ledger.charge(non_private(
+        ledger.charge(Entry::non_private(
             "group sizes of D",
             "n₀, n₁ of the post-processing split, public by assumption (paper §III-B, spec H6)",
         ))?;

@@ -246,6 +246,26 @@ pub struct Entry {
     pub note: Option<String>,
 }
 
+impl Entry {
+    /// A step that reads private data without noise (a paper's procedure, recorded as what it
+    /// is): ε = ∞, so a ledger holding one reports an infinite total.
+    pub fn non_private(label: impl Into<String>, note: impl Into<String>) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "none (non-private)".into(),
+            relation: Relation::Substitution,
+            sensitivity: 0.0,
+            norm: "none".into(),
+            scale: 0.0,
+            cost: Cost::Pure {
+                epsilon: f64::INFINITY,
+            },
+            composition: Composition::Sequential,
+            note: Some(note.into()),
+        }
+    }
+}
+
 /// Appended to [`Total::rule`] when the total relies on an approximation (see
 /// [`Ledger::is_certified`]).
 pub const UNCERTIFIED_MARK: &str =

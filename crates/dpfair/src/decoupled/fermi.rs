@@ -40,7 +40,7 @@ use super::error::{DecoupledError, Result, invalid};
 use super::scaling::Standardize;
 use crate::model::Accounting;
 use dpfair_privacy::mechanisms::{Gaussian, Laplace};
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Relation};
+use dpfair_privacy::{Entry, Ledger, Noise};
 use ndarray::ArrayView2;
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt, SeedableRng};
@@ -212,22 +212,6 @@ fn validate(c: &FermiConfig) -> Result<()> {
     Ok(())
 }
 
-fn non_private(label: &str, note: &str) -> Entry {
-    Entry {
-        label: label.into(),
-        mechanism: "none (non-private)".into(),
-        relation: Relation::Substitution,
-        sensitivity: 0.0,
-        norm: "none".into(),
-        scale: 0.0,
-        cost: Cost::Pure {
-            epsilon: f64::INFINITY,
-        },
-        composition: Composition::Sequential,
-        note: Some(note.into()),
-    }
-}
-
 /// The θ gradient of one mini-batch into `grad` (length d + 1): (1/b) Σ_i dz_i·[x_i; 1] with
 /// dz_i = ∂(BCE_i + λψ_i)/∂z_i, each term clipped to ℓ2 norm L_θ ([`Clipping::PerExample`]) or
 /// the mean rescaled to norm ≤ L_θ ([`Clipping::MiniBatch`], the code). Returns the ℓ2
@@ -343,7 +327,7 @@ pub fn fit(
         let s = |sens: f64| sens / (2.0 * per).sqrt();
         (p_hat, s(sens_theta), s(sens_w), None)
     } else {
-        ledger.charge(non_private(
+        ledger.charge(Entry::non_private(
             "DP-FERMI group shares p̂ and smallest group count",
             "training-split statistics used by the noise formula and ψ without noise (spec H9)",
         ))?;
@@ -356,7 +340,7 @@ pub fn fit(
             config.w_radius,
             config.lipschitz,
         );
-        ledger.charge(non_private(
+        ledger.charge(Entry::non_private(
             "DP-FERMI feature z-scores",
             "mean and sample sd of the numeric columns of the training rows (spec H9)",
         ))?;

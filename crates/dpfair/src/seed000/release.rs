@@ -47,7 +47,7 @@
 use crate::seed000::basis::RffBasis;
 use crate::seed000::error::{Error, Result, invalid};
 use dpfair_privacy::mechanisms::Gaussian;
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Relation};
+use dpfair_privacy::{Entry, Ledger, Noise};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
@@ -297,8 +297,8 @@ impl KernelSums {
                         (4.0, pi)
                     }
                     PiRelease::Empirical => {
-                        ledger.charge(non_private_entry(
-                            &format!("{}S1.1: π̂_a empirical (\"known π\")", plan.label_prefix),
+                        ledger.charge(Entry::non_private(
+                            format!("{}S1.1: π̂_a empirical (\"known π\")", plan.label_prefix),
                             "the paper's experiments use non-private group proportions (spec §2.7.4, H3(c))",
                         ))?;
                         (2.0, pi_hat)
@@ -330,23 +330,6 @@ impl KernelSums {
             [f0.to_vec(), f1.to_vec()],
             [g0.to_vec(), g1.to_vec()],
         ))
-    }
-}
-
-/// A ledger entry for a step that reads private data without noise (paper mode only): ε = ∞.
-pub fn non_private_entry(label: &str, note: &str) -> Entry {
-    Entry {
-        label: label.to_string(),
-        mechanism: "none (non-private)".into(),
-        relation: Relation::Substitution,
-        sensitivity: 0.0,
-        norm: "none".into(),
-        scale: 0.0,
-        cost: Cost::Pure {
-            epsilon: f64::INFINITY,
-        },
-        composition: Composition::Sequential,
-        note: Some(note.to_string()),
     }
 }
 
