@@ -152,9 +152,14 @@ impl fmt::Display for Cell {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grid {
     pub settings: Vec<Setting>,
+    /// The repetitions of every setting without an entry in `repetition_overrides`.
     pub repetitions: usize,
     /// Repetition `r` uses seed `seed0 + r`.
     pub seed0: u64,
+    /// Settings with their own repetition count (a sweep given [`Sweep::repetitions`]), keyed
+    /// by [`Setting::key`] without the experiment name, so that it survives reordering or
+    /// filtering `settings`.
+    pub repetition_overrides: BTreeMap<String, usize>,
 }
 
 impl Grid {
@@ -163,13 +168,38 @@ impl Grid {
             settings: Vec::new(),
             repetitions,
             seed0,
+            repetition_overrides: BTreeMap::new(),
         }
     }
 
-    /// Add every setting of `sweep` (builder style).
+    /// Add every setting of `sweep` (builder style), with the sweep's own repetition count if
+    /// it has one.
     pub fn with(mut self, sweep: Sweep) -> Self {
-        self.settings.extend(sweep.settings());
+        let settings = sweep.settings();
+        if let Some(n) = sweep.repetitions {
+            for s in &settings {
+                self.repetition_overrides.insert(s.key(""), n);
+            }
+        }
+        self.settings.extend(settings);
         self
+    }
+
+    /// How many repetitions `setting` gets: its override, else the grid's count.
+    pub fn repetitions_of(&self, setting: &Setting) -> usize {
+        self.repetition_overrides
+            .get(&setting.key(""))
+            .copied()
+            .unwrap_or(self.repetitions)
+    }
+
+    /// The largest repetition count of any setting (the seeds run `seed0..seed0 + this`).
+    pub fn max_repetitions(&self) -> usize {
+        self.settings
+            .iter()
+            .map(|s| self.repetitions_of(s))
+            .max()
+            .unwrap_or(self.repetitions)
     }
 
     /// Every cell, setting-major.
@@ -177,7 +207,7 @@ impl Grid {
         self.settings
             .iter()
             .flat_map(|s| {
-                (0..self.repetitions).map(move |r| Cell {
+                (0..self.repetitions_of(s)).map(move |r| Cell {
                     setting: s.clone(),
                     repetition: r,
                     seed: self.seed0 + r as u64,
@@ -199,6 +229,8 @@ pub struct Sweep {
     deltas: Vec<f64>,
     fairness_levels: Vec<Option<f64>>,
     params: Vec<Params>,
+    /// This sweep's repetition count; `None`: the grid's.
+    repetitions: Option<usize>,
 }
 
 impl Default for Sweep {
@@ -211,6 +243,7 @@ impl Default for Sweep {
             deltas: vec![0.0],
             fairness_levels: vec![None],
             params: vec![Params::new()],
+            repetitions: None,
         }
     }
 }
@@ -251,6 +284,12 @@ impl Sweep {
         self.params = v.into_iter().collect();
         self
     }
+    /// Give this sweep's settings `n` repetitions instead of the grid's count (e.g. a paper
+    /// figure averaged over more runs than the others).
+    pub fn repetitions(mut self, n: usize) -> Self {
+        self.repetitions = Some(n);
+        self
+    }
 
     /// The product, in the order dataset, method, accounting, ε, δ, fairness level, params.
     pub fn settings(&self) -> Vec<Setting> {
@@ -282,12 +321,21 @@ impl Sweep {
     }
 }
 
-/// Check that a grid can run: at least one repetition, settings unique.
+/// Check that a grid can run: at least one repetition per setting, settings unique.
 pub(crate) fn validate(grid: &Grid, experiment: &str) -> Result<()> {
     if grid.repetitions == 0 {
         return Err(ExpError::InvalidParameter {
             parameter: "repetitions",
             reason: format!("experiment `{experiment}` has a grid with 0 repetitions"),
+        });
+    }
+    if let Some(key) = grid.repetition_overrides.iter().find(|(_, n)| **n == 0) {
+        return Err(ExpError::InvalidParameter {
+            parameter: "repetitions",
+            reason: format!(
+                "experiment `{experiment}`: setting {} has 0 repetitions",
+                key.0
+            ),
         });
     }
     let mut seen = std::collections::HashSet::new();
@@ -344,5 +392,30 @@ mod tests {
         let g = Grid::new(1, 0).with(Sweep::new()).with(Sweep::new());
         assert!(validate(&g, "x").is_err());
         assert!(validate(&Grid::new(0, 0).with(Sweep::new()), "x").is_err());
+        assert!(validate(&Grid::new(1, 0).with(Sweep::new().repetitions(0)), "x").is_err());
+    }
+
+    #[test]
+    fn a_sweep_can_have_its_own_repetitions() {
+        let g = Grid::new(2, 50)
+            .with(Sweep::new().methods(["a"]))
+            .with(Sweep::new().methods(["b", "c"]).repetitions(5));
+        assert_eq!(g.repetitions_of(&g.settings[0]), 2);
+        assert_eq!(g.repetitions_of(&g.settings[2]), 5);
+        assert_eq!(g.max_repetitions(), 5);
+        let cells = g.cells();
+        assert_eq!(cells.len(), 2 + 2 * 5);
+        // Seeds stay seed0 + repetition, so the first 2 are shared with the default sweep.
+        let b: Vec<u64> = cells
+            .iter()
+            .filter(|c| c.setting.method == "b")
+            .map(|c| c.seed)
+            .collect();
+        assert_eq!(b, vec![50, 51, 52, 53, 54]);
+        // The override follows the setting, not its position.
+        let mut f = g.clone();
+        f.settings.retain(|s| s.method != "a");
+        assert_eq!(f.cells().len(), 10);
+        assert!(validate(&g, "x").is_ok());
     }
 }

@@ -11,7 +11,11 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Status {
     pub scale: Scale,
     pub settings: usize,
+    /// The grid's repetition count …
     pub repetitions: usize,
+    /// … the number of settings with their own count, and the largest count of any setting.
+    pub overridden: usize,
+    pub max_repetitions: usize,
     pub seed0: u64,
     pub ran: usize,
     pub resumed: usize,
@@ -57,16 +61,24 @@ pub(crate) fn write(
     let _ = writeln!(md, "# `{}` — {}\n", paper.name(), paper.description());
     let _ = writeln!(
         md,
-        "Grid: {} ({} settings × {} repetitions, seeds {}..{}). This run computed {} cells; {} were \
-         already in raw.csv; {} missing; {} failed.\n",
+        "Grid: {} ({} settings × {} repetitions{}, seeds {}..{}). This run computed {} cells; {} \
+         were already in raw.csv; {} missing; {} failed.\n",
         match status.scale {
             Scale::Quick => "quick",
             Scale::Full => "full",
         },
         status.settings,
         status.repetitions,
+        if status.overridden > 0 {
+            format!(
+                "; {} settings with their own count, up to {}; each row's n is its own",
+                status.overridden, status.max_repetitions
+            )
+        } else {
+            String::new()
+        },
         status.seed0,
-        status.seed0 + status.repetitions as u64,
+        status.seed0 + status.max_repetitions.max(status.repetitions) as u64,
         status.ran,
         status.resumed,
         status.missing,

@@ -122,10 +122,11 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
     let mut missing = 0;
     for s in &grid.settings {
         let key = s.key(name);
-        let mine: Vec<&raw::RawCell> = (0..grid.repetitions)
+        let reps = grid.repetitions_of(s);
+        let mine: Vec<&raw::RawCell> = (0..reps)
             .filter_map(|r| cells.get(&(key.clone(), r)))
             .collect();
-        missing += grid.repetitions - mine.len();
+        missing += reps - mine.len();
         if !mine.is_empty() {
             summaries.extend(summarise(s, &mine));
         }
@@ -138,6 +139,12 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
         scale: opts.scale,
         settings: grid.settings.len(),
         repetitions: grid.repetitions,
+        overridden: grid
+            .settings
+            .iter()
+            .filter(|s| grid.repetitions_of(s) != grid.repetitions)
+            .count(),
+        max_repetitions: grid.max_repetitions(),
         seed0: grid.seed0,
         ran,
         resumed,

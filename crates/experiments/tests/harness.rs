@@ -114,6 +114,85 @@ fn interrupted_run_resumes_and_matches_an_uninterrupted_one() {
     assert_eq!(ra, rb, "resumed results equal the uninterrupted ones");
 }
 
+/// The toy with the m2 sweep at 7 repetitions (its own count) and m1 at the grid's 4.
+struct Uneven(Toy);
+
+impl Paper for Uneven {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn description(&self) -> &'static str {
+        self.0.description()
+    }
+    fn grid(&self, _scale: Scale) -> Grid {
+        let sweep = |m: &str| {
+            Sweep::new()
+                .methods([m])
+                .epsilons([1.0, 2.0])
+                .deltas([1e-5])
+                .fairness_levels([0.1])
+        };
+        Grid::new(4, 10)
+            .with(sweep("m1"))
+            .with(sweep("m2").repetitions(7))
+    }
+    fn run(&self, cell: &Cell) -> Result<Outcome> {
+        self.0.run(cell)
+    }
+    fn references(&self) -> Vec<Reference> {
+        Vec::new()
+    }
+    fn plots(&self) -> Vec<PlotSpec> {
+        Vec::new()
+    }
+}
+
+#[test]
+fn a_sweep_with_its_own_repetitions_runs_resumes_and_aggregates_its_count() {
+    let base = tempfile::tempdir().unwrap();
+    let (a, b) = (base.path().join("a"), base.path().join("b"));
+    let toy = Uneven(Toy {
+        calls: AtomicUsize::new(0),
+    });
+    // 2 ε × (4 + 7) repetitions = 22 cells.
+    let full = run(&toy, &options(&a)).unwrap();
+    assert_eq!((full.ran, full.resumed, full.missing), (22, 0, 0));
+
+    let mut o = options(&b);
+    o.max_cells = Some(9);
+    let first = run(&toy, &o).unwrap();
+    assert_eq!((first.ran, first.missing), (9, 13));
+    toy.0.calls.store(0, Ordering::Relaxed);
+    let second = run(&toy, &options(&b)).unwrap();
+    assert_eq!((second.ran, second.resumed, second.missing), (13, 9, 0));
+    assert_eq!(toy.0.calls.load(Ordering::Relaxed), 13);
+    let ra = std::fs::read_to_string(a.join("results.csv")).unwrap();
+    assert_eq!(ra, std::fs::read_to_string(b.join("results.csv")).unwrap());
+
+    // n per row is the setting's own count. m2, ε = 1, α = 0.1: values 0.1 + r, r = 0..6 →
+    // mean 3.1, sample sd sqrt(Σ(r − 3)²/6) = sqrt(28/6), ci95 = 1.96·sd/√7; seeds 10..16.
+    let row = ra
+        .lines()
+        .find(|l| l.starts_with("toy,m2,synthetic,strict,1,0.00001,1,0.1,,7,10,value,"))
+        .unwrap_or_else(|| panic!("m2 row with n = 7 missing in\n{ra}"));
+    let f: Vec<f64> = row
+        .split(',')
+        .skip(12)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let sd = (28.0f64 / 6.0).sqrt();
+    assert!((f[0] - 3.1).abs() < 1e-12 && (f[1] - sd).abs() < 1e-12);
+    assert!((f[2] - 1.96 * sd / 7f64.sqrt()).abs() < 1e-12);
+    assert!(ra.contains("toy,m2,synthetic,strict,2,0.00001,2,0.1,,7,10,seed,13,"));
+    assert!(ra.contains("toy,m1,synthetic,strict,1,0.00001,1,0.1,,4,10,seed,11.5,"));
+    let report = std::fs::read_to_string(&full.report).unwrap();
+    assert!(
+        report.contains("4 settings × 4 repetitions; 2 settings with their own count, up to 7"),
+        "{report}"
+    );
+    assert!(report.contains("seeds 10..17"), "{report}");
+}
+
 #[test]
 fn results_report_and_plots_have_the_promised_shape() {
     let dir = tempfile::tempdir().unwrap();
