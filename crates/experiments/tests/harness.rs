@@ -384,3 +384,39 @@ fn fair_regression_reproduction() {
     );
     assert!(s.failed.is_empty(), "{:?}", s.failed);
 }
+
+#[test]
+fn papers_give_their_sweeps_their_own_repetitions() {
+    use dpfair_experiments::papers::{dp2dp::Dp2dpPaper, fdp_fair::FdpFairPaper};
+    // DP2DP (spec H18): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
+    // contamination), 15 on the real data and the rate sweep (spec §3 test 2, not a figure).
+    let g = Dp2dpPaper.grid(Scale::Full);
+    assert_eq!(g.repetitions, 15);
+    for s in &g.settings {
+        let want = if ["synthetic", "synthetic-contamination"].contains(&s.dataset.as_str()) {
+            30
+        } else {
+            15
+        };
+        assert_eq!(g.repetitions_of(s), want, "{}", s.key("dp2dp"));
+    }
+    assert!(g.settings.iter().any(|s| g.repetitions_of(s) == 30));
+    // FDP-Fair --quick: Fig. 8 at 10 repetitions, everything else at 3; --full: 200 throughout.
+    let q = FdpFairPaper.grid(Scale::Quick);
+    for s in &q.settings {
+        let fig8 = s.params.get_str("figure") == Some("8");
+        assert_eq!(
+            q.repetitions_of(s),
+            if fig8 { 10 } else { 3 },
+            "{}",
+            s.key("fdp-fair")
+        );
+    }
+    assert!(
+        q.settings
+            .iter()
+            .any(|s| s.params.get_str("figure") == Some("8"))
+    );
+    let f = FdpFairPaper.grid(Scale::Full);
+    assert!(f.settings.iter().all(|s| f.repetitions_of(s) == 200));
+}
