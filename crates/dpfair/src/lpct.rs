@@ -299,7 +299,8 @@ pub fn binary_xy<'a>(ds: &'a Dataset, what: &str) -> Result<(ArrayView2<'a, f64>
     }
 }
 
-fn check_same_features(public: &Dataset, private: &Dataset) -> Result<()> {
+/// The public and private data sets have the same features (count and, where named, names).
+pub(crate) fn check_same_features(public: &Dataset, private: &Dataset) -> Result<()> {
     if public.n_features() != private.n_features() {
         return Err(bad_data(
             "private data",

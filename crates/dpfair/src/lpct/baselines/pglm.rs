@@ -184,16 +184,7 @@ pub fn fit_pglm(
     let (xp, yp) = binary_xy(private, "private data")?;
     check_finite(xp, "private data")?;
     check_finite(xq, "public data")?;
-    if xq.ncols() != xp.ncols() {
-        return Err(bad_data(
-            "private data",
-            format!(
-                "{} features, the public data have {}",
-                xp.ncols(),
-                xq.ncols()
-            ),
-        ));
-    }
+    crate::lpct::check_same_features(public, private)?;
     let n = xp.nrows();
     if n == 0 {
         return Err(bad_data("private data", "no rows"));

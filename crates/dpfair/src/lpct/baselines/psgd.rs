@@ -218,16 +218,7 @@ pub fn fit_psgd(
     let (xp, yp) = binary_xy(private, "private data")?;
     check_finite(xp, "private data")?;
     check_finite(xq, "public data")?;
-    if xq.ncols() != xp.ncols() {
-        return Err(bad_data(
-            "private data",
-            format!(
-                "{} features, the public data have {}",
-                xp.ncols(),
-                xq.ncols()
-            ),
-        ));
-    }
+    crate::lpct::check_same_features(public, private)?;
     if xq.nrows() == 0 {
         return Err(bad_data("public data", "no rows"));
     }
