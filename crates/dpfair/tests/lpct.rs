@@ -6,20 +6,12 @@ use dpfair::lpct::{
     Splitter, TreeClassifier, TreeSettings, baselines, partition, privatiser,
 };
 use dpfair_data::synthetic::{Design, LpctDesign};
-use dpfair_data::{Dataset, Target};
+use dpfair_data::Dataset;
 use dpfair_privacy::{Budget, Ledger, Noise};
 use ndarray::{Array2, array};
 
-fn labels(ds: &Dataset) -> &[u8] {
-    match &ds.target {
-        Some(Target::Binary(y)) => y,
-        _ => panic!("binary target expected"),
-    }
-}
-
-fn accuracy(pred: &[u8], truth: &[u8]) -> f64 {
-    pred.iter().zip(truth).filter(|(a, b)| a == b).count() as f64 / truth.len() as f64
-}
+mod common;
+use common::{accuracy, labels};
 
 /// Spec §3, Lemma 15 (exact form): at depth i = qd + r, every cell of the complete max-edge tree
 /// has r sides of length 2^{−(q+1)} and d − r of length 2^{−q}; there are 2^i cells, of volume

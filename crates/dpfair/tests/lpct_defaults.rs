@@ -10,20 +10,12 @@
 //! p = 3, 3, 4, 4, 5 for ε = 0.5 … 8), but it too ignored the noise constant.
 
 use dpfair::lpct::{self, LpctConfig};
+use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, LpctDesign};
-use dpfair_data::{Dataset, Target};
 use dpfair_privacy::{Ledger, Noise};
 
-fn labels(ds: &Dataset) -> &[u8] {
-    match &ds.target {
-        Some(Target::Binary(y)) => y,
-        _ => panic!("binary target expected"),
-    }
-}
-
-fn accuracy(pred: &[u8], truth: &[u8]) -> f64 {
-    pred.iter().zip(truth).filter(|(a, b)| a == b).count() as f64 / truth.len() as f64
-}
+mod common;
+use common::{accuracy, labels};
 
 /// λ = 1 + 160|I|/ε²: it grows with the noise, tends to Theorem 4's λ ≍ 1 as ε → ∞, and is the
 /// inverse-variance weight of the public counts (checked here by direct maximisation of the

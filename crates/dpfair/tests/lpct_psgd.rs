@@ -2,20 +2,12 @@
 //! synthetic design of Section 6.
 
 use dpfair::lpct::baselines::psgd::{PsgdConfig, PsgdNet, fit_psgd};
+use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, LpctDesign};
-use dpfair_data::{Dataset, Target};
 use dpfair_privacy::{Budget, Cost, Ledger, Noise};
 
-fn labels(ds: &Dataset) -> &[u8] {
-    match &ds.target {
-        Some(Target::Binary(y)) => y,
-        _ => panic!("binary target expected"),
-    }
-}
-
-fn accuracy(pred: &[u8], truth: &[u8]) -> f64 {
-    pred.iter().zip(truth).filter(|(a, b)| a == b).count() as f64 / truth.len() as f64
-}
+mod common;
+use common::{accuracy, labels};
 
 /// (public, private, test) from the Section 6 design (γ = 0.5).
 fn synthetic(n_p: usize, n_q: usize, seed: u64) -> (Dataset, Dataset, Dataset) {
