@@ -5,8 +5,8 @@ use dpfair::lpct::{
     self, Growth, LpctConfig, OutOfRange, PartitionConfig, PruneConfig, RangeMode, Scaler,
     Splitter, TreeClassifier, TreeSettings, baselines, partition, privatiser,
 };
-use dpfair_data::synthetic::{Design, LpctDesign};
 use dpfair_data::Dataset;
+use dpfair_data::synthetic::{Design, LpctDesign};
 use dpfair_privacy::{Budget, Ledger, Noise};
 use ndarray::{Array2, array};
 
