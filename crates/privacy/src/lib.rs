@@ -1,7 +1,8 @@
 //! `dpfair-privacy`: the only place in dpfair where sensitive values become released values.
 //!
 //! * [`entropy`]: the randomness every release draws on ([`Noise`]: the OS CSPRNG, read in
-//!   blocks, or a seeded ChaCha20 stream for reproducible runs).
+//!   blocks, or a seeded ChaCha20 stream for tests and simulations, which is not private), and
+//!   the separate public stream for data-independent choices (splits, bases).
 //! * [`samplers`]: exact samplers (Canonne, Kamath, Steinke 2020, Algorithms 1–3: Bernoulli(e^−γ),
 //!   discrete Laplace, discrete Gaussian) over big integers with a `u128` fast path; the 2^k
 //!   lattice through which real values are released ([`samplers::lattice`]); simulation-only
@@ -33,7 +34,8 @@ pub mod error;
 pub mod ledger;
 pub mod mechanisms;
 pub mod samplers;
+pub mod serde_f64;
 
-pub use entropy::Noise;
+pub use entropy::{Noise, NoiseSource};
 pub use error::{PrivacyError, Result};
-pub use ledger::{Budget, Composition, Cost, Entry, Ledger, Relation};
+pub use ledger::{Budget, Composition, Cost, Entry, Ledger, Partition, Relation};

@@ -33,6 +33,7 @@ fn entry(cost: Cost, part: Option<u8>) -> Entry {
             Some(p) => Composition::Parallel {
                 partition: "split".into(),
                 part: format!("part {p}"),
+                key: 1,
             },
         },
         note: None,

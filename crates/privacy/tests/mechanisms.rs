@@ -181,7 +181,7 @@ fn release_rejects_non_finite_values_before_charging() {
 
 #[test]
 fn dp_sgd_run_is_charged_once_and_refuses_extra_steps() {
-    let mut ledger = Ledger::unlimited();
+    let mut ledger = Ledger::for_relation(Budget::unlimited(), Relation::AddRemove);
     let mut noise = Noise::seeded(5);
     let mut run =
         SubsampledGaussianRun::start(&mut ledger, "dp-sgd", 0.01, 1.1, 2.0, 3, Accountant::Rdp)
@@ -204,7 +204,9 @@ fn dp_sgd_run_is_charged_once_and_refuses_extra_steps() {
     );
     let mut sum = vec![0.0; 5];
     assert!(run.add_noise(&mut noise, &mut sum).is_err());
-    // Substitution: charged at z/2 with sensitivity 2C.
+    // Substitution: charged at z/2 with sensitivity 2C, on a replace-one ledger.
+    let mut ledger = Ledger::unlimited();
+    SubsampledGaussianRun::start(&mut ledger, "ar", 0.01, 1.1, 2.0, 3, Accountant::Rdp).unwrap();
     SubsampledGaussianRun::start_for(
         Relation::Substitution,
         &mut ledger,
@@ -221,6 +223,9 @@ fn dp_sgd_run_is_charged_once_and_refuses_extra_steps() {
     assert!(
         matches!(e.cost, Cost::SubsampledGaussian { noise_multiplier, .. } if noise_multiplier == 0.55)
     );
+    // An add/remove run charged to the replace-one ledger is restated at the same cost.
+    assert_eq!(ledger.entries()[0].relation, Relation::Substitution);
+    assert_eq!(ledger.entries()[0].cost, e.cost);
     assert_eq!(sum, vec![0.0; 5]);
     for (q, z, c, t) in [
         (0.0, 1.0, 1.0, 1),

@@ -1,0 +1,636 @@
+//! The privacy ledger: the budget a fit may spend, every release made against it, and how the
+//! releases compose into one total.
+//!
+//! Mechanisms call [`Ledger::charge`] *before* they draw noise; a charge that would take the total
+//! over budget is refused and nothing is released.
+//!
+//! Total rule ([`Ledger::total`]), at the ledger's δ:
+//! 1. The releases are *items*: each sequential entry, and each parallel partition (entries on
+//!    disjoint parts of the data, [`Ledger::in_part`]). A partition costs its worst part: for any
+//!    two neighbouring data sets only one part differs.
+//! 2. If every cost is pure ε: basic composition, Σ ε (a partition: the largest part's Σ ε), δ = 0.
+//! 3. Otherwise two valid bounds are formed and the smaller ε is reported, with its rule:
+//!    * RDP (when every cost has an RDP curve: pure ε, ρ-zCDP, RDP, subsampled Gaussian with the
+//!      RDP accountant): curves add up over [`default_orders`] (a partition: the order-wise
+//!      maximum of its parts' sums) and the sum is converted to (ε, δ) at the ledger's δ;
+//!    * basic composition of (ε_i, δ_i): approximate-DP entries bring their own δ_i; what is left
+//!      of the ledger's δ is split equally among the other non-pure items (within a part, equally
+//!      among its non-pure entries), each converted at its share; a partition contributes its
+//!      parts' largest ε and largest δ.
+//!
+//!    Each bound is monotone in every entry, so the minimum is too: a new entry never lowers the
+//!    total.
+//!
+//! Relation ([`Ledger::relation`]): a ledger certifies one neighbouring relation, printed with its
+//! total and stored with it. An entry certified for add/remove neighbours charged to a
+//! replace-one ledger is restated soundly ([`Cost::add_remove_to_substitution`], the rule written
+//! in the entry's note); the other way round is refused.
+//!
+//! Noise ([`Ledger::record_noise`]): the ledger records where the release noise came from. Noise
+//! from a seeded stream is reproducible from the seed, so such a ledger is not private: its total
+//! says so ([`NOT_PRIVATE_MARK`]) and it is never certified.
+//!
+//! Certification ([`Ledger::is_certified`]): every rule above is a proven upper bound provided
+//! each entry's own conversion is. The one exception is a DP-SGD entry accounted with
+//! [`Accountant::Gdp`], the Gaussian-DP central-limit *approximation* (it can under-state ε at
+//! finite T). A total that relies on such an entry says so: its rule ends with
+//! [`UNCERTIFIED_MARK`], and [`Ledger::summary`] prints a warning naming the entries.
+
+
+mod compose;
+mod cost;
+mod partition;
+mod relation;
+mod summary;
+
+pub use cost::Cost;
+pub use partition::Partition;
+pub use relation::Relation;
+pub use summary::readable;
+
+use crate::accounting::default_orders;
+use crate::entropy::{Noise, NoiseSource};
+use crate::error::{PrivacyError, Result, invalid};
+use compose::ConversionCache;
+use serde::{Deserialize, Serialize};
+
+/// How much a fit may spend: (ε, δ); δ = 0 is pure DP.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    #[serde(with = "crate::serde_f64")]
+    pub epsilon: f64,
+    pub delta: f64,
+}
+
+impl Budget {
+    /// Pure ε-DP.
+    pub fn pure(epsilon: f64) -> Result<Self> {
+        Self::approx(epsilon, 0.0)
+    }
+
+    /// (ε, δ)-DP. ε = `f64::INFINITY` means no limit at all (a non-private reference run, or
+    /// reporting what a paper's procedure spends): every charge is recorded, and δ is only the δ
+    /// at which [`Ledger::total`] converts.
+    pub fn approx(epsilon: f64, delta: f64) -> Result<Self> {
+        if epsilon.is_nan() || epsilon <= 0.0 {
+            return Err(invalid("epsilon", format!("must be > 0, got {epsilon}")));
+        }
+        if !(0.0..1.0).contains(&delta) {
+            return Err(invalid("delta", format!("must be in [0, 1), got {delta}")));
+        }
+        Ok(Budget { epsilon, delta })
+    }
+
+    /// No limit: for non-private references and for reporting what a paper's procedure spends.
+    pub fn unlimited() -> Self {
+        Budget {
+            epsilon: f64::INFINITY,
+            delta: 0.0,
+        }
+    }
+}
+
+/// Whether an entry composes sequentially or in parallel with its siblings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Composition {
+    /// Adds to the total.
+    #[default]
+    Sequential,
+    /// One of several releases on disjoint parts of the data: `partition` names the split,
+    /// `part` the piece this entry touched, `key` is the split's [`Partition::key`] (0 in files
+    /// written before keys). A partition costs its worst part.
+    Parallel {
+        partition: String,
+        part: String,
+        #[serde(default)]
+        key: u64,
+    },
+}
+
+/// One release recorded in the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// What was released, in the method's words (e.g. "group positive rate, a = 1").
+    pub label: String,
+    /// The mechanism (e.g. "laplace", "gaussian", "dp-sgd").
+    pub mechanism: String,
+    /// The neighbouring relation the cost is certified for.
+    pub relation: Relation,
+    /// The sensitivity the noise was calibrated to (in `norm`).
+    #[serde(with = "crate::serde_f64")]
+    pub sensitivity: f64,
+    /// "l1", "l2", or "linf".
+    pub norm: String,
+    /// The noise scale (Laplace b, Gaussian σ, or noise multiplier for DP-SGD).
+    #[serde(with = "crate::serde_f64")]
+    pub scale: f64,
+    pub cost: Cost,
+    pub composition: Composition,
+    /// Free-form detail (e.g. "steps 1..=500 of 500").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Entry {
+    /// A step that reads private data without noise (a paper's procedure, recorded as what it
+    /// is): ε = ∞, so a ledger holding one reports an infinite total.
+    pub fn non_private(label: impl Into<String>, note: impl Into<String>) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "none (non-private)".into(),
+            relation: Relation::Substitution,
+            sensitivity: 0.0,
+            norm: "none".into(),
+            scale: 0.0,
+            cost: Cost::Pure {
+                epsilon: f64::INFINITY,
+            },
+            composition: Composition::Sequential,
+            note: Some(note.into()),
+        }
+    }
+}
+
+/// Appended to [`Total::rule`] when the total relies on an approximation (see
+/// [`Ledger::is_certified`]).
+pub const UNCERTIFIED_MARK: &str =
+    "NOT A CERTIFIED BOUND: includes the GDP central-limit approximation";
+
+/// Appended to [`Total::rule`] when the ledger's noise came from a seeded stream.
+pub const NOT_PRIVATE_MARK: &str = "NOT PRIVATE: noise reproducible from the seed";
+
+/// The ledger's total, with the rule that produced it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Total {
+    #[serde(with = "crate::serde_f64")]
+    pub epsilon: f64,
+    pub delta: f64,
+    pub rule: String,
+}
+
+/// Budget plus the list of releases made against it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    budget: Budget,
+    /// The neighbouring relation the total is certified for.
+    #[serde(default)]
+    relation: Relation,
+    /// Where the release noise came from.
+    #[serde(default)]
+    noise: NoiseSource,
+    entries: Vec<Entry>,
+    /// The parallel scope new entries fall into (see [`Ledger::in_part`]).
+    #[serde(skip)]
+    scope: Option<(u64, String, String)>,
+    /// Memo of the accountant evaluations behind [`Ledger::total`] (see [`ConversionCache`]).
+    #[serde(skip)]
+    cache: ConversionCache,
+}
+
+impl Ledger {
+    /// A ledger for replace-one (substitution) neighbours, dpfair's default relation.
+    pub fn new(budget: Budget) -> Self {
+        Self::for_relation(budget, Relation::Substitution)
+    }
+
+    /// A ledger certifying `relation`.
+    pub fn for_relation(budget: Budget, relation: Relation) -> Self {
+        Ledger {
+            budget,
+            relation,
+            noise: NoiseSource::Unrecorded,
+            entries: Vec::new(),
+            scope: None,
+            cache: ConversionCache::default(),
+        }
+    }
+
+    /// A ledger without limit (non-private references; paper-mode reporting). Its δ is 0, so
+    /// totals over non-pure entries need [`Ledger::total_at`] with a δ.
+    pub fn unlimited() -> Self {
+        Self::new(Budget::unlimited())
+    }
+
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The neighbouring relation this ledger certifies.
+    pub fn relation(&self) -> Relation {
+        self.relation
+    }
+
+    /// Record where the releases' noise comes from. Once a seeded (reproducible) source is
+    /// recorded the ledger stays not private.
+    pub fn record_noise(&mut self, noise: &Noise) {
+        self.noise = match (self.noise, noise.source()) {
+            (NoiseSource::Seeded, _) | (_, NoiseSource::Seeded) => NoiseSource::Seeded,
+            (_, source) => source,
+        };
+    }
+
+    /// Where the releases' noise came from, as recorded.
+    pub fn noise_source(&self) -> NoiseSource {
+        self.noise
+    }
+
+    /// Whether the releases can be private: false when their noise is reproducible from a seed.
+    pub fn is_private(&self) -> bool {
+        self.noise != NoiseSource::Seeded
+    }
+
+    /// Whether [`Ledger::total`] is a proven upper bound: false as soon as one entry is accounted
+    /// by an approximation (DP-SGD with [`Accountant::Gdp`]), whose ε can be under-stated.
+    /// Also false when the noise is reproducible from a seed ([`Ledger::is_private`]).
+    pub fn is_certified(&self) -> bool {
+        self.is_private() && self.entries.iter().all(|e| e.cost.is_certified())
+    }
+
+    /// The 1-based numbers (as in [`Ledger::summary`]) of the entries whose cost is not a
+    /// certified bound.
+    pub fn uncertified_entries(&self) -> Vec<usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.cost.is_certified())
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+
+    /// Run `f` with every charge it makes recorded as part `part` (an index into
+    /// [`Partition::parts`]) of the data-independent split `partition` (parallel composition).
+    pub fn in_part<T>(
+        &mut self,
+        partition: &Partition,
+        part: usize,
+        f: impl FnOnce(&mut Ledger) -> Result<T>,
+    ) -> Result<T> {
+        let Some(part_name) = partition.parts().get(part) else {
+            return Err(invalid(
+                "part",
+                format!(
+                    "part {part} of the split `{}`, which has {} parts",
+                    partition.name(),
+                    partition.parts().len()
+                ),
+            ));
+        };
+        let saved = self.scope.replace((
+            partition.key(),
+            partition.name().to_string(),
+            part_name.clone(),
+        ));
+        let out = f(self);
+        self.scope = saved;
+        out
+    }
+
+    /// Record a release. Refused, and nothing recorded, if the total would exceed the budget.
+    /// Called by mechanisms before they draw noise.
+    /// An entry certified for another relation is restated for this ledger's relation (see the
+    /// module docs) or refused.
+    pub fn charge(&mut self, mut entry: Entry) -> Result<()> {
+        if let Some((key, partition, part)) = &self.scope
+            && entry.composition == Composition::Sequential
+        {
+            entry.composition = Composition::Parallel {
+                partition: partition.clone(),
+                part: part.clone(),
+                key: *key,
+            };
+        }
+        self.restate_for_relation(&mut entry)?;
+        self.entries.push(entry);
+        if self.budget.epsilon == f64::INFINITY {
+            // No limit: record everything (the total is still computed on request, at δ).
+            return Ok(());
+        }
+        let verdict = self.total().and_then(|t| self.check(&t));
+        if let Err(e) = verdict {
+            let entry = self.entries.pop().expect("just pushed");
+            return Err(match e {
+                PrivacyError::BudgetExceeded { remaining, .. } => PrivacyError::BudgetExceeded {
+                    label: entry.label,
+                    asked: entry.cost.to_string(),
+                    remaining,
+                },
+                other => other,
+            });
+        }
+        Ok(())
+    }
+
+    /// Restate `entry` for this ledger's relation, or refuse it (see the module docs).
+    fn restate_for_relation(&self, entry: &mut Entry) -> Result<()> {
+        if entry.relation == self.relation {
+            return Ok(());
+        }
+        if entry.cost.is_infinite() {
+            // ε = ∞ under every relation.
+            entry.relation = self.relation;
+            return Ok(());
+        }
+        match (entry.relation, self.relation) {
+            (Relation::AddRemove, Relation::Substitution) => {
+                let (cost, rule) = entry.cost.add_remove_to_substitution()?;
+                entry.cost = cost;
+                entry.relation = Relation::Substitution;
+                entry.note = Some(match entry.note.take() {
+                    Some(n) => format!("{n}; {rule}"),
+                    None => rule.to_string(),
+                });
+                Ok(())
+            }
+            (from, to) => Err(invalid(
+                "relation",
+                format!(
+                    "`{}` is certified for {}, which does not imply {}: this ledger certifies {to} \
+                     neighbours only",
+                    entry.label,
+                    from.describe(),
+                    to.describe()
+                ),
+            )),
+        }
+    }
+
+    fn check(&self, total: &Total) -> Result<()> {
+        const SLACK: f64 = 1e-9;
+        let b = self.budget;
+        if total.epsilon > b.epsilon * (1.0 + SLACK)
+            || total.delta > b.delta * (1.0 + SLACK) + 1e-300
+        {
+            let spent = self.total_without_last()?;
+            return Err(PrivacyError::BudgetExceeded {
+                label: String::new(),
+                asked: String::new(),
+                remaining: format!(
+                    "(ε, δ) = ({:.6}, {:.3e}) of the budget ({}, {})",
+                    (b.epsilon - spent.epsilon).max(0.0),
+                    (b.delta - spent.delta).max(0.0),
+                    b.epsilon,
+                    b.delta
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn total_without_last(&self) -> Result<Total> {
+        let mut l = self.clone();
+        l.entries.pop();
+        l.total()
+    }
+
+    /// The total spent so far, by the rule in the module docs, at the ledger's δ.
+    pub fn total(&self) -> Result<Total> {
+        self.total_at(self.budget.delta)
+    }
+
+    /// The total spent so far, converting non-pure costs at `delta`. When the ledger is not
+    /// certified ([`Ledger::is_certified`]) the rule ends with [`UNCERTIFIED_MARK`].
+    pub fn total_at(&self, delta: f64) -> Result<Total> {
+        let mut total = self.composed_total(delta)?;
+        if self.entries.iter().any(|e| !e.cost.is_certified()) {
+            total.rule = format!("{}; {UNCERTIFIED_MARK}", total.rule);
+        }
+        if !self.is_private() {
+            total.rule = format!("{}; {NOT_PRIVATE_MARK}", total.rule);
+        }
+        Ok(total)
+    }
+
+    fn composed_total(&self, delta: f64) -> Result<Total> {
+        let items = compose::items(&self.entries);
+        if items.is_empty() {
+            return Ok(Total {
+                epsilon: 0.0,
+                delta: 0.0,
+                rule: "no releases".into(),
+            });
+        }
+        if compose::all_pure(&items) {
+            return Ok(compose::pure_total(&items));
+        }
+        let rdp = if delta > 0.0 {
+            compose::rdp_total(&items, &default_orders(), delta, &self.cache)
+        } else {
+            None
+        };
+        let basic = compose::basic_total(&items, delta, &self.cache);
+        match (rdp, basic) {
+            (Some(Ok(r)), Ok(b)) => Ok(if r.epsilon <= b.epsilon { r } else { b }),
+            (Some(Ok(r)), Err(_)) => Ok(r),
+            (Some(Err(_)) | None, Ok(b)) => Ok(b),
+            (Some(Err(e)), Err(_)) | (None, Err(e)) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accounting::{self, Accountant};
+
+    fn pure(label: &str, eps: f64) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "laplace".into(),
+            relation: Relation::Substitution,
+            sensitivity: 1.0,
+            norm: "l1".into(),
+            scale: 1.0 / eps,
+            cost: Cost::Pure { epsilon: eps },
+            composition: Composition::Sequential,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn pure_entries_add_up_and_overspend_is_refused() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        l.charge(pure("a", 0.4)).unwrap();
+        l.charge(pure("b", 0.6)).unwrap();
+        let err = l.charge(pure("c", 0.1)).unwrap_err();
+        assert!(matches!(err, PrivacyError::BudgetExceeded { ref label, .. } if label == "c"));
+        assert_eq!(l.entries().len(), 2);
+        assert!((l.total().unwrap().epsilon - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parallel_parts_cost_their_worst_part() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        let sites = Partition::new("sites", &["site 1", "site 2", "site 3"], 0);
+        for (part, eps) in [0.5, 0.8, 0.3].into_iter().enumerate() {
+            l.in_part(&sites, part, |l| l.charge(pure("count", eps)))
+                .unwrap();
+        }
+        assert!(l.in_part(&sites, 3, |l| l.charge(pure("x", 0.1))).is_err());
+        assert!((l.total().unwrap().epsilon - 0.8).abs() < 1e-12);
+        l.charge(pure("extra", 0.2)).unwrap();
+        assert!(l.charge(pure("one too many", 0.01)).is_err());
+    }
+
+    #[test]
+    fn budget_rejects_bad_parameters() {
+        assert!(Budget::pure(0.0).is_err());
+        assert!(Budget::pure(f64::NAN).is_err());
+        assert!(Budget::approx(1.0, 1.0).is_err());
+        assert!(Budget::approx(1.0, -0.1).is_err());
+    }
+
+    fn sgm(label: &str, accountant: Accountant, steps: u64) -> Entry {
+        Entry {
+            label: label.into(),
+            mechanism: "dp-sgd".into(),
+            relation: Relation::AddRemove,
+            sensitivity: 1.0,
+            norm: "l2".into(),
+            scale: 1.1,
+            cost: Cost::SubsampledGaussian {
+                sampling_rate: 0.01,
+                noise_multiplier: 1.1,
+                steps,
+                accountant,
+            },
+            composition: Composition::Sequential,
+            note: None,
+        }
+    }
+
+    fn pure_add_remove(label: &str, eps: f64) -> Entry {
+        Entry {
+            relation: Relation::AddRemove,
+            ..pure(label, eps)
+        }
+    }
+
+    #[test]
+    fn memoised_totals_equal_fresh_evaluations() {
+        let mut l = Ledger::for_relation(Budget::approx(20.0, 1e-5).unwrap(), Relation::AddRemove);
+        l.charge(sgm("run 1", Accountant::Prv, 200)).unwrap();
+        l.charge(sgm("run 2", Accountant::Rdp, 300)).unwrap();
+        l.charge(pure_add_remove("count", 0.1)).unwrap();
+        let warm = l.total().unwrap();
+        assert!(l.cache.len() > 0, "the charges memoised their evaluations");
+        // A deserialised copy starts with an empty memo and must agree to the bit.
+        let fresh: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
+        assert_eq!(fresh.cache.len(), 0);
+        assert_eq!(fresh.total().unwrap(), warm);
+        assert_eq!(l.total().unwrap(), warm);
+        // And with the composition computed by hand: two slots share δ (basic rule; the PRV
+        // entry has no RDP curve), each converted at δ/2.
+        let e1 = accounting::sgm_epsilon(Accountant::Prv, 0.01, 1.1, 200, 5e-6).unwrap();
+        let e2 = accounting::sgm_epsilon(Accountant::Rdp, 0.01, 1.1, 300, 5e-6).unwrap();
+        assert_eq!(warm.epsilon, e1 + e2 + 0.1);
+        // The same parameters at another δ are a different memo entry, not a stale hit.
+        let at = l.total_at(1e-6).unwrap();
+        assert_eq!(at, fresh.total_at(1e-6).unwrap());
+        assert!(at.epsilon > warm.epsilon);
+    }
+
+    #[test]
+    fn gdp_entries_make_the_total_uncertified() {
+        let mut l = Ledger::for_relation(Budget::approx(20.0, 1e-5).unwrap(), Relation::AddRemove);
+        l.charge(pure_add_remove("count", 0.1)).unwrap();
+        l.charge(sgm("rdp run", Accountant::Rdp, 100)).unwrap();
+        assert!(l.is_certified());
+        assert!(!l.total().unwrap().rule.contains(UNCERTIFIED_MARK));
+        assert!(!l.summary().contains("NOT a certified bound"));
+        l.charge(sgm("gdp run", Accountant::Gdp, 100)).unwrap();
+        assert!(!l.is_certified());
+        assert_eq!(l.uncertified_entries(), vec![3]);
+        assert!(l.total().unwrap().rule.ends_with(UNCERTIFIED_MARK));
+        let summary = l.summary();
+        assert!(
+            summary.contains("NOT a certified bound: #3 accounted with the GDP"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn ledger_roundtrips_through_json() {
+        let mut l = Ledger::new(Budget::approx(2.0, 1e-5).unwrap());
+        l.charge(pure("a", 0.5)).unwrap();
+        let s = serde_json::to_string(&l).unwrap();
+        let back: Ledger = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, l);
+    }
+
+    #[test]
+    fn add_remove_entries_are_restated_for_a_substitution_ledger() {
+        let mut l = Ledger::new(Budget::approx(50.0, 1e-5).unwrap());
+        let mut e = pure("count", 0.5);
+        e.relation = Relation::AddRemove;
+        l.charge(e).unwrap();
+        let mut e = sgm("dp-sgd", Accountant::Rdp, 100);
+        e.relation = Relation::AddRemove;
+        l.charge(e).unwrap();
+        let entries = l.entries();
+        assert_eq!(entries[0].cost, Cost::Pure { epsilon: 1.0 });
+        assert!(entries[0].note.as_deref().unwrap().contains("ε → 2ε"));
+        assert!(matches!(
+            entries[1].cost,
+            Cost::SubsampledGaussian { noise_multiplier, .. } if noise_multiplier == 1.1 / 2.0
+        ));
+        assert!(entries.iter().all(|e| e.relation == Relation::Substitution));
+        // The other way round is refused, and nothing is recorded.
+        let mut ar = Ledger::for_relation(Budget::unlimited(), Relation::AddRemove);
+        let err = ar.charge(pure("quantile", 0.5)).unwrap_err();
+        assert!(err.to_string().contains("does not imply"), "{err}");
+        assert!(ar.entries().is_empty());
+        // ε = ∞ is ε = ∞ under every relation.
+        ar.charge(Entry::non_private("all", "no noise")).unwrap();
+        assert_eq!(ar.total().unwrap().epsilon, f64::INFINITY);
+    }
+
+    #[test]
+    fn seeded_noise_makes_the_ledger_not_private() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        assert_eq!(l.noise_source(), NoiseSource::Unrecorded);
+        l.record_noise(&Noise::os());
+        l.charge(pure("a", 0.5)).unwrap();
+        assert!(l.is_private() && l.is_certified());
+        assert!(!l.total().unwrap().rule.contains(NOT_PRIVATE_MARK));
+        l.record_noise(&Noise::seeded(1));
+        l.record_noise(&Noise::os());
+        assert!(!l.is_private() && !l.is_certified());
+        assert!(l.total().unwrap().rule.ends_with(NOT_PRIVATE_MARK));
+        assert!(l.summary().contains("NOT PRIVATE: noise reproducible from the seed"));
+        let back: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
+        assert_eq!(back.noise_source(), NoiseSource::Seeded);
+    }
+
+    #[test]
+    fn infinite_budgets_and_costs_round_trip_through_json() {
+        let mut l = Ledger::unlimited();
+        l.charge(Entry::non_private("fit", "paper procedure")).unwrap();
+        let text = serde_json::to_string(&l).unwrap();
+        assert!(!text.contains("null"), "{text}");
+        let back: Ledger = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, l);
+        assert_eq!(back.total().unwrap().epsilon, f64::INFINITY);
+        // Files written before: serde_json's `null` for ∞.
+        let legacy = text.replace("\"inf\"", "null");
+        let old: Ledger = serde_json::from_str(&legacy).unwrap();
+        assert_eq!(old, l);
+    }
+
+    #[test]
+    fn splits_with_the_same_name_but_different_seeds_compose_sequentially() {
+        let mut l = Ledger::new(Budget::pure(10.0).unwrap());
+        let a = Partition::new("halves", &["train", "calibrate"], 1);
+        let b = Partition::new("halves", &["train", "calibrate"], 2);
+        l.in_part(&a, 0, |l| l.charge(pure("x", 1.0))).unwrap();
+        l.in_part(&a, 1, |l| l.charge(pure("y", 1.0))).unwrap();
+        assert_eq!(l.total().unwrap().epsilon, 1.0);
+        // Another random split of the same rows: not disjoint from the first.
+        l.in_part(&b, 0, |l| l.charge(pure("z", 1.0))).unwrap();
+        assert_eq!(l.total().unwrap().epsilon, 2.0);
+    }
+}
