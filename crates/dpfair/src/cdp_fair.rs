@@ -71,7 +71,7 @@ use crate::seed000::threshold::{
 };
 use dpfair_data::{Dataset, Target};
 use dpfair_privacy::mechanisms::exponential_mechanism;
-use dpfair_privacy::{Entry, Ledger, Noise};
+use dpfair_privacy::{Entry, Ledger, Noise, Partition};
 use ndarray::{ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -105,6 +105,7 @@ pub struct Config {
     /// Disparity level α ≥ 0 (|DD| ≤ α).
     pub alpha: f64,
     /// Total ε.
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// Total δ; `None` = the paper's `(N/2)^{−2}` (§5.1.1).
     pub delta: Option<f64>,
@@ -178,6 +179,7 @@ pub enum Method {
 pub struct Model {
     pub method: Method,
     pub alpha: f64,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     pub accounting: Accounting,
@@ -411,8 +413,8 @@ fn prepare<'d>(
         return Err(Error::InvalidData("no feature columns".into()));
     }
     // Public randomness: recorded in the model, independent of the data.
-    let basis_seed = config.basis_seed.unwrap_or_else(|| noise.next_u64());
-    let split_seed = config.split_seed.unwrap_or_else(|| noise.next_u64());
+    let basis_seed = config.basis_seed.unwrap_or_else(|| noise.public_u64());
+    let split_seed = config.split_seed.unwrap_or_else(|| noise.public_u64());
     let folds = folds(data.n_rows(), r.cross_fit, split_seed);
     let x = data.features.view();
     let n_train = folds[0].0.len();
@@ -496,12 +498,22 @@ fn fold_budget(r: &Resolved) -> (f64, f64) {
     }
 }
 
+/// The parts of a training / calibration split, in [`halves`]' order.
+pub(crate) const TRAINING_HALF: usize = 0;
+pub(crate) const CALIBRATION_HALF: usize = 1;
+
+/// The data-independent training / calibration split drawn with `split_seed`, as the ledger's
+/// partition key.
+pub(crate) fn halves(name: String, split_seed: u64) -> Partition {
+    Partition::new(name, &["training half", "calibration half"], split_seed)
+}
+
 /// Runs `f` on `ledger` as part `part` of the parallel partition `partition` (the two halves of
 /// a data-independent split).
 pub(crate) fn in_part<T>(
     ledger: &mut Ledger,
-    partition: &str,
-    part: &str,
+    partition: &Partition,
+    part: usize,
     f: impl FnOnce(&mut Ledger) -> Result<T>,
 ) -> Result<T> {
     let mut out = None;
@@ -535,7 +547,10 @@ pub fn fit(
         } else {
             String::new()
         };
-        let partition = format!("{prefix}training / calibration halves");
+        let partition = halves(
+            format!("{prefix}training / calibration halves"),
+            p.split_seed,
+        );
         let sums = p.sums(train)?;
         let plan = S1Plan {
             epsilon: eps,
@@ -548,10 +563,10 @@ pub fn fit(
             c_k: 1.0,
             label_prefix: prefix.clone(),
         };
-        let est = in_part(ledger, &partition, "training half", |l| {
+        let est = in_part(ledger, &partition, TRAINING_HALF, |l| {
             sums.release(&plan, l, noise)
         })?;
-        let rule = in_part(ledger, &partition, "calibration half", |l| {
+        let rule = in_part(ledger, &partition, CALIBRATION_HALF, |l| {
             s2(&p, &est, cal, eps, delta, &prefix, l, noise)
         })?;
         out.push(FairPluginClassifier {

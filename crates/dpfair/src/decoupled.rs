@@ -62,6 +62,7 @@ pub struct Model {
     /// Paper mode: the z-scores applied to the features before the base model.
     pub standardize: Option<Standardize>,
     pub accounting: Accounting,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     /// The DP-SGD runs (one, or one per group).
@@ -115,7 +116,7 @@ pub fn fit(
     let names = data.require_groups("decoupled")?.names.clone();
     let n = data.n_rows();
     // 1. Data-independent random split.
-    let split_seed = config.split_seed.unwrap_or_else(|| noise.next_u64());
+    let split_seed = config.split_seed.unwrap_or_else(|| noise.public_u64());
     let mut idx: Vec<usize> = (0..n).collect();
     idx.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(split_seed));
     let n_post = ((n as f64) * config.post_fraction).round() as usize;

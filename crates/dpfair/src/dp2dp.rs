@@ -30,7 +30,7 @@ pub use error::{Error, Result};
 use crate::model::{self, ModelError, Output, Predictor};
 use dpfair_data::{Dataset, Target};
 use dpfair_learn::Classifier;
-use dpfair_privacy::{Ledger, Noise};
+use dpfair_privacy::{Ledger, Noise, Partition};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -89,8 +89,9 @@ pub fn labels(data: &Dataset) -> Result<(Vec<u32>, usize)> {
 /// round(n · pool_fraction); independent of the data.
 pub fn split(n: usize, pool_fraction: f64, noise: &mut Noise) -> (Vec<usize>, Vec<usize>) {
     let mut idx: Vec<usize> = (0..n).collect();
+    let public = noise.public_rng();
     for i in (1..n).rev() {
-        let j = noise.random_range(0..=i);
+        let j = public.random_range(0..=i);
         idx.swap(i, j);
     }
     let n_pool = ((n as f64) * pool_fraction).round() as usize;
@@ -137,14 +138,18 @@ pub fn fit(cfg: &Config, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise)
     let xt = data.features.select(ndarray::Axis(0), &train);
     let yt: Vec<u32> = train.iter().map(|&i| y[i]).collect();
     let procedure = phase1::resolve(cfg, xt.nrows(), xt.ncols(), k)?;
-    const PARTITION: &str = "DP2DP disjoint split (labelled / unlabelled rows)";
-    let p1 = ledger.in_part(PARTITION, "phase 1: labelled D_n", |l| {
+    let partition = Partition::new(
+        "DP2DP disjoint split (labelled / unlabelled rows)",
+        &["phase 1: labelled D_n", "phase 2: unlabelled D_N"],
+        0,
+    );
+    let p1 = ledger.in_part(&partition, 0, |l| {
         Ok(phase1::fit(cfg, xt.view(), &yt, k, l, noise))
     })??;
     let xp = data.features.select(ndarray::Axis(0), &pool);
     let probs = p1.predict_proba(xp.view())?;
     let sp: Vec<f64> = pool.iter().map(|&i| s[i]).collect();
-    let release = ledger.in_part(PARTITION, "phase 2: unlabelled D_N", |l| {
+    let release = ledger.in_part(&partition, 1, |l| {
         Ok(phase2::release(cfg, probs.view(), &sp, l, noise))
     })??;
     Ok(Model {

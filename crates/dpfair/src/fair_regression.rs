@@ -66,6 +66,7 @@ pub struct Config {
     /// Fairness tolerance α ≥ 0 in KS distance (α ≥ 1 means no fairness constraint).
     pub alpha: f64,
     /// Privacy budget ε > 0 (`f64::INFINITY`: the non-private reference; no noise).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// Number of bins k ≥ 1.
     pub bins: usize,
@@ -193,6 +194,7 @@ pub struct Model {
     pub score_column: Option<String>,
     pub grid: Grid,
     pub alpha: f64,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub group_names: Vec<String>,
     pub group_source: GroupSource,

@@ -62,6 +62,7 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `ε_s` of every site.
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// `δ_s` of every site; `None` = `(N_s/2)^{−2}` per site (§5.1.2).
     pub delta: Option<f64>,

@@ -106,6 +106,7 @@ impl Default for TreeSettings {
 #[serde(default, deny_unknown_fields)]
 pub struct LpctConfig {
     /// The LDP budget ε of every holder's report.
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// The depth p; None: Theorem 4's 2^p ≍ δ^{−1} ([`theory_depth`]).
     pub depth: Option<u32>,
@@ -129,6 +130,7 @@ impl Default for LpctConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PruneConfig {
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// Overrides p0 (the figures' "fixed p0" study, Fig. 7(b)).
     pub p0: Option<u32>,
@@ -259,6 +261,7 @@ pub struct LpctModel {
     pub classifier: TreeClassifier,
     pub depth: u32,
     pub lambda: f64,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
 }
 
@@ -278,6 +281,7 @@ pub struct PruneModel {
     pub flag: bool,
     /// 1 or 2 queries.
     pub rounds: u32,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
 }
 

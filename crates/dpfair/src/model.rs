@@ -2,12 +2,20 @@
 //!
 //! A model file carries everything prediction needs and everything an auditor asks for:
 //! the [`Schema`] (column names, encoders, fitted scaling, category levels, class labels), the
-//! privacy [`Ledger`] of the fit, the method's configuration, and the fitted model itself.
+//! privacy [`Ledger`] of the fit (its relation, noise source, every release), the method's
+//! configuration, the fitted model itself, and a digest of all of that.
 //!
 //! ```json
-//! { "format": "dpfair-model", "version": 1, "method": "cdp-fair", "created_by": "dpfair 0.1.0",
-//!   "schema": {...}, "ledger": {...}, "config": {...}, "model": { "kind": "cdp-fair", ... } }
+//! { "format": "dpfair-model", "version": 2, "method": "cdp-fair", "created_by": "dpfair 0.1.0",
+//!   "schema": {...}, "ledger": {...}, "config": {...}, "model": { "kind": "cdp-fair", ... },
+//!   "digest": "sha256:…" }
 //! ```
+//!
+//! **Integrity.** On load, `method` must name the model's kind, and `digest` must be the SHA-256
+//! of the canonical JSON of every other field ([`ModelFile::body_digest`]): a file edited by hand
+//! (a smaller ε in its ledger, another method name) is refused. This guards against accidents and
+//! naive edits; it is **not a signature** (anyone can recompute a digest). Version-1 files, written
+//! before digests, are read with [`ModelFile::is_verified`] false, and the commands warn.
 //!
 //! # Adding a method's model
 //! 1. `impl Predictor for my_method::Model` (randomized predictors draw from the `rng` given).
@@ -24,8 +32,10 @@ use thiserror::Error;
 
 /// The `format` field of every model file.
 pub const FORMAT: &str = "dpfair-model";
-/// The envelope version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The envelope version this build writes (it also reads version 1, which had no digest).
+pub const VERSION: u32 = 2;
+/// The oldest envelope version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// How privacy is accounted: what dpfair guarantees by default, or the paper's own procedure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,13 +57,18 @@ pub enum ModelError {
     #[error("{path} is not a dpfair model file: {reason}")]
     Format { path: String, reason: String },
     #[error(
-        "{path} is a dpfair model file of version {found}; this dpfair ({created}) reads version {VERSION}"
+        "{path} is a dpfair model file of version {found}; this dpfair ({created}) reads versions {OLDEST_VERSION} to {VERSION}"
     )]
     Version {
         path: String,
         found: u64,
         created: String,
     },
+    #[error(
+        "{path} was changed after dpfair wrote it ({reason}): refusing to use it. The digest guards \
+         against accidents and hand edits; it is not a signature"
+    )]
+    Tampered { path: String, reason: String },
     #[error("the model does not fit its data: {0}")]
     Mismatch(String),
     #[error("{method}: {reason}")]
@@ -236,6 +251,10 @@ pub struct ModelFile {
     /// The method's configuration, as it was used.
     pub config: serde_json::Value,
     pub model: FittedModel,
+    /// `sha256:<hex>` of the canonical JSON of every other field (see the module docs); empty in
+    /// version-1 files.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub digest: String,
 }
 
 impl ModelFile {
@@ -251,7 +270,7 @@ impl ModelFile {
             method: method.clone(),
             reason: format!("configuration does not serialize: {e}"),
         })?;
-        Ok(ModelFile {
+        let mut file = ModelFile {
             format: FORMAT.into(),
             version: VERSION,
             method,
@@ -260,11 +279,44 @@ impl ModelFile {
             ledger,
             config,
             model,
-        })
+            digest: String::new(),
+        };
+        file.digest = file.body_digest()?;
+        Ok(file)
     }
 
+    /// `sha256:<hex>` of the canonical JSON of every field but `digest` (object keys sorted, no
+    /// white space; numbers as serde_json writes them, which read back exactly).
+    pub fn body_digest(&self) -> Result<String> {
+        use sha2::{Digest, Sha256};
+        let write_err = |e: serde_json::Error| ModelError::Write {
+            path: "(memory)".into(),
+            reason: e.to_string(),
+        };
+        let mut value = serde_json::to_value(self).map_err(write_err)?;
+        if let Some(map) = value.as_object_mut() {
+            map.remove("digest");
+        }
+        let canonical = canonical_json(&value);
+        let hash = Sha256::digest(canonical.as_bytes());
+        Ok(format!(
+            "sha256:{}",
+            hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ))
+    }
+
+    /// Whether the file carried a digest that matched its content when it was read (always true
+    /// for a file made in memory; false for version-1 files).
+    pub fn is_verified(&self) -> bool {
+        !self.digest.is_empty()
+    }
+
+    /// The file as pretty JSON, written at this build's version with a fresh digest.
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| ModelError::Write {
+        let mut out = self.clone();
+        out.version = VERSION;
+        out.digest = out.body_digest()?;
+        serde_json::to_string_pretty(&out).map_err(|e| ModelError::Write {
             path: "(memory)".into(),
             reason: e.to_string(),
         })
@@ -308,7 +360,7 @@ impl ModelFile {
             .get("version")
             .and_then(|v| v.as_u64())
             .ok_or_else(|| format_err("it has no numeric `version` field".into()))?;
-        if version != VERSION as u64 {
+        if !(OLDEST_VERSION as u64..=VERSION as u64).contains(&version) {
             return Err(ModelError::Version {
                 path: origin.to_string(),
                 found: version,
@@ -319,7 +371,36 @@ impl ModelFile {
                     .to_string(),
             });
         }
-        serde_json::from_value(value).map_err(|e| format_err(e.to_string()))
+        let file: ModelFile =
+            serde_json::from_value(value).map_err(|e| format_err(e.to_string()))?;
+        file.check_integrity(version, origin)?;
+        Ok(file)
+    }
+
+    /// The checks of the module docs: `method` names the model's kind, and (from version 2 on)
+    /// the digest matches the body.
+    fn check_integrity(&self, version: u64, origin: &str) -> Result<()> {
+        let tampered = |reason: String| ModelError::Tampered {
+            path: origin.to_string(),
+            reason,
+        };
+        let kind = self.model.predictor().method();
+        if self.method != kind {
+            return Err(tampered(format!(
+                "its `method` says `{}` but its model is a `{kind}` model",
+                self.method
+            )));
+        }
+        if version < 2 {
+            return Ok(());
+        }
+        if self.digest.is_empty() {
+            return Err(tampered("it has no `digest`".into()));
+        }
+        if self.body_digest()? != self.digest {
+            return Err(tampered("its digest does not match its content".into()));
+        }
+        Ok(())
     }
 
     /// Predict for `data` (read with [`Schema::load`] from this file's schema), checking the
@@ -396,6 +477,32 @@ impl ModelFile {
                 })
             }
         }
+    }
+}
+
+/// `value` as compact JSON with every object's keys sorted (independent of serde_json's map
+/// ordering features).
+fn canonical_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&map[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
     }
 }
 
@@ -486,5 +593,52 @@ mod tests {
             ModelError::Mismatch(_)
         ));
         assert!(ConstantClassifier::new(vec![0.5, 0.6], false).is_err());
+    }
+
+    #[test]
+    fn edited_files_are_refused_and_version_1_files_are_read_unverified() {
+        let f = file(false);
+        let text = f.to_json().unwrap();
+        assert!(ModelFile::from_json(&text, "m.json").unwrap().is_verified());
+        // A smaller ε in the ledger.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["ledger"]["budget"]["epsilon"] = 0.5.into();
+        let e = ModelFile::from_json(&v.to_string(), "m.json").unwrap_err();
+        assert!(matches!(e, ModelError::Tampered { .. }), "{e}");
+        assert!(e.to_string().contains("not a signature"), "{e}");
+        // Another method's name on the same model.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["method"] = "dp2dp".into();
+        let e = ModelFile::from_json(&v.to_string(), "m.json").unwrap_err();
+        assert!(e.to_string().contains("`dp2dp`"), "{e}");
+        // No digest at version 2.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("digest");
+        assert!(ModelFile::from_json(&v.to_string(), "m.json").is_err());
+        // Version 1 (no digest): read, not verified, and written back as version 2.
+        v["version"] = 1.into();
+        let old = ModelFile::from_json(&v.to_string(), "m.json").unwrap();
+        assert!(!old.is_verified());
+        let again = ModelFile::from_json(&old.to_json().unwrap(), "m.json").unwrap();
+        assert!(again.is_verified() && again.version == VERSION);
+    }
+
+    #[test]
+    fn infinite_epsilon_ledgers_round_trip() {
+        let mut ledger = Ledger::unlimited();
+        ledger
+            .charge(dpfair_privacy::Entry::non_private("fit", "no noise"))
+            .unwrap();
+        let m = ConstantClassifier::new(vec![0.25, 0.75], false).unwrap();
+        let f = ModelFile::new(
+            schema(),
+            ledger,
+            &serde_json::json!({ "epsilon": "inf" }),
+            FittedModel::ConstantClassifier(m),
+        )
+        .unwrap();
+        let back = ModelFile::from_json(&f.to_json().unwrap(), "t").unwrap();
+        assert_eq!(back.ledger.total().unwrap().epsilon, f64::INFINITY);
+        assert_eq!(back, f);
     }
 }

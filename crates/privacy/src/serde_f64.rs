@@ -89,7 +89,14 @@ mod tests {
 
     #[test]
     fn finite_and_infinite_values_round_trip() {
-        for x in [0.0, -1.5, 1e-300, f64::MAX, f64::INFINITY, f64::NEG_INFINITY] {
+        for x in [
+            0.0,
+            -1.5,
+            1e-300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
             let v = V {
                 x,
                 xs: vec![x, 1.0, f64::INFINITY],

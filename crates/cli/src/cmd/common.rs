@@ -24,7 +24,8 @@ use dpfair_data::{
     Scaling, TaskKind,
 };
 use dpfair_privacy::accounting::Accountant;
-use dpfair_privacy::{Budget, Ledger, Noise, Relation};
+use dpfair_privacy::ledger::readable;
+use dpfair_privacy::{Budget, Entry, Ledger, Noise, Relation};
 use std::path::PathBuf;
 
 /// The training CSV and how to read it.
@@ -316,18 +317,58 @@ impl From<AccountingArg> for Accounting {
     }
 }
 
+/// Randomness: `--seed` keys public randomness only; release noise is the operating system's,
+/// unless `--insecure-seeded-noise` makes it reproducible (and the model not private). See the
+/// repository's `docs/privacy.md`, "What `--seed` does".
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SeedArgs {
+    /// Seed of the public randomness only: data-independent splits, random-feature bases and
+    /// site partitions repeat with it. Release noise always comes from the operating system's
+    /// CSPRNG and never repeats [default: random].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// INSECURE, NOT PRIVATE: draw the release noise from a ChaCha20 stream seeded with N, so
+    /// that a run repeats exactly (debugging, simulations). Anyone who knows N can subtract the
+    /// noise: the model and `dpfair ledger` say NOT PRIVATE, and `dpfair predict` warns.
+    #[arg(long, value_name = "N", conflicts_with = "seed")]
+    pub insecure_seeded_noise: Option<u64>,
+}
+
+impl SeedArgs {
+    /// The noise source these options describe (a warning on stderr for seeded noise).
+    pub fn noise(&self) -> Noise {
+        self.noise_for_site(0)
+    }
+
+    /// The noise source of site (or stream) number `k` of a simulation: seeds offset by `k`.
+    pub fn noise_for_site(&self, k: u64) -> Noise {
+        match (self.insecure_seeded_noise, self.seed) {
+            (Some(n), _) => {
+                if k == 0 {
+                    eprintln!(
+                        "warning: --insecure-seeded-noise: the release noise is reproducible from \
+                         the seed, so the result is NOT PRIVATE"
+                    );
+                }
+                Noise::seeded(n.wrapping_add(k))
+            }
+            (None, Some(s)) => Noise::os_with_public_seed(s.wrapping_add(k)),
+            (None, None) => Noise::os(),
+        }
+    }
+}
+
 /// Privacy budget, randomness and accounting mode.
 #[derive(clap::Args, Clone, Debug)]
 pub struct PrivacyArgs {
-    /// Privacy budget ε (> 0).
+    /// Privacy budget ε (> 0; `inf` for a non-private reference, reported as ε = ∞).
     #[arg(long, value_name = "E")]
     pub epsilon: f64,
     /// Privacy budget δ in [0, 1) [default: the method's].
     #[arg(long, value_name = "D")]
     pub delta: Option<f64>,
-    /// Seed for a reproducible run (ChaCha20) [default: the operating system's CSPRNG].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seeds: SeedArgs,
     /// Accounting: the stated guarantee (strict) or the paper's procedure (paper).
     #[arg(long, value_enum, default_value_t = AccountingArg::Strict)]
     pub accounting: AccountingArg,
@@ -342,17 +383,25 @@ impl PrivacyArgs {
         )?)
     }
 
-    /// A fresh ledger over [`PrivacyArgs::budget`].
+    /// A fresh ledger over [`PrivacyArgs::budget`], for replace-one neighbours.
     pub fn ledger(&self, default_delta: f64) -> CliResult<Ledger> {
-        Ok(Ledger::new(self.budget(default_delta)?))
+        self.ledger_for(default_delta, Relation::Substitution)
     }
 
-    /// The noise source: seeded ChaCha20 with `--seed`, else the OS CSPRNG.
-    pub fn noise(&self) -> Noise {
-        match self.seed {
-            Some(s) => Noise::seeded(s),
-            None => Noise::os(),
+    /// A fresh ledger over [`PrivacyArgs::budget`] certifying `relation`. With `--epsilon inf`
+    /// it records the whole fit as non-private, so the total reads ε = ∞ (not 0).
+    pub fn ledger_for(&self, default_delta: f64, relation: Relation) -> CliResult<Ledger> {
+        let mut ledger = Ledger::for_relation(self.budget(default_delta)?, relation);
+        if self.epsilon.is_infinite() {
+            eprintln!("warning: --epsilon inf: a non-private reference; the model is NOT private");
+            ledger.charge(non_private_fit())?;
         }
+        Ok(ledger)
+    }
+
+    /// The noise source (see [`SeedArgs`]).
+    pub fn noise(&self) -> Noise {
+        self.seeds.noise()
     }
 
     pub fn accounting(&self) -> Accounting {
@@ -368,28 +417,45 @@ pub struct OutArgs {
     pub out: PathBuf,
 }
 
+/// The ledger entry of a fit run with `--epsilon inf`: it reads the data without noise.
+pub fn non_private_fit() -> Entry {
+    Entry::non_private(
+        "the whole fit (--epsilon inf)",
+        "a non-private reference: fitted without noise",
+    )
+}
+
 impl OutArgs {
-    /// Wrap and write the model; prints the ledger total on stderr.
+    /// Wrap and write the model, recording in its ledger where the release noise came from
+    /// (`noise`; `None` when the fit drew none itself, as an LDP collector); prints the ledger
+    /// total on stderr.
     pub fn save(
         &self,
         loaded: &Loaded,
-        ledger: Ledger,
+        mut ledger: Ledger,
+        noise: Option<&Noise>,
         config: &impl serde::Serialize,
         model: FittedModel,
     ) -> CliResult<ModelFile> {
+        if let Some(noise) = noise {
+            ledger.record_noise(noise);
+        }
         let file = ModelFile::new(loaded.schema.clone(), ledger, config, model)?;
         file.save(&self.out)?;
         match file.ledger.total() {
             Ok(t) => eprintln!(
-                "wrote {} ({}; privacy spent ε = {:.6}, δ = {:.3e}{})",
+                "wrote {} ({}; privacy spent ε = {}, δ = {} for {}{})",
                 self.out.display(),
                 file.method,
-                t.epsilon,
-                t.delta,
-                if file.ledger.is_certified() {
-                    ""
+                readable(t.epsilon),
+                readable(t.delta),
+                file.ledger.relation().describe(),
+                if !file.ledger.is_private() {
+                    "; NOT PRIVATE: noise reproducible from the seed"
+                } else if !file.ledger.is_certified() {
+                    "; NOT certified: GDP approximation"
                 } else {
-                    ", NOT certified: GDP approximation"
+                    ""
                 }
             ),
             Err(e) => eprintln!(

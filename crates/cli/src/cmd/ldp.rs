@@ -10,7 +10,7 @@
 //!    terminates, writes the round-2 partition (`--next`); holders privatize again with it, and
 //!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
-use crate::cmd::common::{HeaderArg, OutArgs, csv_format};
+use crate::cmd::common::{HeaderArg, OutArgs, SeedArgs, csv_format};
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
@@ -382,9 +382,8 @@ pub struct PrivatizeArgs {
     /// ε of each report [default: the partition's]; must match the partition's.
     #[arg(long, value_name = "E")]
     epsilon: Option<f64>,
-    /// Seed (reproducible tests only) [default: the operating system's CSPRNG].
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seeds: SeedArgs,
     #[arg(long, value_name = "CHAR", value_parser = crate::cmd::common::parse_delimiter)]
     delimiter: Option<u8>,
     #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
@@ -414,10 +413,7 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     let (x, y) = lpct::binary_xy(&data, "rows").map_err(lpct_err)?;
     let leaves = p.tree.leaves_of(x).map_err(lpct_err)?;
     let release = privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?;
-    let mut noise = match a.seed {
-        Some(s) => Noise::seeded(s),
-        None => Noise::os(),
-    };
+    let mut noise = a.seeds.noise();
     let l = p.tree.n_leaves();
     let mut w = csv::Writer::from_path(&a.out)
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
@@ -570,14 +566,15 @@ fn fit(a: FitArgs) -> CliResult {
             let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });
-            a.out.save(&loaded, ledger, &cfg, FittedModel::Lpct(m))?;
+            a.out
+                .save(&loaded, ledger, None, &cfg, FittedModel::Lpct(m))?;
         }
         Protocol::PruneRound1 { config, p_term } => {
             let p0 = p.tree.depth();
             match lpct::prune_round1(&config, p.tree, &sums, p_term).map_err(lpct_err)? {
                 lpct::PruneStep::Done(m) => {
                     a.out
-                        .save(&loaded, ledger, &config, FittedModel::LpctPrune(m))?;
+                        .save(&loaded, ledger, None, &config, FittedModel::LpctPrune(m))?;
                 }
                 lpct::PruneStep::SecondRound { p_term } => {
                     let next = a.next.ok_or_else(|| {
@@ -615,7 +612,7 @@ fn fit(a: FitArgs) -> CliResult {
         Protocol::PruneRound2 { config, p0 } => {
             let m = lpct::prune_round2(&config, p.tree, &sums, p0).map_err(lpct_err)?;
             a.out
-                .save(&loaded, ledger, &config, FittedModel::LpctPrune(m))?;
+                .save(&loaded, ledger, None, &config, FittedModel::LpctPrune(m))?;
         }
     }
     Ok(())
@@ -637,9 +634,8 @@ pub struct SimulatedArgs {
     /// The LDP budget ε of each holder.
     #[arg(long, value_name = "E")]
     pub epsilon: f64,
-    /// Seed for a reproducible run [default: the operating system's CSPRNG].
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seeds: SeedArgs,
     #[command(flatten)]
     pub out: OutArgs,
 }
@@ -650,10 +646,6 @@ impl SimulatedArgs {
         let public = self.columns.load_public(&self.public)?;
         let private = self.columns.load_private(&public.schema, &self.private)?;
         let ledger = Ledger::new(Budget::pure(self.epsilon)?);
-        let noise = match self.seed {
-            Some(s) => Noise::seeded(s),
-            None => Noise::os(),
-        };
-        Ok((public, private, ledger, noise))
+        Ok((public, private, ledger, self.seeds.noise()))
     }
 }

@@ -9,10 +9,12 @@ use dpfair_privacy::Ledger;
 use std::path::PathBuf;
 
 const AFTER_LONG_HELP: &str = "\
-Prints every release the fit made (mechanism, neighbouring relation, sensitivity, noise scale, \
-cost), the composed total with the rule that produced it, whether the total is a certified bound \
-(not when a DP-SGD run used the GDP approximation), and the public schema facts the model relies \
-on at no privacy cost.
+Prints the neighbouring relation the ledger certifies and where the release noise came from, \
+every release the fit made (mechanism, sensitivity, noise scale, cost), the composed total with \
+the rule that produced it, whether the total is a certified bound (not when a DP-SGD run used the \
+GDP approximation, and never when the noise was seeded: --insecure-seeded-noise makes a model NOT \
+PRIVATE), and the public schema facts the model relies on at no privacy cost. A model file whose \
+content does not match its digest (edited by hand) is refused.
 
 Example:
   dpfair ledger model.json";
@@ -34,6 +36,11 @@ pub fn run(args: Args) -> CliResult {
     if value.get("format").and_then(|f| f.as_str()) == Some(FORMAT) {
         let model = ModelFile::from_json(&text, &path)?;
         println!("model: {} ({})", model.method, model.created_by);
+        if !model.is_verified() {
+            println!(
+                "integrity: not verified (a version-1 file, written before model files carried a digest)"
+            );
+        }
         print!("{}", model.ledger.summary());
         println!("{}", guarantee(&model.ledger));
         print!("{}", public_information(&model.schema));
@@ -53,7 +60,9 @@ pub fn run(args: Args) -> CliResult {
 /// Whether the total is a proven bound (every entry's conversion is) or relies on the GDP
 /// central-limit approximation.
 fn guarantee(ledger: &Ledger) -> &'static str {
-    if ledger.is_certified() {
+    if !ledger.is_private() {
+        "guarantee: NONE: NOT PRIVATE (the noise is reproducible from the seed of --insecure-seeded-noise)"
+    } else if ledger.is_certified() {
         "guarantee: certified (every entry's (ε, δ) conversion is a proven upper bound)"
     } else {
         "guarantee: NOT CERTIFIED (the total relies on the GDP central-limit approximation)"

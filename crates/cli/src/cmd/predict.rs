@@ -33,7 +33,8 @@ pub struct Args {
     /// Where to write the predictions.
     #[arg(long, value_name = "PRED.csv")]
     pub out: PathBuf,
-    /// Seed for randomized predictors [default: the operating system's CSPRNG].
+    /// Seed of a randomized predictor's own coin flips (prediction only: the model's release
+    /// noise is fixed in the model file) [default: the operating system's CSPRNG].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Field delimiter of --data: `,` `;` `tab` or one character [default: detected].
@@ -46,6 +47,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     let model = ModelFile::load(&args.model)?;
+    warn_if_not_trustworthy(&model, &args.model);
     let options = ApplyOptions {
         with_target: false,
         missing: MissingPolicy::Drop,
@@ -115,4 +117,22 @@ fn write_predictions(
     }
     w.flush()?;
     Ok(())
+}
+
+/// Warnings on stderr for a model that is not private (seeded noise) or whose integrity could
+/// not be checked (a version-1 file).
+pub fn warn_if_not_trustworthy(model: &ModelFile, path: &std::path::Path) {
+    if !model.ledger.is_private() {
+        eprintln!(
+            "warning: {} is NOT PRIVATE: its noise is reproducible from the seed \
+             (--insecure-seeded-noise)",
+            path.display()
+        );
+    }
+    if !model.is_verified() {
+        eprintln!(
+            "warning: {} is a version-1 model file without a digest: its integrity cannot be checked",
+            path.display()
+        );
+    }
 }

@@ -78,6 +78,7 @@ impl Training {
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Total ε' (DP-SGD + rate release).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// Total δ' (all of it DP-SGD's).
     pub delta: f64,

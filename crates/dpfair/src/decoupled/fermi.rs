@@ -40,10 +40,10 @@ use super::error::{DecoupledError, Result, invalid};
 use super::scaling::Standardize;
 use crate::model::Accounting;
 use dpfair_privacy::mechanisms::{Gaussian, Laplace};
-use dpfair_privacy::{Entry, Ledger, Noise};
+use dpfair_privacy::{Entry, Ledger, Noise, Partition};
 use ndarray::ArrayView2;
 use rand::seq::SliceRandom;
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// How the θ gradient is bounded (module doc).
@@ -64,6 +64,7 @@ pub struct FermiConfig {
     /// Fairness weight λ ≥ 0.
     pub lambda: f64,
     /// Claimed ε' (sets σ_θ, σ_W through [`noise_levels`]).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     /// η_θ (0.005).
@@ -375,12 +376,19 @@ pub fn fit(
         Clipping::MiniBatch
     };
     let mut order: Vec<usize> = (0..n).collect();
-    let mut shuffle = rand_chacha::ChaCha20Rng::seed_from_u64(noise.next_u64());
+    let shuffle_seed = noise.public_u64();
+    let mut shuffle = rand_chacha::ChaCha20Rng::seed_from_u64(shuffle_seed);
+    let batch_names: Vec<String> = (1..=k).map(|b| format!("batch {b}")).collect();
+    let batch_names: Vec<&str> = batch_names.iter().map(String::as_str).collect();
     let mut grad = vec![0.0; d + 1];
     let mut dz = Vec::with_capacity(config.batch);
     for epoch in 0..config.epochs {
         order.shuffle(&mut shuffle);
-        let partition = format!("DP-FERMI epoch {} mini-batches", epoch + 1);
+        let partition = Partition::new(
+            format!("DP-FERMI epoch {} mini-batches", epoch + 1),
+            &batch_names,
+            shuffle_seed,
+        );
         for (b, members) in order.chunks(batch).take(k).enumerate() {
             let bn = members.len() as f64;
             // Forward: ŷ, m, v.
@@ -402,8 +410,7 @@ pub fn fit(
             let theta_sensitivity =
                 batch_gradient(&rows_b, &dz, clipping, config.lipschitz, &mut grad);
             let grad_w = w_gradient(lambda, w, m, v, inv_sqrt_p);
-            let part = format!("batch {}", b + 1);
-            let (noisy_theta, noisy_w) = ledger.in_part(&partition, &part, |l| {
+            let (noisy_theta, noisy_w) = ledger.in_part(&partition, b, |l| {
                 let g = Gaussian::from_sigma(theta_sensitivity, sigma_theta)?.release_vec(
                     l,
                     noise,

@@ -133,6 +133,7 @@ pub struct Config {
     pub rho: f64,
     /// Privacy target ε of each phase (parallel composition across the phases, §2.5.4);
     /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// δ (the paper: 1e-5 everywhere).
     pub delta: f64,

@@ -66,6 +66,7 @@ pub struct JointHistogram {
     /// `p̌(a, v_j)` = (count + noise)/n; may be negative.
     pub h: Vec<f64>,
     /// The ε spent (∞ for the non-private reference).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
 }
 

@@ -21,7 +21,9 @@
 //! round 2 continues where round 1 stopped, so the file protocol and the in-process simulation
 //! give the same model from the same seeds.
 
-use crate::cdp_fair::{Method, Model, groups_and_labels, in_part};
+use crate::cdp_fair::{
+    CALIBRATION_HALF, Method, Model, TRAINING_HALF, groups_and_labels, halves, in_part,
+};
 use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
@@ -33,9 +35,8 @@ use crate::seed000::release::{KernelSums, PiRelease, PluginEstimate, S1Accountin
 use crate::seed000::split::random_split;
 use crate::seed000::threshold::{GroupRule, score};
 use dpfair_data::{Dataset, Schema};
-use dpfair_privacy::{Budget, Composition, Ledger, Noise};
+use dpfair_privacy::{Budget, Composition, Entry, Ledger, Noise, Partition};
 use ndarray::Axis;
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 /// `format` of a round-1 transcript.
@@ -56,6 +57,7 @@ pub struct SiteParams {
     /// The site's name (unique among the sites).
     pub site: String,
     /// `ε_s`, `δ_s` of this site (each round spends it on its own half).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     pub accounting: Accounting,
@@ -78,6 +80,7 @@ pub struct Round1 {
     /// `N_s` (public under replace-one neighbours).
     pub n_rows: usize,
     pub split_seed: u64,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     pub accounting: Accounting,
@@ -96,6 +99,7 @@ pub struct SiteEntry {
     /// `ň_s = N_s − ⌈N_s/2⌉`.
     pub n_cal: usize,
     pub split_seed: u64,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     /// `ν_s` (S1 aggregation) and `μ_s` (DD aggregation).
@@ -148,6 +152,7 @@ pub struct Round2 {
     pub site: String,
     /// [`Global::fingerprint`] of the broadcast the trees were built against.
     pub global: String,
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub delta: f64,
     pub trees: SiteTrees,
@@ -184,8 +189,12 @@ pub fn site_ledger(epsilon: f64, delta: f64, accounting: Accounting) -> Result<L
     })
 }
 
-fn partition(site: &str) -> String {
-    format!("site {site}: training / calibration halves")
+/// A site's training / calibration split (drawn with its public `split_seed`).
+fn partition(site: &str, split_seed: u64) -> Partition {
+    halves(
+        format!("site {site}: training / calibration halves"),
+        split_seed,
+    )
 }
 
 /// The rows of a site: `(training rows, calibration rows)`, `n_s = ⌈N_s/2⌉` (Alg. 1).
@@ -196,7 +205,7 @@ pub fn site_split(n_rows: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
 /// The entries `ledger` recorded from index `start` on, as a ledger of their own (a transcript
 /// carries only its round's releases).
 fn entries_since(ledger: &Ledger, start: usize) -> Result<Ledger> {
-    let mut out = Ledger::new(ledger.budget());
+    let mut out = Ledger::for_relation(ledger.budget(), ledger.relation());
     for e in &ledger.entries()[start..] {
         out.charge(e.clone())?;
     }
@@ -206,7 +215,7 @@ fn entries_since(ledger: &Ledger, start: usize) -> Result<Ledger> {
 /// Advances a seeded site stream past round 1 (see the module docs).
 pub fn skip_round1(noise: &mut Noise) {
     let _ = noise.fork();
-    let _ = noise.next_u64();
+    let _ = noise.public_u64();
 }
 
 /// Round 1 at one site: Alg. 1 S1 (S1.1 `π̃^s_a`, S1.2 the functional releases) on the training
@@ -240,7 +249,7 @@ pub fn site_round1(
         return Err(invalid("pi", "FDP-Fair needs π̃"));
     }
     let mut release_noise = noise.fork();
-    let drawn = noise.next_u64();
+    let drawn = noise.public_u64();
     let split_seed = params.split_seed.unwrap_or(drawn);
     let (train, _) = site_split(data.n_rows(), split_seed);
     let basis = RffBasis::new(
@@ -265,7 +274,8 @@ pub fn site_round1(
         label_prefix: format!("site {}: ", params.site),
     };
     let start = ledger.entries().len();
-    let release = in_part(ledger, &partition(&params.site), "training half", |l| {
+    let partition = partition(&params.site, split_seed);
+    let release = in_part(ledger, &partition, TRAINING_HALF, |l| {
         sums.release(&plan, l, &mut release_noise)
     })?;
     Ok(Round1 {
@@ -493,7 +503,8 @@ pub fn site_round2(
     }
     let mut tree_noise = noise.fork();
     let start = ledger.entries().len();
-    let trees = in_part(ledger, &partition(site), "calibration half", |l| {
+    let split = partition(site, entry.split_seed);
+    let trees = in_part(ledger, &split, CALIBRATION_HALF, |l| {
         release_trees(
             &z,
             global.depth,
@@ -527,7 +538,7 @@ pub fn federated_ledger(global: &Global, rounds: &[Round2]) -> Result<Ledger> {
     let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
     let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
     let mut out = site_ledger(eps, delta, global.accounting)?;
-    let entries = global
+    let entries: Vec<(String, Entry)> = global
         .sites
         .iter()
         .flat_map(|s| s.ledger.entries().iter().map(move |e| (&s.site, e)))
@@ -535,18 +546,32 @@ pub fn federated_ledger(global: &Global, rounds: &[Round2]) -> Result<Ledger> {
             rounds
                 .iter()
                 .flat_map(|r| r.ledger.entries().iter().map(move |e| (&r.site, e))),
-        );
-    for (site, e) in entries {
-        let mut e = e.clone();
-        let part = match &e.composition {
-            Composition::Parallel { part, .. } => format!("site {site}: {part}"),
-            Composition::Sequential => format!("site {site}"),
-        };
-        e.composition = Composition::Parallel {
-            partition: "FDP: sites × training / calibration halves (disjoint data)".into(),
-            part,
-        };
-        out.charge(e)?;
+        )
+        .map(|(site, e)| {
+            let part = match &e.composition {
+                Composition::Parallel { part, .. } => format!("site {site}: {part}"),
+                Composition::Sequential => format!("site {site}"),
+            };
+            let mut e = e.clone();
+            e.composition = Composition::Sequential;
+            (part, e)
+        })
+        .collect();
+    // The sites hold disjoint data, and each site's halves are disjoint: one partition whose
+    // parts are (site, half).
+    let mut parts: Vec<&str> = entries.iter().map(|(p, _)| p.as_str()).collect();
+    parts.sort_unstable();
+    parts.dedup();
+    let partition = Partition::new(
+        "FDP: sites × training / calibration halves (disjoint data)",
+        &parts,
+        0,
+    );
+    for (part, e) in &entries {
+        let index = parts
+            .binary_search(&part.as_str())
+            .expect("collected above");
+        out.in_part(&partition, index, |l| l.charge(e.clone()))?;
     }
     Ok(out)
 }

@@ -46,6 +46,7 @@ pub fn fit_lpdt(
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PhistConfig {
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     pub bins: u32,
     /// The grid's box: PHIST uses no public labels, but the real-data experiments scale every

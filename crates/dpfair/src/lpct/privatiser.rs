@@ -95,6 +95,7 @@ pub struct NoisySums {
     /// n_P, the number of reports.
     pub n_users: u64,
     /// The ε each report was released at (the noise scale is 4/ε).
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
 }
 

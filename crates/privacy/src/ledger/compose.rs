@@ -208,7 +208,11 @@ pub(super) fn rdp_total(
 
 /// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of
 /// what the approximate-DP entries leave of `delta`.
-pub(super) fn basic_total(items: &[Vec<Vec<Cost>>], delta: f64, cache: &ConversionCache) -> Result<Total> {
+pub(super) fn basic_total(
+    items: &[Vec<Vec<Cost>>],
+    delta: f64,
+    cache: &ConversionCache,
+) -> Result<Total> {
     // δ the approximate entries use (a partition: its largest part's), and how many items need
     // a share of the rest.
     let approx = |part: &[Cost]| -> f64 {

@@ -132,7 +132,9 @@ impl fmt::Display for Cost {
         use super::readable as r;
         match self {
             Cost::Pure { epsilon } => write!(f, "ε = {}", r(*epsilon)),
-            Cost::Approx { epsilon, delta } => write!(f, "(ε, δ) = ({}, {})", r(*epsilon), r(*delta)),
+            Cost::Approx { epsilon, delta } => {
+                write!(f, "(ε, δ) = ({}, {})", r(*epsilon), r(*delta))
+            }
             Cost::Zcdp { rho } => write!(f, "zCDP ρ = {}", r(*rho)),
             Cost::Rdp { orders, .. } => write!(f, "RDP curve over {} orders", orders.len()),
             Cost::SubsampledGaussian {

@@ -36,7 +36,6 @@
 //! finite T). A total that relies on such an entry says so: its rule ends with
 //! [`UNCERTIFIED_MARK`], and [`Ledger::summary`] prints a warning naming the entries.
 
-
 mod compose;
 mod cost;
 mod partition;
@@ -601,7 +600,10 @@ mod tests {
         l.record_noise(&Noise::os());
         assert!(!l.is_private() && !l.is_certified());
         assert!(l.total().unwrap().rule.ends_with(NOT_PRIVATE_MARK));
-        assert!(l.summary().contains("NOT PRIVATE: noise reproducible from the seed"));
+        assert!(
+            l.summary()
+                .contains("NOT PRIVATE: noise reproducible from the seed")
+        );
         let back: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
         assert_eq!(back.noise_source(), NoiseSource::Seeded);
     }
@@ -609,7 +611,8 @@ mod tests {
     #[test]
     fn infinite_budgets_and_costs_round_trip_through_json() {
         let mut l = Ledger::unlimited();
-        l.charge(Entry::non_private("fit", "paper procedure")).unwrap();
+        l.charge(Entry::non_private("fit", "paper procedure"))
+            .unwrap();
         let text = serde_json::to_string(&l).unwrap();
         assert!(!text.contains("null"), "{text}");
         let back: Ledger = serde_json::from_str(&text).unwrap();

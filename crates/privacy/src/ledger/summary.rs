@@ -58,7 +58,10 @@ impl Ledger {
             .enumerate()
             .map(|(i, e)| {
                 let mut cost = e.cost.to_string();
-                if let Composition::Parallel { partition, part, .. } = &e.composition {
+                if let Composition::Parallel {
+                    partition, part, ..
+                } = &e.composition
+                {
                     cost.push_str(&format!("  [parallel {partition}: {part}]"));
                 }
                 if e.relation != self.relation {

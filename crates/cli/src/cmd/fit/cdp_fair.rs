@@ -151,7 +151,12 @@ pub fn run(args: Args) -> CliResult {
             ledger.summary()
         );
     }
-    args.out
-        .save(&loaded, ledger, &config, FittedModel::CdpFair(model))?;
+    args.out.save(
+        &loaded,
+        ledger,
+        Some(&noise),
+        &config,
+        FittedModel::CdpFair(model),
+    )?;
     Ok(())
 }

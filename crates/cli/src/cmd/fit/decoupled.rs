@@ -169,7 +169,12 @@ pub fn run(args: Args) -> CliResult {
             ledger.summary()
         );
     }
-    args.out
-        .save(&loaded, ledger, &config, FittedModel::Decoupled(model))?;
+    args.out.save(
+        &loaded,
+        ledger,
+        Some(&noise),
+        &config,
+        FittedModel::Decoupled(model),
+    )?;
     Ok(())
 }

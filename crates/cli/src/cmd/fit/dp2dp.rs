@@ -201,7 +201,12 @@ pub fn run(args: Args) -> CliResult {
             real.epsilon, real.rule
         );
     }
-    args.out
-        .save(&loaded, ledger, &config, FittedModel::Dp2dp(model))?;
+    args.out.save(
+        &loaded,
+        ledger,
+        Some(&noise),
+        &config,
+        FittedModel::Dp2dp(model),
+    )?;
     Ok(())
 }

@@ -114,7 +114,28 @@ fn default_batch(n: usize) -> usize {
     (n / 16).clamp(16, 1024)
 }
 
+/// The neighbouring relation the fit's ledger certifies: DP-SGD certifies add/remove-one
+/// neighbours unless `--substitution`; output perturbation and the private bounds certify
+/// replace-one neighbours. One ledger certifies one relation, so `--coarse-bounds` with
+/// add/remove DP-SGD is refused (before the data is read).
+fn relation(args: &Args) -> CliResult<Relation> {
+    if args.method == Method::OutputPerturbation || args.substitution {
+        return Ok(Relation::Substitution);
+    }
+    if args.bounds.coarse_bounds.is_some() {
+        return Err(CliError::BadInput(
+            "--coarse-bounds: the private feature bounds certify replace-one neighbours and \
+             DP-SGD here certifies add/remove-one neighbours, but one ledger certifies one \
+             relation; add --substitution (DP-SGD then certifies replace-one neighbours, with \
+             twice the noise), or give public --bounds"
+                .into(),
+        ));
+    }
+    Ok(Relation::AddRemove)
+}
+
 pub fn run(args: Args) -> CliResult {
+    let relation = relation(&args)?;
     let mut loaded = args.data.load(None)?;
     if loaded.schema.task() == Some(TaskKind::Regression) {
         return Err(CliError::BadInput(format!(
@@ -128,7 +149,7 @@ pub fn run(args: Args) -> CliResult {
             .warn_if_uncertified(args.privacy.accounting());
     }
     let budget = args.privacy.budget(DEFAULT_DELTA)?;
-    let mut ledger = args.privacy.ledger(DEFAULT_DELTA)?;
+    let mut ledger = args.privacy.ledger_for(DEFAULT_DELTA, relation)?;
     let mut noise = args.privacy.noise();
     // Private bounds (--coarse-bounds) spend `--bounds-share` of ε first; training gets the rest.
     let spent = if args.bounds.given() {
@@ -166,11 +187,7 @@ pub fn run(args: Args) -> CliResult {
                 learning_rate: args.learning_rate,
                 clip: args.clip,
                 architecture: Architecture::Logistic,
-                relation: if args.substitution {
-                    Relation::Substitution
-                } else {
-                    Relation::AddRemove
-                },
+                relation,
             };
             let fit = fit_dp_sgd(&cfg, x, &y, k, &mut ledger, &mut noise).map_err(learn_error)?;
             eprintln!(
@@ -210,7 +227,12 @@ pub fn run(args: Args) -> CliResult {
             )
         }
     };
-    args.out
-        .save(&loaded, ledger, &config, FittedModel::DpLogistic(fit))?;
+    args.out.save(
+        &loaded,
+        ledger,
+        Some(&noise),
+        &config,
+        FittedModel::DpLogistic(fit),
+    )?;
     Ok(())
 }

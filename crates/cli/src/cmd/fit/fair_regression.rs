@@ -5,13 +5,15 @@
 //! experiments, where f = Id). The whole ε goes to one Laplace release of the group × bin
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
-use crate::cmd::common::{HeaderArg, OutArgs, csv_format, parse_delimiter};
+use crate::cmd::common::{
+    HeaderArg, OutArgs, SeedArgs, csv_format, non_private_fit, parse_delimiter,
+};
 use crate::error::{CliError, CliResult};
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
 use dpfair::fair_regression::{Config, FairRegressionError, fit};
 use dpfair::model::FittedModel;
 use dpfair_data::{LoadOptions, MissingPolicy, TaskKind};
-use dpfair_privacy::{Budget, Ledger, Noise};
+use dpfair_privacy::{Budget, Ledger};
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,9 +67,8 @@ pub struct Args {
     /// The LP solver.
     #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
-    /// Seed for a reproducible run (ChaCha20) [default: the operating system's CSPRNG].
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seeds: SeedArgs,
     /// Field delimiter: `,` `;` `tab` or one character [default: detected].
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     delimiter: Option<u8>,
@@ -155,14 +156,13 @@ pub fn run(args: Args) -> CliResult {
     }
     let mut ledger = if args.epsilon.is_infinite() {
         eprintln!("warning: --epsilon inf: the non-private reference; the model is NOT private");
-        Ledger::unlimited()
+        let mut ledger = Ledger::unlimited();
+        ledger.charge(non_private_fit())?;
+        ledger
     } else {
         Ledger::new(Budget::pure(args.epsilon)?)
     };
-    let mut noise = match args.seed {
-        Some(s) => Noise::seeded(s),
-        None => Noise::os(),
-    };
+    let mut noise = args.seeds.noise();
     let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
     if !model.near_empty_groups.is_empty() {
         eprintln!(
@@ -182,7 +182,12 @@ pub fn run(args: Args) -> CliResult {
         dpfair::fair_regression::transport::max_pairwise_ks(&model.targets),
         model.solved_by
     );
-    args.out
-        .save(&loaded, ledger, &config, FittedModel::FairRegression(model))?;
+    args.out.save(
+        &loaded,
+        ledger,
+        Some(&noise),
+        &config,
+        FittedModel::FairRegression(model),
+    )?;
     Ok(())
 }

@@ -77,10 +77,7 @@ pub fn run(args: Args) -> CliResult {
         search,
     };
     let mut noises: Vec<Noise> = (0..sites.len())
-        .map(|s| match args.privacy.seed {
-            Some(k) => Noise::seeded(k.wrapping_add(s as u64)),
-            None => Noise::os(),
-        })
+        .map(|s| args.privacy.seeds.noise_for_site(s as u64))
         .collect();
     let fitted = fit(&config, &sites, &mut noises).map_err(method_error)?;
     if let Some(info) = &fitted.model.federated {
@@ -98,6 +95,7 @@ pub fn run(args: Args) -> CliResult {
     args.out.save(
         &loaded,
         fitted.ledger,
+        noises.first(),
         &config,
         FittedModel::CdpFair(fitted.model),
     )?;

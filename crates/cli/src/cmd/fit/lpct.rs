@@ -30,13 +30,13 @@ pub fn run(a: Args) -> CliResult {
         epsilon: a.common.epsilon,
         depth: a.depth,
         lambda: a.lambda,
-        tree: a.common.tree.settings(a.common.seed),
+        tree: a.common.tree.settings(a.common.seeds.seed),
     };
     let m =
         lpct::fit(&cfg, &public.dataset, &private, &mut ledger, &mut noise).map_err(lpct_err)?;
     eprintln!("LPCT: depth {}, λ = {}", m.depth, m.lambda);
     a.common
         .out
-        .save(&public, ledger, &cfg, FittedModel::Lpct(m))?;
+        .save(&public, ledger, Some(&noise), &cfg, FittedModel::Lpct(m))?;
     Ok(())
 }

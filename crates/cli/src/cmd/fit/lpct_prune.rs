@@ -48,7 +48,7 @@ pub fn run(a: Args) -> CliResult {
             invoke_termination: a.termination,
             ..Default::default()
         },
-        tree: a.common.tree.settings(a.common.seed),
+        tree: a.common.tree.settings(a.common.seeds.seed),
     };
     let m = lpct::fit_prune(&cfg, &public.dataset, &private, &mut ledger, &mut noise)
         .map_err(lpct_err)?;
@@ -56,8 +56,12 @@ pub fn run(a: Args) -> CliResult {
         "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
         m.p0, m.p_term, m.flag, m.rounds
     );
-    a.common
-        .out
-        .save(&public, ledger, &cfg, FittedModel::LpctPrune(m))?;
+    a.common.out.save(
+        &public,
+        ledger,
+        Some(&noise),
+        &cfg,
+        FittedModel::LpctPrune(m),
+    )?;
     Ok(())
 }

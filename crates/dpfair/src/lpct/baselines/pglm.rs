@@ -56,6 +56,7 @@ pub enum PglmLink {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PglmConfig {
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// δ of every report; `None`: 1/n_P² (the paper's choice).
     pub delta: Option<f64>,

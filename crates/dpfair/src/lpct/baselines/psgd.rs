@@ -45,6 +45,7 @@ pub enum PsgdNet {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PsgdConfig {
+    #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// The step η of the warm start and of the pass (paper grid {1e−5, 1e−4, …, 1}).
     pub lr: f64,
