@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn all_correct_guesses_bound_follows_the_closed_form() {
         // δ = 0, r = v: p(ε) = q^r, so the bound solves q = level^(1/r), ε = ln(q/(1 − q)).
-        let (r, level) = (200usize, 0.05);
+        let (r, level) = (200usize, 0.05f64);
         let q = level.powf(1.0 / r as f64);
         let want = (q / (1.0 - q)).ln();
         let got = epsilon_lower_bound(1000, r, r, 0.0, level).unwrap();
