@@ -91,11 +91,17 @@ pub struct Finding {
     pub delta: f64,
     pub epsilon_lower: f64,
     pub confidence: f64,
-    /// The planted bug and its lower bound at the same claim.
-    pub planted_bug: String,
-    pub planted_epsilon_lower: f64,
+    /// The planted bugs and their lower bounds at the same claim.
+    pub planted: Vec<Planted>,
     /// Seconds for both audits.
     pub runtime_seconds: f64,
+}
+
+/// A deliberately broken variant of the audited path, audited the same way.
+#[derive(Clone, Debug, Serialize)]
+pub struct Planted {
+    pub bug: String,
+    pub epsilon_lower: f64,
 }
 
 impl Finding {
@@ -104,9 +110,11 @@ impl Finding {
         self.epsilon_lower <= self.claimed_epsilon
     }
 
-    /// The audit has power: the planted bug's bound exceeds the claim.
+    /// The audit has power: some planted bug's bound exceeds the claim.
     pub fn has_power(&self) -> bool {
-        self.planted_epsilon_lower > self.claimed_epsilon
+        self.planted
+            .iter()
+            .any(|p| p.epsilon_lower > self.claimed_epsilon)
     }
 }
 
@@ -200,16 +208,18 @@ fn print_text(method: Method, size: Size, findings: &[Finding]) {
                 "VIOLATION (ε_lower > claimed ε)"
             }
         );
-        println!(
-            "  power:       planted bug `{}` gives ε_lower = {}  →  {}",
-            f.planted_bug,
-            fmt_eps(f.planted_epsilon_lower),
-            if f.has_power() {
-                "caught (the audit can see it)"
-            } else {
-                "NOT caught: this audit is too small to see a bug of that size"
-            }
-        );
+        for p in &f.planted {
+            println!(
+                "  power:       planted bug `{}` gives ε_lower = {}  →  {}",
+                p.bug,
+                fmt_eps(p.epsilon_lower),
+                if p.epsilon_lower > f.claimed_epsilon {
+                    "caught (the audit can see it)"
+                } else {
+                    "NOT caught: this audit is too small to see a bug of that size"
+                }
+            );
+        }
         println!("  runtime:     {:.1} s\n", f.runtime_seconds);
     }
     println!("{HOW_TO_READ}");

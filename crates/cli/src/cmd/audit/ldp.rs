@@ -7,7 +7,7 @@
 //! reaches the claimed ε. Event: the pair's log-likelihood ratio at its maximum (probability
 //! 1/16 under the first holder). The planted bug is the noise scale × 0.7.
 
-use super::{Finding, Size, timed};
+use super::{Finding, Planted, Size, timed};
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::privatiser::{LocalRelease, REPORT_SENSITIVITY};
 use dpfair_privacy::audit::local::{LaplacePair, audit_laplace_randomiser};
@@ -82,8 +82,10 @@ pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
                 delta: 0.0,
                 epsilon_lower: honest.epsilon_lower,
                 confidence: honest.confidence,
-                planted_bug: format!("noise scale × {SCALE_BUG}"),
-                planted_epsilon_lower: planted.epsilon_lower,
+                planted: vec![Planted {
+                    bug: format!("noise scale × {SCALE_BUG}"),
+                    epsilon_lower: planted.epsilon_lower,
+                }],
                 runtime_seconds: t.seconds,
             })
         })

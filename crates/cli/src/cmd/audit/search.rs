@@ -6,7 +6,7 @@
 //! release with its noise scale × 0.3 (run at the ε that gives that scale, claimed at the
 //! original ε), audited on the chosen pair.
 
-use super::{Finding, Size, timed};
+use super::{Finding, Planted, Size, timed};
 use crate::error::{CliError, CliResult};
 use dpfair::decoupled::RateRelease;
 use dpfair::decoupled::private_rates::release_rates;
@@ -34,6 +34,7 @@ fn trials(size: Size) -> (usize, usize) {
 }
 
 /// The finding of a search and of the planted bug on the chosen pair.
+#[allow(clippy::too_many_arguments)]
 fn finding(
     audit: &str,
     relation: &str,
@@ -42,6 +43,7 @@ fn finding(
     delta: f64,
     search: SearchReport,
     planted: AuditReport,
+    bug: String,
     seconds: f64,
 ) -> Finding {
     let screened: Vec<String> = search
@@ -69,8 +71,10 @@ fn finding(
         delta,
         epsilon_lower: search.confirmed.epsilon_lower,
         confidence: search.confirmed.confidence,
-        planted_bug: "noise scale × 0.3 on the chosen pair".into(),
-        planted_epsilon_lower: planted.epsilon_lower,
+        planted: vec![Planted {
+            bug,
+            epsilon_lower: planted.epsilon_lower,
+        }],
         runtime_seconds: seconds,
     }
 }
@@ -154,6 +158,7 @@ pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
         0.0,
         s,
         p,
+        "noise scale × 0.3 on the chosen pair".into(),
         t.seconds,
     ))
 }
@@ -235,6 +240,7 @@ pub fn decoupled_rates(size: Size, seed: u64) -> CliResult<Finding> {
         0.0,
         s,
         p,
+        "noise scale × 0.3 on the chosen pair".into(),
         t.seconds,
     ))
 }
@@ -333,7 +339,7 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
         Ok((s, p))
     })?;
     let (s, p) = t.value;
-    let mut f = finding(
+    Ok(finding(
         &format!("{method}: S1 release of π̃ (strict joint Gaussian, analytic calibration)"),
         "replace-one: record 0 of 20 changes",
         "π̃₁ − π̃₀",
@@ -341,8 +347,7 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
         DELTA,
         s,
         p,
+        format!("noise scale × 0.3 (the σ of ε = {bug_epsilon:.2}) on the chosen pair"),
         t.seconds,
-    );
-    f.planted_bug = format!("noise scale × 0.3 (the σ of ε = {bug_epsilon:.2}) on the chosen pair");
-    Ok(f)
+    ))
 }
