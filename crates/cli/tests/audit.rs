@@ -15,7 +15,9 @@ fn findings(method: &str) -> Vec<Value> {
 }
 
 fn num(f: &Value, key: &str) -> f64 {
-    f[key].as_f64().unwrap_or_else(|| panic!("{key} missing in {f}"))
+    f[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing in {f}"))
 }
 
 /// Every finding passes and catches its planted bug.
@@ -30,10 +32,16 @@ fn passes_with_power(method: &str) -> Vec<Value> {
             .iter()
             .map(|p| num(p, "epsilon_lower"))
             .collect();
-        eprintln!("{method}: {} — ε_lower {lower:.3}, planted {planted:?}, claim {claim}", f["audit"]);
+        eprintln!(
+            "{method}: {} — ε_lower {lower:.3}, planted {planted:?}, claim {claim}",
+            f["audit"]
+        );
         assert!(lower <= claim, "{method}: violation {f}");
         // Issue 23: a planted bug (noise × 0.3, or clipping off) must be caught.
-        assert!(planted.iter().any(|&p| p > claim), "{method}: no planted bug caught {f}");
+        assert!(
+            planted.iter().any(|&p| p > claim),
+            "{method}: no planted bug caught {f}"
+        );
     }
     fs
 }
@@ -62,7 +70,10 @@ fn strict_fermi() {
 fn lpct_randomiser_is_tight() {
     for f in passes_with_power("lpct") {
         // Issue 23: the worst-case pair's bound reaches 0.9 ε.
-        assert!(num(&f, "epsilon_lower") >= 0.9 * num(&f, "claimed_epsilon"), "{f}");
+        assert!(
+            num(&f, "epsilon_lower") >= 0.9 * num(&f, "claimed_epsilon"),
+            "{f}"
+        );
     }
 }
 
@@ -79,7 +90,10 @@ fn cdp_fair_search() {
 #[test]
 fn text_report_says_how_to_read_it_and_bad_input_is_exit_2() {
     let out = ok(&dpfair(&["audit", "lpct-prune", "--quick"]));
-    assert!(out.contains("How to read this") && out.contains("PASS"), "{out}");
+    assert!(
+        out.contains("How to read this") && out.contains("PASS"),
+        "{out}"
+    );
     let o = dpfair(&["audit", "no-such-method"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -15,7 +15,12 @@ const TRIALS: usize = 300_000;
 const ALPHA: f64 = 0.01;
 
 fn pair(epsilon: f64) -> LaplacePair {
-    LaplacePair::new(vec![1.0, 0.0, 1.0, 0.0], vec![0.0, 1.0, 0.0, 1.0], 4.0 / epsilon).unwrap()
+    LaplacePair::new(
+        vec![1.0, 0.0, 1.0, 0.0],
+        vec![0.0, 1.0, 0.0, 1.0],
+        4.0 / epsilon,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -24,8 +29,13 @@ fn worst_case_pair_is_tight_and_a_smaller_scale_is_caught() {
         let p = pair(eps);
         assert!((p.max_loss() - eps).abs() < 1e-12);
         let expected = p.expected_lower_bound(4.0 / eps, TRIALS, ALPHA).unwrap();
-        let expected_bug = p.expected_lower_bound(0.7 * 4.0 / eps, TRIALS, ALPHA).unwrap();
-        assert!(expected >= 0.9 * eps && expected_bug > eps + 0.3, "{expected} {expected_bug}");
+        let expected_bug = p
+            .expected_lower_bound(0.7 * 4.0 / eps, TRIALS, ALPHA)
+            .unwrap();
+        assert!(
+            expected >= 0.9 * eps && expected_bug > eps + 0.3,
+            "{expected} {expected_bug}"
+        );
         let run = |scale_eps: f64, seed: u64| {
             let l = LocalLaplace::new(4.0, scale_eps).unwrap();
             let inputs = [p.a.clone(), p.b.clone()];

@@ -28,7 +28,10 @@ fn check(name: &str, c: ScaleCheck) {
         c.claimed.p_value, c.smaller.p_value, c.larger.p_value
     );
     assert!(c.fits(), "{name}: the claimed law is rejected: {c:?}");
-    assert!(c.has_power(), "{name}: a 30% scale error is not rejected: {c:?}");
+    assert!(
+        c.has_power(),
+        "{name}: a 30% scale error is not rejected: {c:?}"
+    );
 }
 
 #[test]
@@ -36,9 +39,16 @@ fn laplace_scalar_and_vector_paths() {
     let l = Laplace::from_epsilon(2.0, 0.8).unwrap();
     let mut noise = Noise::seeded(101);
     let scalar: Vec<f64> = (0..N)
-        .map(|_| l.release(&mut Ledger::unlimited(), &mut noise, "t", VALUE).unwrap() - VALUE)
+        .map(|_| {
+            l.release(&mut Ledger::unlimited(), &mut noise, "t", VALUE)
+                .unwrap()
+                - VALUE
+        })
         .collect();
-    check("Laplace::release", scale_check(&scalar, l.scale(), OFF, LEVEL, laplace_cdf).unwrap());
+    check(
+        "Laplace::release",
+        scale_check(&scalar, l.scale(), OFF, LEVEL, laplace_cdf).unwrap(),
+    );
     let mut noise = Noise::seeded(102);
     let vector: Vec<f64> = l
         .release_vec(&mut Ledger::unlimited(), &mut noise, "t", &vec![VALUE; N])
@@ -46,16 +56,31 @@ fn laplace_scalar_and_vector_paths() {
         .into_iter()
         .map(|v| v - VALUE)
         .collect();
-    check("Laplace::release_vec", scale_check(&vector, l.scale(), OFF, LEVEL, laplace_cdf).unwrap());
+    check(
+        "Laplace::release_vec",
+        scale_check(&vector, l.scale(), OFF, LEVEL, laplace_cdf).unwrap(),
+    );
 }
 
 #[test]
 fn gaussian_calibrations() {
     let paths = [
-        ("Gaussian::analytic", Gaussian::analytic(1.0, 1.0, 1e-5).unwrap()),
-        ("Gaussian::classical", Gaussian::classical(1.0, 0.5, 1e-5).unwrap()),
-        ("Gaussian::from_sigma", Gaussian::from_sigma(0.5, 1.7).unwrap()),
-        ("Gaussian::from_zcdp", Gaussian::from_zcdp(1.0, 0.5).unwrap()),
+        (
+            "Gaussian::analytic",
+            Gaussian::analytic(1.0, 1.0, 1e-5).unwrap(),
+        ),
+        (
+            "Gaussian::classical",
+            Gaussian::classical(1.0, 0.5, 1e-5).unwrap(),
+        ),
+        (
+            "Gaussian::from_sigma",
+            Gaussian::from_sigma(0.5, 1.7).unwrap(),
+        ),
+        (
+            "Gaussian::from_zcdp",
+            Gaussian::from_zcdp(1.0, 0.5).unwrap(),
+        ),
     ];
     for (k, (name, g)) in paths.into_iter().enumerate() {
         let mut noise = Noise::seeded(200 + k as u64);
@@ -65,7 +90,10 @@ fn gaussian_calibrations() {
             .into_iter()
             .map(|v| v - VALUE)
             .collect();
-        check(name, scale_check(&draws, g.sigma(), OFF, LEVEL, gaussian_cdf).unwrap());
+        check(
+            name,
+            scale_check(&draws, g.sigma(), OFF, LEVEL, gaussian_cdf).unwrap(),
+        );
     }
 }
 
@@ -78,7 +106,10 @@ fn dp_sgd_step_noise() {
     let mut sum = vec![VALUE; N];
     run.add_noise(&mut Noise::seeded(301), &mut sum).unwrap();
     let draws: Vec<f64> = sum.iter().map(|v| v - VALUE).collect();
-    check("SubsampledGaussianRun::add_noise", scale_check(&draws, z * clip, OFF, LEVEL, gaussian_cdf).unwrap());
+    check(
+        "SubsampledGaussianRun::add_noise",
+        scale_check(&draws, z * clip, OFF, LEVEL, gaussian_cdf).unwrap(),
+    );
 }
 
 #[test]
@@ -91,5 +122,8 @@ fn local_laplace_reports() {
         .into_iter()
         .map(|v| v - VALUE)
         .collect();
-    check("LocalLaplace::try_report", scale_check(&draws, 4.0 / 2.0, OFF, LEVEL, laplace_cdf).unwrap());
+    check(
+        "LocalLaplace::try_report",
+        scale_check(&draws, 4.0 / 2.0, OFF, LEVEL, laplace_cdf).unwrap(),
+    );
 }

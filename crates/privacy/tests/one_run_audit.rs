@@ -67,7 +67,10 @@ fn correct_gaussian_canaries_pass_and_a_third_of_the_noise_is_caught() {
     let (scores, coins) = simulate(mu / 0.3, 12);
     let bug = audit_scores(&scores, &coins, DELTA, CONFIDENCE, None).unwrap();
     assert!(bug.epsilon_lower > CLAIM, "not caught: {bug:?}");
-    eprintln!("ε_lower: correct {:.3}, bug {:.3}", honest.epsilon_lower, bug.epsilon_lower);
+    eprintln!(
+        "ε_lower: correct {:.3}, bug {:.3}",
+        honest.epsilon_lower, bug.epsilon_lower
+    );
 }
 
 /// The bound's level: over 200 simulated audits of a mechanism exactly at its claim, the rate of

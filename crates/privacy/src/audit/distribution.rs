@@ -92,7 +92,13 @@ impl ScaleCheck {
 
 /// KS tests of `noise` (the released value minus the true value, one draw per release) against
 /// `cdf_at(scale)` for the claimed `scale` and for scale × (1 ∓ `off`).
-pub fn scale_check<C, F>(noise: &[f64], scale: f64, off: f64, level: f64, cdf_at: C) -> Result<ScaleCheck>
+pub fn scale_check<C, F>(
+    noise: &[f64],
+    scale: f64,
+    off: f64,
+    level: f64,
+    cdf_at: C,
+) -> Result<ScaleCheck>
 where
     C: Fn(f64) -> F,
     F: Fn(f64) -> f64,

@@ -34,7 +34,10 @@ impl LaplacePair {
             ));
         }
         if !(scale.is_finite() && scale > 0.0) {
-            return Err(invalid("scale", format!("must be finite and > 0, got {scale}")));
+            return Err(invalid(
+                "scale",
+                format!("must be finite and > 0, got {scale}"),
+            ));
         }
         Ok(LaplacePair { a, b, scale })
     }
@@ -85,7 +88,11 @@ where
         if y.len() != pair.a.len() {
             return Err(invalid(
                 "randomiser",
-                format!("returned {} values for inputs of length {}", y.len(), pair.a.len()),
+                format!(
+                    "returned {} values for inputs of length {}",
+                    y.len(),
+                    pair.a.len()
+                ),
             ));
         }
         Ok(pair.loss(&y))

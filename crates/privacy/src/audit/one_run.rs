@@ -157,7 +157,10 @@ pub fn audit_scores(
         ));
     }
     if m < 2 {
-        return Err(invalid("scores", format!("need at least 2 canaries, got {m}")));
+        return Err(invalid(
+            "scores",
+            format!("need at least 2 canaries, got {m}"),
+        ));
     }
     if let Some(i) = scores.iter().position(|s| s.is_nan()) {
         return Err(invalid("scores", format!("canary {i} has a NaN score")));
@@ -173,7 +176,10 @@ pub fn audit_scores(
     if ks.is_empty() || ks.iter().any(|&k| k == 0 || 2 * k > m) {
         return Err(invalid(
             "guess_counts",
-            format!("each k must be in 1..={} for {m} canaries, got {ks:?}", m / 2),
+            format!(
+                "each k must be in 1..={} for {m} canaries, got {ks:?}",
+                m / 2
+            ),
         ));
     }
     let mut order: Vec<usize> = (0..m).collect();

@@ -60,10 +60,10 @@ where
         })?;
         screened.push((c.name.clone(), r.epsilon_lower));
     }
-    let chosen = screened
-        .iter()
-        .enumerate()
-        .fold(0, |best, (i, s)| if s.1 > screened[best].1 { i } else { best });
+    let chosen = screened.iter().enumerate().fold(
+        0,
+        |best, (i, s)| if s.1 > screened[best].1 { i } else { best },
+    );
     let c = &candidates[chosen];
     let confirmed = audit(noise, confirm_trials, delta, alpha, |i, nz| {
         mechanism(&c.pair[i], nz)

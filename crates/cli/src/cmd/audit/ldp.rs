@@ -72,7 +72,8 @@ pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
             let (honest, planted) = t.value;
             Ok(Finding {
                 audit: format!("{method}: local randomiser (U, V) at ε = {eps}"),
-                neighbours: "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)".into(),
+                neighbours:
+                    "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)".into(),
                 event: format!(
                     "privacy-loss statistic of the pair ≥ {:.3} (counts {:?} of {})",
                     honest.event.threshold, honest.counts, honest.n

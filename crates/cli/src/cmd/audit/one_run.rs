@@ -44,8 +44,8 @@ const NO_CLIP: f64 = 1e4;
 /// Audit sizes: canaries and epochs (= steps, full batch).
 fn canaries(size: Size) -> usize {
     match size {
-        Size::Quick => 1000,
-        Size::Thorough => 4000,
+        Size::Quick => 2000,
+        Size::Thorough => 8000,
     }
 }
 
@@ -316,8 +316,9 @@ pub fn dp2dp_phase1(size: Size, seed: u64) -> CliResult<Finding> {
     };
     let train = |cfg: dp2dp::Config| {
         move |d: &CanaryData, noise: &mut Noise| {
-            let model = dp2dp::phase1::fit(&cfg, d.x.view(), &d.y, 2, &mut Ledger::unlimited(), noise)
-                .map_err(CliError::internal)?;
+            let model =
+                dp2dp::phase1::fit(&cfg, d.x.view(), &d.y, 2, &mut Ledger::unlimited(), noise)
+                    .map_err(CliError::internal)?;
             logistic_weights(&model)
         }
     };

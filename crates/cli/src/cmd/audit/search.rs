@@ -60,13 +60,18 @@ fn finding(
         ),
         event: format!(
             "{event}: {} {} {:.4} (counts {:?} of {})",
-            if search.confirmed.event.upper { "≥" } else { "≤" },
+            if search.confirmed.event.upper {
+                "≥"
+            } else {
+                "≤"
+            },
             "threshold",
             search.confirmed.event.threshold,
             search.confirmed.counts,
             search.confirmed.n
         ),
-        bound: "Clopper–Pearson on a fresh confirmation sample (two-sample threshold auditor)".into(),
+        bound: "Clopper–Pearson on a fresh confirmation sample (two-sample threshold auditor)"
+            .into(),
         claimed_epsilon: claimed,
         delta,
         epsilon_lower: search.confirmed.epsilon_lower,
@@ -91,7 +96,9 @@ struct HistogramData {
 pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
     const K: usize = 4;
     let grid = Grid::new(0.0, 1.0, K).map_err(CliError::internal)?;
-    let base_y: Vec<f64> = (0..ROWS).map(|i| ((i * 7) % ROWS) as f64 / ROWS as f64).collect();
+    let base_y: Vec<f64> = (0..ROWS)
+        .map(|i| ((i * 7) % ROWS) as f64 / ROWS as f64)
+        .collect();
     let base_g: Vec<u32> = (0..ROWS).map(|i| (i % 2) as u32).collect();
     let mut rng = Noise::seeded(seed ^ 0xfa1);
     let random_y = (rand::Rng::next_u64(&mut rng) % 1000) as f64 / 1000.0;
@@ -102,32 +109,43 @@ pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
         ("group and bin change", [(0.1, 0), (0.9, 1)], false),
         ("outlier score 50 (top bin)", [(0.1, 0), (50.0, 0)], false),
         ("random score", [(0.1, 0), (random_y, 1)], false),
-        ("empty group 1 (record 0 its only member)", [(0.1, 0), (0.9, 1)], true),
+        (
+            "empty group 1 (record 0 its only member)",
+            [(0.1, 0), (0.9, 1)],
+            true,
+        ),
     ];
     let candidates: Vec<Candidate<HistogramData>> = changes
         .into_iter()
         .map(|(name, rec, lone)| {
-            let make = |(y0, g0): (f64, u32), other: (f64, u32)| {
+            // The same projection on both data sets: the cells of record 0 in the first and in
+            // the second (a projection that differed between the two would void the audit).
+            let cell = |(y, g): (f64, u32)| g as usize * K + grid.bin(y);
+            let cells = [cell(rec[0]), cell(rec[1])];
+            let make = |(y0, g0): (f64, u32)| {
                 let mut y = base_y.clone();
                 let mut g = if lone { vec![0; ROWS] } else { base_g.clone() };
                 y[0] = y0;
                 g[0] = g0;
-                let cell = |(y, g): (f64, u32)| g as usize * K + grid.bin(y);
-                HistogramData {
-                    y,
-                    g,
-                    cells: [cell((y0, g0)), cell(other)],
-                }
+                HistogramData { y, g, cells }
             };
             Candidate {
                 name: name.into(),
-                pair: [make(rec[0], rec[1]), make(rec[1], rec[0])],
+                pair: [make(rec[0]), make(rec[1])],
             }
         })
         .collect();
     let release = move |d: &HistogramData, epsilon: f64, noise: &mut Noise| {
-        let h = private_joint_histogram(&d.y, &d.g, 2, &grid, epsilon, &mut Ledger::unlimited(), noise)
-            .map_err(|e| dpfair_privacy::error::invalid("histogram", e.to_string()))?;
+        let h = private_joint_histogram(
+            &d.y,
+            &d.g,
+            2,
+            &grid,
+            epsilon,
+            &mut Ledger::unlimited(),
+            noise,
+        )
+        .map_err(|e| dpfair_privacy::error::invalid("histogram", e.to_string()))?;
         let n = h.n as f64;
         Ok(if d.cells[0] == d.cells[1] {
             h.h[d.cells[0]] * n
@@ -138,9 +156,15 @@ pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
     let (screen, confirm) = trials(size);
     let t = timed(|| {
         let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(&mut noise, &candidates, screen, confirm, 0.0, ALPHA, |d, n| {
-            release(d, CLAIM, n)
-        })
+        let s = search_neighbours(
+            &mut noise,
+            &candidates,
+            screen,
+            confirm,
+            0.0,
+            ALPHA,
+            |d, n| release(d, CLAIM, n),
+        )
         .map_err(CliError::internal)?;
         let pair = &candidates[s.chosen].pair;
         let p = audit(&mut noise, confirm, 0.0, ALPHA, |i, n| {
@@ -220,9 +244,15 @@ pub fn decoupled_rates(size: Size, seed: u64) -> CliResult<Finding> {
     let (screen, confirm) = trials(size);
     let t = timed(|| {
         let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(&mut noise, &candidates, screen, confirm, 0.0, ALPHA, |d, n| {
-            release(d, CLAIM, n)
-        })
+        let s = search_neighbours(
+            &mut noise,
+            &candidates,
+            screen,
+            confirm,
+            0.0,
+            ALPHA,
+            |d, n| release(d, CLAIM, n),
+        )
         .map_err(CliError::internal)?;
         let pair = &candidates[s.chosen].pair;
         let p = audit(&mut noise, confirm, 0.0, ALPHA, |i, n| {
@@ -283,7 +313,9 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
         let mut x = base_x.clone();
         x[[0, 0]] = x0[0];
         x[[0, 1]] = x0[1];
-        let mut a: Vec<u32> = (0..n).map(|i| if all_zero { 0 } else { (i % 2) as u32 }).collect();
+        let mut a: Vec<u32> = (0..n)
+            .map(|i| if all_zero { 0 } else { (i % 2) as u32 })
+            .collect();
         let mut y: Vec<u8> = (0..n).map(|i| ((i / 2) % 2) as u8).collect();
         a[0] = a0;
         y[0] = y0;
@@ -293,15 +325,24 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
     let candidates = vec![
         Candidate {
             name: "group flip".into(),
-            pair: [make([0.5, 0.5], 1, 1, false)?, make([0.5, 0.5], 0, 1, false)?],
+            pair: [
+                make([0.5, 0.5], 1, 1, false)?,
+                make([0.5, 0.5], 0, 1, false)?,
+            ],
         },
         Candidate {
             name: "label flip".into(),
-            pair: [make([0.5, 0.5], 1, 1, false)?, make([0.5, 0.5], 1, 0, false)?],
+            pair: [
+                make([0.5, 0.5], 1, 1, false)?,
+                make([0.5, 0.5], 1, 0, false)?,
+            ],
         },
         Candidate {
             name: "outlier features and group flip".into(),
-            pair: [make([0.5, 0.5], 1, 1, false)?, make([1e3, -1e3], 0, 1, false)?],
+            pair: [
+                make([0.5, 0.5], 1, 1, false)?,
+                make([1e3, -1e3], 0, 1, false)?,
+            ],
         },
         Candidate {
             name: "empty group 1 (record 0 its only member)".into(),
@@ -327,9 +368,15 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
     let (screen, confirm) = trials(size);
     let t = timed(|| {
         let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(&mut noise, &candidates, screen, confirm, DELTA, ALPHA, |d, n| {
-            release(d, CLAIM, n)
-        })
+        let s = search_neighbours(
+            &mut noise,
+            &candidates,
+            screen,
+            confirm,
+            DELTA,
+            ALPHA,
+            |d, n| release(d, CLAIM, n),
+        )
         .map_err(CliError::internal)?;
         let pair = &candidates[s.chosen].pair;
         let p = audit(&mut noise, confirm, DELTA, ALPHA, |i, n| {
