@@ -220,6 +220,9 @@ fn print_text(method: Method, size: Size, findings: &[Finding]) {
                 }
             );
         }
+        if !f.has_power() {
+            println!("  note:        no planted bug is caught, so this PASS is weak evidence");
+        }
         println!("  runtime:     {:.1} s\n", f.runtime_seconds);
     }
     println!("{HOW_TO_READ}");
