@@ -77,7 +77,7 @@ pub fn p_value(m: usize, r: usize, v: usize, epsilon: f64, delta: f64) -> Result
             format!("need v ≤ r ≤ m, got v = {v}, r = {r}, m = {m}"),
         ));
     }
-    if !(epsilon >= 0.0) {
+    if epsilon.is_nan() || epsilon < 0.0 {
         return Err(invalid("epsilon", format!("must be ≥ 0, got {epsilon}")));
     }
     if !(0.0..1.0).contains(&delta) {

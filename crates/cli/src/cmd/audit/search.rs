@@ -84,6 +84,10 @@ fn finding(
     }
 }
 
+/// A candidate change of record 0: (name, its (score, group) in each data set, whether every
+/// other row is in group 0, so that group 1 is empty or holds record 0 alone).
+type Change<'a> = (&'a str, [(f64, u32); 2], bool);
+
 /// Fair regression's private joint histogram (Algorithm 1 of Xian et al.): scores, groups and
 /// the two cells (g·k + bin) the changed record moves between.
 #[derive(Clone)]
@@ -102,8 +106,7 @@ pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
     let base_g: Vec<u32> = (0..ROWS).map(|i| (i % 2) as u32).collect();
     let mut rng = Noise::seeded(seed ^ 0xfa1);
     let random_y = (rand::Rng::next_u64(&mut rng) % 1000) as f64 / 1000.0;
-    // (name, record 0's (y, g) in each data set, groups of the other rows)
-    let changes: Vec<(&str, [(f64, u32); 2], bool)> = vec![
+    let changes: Vec<Change> = vec![
         ("bin move in group 0", [(0.1, 0), (0.9, 0)], false),
         ("group flip", [(0.4, 0), (0.4, 1)], false),
         ("group and bin change", [(0.1, 0), (0.9, 1)], false),
