@@ -48,7 +48,9 @@ fn passes_with_power(method: &str) -> Vec<Value> {
 
 #[test]
 fn dp_logistic_one_run() {
-    passes_with_power("dp-logistic");
+    for f in passes_with_power("dp-logistic") {
+        under_noising_caught(&f);
+    }
 }
 
 #[test]
@@ -61,9 +63,26 @@ fn dp2dp_phase_1() {
     passes_with_power("dp2dp");
 }
 
+/// The planted under-noising (`× 0.3` on the noise) itself is caught, not only clipping off.
+fn under_noising_caught(f: &Value) {
+    let claim = num(f, "claimed_epsilon");
+    let bug = f["planted"]
+        .as_array()
+        .expect("planted bugs")
+        .iter()
+        .find(|p| p["bug"].as_str().is_some_and(|b| b.contains("× 0.3")))
+        .unwrap_or_else(|| panic!("no `× 0.3` planted bug in {f}"));
+    assert!(num(bug, "epsilon_lower") > claim, "× 0.3 not caught: {f}");
+}
+
 #[test]
 fn strict_fermi() {
-    passes_with_power("fermi");
+    // Audited against the θ releases' share of ε' (label flips move only θ; docs/audits.md),
+    // which must not exceed the method's claim ε' = 3.
+    for f in passes_with_power("fermi") {
+        assert!(num(&f, "claimed_epsilon") < 3.0, "{f}");
+        under_noising_caught(&f);
+    }
 }
 
 #[test]

@@ -349,13 +349,33 @@ const FERMI_CLAIM: f64 = 3.0;
 const FERMI_EPOCHS: usize = 50;
 const FERMI_LR: f64 = 50.0;
 
+/// ρ of strict DP-FERMI's θ and W releases together at ε' (the method's own split, crate
+/// `dpfair`, `decoupled::fermi`): (ε' − ε_p, δ) with ε_p = 0.05 ε' met by ε = ρ + 2√(ρ ln(1/δ)).
+fn fermi_rho(epsilon: f64) -> f64 {
+    let log = (1.0 / DELTA).ln();
+    let share = 1.0 - dpfair::decoupled::fermi::STRICT_SHARE_P_HAT;
+    ((log + share * epsilon).sqrt() - log.sqrt()).powi(2)
+}
+
+/// The claim the label-flip canaries are audited against: the θ releases' own ε at δ.
+///
+/// A label flip changes only the θ gradients (the p̂ count sees groups, the W gradient sees ŷ,
+/// which depends on θ and x, not on the label), so the pair's privacy loss is that of the θ
+/// releases alone: half of ρ, i.e. T Gaussian steps of sensitivity 2L_θ/B whose composition
+/// is exactly μ-GDP with μ = √(2·ρ/2) (Dong, Roth & Su 2022, Cor. 3.3), ε at δ by their
+/// Cor. 2.13. This is a tighter (smaller) claim than ε', so the audit has more power against
+/// the same planted bug; a bound above it is still a proven violation.
+fn fermi_theta_claim(epsilon: f64) -> f64 {
+    dpfair_privacy::accounting::gdp::epsilon_of_mu(fermi_rho(epsilon).sqrt(), DELTA)
+}
+
 /// Strict DP-FERMI's ε' for a θ-noise level whose ρ is `rho_factor` times that of ε': strict
 /// mode gives (ε' − ε_p) with ε_p = 0.05 ε' to ρ-zCDP by ε = ρ + 2√(ρ ln(1/δ)), so
 /// ε' = (ρ + 2√(ρ ln(1/δ)))/0.95 (crate `dpfair`, `decoupled::fermi`).
 fn fermi_epsilon_for_rho_factor(epsilon: f64, rho_factor: f64) -> f64 {
     let log = (1.0 / DELTA).ln();
     let share = 1.0 - dpfair::decoupled::fermi::STRICT_SHARE_P_HAT;
-    let rho = ((log + share * epsilon).sqrt() - log.sqrt()).powi(2) * rho_factor;
+    let rho = fermi_rho(epsilon) * rho_factor;
     (rho + 2.0 * (rho * log).sqrt()) / share
 }
 
@@ -407,15 +427,22 @@ pub fn fermi(size: Size, seed: u64) -> CliResult<Finding> {
         Ok((honest, planted, unclipped))
     })?;
     let (honest, planted, unclipped) = t.value;
+    let theta_claim = fermi_theta_claim(FERMI_CLAIM);
     Ok(finding(
-        "fermi: strict DP-FERMI θ releases (decoupled::fermi::fit), whole run",
+        &format!(
+            "fermi: strict DP-FERMI θ releases (decoupled::fermi::fit), whole run at ε' = \
+             {FERMI_CLAIM}; audited against the θ releases' share ε_θ = {theta_claim:.3} \
+             (label-flip canaries move only θ)"
+        ),
         relation,
         m,
-        FERMI_CLAIM,
+        theta_claim,
         honest,
         vec![
             (
-                format!("σ_θ × 0.3 (the noise of ε' = {noise_bug:.1}, claimed as {FERMI_CLAIM})"),
+                format!(
+                    "σ_θ × 0.3 (the noise of ε' = {noise_bug:.1}, claimed as ε' = {FERMI_CLAIM})"
+                ),
                 planted,
             ),
             ("clipping off (L_θ × 10⁴, same σ_θ)".into(), unclipped),
