@@ -7,6 +7,7 @@
 //!
 //! * [`one_run`]: DP-SGD trainings (dp-logistic, the decoupled base model, DP2DP's Phase 1,
 //!   strict DP-FERMI): Steinke, Nasr & Jagielski's one-run audit with Dirac canaries.
+//! * [`dp2dp_phase2`]: DP2DP's Phase 2 (π̄ and λ̄ of a whole run) by many runs on a pair of pools.
 //! * [`ldp`]: LPCT's local randomiser on its worst-case pair of holders.
 //! * [`search`]: the central releases (fair regression, the decoupled rates, CDP-/FDP-Fair's π̃)
 //!   on searched neighbouring data sets.
@@ -15,6 +16,7 @@
 //! bug in dpfair); 2 for bad arguments. The audits read no private data, so the exit status and
 //! output depend only on the arguments and the audit's own randomness.
 
+mod dp2dp_phase2;
 mod ldp;
 mod one_run;
 mod search;
@@ -30,7 +32,7 @@ pub enum Method {
     DpLogistic,
     /// Decoupled classifier: the joint DP-SGD base model (one-run) and the rate release (search).
     Decoupled,
-    /// DP2DP: Phase 1 DP-SGD (one-run audit).
+    /// DP2DP: Phase 1 DP-SGD (one-run audit) and Phase 2's whole release (many runs).
     Dp2dp,
     /// Strict DP-FERMI (one-run audit of the θ releases).
     Fermi,
@@ -74,6 +76,10 @@ pub struct Args {
     /// Print the findings as JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Searched audits only (fair-regression, decoupled, cdp-fair, fdp-fair): audit only the
+    /// candidate pair of this name (a pair an earlier search chose, kept as a regression case).
+    #[arg(long, value_name = "NAME")]
+    pair: Option<String>,
 }
 
 /// The audit of one release path and of its planted bug.
@@ -147,19 +153,43 @@ pub fn run(args: Args) -> CliResult {
     } else {
         Size::Quick
     };
+    let pair = args.pair.as_deref();
+    if pair.is_some()
+        && !matches!(
+            args.method,
+            Method::Decoupled | Method::FairRegression | Method::CdpFair | Method::FdpFair
+        )
+    {
+        return Err(CliError::BadInput(format!(
+            "--pair: `{:?}` has no searched neighbours (only fair-regression, decoupled, \
+             cdp-fair and fdp-fair do)",
+            args.method
+        )));
+    }
     let findings = match args.method {
         Method::DpLogistic => vec![one_run::dp_logistic(size, args.seed)?],
+        Method::Decoupled if pair.is_some() => {
+            vec![search::decoupled_rates(size, args.seed, pair)?]
+        }
         Method::Decoupled => vec![
             one_run::decoupled_base(size, args.seed)?,
-            search::decoupled_rates(size, args.seed)?,
+            search::decoupled_rates(size, args.seed, None)?,
         ],
-        Method::Dp2dp => vec![one_run::dp2dp_phase1(size, args.seed)?],
+        Method::Dp2dp => vec![
+            one_run::dp2dp_phase1(size, args.seed)?,
+            dp2dp_phase2::phase2(size, args.seed)?,
+        ],
         Method::Fermi => vec![one_run::fermi(size, args.seed)?],
         Method::Lpct => ldp::lpct(size, args.seed, "LPCT")?,
         Method::LpctPrune => ldp::lpct(size, args.seed, "LPCT-prune (each round)")?,
-        Method::FairRegression => vec![search::fair_regression(size, args.seed)?],
-        Method::CdpFair => vec![search::pi_release(size, args.seed, "CDP-Fair")?],
-        Method::FdpFair => vec![search::pi_release(size, args.seed, "FDP-Fair (one site)")?],
+        Method::FairRegression => vec![search::fair_regression(size, args.seed, pair)?],
+        Method::CdpFair => vec![search::pi_release(size, args.seed, "CDP-Fair", pair)?],
+        Method::FdpFair => vec![search::pi_release(
+            size,
+            args.seed,
+            "FDP-Fair (one site)",
+            pair,
+        )?],
     };
     if args.json {
         let out = serde_json::to_string_pretty(&findings).map_err(CliError::internal)?;

@@ -33,6 +33,23 @@ fn trials(size: Size) -> (usize, usize) {
     }
 }
 
+/// The candidates to search: all of them, or only the one named `pair` (`--pair`: a pair found
+/// by an earlier search, re-audited as a regression case). An unknown name is bad input.
+fn select<D>(candidates: Vec<Candidate<D>>, pair: Option<&str>) -> CliResult<Vec<Candidate<D>>> {
+    let Some(name) = pair else {
+        return Ok(candidates);
+    };
+    let names: Vec<String> = candidates.iter().map(|c| format!("`{}`", c.name)).collect();
+    let chosen: Vec<Candidate<D>> = candidates.into_iter().filter(|c| c.name == name).collect();
+    if chosen.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "--pair `{name}`: no such candidate pair; this audit's pairs are {}",
+            names.join(", ")
+        )));
+    }
+    Ok(chosen)
+}
+
 /// The finding of a search and of the planted bug on the chosen pair.
 #[allow(clippy::too_many_arguments)]
 fn finding(
@@ -97,7 +114,7 @@ struct HistogramData {
     cells: [usize; 2],
 }
 
-pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
+pub fn fair_regression(size: Size, seed: u64, pair: Option<&str>) -> CliResult<Finding> {
     const K: usize = 4;
     let grid = Grid::new(0.0, 1.0, K).map_err(CliError::internal)?;
     let base_y: Vec<f64> = (0..ROWS)
@@ -138,6 +155,7 @@ pub fn fair_regression(size: Size, seed: u64) -> CliResult<Finding> {
             }
         })
         .collect();
+    let candidates = select(candidates, pair)?;
     let release = move |d: &HistogramData, epsilon: f64, noise: &mut Noise| {
         let h = private_joint_histogram(
             &d.y,
@@ -199,7 +217,7 @@ struct RateData {
     group: usize,
 }
 
-pub fn decoupled_rates(size: Size, seed: u64) -> CliResult<Finding> {
+pub fn decoupled_rates(size: Size, seed: u64, pair: Option<&str>) -> CliResult<Finding> {
     let make = |n0: usize, pos0: usize, flip: Option<(u32, bool)>, group: usize| {
         let mut groups: Vec<u32> = (0..n0).map(|_| 0).collect();
         let mut base: Vec<bool> = (0..n0).map(|i| i < pos0).collect();
@@ -233,6 +251,7 @@ pub fn decoupled_rates(size: Size, seed: u64) -> CliResult<Finding> {
             pair: [make(20, 12, None, 1), make(20, 12, Some((1, true)), 1)],
         },
     ];
+    let candidates = select(candidates, pair)?;
     let release = |d: &RateData, epsilon: f64, noise: &mut Noise| {
         let r = release_rates(
             RateRelease::Histogram { epsilon },
@@ -308,7 +327,7 @@ fn epsilon_at_sigma_factor(epsilon: f64, delta: f64, factor: f64) -> CliResult<f
     Ok(hi)
 }
 
-pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
+pub fn pi_release(size: Size, seed: u64, method: &str, pair: Option<&str>) -> CliResult<Finding> {
     let basis = RffBasis::new(2, 0.3, 4, seed).map_err(CliError::internal)?;
     let n = ROWS;
     let base_x = Array2::from_shape_fn((n, 2), |(i, j)| ((i * 13 + j * 7) % n) as f64 / n as f64);
@@ -352,6 +371,7 @@ pub fn pi_release(size: Size, seed: u64, method: &str) -> CliResult<Finding> {
             pair: [make([0.5, 0.5], 1, 1, true)?, make([0.5, 0.5], 0, 1, true)?],
         },
     ];
+    let candidates = select(candidates, pair)?;
     let plan = |epsilon: f64| S1Plan {
         epsilon,
         delta: DELTA,
