@@ -40,6 +40,8 @@ enum Command {
     Federated(cmd::federated::Args),
     /// Local differential privacy with public data (LPCT): partition, privatize, fit.
     Ldp(cmd::ldp::Args),
+    /// Empirical privacy audits of a method on generated neighbours: ε lower bound vs claim.
+    Audit(cmd::audit::Args),
 }
 
 fn main() -> ExitCode {
@@ -85,5 +87,6 @@ fn dispatch(cli: Cli) -> error::CliResult {
         Command::Datasets(a) => cmd::datasets::run(a),
         Command::Federated(a) => cmd::federated::run(a),
         Command::Ldp(a) => cmd::ldp::run(a),
+        Command::Audit(a) => cmd::audit::run(a),
     }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod accountant;
+pub mod audit;
 pub mod common;
 pub mod datasets;
 pub mod demo;

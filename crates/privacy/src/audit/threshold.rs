@@ -1,6 +1,6 @@
-//! Empirical privacy auditing: a high-confidence *lower* bound on the ε a mechanism actually
-//! spends, from samples of its output on two neighbouring inputs (in the spirit of DP-Sniper,
-//! Bichsel et al. 2021, and DP-Auditorium, Kong et al. 2024).
+//! The two-sample threshold auditor: a high-confidence *lower* bound on the ε a mechanism
+//! actually spends, from samples of its output on two neighbouring inputs (in the spirit of
+//! DP-Sniper, Bichsel et al. 2021, and DP-Auditorium, Kong et al. 2024).
 //!
 //! # Method
 //! The mechanism runs `trials` times on each input (outputs projected to one real number by the
@@ -96,7 +96,7 @@ pub fn clopper_pearson(k: usize, n: usize, a: f64) -> Result<(f64, f64)> {
 
 /// The p-quantile of Beta(a, b), by bisection on the regularised incomplete beta function (to
 /// 1e-15; monotone, so bisection cannot fail).
-fn beta_quantile(a: f64, b: f64, p: f64) -> f64 {
+pub(crate) fn beta_quantile(a: f64, b: f64, p: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
