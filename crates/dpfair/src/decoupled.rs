@@ -107,7 +107,16 @@ pub fn fit(
     noise: &mut Noise,
 ) -> Result<Model> {
     let split = config.budget_split()?;
-    let y = data.require_binary("decoupled", "the target")?;
+    // Not `require_binary`: whether both classes occur is private, and the method needs none.
+    let y = match data.require_target("decoupled")? {
+        dpfair_data::Target::Binary(y) => y.as_slice(),
+        other => {
+            return Err(DecoupledError::InvalidData(format!(
+                "the decoupled classifier needs a binary target, the target is {}",
+                other.task()
+            )));
+        }
+    };
     let groups = two_groups(data)?;
     let n = data.n_rows();
     // 1. Data-independent random split.
