@@ -114,7 +114,10 @@ fn missing_rows_reported_and_public_bounds_recorded() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("were dropped"), "{err}");
-    assert!(!err.contains("dropped 1"), "a private count is printed: {err}");
+    assert!(
+        !err.contains("dropped 1"),
+        "a private count is printed: {err}"
+    );
     let r = ok(&dpfair(&["ledger", arg(&out)]));
     assert!(r.contains("min-max bounds, public (--bounds): age"), "{r}");
     assert!(

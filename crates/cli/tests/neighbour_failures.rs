@@ -36,6 +36,9 @@ const RELEASED_NOTES: [&str; 3] = [
 /// The rows of a data set: (x1, x2, group, label) with label "yes" / "no".
 type Rows = Vec<(f64, f64, &'static str, &'static str)>;
 
+/// Rows whose x2 may be missing (written as `?`).
+type RowsWithMissing = Vec<(f64, Option<f64>, &'static str, &'static str)>;
+
 /// A fixed pseudo-random stream (xorshift64*), so every data set is the same in every run.
 struct Stream(u64);
 
@@ -78,7 +81,7 @@ fn one_class_group(odd: bool) -> Rows {
 
 /// The data set of distinctive private counts: group `b` has 37 complete rows, 13 of them "yes";
 /// 11 rows of group `a` have a missing x2. Returns the rows and every private count to look for.
-fn distinctive() -> (Vec<(f64, Option<f64>, &'static str, &'static str)>, Vec<usize>) {
+fn distinctive() -> (RowsWithMissing, Vec<usize>) {
     let mut rows: Vec<_> = base(37)
         .into_iter()
         .enumerate()
@@ -99,7 +102,15 @@ fn distinctive() -> (Vec<(f64, Option<f64>, &'static str, &'static str)>, Vec<us
         .filter(|r| r.2 == "a" && r.1.is_some())
         .collect();
     let yes_a = complete_a.iter().filter(|r| r.3 == "yes").count();
-    let private = vec![37, 13, 24, 11, complete_a.len(), yes_a, complete_a.len() - yes_a];
+    let private = vec![
+        37,
+        13,
+        24,
+        11,
+        complete_a.len(),
+        yes_a,
+        complete_a.len() - yes_a,
+    ];
     (rows, private)
 }
 
@@ -143,7 +154,11 @@ fn class_of(line: &str, dir: &Path) -> String {
                 }
                 out.push_str("`…`");
             }
-            '[' | '(' if chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == '"') => {
+            '[' | '('
+                if chars
+                    .peek()
+                    .is_some_and(|d| d.is_ascii_digit() || *d == '"') =>
+            {
                 let close = if c == '[' { ']' } else { ')' };
                 for d in chars.by_ref() {
                     if d == close {
@@ -216,7 +231,8 @@ fn same_outcomes(what: &str, dirs: [&Path; 2], steps: &[Vec<String>]) {
             match &first {
                 None => first = Some(outcomes),
                 Some(f) => assert_eq!(
-                    f, &outcomes,
+                    f,
+                    &outcomes,
                     "{what}: outcomes differ between runs (left: first run of the first \
                      neighbour, right: {})",
                     dir.display()
@@ -298,7 +314,10 @@ fn check_fit(method: &str, options: &[&str]) {
 fn class_masks_values_but_not_words() {
     let dir = Path::new("/tmp/x");
     assert_eq!(
-        class_of("/tmp/x/m.json: π̃ = (0.4, 0.6), group `b` [1, 2] 1e-5 true", dir),
+        class_of(
+            "/tmp/x/m.json: π̃ = (0.4, 0.6), group `b` [1, 2] 1e-5 true",
+            dir
+        ),
         "<dir>/m.json: π̃ = (…), group `…` […] # ?"
     );
     assert_ne!(
@@ -397,7 +416,11 @@ fn fair_regression() {
             })
         })
         .collect();
-    same_outcomes("fair-regression empty-group", [&d[0], &d[1]], &[args.clone()]);
+    same_outcomes(
+        "fair-regression empty-group",
+        [&d[0], &d[1]],
+        &[args.clone()],
+    );
     let dir = neighbour_dir("fair-regression", "distinctive", |dir| {
         write_scores(&dir.join("scores.csv"), &base(37))
     });
@@ -534,7 +557,14 @@ fn federated_site_commands() {
         ]));
         a
     };
-    let basis = ["--bandwidth", "0.3", "--frequencies", "32", "--basis-seed", "5"];
+    let basis = [
+        "--bandwidth",
+        "0.3",
+        "--frequencies",
+        "32",
+        "--basis-seed",
+        "5",
+    ];
     let global = ["--global", "{dir}/global.json"];
     let steps = [
         site("site1", "round1", &basis),

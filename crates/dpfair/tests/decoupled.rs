@@ -324,7 +324,10 @@ fn bad_input_gets_a_clear_error() {
         .to_string()
     };
     // Splits too small, whatever the groups: a check on public sizes (n, --post-fraction).
-    let e = fit_err(&Config::default(), &data.select(&(0..50).collect::<Vec<_>>()));
+    let e = fit_err(
+        &Config::default(),
+        &data.select(&(0..50).collect::<Vec<_>>()),
+    );
     assert!(e.contains("fewer than 40"), "{e}");
     // A tiny group and one-class labels are private, not bad input: the fit runs
     // (tests/neighbour_failures.rs checks neighbours of this kind).

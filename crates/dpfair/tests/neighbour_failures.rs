@@ -127,7 +127,9 @@ fn dp2dp_runs_on_an_empty_group_and_an_empty_class() {
         ..dp2dp::Config::default()
     };
     same_ledgers("dp2dp", &all, |d, l, n| {
-        dp2dp::fit(&cfg, d, l, n).map(drop).map_err(|e| e.to_string())
+        dp2dp::fit(&cfg, d, l, n)
+            .map(drop)
+            .map_err(|e| e.to_string())
     });
 }
 
@@ -138,7 +140,9 @@ fn decoupled_runs_on_an_empty_group_and_one_class_labels() {
     let all_ones = |odd: bool| {
         let mut d = d.clone();
         d.target = Some(Target::Binary(
-            (0..d.n_rows()).map(|i| u8::from(!(odd && i == 0))).collect(),
+            (0..d.n_rows())
+                .map(|i| u8::from(!(odd && i == 0)))
+                .collect(),
         ));
         d
     };
@@ -218,12 +222,27 @@ fn private_learners_fit_one_class_labels() {
             epochs: 2,
             ..DpSgdConfig::default()
         };
-        fit_dp_sgd(&sgd, x, &y, 2, &mut Ledger::unlimited(), &mut Noise::seeded(1)).unwrap();
+        fit_dp_sgd(
+            &sgd,
+            x,
+            &y,
+            2,
+            &mut Ledger::unlimited(),
+            &mut Noise::seeded(1),
+        )
+        .unwrap();
         let op = OutputPerturbationConfig {
             epsilon: 5.0,
             ..OutputPerturbationConfig::default()
         };
-        fit_output_perturbation(&op, x, &y, 2, &mut Ledger::unlimited(), &mut Noise::seeded(1))
-            .unwrap();
+        fit_output_perturbation(
+            &op,
+            x,
+            &y,
+            2,
+            &mut Ledger::unlimited(),
+            &mut Noise::seeded(1),
+        )
+        .unwrap();
     }
 }

@@ -163,7 +163,10 @@ pub fn run(args: Args) -> CliResult {
             eprintln!(
                 "decoupled: the released counts of group `{}` are empty: its rate falls back to \
                  {} (recorded in the model)",
-                names.as_ref().and_then(|n| n.get(a)).map_or("?", String::as_str),
+                names
+                    .as_ref()
+                    .and_then(|n| n.get(a))
+                    .map_or("?", String::as_str),
                 dpfair::decoupled::private_rates::FALLBACK_RATE
             );
         }
