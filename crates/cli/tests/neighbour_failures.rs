@@ -115,9 +115,21 @@ fn distinctive() -> (RowsWithMissing, Vec<usize>) {
 }
 
 fn write_rows(path: &Path, rows: &Rows) {
+    let complete: RowsWithMissing = rows
+        .iter()
+        .map(|&(a, b, g, y)| (a, Some(b), g, y))
+        .collect();
+    write_with_missing(path, &complete);
+}
+
+/// The CSV of `rows`, a missing x2 written as `?`.
+fn write_with_missing(path: &Path, rows: &RowsWithMissing) {
     let text: String = rows
         .iter()
-        .map(|(x1, x2, g, y)| format!("{x1:.5},{x2:.5},{g},{y}\n"))
+        .map(|(x1, x2, g, y)| {
+            let x2 = x2.map_or("?".to_string(), |v| format!("{v:.5}"));
+            format!("{x1:.5},{x2},{g},{y}\n")
+        })
         .collect();
     std::fs::write(path, format!("x1,x2,group,label\n{text}")).unwrap();
 }
@@ -298,14 +310,7 @@ fn check_fit(method: &str, options: &[&str]) {
     }
     let (rows, private) = distinctive();
     let dir = neighbour_dir(method, "distinctive", |dir| {
-        let text: String = rows
-            .iter()
-            .map(|(x1, x2, g, y)| {
-                let x2 = x2.map_or("?".to_string(), |v| format!("{v:.5}"));
-                format!("{x1:.5},{x2},{g},{y}\n")
-            })
-            .collect();
-        std::fs::write(dir.join("train.csv"), format!("x1,x2,group,label\n{text}")).unwrap();
+        write_with_missing(&dir.join("train.csv"), &rows);
     });
     no_private_count(method, &dir, &steps, &private);
 }
@@ -447,14 +452,7 @@ fn check_lpct(what: &str, steps: &[Vec<String>]) {
     let (rows, private) = distinctive();
     let dir = neighbour_dir(what, "distinctive", |dir| {
         write_lpct(dir, &base(0));
-        let text: String = rows
-            .iter()
-            .map(|(x1, x2, g, y)| {
-                let x2 = x2.map_or("?".to_string(), |v| format!("{v:.5}"));
-                format!("{x1:.5},{x2},{g},{y}\n")
-            })
-            .collect();
-        std::fs::write(dir.join("train.csv"), format!("x1,x2,group,label\n{text}")).unwrap();
+        write_with_missing(&dir.join("train.csv"), &rows);
     });
     no_private_count(what, &dir, steps, &private);
 }
