@@ -191,7 +191,9 @@ fn class_of(line: &str, dir: &Path) -> String {
             c => out.push(c),
         }
     }
-    out.replace("true", "?").replace("false", "?")
+    out.replace("-#", "#")
+        .replace("true", "?")
+        .replace("false", "?")
 }
 
 /// Numbers printed in `text` (maximal runs of digits and dots), to look for private counts.
