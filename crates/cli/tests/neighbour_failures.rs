@@ -235,6 +235,12 @@ fn neighbour_dir(suite: &str, name: &str, write: impl FnOnce(&Path)) -> PathBuf 
     dir
 }
 
+/// The two neighbours' folders of pair `pair`: `write(dir, odd)` writes the data of the
+/// neighbour without (`odd = false`) or with the odd row.
+fn neighbour_pair(suite: &str, pair: &str, write: impl Fn(&Path, bool)) -> [PathBuf; 2] {
+    [false, true].map(|odd| neighbour_dir(suite, &format!("{pair}-{odd}"), |dir| write(dir, odd)))
+}
+
 /// Runs the command sequence `steps` [`RUNS`] times on each of the two neighbour folders and
 /// checks that every run of both gives the same outcome at every step.
 fn same_outcomes(what: &str, dirs: [&Path; 2], steps: &[Vec<String>]) {
@@ -274,10 +280,8 @@ fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
 
-/// The fit arguments shared by the methods on (x1, x2, group, label).
-const DATA: [&str; 12] = [
-    "--data",
-    "{dir}/train.csv",
+/// The schema of (x1, x2, group, label): declared groups, public bounds.
+const SCHEMA: [&str; 8] = [
     "--target",
     "label",
     "--sensitive",
@@ -286,28 +290,22 @@ const DATA: [&str; 12] = [
     "a,b",
     "--bounds",
     "x1:0:1,x2:0:1",
-    "--out",
-    "{dir}/model.json",
 ];
 
 /// Checks one `fit` method: both neighbour pairs, then the distinctive counts.
 fn check_fit(method: &str, options: &[&str]) {
-    let mut args = strings(&["fit", method]);
-    args.extend(strings(&DATA));
+    let mut args = strings(&["fit", method, "--data", "{dir}/train.csv"]);
+    args.extend(strings(&SCHEMA));
+    args.extend(strings(&["--out", "{dir}/model.json"]));
     args.extend(strings(options));
     let steps = [args];
     for (pair, rows) in [
         ("empty-group", empty_group as fn(bool) -> Rows),
         ("one-class-group", one_class_group),
     ] {
-        let d: Vec<PathBuf> = [false, true]
-            .into_iter()
-            .map(|odd| {
-                neighbour_dir(method, &format!("{pair}-{odd}"), |dir| {
-                    write_rows(&dir.join("train.csv"), &rows(odd))
-                })
-            })
-            .collect();
+        let d = neighbour_pair(method, pair, |dir, odd| {
+            write_rows(&dir.join("train.csv"), &rows(odd))
+        });
         same_outcomes(&format!("{method} {pair}"), [&d[0], &d[1]], &steps);
     }
     let (rows, private) = distinctive();
@@ -351,9 +349,11 @@ fn decoupled() {
 fn decoupled_per_group_base() {
     // The one-class neighbours only: a per-group DP-SGD run on an empty group is a known
     // remaining refusal (docs/privacy.md, "Failures and messages").
-    let mut args = strings(&["fit", "decoupled"]);
-    args.extend(strings(&DATA));
+    let mut args = strings(&["fit", "decoupled", "--data", "{dir}/train.csv"]);
+    args.extend(strings(&SCHEMA));
     args.extend(strings(&[
+        "--out",
+        "{dir}/model.json",
         "--epsilon",
         "3",
         "--accountant",
@@ -363,14 +363,9 @@ fn decoupled_per_group_base() {
         "--base",
         "decoupled",
     ]));
-    let d: Vec<PathBuf> = [false, true]
-        .into_iter()
-        .map(|odd| {
-            neighbour_dir("decoupled-base", &format!("{odd}"), |dir| {
-                write_rows(&dir.join("train.csv"), &one_class_group(odd))
-            })
-        })
-        .collect();
+    let d = neighbour_pair("decoupled-base", "neighbour", |dir, odd| {
+        write_rows(&dir.join("train.csv"), &one_class_group(odd))
+    });
     same_outcomes("decoupled --base decoupled", [&d[0], &d[1]], &[args]);
 }
 
@@ -415,14 +410,9 @@ fn fair_regression() {
         "--out",
         "{dir}/model.json",
     ]);
-    let d: Vec<PathBuf> = [false, true]
-        .into_iter()
-        .map(|odd| {
-            neighbour_dir("fair-regression", &format!("{odd}"), |dir| {
-                write_scores(&dir.join("scores.csv"), &empty_group(odd))
-            })
-        })
-        .collect();
+    let d = neighbour_pair("fair-regression", "neighbour", |dir, odd| {
+        write_scores(&dir.join("scores.csv"), &empty_group(odd))
+    });
     same_outcomes(
         "fair-regression empty-group",
         [&d[0], &d[1]],
@@ -442,14 +432,9 @@ fn write_lpct(dir: &Path, rows: &Rows) {
 }
 
 fn check_lpct(what: &str, steps: &[Vec<String>]) {
-    let d: Vec<PathBuf> = [false, true]
-        .into_iter()
-        .map(|odd| {
-            neighbour_dir(what, &format!("{odd}"), |dir| {
-                write_lpct(dir, &one_class_group(odd))
-            })
-        })
-        .collect();
+    let d = neighbour_pair(what, "neighbour", |dir, odd| {
+        write_lpct(dir, &one_class_group(odd))
+    });
     same_outcomes(what, [&d[0], &d[1]], steps);
     let (rows, private) = distinctive();
     let dir = neighbour_dir(what, "distinctive", |dir| {
@@ -537,19 +522,12 @@ fn federated_site_commands() {
     let site = |s: &str, round: &str, extra: &[&str]| {
         let mut a = strings(&["federated", "site", round]);
         a.extend(strings(extra));
+        a.extend(strings(&SCHEMA));
         a.extend(strings(&[
             "--data",
             &format!("{{dir}}/{s}.csv"),
             "--site",
             s,
-            "--target",
-            "label",
-            "--sensitive",
-            "group",
-            "--groups",
-            "a,b",
-            "--bounds",
-            "x1:0:1,x2:0:1",
             "--epsilon",
             "2",
             "--out",
@@ -596,15 +574,10 @@ fn federated_site_commands() {
         ("empty-group", empty_group as fn(bool) -> Rows),
         ("one-class-group", one_class_group),
     ] {
-        let d: Vec<PathBuf> = [false, true]
-            .into_iter()
-            .map(|odd| {
-                neighbour_dir("federated", &format!("{pair}-{odd}"), |dir| {
-                    write_rows(&dir.join("site1.csv"), &base(150));
-                    write_rows(&dir.join("site2.csv"), &rows(odd));
-                })
-            })
-            .collect();
+        let d = neighbour_pair("federated", pair, |dir, odd| {
+            write_rows(&dir.join("site1.csv"), &base(150));
+            write_rows(&dir.join("site2.csv"), &rows(odd));
+        });
         same_outcomes(&format!("federated {pair}"), [&d[0], &d[1]], &steps);
     }
 }
