@@ -76,21 +76,15 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
-    /// One line for stderr when rows were dropped.
+    /// One line for stderr when rows were dropped. It names no count and no column: how many
+    /// rows (and which columns) had missing values is private. The size of the loaded data set
+    /// is treated as public (docs/privacy.md, "Failures and messages").
     pub fn dropped_message(&self) -> Option<String> {
         (self.dropped > 0).then(|| {
-            let cols: Vec<String> = self
-                .missing_by_column
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(c, n)| format!("{c}: {n}"))
-                .collect();
             format!(
-                "{}: dropped {} of {} rows with missing values ({})",
-                self.path.display(),
-                self.dropped,
-                self.rows_in_file,
-                cols.join(", ")
+                "{}: rows with a missing value (`?`, `NA` or empty) in a used column were \
+                 dropped; their number is private and not shown (--no-missing refuses them)",
+                self.path.display()
             )
         })
     }

@@ -727,10 +727,14 @@ fn s2(
             Ok(GroupRule::paper(grid[j]))
         }
         Accounting::Paper => {
+            // The paper's shift divides by the smallest calibration group (read without noise:
+            // the ledger marks this mode's τ̃ as not (ε, δ)-DP below). No count is printed.
             if counts.contains(&0) {
-                return Err(Error::InvalidData(format!(
-                    "a group is empty in the calibration half (group sizes {counts:?})"
-                )));
+                return Err(Error::InvalidData(
+                    "--accounting paper: a group is empty in the calibration half (the paper's \
+                     shift needs both; strict accounting runs on any group sizes)"
+                        .into(),
+                ));
             }
             // The code's σ with the total ň (H3(f)); the true sensitivity is 2/(ň_0 ∧ ň_1).
             let sigma = classical_sigma(2.0 / n_cal, epsilon, delta);

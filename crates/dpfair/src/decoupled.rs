@@ -44,7 +44,7 @@ pub use private_rates::{RateRelease, ReleasedRates};
 pub use scaling::Standardize;
 
 pub use crate::model::Accounting;
-use config::MIN_GROUP_ROWS;
+use config::MIN_SPLIT_ROWS;
 use dpfair_data::Dataset;
 use dpfair_learn::DpSgdConfig;
 use dpfair_privacy::{Entry, Ledger, Noise, Relation};
@@ -85,18 +85,15 @@ pub fn two_groups(data: &Dataset) -> Result<&[u32]> {
     Ok(&g.codes)
 }
 
-/// Checks that each group has at least [`MIN_GROUP_ROWS`] rows in `part`.
-fn check_group_sizes(groups: &[u32], idx: &[usize], part: &str, names: &[String]) -> Result<()> {
-    let mut c = [0usize; 2];
-    for &i in idx {
-        c[groups[i] as usize] += 1;
-    }
-    for a in 0..2 {
-        if c[a] < MIN_GROUP_ROWS {
+/// Checks that both splits of `n` rows have at least [`MIN_SPLIT_ROWS`] rows. The sizes depend
+/// only on n and `post_fraction` (public): how the rows fall into groups and labels is private,
+/// and the method runs on any such composition (docs/privacy.md, "Failures and messages").
+fn check_split_sizes(n: usize, n_post: usize) -> Result<()> {
+    for (part, rows) in [("training", n - n_post), ("post-processing", n_post)] {
+        if rows < MIN_SPLIT_ROWS {
             return Err(DecoupledError::InvalidData(format!(
-                "group `{}` has {} rows in the {part} split, fewer than {MIN_GROUP_ROWS}: \
-                 give more data or change --post-fraction",
-                names[a], c[a]
+                "the {part} split has {rows} of the {n} rows, fewer than {MIN_SPLIT_ROWS}: \
+                 give more data or change --post-fraction"
             )));
         }
     }
@@ -111,18 +108,25 @@ pub fn fit(
     noise: &mut Noise,
 ) -> Result<Model> {
     let split = config.budget_split()?;
-    let y = data.require_binary("decoupled", "the target")?;
+    // Not `require_binary`: whether both classes occur is private, and the method needs none.
+    let y = match data.require_target("decoupled")? {
+        dpfair_data::Target::Binary(y) => y.as_slice(),
+        other => {
+            return Err(DecoupledError::InvalidData(format!(
+                "the decoupled classifier needs a binary target, the target is {}",
+                other.task()
+            )));
+        }
+    };
     let groups = two_groups(data)?;
-    let names = data.require_groups("decoupled")?.names.clone();
     let n = data.n_rows();
     // 1. Data-independent random split.
     let split_seed = config.split_seed.unwrap_or_else(|| noise.public_u64());
     let mut idx: Vec<usize> = (0..n).collect();
     idx.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(split_seed));
     let n_post = ((n as f64) * config.post_fraction).round() as usize;
+    check_split_sizes(n, n_post)?;
     let (post, train) = idx.split_at(n_post);
-    check_group_sizes(groups, train, "training", &names)?;
-    check_group_sizes(groups, post, "post-processing", &names)?;
     let standardize = match config.accounting {
         Accounting::Strict => None,
         Accounting::Paper => {
@@ -145,13 +149,8 @@ pub fn fit(
         )
     };
     // 2. Base classifiers by DP-SGD.
+    // Any mix of labels and groups trains: DP-SGD needs no class to be present.
     let (x_tr, g_tr, y_tr) = pick(train);
-    if y_tr.iter().all(|&v| v == y_tr[0]) {
-        return Err(DecoupledError::InvalidData(format!(
-            "every training row has label {}: the base classifier needs both classes",
-            y_tr[0]
-        )));
-    }
     let sched = config.training.resolve(train.len(), config.accounting);
     let sgd = DpSgdConfig {
         epsilon: split.sgd_epsilon,

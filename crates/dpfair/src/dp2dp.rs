@@ -110,22 +110,9 @@ pub fn fit(cfg: &Config, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise)
         .as_ref()
         .map(|g| g.names.clone())
         .unwrap_or_default();
-    for (g, name) in names.iter().enumerate() {
-        if !s.iter().any(|&v| (v > 0.0) == (g == 1)) {
-            return Err(Error::Data(format!(
-                "group `{name}` has no rows: only one group is present, DP2DP needs both"
-            )));
-        }
-    }
-    let mut counts = vec![0usize; k];
-    for &c in &y {
-        counts[c as usize] += 1;
-    }
-    if let Some(c) = counts.iter().position(|&n| n == 0) {
-        return Err(Error::Data(format!(
-            "class {c} (of {k}) has no examples; every class needs labelled rows"
-        )));
-    }
+    // How the rows fall into groups and classes is private: every check below reads public
+    // sizes only, and both phases run on any composition (an empty group or class included;
+    // docs/privacy.md, "Failures and messages").
     let (train, pool) = split(data.n_rows(), cfg.pool_fraction, noise);
     if pool.len() < 2 || train.len() < k {
         return Err(Error::Data(format!(

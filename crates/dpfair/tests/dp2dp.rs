@@ -306,26 +306,19 @@ fn non_private_fit_charges_nothing() {
     assert!(model.phase2.lambda.iter().any(|&l| l > 0.0));
 }
 
-fn expect_data_error(r: Result<dpfair::dp2dp::Model, Error>, needle: &str) {
-    match r {
-        Err(Error::Data(msg)) => assert!(msg.contains(needle), "{msg}"),
-        other => panic!("expected a data error mentioning `{needle}`, got {other:?}"),
-    }
-}
-
 #[test]
 fn bad_input_is_reported() {
     let mut ledger = Ledger::unlimited();
     let mut noise = Noise::seeded(1);
+    // An empty group or an empty class is not bad input: it is private, and the method runs on
+    // it (tests/neighbour_failures.rs checks neighbouring data sets of this kind).
     let cfg = Config::default();
-    // One group only.
     let mut one = synthetic(400, 1);
     one.groups = Some(Groups {
         codes: vec![0; 400],
         names: vec!["-1".into(), "+1".into()],
     });
-    expect_data_error(fit(&cfg, &one, &mut ledger, &mut noise), "only one group");
-    // A class with no examples.
+    fit(&cfg, &one, &mut ledger, &mut noise).unwrap();
     let mut missing = synthetic(400, 1);
     if let Some(Target::Multiclass { labels, .. }) = &mut missing.target {
         for l in labels.iter_mut() {
@@ -334,7 +327,7 @@ fn bad_input_is_reported() {
             }
         }
     }
-    expect_data_error(fit(&cfg, &missing, &mut ledger, &mut noise), "class 4");
+    fit(&cfg, &missing, &mut Ledger::unlimited(), &mut noise).unwrap();
     // ρ < 0.
     let bad = Config {
         rho: -0.1,

@@ -13,7 +13,9 @@
 
 use crate::error::{LearnError, Result};
 use crate::linalg::{sigmoid, softmax_in_place, softplus};
-use crate::validate::{check_classification, check_predict_input, non_negative, positive};
+use crate::validate::{
+    check_classification, check_predict_input, check_two_classes, non_negative, positive,
+};
 use ndarray::{Array1, Array2, ArrayView2, Axis, s};
 use serde::{Deserialize, Serialize};
 
@@ -208,6 +210,7 @@ pub fn fit_logistic(
 ) -> Result<LogisticModel> {
     cfg.validate()?;
     check_classification(x, y, n_classes, "logistic regression")?;
+    check_two_classes(y, "logistic regression")?;
     let problem = Problem {
         x,
         y,

@@ -17,7 +17,9 @@
 //! breaks them by a random feature order, so trees can differ on ties, not in quality).
 
 use crate::error::{LearnError, Result};
-use crate::validate::{at_least, check_classification, check_predict_input, non_negative};
+use crate::validate::{
+    at_least, check_classification, check_predict_input, check_two_classes, non_negative,
+};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -373,6 +375,7 @@ pub fn fit_tree(
         ));
     }
     check_classification(x, y, n_classes, "a classification tree")?;
+    check_two_classes(y, "a classification tree")?;
     let (n, d) = x.dim();
     if n > u32::MAX as usize {
         return Err(LearnError::Shape(format!(

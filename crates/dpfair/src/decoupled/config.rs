@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_RATE_SHARE: f64 = 0.2;
 /// Default fraction of the rows held out for the rates (the paper's 25 % of 75 %).
 pub const DEFAULT_POST_FRACTION: f64 = 1.0 / 3.0;
-/// Fewest rows per group in each split.
-pub const MIN_GROUP_ROWS: usize = 20;
+/// Fewest rows in each split (training, post-processing): a check on public sizes only.
+pub const MIN_SPLIT_ROWS: usize = 40;
 /// Target number of DP-SGD steps of the strict schedule.
 pub const TARGET_STEPS: usize = 1500;
 

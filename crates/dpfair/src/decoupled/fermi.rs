@@ -297,12 +297,17 @@ pub fn fit(
         }
         counts[g as usize] += 1;
     }
-    if counts.contains(&0) || counts.iter().any(|&c| c < 2) {
-        return Err(DecoupledError::InvalidData(format!(
-            "each group needs at least 2 training rows, got {counts:?}"
-        )));
-    }
     let strict = config.accounting == Accounting::Strict;
+    // Strict mode reads the group counts only through the released p̂, so it runs on any
+    // counts. The paper's noise formula divides by the smallest group count, which its ledger
+    // records as public (ε = ∞ below): only that mode refuses, and without printing a count.
+    if !strict && counts.iter().any(|&c| c < 2) {
+        return Err(DecoupledError::InvalidData(
+            "--accounting paper: DP-FERMI's noise formula needs at least 2 training rows in \
+             each group"
+                .into(),
+        ));
+    }
     let batch = config.batch.min(n);
     // Strict: full batches only (a partial batch would have a larger sensitivity).
     let k = if strict { n / batch } else { n.div_ceil(batch) };

@@ -65,7 +65,15 @@ pub struct ReleasedRates {
     /// Laplace scale on each rate (PublicCounts: 1/(n_a ε_a)) or on each count (Histogram).
     pub scales: [f64; 2],
     pub release: RateRelease,
+    /// Per group: its rate fell back to 1/2 because the released counts of the group sum to
+    /// ≤ 0 (Histogram: decided from the noisy counts), or because the group has no rows in D
+    /// (PublicCounts, where the paper takes group sizes as public).
+    #[serde(default)]
+    pub fallback: [bool; 2],
 }
+
+/// The rate of a group whose fallback applies: 1/2, where the flips change least on average.
+pub const FALLBACK_RATE: f64 = 0.5;
 
 /// The 2 × 2 table `counts[a][b]`: rows of group a whose base prediction is b.
 pub fn count_table(groups: &[u32], base: &[bool]) -> Result<[[usize; 2]; 2]> {
@@ -103,24 +111,29 @@ pub fn release_rates(
         RateRelease::PublicCounts { epsilon0, epsilon1 } => {
             let mut rates = [0.0; 2];
             let mut scales = [0.0; 2];
+            let mut fallback = [false; 2];
             for (a, eps) in [epsilon0, epsilon1].into_iter().enumerate() {
                 let n = c[a][0] + c[a][1];
-                if n == 0 {
-                    return Err(DecoupledError::InvalidData(format!(
-                        "group {a} has no rows in the post-processing split"
-                    )));
-                }
-                let mech = Laplace::from_epsilon(1.0 / n as f64, eps)?;
+                // An empty group still gets its release (at n = 1), so that the ledger has the
+                // same entries whatever the group sizes; its rate is then the fallback.
+                let mech = Laplace::from_epsilon(1.0 / n.max(1) as f64, eps)?;
                 scales[a] = mech.scale();
                 let label = format!("group positive rate, a = {a} (Algorithm 2, n_{a} public)");
-                let noisy = mech.release(ledger, noise, &label, c[a][1] as f64 / n as f64)?;
-                rates[a] = noisy.clamp(0.0, 1.0);
+                let rate = c[a][1] as f64 / n.max(1) as f64;
+                let noisy = mech.release(ledger, noise, &label, rate)?;
+                fallback[a] = n == 0;
+                rates[a] = if fallback[a] {
+                    FALLBACK_RATE
+                } else {
+                    noisy.clamp(0.0, 1.0)
+                };
             }
             Ok(ReleasedRates {
                 alpha: rates[0],
                 beta: rates[1],
                 scales,
                 release: how,
+                fallback,
             })
         }
         RateRelease::Histogram { epsilon } => {
@@ -132,20 +145,24 @@ pub fn release_rates(
                 "group × base-prediction counts (Algorithm 2 rates, counts private)",
                 &values,
             )?;
+            // A group whose noisy counts sum to ≤ 0 is empty as far as the release can tell.
             let rate = |neg: f64, pos: f64| {
                 let pos = pos.max(0.0);
                 let n = neg.max(0.0) + pos;
                 if n > 0.0 {
-                    (pos / n).clamp(0.0, 1.0)
+                    ((pos / n).clamp(0.0, 1.0), false)
                 } else {
-                    0.5
+                    (FALLBACK_RATE, true)
                 }
             };
+            let (alpha, fall0) = rate(noisy[0], noisy[1]);
+            let (beta, fall1) = rate(noisy[2], noisy[3]);
             Ok(ReleasedRates {
-                alpha: rate(noisy[0], noisy[1]),
-                beta: rate(noisy[2], noisy[3]),
+                alpha,
+                beta,
                 scales: [mech.scale(); 2],
                 release: how,
+                fallback: [fall0, fall1],
             })
         }
     }
@@ -214,17 +231,44 @@ mod tests {
         assert!(e.to_string().contains("rate_epsilon"), "{e}");
         let e = count_table(&[0, 2], &[true, false]).unwrap_err();
         assert!(e.to_string().contains("row 1"), "{e}");
-        let e = release_rates(
-            RateRelease::PublicCounts {
-                epsilon0: 1.0,
-                epsilon1: 1.0,
-            },
-            &[0, 0],
-            &[true, false],
-            &mut ledger,
-            &mut Noise::seeded(1),
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("group 1"), "{e}");
+    }
+
+    #[test]
+    fn an_empty_group_falls_back_with_the_same_ledger_entries() {
+        // Group 1 empty (left) and with one row (right): both run, with equal ledger entries.
+        let run = |groups: &[u32], how: RateRelease| {
+            let mut ledger = Ledger::unlimited();
+            let base = vec![true; groups.len()];
+            let r = release_rates(how, groups, &base, &mut ledger, &mut Noise::seeded(1)).unwrap();
+            let labels: Vec<String> = ledger.entries().iter().map(|e| e.label.clone()).collect();
+            (r, labels, ledger.total().unwrap().epsilon)
+        };
+        let public = RateRelease::PublicCounts {
+            epsilon0: 1.0,
+            epsilon1: 1.0,
+        };
+        let (empty, l0, e0) = run(&[0, 0, 0], public);
+        let (one, l1, e1) = run(&[0, 0, 1], public);
+        assert_eq!((l0, e0), (l1, e1));
+        assert_eq!(empty.fallback, [false, true]);
+        assert_eq!(empty.beta, FALLBACK_RATE);
+        assert_eq!(one.fallback, [false, false]);
+        // Histogram: the fallback is decided from the noisy counts only. Counts (0, 0) for
+        // group 1 fall back when both noisy counts are ≤ 0: probability ≥ 1/4 (symmetric,
+        // independent noise), so 40 seeds miss it with probability ≤ (3/4)^40 < 1e-5.
+        let hist = RateRelease::Histogram { epsilon: 1.0 };
+        let fell = (0..40).any(|seed| {
+            let mut ledger = Ledger::unlimited();
+            release_rates(
+                hist,
+                &[0, 0, 0],
+                &[true, false, true],
+                &mut ledger,
+                &mut Noise::seeded(seed),
+            )
+            .unwrap()
+            .fallback[1]
+        });
+        assert!(fell);
     }
 }

@@ -46,7 +46,9 @@ pub fn group_index(s: f64) -> usize {
 }
 
 impl<'a> Pool<'a> {
-    /// Fails when a group is empty (H4: the stratified sampler and Ê_s need both groups).
+    /// Fails only on malformed input (lengths, signs ≠ ±1). A group may be empty: Poisson
+    /// sampling never looks at groups, Ê_s of an empty group is 0 in [`Pool::objective`], and
+    /// the stratified sampler skips a slot that falls on an empty group ([`draw_batch`]).
     pub fn new(probs: ArrayView2<'a, f64>, signs: &'a [f64], pi: [f64; 2]) -> Result<Self> {
         if probs.nrows() != signs.len() {
             return Err(invalid(
@@ -60,15 +62,6 @@ impl<'a> Pool<'a> {
                 return Err(invalid("signs", format!("row {i}: sign {s} is not ±1")));
             }
             groups[group_index(s)].push(i);
-        }
-        if let Some(g) = groups.iter().position(Vec::is_empty) {
-            return Err(invalid(
-                "signs",
-                format!(
-                    "group s = {} has no rows in the pool; DP2DP needs both groups",
-                    if g == 0 { "−1" } else { "+1" }
-                ),
-            ));
         }
         Ok(Pool {
             probs,
@@ -110,7 +103,7 @@ impl<'a> Pool<'a> {
         let mut value = rho * lambda.iter().sum::<f64>();
         grad.fill(0.0);
         for (g, rows) in self.groups.iter().enumerate() {
-            let w = 1.0 / rows.len() as f64;
+            let w = 1.0 / rows.len().max(1) as f64;
             let s = if g == 1 { 1.0 } else { -1.0 };
             for &i in rows {
                 self.scores(i, lambda, &mut z);
@@ -217,7 +210,10 @@ pub fn draw_batch(
             for _ in 0..settings.batch {
                 let g = usize::from(noise.random::<bool>());
                 let rows = pool.group(g);
-                out.push(rows[noise.random_range(0..rows.len())]);
+                // An empty group's slot contributes nothing (its Ê_s is 0).
+                if !rows.is_empty() {
+                    out.push(rows[noise.random_range(0..rows.len())]);
+                }
             }
         }
     }

@@ -76,12 +76,9 @@ pub fn release(
     cfg.validate()?;
     let n = signs.len();
     let n_plus = signs.iter().filter(|&&s| s > 0.0).count();
+    // Strict mode reads the group sizes only through π̄; the paper's accounting reads the
+    // smallest one (an empty group counts as one row there, see `q_real`).
     let n_min = n_plus.min(n - n_plus);
-    if n_min == 0 {
-        return Err(Error::Data(
-            "the unlabelled pool holds one group only; DP2DP needs both groups".into(),
-        ));
-    }
     let hat_plus = n_plus as f64 / n as f64;
     let steps = cfg.iterations as u64;
     let q = (cfg.batch as f64 / n as f64).min(1.0);
@@ -134,7 +131,7 @@ pub fn release(
             NoiseOn::Sum => 4.0 * z_paper,
             NoiseOn::Mean => 4.0 * z_paper / cfg.batch as f64,
         };
-        let q_real = 1.0 - (1.0 - 1.0 / (2.0 * n_min as f64)).powi(cfg.batch as i32);
+        let q_real = 1.0 - (1.0 - 1.0 / (2.0 * n_min.max(1) as f64)).powi(cfg.batch as i32);
         report.sampling_rate = q_real;
         report.noise_multiplier = sigma_sgd / bound;
         report.claimed_epsilon = Some(cfg.epsilon);

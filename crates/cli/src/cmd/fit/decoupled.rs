@@ -157,10 +157,25 @@ pub fn run(args: Args) -> CliResult {
             .map_or("?", String::as_str),
         model.flips.p_flip
     );
+    let names = loaded.dataset.groups.as_ref().map(|g| g.names.clone());
+    for (a, fell) in model.rates.fallback.iter().enumerate() {
+        if *fell {
+            eprintln!(
+                "decoupled: the released counts of group `{}` are empty: its rate falls back to \
+                 {} (recorded in the model)",
+                names
+                    .as_ref()
+                    .and_then(|n| n.get(a))
+                    .map_or("?", String::as_str),
+                dpfair::decoupled::private_rates::FALLBACK_RATE
+            );
+        }
+    }
     for r in &model.runs {
+        // The row count of a per-group run is a private group size: not printed.
         eprintln!(
-            "DP-SGD: {} rows, z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {delta:e}",
-            r.rows, r.noise_multiplier, r.sampling_rate, r.steps, model.sgd_epsilon
+            "DP-SGD: z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {delta:e}",
+            r.noise_multiplier, r.sampling_rate, r.steps, model.sgd_epsilon
         );
     }
     if accounting == Accounting::Paper {

@@ -1,0 +1,248 @@
+//! Data-independent failure behaviour at the library level (docs/privacy.md, "Failures and
+//! messages"): on neighbouring data sets (same n, one row substituted) that make a group or a
+//! class empty, or a group's labels one class, each method's `fit` succeeds on both, and the
+//! ledger it writes into the model has the same entries (mechanism, relation, sensitivity,
+//! scale, cost): the ledger is part of what a fit releases.
+//!
+//! The command-line test of the same name covers every command end to end (exit status and
+//! message classes); this file adds the cases the command line cannot state (an empty class
+//! with K fixed, DP-FERMI's strict mode) and the ledger comparison. Each case runs on
+//! [`SEEDS`] seeds, so the random splits place the odd row in each part.
+
+use dpfair::decoupled::fermi::{self, FermiConfig};
+use dpfair::decoupled::{self, Accounting, BaseModel};
+use dpfair::dp2dp;
+use dpfair_data::synthetic::{Design, TwoGroupLogisticDesign};
+use dpfair_data::{Dataset, Target};
+use dpfair_privacy::{Entry, Ledger, Noise};
+
+const SEEDS: u64 = 4;
+
+/// 400 rows of the seed-003 two-group design.
+fn data() -> Dataset {
+    TwoGroupLogisticDesign::default().generate(400, 11).unwrap()
+}
+
+/// `d` with every row in group 0, except row 0 in group 1 when `odd`.
+fn empty_group(d: &Dataset, odd: bool) -> Dataset {
+    let mut d = d.clone();
+    let g = d.groups.as_mut().unwrap();
+    for (i, c) in g.codes.iter_mut().enumerate() {
+        *c = u32::from(odd && i == 0);
+    }
+    d
+}
+
+/// `d` with every label of group 1 set to 0, except the first group-1 row set to 1 when `odd`.
+fn one_class_group(d: &Dataset, odd: bool) -> Dataset {
+    let mut d = d.clone();
+    let codes = d.groups.as_ref().unwrap().codes.clone();
+    let first = codes.iter().position(|&c| c == 1).unwrap();
+    if let Some(Target::Binary(y)) = &mut d.target {
+        for (i, v) in y.iter_mut().enumerate() {
+            if codes[i] == 1 {
+                *v = u8::from(odd && i == first);
+            }
+        }
+    }
+    d
+}
+
+/// What a ledger entry says that must not depend on the data: label, mechanism, relation, cost
+/// (to 9 significant digits: a cost recomputed from a released scale differs in the last bits)
+/// and composition. Sensitivity, scale and note may follow a released value, e.g. DP2DP's
+/// contribution bound √2/min π̄ or DP-FERMI's W-step bound from p̂.
+fn shape(e: &Entry) -> String {
+    let cost = format!("{:?}", e.cost);
+    let cost: String = cost
+        .split_inclusive(|c: char| c == ' ' || c == ',' || c == '}')
+        .map(|t| {
+            let (num, rest) = t.split_at(t.trim_end_matches([' ', ',', '}']).len());
+            match num.parse::<f64>() {
+                Ok(v) => format!("{v:.8e}{rest}"),
+                Err(_) => t.to_string(),
+            }
+        })
+        .collect();
+    format!(
+        "{} | {} | {:?} | {cost} | {:?}",
+        e.label, e.mechanism, e.relation, e.composition
+    )
+}
+
+/// Fits `fit` on both neighbours of each pair with every seed; all must succeed with ledger
+/// entries of equal [`shape`].
+fn same_ledgers(
+    what: &str,
+    pairs: &[[Dataset; 2]],
+    fit: impl Fn(&Dataset, &mut Ledger, &mut Noise) -> Result<(), String>,
+) {
+    for (p, pair) in pairs.iter().enumerate() {
+        for seed in 0..SEEDS {
+            let entries: Vec<Vec<String>> = pair
+                .iter()
+                .map(|d| {
+                    let mut ledger = Ledger::unlimited();
+                    fit(d, &mut ledger, &mut Noise::seeded(seed))
+                        .unwrap_or_else(|e| panic!("{what}, pair {p}, seed {seed}: {e}"));
+                    ledger.entries().iter().map(shape).collect()
+                })
+                .collect();
+            assert_eq!(
+                entries[0], entries[1],
+                "{what}, pair {p}, seed {seed}: the ledgers differ"
+            );
+        }
+    }
+}
+
+fn pairs(d: &Dataset) -> Vec<[Dataset; 2]> {
+    vec![
+        [empty_group(d, false), empty_group(d, true)],
+        [one_class_group(d, false), one_class_group(d, true)],
+    ]
+}
+
+#[test]
+fn dp2dp_runs_on_an_empty_group_and_an_empty_class() {
+    let d = data();
+    // K = 3 declared, class 2 absent or on row 0 only.
+    let three = |odd: bool| {
+        let mut d = d.clone();
+        let Some(Target::Binary(y)) = &d.target else {
+            unreachable!()
+        };
+        let mut labels: Vec<u32> = y.iter().map(|&v| u32::from(v)).collect();
+        if odd {
+            labels[0] = 2;
+        }
+        d.target = Some(Target::Multiclass { k: 3, labels });
+        d
+    };
+    let mut all = pairs(&d);
+    all.push([three(false), three(true)]);
+    let cfg = dp2dp::Config {
+        epsilon: 1.0,
+        iterations: 20,
+        ..dp2dp::Config::default()
+    };
+    same_ledgers("dp2dp", &all, |d, l, n| {
+        dp2dp::fit(&cfg, d, l, n)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    });
+}
+
+#[test]
+fn decoupled_runs_on_an_empty_group_and_one_class_labels() {
+    let d = data();
+    // One-class labels over the whole data set: all 1 against one 0.
+    let all_ones = |odd: bool| {
+        let mut d = d.clone();
+        d.target = Some(Target::Binary(
+            (0..d.n_rows())
+                .map(|i| u8::from(!(odd && i == 0)))
+                .collect(),
+        ));
+        d
+    };
+    let mut all = pairs(&d);
+    all.push([all_ones(false), all_ones(true)]);
+    let cfg = decoupled::Config {
+        epsilon: 3.0,
+        training: decoupled::Training {
+            epochs: Some(3),
+            ..Default::default()
+        },
+        ..decoupled::Config::default()
+    };
+    same_ledgers("decoupled", &all, |d, l, n| {
+        decoupled::fit(&cfg, d, l, n)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    });
+}
+
+#[test]
+fn decoupled_per_group_base_runs_on_one_class_groups() {
+    // The per-group DP-SGD runs read their group's size for their schedule (a known remaining
+    // leak, docs/privacy.md): only the one-class pair is compared, whose sizes are equal.
+    let d = data();
+    let cfg = decoupled::Config {
+        epsilon: 3.0,
+        base: BaseModel::Decoupled,
+        training: decoupled::Training {
+            epochs: Some(3),
+            ..Default::default()
+        },
+        ..decoupled::Config::default()
+    };
+    same_ledgers(
+        "decoupled --base decoupled",
+        &[[one_class_group(&d, false), one_class_group(&d, true)]],
+        |d, l, n| {
+            decoupled::fit(&cfg, d, l, n)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        },
+    );
+}
+
+#[test]
+fn strict_dp_fermi_runs_on_an_empty_group() {
+    let d = data();
+    let cfg = FermiConfig {
+        epsilon: 3.0,
+        batch: 64,
+        epochs: 2,
+        accounting: Accounting::Strict,
+        ..FermiConfig::default()
+    };
+    same_ledgers("strict DP-FERMI", &pairs(&d), |d, l, n| {
+        let Some(Target::Binary(y)) = &d.target else {
+            unreachable!()
+        };
+        let g = &d.groups.as_ref().unwrap().codes;
+        fermi::fit(&cfg, d.features.view(), g, y, l, n)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    });
+}
+
+#[test]
+fn private_learners_fit_one_class_labels() {
+    use dpfair_learn::{
+        DpSgdConfig, OutputPerturbationConfig, fit_dp_sgd, fit_output_perturbation,
+    };
+    let d = data();
+    let x = d.features.view();
+    for odd in [false, true] {
+        let y: Vec<u32> = (0..d.n_rows()).map(|i| u32::from(odd && i == 0)).collect();
+        let sgd = DpSgdConfig {
+            epochs: 2,
+            ..DpSgdConfig::default()
+        };
+        fit_dp_sgd(
+            &sgd,
+            x,
+            &y,
+            2,
+            &mut Ledger::unlimited(),
+            &mut Noise::seeded(1),
+        )
+        .unwrap();
+        let op = OutputPerturbationConfig {
+            epsilon: 5.0,
+            ..OutputPerturbationConfig::default()
+        };
+        fit_output_perturbation(
+            &op,
+            x,
+            &y,
+            2,
+            &mut Ledger::unlimited(),
+            &mut Noise::seeded(1),
+        )
+        .unwrap();
+    }
+}
