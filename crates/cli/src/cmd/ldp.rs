@@ -10,7 +10,8 @@
 //!    terminates, writes the round-2 partition (`--next`); holders privatize again with it, and
 //!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
-use crate::cmd::common::{HeaderArg, OutArgs, csv_format};
+use crate::cmd::common::{HeaderArg, Input, OutArgs, check_output, csv_format};
+use dpfair_data::output::{AtomicFile, write_atomic};
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
@@ -264,7 +265,7 @@ impl PartitionFile {
 
     fn save(&self, path: &Path) -> CliResult {
         let json = serde_json::to_string(self).map_err(|e| CliError::Internal(e.to_string()))?;
-        std::fs::write(path, json + "\n")
+        write_atomic(path, (json + "\n").as_bytes())
             .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
     }
 }
@@ -302,6 +303,14 @@ pub struct PartitionArgs {
 }
 
 fn partition(a: PartitionArgs) -> CliResult {
+    check_output(
+        "--out",
+        &a.out,
+        &[Input {
+            option: "--public",
+            path: &a.public,
+        }],
+    )?;
     let loaded = a.columns.load_public(&a.public)?;
     let settings = a.tree.settings(a.seed);
     let (n_q, d) = (loaded.dataset.n_rows() as u64, loaded.dataset.n_features());
@@ -394,6 +403,20 @@ pub struct PrivatizeArgs {
 }
 
 fn privatize(a: PrivatizeArgs) -> CliResult {
+    check_output(
+        "--out",
+        &a.out,
+        &[
+            Input {
+                option: "--partition",
+                path: &a.partition,
+            },
+            Input {
+                option: "--data",
+                path: &a.data,
+            },
+        ],
+    )?;
     let p = PartitionFile::load(&a.partition)?;
     if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
         && *t != col.name
@@ -419,8 +442,9 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
         None => Noise::os(),
     };
     let l = p.tree.n_leaves();
-    let mut w = csv::Writer::from_path(&a.out)
+    let file = AtomicFile::create(&a.out)
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
+    let mut w = csv::Writer::from_writer(file);
     let io = |e: csv::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
     let mut header = vec!["epsilon".to_string()];
     header.extend((0..l).map(|j| format!("u_{j}")));
@@ -435,7 +459,9 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
         rec.extend(r.u.iter().chain(&r.v).map(|v| v.to_string()));
         w.write_record(&rec).map_err(io)?;
     }
-    w.flush()
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(AtomicFile::commit)
         .map_err(|e| CliError::BadInput(format!("writing {}: {e}", a.out.display())))?;
     eprintln!(
         "wrote {} ({} reports, each {eps}-LDP)",
@@ -508,6 +534,26 @@ pub struct FitArgs {
 }
 
 fn fit(a: FitArgs) -> CliResult {
+    let mut inputs = vec![
+        Input {
+            option: "--partition",
+            path: &a.partition,
+        },
+        Input {
+            option: "--reports",
+            path: &a.reports,
+        },
+    ];
+    if let Some(public) = &a.public {
+        inputs.push(Input {
+            option: "--public",
+            path: public,
+        });
+    }
+    a.out.check(&inputs)?;
+    if let Some(next) = &a.next {
+        check_output("--next", next, &inputs)?;
+    }
     let p = PartitionFile::load(&a.partition)?;
     let reports = read_reports(&a.reports, p.tree.n_leaves(), p.epsilon)?;
     let total = match &p.protocol {
@@ -647,6 +693,16 @@ pub struct SimulatedArgs {
 impl SimulatedArgs {
     /// (public loaded with its schema, private data, ledger over ε, noise).
     pub fn load(&self) -> CliResult<(Loaded, Dataset, Ledger, Noise)> {
+        self.out.check(&[
+            Input {
+                option: "--public",
+                path: &self.public,
+            },
+            Input {
+                option: "--private",
+                path: &self.private,
+            },
+        ])?;
         let public = self.columns.load_public(&self.public)?;
         let private = self.columns.load_private(&public.schema, &self.private)?;
         let ledger = Ledger::new(Budget::pure(self.epsilon)?);

@@ -5,7 +5,7 @@
 //! experiments, where f = Id). The whole ε goes to one Laplace release of the group × bin
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
-use crate::cmd::common::{HeaderArg, OutArgs, csv_format, parse_delimiter};
+use crate::cmd::common::{HeaderArg, Input, OutArgs, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
 use dpfair::fair_regression::{Config, FairRegressionError, fit};
@@ -119,6 +119,10 @@ fn cli_name(field: &str) -> &str {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[Input {
+        option: "--data",
+        path: &args.data,
+    }])?;
     let config = Config {
         alpha: args.alpha,
         epsilon: args.epsilon,
