@@ -471,9 +471,16 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     Ok(())
 }
 
-/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε.
+/// A report coordinate is `0` or `1` plus Laplace noise of scale `b = 4/ε`: one beyond
+/// `1 + REPORT_TAIL_SCALES·b` has probability below `e^{-800}` (10⁻³⁴⁷) from an honest holder,
+/// so it is refused as forged or corrupted rather than summed.
+const REPORT_TAIL_SCALES: f64 = 800.0;
+
+/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε, each
+/// coordinate within the range an honest report can take.
 fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<privatiser::Report>> {
     let bad = |m: String| CliError::BadInput(format!("{}: {m}", path.display()));
+    let limit = 1.0 + REPORT_TAIL_SCALES * privatiser::REPORT_SENSITIVITY / epsilon;
     let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
     let mut out = Vec::new();
     for (i, rec) in r.records().enumerate() {
@@ -493,8 +500,15 @@ fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<pri
                 v.trim()
                     .parse::<f64>()
                     .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| bad(format!("report {}, column {}: `{v}`", i + 1, c + 1)))
+                    .filter(|x| x.is_finite() && (c == 0 || x.abs() <= limit))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "report {}, column {}: `{}` is not a number within ±{limit:.4e} (the range of an honest report at ε = {epsilon})",
+                            i + 1,
+                            c + 1,
+                            dpfair_data::error::clip(v)
+                        ))
+                    })
             })
             .collect::<CliResult<_>>()?;
         if vals[0] != epsilon {
