@@ -283,3 +283,36 @@ fn resource_exhausting_options_are_refused_up_front() {
     ]));
     assert!(err.contains("bins") && err.contains("1048576"), "{err}");
 }
+
+/// Probability columns that do not sum to 1 are reported with the file and its 1-based row (the
+/// message said "row 0" without a file).
+#[test]
+fn bad_probability_rows_are_named_by_file_and_one_based_row() {
+    let dir = scratch("robust", "p-sum");
+    let test = write(&dir, "t.csv", "a,y\n0,1\n1,0\n");
+    let pred = write(&dir, "p.csv", "prediction,p_0,p_1\n1,0.5,0.5\n0,0.7,0.7\n");
+    let err = bad(&dpfair(&[
+        "evaluate",
+        "--data",
+        arg(&test),
+        "--predictions",
+        arg(&pred),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+    ]));
+    assert!(err.contains("p.csv") && err.contains("data row 2"), "{err}");
+}
+
+/// An extreme bandwidth is refused naming the option (it ended in a NaN message before).
+#[test]
+fn an_extreme_bandwidth_is_refused_naming_the_option() {
+    let dir = scratch("robust", "bandwidth");
+    let data = data_csv(&dir);
+    for h in ["1e-300", "1e300"] {
+        let err = bad(&fit_cdp(&data, &dir.join("m.json"), &["--bandwidth", h]));
+        assert!(err.contains("bandwidth"), "{h}: {err}");
+        assert!(!err.contains("NaN"), "{h}: {err}");
+    }
+}

@@ -3,13 +3,13 @@
 //! options. Every input must give a loaded data set that keeps the loader's invariants or an
 //! error; a panic fails the test.
 //!
-//! Cases: `FUZZ_CSV_CASES` (4,000) per `cargo test`; set `DPFAIR_FUZZ_SCALE=N` for N times more.
+//! Cases: `FUZZ_CSV_CASES` (5,000) per `cargo test`; set `DPFAIR_FUZZ_SCALE=N` for N times more.
 
 use dpfair_data::{CsvFormat, LoadOptions, MissingPolicy, Target, TaskKind, load_csv};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-const FUZZ_CSV_CASES: u32 = 4_000;
+const FUZZ_CSV_CASES: u32 = 5_000;
 
 fn cases(base: u32) -> u32 {
     let scale: u32 = std::env::var("DPFAIR_FUZZ_SCALE")

@@ -152,6 +152,11 @@ impl Default for Config {
 /// of `ln 2001 ≈ 7.6` in the exponential mechanism's error bound.
 pub const DEFAULT_TAU_GRID: usize = 2001;
 
+/// The accepted range of a fixed kernel bandwidth `h` on [0, 1]-scaled features: beyond it the
+/// random-feature frequencies `ω/h` or the kernel scale `h^{-d}` are no longer finite numbers.
+pub const MIN_BANDWIDTH: f64 = 1e-6;
+pub const MAX_BANDWIDTH: f64 = 1e3;
+
 /// The largest `--tau-grid` accepted (2^20 + 1 points, 8 MB per array over the grid): a
 /// resource bound checked before any data is read. Past the number of distinct scores a finer
 /// grid adds nothing, and the exponential mechanism's error bound grows as `ln(grid)`.
@@ -361,11 +366,14 @@ impl Config {
             ));
         }
         if let Bandwidth::Fixed { h } = bandwidth
-            && !(h.is_finite() && h > 0.0)
+            && !(MIN_BANDWIDTH..=MAX_BANDWIDTH).contains(&h)
         {
             return Err(invalid(
                 "bandwidth",
-                format!("must be finite and > 0, got {h}"),
+                format!(
+                    "must be in [{MIN_BANDWIDTH:e}, {MAX_BANDWIDTH:e}] (features are scaled to \
+                     [0, 1]; outside it the kernel's frequencies ω/h or its scale h^-d overflow), got {h}"
+                ),
             ));
         }
         Ok(Resolved {

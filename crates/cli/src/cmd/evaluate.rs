@@ -300,6 +300,7 @@ fn read_probabilities(
     };
     let mut p = Array2::zeros((keep.len(), labels.len()));
     for (i, &j) in keep.iter().enumerate() {
+        let mut sum = 0.0;
         for (k, &c) in cols.iter().enumerate() {
             let v = table.get(file_row(j), c);
             p[[i, k]] = v
@@ -313,6 +314,15 @@ fn read_probabilities(
                         table.columns[c]
                     ))
                 })?;
+            sum += p[[i, k]];
+        }
+        // The same tolerance as the metrics' own check (dpfair_fairness), reported here with the
+        // file and its 1-based row.
+        if (sum - 1.0).abs() > 1e-6 {
+            return Err(CliError::BadInput(format!(
+                "{name}: {}: the p_ columns sum to {sum}, not 1",
+                table.position(file_row(j))
+            )));
         }
     }
     Ok(Some(p))
