@@ -152,7 +152,13 @@ fn templates(data: &str, out: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
         ),
         (
             common("fdp-fair", &bounded),
-            vec!["--sites", "--epsilon", "--alpha", "--frequencies", "--depth"],
+            vec![
+                "--sites",
+                "--epsilon",
+                "--alpha",
+                "--frequencies",
+                "--depth",
+            ],
         ),
         (
             common("decoupled", &[&labelled[..], &["--epochs", "1"]].concat()),
@@ -181,7 +187,10 @@ fn templates(data: &str, out: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
             ],
         ),
         (
-            common("dp-logistic", &["--target", "y", "--epsilon", "2", "--epochs", "1"]),
+            common(
+                "dp-logistic",
+                &["--target", "y", "--epsilon", "2", "--epochs", "1"],
+            ),
             vec![
                 "--epochs",
                 "--batch",
@@ -195,7 +204,14 @@ fn templates(data: &str, out: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
             common(
                 "fair-regression",
                 &[
-                    "--scores", "x1", "--sensitive", "a", "--epsilon", "1", "--range", "0,1",
+                    "--scores",
+                    "x1",
+                    "--sensitive",
+                    "a",
+                    "--epsilon",
+                    "1",
+                    "--range",
+                    "0,1",
                 ],
             ),
             vec!["--alpha", "--epsilon", "--bins"],
@@ -210,10 +226,7 @@ fn fuzz_cli_options_never_panic_abort_or_hang() {
     let out = dir.join("m.json");
     let templates = templates(arg(&data), arg(&out));
     let n = templates.len();
-    let strategy = (
-        0..n,
-        prop::collection::vec((0usize..16, 0usize..16), 1..3),
-    );
+    let strategy = (0..n, prop::collection::vec((0usize..16, 0usize..16), 1..3));
     let mut exits = [0u32; 3];
     runner(300)
         .run(&strategy, |(t, edits)| {
@@ -289,8 +302,7 @@ fn fuzz_ldp_reports_never_panic_abort_or_hang() {
             ),
             |(row, edits, shape)| {
                 let mut text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-                let mut cells: Vec<String> =
-                    text[row].split(',').map(String::from).collect();
+                let mut cells: Vec<String> = text[row].split(',').map(String::from).collect();
                 for (col, value) in edits {
                     if col < cells.len() {
                         cells[col] = value;
@@ -341,7 +353,14 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
     for (method, extra) in [
         (
             "cdp-fair",
-            vec!["--bounds", "x1:0:1,x2:0:1", "--sensitive", "a", "--frequencies", "8"],
+            vec![
+                "--bounds",
+                "x1:0:1,x2:0:1",
+                "--sensitive",
+                "a",
+                "--frequencies",
+                "8",
+            ],
         ),
         ("dp-logistic", vec!["--epochs", "1"]),
         ("dp2dp", vec!["--sensitive", "a", "--iterations", "20"]),

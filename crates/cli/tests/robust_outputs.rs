@@ -74,7 +74,10 @@ fn predict_refuses_an_output_that_is_its_model_or_data() {
     let data = data_csv(&dir);
     let model = dir.join("m.json");
     ok(&fit_cdp(&data, &model, &[]));
-    let (model_before, data_before) = (std::fs::read(&model).unwrap(), std::fs::read(&data).unwrap());
+    let (model_before, data_before) = (
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&data).unwrap(),
+    );
     for (out, named) in [(&model, "--model"), (&data, "--data")] {
         let err = bad(&dpfair(&[
             "predict",
@@ -97,7 +100,10 @@ fn an_unwritable_output_is_reported_before_the_data_is_read() {
     // A data file with a bad row: were the data read first, the message would be about it.
     let data = write(&dir, "bad.csv", "x1,x2,a,y\n0.1,0.2,0,1\n0.3,oops,1,0\n");
     let err = bad(&fit_cdp(&data, &dir.join("no/such/folder/m.json"), &[]));
-    assert!(err.contains("--out") && err.contains("does not exist"), "{err}");
+    assert!(
+        err.contains("--out") && err.contains("does not exist"),
+        "{err}"
+    );
     assert!(!err.contains("oops"), "the data was read first: {err}");
 }
 
@@ -127,7 +133,11 @@ fn a_failed_model_write_keeps_the_previous_model() {
         .unwrap();
     assert!(!out.status.success(), "the write should have failed");
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&model).unwrap(), good, "the previous model changed");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        good,
+        "the previous model changed"
+    );
     // The model still loads and predicts.
     ok(&dpfair(&[
         "predict",
@@ -204,7 +214,10 @@ fn nan_or_infinite_targets_are_refused_not_made_a_class() {
             "--out",
             arg(&dir.join("m.json")),
         ]));
-        assert!(err.contains("not finite") && err.contains("nan.csv"), "{err}");
+        assert!(
+            err.contains("not finite") && err.contains("nan.csv"),
+            "{err}"
+        );
     }
 }
 
@@ -213,7 +226,9 @@ fn one_and_one_point_zero_are_one_class() {
     let dir = scratch("robust", "numeric-labels");
     let good = std::fs::read_to_string(data_csv(&dir)).unwrap();
     // `1.0` for one `1` and `-0` for one `0`: still a binary target.
-    let text = good.replacen(",1\n", ",1.0\n", 1).replacen(",0\n", ",-0\n", 1);
+    let text = good
+        .replacen(",1\n", ",1.0\n", 1)
+        .replacen(",0\n", ",-0\n", 1);
     let data = write(&dir, "labels.csv", &text);
     let model = dir.join("m.json");
     ok(&fit_cdp(&data, &model, &[]));

@@ -155,10 +155,6 @@ pub fn clip(value: &str) -> String {
 pub fn clip_to(value: &str, max_chars: usize) -> String {
     match value.char_indices().nth(max_chars) {
         None => value.to_string(),
-        Some((end, _)) => format!(
-            "{}… ({} characters)",
-            &value[..end],
-            value.chars().count()
-        ),
+        Some((end, _)) => format!("{}… ({} characters)", &value[..end], value.chars().count()),
     }
 }

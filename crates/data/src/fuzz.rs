@@ -151,6 +151,9 @@ mod tests {
             assert_eq!(x, y, "seed {seed}");
             changed += usize::from(x != original);
         }
-        assert!(changed >= 40, "only {changed} of 50 mutations changed the value");
+        assert!(
+            changed >= 40,
+            "only {changed} of 50 mutations changed the value"
+        );
     }
 }

@@ -405,10 +405,7 @@ impl Coder {
         let mut seen: HashMap<String, &str> = HashMap::new();
         for l in &levels {
             if l.trim().is_empty() || is_non_finite_number(l) {
-                return Err(invalid(
-                    option,
-                    format!("`{}` cannot be a level", clip(l)),
-                ));
+                return Err(invalid(option, format!("`{}` cannot be a level", clip(l))));
             }
             if let Some(first) = seen.insert(label_key(l).into_owned(), l) {
                 return Err(invalid(

@@ -169,7 +169,10 @@ mod tests {
         child.wait().unwrap();
         std::fs::write(dir.path().join(LOCK_FILE), format!("{dead}\n")).unwrap();
         let lock = FolderLock::acquire(dir.path()).unwrap();
-        assert_eq!(read_owner(lock.path()), Some(std::process::id().to_string()));
+        assert_eq!(
+            read_owner(lock.path()),
+            Some(std::process::id().to_string())
+        );
     }
 
     #[test]

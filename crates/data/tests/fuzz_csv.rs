@@ -165,8 +165,5 @@ fn fuzz_csv_loader_never_panics_and_keeps_its_invariants() {
         .unwrap();
     // The generator must reach the success path, or the invariants were never checked.
     assert!(loaded > 0, "no generated CSV loaded");
-    eprintln!(
-        "fuzz_csv: {} cases, {loaded} loaded",
-        cases(FUZZ_CSV_CASES)
-    );
+    eprintln!("fuzz_csv: {} cases, {loaded} loaded", cases(FUZZ_CSV_CASES));
 }

@@ -138,5 +138,8 @@ fn a_huge_field_is_clipped_in_the_message() {
     let msg = load_csv(&p, &opts("y", None)).unwrap_err().to_string();
     assert!(msg.len() < 1_000, "message of {} bytes", msg.len());
     assert!(msg.contains("1000000 characters"), "{msg}");
-    assert!(msg.contains("data row 2") && msg.contains("big.csv"), "{msg}");
+    assert!(
+        msg.contains("data row 2") && msg.contains("big.csv"),
+        "{msg}"
+    );
 }

@@ -67,7 +67,9 @@ fn refused_round1(edit: impl Fn(&mut Round1), expect: &str) {
     edit(&mut f.r1[1]);
     let run = f.r1[1].run.clone();
     f.r1[1].bind(run);
-    let err = aggregate_round1(&f.r1, &server(None)).unwrap_err().to_string();
+    let err = aggregate_round1(&f.r1, &server(None))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains(expect), "expected `{expect}` in: {err}");
 }
 
@@ -102,7 +104,9 @@ fn claimed_epsilon_contradicting_the_ledger_is_refused() {
     t.epsilon = 1.0;
     t.bind(None);
     big.r1[1] = t;
-    let err = aggregate_round1(&big.r1, &server(None)).unwrap_err().to_string();
+    let err = aggregate_round1(&big.r1, &server(None))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("ledger"), "{err}");
 }
 
@@ -148,11 +152,15 @@ fn a_replay_under_another_name_is_refused() {
     let mut f = federation(None);
     f.r1[1] = f.r1[0].clone();
     f.r1[1].site = site_name(1);
-    let err = aggregate_round1(&f.r1, &server(None)).unwrap_err().to_string();
+    let err = aggregate_round1(&f.r1, &server(None))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("binding digest"), "{err}");
     // Renamed and resealed: the copy check gives it away.
     f.r1[1].bind(None);
-    let err = aggregate_round1(&f.r1, &server(None)).unwrap_err().to_string();
+    let err = aggregate_round1(&f.r1, &server(None))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("replay"), "{err}");
 }
 
@@ -169,7 +177,9 @@ fn a_transcript_of_another_run_is_refused() {
 fn an_edited_number_without_resealing_is_refused() {
     let mut f = federation(None);
     f.r1[1].release.pi[0] = 0.5;
-    let err = aggregate_round1(&f.r1, &server(None)).unwrap_err().to_string();
+    let err = aggregate_round1(&f.r1, &server(None))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("binding digest"), "{err}");
 }
 

@@ -101,10 +101,11 @@ fn fuzz_round1_transcripts_never_panic_the_server() {
                 let rounds = [h.r1[0].clone(), edited];
                 if let Ok(g) = aggregate_round1(&rounds, &ServerParams::default()) {
                     accepted += 1;
-                    let (nu, mu): (f64, f64) = g.sites.iter().map(|s| (s.nu, s.mu)).fold(
-                        (0.0, 0.0),
-                        |(a, b), (x, y)| (a + x, b + y),
-                    );
+                    let (nu, mu): (f64, f64) = g
+                        .sites
+                        .iter()
+                        .map(|s| (s.nu, s.mu))
+                        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
                     prop_assert!((nu - 1.0).abs() < 1e-9 && (mu - 1.0).abs() < 1e-9);
                     prop_assert!(g.sites.iter().all(|s| s.nu >= 0.0 && s.mu >= 0.0));
                     prop_assert!(g.estimate.pi.iter().all(|p| (0.0..=1.0).contains(p)));

@@ -140,7 +140,13 @@ pub fn read_all(path: &Path, experiment: &str) -> Result<RawContents> {
         p.cell.outcome.epsilon_spent = row.epsilon_spent;
         p.expected = row.cell_rows;
         if let Some((metric, value)) = row.metric {
-            match p.cell.outcome.metrics.iter_mut().find(|(m, _)| *m == metric) {
+            match p
+                .cell
+                .outcome
+                .metrics
+                .iter_mut()
+                .find(|(m, _)| *m == metric)
+            {
                 Some(slot) => {
                     slot.1 = value;
                     out.duplicate_rows += 1;

@@ -69,12 +69,21 @@ fn a_second_run_into_a_locked_folder_is_refused() {
     let held = FolderLock::acquire(dir.path()).unwrap();
     let err = run(&small(), &options(dir.path())).unwrap_err();
     assert!(matches!(err, ExpError::Locked(_)), "{err}");
-    assert!(err.to_string().contains("in use by another dpfair run"), "{err}");
-    assert!(!dir.path().join("raw.csv").exists(), "the refused run wrote");
+    assert!(
+        err.to_string().contains("in use by another dpfair run"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("raw.csv").exists(),
+        "the refused run wrote"
+    );
     drop(held);
     let s = run(&small(), &options(dir.path())).unwrap();
     assert_eq!((s.ran, s.missing), (12, 0));
-    assert!(!dir.path().join(LOCK_FILE).exists(), "the lock was not released");
+    assert!(
+        !dir.path().join(LOCK_FILE).exists(),
+        "the lock was not released"
+    );
 }
 
 #[test]
@@ -159,7 +168,10 @@ fn malformed_lines_are_dropped_and_the_run_converges() {
     assert_eq!(s.missing, 0);
     assert!(s.ran >= 1, "{s:?}");
     let s = run(&p, &options(dir.path())).unwrap();
-    assert_eq!((s.ran, s.resumed, s.missing, s.reconciled_rows), (0, 12, 0, 0));
+    assert_eq!(
+        (s.ran, s.resumed, s.missing, s.reconciled_rows),
+        (0, 12, 0, 0)
+    );
 }
 
 /// An interrupted run reports its missing cells (the CLI turns them into a non-zero exit).

@@ -33,7 +33,10 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     // The output folder must take files before the methods run.
     std::fs::create_dir_all(&args.out).map_err(|e| {
-        CliError::BadInput(format!("--out {}: cannot create it: {e}", args.out.display()))
+        CliError::BadInput(format!(
+            "--out {}: cannot create it: {e}",
+            args.out.display()
+        ))
     })?;
     check_output("--out", &args.out.join(demo::DEMO_PLOT), &[])?;
     let size = if args.small {

@@ -11,13 +11,13 @@
 //!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
 use crate::cmd::common::{HeaderArg, Input, OutArgs, check_output, csv_format};
-use dpfair_data::output::{AtomicFile, write_atomic};
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
     Tree, TreeSettings, partition::LeafCounts, privatiser,
 };
 use dpfair::model::FittedModel;
+use dpfair_data::output::{AtomicFile, write_atomic};
 use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
 use dpfair_privacy::{Budget, Ledger, Noise};
 use serde::{Deserialize, Serialize};

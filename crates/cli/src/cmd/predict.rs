@@ -7,9 +7,9 @@
 //! fields (never dropped, so the output stays aligned with the input); the count goes to stderr.
 
 use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delimiter};
-use dpfair_data::output::AtomicFile;
 use crate::error::{CliError, CliResult};
 use dpfair::model::{ModelFile, Predictions};
+use dpfair_data::output::AtomicFile;
 use dpfair_data::{ApplyOptions, MissingPolicy};
 use dpfair_privacy::Noise;
 use std::path::PathBuf;
@@ -128,8 +128,6 @@ fn write_predictions(
         w.write_record(&rec)?;
         next += 1;
     }
-    w.into_inner()
-        .map_err(|e| e.into_error())?
-        .commit()?;
+    w.into_inner().map_err(|e| e.into_error())?.commit()?;
     Ok(())
 }

@@ -498,7 +498,9 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
                 ));
             }
             if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-                return bad(format!("{name} coefficients of group {a}: non-finite value {x}"));
+                return bad(format!(
+                    "{name} coefficients of group {a}: non-finite value {x}"
+                ));
             }
         }
     }
@@ -581,7 +583,9 @@ fn check_site_ledger(
 ) -> Result<()> {
     let bad = |reason: String| Err(Error::InvalidData(format!("{what}: ledger: {reason}")));
     if ledger.entries().is_empty() {
-        return bad("no release recorded; a transcript's values must come from charged releases".into());
+        return bad(
+            "no release recorded; a transcript's values must come from charged releases".into(),
+        );
     }
     let total = ledger
         .total()

@@ -1,5 +1,6 @@
 //! `dpfair federated aggregate round1|round2`: what the server runs on the sites' transcripts.
 
+use crate::cmd::common::{Input, check_output};
 use crate::cmd::federated::args::{SearchArgs, ServerArgs};
 use crate::cmd::federated::{read_json, write_json};
 use crate::cmd::fit::cdp_fair::method_error;
@@ -7,7 +8,6 @@ use crate::error::{CliError, CliResult};
 use clap::Subcommand;
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
 use dpfair::model::{FittedModel, ModelFile};
-use crate::cmd::common::{Input, check_output};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
