@@ -227,7 +227,7 @@ fn fuzz_cli_options_never_panic_abort_or_hang() {
     let templates = templates(arg(&data), arg(&out));
     let n = templates.len();
     let strategy = (0..n, prop::collection::vec((0usize..16, 0usize..16), 1..3));
-    let mut exits = [0u32; 3];
+    let exits = std::cell::Cell::new([0u32; 3]);
     runner(300)
         .run(&strategy, |(t, edits)| {
             let (base, targets) = &templates[t];
@@ -240,12 +240,17 @@ fn fuzz_cli_options_never_panic_abort_or_hang() {
                 }
             }
             match run_checked(&args) {
-                Ok(code) => exits[code as usize] += 1,
+                Ok(code) => {
+                    let mut e = exits.get();
+                    e[code as usize] += 1;
+                    exits.set(e);
+                }
                 Err(e) => return Err(TestCaseError::fail(e)),
             }
             Ok(())
         })
         .unwrap();
+    let exits = exits.get();
     eprintln!(
         "fuzz_cli options: {} runs, exit 0/1/2: {exits:?}",
         cases(300)
@@ -292,7 +297,7 @@ fn fuzz_ldp_reports_never_panic_abort_or_hang() {
         4 => (0usize..HOSTILE.len()).prop_map(|i| HOSTILE[i].to_string()),
         1 => "[0-9eE.,+\\-\"]{0,10}",
     ];
-    let mut exits = [0u32; 3];
+    let exits = std::cell::Cell::new([0u32; 3]);
     runner(200)
         .run(
             &(
@@ -330,13 +335,18 @@ fn fuzz_ldp_reports_never_panic_abort_or_hang() {
                 .map(|s| s.to_string())
                 .collect();
                 match run_checked(&args) {
-                    Ok(code) => exits[code as usize] += 1,
+                    Ok(code) => {
+                    let mut e = exits.get();
+                    e[code as usize] += 1;
+                    exits.set(e);
+                }
                     Err(e) => return Err(TestCaseError::fail(e)),
                 }
                 Ok(())
             },
         )
         .unwrap();
+    let exits = exits.get();
     eprintln!(
         "fuzz_cli LDP reports: {} runs, exit 0/1/2: {exits:?}",
         cases(200)
@@ -391,7 +401,7 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
     )
     .unwrap();
     let n_models = models.len();
-    let mut loaded = 0u32;
+    let loaded = std::cell::Cell::new(0u32);
     runner(2_000)
         .run(
             &(0..n_models, any::<u64>(), 1usize..4, any::<bool>()),
@@ -408,7 +418,7 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
                 let Ok(file) = ModelFile::from_json(&text, "fuzzed.json") else {
                     return Ok(());
                 };
-                loaded += 1;
+                loaded.set(loaded.get() + 1);
                 let options = dpfair::data::ApplyOptions::default();
                 if let Ok(l) = file.schema.load(&data, &options) {
                     let _ = file.predict(&l.dataset, &mut Noise::seeded(seed));
@@ -418,6 +428,7 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
             },
         )
         .unwrap();
+    let loaded = loaded.get();
     eprintln!(
         "fuzz_cli model files: {} cases, {loaded} read back",
         cases(2_000)

@@ -112,14 +112,14 @@ fn fuzz_csv_loader_never_panics_and_keeps_its_invariants() {
         failure_persistence: None,
         ..Config::default()
     });
-    let mut loaded = 0u32;
+    let loaded = std::cell::Cell::new(0u32);
     runner
         .run(&(csv_text(), options()), |(text, opts)| {
             std::fs::write(&path, &text).unwrap();
             let Ok(l) = load_csv(&path, &opts) else {
                 return Ok(());
             };
-            loaded += 1;
+            loaded.set(loaded.get() + 1);
             let ds = &l.dataset;
             let n = ds.features.nrows();
             prop_assert!(n >= 1 && n <= l.report.rows_in_file);
@@ -164,6 +164,7 @@ fn fuzz_csv_loader_never_panics_and_keeps_its_invariants() {
         })
         .unwrap();
     // The generator must reach the success path, or the invariants were never checked.
+    let loaded = loaded.get();
     assert!(loaded > 0, "no generated CSV loaded");
     eprintln!("fuzz_csv: {} cases, {loaded} loaded", cases(FUZZ_CSV_CASES));
 }

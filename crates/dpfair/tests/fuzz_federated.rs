@@ -84,7 +84,7 @@ fn runner() -> TestRunner {
 fn fuzz_round1_transcripts_never_panic_the_server() {
     let h = honest();
     let json = serde_json::to_value(&h.r1[1]).unwrap();
-    let mut accepted = 0u32;
+    let accepted = std::cell::Cell::new(0u32);
     runner()
         .run(
             &(any::<u64>(), 1usize..4, any::<bool>()),
@@ -100,7 +100,7 @@ fn fuzz_round1_transcripts_never_panic_the_server() {
                 }
                 let rounds = [h.r1[0].clone(), edited];
                 if let Ok(g) = aggregate_round1(&rounds, &ServerParams::default()) {
-                    accepted += 1;
+                    accepted.set(accepted.get() + 1);
                     let (nu, mu): (f64, f64) = g
                         .sites
                         .iter()
@@ -116,8 +116,9 @@ fn fuzz_round1_transcripts_never_panic_the_server() {
         )
         .unwrap();
     eprintln!(
-        "fuzz_federated round 1: {} cases, {accepted} accepted",
-        cases(FUZZ_ROUND_CASES)
+        "fuzz_federated round 1: {} cases, {} accepted",
+        cases(FUZZ_ROUND_CASES),
+        accepted.get()
     );
 }
 
@@ -125,7 +126,7 @@ fn fuzz_round1_transcripts_never_panic_the_server() {
 fn fuzz_round2_transcripts_never_panic_the_server() {
     let h = honest();
     let json = serde_json::to_value(&h.r2[1]).unwrap();
-    let mut accepted = 0u32;
+    let accepted = std::cell::Cell::new(0u32);
     runner()
         .run(
             &(any::<u64>(), 1usize..4, any::<bool>()),
@@ -140,7 +141,7 @@ fn fuzz_round2_transcripts_never_panic_the_server() {
                 }
                 let rounds = [h.r2[0].clone(), edited];
                 if let Ok((model, _ledger)) = aggregate_round2(&h.global, &rounds, &h.search) {
-                    accepted += 1;
+                    accepted.set(accepted.get() + 1);
                     let info = model.federated.expect("a federated model");
                     prop_assert!(info.search.tau.is_finite());
                 }
@@ -151,7 +152,8 @@ fn fuzz_round2_transcripts_never_panic_the_server() {
     // The honest pair itself is accepted (the edits are what is refused).
     aggregate_round2(&h.global, &h.r2, &h.search).unwrap();
     eprintln!(
-        "fuzz_federated round 2: {} cases, {accepted} accepted",
-        cases(FUZZ_ROUND_CASES)
+        "fuzz_federated round 2: {} cases, {} accepted",
+        cases(FUZZ_ROUND_CASES),
+        accepted.get()
     );
 }
