@@ -70,6 +70,13 @@ impl From<dpfair::model::ModelError> for CliError {
     }
 }
 
+/// An output path refused before any work (it is an input, or cannot be written).
+impl From<dpfair_data::output::OutputError> for CliError {
+    fn from(e: dpfair_data::output::OutputError) -> Self {
+        CliError::BadInput(e.to_string())
+    }
+}
+
 impl From<dpfair_fairness::FairnessError> for CliError {
     fn from(e: dpfair_fairness::FairnessError) -> Self {
         CliError::BadInput(e.to_string())

@@ -85,6 +85,15 @@ pub enum DataError {
         value: String,
         known: String,
     },
+    #[error("{}: {at}, column `{column}`: `{value}` is not one of the levels declared with {option} ({known})", path.display())]
+    UndeclaredLevel {
+        path: PathBuf,
+        at: Position,
+        column: String,
+        value: String,
+        option: &'static str,
+        known: String,
+    },
     #[error("{context}: group `{group}` of column `{column}` has no rows")]
     EmptyGroup {
         context: String,
@@ -129,5 +138,23 @@ pub fn invalid(parameter: &'static str, reason: impl Into<String>) -> DataError 
     DataError::InvalidParameter {
         parameter,
         reason: reason.into(),
+    }
+}
+
+/// The longest excerpt of a value an error message repeats (in characters).
+pub const MAX_VALUE_IN_MESSAGE: usize = 60;
+
+/// A value as an error message shows it: in full when short, else its first
+/// [`MAX_VALUE_IN_MESSAGE`] characters, an ellipsis and the full length (a 1 MB field is not
+/// repeated in a message).
+pub fn clip(value: &str) -> String {
+    clip_to(value, MAX_VALUE_IN_MESSAGE)
+}
+
+/// [`clip`] with a chosen length (e.g. a list of column names).
+pub fn clip_to(value: &str, max_chars: usize) -> String {
+    match value.char_indices().nth(max_chars) {
+        None => value.to_string(),
+        Some((end, _)) => format!("{}… ({} characters)", &value[..end], value.chars().count()),
     }
 }

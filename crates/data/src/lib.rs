@@ -7,12 +7,18 @@
 //! * [`MinMax`], [`Standardizer`], [`Scaling`], [`Bounds`]: preprocessing fitted on one split and
 //!   applied to others; public bounds cost nothing, private bounds go through the privacy crate.
 //! * [`Dataset::split`], [`Dataset::partition`]: seeded splits and sites.
+//! * [`fuzz`]: hostile edits of JSON files and bytes, shared by the fuzz tests of every reader.
+//! * [`lock`]: an exclusive lock on an output folder (pid file, stale locks taken over).
+//! * [`output`]: atomic writes and the up-front check of output paths, for every file dpfair writes.
 //! * [`testdata::path_or_skip`]: real data files for tests, with a visible `skipped:` line.
 
 pub mod builtin;
 pub mod dataset;
 pub mod error;
+pub mod fuzz;
 pub mod load;
+pub mod lock;
+pub mod output;
 pub mod preprocess;
 pub mod schema;
 pub mod split;

@@ -3,7 +3,7 @@
 //! over the rows ([`encode`]).
 
 use crate::dataset::{Dataset, Groups, Target};
-use crate::error::{DataError, Result, invalid};
+use crate::error::{DataError, Result, clip, clip_to, invalid};
 use crate::schema::{
     FeatureColumn, Schema, SensitiveColumn, TargetColumn, TargetEncoding, TaskKind,
 };
@@ -40,6 +40,10 @@ pub struct LoadOptions {
     /// Declared sensitive levels (`--groups`), in code order; a value outside them is an error.
     /// `None`: the levels found in the data, sorted.
     pub groups: Option<Vec<String>>,
+    /// Declared target classes (`--classes`), in code order; a value outside them is an error,
+    /// and a declared class need not occur in the file (a one-class test file can be evaluated).
+    /// `None`: the classes found in the data, sorted.
+    pub classes: Option<Vec<String>>,
     /// The task (`--task`); `None`: inferred (binary if exactly two distinct values, multi-class
     /// if at most [`MAX_INFERRED_CLASSES`] integers or any non-numeric labels, real otherwise).
     pub task: Option<TaskKind>,
@@ -173,20 +177,27 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
             coder: categorical[i].then(Coder::learn),
         })
         .collect();
-    let sensitive = sensitive.map(|col| SensitivePlan {
-        col,
-        coder: match &options.groups {
-            Some(levels) => Coder::fixed(levels.clone()),
-            None => Coder::learn(),
-        },
-    });
-    let target = target.map(|col| TargetPlan {
-        col,
-        coder: match options.task {
-            Some(TaskKind::Regression) => None,
-            _ => Some(Coder::learn()),
-        },
-    });
+    let sensitive = match sensitive {
+        None => None,
+        Some(col) => Some(SensitivePlan {
+            col,
+            coder: match &options.groups {
+                Some(levels) => Coder::fixed_labels(levels.clone(), "--groups")?,
+                None => Coder::learn_labels(),
+            },
+        }),
+    };
+    let target = match target {
+        None => None,
+        Some(col) => Some(TargetPlan {
+            col,
+            coder: match (options.task, &options.classes) {
+                (Some(TaskKind::Regression), None) => None,
+                (_, Some(levels)) => Some(Coder::fixed_labels(levels.clone(), "--classes")?),
+                (_, None) => Some(Coder::learn_labels()),
+            },
+        }),
+    };
     let enc = encode(table, features, sensitive, target, options.missing)?;
 
     let feature_cols: Vec<FeatureColumn> = enc
@@ -251,7 +262,7 @@ pub(crate) fn apply_schema(schema: &Schema, path: &Path, options: &ApplyOptions)
         let col = table.columns.iter().position(|c| *c == s.name)?;
         Some(SensitivePlan {
             col,
-            coder: Coder::fixed(s.levels.clone()),
+            coder: Coder::stored_labels(s.levels.clone()),
         })
     });
     let target = if options.with_target {
@@ -261,7 +272,7 @@ pub(crate) fn apply_schema(schema: &Schema, path: &Path, options: &ApplyOptions)
                 col,
                 coder: match &t.encoding {
                     TargetEncoding::Real => None,
-                    enc => Some(Coder::fixed(enc.labels().to_vec())),
+                    enc => Some(Coder::stored_labels(enc.labels().to_vec())),
                 },
             })
         })
@@ -297,12 +308,33 @@ pub(crate) fn apply_schema(schema: &Schema, path: &Path, options: &ApplyOptions)
 }
 
 /// Codes for the values of one column: fixed levels (unseen value: error) or learned.
+///
+/// Label coders (the target's classes and the sensitive groups) compare numbers as numbers, so
+/// `1`, `1.0` and `1e0` are one class and `-0` is `0`; the first spelling met names the level.
+/// Categorical features compare spellings (`007` and `7` may be different codes).
 struct Coder {
     map: HashMap<String, u32>,
     levels: Vec<String>,
     /// First data row (0-based) where each level was seen (learned coders; for messages).
     first_row: Vec<usize>,
     fixed: bool,
+    numeric_labels: bool,
+    /// The option that declared fixed levels (`--groups`, `--classes`), for messages.
+    declared_by: Option<&'static str>,
+}
+
+/// The key a label coder files `value` under: a finite number's shortest spelling (`-0` → `0`),
+/// else the text itself.
+fn label_key(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => std::borrow::Cow::Owned(format!("{}", x + 0.0)),
+        _ => std::borrow::Cow::Borrowed(value),
+    }
+}
+
+/// Whether `value` spells a number that is not finite (`NaN`, `inf`, `-infinity`, …).
+fn is_non_finite_number(value: &str) -> bool {
+    value.trim().parse::<f64>().is_ok_and(|x| !x.is_finite())
 }
 
 impl Coder {
@@ -312,6 +344,16 @@ impl Coder {
             levels: Vec::new(),
             first_row: Vec::new(),
             fixed: false,
+            numeric_labels: false,
+            declared_by: None,
+        }
+    }
+
+    /// A learned label coder (numbers compared as numbers).
+    fn learn_labels() -> Self {
+        Coder {
+            numeric_labels: true,
+            ..Coder::learn()
         }
     }
 
@@ -326,19 +368,67 @@ impl Coder {
             first_row: Vec::new(),
             levels,
             fixed: true,
+            numeric_labels: false,
+            declared_by: None,
         }
+    }
+
+    /// Label levels stored in a model's schema (already checked when it was fitted).
+    fn stored_labels(levels: Vec<String>) -> Self {
+        let map = levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (label_key(l).into_owned(), i as u32))
+            .collect();
+        Coder {
+            map,
+            first_row: Vec::new(),
+            levels,
+            fixed: true,
+            numeric_labels: true,
+            declared_by: None,
+        }
+    }
+
+    /// Label levels declared by the user (`--groups`, `--classes`): at least one, none empty
+    /// or non-finite, no two equal (as numbers when they are numbers).
+    fn fixed_labels(levels: Vec<String>, option: &'static str) -> Result<Self> {
+        if levels.is_empty() {
+            return Err(invalid(option, "declare at least one level".to_string()));
+        }
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for l in &levels {
+            if l.trim().is_empty() || is_non_finite_number(l) {
+                return Err(invalid(option, format!("`{}` cannot be a level", clip(l))));
+            }
+            if let Some(first) = seen.insert(label_key(l).into_owned(), l) {
+                return Err(invalid(
+                    option,
+                    format!("`{}` and `{}` are the same level", clip(first), clip(l)),
+                ));
+            }
+        }
+        Ok(Coder {
+            declared_by: Some(option),
+            ..Coder::stored_labels(levels)
+        })
     }
 
     /// The code of `value`; `None` for a value outside fixed levels.
     fn code(&mut self, value: &str, row: usize) -> Option<u32> {
-        if let Some(&c) = self.map.get(value) {
+        let key = if self.numeric_labels {
+            label_key(value)
+        } else {
+            std::borrow::Cow::Borrowed(value)
+        };
+        if let Some(&c) = self.map.get(key.as_ref()) {
             return Some(c);
         }
         if self.fixed {
             return None;
         }
         let c = self.levels.len() as u32;
-        self.map.insert(value.to_string(), c);
+        self.map.insert(key.into_owned(), c);
         self.levels.push(value.to_string());
         self.first_row.push(row);
         Some(c)
@@ -439,12 +529,22 @@ fn encode(
     let mut t_codes = Vec::new();
     let mut t_real = Vec::new();
     let path = || table.path.clone();
-    let unseen = |r: usize, col: usize, value: &str, coder: &Coder| DataError::UnseenLevel {
-        path: table.path.clone(),
-        at: table.position(r),
-        column: table.columns[col].clone(),
-        value: value.to_string(),
-        known: coder.levels.join(", "),
+    let unseen = |r: usize, col: usize, value: &str, coder: &Coder| match coder.declared_by {
+        Some(option) => DataError::UndeclaredLevel {
+            path: table.path.clone(),
+            at: table.position(r),
+            column: table.columns[col].clone(),
+            value: clip(value),
+            option,
+            known: clip_to(&coder.levels.join(", "), 400),
+        },
+        None => DataError::UnseenLevel {
+            path: table.path.clone(),
+            at: table.position(r),
+            column: table.columns[col].clone(),
+            value: clip(value),
+            known: clip_to(&coder.levels.join(", "), 400),
+        },
     };
     for r in 0..n {
         let mut has_missing = false;
@@ -456,7 +556,7 @@ fn encode(
                         path: path(),
                         at: table.position(r),
                         column: table.columns[c].clone(),
-                        value: v.to_string(),
+                        value: clip(v),
                     });
                 }
                 missing_counts[k] += 1;
@@ -478,6 +578,7 @@ fn encode(
         }
         if let Some(s) = sensitive.as_mut() {
             let v = table.get(r, s.col);
+            refuse_non_finite_label(table, r, s.col, v)?;
             let code = s
                 .coder
                 .code(v, r)
@@ -489,6 +590,7 @@ fn encode(
             match &mut t.coder {
                 None => t_real.push(parse_number(table, r, t.col, v)?),
                 Some(coder) => {
+                    refuse_non_finite_label(table, r, t.col, v)?;
                     let code = coder.code(v, r).ok_or_else(|| unseen(r, t.col, v, coder))?;
                     t_codes.push(code);
                 }
@@ -563,6 +665,20 @@ fn encode(
     })
 }
 
+/// A class or group label that spells a non-finite number (`NaN`, `inf`) is an error, not a
+/// level: it is almost always a failed computation upstream.
+fn refuse_non_finite_label(table: &Table, r: usize, col: usize, v: &str) -> Result<()> {
+    if is_non_finite_number(v) {
+        return Err(DataError::NonFinite {
+            path: table.path.clone(),
+            at: table.position(r),
+            column: table.columns[col].clone(),
+            value: clip(v),
+        });
+    }
+    Ok(())
+}
+
 fn parse_number(table: &Table, r: usize, col: usize, v: &str) -> Result<f64> {
     match v.parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
@@ -570,13 +686,13 @@ fn parse_number(table: &Table, r: usize, col: usize, v: &str) -> Result<f64> {
             path: table.path.clone(),
             at: table.position(r),
             column: table.columns[col].clone(),
-            value: v.to_string(),
+            value: clip(v),
         }),
         Err(_) => Err(DataError::NonNumeric {
             path: table.path.clone(),
             at: table.position(r),
             column: table.columns[col].clone(),
-            value: v.to_string(),
+            value: clip(v),
             hint: " (list the column in --categorical to one-hot encode it)",
         }),
     }
@@ -608,6 +724,8 @@ fn decide_target(
             return Err(one_class("a constant target cannot be learned"));
         }
         None if levels.len() == 2 => TaskKind::Binary,
+        // Declared classes are classes, however many and however numeric.
+        None if options.classes.is_some() => TaskKind::Multiclass,
         None => match &nums {
             Some(v)
                 if levels.len() <= MAX_INFERRED_CLASSES && v.iter().all(|x| x.fract() == 0.0) =>
@@ -643,7 +761,7 @@ fn decide_target(
             let mut labels = levels.clone();
             let mut flip = false;
             if let Some(p) = &options.positive {
-                match labels.iter().position(|l| l == p) {
+                match labels.iter().position(|l| label_key(l) == label_key(p)) {
                     Some(1) => {}
                     Some(_) => flip = true,
                     None => {
@@ -677,6 +795,10 @@ fn decide_target(
                 },
             ))
         }
+        TaskKind::Regression if options.classes.is_some() => Err(invalid(
+            "--classes",
+            "a regression target has no classes".to_string(),
+        )),
         TaskKind::Regression => {
             let mut values = Vec::with_capacity(levels.len());
             for (i, l) in levels.iter().enumerate() {

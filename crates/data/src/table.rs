@@ -1,7 +1,7 @@
 //! Reading a delimited text file into memory: delimiter and header detection, ragged-row checks,
 //! and positions (1-based data row, file line) for error messages.
 
-use crate::error::{DataError, Position, Result};
+use crate::error::{DataError, Position, Result, clip, clip_to};
 use std::path::{Path, PathBuf};
 
 /// Whether the first row is a header.
@@ -155,7 +155,7 @@ impl Table {
                 if names.contains(&name) {
                     return Err(DataError::Csv {
                         path,
-                        reason: format!("the header names column `{name}` twice"),
+                        reason: format!("the header names column `{}` twice", clip(&name)),
                     });
                 }
                 names.push(name);
@@ -204,9 +204,9 @@ impl Table {
             .position(|c| c == name)
             .ok_or_else(|| DataError::UnknownColumn {
                 path: self.path.clone(),
-                column: name.to_string(),
+                column: clip(name),
                 parameter,
-                available: self.columns.join(", "),
+                available: clip_to(&self.columns.join(", "), 400),
             })
     }
 }

@@ -305,7 +305,7 @@ fn error_group_with_no_rows() {
     )
     .unwrap_err();
     assert!(
-        matches!(&e, DataError::UnseenLevel { value, at, .. } if value == "M" && at.row == 2),
+        matches!(&e, DataError::UndeclaredLevel { value, at, .. } if value == "M" && at.row == 2),
         "{e}"
     );
     // One group only: fairness needs two.

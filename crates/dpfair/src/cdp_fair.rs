@@ -153,6 +153,16 @@ impl Default for Config {
 /// of `ln 2001 ≈ 7.6` in the exponential mechanism's error bound.
 pub const DEFAULT_TAU_GRID: usize = 2001;
 
+/// The accepted range of a fixed kernel bandwidth `h` on [0, 1]-scaled features: beyond it the
+/// random-feature frequencies `ω/h` or the kernel scale `h^{-d}` are no longer finite numbers.
+pub const MIN_BANDWIDTH: f64 = 1e-6;
+pub const MAX_BANDWIDTH: f64 = 1e3;
+
+/// The largest `--tau-grid` accepted (2^20 + 1 points, 8 MB per array over the grid): a
+/// resource bound checked before any data is read. Past the number of distinct scores a finer
+/// grid adds nothing, and the exponential mechanism's error bound grows as `ln(grid)`.
+pub const MAX_TAU_GRID: usize = (1 << 20) + 1;
+
 /// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (seed 000)", for the
 /// approximation error against the exact kernel estimator).
 pub const DEFAULT_FREQUENCIES: usize = 1024;
@@ -347,18 +357,25 @@ impl Config {
                 ));
             }
         }
-        if self.tau_grid < 3 || self.tau_grid.is_multiple_of(2) {
+        if self.tau_grid < 3 || self.tau_grid.is_multiple_of(2) || self.tau_grid > MAX_TAU_GRID {
             return Err(invalid(
                 "tau_grid",
-                format!("must be odd and ≥ 3, got {}", self.tau_grid),
+                format!(
+                    "must be odd, ≥ 3 and ≤ {MAX_TAU_GRID} (a resource bound: the exponential \
+                     mechanism scores every grid point), got {}",
+                    self.tau_grid
+                ),
             ));
         }
         if let Bandwidth::Fixed { h } = bandwidth
-            && !(h.is_finite() && h > 0.0)
+            && !(MIN_BANDWIDTH..=MAX_BANDWIDTH).contains(&h)
         {
             return Err(invalid(
                 "bandwidth",
-                format!("must be finite and > 0, got {h}"),
+                format!(
+                    "must be in [{MIN_BANDWIDTH:e}, {MAX_BANDWIDTH:e}] (features are scaled to \
+                     [0, 1]; outside it the kernel's frequencies ω/h or its scale h^-d overflow), got {h}"
+                ),
             ));
         }
         Ok(Resolved {

@@ -98,8 +98,12 @@ impl Default for Config {
     }
 }
 
+/// The largest number of bins `k` accepted (2^20): a resource bound checked before any data is
+/// read (see [`Config::validate`]).
+pub const MAX_BINS: usize = 1 << 20;
+
 impl Config {
-    /// Checks α, ε, k, the range and the floor; returns the grid.
+    /// Checks α, ε, k (at most [`MAX_BINS`]), the range and the floor; returns the grid.
     pub fn validate(&self) -> Result<Grid> {
         if !(self.alpha.is_finite() && self.alpha >= 0.0) {
             return Err(FairRegressionError::invalid(
@@ -117,6 +121,17 @@ impl Config {
             return Err(FairRegressionError::invalid(
                 "weight_floor",
                 format!("must be > 0, got {}", self.weight_floor),
+            ));
+        }
+        if self.bins > MAX_BINS {
+            return Err(FairRegressionError::invalid(
+                "bins",
+                format!(
+                    "k = {} exceeds the limit {MAX_BINS}: the histograms and transport bands take \
+                     O(k) memory per group and the LP O(k) variables per group (more bins than \
+                     that also leave each bin nearly empty, so the Laplace noise dominates)",
+                    self.bins
+                ),
             ));
         }
         let [lo, hi] = self.range.ok_or_else(|| {

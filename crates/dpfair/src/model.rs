@@ -322,13 +322,15 @@ impl ModelFile {
         })
     }
 
-    /// Write as pretty JSON.
+    /// Write as pretty JSON, atomically (a failed write leaves any previous file intact).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let json = self.to_json()?;
-        std::fs::write(path, json + "\n").map_err(|e| ModelError::Write {
-            path: path.display().to_string(),
-            reason: e.to_string(),
+        dpfair_data::output::write_atomic(path, (json + "\n").as_bytes()).map_err(|e| {
+            ModelError::Write {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
         })
     }
 
@@ -345,6 +347,7 @@ impl ModelFile {
 
     /// Parse a model file's text; `origin` names it in messages.
     pub fn from_json(text: &str, origin: &str) -> Result<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark is not JSON
         let format_err = |reason: String| ModelError::Format {
             path: origin.to_string(),
             reason,

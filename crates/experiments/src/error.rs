@@ -24,6 +24,9 @@ pub enum ExpError {
         line: u64,
         reason: String,
     },
+    /// The output folder is locked by another run.
+    #[error("{0}")]
+    Locked(String),
     #[error("plot {file}: {reason}")]
     Plot { file: String, reason: String },
     #[error("invalid {parameter}: {reason}")]

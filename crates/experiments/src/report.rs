@@ -164,7 +164,7 @@ pub(crate) fn write(
         md,
         "All aggregated rows are in results.csv; the per-repetition rows in raw.csv."
     );
-    std::fs::write(path, md).map_err(|source| ExpError::Io {
+    dpfair_data::output::write_atomic(path, md.as_bytes()).map_err(|source| ExpError::Io {
         path: path.into(),
         source,
     })

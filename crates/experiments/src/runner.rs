@@ -1,5 +1,11 @@
 //! Running a paper's grid: parallel repetitions, progress with ETA, append-as-you-go, resume,
 //! then results.csv, plots and report.md.
+//!
+//! A run holds an exclusive lock on its output folder ([`FolderLock`]) from start to end, so two
+//! runs into one folder cannot interleave: the second is refused with the first one's process
+//! id. Resuming is idempotent: the raw file is reconciled ([`raw::reconcile`]) before the
+//! pending cells are chosen, so duplicated or partial rows never make a cell count as missing
+//! forever, and results.csv and report.md are written atomically.
 
 use crate::aggregate::{Summary, summarise};
 use crate::error::{ExpError, Result};
@@ -7,6 +13,8 @@ use crate::grid::{Cell, fmt_f64, validate};
 use crate::paper::{Paper, Scale};
 use crate::raw::{self, RAW_FILE, RawWriter};
 use crate::{plot, report};
+use dpfair_data::lock::FolderLock;
+use dpfair_data::output::AtomicFile;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -46,6 +54,9 @@ pub struct RunSummary {
     pub resumed: usize,
     /// Cells still missing (not run because of `max_cells`, or failed).
     pub missing: usize,
+    /// Raw rows dropped when the raw file was reconciled at the start (duplicates, rows of
+    /// unfinished cells, malformed lines).
+    pub reconciled_rows: usize,
     /// Failed cells with their error.
     pub failed: Vec<(String, String)>,
     pub results: PathBuf,
@@ -67,8 +78,12 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
         path: opts.out.clone(),
         source,
     })?;
+    let _lock = FolderLock::acquire(&opts.out).map_err(|e| ExpError::Locked(e.to_string()))?;
     let raw_path = opts.out.join(RAW_FILE);
-    let done = raw::read(&raw_path, name)?;
+    let reconciled = raw::reconcile(&raw_path, name)?;
+    let reconciled_rows =
+        reconciled.duplicate_rows + reconciled.partial_rows + reconciled.malformed_lines;
+    let done = reconciled.cells;
     let all = grid.cells();
     let mut pending: Vec<Cell> = all
         .iter()
@@ -156,6 +171,7 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
         ran,
         resumed,
         missing,
+        reconciled_rows,
         failed,
         results,
         raw: raw_path,
@@ -208,7 +224,11 @@ fn write_results(path: &Path, experiment: &str, seed0: u64, rows: &[Summary]) ->
         path: path.into(),
         source: std::io::Error::other(e.to_string()),
     };
-    let mut w = csv::Writer::from_path(path).map_err(err)?;
+    let file = AtomicFile::create(path).map_err(|source| ExpError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let mut w = csv::Writer::from_writer(file);
     w.write_record(RESULTS_HEADER).map_err(err)?;
     for r in rows {
         let s = &r.setting;
@@ -231,8 +251,11 @@ fn write_results(path: &Path, experiment: &str, seed0: u64, rows: &[Summary]) ->
         ])
         .map_err(err)?;
     }
-    w.flush().map_err(|source| ExpError::Io {
-        path: path.into(),
-        source,
-    })
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(AtomicFile::commit)
+        .map_err(|source| ExpError::Io {
+            path: path.into(),
+            source,
+        })
 }

@@ -19,6 +19,7 @@
 
 use crate::error::{CliError, CliResult};
 use dpfair::model::{Accounting, FittedModel, ModelFile};
+pub use dpfair_data::output::{Input, check_output};
 use dpfair_data::{
     Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, PrivateBounds,
     Scaling, TaskKind,
@@ -49,6 +50,10 @@ pub struct DataArgs {
     /// Declare the sensitive groups (public), in order; a value outside them is an error.
     #[arg(long, value_name = "G,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
+    /// Declare the target's classes (public), in order; a value outside them is an error
+    /// [default: the values found in the data; numbers compared as numbers, `1.0` = `1`].
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub classes: Option<Vec<String>>,
     /// The label of the positive class of a binary target [default: the larger value].
     #[arg(long, value_name = "LABEL")]
     pub positive: Option<String>,
@@ -118,6 +123,14 @@ pub fn csv_format(delimiter: Option<u8>, header: HeaderArg) -> CsvFormat {
 }
 
 impl DataArgs {
+    /// The training CSV as an input of [`OutArgs::check`].
+    pub fn input(&self) -> Input<'_> {
+        Input {
+            option: "--data",
+            path: &self.data,
+        }
+    }
+
     /// The loader options these arguments describe (task inferred unless given).
     pub fn options(&self, task: Option<TaskKind>) -> LoadOptions {
         LoadOptions {
@@ -126,6 +139,7 @@ impl DataArgs {
             features: self.features.clone(),
             categorical: self.categorical.clone(),
             groups: self.groups.clone(),
+            classes: self.classes.clone(),
             task,
             positive: self.positive.clone(),
             missing: if self.no_missing {
@@ -426,6 +440,12 @@ pub fn non_private_fit() -> Entry {
 }
 
 impl OutArgs {
+    /// Refuse `--out` before any work: one of the command's input files (`--data`, …) or a
+    /// place that cannot be written.
+    pub fn check(&self, inputs: &[Input<'_>]) -> CliResult {
+        Ok(check_output("--out", &self.out, inputs)?)
+    }
+
     /// Wrap and write the model, recording in its ledger where the release noise came from
     /// (`noise`; `None` when the fit drew none itself, as an LDP collector); prints the ledger
     /// total on stderr.

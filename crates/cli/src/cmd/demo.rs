@@ -1,6 +1,7 @@
 //! `dpfair demo [--out DIR]`: every registered method on embedded synthetic data (no download),
 //! a table of utility, fairness and privacy spent, and an SVG plot of fairness against utility.
 
+use crate::cmd::common::check_output;
 use crate::error::{CliError, CliResult};
 use dpfair_experiments::demo::{self, DemoData, DemoSize};
 use dpfair_experiments::papers;
@@ -30,6 +31,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
+    // The output folder must take files before the methods run.
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        CliError::BadInput(format!(
+            "--out {}: cannot create it: {e}",
+            args.out.display()
+        ))
+    })?;
+    check_output("--out", &args.out.join(demo::DEMO_PLOT), &[])?;
     let size = if args.small {
         DemoSize::SMALL
     } else {

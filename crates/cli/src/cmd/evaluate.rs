@@ -10,7 +10,9 @@
 
 use crate::cmd::common::{HeaderArg, TaskArg, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
-use dpfair_data::{CsvFormat, HeaderMode, LoadOptions, MissingPolicy, Table, Target, TaskKind};
+use dpfair_data::{
+    CsvFormat, DataError, HeaderMode, LoadOptions, MissingPolicy, Table, Target, TaskKind,
+};
 use dpfair_fairness as fm;
 use ndarray::Array2;
 use std::path::PathBuf;
@@ -43,9 +45,14 @@ pub struct Args {
     /// The task [default: inferred from the target as `fit` does].
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
-    /// The positive label of a binary target [default: the larger value].
+    /// The positive label of a binary target [default: the larger value]. With a test file
+    /// whose target has one class, the other class is taken from the predictions.
     #[arg(long, value_name = "LABEL")]
     pub positive: Option<String>,
+    /// Declare the target's classes, in order (e.g. `0,1`): a test file may then hold only some
+    /// of them, and a value outside them is an error.
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub classes: Option<Vec<String>>,
     /// Field delimiter of --data: `,` `;` `tab` or one character [default: detected].
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
@@ -55,17 +62,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let options = LoadOptions {
+    let mut options = LoadOptions {
         target: Some(args.target.clone()),
         sensitive: Some(args.sensitive.clone()),
         features: Some(Vec::new()),
         task: args.task.map(Into::into),
         positive: args.positive.clone(),
+        classes: args.classes.clone(),
         missing: MissingPolicy::Drop,
         format: csv_format(args.delimiter, args.header),
         ..Default::default()
     };
-    let loaded = dpfair_data::load_csv(&args.data, &options)?;
     let pred_table = Table::read(
         &args.predictions,
         &CsvFormat {
@@ -73,6 +80,21 @@ pub fn run(args: Args) -> CliResult {
             header: HeaderMode::Present,
         },
     )?;
+    let loaded = match dpfair_data::load_csv(&args.data, &options) {
+        Err(DataError::OneClassTarget { value, .. })
+            if args.positive.is_some() && args.classes.is_none() =>
+        {
+            // A test file may hold one class: the binary classes are the target's value, the
+            // positive label and the predicted labels.
+            options.classes = Some(binary_classes_from_predictions(
+                &value,
+                args.positive.as_deref().unwrap_or_default(),
+                &pred_table,
+            )?);
+            dpfair_data::load_csv(&args.data, &options)?
+        }
+        other => other?,
+    };
     let pred_name = args.predictions.display().to_string();
     if pred_table.n_rows() != loaded.report.rows_in_file {
         return Err(CliError::BadInput(format!(
@@ -216,6 +238,39 @@ pub fn run(args: Args) -> CliResult {
     Ok(())
 }
 
+/// The two classes `[negative, positive]` of a binary evaluation whose target column holds the
+/// single value `seen`: the positive label, and the one other label among `seen` and the
+/// predictions (`(not P)` when every label is the positive one).
+fn binary_classes_from_predictions(
+    seen: &str,
+    positive: &str,
+    predictions: &Table,
+) -> CliResult<Vec<String>> {
+    let mut labels = vec![positive.to_string()];
+    let col = predictions.column_index("prediction", "--predictions")?;
+    let candidates = std::iter::once(seen.to_string()).chain(
+        (0..predictions.n_rows())
+            .map(|r| predictions.get(r, col).to_string())
+            .filter(|v| !dpfair_data::table::is_missing(v)),
+    );
+    for v in candidates {
+        if label_code(&labels, &v).is_none() {
+            labels.push(v);
+        }
+        if labels.len() > 2 {
+            return Err(CliError::BadInput(format!(
+                "--positive {positive}: the target and the predictions hold more than two labels ({}); a binary evaluation needs two, or give --classes",
+                labels.join(", ")
+            )));
+        }
+    }
+    let negative = labels
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| format!("(not {positive})"));
+    Ok(vec![negative, positive.to_string()])
+}
+
 /// The class code of a predicted label: exact match, else numeric equality (`1` and `1.0`).
 fn label_code(labels: &[String], v: &str) -> Option<u32> {
     if let Some(c) = labels.iter().position(|l| l == v) {
@@ -245,6 +300,7 @@ fn read_probabilities(
     };
     let mut p = Array2::zeros((keep.len(), labels.len()));
     for (i, &j) in keep.iter().enumerate() {
+        let mut sum = 0.0;
         for (k, &c) in cols.iter().enumerate() {
             let v = table.get(file_row(j), c);
             p[[i, k]] = v
@@ -258,6 +314,15 @@ fn read_probabilities(
                         table.columns[c]
                     ))
                 })?;
+            sum += p[[i, k]];
+        }
+        // The same tolerance as the metrics' own check (dpfair_fairness), reported here with the
+        // file and its 1-based row.
+        if (sum - 1.0).abs() > 1e-6 {
+            return Err(CliError::BadInput(format!(
+                "{name}: {}: the p_ columns sum to {sum}, not 1",
+                table.position(file_row(j))
+            )));
         }
     }
     Ok(Some(p))

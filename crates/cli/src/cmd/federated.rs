@@ -77,11 +77,11 @@ pub(crate) fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> CliResu
         .map_err(|e| CliError::BadInput(format!("{} is not a valid {what}: {e}", path.display())))
 }
 
-/// Writes a protocol file.
+/// Writes a protocol file (atomically).
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> CliResult {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CliError::Internal(format!("cannot serialise {}: {e}", path.display())))?;
-    std::fs::write(path, text)
+    dpfair_data::output::write_atomic(path, text.as_bytes())
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
 }
 

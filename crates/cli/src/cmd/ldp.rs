@@ -10,13 +10,14 @@
 //!    terminates, writes the round-2 partition (`--next`); holders privatize again with it, and
 //!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
-use crate::cmd::common::{HeaderArg, OutArgs, SeedArgs, csv_format};
+use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, check_output, csv_format};
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
     Tree, TreeSettings, partition::LeafCounts, privatiser,
 };
 use dpfair::model::FittedModel;
+use dpfair_data::output::{AtomicFile, write_atomic};
 use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
 use dpfair_privacy::{Budget, Ledger, Noise};
 use serde::{Deserialize, Serialize};
@@ -264,7 +265,7 @@ impl PartitionFile {
 
     fn save(&self, path: &Path) -> CliResult {
         let json = serde_json::to_string(self).map_err(|e| CliError::Internal(e.to_string()))?;
-        std::fs::write(path, json + "\n")
+        write_atomic(path, (json + "\n").as_bytes())
             .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
     }
 }
@@ -302,6 +303,14 @@ pub struct PartitionArgs {
 }
 
 fn partition(a: PartitionArgs) -> CliResult {
+    check_output(
+        "--out",
+        &a.out,
+        &[Input {
+            option: "--public",
+            path: &a.public,
+        }],
+    )?;
     let loaded = a.columns.load_public(&a.public)?;
     let settings = a.tree.settings(a.seed);
     let (n_q, d) = (loaded.dataset.n_rows() as u64, loaded.dataset.n_features());
@@ -393,6 +402,20 @@ pub struct PrivatizeArgs {
 }
 
 fn privatize(a: PrivatizeArgs) -> CliResult {
+    check_output(
+        "--out",
+        &a.out,
+        &[
+            Input {
+                option: "--partition",
+                path: &a.partition,
+            },
+            Input {
+                option: "--data",
+                path: &a.data,
+            },
+        ],
+    )?;
     let p = PartitionFile::load(&a.partition)?;
     if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
         && *t != col.name
@@ -415,8 +438,9 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     let release = privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?;
     let mut noise = a.seeds.noise();
     let l = p.tree.n_leaves();
-    let mut w = csv::Writer::from_path(&a.out)
+    let file = AtomicFile::create(&a.out)
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
+    let mut w = csv::Writer::from_writer(file);
     let io = |e: csv::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
     let mut header = vec!["epsilon".to_string()];
     header.extend((0..l).map(|j| format!("u_{j}")));
@@ -431,7 +455,9 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
         rec.extend(r.u.iter().chain(&r.v).map(|v| v.to_string()));
         w.write_record(&rec).map_err(io)?;
     }
-    w.flush()
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(AtomicFile::commit)
         .map_err(|e| CliError::BadInput(format!("writing {}: {e}", a.out.display())))?;
     eprintln!(
         "wrote {} ({} reports, each {eps}-LDP)",
@@ -441,9 +467,16 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     Ok(())
 }
 
-/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε.
+/// A report coordinate is `0` or `1` plus Laplace noise of scale `b = 4/ε`: one beyond
+/// `1 + REPORT_TAIL_SCALES·b` has probability below `e^{-800}` (10⁻³⁴⁷) from an honest holder,
+/// so it is refused as forged or corrupted rather than summed.
+const REPORT_TAIL_SCALES: f64 = 800.0;
+
+/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε, each
+/// coordinate within the range an honest report can take.
 fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<privatiser::Report>> {
     let bad = |m: String| CliError::BadInput(format!("{}: {m}", path.display()));
+    let limit = 1.0 + REPORT_TAIL_SCALES * privatiser::REPORT_SENSITIVITY / epsilon;
     let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
     let mut out = Vec::new();
     for (i, rec) in r.records().enumerate() {
@@ -463,8 +496,15 @@ fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<pri
                 v.trim()
                     .parse::<f64>()
                     .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| bad(format!("report {}, column {}: `{v}`", i + 1, c + 1)))
+                    .filter(|x| x.is_finite() && (c == 0 || x.abs() <= limit))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "report {}, column {}: `{}` is not a number within ±{limit:.4e} (the range of an honest report at ε = {epsilon})",
+                            i + 1,
+                            c + 1,
+                            dpfair_data::error::clip(v)
+                        ))
+                    })
             })
             .collect::<CliResult<_>>()?;
         if vals[0] != epsilon {
@@ -504,6 +544,26 @@ pub struct FitArgs {
 }
 
 fn fit(a: FitArgs) -> CliResult {
+    let mut inputs = vec![
+        Input {
+            option: "--partition",
+            path: &a.partition,
+        },
+        Input {
+            option: "--reports",
+            path: &a.reports,
+        },
+    ];
+    if let Some(public) = &a.public {
+        inputs.push(Input {
+            option: "--public",
+            path: public,
+        });
+    }
+    a.out.check(&inputs)?;
+    if let Some(next) = &a.next {
+        check_output("--next", next, &inputs)?;
+    }
     let p = PartitionFile::load(&a.partition)?;
     let reports = read_reports(&a.reports, p.tree.n_leaves(), p.epsilon)?;
     let total = match &p.protocol {
@@ -643,6 +703,16 @@ pub struct SimulatedArgs {
 impl SimulatedArgs {
     /// (public loaded with its schema, private data, ledger over ε, noise).
     pub fn load(&self) -> CliResult<(Loaded, Dataset, Ledger, Noise)> {
+        self.out.check(&[
+            Input {
+                option: "--public",
+                path: &self.public,
+            },
+            Input {
+                option: "--private",
+                path: &self.private,
+            },
+        ])?;
         let public = self.columns.load_public(&self.public)?;
         let private = self.columns.load_private(&public.schema, &self.private)?;
         let ledger = Ledger::new(Budget::pure(self.epsilon)?);

@@ -6,9 +6,10 @@
 //! columns. A row with a missing value (`?`, `NA`, empty) in a column the model reads gets empty
 //! fields (never dropped, so the output stays aligned with the input); the count goes to stderr.
 
-use crate::cmd::common::{HeaderArg, csv_format, parse_delimiter};
+use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
 use dpfair::model::{ModelFile, Predictions};
+use dpfair_data::output::AtomicFile;
 use dpfair_data::{ApplyOptions, MissingPolicy};
 use dpfair_privacy::Noise;
 use std::path::PathBuf;
@@ -46,6 +47,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
+    check_output(
+        "--out",
+        &args.out,
+        &[
+            Input {
+                option: "--model",
+                path: &args.model,
+            },
+            Input {
+                option: "--data",
+                path: &args.data,
+            },
+        ],
+    )?;
     let model = ModelFile::load(&args.model)?;
     warn_if_not_trustworthy(&model, &args.model);
     let options = ApplyOptions {
@@ -83,14 +98,14 @@ pub fn run(args: Args) -> CliResult {
 }
 
 /// Write one output row per input row: `rows[j]` is the input row of prediction `j`; the other
-/// input rows get empty fields.
+/// input rows get empty fields. Atomic: a failed write leaves any previous file intact.
 fn write_predictions(
     out: &std::path::Path,
     preds: &Predictions,
     rows: &[usize],
     rows_in_file: usize,
 ) -> Result<(), csv::Error> {
-    let mut w = csv::Writer::from_path(out)?;
+    let mut w = csv::Writer::from_writer(AtomicFile::create(out)?);
     let mut header = vec!["prediction".to_string()];
     if preds.probabilities.is_some() {
         header.extend(preds.class_labels.iter().map(|l| format!("p_{l}")));
@@ -115,7 +130,7 @@ fn write_predictions(
         w.write_record(&rec)?;
         next += 1;
     }
-    w.flush()?;
+    w.into_inner().map_err(|e| e.into_error())?.commit()?;
     Ok(())
 }
 

@@ -62,9 +62,10 @@ pub fn run(args: Args) -> CliResult {
     let mut opts = RunOptions::new(&out, scale);
     opts.jobs = args.jobs;
     let s = dpfair_experiments::run(paper, &opts).map_err(|e| match e {
-        ExpError::InvalidParameter { .. } | ExpError::Io { .. } | ExpError::Raw { .. } => {
-            CliError::BadInput(e.to_string())
-        }
+        ExpError::InvalidParameter { .. }
+        | ExpError::Io { .. }
+        | ExpError::Raw { .. }
+        | ExpError::Locked(_) => CliError::BadInput(e.to_string()),
         other => CliError::Internal(other.to_string()),
     })?;
     println!(
@@ -80,11 +81,24 @@ pub fn run(args: Args) -> CliResult {
     for p in &s.plots {
         println!("plot:    {}", p.display());
     }
+    if s.reconciled_rows > 0 {
+        eprintln!(
+            "{}: dropped {} duplicate, partial or malformed rows left by an earlier run",
+            s.raw.display(),
+            s.reconciled_rows
+        );
+    }
     if !s.failed.is_empty() {
         return Err(CliError::BadInput(format!(
             "{} cells failed (listed in {}); rerun to retry them",
             s.failed.len(),
             s.report.display()
+        )));
+    }
+    if s.missing > 0 {
+        return Err(CliError::Internal(format!(
+            "{} cells are still missing after the run; rerun to complete them",
+            s.missing
         )));
     }
     Ok(())

@@ -118,6 +118,15 @@ impl Default for Config {
     }
 }
 
+/// The largest δ accepted (resource and meaning bound, checked before any data is read).
+pub const MAX_DELTA: f64 = 0.1;
+/// The smallest fixed DP-SGD noise multiplier accepted: at z = 0.1 a single full-batch step of
+/// the Gaussian mechanism already costs ε ≈ √(2 ln(1.25/δ))/z ≈ 48 at δ = 10⁻⁵, and the
+/// accountants' grids grow as 1/z² (z = 10⁻³⁰⁰ asked for 9.7 GB).
+pub const MIN_NOISE_MULTIPLIER: f64 = 0.1;
+/// The largest fixed noise multiplier accepted (beyond it the gradient is pure noise).
+pub const MAX_NOISE_MULTIPLIER: f64 = 1e6;
+
 /// How ε is divided between DP-SGD and the rates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Split {
@@ -135,10 +144,14 @@ impl Config {
                 format!("must be finite and > 0, got {}", self.epsilon),
             ));
         }
-        if !(self.delta > 0.0 && self.delta < 1.0) {
+        if !(self.delta > 0.0 && self.delta <= MAX_DELTA) {
             return Err(invalid(
                 "delta",
-                format!("must be in (0, 1) (DP-SGD needs δ > 0), got {}", self.delta),
+                format!(
+                    "must be in (0, {MAX_DELTA}] (DP-SGD needs δ > 0; a larger δ is no meaningful \
+                     guarantee and makes the accountant's calibration search run for minutes), got {}",
+                    self.delta
+                ),
             ));
         }
         if !(self.post_fraction > 0.0 && self.post_fraction < 1.0) {
@@ -148,11 +161,15 @@ impl Config {
             ));
         }
         if let Some(z) = self.noise_multiplier
-            && !(z.is_finite() && z > 0.0)
+            && !(z.is_finite() && (MIN_NOISE_MULTIPLIER..=MAX_NOISE_MULTIPLIER).contains(&z))
         {
             return Err(invalid(
                 "noise_multiplier",
-                format!("must be finite and > 0, got {z}"),
+                format!(
+                    "must be in [{MIN_NOISE_MULTIPLIER}, {MAX_NOISE_MULTIPLIER:e}], got {z} (below \
+                     the minimum one step alone costs ε in the tens and the privacy accountant's \
+                     discretisation grid, which grows as 1/z², no longer fits in memory)"
+                ),
             ));
         }
         let (rates, rate_eps) = match self.accounting {

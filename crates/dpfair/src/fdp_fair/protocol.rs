@@ -15,6 +15,13 @@
 //! and ledger. Round 1 spends `(ε_s, δ_s)` on the training half, round 2 `(ε_s, δ_s)` on the
 //! disjoint calibration half: parallel composition, `(ε_s, δ_s)` per site (Prop. 19).
 //!
+//! **What the server trusts.** Nothing a site sends is taken at face value: before any site is
+//! asked to spend its round-2 budget, [`aggregate_round1`] checks every transcript
+//! ([`validate_round1`]: shape, ranges, the simplex, the claimed size against the server's public
+//! bound, the site's ledger against its claimed `(ε_s, δ_s)`, the run id, the binding digest, and
+//! copies of another site's transcript); [`aggregate_round2`] checks the trees the same way
+//! ([`validate_round2`]). What a dishonest site can still do is in `docs/federated-trust.md`.
+//!
 //! **Noise streams.** A site's round-1 releases use `noise.fork()` and its split seed the next
 //! `u64` of `noise`; round 2 uses the fork after that. With OS noise this is just independent
 //! noise; with a seeded stream ([`skip_round1`]) a site that restarts from the same seed in
@@ -31,9 +38,12 @@ use crate::model::Accounting;
 use crate::seed000::RffBasis;
 use crate::seed000::classifier::FairPluginClassifier;
 use crate::seed000::error::{Error, Result, invalid};
-use crate::seed000::release::{KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan};
+use crate::seed000::release::{
+    KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
+};
 use crate::seed000::split::random_split;
 use crate::seed000::threshold::{GroupRule, score};
+use dpfair_data::error::clip;
 use dpfair_data::{Dataset, Schema};
 use dpfair_privacy::{Budget, Composition, Entry, Ledger, Noise, Partition};
 use ndarray::Axis;
@@ -49,6 +59,16 @@ pub const ROUND2_FORMAT: &str = "dpfair-fdp-fair-round2";
 pub const PROTOCOL_VERSION: u32 = 1;
 /// Default seed of the public random-feature basis (all sites must use the same basis).
 pub const DEFAULT_BASIS_SEED: u64 = 0x000f_d9fa;
+/// Default public bound on a site's claimed size `N_s`: a site holds its rows in memory (at
+/// least 8 bytes per feature per row), so 10^8 rows is beyond what one machine of the federation
+/// is expected to load; a server with larger sites raises it (`--max-site-rows`).
+pub const DEFAULT_MAX_SITE_ROWS: usize = 100_000_000;
+/// A noisy tree count may exceed the calibration size by at most this many noise standard
+/// deviations (a Gaussian exceeds 40σ with probability below 10^-340: never, for an honest site).
+pub const TREE_COUNT_SIGMAS: f64 = 40.0;
+/// Relative tolerance when a site's ledger total is compared with its claimed `(ε_s, δ_s)`
+/// (floating-point composition).
+const LEDGER_TOLERANCE: f64 = 1e-9;
 
 /// What every site must agree on before round 1 (public).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -77,6 +97,9 @@ pub struct Round1 {
     pub format: String,
     pub version: u32,
     pub site: String,
+    /// The run id the server announced (`--run`), binding the transcript to one run.
+    #[serde(default)]
+    pub run: Option<String>,
     /// `N_s` (public under replace-one neighbours).
     pub n_rows: usize,
     pub split_seed: u64,
@@ -89,6 +112,35 @@ pub struct Round1 {
     /// `π̃^s_a` and the released coefficients of `p̃^s_{X|A=a}`, `p̃^s_{X,Y|A=a}(·,1)`.
     pub release: PluginEstimate,
     pub ledger: Ledger,
+    /// Digest of the site name, run id and content ([`Round1::bind`]): an edit that does not
+    /// recompute it (a copy renamed to another site, a changed number) is refused.
+    #[serde(default)]
+    pub binding: String,
+}
+
+impl Round1 {
+    fn compute_binding(&self) -> String {
+        fingerprint(&(
+            &self.format,
+            self.version,
+            &self.site,
+            &self.run,
+            self.n_rows,
+            self.split_seed,
+            self.epsilon,
+            self.delta,
+            &self.accounting,
+            &self.schema,
+            &self.release,
+            &self.ledger,
+        ))
+    }
+
+    /// Set the run id and seal the transcript with its binding digest.
+    pub fn bind(&mut self, run: Option<String>) {
+        self.run = run;
+        self.binding = self.compute_binding();
+    }
 }
 
 /// One site as the server records it.
@@ -126,6 +178,10 @@ pub enum Weights {
 pub struct ServerParams {
     pub depth: DepthRule,
     pub weights: Weights,
+    /// The run id the server announced to the sites; every transcript must carry it.
+    pub run: Option<String>,
+    /// Public bound on each site's `N_s` ([`DEFAULT_MAX_SITE_ROWS`] when `None`).
+    pub max_site_rows: Option<usize>,
 }
 
 /// The server's broadcast after round 1.
@@ -140,6 +196,9 @@ pub struct Global {
     /// The aggregated `η̃_a`, `π̃_a` (evaluable by every site).
     pub estimate: PluginEstimate,
     pub schema: Option<Schema>,
+    /// The run id (when the server announced one).
+    #[serde(default)]
+    pub run: Option<String>,
     /// A fingerprint of everything above: round-2 transcripts carry it back.
     pub fingerprint: String,
 }
@@ -157,6 +216,29 @@ pub struct Round2 {
     pub delta: f64,
     pub trees: SiteTrees,
     pub ledger: Ledger,
+    /// Digest of the site name, the broadcast's fingerprint and the content ([`Round2::bind`]).
+    #[serde(default)]
+    pub binding: String,
+}
+
+impl Round2 {
+    fn compute_binding(&self) -> String {
+        fingerprint(&(
+            &self.format,
+            self.version,
+            &self.site,
+            &self.global,
+            self.epsilon,
+            self.delta,
+            &self.trees,
+            &self.ledger,
+        ))
+    }
+
+    /// Seal the transcript with its binding digest.
+    pub fn bind(&mut self) {
+        self.binding = self.compute_binding();
+    }
 }
 
 /// What a fitted FDP-Fair model records about the federation (stored in [`Model`]).
@@ -278,10 +360,11 @@ pub fn site_round1(
     let release = in_part(ledger, &partition, TRAINING_HALF, |l| {
         sums.release(&plan, l, &mut release_noise)
     })?;
-    Ok(Round1 {
+    let mut r1 = Round1 {
         format: ROUND1_FORMAT.into(),
         version: PROTOCOL_VERSION,
         site: params.site.clone(),
+        run: None,
         n_rows: data.n_rows(),
         split_seed,
         epsilon: params.epsilon,
@@ -290,7 +373,10 @@ pub fn site_round1(
         schema,
         release,
         ledger: entries_since(ledger, start)?,
-    })
+        binding: String::new(),
+    };
+    r1.bind(None);
+    Ok(r1)
 }
 
 fn check_format(format: &str, version: u32, want: &str, what: &str) -> Result<()> {
@@ -326,6 +412,7 @@ impl Global {
             &self.sites,
             &self.estimate,
             &self.schema,
+            &self.run,
         ))
     }
 
@@ -353,6 +440,238 @@ impl Global {
     }
 }
 
+/// The server's checks of one round-1 transcript against the first site's (the federation's
+/// shared choices) and the server's public parameters. Nothing here trusts the site: every
+/// number is checked against what the protocol makes public or what the site's own ledger says.
+pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Result<()> {
+    let what = format!("round 1 of site `{}`", clip(&r.site));
+    let bad = |reason: String| Err(Error::InvalidData(format!("{what}: {reason}")));
+    check_format(&r.format, r.version, ROUND1_FORMAT, &what)?;
+    if r.site.trim().is_empty() {
+        return bad("the site has no name".into());
+    }
+    check_run(r.run.as_deref(), params.run.as_deref(), &what)?;
+    if r.run != first.run {
+        return bad(format!(
+            "run id {:?} differs from site `{}`'s {:?}",
+            r.run,
+            clip(&first.site),
+            first.run
+        ));
+    }
+    check_budget(r.epsilon, r.delta).map_err(|e| Error::InvalidData(format!("{what}: {e}")))?;
+    if r.accounting != first.accounting {
+        return bad(format!(
+            "accounting {:?}, site `{}` used {:?}; all sites must use the same mode",
+            r.accounting,
+            clip(&first.site),
+            first.accounting
+        ));
+    }
+    if r.release.basis != first.release.basis {
+        return bad(format!(
+            "basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
+            r.release.basis.spec(),
+            clip(&first.site),
+            first.release.basis.spec()
+        ));
+    }
+    if r.schema != first.schema {
+        return bad(format!(
+            "the data schema (columns, encodings, scaling) differs from site `{}`'s",
+            clip(&first.site)
+        ));
+    }
+    let max_rows = params.max_site_rows.unwrap_or(DEFAULT_MAX_SITE_ROWS);
+    if r.n_rows < 8 || r.n_rows > max_rows {
+        return bad(format!(
+            "N_s = {} is outside the public range [8, {max_rows}] (the server's --max-site-rows)",
+            r.n_rows
+        ));
+    }
+    let len = r.release.basis.len();
+    for a in 0..2 {
+        for (name, v) in [
+            ("denominator", &r.release.denominator[a]),
+            ("numerator", &r.release.numerator[a]),
+        ] {
+            if v.len() != len {
+                return bad(format!(
+                    "{name} coefficients of group {a}: {} values, the basis has {len}",
+                    v.len()
+                ));
+            }
+            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+                return bad(format!(
+                    "{name} coefficients of group {a}: non-finite value {x}"
+                ));
+            }
+        }
+    }
+    // π̃_a: released probabilities clamped into [PI_FLOOR, 1 − PI_FLOOR] by every honest site.
+    for (a, &p) in r.release.pi.iter().enumerate() {
+        if !(PI_FLOOR..=1.0 - PI_FLOOR).contains(&p) {
+            return bad(format!(
+                "group proportion π̃_{a} = {p} is not a probability in [{PI_FLOOR}, {}]",
+                1.0 - PI_FLOOR
+            ));
+        }
+    }
+    check_site_ledger(&r.ledger, r.epsilon, r.delta, r.accounting, &what)?;
+    check_binding(&r.binding, &r.compute_binding(), &what)
+}
+
+/// The server's checks of one round-2 transcript against the broadcast.
+pub fn validate_round2(r: &Round2, global: &Global) -> Result<()> {
+    let what = format!("round 2 of site `{}`", clip(&r.site));
+    let bad = |reason: String| Err(Error::InvalidData(format!("{what}: {reason}")));
+    check_format(&r.format, r.version, ROUND2_FORMAT, &what)?;
+    if r.global != global.fingerprint {
+        return bad(format!(
+            "built against global {} but this global is {}",
+            clip(&r.global),
+            global.fingerprint
+        ));
+    }
+    let entry = global.site(&r.site)?;
+    if (r.epsilon, r.delta) != (entry.epsilon, entry.delta) {
+        return bad(format!(
+            "(ε, δ) = ({}, {}) but round 1 used ({}, {})",
+            r.epsilon, r.delta, entry.epsilon, entry.delta
+        ));
+    }
+    let sigma = tree_sigma(entry.epsilon, entry.delta, global.depth, global.accounting)?;
+    let limit = entry.n_cal as f64 + TREE_COUNT_SIGMAS * sigma;
+    for a in 0..2 {
+        r.trees.groups[a].validate(global.depth, &format!("{what}, group {a}"))?;
+        for (l, level) in r.trees.groups[a].levels.iter().enumerate() {
+            if let Some(c) = level.iter().find(|c| c.abs() > limit) {
+                return bad(format!(
+                    "group {a}, level {}: count {c} is impossible for a calibration half of {} rows (|count| ≤ ň_s + {TREE_COUNT_SIGMAS}σ = {limit:.1})",
+                    l + 1,
+                    entry.n_cal
+                ));
+            }
+        }
+    }
+    check_site_ledger(&r.ledger, r.epsilon, r.delta, global.accounting, &what)?;
+    check_binding(&r.binding, &r.compute_binding(), &what)
+}
+
+/// The binding digest, checked last (the specific checks above name a bad field first): an edit
+/// that passed them but was not resealed, e.g. a copy renamed to another site.
+fn check_binding(stored: &str, computed: &str, what: &str) -> Result<()> {
+    if stored != computed {
+        return Err(Error::InvalidData(format!(
+            "{what}: its binding digest does not match its content (edited, renamed or copied from another site's transcript)"
+        )));
+    }
+    Ok(())
+}
+
+/// The noise standard deviation of a site's tree counts (Algorithm 3's release, L2 sensitivity
+/// `√(2M)`), as the server computes it from public parameters.
+fn tree_sigma(epsilon: f64, delta: f64, depth: usize, accounting: Accounting) -> Result<f64> {
+    Ok(match accounting {
+        Accounting::Strict => dpfair_privacy::accounting::analytic_gaussian_sigma(
+            (2.0 * depth as f64).sqrt(),
+            epsilon,
+            delta,
+        )?,
+        Accounting::Paper => crate::fdp_fair::tree::node_variance(epsilon, delta, depth).sqrt(),
+    })
+}
+
+/// A site's ledger must record releases, against a budget equal to its claimed `(ε_s, δ_s)`
+/// (strict mode), with a total within it: a site cannot claim a smaller ε than it says it spent
+/// (which would shrink its weight or hide an overspend) nor send an empty ledger.
+fn check_site_ledger(
+    ledger: &Ledger,
+    epsilon: f64,
+    delta: f64,
+    accounting: Accounting,
+    what: &str,
+) -> Result<()> {
+    let bad = |reason: String| Err(Error::InvalidData(format!("{what}: ledger: {reason}")));
+    if ledger.entries().is_empty() {
+        return bad(
+            "no release recorded; a transcript's values must come from charged releases".into(),
+        );
+    }
+    let total = ledger
+        .total()
+        .map_err(|e| Error::InvalidData(format!("{what}: ledger: {e}")))?;
+    let over = |spent: f64, claimed: f64| spent > claimed * (1.0 + LEDGER_TOLERANCE);
+    match accounting {
+        Accounting::Strict => {
+            let b = ledger.budget();
+            if b.epsilon != epsilon || b.delta != delta {
+                return bad(format!(
+                    "budget (ε, δ) = ({}, {}) but the transcript claims ({epsilon}, {delta})",
+                    b.epsilon, b.delta
+                ));
+            }
+            if over(total.epsilon, epsilon) || over(total.delta, delta) {
+                return bad(format!(
+                    "spent (ε, δ) = ({}, {}) but the transcript claims ({epsilon}, {delta})",
+                    total.epsilon, total.delta
+                ));
+            }
+            if total.epsilon < epsilon * (1.0 - 1e-6) {
+                return bad(format!(
+                    "spent ε = {} but the transcript claims ε = {epsilon}: the claim must be what was spent",
+                    total.epsilon
+                ));
+            }
+        }
+        Accounting::Paper => {
+            if ledger.budget().delta != delta {
+                return bad(format!(
+                    "budget δ = {} but the transcript claims δ = {delta}",
+                    ledger.budget().delta
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The run id check: when the server announced one, every transcript must carry it.
+fn check_run(got: Option<&str>, want: Option<&str>, what: &str) -> Result<()> {
+    match (want, got) {
+        (Some(w), Some(g)) if w == g => Ok(()),
+        (Some(w), g) => Err(Error::InvalidData(format!(
+            "{what}: run id {:?}, the server's run is `{}` (a transcript from another run?)",
+            g.map(clip),
+            clip(w)
+        ))),
+        (None, _) => Ok(()),
+    }
+}
+
+/// Refuse two transcripts of different sites that are copies of each other (`same`): a site's
+/// files replayed under another site's name. Honest sites draw independent noise and split
+/// seeds, so equal releases never happen by chance.
+fn refuse_copies<T>(
+    rounds: &[T],
+    site: impl Fn(&T) -> &String,
+    same: impl Fn(&T, &T) -> bool,
+    round: &str,
+) -> Result<()> {
+    for (i, a) in rounds.iter().enumerate() {
+        for b in &rounds[i + 1..] {
+            if site(a) != site(b) && same(a, b) {
+                return Err(Error::InvalidData(format!(
+                    "{round}: sites `{}` and `{}` sent the same releases (one is a replay of the other)",
+                    clip(site(a)),
+                    clip(site(b))
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Round 1 at the server: validates the transcripts (format, version, distinct names, one
 /// accounting mode, one basis, one schema, finite releases), weighs the sites, aggregates
 /// `π̃_a = Σ ν_s π̃^s_a` and the two function pairs (ratio of ν-weighted sums, Alg. 1 S1) and
@@ -362,54 +681,14 @@ pub fn aggregate_round1(rounds: &[Round1], params: &ServerParams) -> Result<Glob
         return Err(invalid("sites", "no round-1 transcripts"));
     };
     for r in rounds {
-        let what = format!("round 1 of site `{}`", r.site);
-        check_format(&r.format, r.version, ROUND1_FORMAT, &what)?;
-        check_budget(r.epsilon, r.delta)?;
-        if rounds.iter().filter(|o| o.site == r.site).count() > 1 {
-            return Err(Error::InvalidData(format!(
-                "site `{}` sent more than one round-1 transcript",
-                r.site
-            )));
-        }
-        if r.accounting != first.accounting {
-            return Err(Error::InvalidData(format!(
-                "{what}: accounting {:?}, site `{}` used {:?}; all sites must use the same mode",
-                r.accounting, first.site, first.accounting
-            )));
-        }
-        if r.release.basis != first.release.basis {
-            return Err(Error::InvalidData(format!(
-                "{what}: basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
-                r.release.basis.spec(),
-                first.site,
-                first.release.basis.spec()
-            )));
-        }
-        if r.schema != first.schema {
-            return Err(Error::InvalidData(format!(
-                "{what}: the data schema (columns, encodings, scaling) differs from site `{}`'s",
-                first.site
-            )));
-        }
-        let finite = r.release.pi.iter().all(|v| v.is_finite())
-            && r.release
-                .denominator
-                .iter()
-                .chain(&r.release.numerator)
-                .flatten()
-                .all(|v| v.is_finite());
-        if !finite {
-            return Err(Error::InvalidData(format!(
-                "{what}: non-finite released values"
-            )));
-        }
-        if r.n_rows < 8 {
-            return Err(Error::InvalidData(format!(
-                "{what}: N_s = {} (< 8)",
-                r.n_rows
-            )));
-        }
+        validate_round1(r, first, params)?;
     }
+    refuse_copies(
+        rounds,
+        |r| &r.site,
+        |a, b| a.split_seed == b.split_seed || a.release == b.release,
+        "round 1",
+    )?;
     let h_d = first
         .release
         .basis
@@ -459,6 +738,7 @@ pub fn aggregate_round1(rounds: &[Round1], params: &ServerParams) -> Result<Glob
         sites,
         estimate,
         schema: first.schema.clone(),
+        run: first.run.clone(),
         fingerprint: String::new(),
     };
     global.fingerprint = global.compute_fingerprint();
@@ -519,7 +799,7 @@ pub fn site_round2(
             &mut tree_noise,
         )
     })?;
-    Ok(Round2 {
+    let mut r2 = Round2 {
         format: ROUND2_FORMAT.into(),
         version: PROTOCOL_VERSION,
         site: site.to_string(),
@@ -528,7 +808,10 @@ pub fn site_round2(
         delta: entry.delta,
         trees,
         ledger: entries_since(ledger, start)?,
-    })
+        binding: String::new(),
+    };
+    r2.bind();
+    Ok(r2)
 }
 
 /// The model's ledger: every site's entries (both rounds), each in the part "site s / half" of one
@@ -588,24 +871,7 @@ pub fn aggregate_round2(
     global.validate()?;
     config.validate()?;
     for r in rounds {
-        let what = format!("round 2 of site `{}`", r.site);
-        check_format(&r.format, r.version, ROUND2_FORMAT, &what)?;
-        if r.global != global.fingerprint {
-            return Err(Error::InvalidData(format!(
-                "{what}: built against global {} but this global is {}",
-                r.global, global.fingerprint
-            )));
-        }
-        let entry = global.site(&r.site)?;
-        if (r.epsilon, r.delta) != (entry.epsilon, entry.delta) {
-            return Err(Error::InvalidData(format!(
-                "{what}: (ε, δ) = ({}, {}) but round 1 used ({}, {})",
-                r.epsilon, r.delta, entry.epsilon, entry.delta
-            )));
-        }
-        for a in 0..2 {
-            r.trees.groups[a].validate(global.depth, &format!("{what}, group {a}"))?;
-        }
+        validate_round2(r, global)?;
         if rounds.iter().filter(|o| o.site == r.site).count() > 1 {
             return Err(Error::InvalidData(format!(
                 "site `{}` sent more than one round-2 transcript",
@@ -613,6 +879,7 @@ pub fn aggregate_round2(
             )));
         }
     }
+    refuse_copies(rounds, |r| &r.site, |a, b| a.trees == b.trees, "round 2")?;
     if let Some(missing) = global
         .sites
         .iter()

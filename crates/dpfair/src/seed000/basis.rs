@@ -38,6 +38,10 @@ pub fn standard_normal_pair<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
     (r * c, r * s)
 }
 
+/// The most frequency entries (`D·d`) a basis may hold: 2^24 (128 MB), a resource bound checked
+/// before anything is allocated (also for a basis read from a model file or a transcript).
+pub const MAX_BASIS_ENTRIES: usize = 1 << 24;
+
 /// What a model file stores of a basis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BasisSpec {
@@ -103,8 +107,19 @@ impl RffBasis {
                 format!("must be in 1..=2^20, got {n_frequencies}"),
             ));
         }
+        let total = n_frequencies
+            .checked_mul(dim)
+            .filter(|&t| t <= MAX_BASIS_ENTRIES)
+            .ok_or_else(|| {
+                invalid(
+                    "dim",
+                    format!(
+                        "{dim} features × {n_frequencies} frequencies exceeds the basis limit of \
+                         {MAX_BASIS_ENTRIES} frequency entries (a resource bound)"
+                    ),
+                )
+            })?;
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let total = n_frequencies * dim;
         let mut freqs = Vec::with_capacity(total + 1);
         while freqs.len() < total {
             let (a, b) = standard_normal_pair(&mut rng);

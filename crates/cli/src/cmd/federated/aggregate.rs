@@ -1,5 +1,6 @@
 //! `dpfair federated aggregate round1|round2`: what the server runs on the sites' transcripts.
 
+use crate::cmd::common::{Input, check_output};
 use crate::cmd::federated::args::{SearchArgs, ServerArgs};
 use crate::cmd::federated::{read_json, write_json};
 use crate::cmd::fit::cdp_fair::method_error;
@@ -7,7 +8,7 @@ use crate::error::{CliError, CliResult};
 use clap::Subcommand;
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
 use dpfair::model::{FittedModel, ModelFile};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,6 +39,14 @@ struct Round1Args {
     transcripts: Vec<PathBuf>,
     #[command(flatten)]
     server: ServerArgs,
+    /// The run id announced to the sites (they pass it as `--run`); every transcript must
+    /// carry it, so transcripts of another run are refused.
+    #[arg(long, value_name = "ID")]
+    run: Option<String>,
+    /// Public bound on each site's claimed row count N_s (a larger claim is refused)
+    /// [default: 100000000].
+    #[arg(long, value_name = "N")]
+    max_site_rows: Option<usize>,
     /// The broadcast to write.
     #[arg(long, value_name = "GLOBAL.json")]
     out: PathBuf,
@@ -65,13 +74,40 @@ pub fn run(args: Args) -> CliResult {
     }
 }
 
+/// Refuse `--out` before any work: one of the inputs, or an unwritable place.
+fn check_out(out: &Path, transcripts: &[PathBuf], global: Option<&Path>) -> CliResult {
+    let mut inputs: Vec<Input> = transcripts
+        .iter()
+        .map(|p| Input {
+            option: "a transcript",
+            path: p,
+        })
+        .collect();
+    if let Some(g) = global {
+        inputs.push(Input {
+            option: "--global",
+            path: g,
+        });
+    }
+    Ok(check_output("--out", out, &inputs)?)
+}
+
 fn round1(args: Round1Args) -> CliResult {
+    check_out(&args.out, &args.transcripts, None)?;
     let rounds: Vec<Round1> = args
         .transcripts
         .iter()
         .map(|p| read_json(p, "round-1 transcript"))
         .collect::<CliResult<_>>()?;
-    let global = aggregate_round1(&rounds, &args.server.params()).map_err(method_error)?;
+    let mut params = args.server.params();
+    params.run = args.run.clone();
+    params.max_site_rows = args.max_site_rows;
+    if params.run.is_none() {
+        eprintln!(
+            "warning: no --run id: transcripts replayed from another run cannot be told apart"
+        );
+    }
+    let global = aggregate_round1(&rounds, &params).map_err(method_error)?;
     write_json(&args.out, &global)?;
     eprintln!(
         "server: {} sites, M = {}, π̃ = ({:.4}, {:.4}); send {} to every site",
@@ -85,6 +121,7 @@ fn round1(args: Round1Args) -> CliResult {
 }
 
 fn round2(args: Round2Args) -> CliResult {
+    check_out(&args.out, &args.transcripts, Some(&args.global))?;
     let global: Global = read_json(&args.global, "global file")?;
     let rounds: Vec<Round2> = args
         .transcripts

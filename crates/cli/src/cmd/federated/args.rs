@@ -64,6 +64,7 @@ impl ServerArgs {
                 WeightsArg::Paper => Weights::Paper,
                 WeightsArg::Equal => Weights::Equal,
             },
+            ..ServerParams::default()
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `dpfair federated site round1|round2`: what a site runs on its own data.
 
-use crate::cmd::common::{BoundsArgs, DataArgs, PrivacyArgs};
+use crate::cmd::common::{BoundsArgs, DataArgs, Input, PrivacyArgs, check_output};
 use crate::cmd::federated::args::BasisArgs;
 use crate::cmd::federated::{load_site_data, read_json, write_json};
 use crate::cmd::fit::cdp_fair::method_error;
@@ -11,7 +11,7 @@ use dpfair::fdp_fair::protocol::{
 };
 use dpfair::fdp_fair::{Accounting, default_bandwidth, default_delta};
 use dpfair::seed000::release::PiRelease;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,6 +62,18 @@ impl SiteArgs {
         })
     }
 
+    /// Refuse `--out` before any work: the data, the broadcast, or an unwritable place.
+    fn check_out(&self, global: Option<&Path>) -> CliResult {
+        let mut inputs = vec![self.data.input()];
+        if let Some(g) = global {
+            inputs.push(Input {
+                option: "--global",
+                path: g,
+            });
+        }
+        Ok(check_output("--out", &self.out, &inputs)?)
+    }
+
     fn check_epsilon(&self) -> CliResult {
         let e = self.privacy.epsilon;
         if !(e.is_finite() && e > 0.0) {
@@ -83,6 +95,10 @@ struct Round1Args {
     /// experiments; not private, recorded as ε = ∞).
     #[arg(long)]
     empirical_pi: bool,
+    /// The run id the server announced for this federation run; it is sealed into the
+    /// transcript, so a transcript of another run is refused.
+    #[arg(long, value_name = "ID")]
+    run: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -103,6 +119,7 @@ pub fn run(args: Args) -> CliResult {
 
 fn round1(args: Round1Args) -> CliResult {
     let s = &args.site;
+    s.check_out(None)?;
     s.check_epsilon()?;
     let accounting: Accounting = s.privacy.accounting();
     if args.empirical_pi && accounting == Accounting::Strict {
@@ -133,7 +150,7 @@ fn round1(args: Round1Args) -> CliResult {
     };
     let mut ledger = site_ledger(params.epsilon, params.delta, accounting).map_err(method_error)?;
     let mut noise = s.privacy.noise();
-    let r1 = site_round1(
+    let mut r1 = site_round1(
         &params,
         data,
         Some(loaded.schema.clone()),
@@ -141,6 +158,7 @@ fn round1(args: Round1Args) -> CliResult {
         &mut noise,
     )
     .map_err(method_error)?;
+    r1.bind(args.run.clone());
     write_json(&s.out, &r1)?;
     eprintln!(
         "site {}: round 1 written to {} (N_s = {}, h = {}, π̃ = ({:.4}, {:.4})); send it to the server",
@@ -156,6 +174,7 @@ fn round1(args: Round1Args) -> CliResult {
 
 fn round2(args: Round2Args) -> CliResult {
     let s = &args.site;
+    s.check_out(Some(&args.global))?;
     s.check_epsilon()?;
     let global: Global = read_json(&args.global, "global file")?;
     global.validate().map_err(method_error)?;

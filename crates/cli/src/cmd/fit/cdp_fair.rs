@@ -74,6 +74,7 @@ pub(crate) fn method_error(e: MethodError) -> CliError {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
     // Parameters first: bad input is reported before the file is read.
     if !(args.alpha.is_finite() && args.alpha >= 0.0) {
         return Err(CliError::BadInput(format!(

@@ -93,6 +93,7 @@ fn method_error(e: DecoupledError) -> CliError {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
             "--sensitive is required: the classifier equalises two groups' positive rates".into(),

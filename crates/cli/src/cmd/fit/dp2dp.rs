@@ -97,6 +97,7 @@ fn method_error(e: MethodError) -> CliError {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
     let accounting: Accounting = args.privacy.accounting();
     let delta = args.privacy.delta.unwrap_or(1e-5);
     let config = Config {

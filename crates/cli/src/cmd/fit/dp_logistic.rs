@@ -136,6 +136,7 @@ fn relation(args: &Args) -> CliResult<Relation> {
 
 pub fn run(args: Args) -> CliResult {
     let relation = relation(&args)?;
+    args.out.check(&[args.data.input()])?;
     let mut loaded = args.data.load(None)?;
     if loaded.schema.task() == Some(TaskKind::Regression) {
         return Err(CliError::BadInput(format!(

@@ -6,7 +6,7 @@
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
 use crate::cmd::common::{
-    HeaderArg, OutArgs, SeedArgs, csv_format, non_private_fit, parse_delimiter,
+    HeaderArg, Input, OutArgs, SeedArgs, csv_format, non_private_fit, parse_delimiter,
 };
 use crate::error::{CliError, CliResult};
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
@@ -120,6 +120,10 @@ fn cli_name(field: &str) -> &str {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[Input {
+        option: "--data",
+        path: &args.data,
+    }])?;
     let config = Config {
         alpha: args.alpha,
         epsilon: args.epsilon,

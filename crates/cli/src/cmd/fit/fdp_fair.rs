@@ -49,6 +49,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
     let e = args.privacy.epsilon;
     if !(e.is_finite() && e > 0.0) {
         return Err(CliError::BadInput(format!(
