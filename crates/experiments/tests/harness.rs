@@ -322,7 +322,7 @@ fn lower_envelope_is_the_lower_convex_hull() {
 /// `DPFAIR_DATA_DIR=/work/shared/datasets FREG_PART=references FREG_REPS=50 FREG_OUT=/tmp/freg
 ///  cargo test --release -p dpfair-experiments --test harness -- --ignored fair_regression_reproduction`
 /// with FREG_PART ∈ {references (§4.6), envelopes (Figs. 3–4), k180 (Fig. 2's k = 180 Law
-/// panel), full}. The report's tolerances are 3·std/√FREG_REPS.
+/// panel), full}. The report's tolerances are 3·std·√(1/FREG_REPS + 1/50).
 #[test]
 #[ignore = "long: real data, many LPs; see the doc comment"]
 fn fair_regression_reproduction() {

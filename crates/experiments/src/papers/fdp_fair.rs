@@ -24,7 +24,10 @@ pub mod real;
 use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{Result, method_error};
-use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use super::fair_bayes;
+use crate::{
+    Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, RefLine, Scale, Series, Sweep,
+};
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
@@ -208,20 +211,24 @@ impl Paper for FdpFairPaper {
                         rhos.iter()
                             .map(|&r| params("8", 2000, 3, 2000).with("rho_star", r)),
                     ),
-            )
-            .with(
+            );
+        // Fig. 9 in both modes: the paper's "|DD| rises slightly with C_ω" comes from
+        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (spec H5).
+        for mode in MODES {
+            grid = grid.with(
                 Sweep::new()
                     .datasets([DATASET])
                     .methods([FDP])
-                    .accounting(["strict"])
-                    .epsilons(sens_eps)
+                    .accounting([mode])
+                    .epsilons(sens_eps.clone())
                     .fairness_levels([0.3])
-                    .params(
-                        c_omegas
-                            .iter()
-                            .map(|&c| fdp("9", 2000, 3, 2000).with("c_omega", c)),
-                    ),
+                    .params(c_omegas.iter().map(|&c| {
+                        fdp("9", 2000, 3, 2000)
+                            .with("c_omega", c)
+                            .with("mode", mode)
+                    })),
             );
+        }
         for data in [real::ADULT, real::LAW] {
             let figure = if data == real::ADULT { "6" } else { "7" };
             let p = Params::new()
@@ -351,9 +358,16 @@ impl Paper for FdpFairPaper {
     fn plots(&self) -> Vec<PlotSpec> {
         let mut out = Vec::new();
         for (metric, what) in [("error", "test error"), ("abs_dd", "test |DD|")] {
+            // Figs. 3–7: the oracle's fair Bayes risk under the error curves (synthetic data),
+            // y = α under the disparity curves.
+            let versus_alpha = |spec: PlotSpec, synthetic: bool| match metric {
+                "abs_dd" => spec.reference(RefLine::identity()),
+                _ if synthetic => spec.reference(fair_bayes::oracle_risk_line()),
+                _ => spec,
+            };
             for mode in MODES {
                 for n in [5000, 7000, 9000] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig3_{metric}_n{n}_{mode}.svg"),
                             &format!("Fig. 3: CDP-Fair {what}, N = {n} ({mode})"),
@@ -365,10 +379,11 @@ impl Paper for FdpFairPaper {
                         .for_param("figure", "3")
                         .for_param("mode", mode)
                         .for_param("n", n),
-                    );
+                        true,
+                    ));
                 }
                 for s in [4, 5, 6] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig4_{metric}_s{s}_{mode}.svg"),
                             &format!("Fig. 4: FDP-Fair {what}, S = {s}, N_s = 2000 ({mode})"),
@@ -379,10 +394,26 @@ impl Paper for FdpFairPaper {
                         .for_param("figure", "4")
                         .for_param("mode", mode)
                         .for_param("sites", s),
-                    );
+                        true,
+                    ));
                 }
+                // Fig. 9: line y = 0.3 (= α) under the disparity.
+                let mut fig9 = PlotSpec::new(
+                    &format!("fig9_{metric}_{mode}.svg"),
+                    &format!("Fig. 9: FDP-Fair {what} vs C_ω, S = 3, α = 0.3 ({mode})"),
+                    Axis::Param("c_omega".into()),
+                    metric,
+                    Series::Epsilon,
+                )
+                .for_param("figure", "9")
+                .for_param("mode", mode);
+                if metric == "abs_dd" {
+                    fig9 = fig9.reference(RefLine::horizontal("y = α = 0.3", 0.3));
+                }
+                out.push(fig9);
             }
-            out.push(
+            // Fig. 5: FDP-Fair per S, and CDP-Fair (S = 1) as its own series.
+            out.push(versus_alpha(
                 PlotSpec::new(
                     &format!("fig5_{metric}.svg"),
                     &format!("Fig. 5: {what}, N_total = 7200 over S sites, ε = 1"),
@@ -393,13 +424,14 @@ impl Paper for FdpFairPaper {
                 .for_param("figure", "5")
                 .for_epsilon(1.0)
                 .series_by_param("sites"),
-            );
+                true,
+            ));
             for (data, figure, name) in [(real::ADULT, "6", "Adult"), (real::LAW, "7", "Law")] {
                 for (mode, fair) in [
                     ("strict", [real::CDP, real::FDP1]),
                     ("paper", [real::CDP_PAPER, real::FDP1_PAPER]),
                 ] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig{figure}_{metric}_{mode}.svg"),
                             &format!("Fig. {figure}: {name}, {what} ({mode})"),
@@ -415,29 +447,25 @@ impl Paper for FdpFairPaper {
                             real::FAIRNESS_ONLY,
                             real::UNCONSTRAINED,
                         ]),
-                    );
+                        false,
+                    ));
                 }
             }
-            out.push(
-                PlotSpec::new(
-                    &format!("fig8_{metric}.svg"),
-                    &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3"),
-                    Axis::Param("rho_star".into()),
-                    metric,
-                    Series::Epsilon,
-                )
-                .for_param("figure", "8"),
-            );
-            out.push(
-                PlotSpec::new(
-                    &format!("fig9_{metric}.svg"),
-                    &format!("Fig. 9: FDP-Fair {what} vs C_ω, S = 3, α = 0.3"),
-                    Axis::Param("c_omega".into()),
-                    metric,
-                    Series::Epsilon,
-                )
-                .for_param("figure", "9"),
-            );
+            // Fig. 8: grey lines y = 0.3 and y = 0.3 + ρ under the disparity.
+            let mut fig8 = PlotSpec::new(
+                &format!("fig8_{metric}.svg"),
+                &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3"),
+                Axis::Param("rho_star".into()),
+                metric,
+                Series::Epsilon,
+            )
+            .for_param("figure", "8");
+            if metric == "abs_dd" {
+                fig8 = fig8
+                    .reference(RefLine::horizontal("y = α = 0.3", 0.3))
+                    .reference(RefLine::linear("y = α + ρ*", 0.3, 1.0));
+            }
+            out.push(fig8);
         }
         out
     }
