@@ -107,9 +107,7 @@ pub mod stats;
 pub use demo::{DemoData, DemoMethod, DemoResult, DemoSize};
 pub use error::{ExpError, Result, method_error};
 pub use grid::{Cell, Grid, Params, Setting, Sweep};
-pub use paper::{
-    Axis, Check, Outcome, Paper, PlotSpec, Reason, RefLine, Reference, Scale, Series,
-};
+pub use paper::{Axis, Check, Outcome, Paper, PlotSpec, Reason, RefLine, Reference, Scale, Series};
 pub use runner::{RunOptions, RunSummary, run};
 
 use dpfair_data::builtin::{self, Builtin, DataDir};

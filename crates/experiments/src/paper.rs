@@ -71,6 +71,10 @@ pub struct Reference {
     /// Whether `value` is a number the paper prints (false: a number measured by running the
     /// authors' code, or derived; `source` says which).
     pub printed: bool,
+    /// For a paper mean printed without its spread: `(k, paper_n)` makes the tolerance
+    /// `max(tolerance, k·SE)` of the difference of the two means, `SE = sd·√(1/n + 1/paper_n)`,
+    /// with the paper's unknown sd taken equal to ours (`n`: our repetitions).
+    pub spread: Option<(f64, usize)>,
 }
 
 /// Why a reference row misses: a short measured reason and the deviation it comes from, an
@@ -110,6 +114,25 @@ impl Reference {
             accounting: None,
             reason: None,
             printed: true,
+            spread: None,
+        }
+    }
+
+    /// The tolerance for a paper mean over `paper_n` repetitions printed without its spread
+    /// (builder style; see [`Reference::spread`]): `k` standard errors of the difference of the
+    /// two means, at least the fixed tolerance.
+    pub fn within_standard_errors(mut self, k: f64, paper_n: usize) -> Self {
+        self.spread = Some((k, paper_n));
+        self
+    }
+
+    /// The tolerance against our row `ours` (mean over `n` repetitions with sample sd `sd`).
+    pub fn tolerance_for(&self, sd: f64, n: usize) -> f64 {
+        match self.spread {
+            Some((k, paper_n)) if sd.is_finite() && n > 0 && paper_n > 0 => self
+                .tolerance
+                .max(k * sd * (1.0 / n as f64 + 1.0 / paper_n as f64).sqrt()),
+            _ => self.tolerance,
         }
     }
 

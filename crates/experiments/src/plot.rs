@@ -505,7 +505,9 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
         let (x0, x1) = cs
             .iter()
             .flat_map(|c| c.points.iter())
-            .fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.x), hi.max(p.x)));
+            .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+                (lo.min(p.x), hi.max(p.x))
+            });
         let mut references: Vec<Curve> = spec
             .reference_lines
             .iter()

@@ -168,10 +168,12 @@ pub(crate) fn write(
             } else {
                 format!("{} *(not printed)*", r.source)
             };
+            let mut tolerance = r.tolerance;
             let (setting, ours, diff, verdict, why) = match find(r, rows) {
                 Some(s) => {
                     let d = s.mean - r.value;
-                    let ok = d.abs() <= r.tolerance;
+                    tolerance = r.tolerance_for(s.std, s.repetitions);
+                    let ok = d.abs() <= tolerance;
                     compared += 1;
                     within += usize::from(ok);
                     (
@@ -199,7 +201,7 @@ pub(crate) fn write(
                 "| {source} | {setting} | {} | {} | {ours} | {diff} | {} | {verdict} | {why} |",
                 r.metric,
                 num(r.value),
-                num(r.tolerance),
+                num(tolerance),
             );
         }
         let _ = writeln!(

@@ -11,15 +11,20 @@
 //! SE of a difference is smaller and the statement is conservative.
 
 use crate::aggregate::Summary;
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-/// The `p` quantile of Student's t with `df` degrees of freedom (`df ≤ 0` or not finite: the
-/// normal quantile for `df = ∞`, ∞ for `df ≤ 0`, i.e. a mean of one draw carries no evidence).
+/// The `p` quantile of Student's t with `df` degrees of freedom: ∞ for `df ≤ 0` (a mean of one
+/// draw carries no evidence); the normal quantile above 1,000 degrees of freedom (relative error
+/// < 0.1% at p ≤ 0.975; statrs' t inverse does not converge for huge `df`).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
     if df.is_nan() || df <= 0.0 {
         return f64::INFINITY;
     }
-    let df = if df.is_finite() { df } else { 1e9 };
+    if df > 1000.0 {
+        return Normal::new(0.0, 1.0)
+            .map(|n| n.inverse_cdf(p))
+            .unwrap_or(f64::INFINITY);
+    }
     StudentsT::new(0.0, 1.0, df)
         .map(|t| t.inverse_cdf(p))
         .unwrap_or(f64::INFINITY)
@@ -196,6 +201,7 @@ mod tests {
         assert!((t_quantile(0.95, 2.0) - 2.920).abs() < 1e-3);
         assert!((t_quantile(0.80, 2.0) - 1.061).abs() < 1e-3);
         assert!((t_quantile(0.95, 19.0) - 1.729).abs() < 1e-3);
+        assert!((t_quantile(0.975, 200.0) - 1.9719).abs() < 1e-3);
         assert!((t_quantile(0.95, f64::INFINITY) - 1.6449).abs() < 1e-3);
         assert!(t_quantile(0.95, 0.0).is_infinite());
     }

@@ -308,7 +308,9 @@ fn fermi_gap_at(curve: &[(&Summary, &Summary)], accuracy: f64) -> Option<Summary
     } else if accuracy >= hi.0.mean {
         (hi.1.mean, crate::stats::se(hi.1), hi.1.repetitions, hi.1)
     } else {
-        let w = pts.windows(2).find(|w| w[0].0.mean <= accuracy && accuracy <= w[1].0.mean)?;
+        let w = pts
+            .windows(2)
+            .find(|w| w[0].0.mean <= accuracy && accuracy <= w[1].0.mean)?;
         let (a, b) = (w[0], w[1]);
         let t = if b.0.mean > a.0.mean {
             (accuracy - a.0.mean) / (b.0.mean - a.0.mean)
@@ -364,7 +366,10 @@ fn fairer_than_fermi(rows: &[Summary], dataset: &str, eps: f64, mode: &str) -> O
         .iter()
         .map(|(acc, a, g, f)| {
             (
-                format!("{acc}: accuracy {a:.4}, DP-FERMI gap {:.4} vs Algorithm 2", f.mean),
+                format!(
+                    "{acc}: accuracy {a:.4}, DP-FERMI gap {:.4} vs Algorithm 2",
+                    f.mean
+                ),
                 f,
                 *g,
             )

@@ -227,12 +227,10 @@ pub fn all(rows: &[Summary]) -> Vec<Check> {
             ))
         })
         .collect();
-    out.push(
-        beats_pooled(
-            "fig9: max-edge LPCT beats random max-edge LPCT-R (Fig. 9; pooled over n_P)",
-            fig9,
-        )
-    );
+    out.push(beats_pooled(
+        "fig9: max-edge LPCT beats random max-edge LPCT-R (Fig. 9; pooled over n_P)",
+        fig9,
+    ));
     // Section 7.3 on synthetic data (Fig. 4(a)'s design).
     out.push(beats(
         rows,
