@@ -175,9 +175,14 @@ fn distinguishing(settings: &[&crate::grid::Setting], spec: &PlotSpec) -> Vec<Di
         .collect();
     keys.sort();
     keys.dedup();
+    // A `mode` parameter repeats the accounting mode where both are recorded.
+    let mode_is_accounting = settings
+        .iter()
+        .all(|s| s.params.get_str("mode").is_none_or(|m| m == s.accounting));
     for k in keys {
         let on_x = matches!(&spec.x, Axis::Param(p) if *p == k);
-        if !on_x && varies(&|s| s.params.get_str(&k).unwrap_or("").to_string()) {
+        let repeats_mode = k == "mode" && mode_is_accounting;
+        if !on_x && !repeats_mode && varies(&|s| s.params.get_str(&k).unwrap_or("").to_string()) {
             dims.push(Dim::Param(k));
         }
     }
