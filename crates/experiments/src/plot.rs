@@ -116,7 +116,7 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             split.entry(name).or_default().push(*p);
         }
     }
-    split
+    let mut out: Vec<Curve> = split
         .into_iter()
         .map(|(label, mut points)| {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
@@ -125,7 +125,41 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             }
             Curve { label, points }
         })
-        .collect()
+        .collect();
+    out.sort_by(|a, b| natural_order(&a.label, &b.label));
+    out
+}
+
+/// Labels in natural order: runs of digits compare as numbers (`k = 2` before `k = 16`).
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for c in s.chars() {
+            let digit = c.is_ascii_digit() || (c == '.' && out.last().is_some_and(|p| p.0));
+            match out.last_mut() {
+                Some((d, text)) if *d == digit => text.push(c),
+                _ => out.push((digit, c.to_string())),
+            }
+        }
+        out
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    for (x, y) in pa.iter().zip(&pb) {
+        let ord = match (x, y) {
+            ((true, u), (true, v)) => {
+                let (u, v) = (u.parse::<f64>(), v.parse::<f64>());
+                match (u, v) {
+                    (Ok(u), Ok(v)) => u.total_cmp(&v),
+                    _ => x.1.cmp(&y.1),
+                }
+            }
+            _ => x.1.cmp(&y.1),
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    pa.len().cmp(&pb.len())
 }
 
 /// Something settings of one curve can differ in.
