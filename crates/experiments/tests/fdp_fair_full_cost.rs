@@ -1,17 +1,19 @@
-//! The cost of `dpfair reproduce fdp-fair --full`, measured on its whole grid (all 2,544
-//! settings) at `FULL_COST_REPS` repetitions instead of 200: every shared fit (FDP-Fair's rounds,
-//! CDP-Fair's S1) is per repetition, so the cost is linear in the repetitions and the full run's
-//! CPU time is this run's × 200/`FULL_COST_REPS`. Prints CPU seconds (user + system of this
+//! The cost of `dpfair reproduce fdp-fair --full`, measured on its grid at `FULL_COST_REPS`
+//! repetitions instead of 200: every shared fit (FDP-Fair's rounds, CDP-Fair's S1) is per
+//! repetition and per ε, so the cost is linear in the repetitions, and with `FULL_COST_EPS=e`
+//! (keep only the settings at ε = e, plus the non-private ones) every (seed, N, S, mode) still
+//! shares its fits across its whole α, ρ* or C_ω sweep as at `--full`. The estimate is this run's
+//! CPU time × (cells of the full grid / cells run). Prints CPU seconds (user + system of this
 //! process, from /proc/self/stat) and wall time. Needs the data for Figures 6–7:
-//! `DPFAIR_DATA_DIR=/work/shared/datasets FULL_COST_REPS=2 cargo test --release -p
-//! dpfair-experiments --test fdp_fair_full_cost -- --ignored --nocapture`.
+//! `DPFAIR_DATA_DIR=/work/shared/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo test --release
+//! -p dpfair-experiments --test fdp_fair_full_cost -- --ignored --nocapture`.
 
 use dpfair_experiments::aggregate::Summary;
 use dpfair_experiments::papers::fdp_fair::FdpFairPaper;
 use dpfair_experiments::{Cell, Check, Grid, Outcome, Paper, RunOptions, Scale, run};
 
-/// The full grid at fewer repetitions.
-struct FewerRepetitions(usize);
+/// The full grid at fewer repetitions, optionally at one ε.
+struct FewerRepetitions(usize, Option<f64>);
 
 impl Paper for FewerRepetitions {
     fn name(&self) -> &'static str {
@@ -24,6 +26,10 @@ impl Paper for FewerRepetitions {
         let mut g = FdpFairPaper.grid(Scale::Full);
         g.repetitions = self.0;
         g.repetition_overrides.clear();
+        if let Some(e) = self.1 {
+            g.settings
+                .retain(|s| s.epsilon == e || s.epsilon.is_infinite());
+        }
         g
     }
     fn run(&self, cell: &Cell) -> dpfair_experiments::Result<Outcome> {
@@ -58,22 +64,27 @@ fn fdp_fair_full_grid_cost() {
     let dir = std::env::var("FULL_COST_OUT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|_| std::env::temp_dir().join("fdp_fair_full_cost"));
-    let paper = FewerRepetitions(reps);
+    let eps: Option<f64> = std::env::var("FULL_COST_EPS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let paper = FewerRepetitions(reps, eps);
     let cells = paper.grid(Scale::Full).cells().len();
+    let full_cells = FdpFairPaper.grid(Scale::Full).cells().len();
     let (cpu0, wall0) = (cpu_seconds(), std::time::Instant::now());
     let mut opts = RunOptions::new(&dir, Scale::Full);
     opts.jobs = Some(2);
     opts.progress = false;
     let s = run(&paper, &opts).expect("run");
     let (cpu, wall) = (cpu_seconds() - cpu0, wall0.elapsed().as_secs_f64());
+    let scale = full_cells as f64 / cells as f64;
     println!(
-        "{cells} cells ({} ran, {} resumed, {} failed) at {reps} repetitions: {cpu:.1} CPU s, \
-         {wall:.1} s wall; × {:.0} for 200 repetitions: {:.2} CPU hours",
+        "{cells} cells ({} ran, {} resumed, {} failed) at {reps} repetitions, ε = {eps:?}: \
+         {cpu:.1} CPU s, {wall:.1} s wall; the full grid has {full_cells} cells (× {scale:.1}): \
+         ≈ {:.2} CPU hours",
         s.ran,
         s.resumed,
         s.failed.len(),
-        200.0 / reps as f64,
-        cpu * 200.0 / reps as f64 / 3600.0
+        cpu * scale / 3600.0
     );
     assert!(s.failed.is_empty(), "{:?}", s.failed);
 }
