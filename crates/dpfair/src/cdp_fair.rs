@@ -306,14 +306,20 @@ struct Resolved {
     tau_grid: usize,
 }
 
+/// `alpha` must be finite and ≥ 0.
+fn check_alpha(alpha: f64) -> Result<()> {
+    if !(alpha.is_finite() && alpha >= 0.0) {
+        return Err(invalid(
+            "alpha",
+            format!("must be finite and ≥ 0, got {alpha}"),
+        ));
+    }
+    Ok(())
+}
+
 impl Config {
     fn resolve(&self, n_rows: usize) -> Result<Resolved> {
-        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return Err(invalid(
-                "alpha",
-                format!("must be finite and ≥ 0, got {}", self.alpha),
-            ));
-        }
+        check_alpha(self.alpha)?;
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(invalid(
                 "epsilon",
@@ -473,8 +479,8 @@ impl Prepared<'_> {
         KernelSums::compute(&self.basis, x.view(), &a, &y)
     }
 
-    /// Calibration scores of the estimate on `rows`, sorted per group, with the group counts.
-    fn scores(&self, est: &PluginEstimate, rows: &[usize]) -> Result<(Vec<f64>, Vec<f64>)> {
+    /// Calibration scores of the estimate on `rows`, per group (what S2 reads; no noise).
+    fn scores(&self, est: &PluginEstimate, rows: &[usize]) -> Result<CalibrationScores> {
         let (x, a, _) = self.rows(rows);
         let eta = est.eta_grouped(x.view(), &a)?;
         let (mut z0, mut z1) = (Vec::new(), Vec::new());
@@ -483,26 +489,48 @@ impl Prepared<'_> {
             let z = score(g, e, est.pi[g]);
             if g == 1 { z1.push(z) } else { z0.push(z) }
         }
-        Ok((z0, z1))
+        Ok(CalibrationScores {
+            z: [z0, z1],
+            n_cal: rows.len(),
+        })
     }
 
     fn model(&self, method: Method, folds: Vec<FairPluginClassifier>) -> Model {
-        Model {
-            method,
-            alpha: self.r.alpha,
-            epsilon: if matches!(method, Method::FairnessOnly | Method::Unconstrained) {
-                f64::INFINITY
-            } else {
-                self.r.epsilon
-            },
-            delta: self.r.delta,
-            accounting: self.r.accounting,
-            bandwidth: self.h,
-            split_seed: self.split_seed,
-            folds,
-            federated: None,
-        }
+        assemble(&self.r, self.h, self.split_seed, method, folds)
     }
+}
+
+/// The fitted model of `method` from its resolved configuration and folds.
+fn assemble(
+    r: &Resolved,
+    bandwidth: f64,
+    split_seed: u64,
+    method: Method,
+    folds: Vec<FairPluginClassifier>,
+) -> Model {
+    Model {
+        method,
+        alpha: r.alpha,
+        epsilon: if matches!(method, Method::FairnessOnly | Method::Unconstrained) {
+            f64::INFINITY
+        } else {
+            r.epsilon
+        },
+        delta: r.delta,
+        accounting: r.accounting,
+        bandwidth,
+        split_seed,
+        folds,
+        federated: None,
+    }
+}
+
+/// The scores `Z = 2(2a − 1)π̃_a(η̃_a − 1/2)` of a fold's calibration rows, per group, and the
+/// number of calibration rows: everything S2 reads from the calibration half.
+#[derive(Clone, Debug, PartialEq)]
+struct CalibrationScores {
+    z: [Vec<f64>; 2],
+    n_cal: usize,
 }
 
 /// Budget of one fold: strict cross-fitting halves it (each record is used by both folds, H3(a));
@@ -555,43 +583,143 @@ pub fn fit(
         ));
     }
     let p = prepare(config, data, ledger, noise)?;
-    let (eps, delta) = fold_budget(&p.r);
-    let multi = p.folds.len() > 1;
+    let budget = fold_budget(&p.r);
     let mut out = Vec::new();
-    for (k, (train, cal)) in p.folds.iter().enumerate() {
-        let prefix = if multi {
-            format!("fold {}: ", k + 1)
-        } else {
-            String::new()
-        };
-        let partition = halves(
-            format!("{prefix}training / calibration halves"),
-            p.split_seed,
-        );
-        let sums = p.sums(train)?;
-        let plan = S1Plan {
-            epsilon: eps,
-            delta,
-            accounting: match p.r.accounting {
-                Accounting::Strict => S1Accounting::Strict,
-                Accounting::Paper => S1Accounting::Paper,
-            },
-            pi: p.r.pi,
-            c_k: 1.0,
-            label_prefix: prefix.clone(),
-        };
-        let est = in_part(ledger, &partition, TRAINING_HALF, |l| {
-            sums.release(&plan, l, noise)
-        })?;
-        let rule = in_part(ledger, &partition, CALIBRATION_HALF, |l| {
-            s2(&p, &est, cal, eps, delta, &prefix, l, noise)
+    for k in 0..p.folds.len() {
+        let f = s1_fold(&p, k, ledger, noise)?;
+        let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
+            s2(&p.r, &f.estimate, f.scores, budget, &f.prefix, l, noise)
         })?;
         out.push(FairPluginClassifier {
-            estimate: est,
+            estimate: f.estimate,
             rule,
         });
     }
     Ok(p.model(Method::CdpFair, out))
+}
+
+/// Algorithm 5's S1 on every fold, with the calibration scores S2 reads: nothing in it depends
+/// on α, so one fit serves a whole α sweep ([`fit_s1`], then [`SharedS1::select`] per α).
+#[derive(Clone, Debug)]
+pub struct SharedS1 {
+    r: Resolved,
+    bandwidth: f64,
+    split_seed: u64,
+    folds: Vec<S1Fold>,
+}
+
+/// One fold's S1 release and its calibration scores.
+#[derive(Clone, Debug)]
+struct S1Fold {
+    prefix: String,
+    partition: Partition,
+    estimate: PluginEstimate,
+    scores: CalibrationScores,
+}
+
+/// Algorithm 5 steps 1–2 (split, S1) for `config` at any α: the releases are charged to
+/// `ledger` as [`fit`] charges them. With one fold (the strict default), `fit_s1` followed by
+/// [`SharedS1::select`] on the same `ledger` and `noise` gives exactly the model and ledger of
+/// [`fit`]; with cross-fitting, S1 of both folds comes before S2 of either.
+pub fn fit_s1(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<SharedS1> {
+    if config.pi == Some(PiRelease::Skip) {
+        return Err(invalid(
+            "pi",
+            "`skip` is only for the privacy-only baseline; CDP-Fair needs π̃",
+        ));
+    }
+    let p = prepare(config, data, ledger, noise)?;
+    let folds = (0..p.folds.len())
+        .map(|k| s1_fold(&p, k, ledger, noise))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SharedS1 {
+        r: p.r,
+        bandwidth: p.h,
+        split_seed: p.split_seed,
+        folds,
+    })
+}
+
+/// S1 on fold `k`'s training half (its part of the parallel partition of the split), and the
+/// scores of its calibration half.
+fn s1_fold(p: &Prepared, k: usize, ledger: &mut Ledger, noise: &mut Noise) -> Result<S1Fold> {
+    let (train, cal) = &p.folds[k];
+    let (epsilon, delta) = fold_budget(&p.r);
+    let prefix = if p.folds.len() > 1 {
+        format!("fold {}: ", k + 1)
+    } else {
+        String::new()
+    };
+    let partition = halves(
+        format!("{prefix}training / calibration halves"),
+        p.split_seed,
+    );
+    let sums = p.sums(train)?;
+    let plan = S1Plan {
+        epsilon,
+        delta,
+        accounting: match p.r.accounting {
+            Accounting::Strict => S1Accounting::Strict,
+            Accounting::Paper => S1Accounting::Paper,
+        },
+        pi: p.r.pi,
+        c_k: 1.0,
+        label_prefix: prefix.clone(),
+    };
+    let estimate = in_part(ledger, &partition, TRAINING_HALF, |l| {
+        sums.release(&plan, l, noise)
+    })?;
+    let scores = p.scores(&estimate, cal)?;
+    Ok(S1Fold {
+        prefix,
+        partition,
+        estimate,
+        scores,
+    })
+}
+
+impl SharedS1 {
+    /// Algorithm 5 step 3 (S2) at fairness level `alpha` on every fold, charging `ledger` (a
+    /// copy of the ledger [`fit_s1`] charged) and drawing from `noise` (a stream independent of
+    /// the one S1 used).
+    pub fn select(&self, alpha: f64, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
+        check_alpha(alpha)?;
+        let r = Resolved {
+            alpha,
+            ..self.r.clone()
+        };
+        let budget = fold_budget(&r);
+        let mut out = Vec::new();
+        for f in &self.folds {
+            let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
+                s2(
+                    &r,
+                    &f.estimate,
+                    f.scores.clone(),
+                    budget,
+                    &f.prefix,
+                    l,
+                    noise,
+                )
+            })?;
+            out.push(FairPluginClassifier {
+                estimate: f.estimate.clone(),
+                rule,
+            });
+        }
+        Ok(assemble(
+            &r,
+            self.bandwidth,
+            self.split_seed,
+            Method::CdpFair,
+            out,
+        ))
+    }
 }
 
 /// §5.2 "CDP NF" (privacy only): S1 on the training half with the whole budget for the two
@@ -644,7 +772,7 @@ pub fn fit_fairness_only(
     let mut out = Vec::new();
     for (train, cal) in &p.folds {
         let estimate = p.sums(train)?.non_private();
-        let (z0, z1) = p.scores(&estimate, cal)?;
+        let CalibrationScores { z: [z0, z1], .. } = p.scores(&estimate, cal)?;
         if z0.is_empty() || z1.is_empty() {
             return Err(Error::InvalidData(
                 "a group is empty in the calibration half".into(),
@@ -703,32 +831,30 @@ fn non_private<'d>(
 /// Algorithm 5 S2 on the calibration rows `cal`. Strict: the exponential mechanism over the
 /// public τ grid (module docs). Paper: one Gaussian shift `w̌` of the empirical DD curve,
 /// then the exact sweep.
-#[allow(clippy::too_many_arguments)]
 fn s2(
-    p: &Prepared,
+    r: &Resolved,
     est: &PluginEstimate,
-    cal: &[usize],
-    epsilon: f64,
-    delta: f64,
+    scores: CalibrationScores,
+    (epsilon, delta): (f64, f64),
     prefix: &str,
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<GroupRule> {
-    let (z0, z1) = p.scores(est, cal)?;
+    let CalibrationScores { z: [z0, z1], n_cal } = scores;
     let counts = [z0.len(), z1.len()];
-    let n_cal = cal.len() as f64;
-    match p.r.accounting {
+    let n_cal = n_cal as f64;
+    match r.accounting {
         // No data-dependent refusal here: an empty calibration group is just a curve term 0
         // (denominators are at least the public floor m).
         Accounting::Strict => {
-            let m = dd_floor(p, est, n_cal)?;
+            let m = dd_floor(r, est, n_cal)?;
             let denom = [counts[0].max(m) as f64, counts[1].max(m) as f64];
             let scores = ScoreSet::new(z0, z1, denom);
             // Public to S2: the grid depends only on the S1 release and the configuration.
-            let grid = tau_grid(est.pi[0].max(est.pi[1]), p.r.tau_grid);
+            let grid = tau_grid(est.pi[0].max(est.pi[1]), r.tau_grid);
             let utility: Vec<f64> = grid
                 .iter()
-                .map(|&t| crossing_utility(&scores, t, p.r.alpha))
+                .map(|&t| crossing_utility(&scores, t, r.alpha))
                 .collect();
             let j = exponential_mechanism(
                 ledger,
@@ -775,14 +901,14 @@ fn s2(
                 ),
             ))?;
             let scores = ScoreSet::new(z0, z1, [counts[0] as f64, counts[1] as f64]);
-            Ok(sweep_threshold(&scores, w, p.r.alpha).rule)
+            Ok(sweep_threshold(&scores, w, r.alpha).rule)
         }
     }
 }
 
 /// The strict DD floor `m` (see [`DdFloor`]).
-fn dd_floor(p: &Prepared, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
-    Ok(match p.r.dd_floor {
+fn dd_floor(r: &Resolved, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
+    Ok(match r.dd_floor {
         DdFloor::Public { min_group } => {
             if min_group == 0 {
                 return Err(invalid("dd_floor.min_group", "must be ≥ 1"));
@@ -847,5 +973,88 @@ impl crate::model::Predictor for Model {
             classes,
             probabilities: Some(probabilities),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dpfair_data::synthetic::{Design, FdpFairDesign};
+    use dpfair_privacy::Budget;
+
+    /// A budget of `epsilon` and the default δ = (N/2)^{−2} of 1,500 rows.
+    fn ledger(epsilon: f64) -> Ledger {
+        Ledger::new(Budget::approx(epsilon, 750f64.powi(-2)).expect("valid budget"))
+    }
+
+    /// One strict fold: S1 once, then S2 per α, equals `fit` per α bit for bit (model and ledger)
+    /// when S2 continues the same noise stream.
+    #[test]
+    fn shared_s1_matches_fit_at_every_alpha() {
+        let data = FdpFairDesign::default().generate(1_500, 5).expect("data");
+        let config = Config {
+            epsilon: 2.0,
+            n_frequencies: 64,
+            ..Config::default()
+        };
+        for alpha in [0.05, 0.2, 0.6] {
+            let (mut l1, mut n1) = (ledger(2.0), Noise::seeded(9));
+            let direct = fit(
+                &Config {
+                    alpha,
+                    ..config.clone()
+                },
+                &data,
+                &mut l1,
+                &mut n1,
+            )
+            .expect("fit");
+            let (mut l2, mut n2) = (ledger(2.0), Noise::seeded(9));
+            let shared = fit_s1(&config, &data, &mut l2, &mut n2).expect("S1");
+            let selected = shared.select(alpha, &mut l2, &mut n2).expect("S2");
+            assert_eq!(direct, selected, "α = {alpha}");
+            assert_eq!(l1, l2, "α = {alpha}");
+        }
+    }
+
+    /// With cross-fitting (both folds' S1 first) the ledger holds the same releases.
+    #[test]
+    fn shared_s1_with_cross_fitting_charges_what_fit_charges() {
+        let data = FdpFairDesign::default().generate(1_500, 6).expect("data");
+        let config = Config {
+            epsilon: 2.0,
+            n_frequencies: 64,
+            cross_fit: Some(true),
+            ..Config::default()
+        };
+        let mut l1 = ledger(2.0);
+        fit(
+            &Config {
+                alpha: 0.1,
+                ..config.clone()
+            },
+            &data,
+            &mut l1,
+            &mut Noise::seeded(3),
+        )
+        .expect("fit");
+        let mut l2 = ledger(2.0);
+        let mut noise = Noise::seeded(3);
+        let shared = fit_s1(&config, &data, &mut l2, &mut noise).expect("S1");
+        let model = shared.select(0.1, &mut l2, &mut noise).expect("S2");
+        assert_eq!(model.folds.len(), 2);
+        // The releases, without the noise-dependent floor m in S2's label.
+        let labels = |l: &Ledger| {
+            let mut v: Vec<String> = l
+                .entries()
+                .iter()
+                .map(|e| e.label.split(" (utility").next().unwrap_or("").to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(labels(&l1), labels(&l2));
+        assert_eq!(l1.total().expect("total"), l2.total().expect("total"));
+        assert!(shared.select(-0.1, &mut l2, &mut noise).is_err());
     }
 }

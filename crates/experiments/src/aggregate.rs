@@ -35,8 +35,15 @@ pub fn mean_std_ci(values: &[f64]) -> (f64, f64, f64) {
     (mean, std, 1.96 * std / n.sqrt())
 }
 
-/// Summaries of the cells of one setting (metrics in first-seen order).
+/// The accounting mode of a stored number: a value read from a paper or an authors' repository,
+/// not computed by this run (e.g. the baselines of DP2DP's Figs. 2–4).
+pub const STORED: &str = "stored";
+
+/// Summaries of the cells of one setting (metrics in first-seen order). A stored setting
+/// ([`STORED`]) reports its value with `repetitions = 0` and no standard deviation or interval
+/// (NaN): nothing was repeated, and its spread is unknown.
 pub fn summarise(setting: &Setting, cells: &[&RawCell]) -> Vec<Summary> {
+    let stored = setting.accounting == STORED;
     let mut names: Vec<&str> = Vec::new();
     for c in cells {
         for (m, _) in &c.outcome.metrics {
@@ -59,9 +66,14 @@ pub fn summarise(setting: &Setting, cells: &[&RawCell]) -> Vec<Summary> {
                 .map(|(_, v)| *v)
                 .collect();
             let (mean, std, ci95) = mean_std_ci(&values);
+            let (repetitions, std, ci95) = if stored {
+                (0, f64::NAN, f64::NAN)
+            } else {
+                (values.len(), std, ci95)
+            };
             Summary {
                 setting: setting.clone(),
-                repetitions: values.len(),
+                repetitions,
                 epsilon_spent,
                 metric: name.to_string(),
                 mean,
@@ -84,5 +96,36 @@ mod tests {
         assert!((s - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert!((c - 1.96 * s / 2.0).abs() < 1e-12);
         assert_eq!(mean_std_ci(&[7.0]), (7.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn stored_values_carry_no_repetitions_or_spread() {
+        use crate::grid::Params;
+        use crate::paper::Outcome;
+        let setting = |accounting: &str| Setting {
+            dataset: "adult".into(),
+            method: "dp-fermi-stored".into(),
+            accounting: accounting.into(),
+            epsilon: 0.5,
+            delta: 0.0,
+            fairness_level: None,
+            params: Params::new(),
+        };
+        let cell = |s: &Setting| RawCell {
+            setting: s.clone(),
+            repetition: 0,
+            seed: 0,
+            outcome: Outcome::new().metric("error", 0.1664),
+        };
+        let stored = setting(STORED);
+        let c = cell(&stored);
+        let s = &summarise(&stored, &[&c, &c])[0];
+        assert_eq!((s.mean, s.repetitions), (0.1664, 0));
+        assert!(s.std.is_nan() && s.ci95.is_nan());
+        // A computed setting with the same values is two repetitions of spread 0.
+        let computed = setting("strict");
+        let c = cell(&computed);
+        let s = &summarise(&computed, &[&c, &c])[0];
+        assert_eq!((s.repetitions, s.std), (2, 0.0));
     }
 }

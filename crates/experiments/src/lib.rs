@@ -102,11 +102,12 @@ pub mod plot;
 pub mod raw;
 pub mod report;
 pub mod runner;
+pub mod stats;
 
 pub use demo::{DemoData, DemoMethod, DemoResult, DemoSize};
 pub use error::{ExpError, Result, method_error};
 pub use grid::{Cell, Grid, Params, Setting, Sweep};
-pub use paper::{Axis, Check, Outcome, Paper, PlotSpec, Reference, Scale, Series};
+pub use paper::{Axis, Check, Outcome, Paper, PlotSpec, Reason, RefLine, Reference, Scale, Series};
 pub use runner::{RunOptions, RunSummary, run};
 
 use dpfair_data::builtin::{self, Builtin, DataDir};

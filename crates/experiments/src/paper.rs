@@ -63,7 +63,32 @@ pub struct Reference {
     pub value: f64,
     /// |ours − paper| ≤ tolerance counts as reproduced.
     pub tolerance: f64,
+    /// `None`: any accounting mode (the first matching setting); `Some`: only rows of this mode
+    /// (`strict`, `paper`, `none`).
+    pub accounting: Option<String>,
+    /// Why ours may differ, printed beside a miss (no reason: the report says "unexplained").
+    pub reason: Option<Reason>,
+    /// Whether `value` is a number the paper prints (false: a number measured by running the
+    /// authors' code, or derived; `source` says which).
+    pub printed: bool,
+    /// For a paper mean printed without its spread: `(k, paper_n)` makes the tolerance
+    /// `max(tolerance, k·SE)` of the difference of the two means, `SE = sd·√(1/n + 1/paper_n)`,
+    /// with the paper's unknown sd taken equal to ours (`n`: our repetitions).
+    pub spread: Option<(f64, usize)>,
 }
+
+/// Why a reference row misses: a short measured reason and the deviation it comes from, an
+/// anchor of `docs/deviations.md` (e.g. `lpct-prune-threshold-constants`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reason {
+    /// Anchor in `docs/deviations.md` (without `#`); empty when the reason is not a deviation.
+    pub deviation: String,
+    /// One sentence with the measured effect.
+    pub text: String,
+}
+
+/// The in-repo page the reports link to for the reasons behind misses.
+pub const DEVIATIONS_PAGE: &str = "docs/deviations.md";
 
 impl Reference {
     /// A reference with no fairness level and any parameters.
@@ -86,12 +111,63 @@ impl Reference {
             metric: metric.into(),
             value,
             tolerance,
+            accounting: None,
+            reason: None,
+            printed: true,
+            spread: None,
+        }
+    }
+
+    /// The tolerance for a paper mean over `paper_n` repetitions printed without its spread
+    /// (builder style; see [`Reference::spread`]): `k` standard errors of the difference of the
+    /// two means, at least the fixed tolerance.
+    pub fn within_standard_errors(mut self, k: f64, paper_n: usize) -> Self {
+        self.spread = Some((k, paper_n));
+        self
+    }
+
+    /// The tolerance against our row `ours` (mean over `n` repetitions with sample sd `sd`).
+    pub fn tolerance_for(&self, sd: f64, n: usize) -> f64 {
+        match self.spread {
+            Some((k, paper_n)) if sd.is_finite() && n > 0 && paper_n > 0 => self
+                .tolerance
+                .max(k * sd * (1.0 / n as f64 + 1.0 / paper_n as f64).sqrt()),
+            _ => self.tolerance,
         }
     }
 
     /// At fairness level `level` (builder style).
     pub fn at_level(mut self, level: f64) -> Self {
         self.fairness_level = Some(level);
+        self
+    }
+
+    /// Only with these method parameters (builder style).
+    pub fn with_params(mut self, params: crate::grid::Params) -> Self {
+        self.params = Some(params);
+        self
+    }
+
+    /// Only rows of accounting mode `accounting` (builder style).
+    pub fn in_mode(mut self, accounting: &str) -> Self {
+        self.accounting = Some(accounting.into());
+        self
+    }
+
+    /// The reason a miss has: deviation `anchor` of [`DEVIATIONS_PAGE`] and the measured effect
+    /// (builder style).
+    pub fn explained_by(mut self, anchor: &str, text: impl Into<String>) -> Self {
+        self.reason = Some(Reason {
+            deviation: anchor.into(),
+            text: text.into(),
+        });
+        self
+    }
+
+    /// The value is not printed in the paper but measured by running the authors' code or
+    /// derived (builder style; `source` says how).
+    pub fn not_printed(mut self) -> Self {
+        self.printed = false;
         self
     }
 }
@@ -104,6 +180,12 @@ pub struct Check {
     pub passed: bool,
     /// The numbers behind the verdict (one line, or a few separated by `; `).
     pub detail: String,
+    /// For a statistical comparison: the smallest effect it detects at the run's repetitions.
+    pub power: Option<crate::stats::Power>,
+    /// The verdict does not depend on sampling (a ledger total, a count): never smoke.
+    pub exact: bool,
+    /// Why a failing check fails (anchor and measured reason), as for a reference.
+    pub reason: Option<Reason>,
 }
 
 impl Check {
@@ -112,6 +194,57 @@ impl Check {
             name: name.into(),
             passed,
             detail: detail.into(),
+            power: None,
+            exact: false,
+            reason: None,
+        }
+    }
+
+    /// With its power statement (builder style).
+    pub fn with_power(mut self, power: crate::stats::Power) -> Self {
+        self.power = Some(power);
+        self
+    }
+
+    /// With the size of the effect the paper shows, to compare with the power (builder style).
+    pub fn claimed_effect(mut self, effect: f64) -> Self {
+        if let Some(p) = self.power.as_mut() {
+            p.claimed_effect = Some(effect);
+        }
+        self
+    }
+
+    /// A verdict that does not rest on sampling (builder style).
+    pub fn exact(mut self) -> Self {
+        self.exact = true;
+        self
+    }
+
+    /// The reason a failure has (builder style; see [`Reference::explained_by`]).
+    pub fn explained_by(mut self, anchor: &str, text: impl Into<String>) -> Self {
+        self.reason = Some(Reason {
+            deviation: anchor.into(),
+            text: text.into(),
+        });
+        self
+    }
+
+    /// How much the verdict can be trusted at `scale`: `exact` (no sampling), `evidence` (the
+    /// check resolves the paper's effect, or at `--full` no effect size is known to compare
+    /// with), `underpowered` (the minimal detectable effect exceeds the paper's effect) or
+    /// `smoke` (at `--quick`, anything the check cannot resolve).
+    pub fn evidence(&self, scale: Scale) -> &'static str {
+        if self.exact {
+            return "exact";
+        }
+        let power = self.power.as_ref();
+        if power.is_some_and(|p| p.resolves_claim()) {
+            return "evidence";
+        }
+        match scale {
+            Scale::Quick => "smoke",
+            Scale::Full if power.is_some_and(|p| p.claimed_effect.is_some()) => "underpowered",
+            Scale::Full => "evidence",
         }
     }
 }
@@ -150,6 +283,48 @@ pub enum Envelope {
     PerSeries,
 }
 
+/// A reference line the paper draws (dashed grey): a straight line `y = intercept + slope·x`
+/// (`y = x`, `y = 0.3`, `y = 0.3 + ρ`) or stored points (e.g. an oracle's risk curve).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefLine {
+    Linear {
+        label: String,
+        intercept: f64,
+        slope: f64,
+    },
+    Points {
+        label: String,
+        points: Vec<(f64, f64)>,
+    },
+}
+
+impl RefLine {
+    /// `y = intercept + slope·x`.
+    pub fn linear(label: &str, intercept: f64, slope: f64) -> Self {
+        RefLine::Linear {
+            label: label.into(),
+            intercept,
+            slope,
+        }
+    }
+
+    /// `y = x`.
+    pub fn identity() -> Self {
+        RefLine::linear("y = x", 0.0, 1.0)
+    }
+
+    /// `y = value`.
+    pub fn horizontal(label: &str, value: f64) -> Self {
+        RefLine::linear(label, value, 0.0)
+    }
+
+    pub fn label(&self) -> &str {
+        match self {
+            RefLine::Linear { label, .. } | RefLine::Points { label, .. } => label,
+        }
+    }
+}
+
 /// A trade-off plot: one curve per series, mean of `y` with its 95% band, over `x`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlotSpec {
@@ -175,6 +350,8 @@ pub struct PlotSpec {
     pub series_param: Option<String>,
     /// Lower envelopes (default none).
     pub envelope: Envelope,
+    /// The paper's reference lines (dashed grey).
+    pub reference_lines: Vec<RefLine>,
 }
 
 impl PlotSpec {
@@ -193,7 +370,14 @@ impl PlotSpec {
             param_exclude: Vec::new(),
             series_param: None,
             envelope: Envelope::None,
+            reference_lines: Vec::new(),
         }
+    }
+
+    /// Add a reference line (builder style; repeatable).
+    pub fn reference(mut self, line: RefLine) -> Self {
+        self.reference_lines.push(line);
+        self
     }
 
     /// Only rows of `methods` (builder style).

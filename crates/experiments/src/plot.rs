@@ -1,10 +1,13 @@
 //! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95% band,
-//! optionally with lower envelopes ([`Envelope`], seed 001 Figs. 3–4).
+//! optionally with lower envelopes ([`Envelope`], seed 001 Figs. 3–4) and the papers' reference
+//! lines ([`RefLine`]); the legend sits in its own panel beside the plot.
 
 use crate::aggregate::Summary;
 use crate::error::{ExpError, Result};
 use crate::grid::fmt_f64;
-use crate::paper::{Axis, Envelope, PlotSpec, Series};
+use crate::paper::{Axis, Envelope, PlotSpec, RefLine, Series};
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,7 +54,7 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         }
         by_setting.entry(r.setting.key("")).or_default().push(r);
     }
-    let mut curves: BTreeMap<String, Vec<Point>> = BTreeMap::new();
+    let mut curves: BTreeMap<String, Vec<(Point, &crate::grid::Setting)>> = BTreeMap::new();
     for group in by_setting.values() {
         let s = &group[0].setting;
         let Some(y) = group.iter().find(|r| r.metric == spec.y) else {
@@ -79,13 +82,41 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             Series::Epsilon => format!("ε = {}", fmt_f64(s.epsilon)),
             Series::MethodAndEpsilon => format!("{}, ε = {}", s.method, fmt_f64(s.epsilon)),
         };
-        curves.entry(label).or_default().push(Point {
+        let point = Point {
             x,
             y: y.mean,
             band: if y.ci95.is_finite() { y.ci95 } else { 0.0 },
-        });
+        };
+        curves.entry(label).or_default().push((point, s));
     }
-    curves
+    // A curve that holds two settings at one x mixes settings that differ in something the
+    // label does not show (method, accounting mode, a parameter): split it, one series per
+    // (method, mode, parameter), and say what differs in the label.
+    let mut split: BTreeMap<String, Vec<Point>> = BTreeMap::new();
+    for (label, members) in curves {
+        let mut xs: Vec<f64> = members.iter().map(|(p, _)| p.x).collect();
+        xs.sort_by(f64::total_cmp);
+        let collides = xs.windows(2).any(|w| w[0] == w[1]);
+        if !collides || spec.envelope == Envelope::PerSeries {
+            split
+                .entry(label)
+                .or_default()
+                .extend(members.iter().map(|(p, _)| *p));
+            continue;
+        }
+        let settings: Vec<&crate::grid::Setting> = members.iter().map(|(_, s)| *s).collect();
+        let dims = distinguishing(&settings, spec);
+        for (p, s) in &members {
+            let extra: Vec<String> = dims.iter().map(|d| d.describe(s)).collect();
+            let name = if extra.is_empty() {
+                label.clone()
+            } else {
+                format!("{label} ({})", extra.join(", "))
+            };
+            split.entry(name).or_default().push(*p);
+        }
+    }
+    let mut out: Vec<Curve> = split
         .into_iter()
         .map(|(label, mut points)| {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
@@ -94,7 +125,102 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             }
             Curve { label, points }
         })
-        .collect()
+        .collect();
+    out.sort_by(|a, b| natural_order(&a.label, &b.label));
+    out
+}
+
+/// Labels in natural order: runs of digits compare as numbers (`k = 2` before `k = 16`).
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for c in s.chars() {
+            let digit = c.is_ascii_digit() || (c == '.' && out.last().is_some_and(|p| p.0));
+            match out.last_mut() {
+                Some((d, text)) if *d == digit => text.push(c),
+                _ => out.push((digit, c.to_string())),
+            }
+        }
+        out
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    for (x, y) in pa.iter().zip(&pb) {
+        let ord = match (x, y) {
+            ((true, u), (true, v)) => {
+                let (u, v) = (u.parse::<f64>(), v.parse::<f64>());
+                match (u, v) {
+                    (Ok(u), Ok(v)) => u.total_cmp(&v),
+                    _ => x.1.cmp(&y.1),
+                }
+            }
+            _ => x.1.cmp(&y.1),
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    pa.len().cmp(&pb.len())
+}
+
+/// Something settings of one curve can differ in.
+enum Dim {
+    Method,
+    Accounting,
+    Epsilon,
+    Param(String),
+}
+
+impl Dim {
+    fn describe(&self, s: &crate::grid::Setting) -> String {
+        match self {
+            Dim::Method => s.method.clone(),
+            Dim::Accounting => s.accounting.clone(),
+            Dim::Epsilon => format!("ε = {}", fmt_f64(s.epsilon)),
+            Dim::Param(p) => format!("{p} = {}", s.params.get_str(p).unwrap_or("-")),
+        }
+    }
+}
+
+/// The dimensions in which `settings` differ, other than the plot's x axis.
+fn distinguishing(settings: &[&crate::grid::Setting], spec: &PlotSpec) -> Vec<Dim> {
+    let varies = |f: &dyn Fn(&crate::grid::Setting) -> String| {
+        let first = f(settings[0]);
+        settings.iter().any(|s| f(s) != first)
+    };
+    let mut dims = Vec::new();
+    if varies(&|s| s.method.clone()) {
+        dims.push(Dim::Method);
+    }
+    if varies(&|s| s.accounting.clone()) {
+        dims.push(Dim::Accounting);
+    }
+    if spec.x != Axis::Epsilon && varies(&|s| fmt_f64(s.epsilon)) {
+        dims.push(Dim::Epsilon);
+    }
+    let mut keys: Vec<String> = settings
+        .iter()
+        .flat_map(|s| {
+            s.params
+                .to_string()
+                .split(';')
+                .filter_map(|kv| kv.split_once('=').map(|(k, _)| k.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    // A `mode` parameter repeats the accounting mode where both are recorded.
+    let mode_is_accounting = settings
+        .iter()
+        .all(|s| s.params.get_str("mode").is_none_or(|m| m == s.accounting));
+    for k in keys {
+        let on_x = matches!(&spec.x, Axis::Param(p) if *p == k);
+        let repeats_mode = k == "mode" && mode_is_accounting;
+        if !on_x && !repeats_mode && varies(&|s| s.params.get_str(&k).unwrap_or("").to_string()) {
+            dims.push(Dim::Param(k));
+        }
+    }
+    dims
 }
 
 /// Whether `spec`'s filters (data set, methods, ε, parameters kept and left out) keep a row of
@@ -166,24 +292,46 @@ pub fn draw(
     curves: &[Curve],
     lines: bool,
 ) -> Result<()> {
-    draw_with_envelope(path, title, x_label, y_label, curves, lines, None)
+    draw_figure(
+        path,
+        &Figure {
+            title,
+            x_label,
+            y_label,
+            curves,
+            lines,
+            envelope: None,
+            references: &[],
+        },
+    )
 }
 
-/// [`draw`], plus `envelope` (if any) as a thick black line over the curves.
-pub fn draw_with_envelope(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    curves: &[Curve],
-    lines: bool,
-    envelope: Option<&Curve>,
-) -> Result<()> {
+/// Everything one SVG shows.
+pub struct Figure<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub curves: &'a [Curve],
+    /// Join points and shade bands (else scatter with error bars).
+    pub lines: bool,
+    /// A lower envelope, thick black.
+    pub envelope: Option<&'a Curve>,
+    /// The paper's reference lines as polylines, dashed grey.
+    pub references: &'a [Curve],
+}
+
+/// Width of the legend panel to the right of the plot area (the legend never covers data).
+const LEGEND_WIDTH: u32 = 320;
+const PLOT_WIDTH: u32 = 760;
+const LEGEND_LINE: u32 = 17;
+
+/// Draw `fig` into an SVG file: the plot on the left, the legend in its own panel on the right.
+pub fn draw_figure(path: &Path, fig: &Figure) -> Result<()> {
     let err = |e: String| ExpError::Plot {
         file: path.display().to_string(),
         reason: e,
     };
-    let pts = curves.iter().flat_map(|c| c.points.iter());
+    let pts = fig.curves.iter().flat_map(|c| c.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for p in pts {
         x0 = x0.min(p.x);
@@ -194,16 +342,27 @@ pub fn draw_with_envelope(
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
+    for p in fig.references.iter().flat_map(|c| c.points.iter()) {
+        if p.x >= x0 && p.x <= x1 && p.y.is_finite() {
+            y0 = y0.min(p.y);
+            y1 = y1.max(p.y);
+        }
+    }
     let pad = |lo: f64, hi: f64| {
         let w = if hi > lo { hi - lo } else { lo.abs().max(1.0) };
         (lo - 0.05 * w, hi + 0.05 * w)
     };
     let (x0, x1) = pad(x0, x1);
     let (y0, y1) = pad(y0, y1);
-    let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
+    let entries = fig.curves.len() + fig.references.len() + usize::from(fig.envelope.is_some());
+    let height = 560.max(80 + LEGEND_LINE * entries as u32);
+    let root = SVGBackend::new(path, (PLOT_WIDTH + LEGEND_WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
+    let root = root
+        .titled(fig.title, ("sans-serif", 18))
+        .map_err(|e| err(e.to_string()))?;
+    let (plot_area, legend_area) = root.split_horizontally(PLOT_WIDTH);
+    let mut chart = ChartBuilder::on(&plot_area)
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -211,13 +370,27 @@ pub fn draw_with_envelope(
         .map_err(|e| err(e.to_string()))?;
     chart
         .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
+        .x_desc(fig.x_label)
+        .y_desc(fig.y_label)
         .draw()
         .map_err(|e| err(e.to_string()))?;
-    for (i, c) in curves.iter().enumerate() {
+    let grey = RGBColor(110, 110, 110);
+    for r in fig.references {
+        chart
+            .draw_series(DashedLineSeries::new(
+                r.points
+                    .iter()
+                    .filter(|p| p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1)
+                    .map(|p| (p.x, p.y)),
+                6,
+                5,
+                grey.stroke_width(2),
+            ))
+            .map_err(|e| err(e.to_string()))?;
+    }
+    for (i, c) in fig.curves.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        if c.points.iter().any(|p| p.band > 0.0) && c.points.len() > 1 && lines {
+        if c.points.iter().any(|p| p.band > 0.0) && c.points.len() > 1 && fig.lines {
             let mut poly: Vec<(f64, f64)> = c.points.iter().map(|p| (p.x, p.y + p.band)).collect();
             poly.extend(c.points.iter().rev().map(|p| (p.x, p.y - p.band)));
             chart
@@ -227,7 +400,7 @@ pub fn draw_with_envelope(
                 )))
                 .map_err(|e| err(e.to_string()))?;
         }
-        if lines {
+        if fig.lines {
             chart
                 .draw_series(LineSeries::new(
                     c.points.iter().map(|p| (p.x, p.y)),
@@ -241,10 +414,8 @@ pub fn draw_with_envelope(
                     .iter()
                     .map(|p| Circle::new((p.x, p.y), 4, color.filled())),
             )
-            .map_err(|e| err(e.to_string()))?
-            .label(c.label.clone())
-            .legend(move |(x, y)| Circle::new((x + 8, y), 4, color.filled()));
-        if !lines {
+            .map_err(|e| err(e.to_string()))?;
+        if !fig.lines {
             // Error bars for scatter plots.
             chart
                 .draw_series(c.points.iter().filter(|p| p.band > 0.0).map(|p| {
@@ -253,24 +424,105 @@ pub fn draw_with_envelope(
                 .map_err(|e| err(e.to_string()))?;
         }
     }
-    if let Some(env) = envelope {
+    if let Some(env) = fig.envelope {
         chart
             .draw_series(LineSeries::new(
                 env.points.iter().map(|p| (p.x, p.y)),
                 BLACK.stroke_width(3),
             ))
-            .map_err(|e| err(e.to_string()))?
-            .label(env.label.clone())
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(3)));
+            .map_err(|e| err(e.to_string()))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
+    // The legend, in its own panel.
+    let mut y = 20i32;
+    for (i, c) in fig.curves.iter().enumerate() {
+        legend_entry(&legend_area, y, Marker::Series(i), &c.label).map_err(err)?;
+        y += LEGEND_LINE as i32;
+    }
+    if let Some(env) = fig.envelope {
+        legend_entry(&legend_area, y, Marker::Envelope, &env.label).map_err(err)?;
+        y += LEGEND_LINE as i32;
+    }
+    for r in fig.references {
+        legend_entry(&legend_area, y, Marker::Reference, &r.label).map_err(err)?;
+        y += LEGEND_LINE as i32;
+    }
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
+}
+
+/// What a legend entry shows before its label.
+enum Marker {
+    /// Series `i`'s colour: a line with a dot.
+    Series(usize),
+    /// The lower envelope: thick black.
+    Envelope,
+    /// A reference line: dashed grey.
+    Reference,
+}
+
+/// One legend line at height `y` of the legend panel.
+fn legend_entry(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    y: i32,
+    marker: Marker,
+    label: &str,
+) -> std::result::Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
+    let line = vec![(6, y), (26, y)];
+    match marker {
+        Marker::Series(i) => {
+            let color = Palette99::pick(i).to_rgba();
+            area.draw(&PathElement::new(line, color.stroke_width(2)))
+                .map_err(e)?;
+            area.draw(&Circle::new((16, y), 4, color.filled()))
+                .map_err(e)?;
+        }
+        Marker::Envelope => area
+            .draw(&PathElement::new(line, BLACK.stroke_width(3)))
+            .map_err(e)?,
+        Marker::Reference => area
+            .draw(&DashedPathElement::new(
+                line,
+                6,
+                5,
+                RGBColor(110, 110, 110).stroke_width(2),
+            ))
+            .map_err(e)?,
+    }
+    area.draw(&Text::new(
+        label.to_string(),
+        (34, y - 7),
+        ("sans-serif", 13).into_font(),
+    ))
+    .map_err(e)
+}
+
+/// A reference line as a polyline over `[x0, x1]` (linear scale; 64 segments, so that it stays
+/// straight or follows its points after a logarithmic x axis).
+fn reference_polyline(line: &RefLine, x0: f64, x1: f64) -> Curve {
+    let points = match line {
+        RefLine::Linear {
+            intercept, slope, ..
+        } => (0..=64)
+            .map(|i| {
+                let x = x0 + (x1 - x0) * f64::from(i) / 64.0;
+                Point {
+                    x,
+                    y: intercept + slope * x,
+                    band: 0.0,
+                }
+            })
+            .collect(),
+        RefLine::Points { points, .. } => points
+            .iter()
+            .filter(|(x, _)| *x >= x0 && *x <= x1)
+            .map(|&(x, y)| Point { x, y, band: 0.0 })
+            .collect(),
+    };
+    Curve {
+        label: line.label().to_string(),
+        points,
+    }
 }
 
 /// Draw every spec into `dir`; returns the files written.
@@ -289,17 +541,34 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
                 points: lower_envelope(&all),
             }
         });
+        let (x0, x1) = cs
+            .iter()
+            .flat_map(|c| c.points.iter())
+            .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+                (lo.min(p.x), hi.max(p.x))
+            });
+        let mut references: Vec<Curve> = spec
+            .reference_lines
+            .iter()
+            .map(|l| reference_polyline(l, x0, x1))
+            .collect();
         if spec.log_x {
-            cs.iter_mut().chain(envelope.as_mut()).for_each(log_x);
+            cs.iter_mut()
+                .chain(envelope.as_mut())
+                .chain(references.iter_mut())
+                .for_each(log_x);
         }
-        draw_with_envelope(
+        draw_figure(
             &path,
-            &spec.title,
-            &axis_name(spec),
-            &spec.y,
-            &cs,
-            true,
-            envelope.as_ref(),
+            &Figure {
+                title: &spec.title,
+                x_label: &axis_name(spec),
+                y_label: &spec.y,
+                curves: &cs,
+                lines: true,
+                envelope: envelope.as_ref(),
+                references: &references,
+            },
         )?;
         out.push(path);
     }

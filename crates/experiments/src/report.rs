@@ -3,7 +3,7 @@
 use crate::aggregate::Summary;
 use crate::error::{ExpError, Result};
 use crate::grid::fmt_f64;
-use crate::paper::{Paper, Reference, Scale};
+use crate::paper::{DEVIATIONS_PAGE, Paper, Reason, Reference, Scale};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,61 @@ pub fn find<'a>(r: &Reference, rows: &'a [Summary]) -> Option<&'a Summary> {
                 (Some(_), None) => false,
             }
             && r.params.as_ref().is_none_or(|p| *p == st.params)
+            && r.accounting.as_ref().is_none_or(|a| *a == st.accounting)
     })
+}
+
+/// The full setting of a row: data set, method, accounting mode, ε, δ, fairness level and
+/// parameters, as one table cell.
+pub fn setting_text(s: &crate::grid::Setting) -> String {
+    let mut out = format!(
+        "{} · {} · {} · ε = {}",
+        s.dataset,
+        s.method,
+        s.accounting,
+        fmt_f64(s.epsilon)
+    );
+    if s.delta > 0.0 {
+        let _ = write!(out, " · δ = {}", fmt_f64(s.delta));
+    }
+    if let Some(a) = s.fairness_level {
+        let _ = write!(out, " · level = {}", fmt_f64(a));
+    }
+    let params = s.params.to_string();
+    if !params.is_empty() {
+        let _ = write!(out, " · {}", params.replace(';', ", "));
+    }
+    out
+}
+
+/// The setting a reference asks for, when no row matched it.
+fn wanted_text(r: &Reference) -> String {
+    let mut out = format!(
+        "{} · {} · {} · ε = {}",
+        r.dataset,
+        r.method,
+        r.accounting.as_deref().unwrap_or("any mode"),
+        fmt_f64(r.epsilon)
+    );
+    if let Some(a) = r.fairness_level {
+        let _ = write!(out, " · level = {}", fmt_f64(a));
+    }
+    if let Some(p) = &r.params {
+        let _ = write!(out, " · {}", p.to_string().replace(';', ", "));
+    }
+    out
+}
+
+/// A reason as a table cell: its text and a link to its deviation; "unexplained" without one.
+pub fn reason_text(reason: Option<&Reason>) -> String {
+    match reason {
+        None => "unexplained".into(),
+        Some(r) if r.deviation.is_empty() => r.text.clone(),
+        Some(r) => format!(
+            "{} ([{}]({DEVIATIONS_PAGE}#{}))",
+            r.text, r.deviation, r.deviation
+        ),
+    }
 }
 
 fn num(v: f64) -> String {
@@ -84,44 +138,70 @@ pub(crate) fn write(
         status.missing,
         status.failed.len()
     );
+    if status.scale == Scale::Quick {
+        let _ = writeln!(
+            md,
+            "**Quick run.** Few repetitions per setting: every statistical verdict below that \
+             cannot resolve the paper's effect is marked *smoke* (a run-through, not evidence). \
+             Run `--full` for evidence.\n"
+        );
+    }
     let refs = paper.references_at(status.repetitions);
     if !refs.is_empty() {
         let _ = writeln!(md, "## Paper numbers beside ours\n");
         let _ = writeln!(
             md,
-            "| source | dataset | method | ε | level | metric | paper | ours (mean ± 95%) | difference | tolerance | within |\n|---|---|---|---|---|---|---|---|---|---|---|"
+            "Each row shows the setting it was compared at (data set · method · accounting mode \
+             · ε · δ · fairness level · parameters). A miss gives its reason, linked to the \
+             deviation in the dpfair repository's `{DEVIATIONS_PAGE}`, or says \"unexplained\". \
+             Sources marked *(not printed)* are numbers measured by running the authors' code or \
+             derived, not printed in the paper.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| source | setting | metric | paper | ours (mean ± 95%) | difference | tolerance | verdict | why |\n|---|---|---|---|---|---|---|---|---|"
         );
         let (mut within, mut compared) = (0, 0);
         for r in &refs {
-            let level = r.fairness_level.map(fmt_f64).unwrap_or("-".into());
-            let (ours, diff, ok) = match find(r, rows) {
+            let source = if r.printed {
+                r.source.clone()
+            } else {
+                format!("{} *(not printed)*", r.source)
+            };
+            let mut tolerance = r.tolerance;
+            let (setting, ours, diff, verdict, why) = match find(r, rows) {
                 Some(s) => {
                     let d = s.mean - r.value;
-                    let ok = d.abs() <= r.tolerance;
+                    tolerance = r.tolerance_for(s.std, s.repetitions);
+                    let ok = d.abs() <= tolerance;
                     compared += 1;
                     within += usize::from(ok);
                     (
+                        setting_text(&s.setting),
                         format!("{} ± {} (n = {})", num(s.mean), num(s.ci95), s.repetitions),
                         format!("{d:+.4}"),
-                        if ok { "yes" } else { "**no**" }.to_string(),
+                        if ok { "within" } else { "**miss**" }.to_string(),
+                        if ok {
+                            String::new()
+                        } else {
+                            reason_text(r.reason.as_ref())
+                        },
                     )
                 }
-                None => ("not run".into(), "-".into(), "-".into()),
+                None => (
+                    wanted_text(r),
+                    "not run".into(),
+                    "-".into(),
+                    "-".into(),
+                    String::new(),
+                ),
             };
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                r.source,
-                r.dataset,
-                r.method,
-                fmt_f64(r.epsilon),
-                level,
+                "| {source} | {setting} | {} | {} | {ours} | {diff} | {} | {verdict} | {why} |",
                 r.metric,
                 num(r.value),
-                ours,
-                diff,
-                num(r.tolerance),
-                ok
+                num(tolerance),
             );
         }
         let _ = writeln!(
@@ -134,14 +214,53 @@ pub(crate) fn write(
     if !checks.is_empty() {
         let _ = writeln!(
             md,
-            "## Checks\n\n| check | passed | detail |\n|---|---|---|"
+            "## Checks\n\nA comparison or trend check tests a one-sided claim at level 0.05; \
+             *detects* is its minimal detectable effect at power 0.8, \
+             `(t_0.95,ν + t_0.80,ν)·SE`, with the SE from the settings' own repetitions (Welch; \
+             conservative, since settings share seeds), beside the paper's effect where it can \
+             be read. *evidence*: the check resolves the claim (or, at `--full`, no effect size \
+             is known); *underpowered*: the detectable effect exceeds the paper's; *smoke*: a \
+             `--quick` verdict that cannot resolve the claim; *exact*: no sampling involved.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| check | passed | evidence | detects (n) | detail | why |\n|---|---|---|---|---|---|"
         );
         for c in &checks {
             let ok = if c.passed { "yes" } else { "**no**" };
-            let _ = writeln!(md, "| {} | {ok} | {} |", c.name, c.detail);
+            let power = match &c.power {
+                Some(p) => {
+                    let claim = p
+                        .claimed_effect
+                        .map(|e| format!("; paper's effect {e:.4}"))
+                        .unwrap_or_default();
+                    format!("≥ {:.4} (n = {}{claim})", p.min_effect, p.repetitions)
+                }
+                None => "-".into(),
+            };
+            let why = if c.passed {
+                String::new()
+            } else {
+                reason_text(c.reason.as_ref())
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {ok} | {} | {power} | {} | {why} |",
+                c.name,
+                c.evidence(status.scale),
+                c.detail
+            );
         }
         let passed = checks.iter().filter(|c| c.passed).count();
-        let _ = writeln!(md, "\n{passed} of {} checks pass.\n", checks.len());
+        let smoke = checks
+            .iter()
+            .filter(|c| c.evidence(status.scale) == "smoke")
+            .count();
+        let _ = writeln!(
+            md,
+            "\n{passed} of {} checks pass; {smoke} of the verdicts are smoke.\n",
+            checks.len()
+        );
     }
     if !plots.is_empty() {
         let _ = writeln!(md, "## Plots\n");

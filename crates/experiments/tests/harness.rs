@@ -224,14 +224,23 @@ fn results_report_and_plots_have_the_promised_shape() {
     assert!(csv.contains("toy,m2,synthetic,strict,inf,0.00001,10,0.1,,4,10,seed,11.5,"));
 
     let report = std::fs::read_to_string(&out.report).unwrap();
+    // Each row shows the full setting it was compared at.
     assert!(
-        report.contains("| toy table | synthetic | m1 | 2 | 0.2 | value | 1.9000 | 1.9000 ± "),
+        report.contains(
+            "| toy table | synthetic · m1 · strict · ε = 2 · δ = 0.00001 · level = 0.2 | value | 1.9000 | 1.9000 ± "
+        ),
         "{report}"
     );
-    // m2 at ε = 1, α = 0.1: mean 0.1 + 1.5 = 1.6, far from 5 → not within tolerance.
-    assert!(report.contains("| -3.4000 | 0.1000 | **no** |"), "{report}");
+    // m2 at ε = 1, α = 0.1: mean 0.1 + 1.5 = 1.6, far from 5 → a miss, and without a reason
+    // the report says so.
+    assert!(
+        report.contains("| -3.4000 | 0.1000 | **miss** | unexplained |"),
+        "{report}"
+    );
     assert!(report.contains("| not run |"));
-    assert!(report.contains("| toy table | synthetic | m1 | 5 | 0.2 | value | 5.0000 | not run |"));
+    assert!(report.contains(
+        "| toy table | synthetic · m1 · any mode · ε = 5 · level = 0.2 | value | 5.0000 | not run |"
+    ));
     assert!(report.contains("1 of 2 compared numbers are within tolerance (4 references)"));
     let svg = std::fs::read_to_string(dir.path().join("toy.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("m1, ε = 2"));
@@ -322,7 +331,7 @@ fn lower_envelope_is_the_lower_convex_hull() {
 /// `DPFAIR_DATA_DIR=/work/shared/datasets FREG_PART=references FREG_REPS=50 FREG_OUT=/tmp/freg
 ///  cargo test --release -p dpfair-experiments --test harness -- --ignored fair_regression_reproduction`
 /// with FREG_PART ∈ {references (§4.6), envelopes (Figs. 3–4), k180 (Fig. 2's k = 180 Law
-/// panel), full}. The report's tolerances are 3·std/√FREG_REPS.
+/// panel), full}. The report's tolerances are 3·std·√(1/FREG_REPS + 1/50).
 #[test]
 #[ignore = "long: real data, many LPs; see the doc comment"]
 fn fair_regression_reproduction() {
@@ -389,12 +398,15 @@ fn fair_regression_reproduction() {
 fn papers_give_their_sweeps_their_own_repetitions() {
     use dpfair_experiments::papers::{dp2dp::Dp2dpPaper, fdp_fair::FdpFairPaper};
     // DP2DP (spec H18): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
-    // contamination), 15 on the real data and the rate sweep (spec §3 test 2, not a figure).
+    // contamination), 15 on the real data and the rate sweep (spec §3 test 2, not a figure);
+    // the stored baseline points are read once.
     let g = Dp2dpPaper.grid(Scale::Full);
     assert_eq!(g.repetitions, 15);
     for s in &g.settings {
         let want = if ["synthetic", "synthetic-contamination"].contains(&s.dataset.as_str()) {
             30
+        } else if s.accounting == dpfair_experiments::aggregate::STORED {
+            1
         } else {
             15
         };
@@ -419,4 +431,59 @@ fn papers_give_their_sweeps_their_own_repetitions() {
     );
     let f = FdpFairPaper.grid(Scale::Full);
     assert!(f.settings.iter().all(|s| f.repetitions_of(s) == 200));
+}
+
+/// One series per (method, mode, parameter): settings that share an x but differ in something
+/// the label does not show are split, and the label says what differs; the papers' reference
+/// lines and the legend are drawn in the SVG.
+#[test]
+fn plots_split_mixed_series_and_draw_reference_lines() {
+    use dpfair_experiments::aggregate::Summary;
+    use dpfair_experiments::plot::{curves, draw_all};
+    use dpfair_experiments::{Params, RefLine, Setting};
+    let row = |accounting: &str, lambda: f64, x: f64, y: f64| Summary {
+        setting: Setting {
+            dataset: "adult".into(),
+            method: "dp-fermi".into(),
+            accounting: accounting.into(),
+            epsilon: x,
+            delta: 0.0,
+            fairness_level: None,
+            params: Params::new().with("lambda", lambda),
+        },
+        repetitions: 3,
+        epsilon_spent: None,
+        metric: "accuracy".into(),
+        mean: y,
+        std: 0.0,
+        ci95: 0.0,
+    };
+    let rows = [
+        row("paper", 0.5, 3.0, 0.78),
+        row("paper", 1.0, 3.0, 0.77),
+        row("strict", 0.5, 3.0, 0.76),
+        row("paper", 0.5, 9.0, 0.79),
+    ];
+    let spec = PlotSpec::new("a.svg", "a", Axis::Epsilon, "accuracy", Series::Method)
+        .reference(RefLine::horizontal("y = 0.3", 0.3));
+    let cs = curves(&spec, &rows);
+    let labels: Vec<&str> = cs.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "dp-fermi (paper, lambda = 0.5)",
+            "dp-fermi (paper, lambda = 1)",
+            "dp-fermi (strict, lambda = 0.5)"
+        ]
+    );
+    assert_eq!(cs[0].points.len(), 2);
+    // Settings that never share an x stay one curve.
+    let one = curves(&spec, &rows[..1]);
+    assert_eq!(one[0].label, "dp-fermi");
+    let dir = tempfile::tempdir().unwrap();
+    draw_all(dir.path(), &[spec], &rows).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("a.svg")).unwrap();
+    assert!(svg.contains("y = 0.3") && svg.contains("dp-fermi (strict, lambda = 0.5)"));
+    // The legend panel is to the right of the 760-pixel plot area.
+    assert!(svg.contains("width=\"1080\""), "{}", &svg[..200]);
 }

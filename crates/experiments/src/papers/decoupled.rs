@@ -273,15 +273,120 @@ fn summary(
     params: &Params,
     metric: &str,
 ) -> Option<(f64, f64)> {
-    rows.iter()
-        .find(|r| {
-            r.setting.method == method
-                && r.setting.dataset == dataset
-                && r.setting.epsilon == epsilon
-                && r.setting.params == *params
-                && r.metric == metric
+    row_of(rows, method, dataset, epsilon, params, metric).map(|r| (r.mean, r.ci95))
+}
+
+/// The aggregated row of `metric` for (`method`, `dataset`, ε, `params`).
+fn row_of<'a>(
+    rows: &'a [Summary],
+    method: &str,
+    dataset: &str,
+    epsilon: f64,
+    params: &Params,
+    metric: &str,
+) -> Option<&'a Summary> {
+    rows.iter().find(|r| {
+        r.setting.method == method
+            && r.setting.dataset == dataset
+            && r.setting.epsilon == epsilon
+            && r.setting.params == *params
+            && r.metric == metric
+    })
+}
+
+/// DP-FERMI's SP gap at accuracy `accuracy`, read off its λ curve (`(accuracy, gap)` rows of
+/// one mode): linear interpolation between the two λ whose accuracies bracket it, else the
+/// nearest end (the more accurate end for a more accurate Algorithm 2: its gap can only be
+/// larger at matched accuracy, so the comparison is conservative). Returns a summary carrying
+/// the interpolated mean and the larger SE of the two points used.
+fn fermi_gap_at(curve: &[(&Summary, &Summary)], accuracy: f64) -> Option<Summary> {
+    let mut pts: Vec<(&Summary, &Summary)> = curve.to_vec();
+    pts.sort_by(|a, b| a.0.mean.total_cmp(&b.0.mean));
+    let (lo, hi) = (pts.first()?, pts.last()?);
+    let (gap, se, n, template) = if accuracy <= lo.0.mean {
+        (lo.1.mean, crate::stats::se(lo.1), lo.1.repetitions, lo.1)
+    } else if accuracy >= hi.0.mean {
+        (hi.1.mean, crate::stats::se(hi.1), hi.1.repetitions, hi.1)
+    } else {
+        let w = pts
+            .windows(2)
+            .find(|w| w[0].0.mean <= accuracy && accuracy <= w[1].0.mean)?;
+        let (a, b) = (w[0], w[1]);
+        let t = if b.0.mean > a.0.mean {
+            (accuracy - a.0.mean) / (b.0.mean - a.0.mean)
+        } else {
+            0.5
+        };
+        (
+            a.1.mean + t * (b.1.mean - a.1.mean),
+            crate::stats::se(a.1).max(crate::stats::se(b.1)),
+            a.1.repetitions.min(b.1.repetitions),
+            a.1,
+        )
+    };
+    let mut out = template.clone();
+    out.mean = gap;
+    out.std = se * (n.max(1) as f64).sqrt();
+    out.repetitions = n;
+    Some(out)
+}
+
+/// Tables II–XIII's claim: at the accuracy Algorithm 2 reaches, DP-FERMI's SP gap is larger.
+/// One check per (data set, ε', mode), pooling the accountants' Algorithm 2 rows against the
+/// DP-FERMI curve of the same mode (one-sided pooled test, [`crate::stats::direction`]).
+fn fairer_than_fermi(rows: &[Summary], dataset: &str, eps: f64, mode: &str) -> Option<Check> {
+    let curve: Vec<(&Summary, &Summary)> = paper_fermi(dataset, eps)
+        .iter()
+        .filter_map(|&(l, _, _)| {
+            let p = fermi_params(l, mode);
+            Some((
+                row_of(rows, "dp-fermi", dataset, eps, &p, "accuracy")?,
+                row_of(rows, "dp-fermi", dataset, eps, &p, "dp_gap")?,
+            ))
         })
-        .map(|r| (r.mean, r.ci95))
+        .collect();
+    if curve.len() < 2 {
+        return None;
+    }
+    let mut matched = Vec::new();
+    for acc in ACCOUNTANTS {
+        let p = params(acc, mode);
+        let (Some(a), Some(g)) = (
+            row_of(rows, "decoupled", dataset, eps, &p, "accuracy"),
+            row_of(rows, "decoupled", dataset, eps, &p, "dp_gap"),
+        ) else {
+            continue;
+        };
+        matched.push((acc, a.mean, g, fermi_gap_at(&curve, a.mean)?));
+    }
+    if matched.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(String, &Summary, &Summary)> = matched
+        .iter()
+        .map(|(acc, a, g, f)| {
+            (
+                format!(
+                    "{acc}: accuracy {a:.4}, DP-FERMI gap {:.4} vs Algorithm 2",
+                    f.mean
+                ),
+                f,
+                *g,
+            )
+        })
+        .collect();
+    let d = crate::stats::direction(&pairs, -1.0)?;
+    Some(
+        Check::new(
+            &format!(
+                "{} ({dataset}, ε' = {eps}, {mode}): Algorithm 2 fairer than DP-FERMI at matched accuracy",
+                fermi_table(dataset, eps)
+            ),
+            d.passed,
+            d.summary(),
+        )
+        .with_power(d.power.clone()),
+    )
 }
 
 /// The issue's targets that are not one number each (report.md "Checks"): Algorithm 2's SP gap
@@ -339,26 +444,45 @@ fn decoupled_checks(rows: &[Summary]) -> Vec<Check> {
                     })
                     .collect()
             };
-            let gaps = curve("paper", "dp_gap");
-            if gaps.len() >= 2 {
-                let first = gaps[0].1;
-                let last = gaps[gaps.len() - 1].1;
-                let noise_only = gaps
-                    .windows(2)
-                    .all(|w| w[1].1 <= w[0].1 + (w[0].2.powi(2) + w[1].2.powi(2)).sqrt());
+            // The tables' trend: the SP gap falls as λ grows (pooled over neighbouring λ, no
+            // significant rise between neighbours; stats::direction).
+            let gaps: Vec<(f64, &Summary)> = paper_fermi(dataset, eps)
+                .iter()
+                .filter_map(|&(l, _, _)| {
+                    let p = fermi_params(l, "paper");
+                    Some((l, row_of(rows, "dp-fermi", dataset, eps, &p, "dp_gap")?))
+                })
+                .collect();
+            let pairs: Vec<(String, &Summary, &Summary)> = gaps
+                .windows(2)
+                .map(|w| (format!("λ {} → {}", w[0].0, w[1].0), w[0].1, w[1].1))
+                .collect();
+            if let Some(d) = crate::stats::direction(&pairs, -1.0) {
                 let detail = gaps
                     .iter()
-                    .map(|(l, m, c)| format!("λ {l}: {m:.4} ± {c:.4}"))
+                    .map(|(l, g)| format!("λ {l}: {:.4} ± {:.4}", g.mean, g.ci95))
+                    .chain([d.summary()])
                     .collect::<Vec<_>>()
                     .join("; ");
-                out.push(Check::new(
-                    &format!(
-                        "{} ({dataset}, ε' = {eps}): DP-FERMI SP gap decreasing in λ, paper mode",
-                        fermi_table(dataset, eps)
-                    ),
-                    last < first && noise_only,
-                    detail,
-                ));
+                // The tables' own fall per λ step: (first − last gap)/(steps), e.g. Adult ε' = 3:
+                // (0.1020 − 0.0099)/6 = 0.015.
+                let table = paper_fermi(dataset, eps);
+                let claimed = (table[0].2 - table[table.len() - 1].2) / (table.len() - 1) as f64;
+                out.push(
+                    Check::new(
+                        &format!(
+                            "{} ({dataset}, ε' = {eps}): DP-FERMI SP gap decreasing in λ, paper mode",
+                            fermi_table(dataset, eps)
+                        ),
+                        d.passed,
+                        detail,
+                    )
+                    .with_power(d.power.clone())
+                    .claimed_effect(claimed),
+                );
+            }
+            for mode in ["paper", "strict"] {
+                out.extend(fairer_than_fermi(rows, dataset, eps, mode));
             }
             let spent = curve("strict", "dp_epsilon");
             if !spent.is_empty() {
@@ -526,32 +650,42 @@ impl Paper for Decoupled {
                 for &(lambda, accuracy, gap) in paper_fermi(dataset, eps) {
                     // Targets (issue #6): accuracy within 0.015; the gap is compared for
                     // information (its target is the trend in λ), band 0.02.
-                    let mut a =
-                        Reference::new(t, dataset, "dp-fermi", eps, "accuracy", accuracy, 0.015);
-                    a.params = Some(fermi_params(lambda, "paper"));
-                    let mut g = Reference::new(t, dataset, "dp-fermi", eps, "dp_gap", gap, 0.02);
-                    g.params = Some(fermi_params(lambda, "paper"));
+                    let why = "the comparison code's noise at ε': without it (ε' = 1000) the \
+                               same cells reach the table's accuracy (Adult λ = 0.5: 0.7965 vs \
+                               0.7998); why the published runs carry less noise is unexplained";
+                    let a =
+                        Reference::new(t, dataset, "dp-fermi", eps, "accuracy", accuracy, 0.015)
+                            .with_params(fermi_params(lambda, "paper"))
+                            .in_mode("paper")
+                            .explained_by("decoupled-dp-fermi-accuracy-at-small-lambda", why);
+                    let g = Reference::new(t, dataset, "dp-fermi", eps, "dp_gap", gap, 0.02)
+                        .with_params(fermi_params(lambda, "paper"))
+                        .in_mode("paper")
+                        .explained_by("decoupled-dp-fermi-accuracy-at-small-lambda", why);
                     out.extend([a, g]);
                 }
             }
         }
         for (dataset, eps, acc, accuracy, gap) in PAPER {
             let t = table(dataset, acc, eps);
-            let mut a = Reference::new(t, dataset, "decoupled", eps, "accuracy", accuracy, 0.01);
-            a.params = Some(params(acc, "paper"));
+            let a = Reference::new(t, dataset, "decoupled", eps, "accuracy", accuracy, 0.01)
+                .with_params(params(acc, "paper"))
+                .in_mode("paper");
             // Target: SP gap ≤ 0.02 (issue #6); the paper's gaps sit at the sampling floor
             // (≈ 0.005–0.006, spec §4.6), so |ours − paper| ≤ 0.015 is the band.
-            let mut g = Reference::new(t, dataset, "decoupled", eps, "dp_gap", gap, 0.015);
-            g.params = Some(params(acc, "paper"));
+            let g = Reference::new(t, dataset, "decoupled", eps, "dp_gap", gap, 0.015)
+                .with_params(params(acc, "paper"))
+                .in_mode("paper");
             out.extend([a, g]);
         }
         out
     }
 
     fn plots(&self) -> Vec<PlotSpec> {
-        ["adult", "credit"]
-            .into_iter()
-            .map(|d| {
+        let mut out = Vec::new();
+        for d in ["adult", "credit"] {
+            // Algorithm 2 over ε: one series per (accountant, mode).
+            out.push(
                 PlotSpec::new(
                     &format!("{d}_accuracy.svg"),
                     &format!("{d}: Algorithm 2 accuracy"),
@@ -560,19 +694,42 @@ impl Paper for Decoupled {
                     Series::Method,
                 )
                 .for_dataset(d)
-            })
-            .chain(["adult", "credit"].into_iter().map(|d| {
-                PlotSpec::new(
-                    &format!("{d}_dp_fermi_gap.svg"),
-                    &format!("{d}: DP-FERMI SP gap against λ"),
-                    Axis::Param("lambda".into()),
-                    "dp_gap",
-                    Series::Epsilon,
-                )
-                .for_dataset(d)
-                .for_methods(["dp-fermi"])
-            }))
-            .collect()
+                .for_methods(["decoupled"])
+                .series_by_param("accountant"),
+            );
+            for mode in ["paper", "strict"] {
+                out.push(
+                    PlotSpec::new(
+                        &format!("{d}_dp_fermi_gap_{mode}.svg"),
+                        &format!("{d}: DP-FERMI SP gap against λ ({mode})"),
+                        Axis::Param("lambda".into()),
+                        "dp_gap",
+                        Series::Epsilon,
+                    )
+                    .for_dataset(d)
+                    .for_methods(["dp-fermi"])
+                    .for_param("mode", mode),
+                );
+                // The tables' comparison as a trade-off: DP-FERMI's λ curve and Algorithm 2's
+                // points (one per accountant), accuracy against SP gap.
+                for eps in [3.0, 9.0] {
+                    out.push(
+                        PlotSpec::new(
+                            &format!("{d}_tradeoff_eps{eps}_{mode}.svg"),
+                            &format!("{d}, ε' = {eps}: accuracy against SP gap ({mode})"),
+                            Axis::Metric("dp_gap".into()),
+                            "accuracy",
+                            Series::Method,
+                        )
+                        .for_dataset(d)
+                        .for_epsilon(eps)
+                        .for_param("mode", mode)
+                        .series_by_param("accountant"),
+                    );
+                }
+            }
+        }
+        out
     }
 
     fn demo(&self) -> Vec<DemoMethod> {
@@ -623,7 +780,8 @@ mod tests {
             epsilon_spent: None,
             metric: metric.into(),
             mean,
-            std: 0.0,
+            // ci95 = 1.96·std/√10 = 0.002.
+            std: 0.002 * 10f64.sqrt() / 1.96,
             ci95: 0.002,
         }
     }
@@ -669,10 +827,11 @@ mod tests {
 
     #[test]
     fn lambda_trend_check_accepts_noise_and_rejects_a_rising_curve() {
-        // Falling, with one rise of 0.002 inside the combined half-widths (√2 · 0.002).
+        // Falling, with one rise of 0.002 below t_{0.975}·SE of the difference (2.1·0.00144):
+        // the pooled fall is significant, the rise is not a reversal.
         let ok = fermi_gaps(&[0.10, 0.05, 0.03, 0.032, 0.02, 0.015, 0.01]);
         assert!(verdict(&ok, "decreasing in λ"));
-        // A rise of 0.01 between neighbours is not noise.
+        // A rise of 0.01 between neighbours is a significant reversal.
         let bump = fermi_gaps(&[0.10, 0.05, 0.03, 0.04, 0.02, 0.015, 0.01]);
         assert!(!verdict(&bump, "decreasing in λ"));
         let rising = fermi_gaps(&[0.01, 0.011, 0.012, 0.013, 0.014, 0.015, 0.016]);

@@ -169,11 +169,14 @@ impl Paper for Dp2dpPaper {
                             .iter()
                             .map(|q| Params::new().with("key", q.key))
                             .collect::<Vec<_>>();
+                        // A stored point is read once, not repeated (results.csv: 0
+                        // repetitions, no spread).
                         grid = grid.with(
                             Sweep::new()
+                                .repetitions(1)
                                 .datasets([name])
                                 .methods([m])
-                                .accounting(["stored"])
+                                .accounting([crate::aggregate::STORED])
                                 .epsilons([eps])
                                 .params(keys),
                         );

@@ -28,6 +28,17 @@ const TABLE: [(f64, f64, f64); 11] = [
     (0.55, -0.0151, 0.1066),
 ];
 
+/// The fair Bayes risk of spec §4.8's table as a stored reference line (Figs. 3–5's oracle
+/// curve), with the unconstrained Bayes risk 0.106 from the design's intrinsic disparity 0.559 on.
+pub fn oracle_risk_line() -> crate::RefLine {
+    let mut points: Vec<(f64, f64)> = TABLE.iter().map(|&(a, _, r)| (a, r)).collect();
+    points.extend([(0.559, 0.106), (1.0, 0.106)]);
+    crate::RefLine::Points {
+        label: "fair Bayes risk (oracle)".into(),
+        points,
+    }
+}
+
 impl Paper for FairBayesCurve {
     fn name(&self) -> &'static str {
         "fair-bayes"

@@ -257,11 +257,15 @@ pub fn law_k180_grid(repetitions: usize) -> Grid {
 }
 
 /// Spec §4.6 (the authors' notebooks, α = 0, mean and std over 50 seeds) compared with our mean
-/// over `repetitions` seeds: tolerance 3·std/√repetitions (the authors' std; doubled at ε = 0.1,
-/// H18), and the k = 1 end point MSE 0.6772 of Figs. 3–4 (±0.005: the figures' resolution).
+/// over `repetitions` seeds: tolerance three standard errors of the *difference* of the two
+/// means, 3·std·√(1/repetitions + 1/50) (the authors' std; both means carry sampling error, and
+/// the splits differ, H18; doubled at ε = 0.1), and the k = 1 end point MSE 0.6772 of
+/// Figs. 3–4 (±0.005: the figures' resolution). (Before, 3·std/√repetitions ignored the
+/// notebooks' own error: at 50 seeds it was √2 too tight, and 3 of 35 rows missed by less than
+/// that factor.)
 pub fn references_for(repetitions: usize) -> Vec<Reference> {
     let src = "spec §4.6 (authors' notebooks)";
-    let tol = |std: f64| 3.0 * std / (repetitions.max(1) as f64).sqrt();
+    let tol = |std: f64| 3.0 * std * (1.0 / repetitions.max(1) as f64 + 1.0 / 50.0).sqrt();
     let fair = |d: &str, k: usize, eps: f64, metric: &str, v: f64, std: f64| {
         let widen = if eps < 0.5 { 2.0 } else { 1.0 };
         let mut r = Reference::new(src, d, "fair-regression", eps, metric, v, widen * tol(std))
@@ -695,8 +699,11 @@ mod tests {
     #[test]
     fn references_tolerance_scales_with_the_repetitions() {
         let (a, b) = (references_for(50), references_for(8));
-        // 3·std/√n: from n = 50 to n = 8 the band widens by √(50/8) = 2.5.
-        assert!((b[0].tolerance / a[0].tolerance - 2.5).abs() < 1e-12);
+        // 3·std·√(1/n + 1/50): from n = 50 to n = 8 the band widens by
+        // √((1/8 + 1/50)/(2/50)) = √3.625 = 1.9039.
+        assert!((b[0].tolerance / a[0].tolerance - 3.625f64.sqrt()).abs() < 1e-12);
+        // At n = 50: three SEs of a difference of two 50-seed means, 3·√2·std/√50.
+        assert!((a[0].tolerance - 3.0 * 0.001354 * (2.0f64 / 50.0).sqrt()).abs() < 1e-12);
         // The report uses the run's repetition count (`--quick`: 5), the paper's 50 otherwise.
         assert_eq!(FairRegression.references_at(8), b);
         assert_eq!(FairRegression.references(), a);

@@ -21,10 +21,13 @@
 mod checks;
 pub mod real;
 
+use super::fair_bayes;
 use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{Result, method_error};
-use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use crate::{
+    Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, RefLine, Scale, Series, Sweep,
+};
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
@@ -32,6 +35,7 @@ use dpfair::fdp_fair::simulate::{Rounds, contiguous_sites, fit, rounds};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair::seed000::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
+use rand::Rng;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -208,20 +212,24 @@ impl Paper for FdpFairPaper {
                         rhos.iter()
                             .map(|&r| params("8", 2000, 3, 2000).with("rho_star", r)),
                     ),
-            )
-            .with(
+            );
+        // Fig. 9 in both modes: the paper's "|DD| rises slightly with C_ω" comes from
+        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (spec H5).
+        for mode in MODES {
+            grid = grid.with(
                 Sweep::new()
                     .datasets([DATASET])
                     .methods([FDP])
-                    .accounting(["strict"])
-                    .epsilons(sens_eps)
+                    .accounting([mode])
+                    .epsilons(sens_eps.clone())
                     .fairness_levels([0.3])
-                    .params(
-                        c_omegas
-                            .iter()
-                            .map(|&c| fdp("9", 2000, 3, 2000).with("c_omega", c)),
-                    ),
+                    .params(c_omegas.iter().map(|&c| {
+                        fdp("9", 2000, 3, 2000)
+                            .with("c_omega", c)
+                            .with("mode", mode)
+                    })),
             );
+        }
         for data in [real::ADULT, real::LAW] {
             let figure = if data == real::ADULT { "6" } else { "7" };
             let p = Params::new()
@@ -278,7 +286,6 @@ impl Paper for FdpFairPaper {
             .map_err(method_error)?;
         let mut out = Outcome::new();
         let (model, ledger) = if cell.setting.method == CDP {
-            let data = design.generate(n, cell.seed).map_err(method_error)?;
             let config = cdp_fair::Config {
                 alpha,
                 epsilon,
@@ -289,11 +296,17 @@ impl Paper for FdpFairPaper {
                 },
                 ..cdp_fair::Config::default()
             };
+            // S1 (and the calibration scores) depend on the seed, N, ε and the mode only; α
+            // enters at S2, so the cells of one seed share S1.
+            let data = design.generate(n, cell.seed).map_err(method_error)?;
             // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
             let budget = if paper { f64::INFINITY } else { epsilon };
-            let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
-            let model = cdp_fair::fit(&config, &data, &mut ledger, &mut cell.noise())
-                .map_err(method_error)?;
+            let ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
+            let key = format!(
+                "synthetic|{}|{n}|{epsilon}|{}",
+                cell.seed, cell.setting.accounting
+            );
+            let (model, ledger) = cdp_at_alpha(&key, &config, &data, ledger, cell.noise())?;
             (model, ledger)
         } else {
             let rho_star = cell.param::<f64>("rho_star").unwrap_or(0.03);
@@ -351,9 +364,16 @@ impl Paper for FdpFairPaper {
     fn plots(&self) -> Vec<PlotSpec> {
         let mut out = Vec::new();
         for (metric, what) in [("error", "test error"), ("abs_dd", "test |DD|")] {
+            // Figs. 3–7: the oracle's fair Bayes risk under the error curves (synthetic data),
+            // y = α under the disparity curves.
+            let versus_alpha = |spec: PlotSpec, synthetic: bool| match metric {
+                "abs_dd" => spec.reference(RefLine::identity()),
+                _ if synthetic => spec.reference(fair_bayes::oracle_risk_line()),
+                _ => spec,
+            };
             for mode in MODES {
                 for n in [5000, 7000, 9000] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig3_{metric}_n{n}_{mode}.svg"),
                             &format!("Fig. 3: CDP-Fair {what}, N = {n} ({mode})"),
@@ -365,10 +385,11 @@ impl Paper for FdpFairPaper {
                         .for_param("figure", "3")
                         .for_param("mode", mode)
                         .for_param("n", n),
-                    );
+                        true,
+                    ));
                 }
                 for s in [4, 5, 6] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig4_{metric}_s{s}_{mode}.svg"),
                             &format!("Fig. 4: FDP-Fair {what}, S = {s}, N_s = 2000 ({mode})"),
@@ -379,10 +400,26 @@ impl Paper for FdpFairPaper {
                         .for_param("figure", "4")
                         .for_param("mode", mode)
                         .for_param("sites", s),
-                    );
+                        true,
+                    ));
                 }
+                // Fig. 9: line y = 0.3 (= α) under the disparity.
+                let mut fig9 = PlotSpec::new(
+                    &format!("fig9_{metric}_{mode}.svg"),
+                    &format!("Fig. 9: FDP-Fair {what} vs C_ω, S = 3, α = 0.3 ({mode})"),
+                    Axis::Param("c_omega".into()),
+                    metric,
+                    Series::Epsilon,
+                )
+                .for_param("figure", "9")
+                .for_param("mode", mode);
+                if metric == "abs_dd" {
+                    fig9 = fig9.reference(RefLine::horizontal("y = α = 0.3", 0.3));
+                }
+                out.push(fig9);
             }
-            out.push(
+            // Fig. 5: FDP-Fair per S, and CDP-Fair (S = 1) as its own series.
+            out.push(versus_alpha(
                 PlotSpec::new(
                     &format!("fig5_{metric}.svg"),
                     &format!("Fig. 5: {what}, N_total = 7200 over S sites, ε = 1"),
@@ -393,13 +430,14 @@ impl Paper for FdpFairPaper {
                 .for_param("figure", "5")
                 .for_epsilon(1.0)
                 .series_by_param("sites"),
-            );
+                true,
+            ));
             for (data, figure, name) in [(real::ADULT, "6", "Adult"), (real::LAW, "7", "Law")] {
                 for (mode, fair) in [
                     ("strict", [real::CDP, real::FDP1]),
                     ("paper", [real::CDP_PAPER, real::FDP1_PAPER]),
                 ] {
-                    out.push(
+                    out.push(versus_alpha(
                         PlotSpec::new(
                             &format!("fig{figure}_{metric}_{mode}.svg"),
                             &format!("Fig. {figure}: {name}, {what} ({mode})"),
@@ -415,29 +453,25 @@ impl Paper for FdpFairPaper {
                             real::FAIRNESS_ONLY,
                             real::UNCONSTRAINED,
                         ]),
-                    );
+                        false,
+                    ));
                 }
             }
-            out.push(
-                PlotSpec::new(
-                    &format!("fig8_{metric}.svg"),
-                    &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3"),
-                    Axis::Param("rho_star".into()),
-                    metric,
-                    Series::Epsilon,
-                )
-                .for_param("figure", "8"),
-            );
-            out.push(
-                PlotSpec::new(
-                    &format!("fig9_{metric}.svg"),
-                    &format!("Fig. 9: FDP-Fair {what} vs C_ω, S = 3, α = 0.3"),
-                    Axis::Param("c_omega".into()),
-                    metric,
-                    Series::Epsilon,
-                )
-                .for_param("figure", "9"),
-            );
+            // Fig. 8: grey lines y = 0.3 and y = 0.3 + ρ under the disparity.
+            let mut fig8 = PlotSpec::new(
+                &format!("fig8_{metric}.svg"),
+                &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3"),
+                Axis::Param("rho_star".into()),
+                metric,
+                Series::Epsilon,
+            )
+            .for_param("figure", "8");
+            if metric == "abs_dd" {
+                fig8 = fig8
+                    .reference(RefLine::horizontal("y = α = 0.3", 0.3))
+                    .reference(RefLine::linear("y = α + ρ*", 0.3, 1.0));
+            }
+            out.push(fig8);
         }
         out
     }
@@ -466,30 +500,84 @@ impl Paper for FdpFairPaper {
 
 /// FDP-Fair's protocol rounds by (seed, N_s, S, ε, mode), shared by the cells that differ only
 /// in α, ρ* or C_ω (bit-identical to fitting per cell: same data, same noise seeds; test
-/// `one_set_of_rounds_serves_every_alpha`). Cells run setting-major, so a sweep's cells of one
-/// seed are `repetitions × (param sets)` cells apart; the oldest entries are dropped beyond
-/// [`ROUNDS_CAPACITY`] (≈ 90 KB each at D = 1,024, so ≤ 90 MB; `--full` keeps at most
-/// 5 S × 200 repetitions = 1,000 of one sweep's ε alive). CDP-Fair is not cached: its strict S2
-/// (the exponential mechanism's utility) depends on α.
-static ROUNDS: LazyLock<RoundsCache> = LazyLock::new(RoundsCache::default);
+/// `one_set_of_rounds_serves_every_alpha`). ≈ 90 KB each at D = 1,024.
+static ROUNDS: LazyLock<SharedFits<Rounds>> = LazyLock::new(SharedFits::default);
 
-const ROUNDS_CAPACITY: usize = 1024;
+/// CDP-Fair's S1 by (seed, N, ε, mode) with the ledger it charged and the seed of S2's noise,
+/// shared by the cells that differ only in α ([`cdp_fair::fit_s1`]; ≈ 70 KB each at D = 1,024
+/// and N = 9,000: the release and 4,500 calibration scores).
+static CDP_S1: LazyLock<SharedFits<CdpS1>> = LazyLock::new(SharedFits::default);
 
-#[derive(Default)]
-struct RoundsCache {
-    inner: Mutex<Entries>,
+/// CDP-Fair at `config.alpha` from the S1 fit shared by the cells under `key` (made by
+/// [`cdp_fair::fit_s1`] on `data`, charging `ledger` and drawing from `noise`, when missing).
+/// S2 draws from its own stream, seeded from `noise` after S1: the same for every α, as `fit`
+/// would continue it. Returns the model and its ledger (S1's entries and this α's S2).
+pub(super) fn cdp_at_alpha(
+    key: &str,
+    config: &cdp_fair::Config,
+    data: &Dataset,
+    ledger: Ledger,
+    noise: Noise,
+) -> Result<(cdp_fair::Model, Ledger)> {
+    let shared = CDP_S1.get_or_fit(key, || {
+        let (mut ledger, mut noise) = (ledger, noise);
+        let s1 = cdp_fair::fit_s1(config, data, &mut ledger, &mut noise).map_err(method_error)?;
+        Ok(CdpS1 {
+            s1,
+            ledger,
+            s2_seed: noise.next_u64(),
+        })
+    })?;
+    let mut ledger = shared.ledger.clone();
+    let model = shared
+        .s1
+        .select(
+            config.alpha,
+            &mut ledger,
+            &mut Noise::seeded(shared.s2_seed),
+        )
+        .map_err(method_error)?;
+    Ok((model, ledger))
 }
 
-/// The cached rounds and their keys, oldest first.
-#[derive(Default)]
-struct Entries {
-    map: HashMap<String, Arc<Rounds>>,
+/// One CDP-Fair S1 fit with what its cells need to finish it.
+struct CdpS1 {
+    s1: cdp_fair::SharedS1,
+    ledger: Ledger,
+    s2_seed: u64,
+}
+
+/// Entries kept per cache. Cells run setting-major, so the cells of one seed that share a fit
+/// are `repetitions × (param sets)` cells apart (≤ 5 S × 200 repetitions of one sweep's ε at
+/// `--full`), and rayon's two halves of the cell list run at once: 2,048 keeps both alive.
+const SHARED_CAPACITY: usize = 2048;
+
+/// A bounded cache of fits shared across cells; the oldest entries are dropped beyond
+/// [`SHARED_CAPACITY`].
+struct SharedFits<T> {
+    inner: Mutex<Entries<T>>,
+}
+
+impl<T> Default for SharedFits<T> {
+    fn default() -> Self {
+        SharedFits {
+            inner: Mutex::new(Entries {
+                map: HashMap::new(),
+                order: VecDeque::new(),
+            }),
+        }
+    }
+}
+
+/// The cached fits and their keys, oldest first.
+struct Entries<T> {
+    map: HashMap<String, Arc<T>>,
     order: VecDeque<String>,
 }
 
-impl RoundsCache {
-    /// The rounds under `key`, fitted by `fit` (outside the lock) when missing.
-    fn get_or_fit(&self, key: &str, fit: impl FnOnce() -> Result<Rounds>) -> Result<Arc<Rounds>> {
+impl<T> SharedFits<T> {
+    /// The fit under `key`, made by `fit` (outside the lock) when missing.
+    fn get_or_fit(&self, key: &str, fit: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
         let lock = || self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = lock().map.get(key) {
             return Ok(Arc::clone(r));
@@ -500,7 +588,7 @@ impl RoundsCache {
         if map.insert(key.to_string(), Arc::clone(&fitted)).is_none() {
             order.push_back(key.to_string());
         }
-        while order.len() > ROUNDS_CAPACITY {
+        while order.len() > SHARED_CAPACITY {
             if let Some(old) = order.pop_front() {
                 map.remove(&old);
             }

@@ -142,6 +142,19 @@ fn synthetic_sweeps(scale: Scale) -> Vec<Sweep> {
             &eps,
             params(r, &[10_000], &[50], &[0.5], None),
         ),
+        // LPCT-prune with Proposition 6's constants (docs/deviations.md#lpct-prune-falls-as-epsilon-grows).
+        study(
+            "fig4a",
+            &["lpct-prune-prop6"],
+            &eps,
+            params(r, &[10_000], &[50], &[0.5], None),
+        ),
+        study(
+            "fig4b",
+            &["lpct-prune-prop6"],
+            &eps,
+            params(r, &[10_000], &[1_000], &[5.0], None),
+        ),
         // Section 7.3's baselines on the same design (PGLM's analytic Gaussian has no
         // calibration at ε = 1000).
         study(
@@ -315,10 +328,33 @@ impl Paper for LpctPaper {
     }
 
     fn references(&self) -> Vec<Reference> {
-        // Table 2, Diabetes row (accuracy); tolerance 0.02 ≈ 3 standard errors of a 20-split
-        // mean (per-split sd ≈ 0.02–0.03 on 514 test rows).
+        // Table 2, Diabetes row (accuracy, mean over 20 splits, no spread printed): tolerance 3
+        // standard errors of the difference of the two means, with the paper's sd taken equal
+        // to ours, at least 0.01 (per-split sd ≈ 0.02–0.03 on 514 test rows gives ≈ 0.02–0.03
+        // at 20 splits each).
         let t = |col: &str, method: &str, eps: f64, v: f64| {
-            Reference::new(col, "diabetes", method, eps, "accuracy", v, 0.02)
+            let r = Reference::new(col, "diabetes", method, eps, "accuracy", v, 0.01)
+                .within_standard_errors(3.0, 20);
+            match method {
+                "prune-m" | "prune-c" => r.explained_by(
+                    "lpct-prune-falls-as-epsilon-grows",
+                    "not measured on Diabetes; on the synthetic design the authors' constants \
+                     make LPCT-prune use the public counts almost only and p0 grow with ε, \
+                     which moves its accuracy with ε",
+                ),
+                "phist" => r.explained_by(
+                    "lpct-phist-at-large-epsilon",
+                    "the paper's PHIST is the one-cell (majority-class) rate at every ε; ours \
+                     beats it with finer grids once the noise is negligible (6 bins: 0.934 at \
+                     ε = 1000)",
+                ),
+                "ct-q" => r.explained_by(
+                    "lpct-ct-q",
+                    "unexplained beyond this: a depth-1 stump on the 200 public rows already \
+                     scores 0.751 on our splits",
+                ),
+                _ => r,
+            }
         };
         let c = "Table 2(c) 'ε = 8' (authors' code reproduces it at ε = 1000)";
         let bench = "authors' code at ε = 8 (shared/bench)";
@@ -375,7 +411,7 @@ impl Paper for LpctPaper {
                 Axis::Epsilon,
                 Series::Method,
             )
-            .for_methods(FOUR)
+            .for_methods(FOUR.into_iter().chain(["lpct-prune-prop6"]))
             .log_x(),
             p(
                 "sec73_synthetic.svg",

@@ -13,13 +13,44 @@ pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
     let mut out = Vec::new();
     out.extend(kkt(rows));
     out.extend(rate(rows));
-    out.extend(close_to_non_private(rows, PRIVATE));
-    out.extend(close_to_non_private(rows, PRIVATE_PAPER));
-    out.extend(close_to_non_private(rows, PRIVATE_THM41));
+    for m in [PRIVATE, PRIVATE_PAPER] {
+        out.extend(close_to_non_private(rows, m).map(|c| {
+            c.explained_by(
+                "dp2dp-noise-on-the-sum",
+                "Algorithm 1 adds its noise to the sum (multiplier σ_SGD/Δ); the paper's \
+                 closeness matches Theorem 4.1's multiplier read literally (b = 128 times less \
+                 noise, series dp2dp-paper-thm41-noise), and the remaining accuracy gap is Phase \
+                 1's output perturbation",
+            )
+        }));
+    }
+    out.extend(close_to_non_private(rows, PRIVATE_THM41).map(|c| {
+        c.explained_by(
+            "dp2dp-phase-1-mechanism",
+            "with Theorem 4.1's noise the unfairness gap closes; the accuracy gap is Phase 1's \
+             output perturbation (Λ = 1e-2, R = 1), which the paper does not specify",
+        )
+    }));
     for d in real {
         for eps in [0.5, 1.0] {
             for m in [PRIVATE, PRIVATE_THM41, PRIVATE_SGD] {
-                out.extend(beyond_baselines(rows, d, eps, m));
+                out.extend(beyond_baselines(rows, d, eps, m).map(|c| {
+                    let why = if m == PRIVATE_SGD {
+                        "the stored baselines are not like for like (their δ = 1/n², 75/25 \
+                         split, 200 epochs); on Parkinson's the pool of N = 1,175 rows with \
+                         T = 1,000 noisy dual steps leaves Û ≈ 0.10–0.13"
+                    } else {
+                        "the output-perturbed Phase 1 is the weaker base model: the \
+                         unconstrained end of our curves sits 2–3 points of error above \
+                         DP-FERMI λ = 0 (the DP-SGD Phase 1 series closes most of it)"
+                    };
+                    let anchor = if m == PRIVATE_SGD {
+                        "dp2dp-stored-baselines"
+                    } else {
+                        "dp2dp-phase-1-mechanism"
+                    };
+                    c.explained_by(anchor, why)
+                }));
             }
         }
     }

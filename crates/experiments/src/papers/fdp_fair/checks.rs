@@ -75,24 +75,10 @@ impl Row<'_> {
     }
 }
 
-/// The 97.5% quantile of Student's t with `df` degrees of freedom: the table for `df ≤ 30`, the
-/// Cornish–Fisher expansion above (error < 1e−3); `df = 0` (one repetition) gives ∞, i.e. a
-/// mean of one draw is never held against a bound.
+/// The 97.5% quantile of Student's t with `df` degrees of freedom; `df = 0` (one repetition)
+/// gives ∞, i.e. a mean of one draw is never held against a bound.
 fn t975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        _ => {
-            let (z, v) = (1.959_964_f64, df as f64);
-            z + (z.powi(3) + z) / (4.0 * v)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * v * v)
-        }
-    }
+    crate::stats::t_quantile(0.975, df as f64)
 }
 
 fn group(rows: &[Summary]) -> Vec<Row<'_>> {
@@ -144,24 +130,11 @@ fn bound_check<'a>(
     })
 }
 
-/// `t_{0.975, ν}·SE` of the difference of two settings' means of `metric`, with Welch's
-/// degrees of freedom `ν = (a² + b²)² / (a⁴/(n_a−1) + b⁴/(n_b−1))`, `a`, `b` the two SEs (≈ 2 SE
-/// at the paper's 200 repetitions). Conservative here: settings that share seeds are positively
-/// correlated, so the SE of their difference is smaller than this independent-samples one.
-fn difference_allowance(a: &Row, b: &Row, metric: &str) -> f64 {
-    let (sa, sb) = (a.se(metric), b.se(metric));
-    let se = (sa * sa + sb * sb).sqrt();
-    if se == 0.0 {
-        return 0.0;
-    }
-    let part = |s: f64, r: &Row| s.powi(4) / (r.repetitions(metric).max(2) - 1) as f64;
-    let df = (sa * sa + sb * sb).powi(2) / (part(sa, a) + part(sb, b));
-    t975(df.floor().max(1.0) as usize) * se
-}
-
-/// The error along a sweep: rows grouped by `key` (everything but the swept value), sorted by
-/// `x`; every neighbouring pair must move in the expected direction (`decreasing`) or at most 2
-/// standard errors of the difference the other way.
+/// A trend along a sweep: rows grouped by `key` (everything but the swept value), sorted by
+/// `x`, each neighbouring pair one comparison. The claim holds when the pooled mean change
+/// goes the expected way significantly (one-sided t test at level 0.05, [`crate::stats::direction`])
+/// and no pair goes the other way by more than `t_{0.975}·SE` of its difference; the check
+/// states its minimal detectable effect.
 fn trend_check<'a>(
     name: &str,
     rows: impl Iterator<Item = &'a Row<'a>>,
@@ -169,43 +142,36 @@ fn trend_check<'a>(
     x: impl Fn(&Row) -> f64,
     decreasing: bool,
 ) -> Option<Check> {
+    trend_of(name, rows, key, x, decreasing, "error")
+}
+
+/// [`trend_check`] of any metric.
+fn trend_of<'a>(
+    name: &str,
+    rows: impl Iterator<Item = &'a Row<'a>>,
+    key: impl Fn(&Row) -> String,
+    x: impl Fn(&Row) -> f64,
+    decreasing: bool,
+    metric: &str,
+) -> Option<Check> {
     let mut groups: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
-    for r in rows.filter(|r| r.mean("error").is_some()) {
+    for r in rows.filter(|r| r.metrics.contains_key(metric)) {
         groups.entry(key(r)).or_default().push(r);
     }
-    let (mut pairs, mut strict, mut wrong) = (0, 0, Vec::new());
+    let mut pairs = Vec::new();
     for g in groups.values_mut() {
         g.sort_by(|a, b| x(a).total_cmp(&x(b)));
         for w in g.windows(2) {
             let (a, b) = (w[0], w[1]);
-            let (ea, eb) = (
-                a.mean("error").unwrap_or(0.0),
-                b.mean("error").unwrap_or(0.0),
-            );
-            let change = if decreasing { ea - eb } else { eb - ea };
-            let tol = difference_allowance(a, b, "error");
-            pairs += 1;
-            strict += usize::from(change > 0.0);
-            if change < -tol {
-                wrong.push(format!(
-                    "{} → {}: {ea:.4} → {eb:.4} (t·SE = {tol:.4})",
-                    a.label(),
-                    fmt_f64(x(b))
-                ));
-            }
+            pairs.push((
+                format!("{} → {}", a.label(), fmt_f64(x(b))),
+                a.metrics[metric],
+                b.metrics[metric],
+            ));
         }
     }
-    (pairs > 0).then(|| {
-        let mut detail = format!(
-            "{strict} of {pairs} neighbouring pairs move the expected way; {} go the other way by more than t·SE",
-            wrong.len()
-        );
-        for w in wrong.iter().take(5) {
-            detail.push_str("; ");
-            detail.push_str(w);
-        }
-        Check::new(name, wrong.is_empty(), detail)
-    })
+    let d = crate::stats::direction(&pairs, if decreasing { -1.0 } else { 1.0 })?;
+    Some(Check::new(name, d.passed, d.summary()).with_power(d.power.clone()))
 }
 
 /// The setting's key without the swept `params` (`"epsilon"` for ε).
@@ -312,13 +278,46 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
             |r| r.param("n").unwrap_or(0.0),
             true,
         ));
-        out.extend(trend_check(
-            &format!("FDP-Fair error decreases in S at N_s = 2,000 (Fig. 4, {mode})"),
-            rows.iter().filter(|r| fig(r, "4")),
-            |r| without(r.setting, &["sites"]),
-            |r| r.param("sites").unwrap_or(0.0),
-            true,
-        ));
+        // The paper's S effect at N_s = 2,000 is ≈ 0.003 from S = 4 to 6 (measured with 24
+        // repetitions at the reproduction's seeds, BENCHMARKS.md): ≈ 0.0015 per step of S.
+        out.extend(
+            trend_check(
+                &format!("FDP-Fair error decreases in S at N_s = 2,000 (Fig. 4, {mode})"),
+                rows.iter().filter(|r| fig(r, "4")),
+                |r| without(r.setting, &["sites"]),
+                |r| r.param("sites").unwrap_or(0.0),
+                true,
+            )
+            .map(|c| {
+                c.claimed_effect(0.0015).explained_by(
+                    "fdp-fair-small-site-effect",
+                    "the S effect at N_s = 2,000 (≈ 0.0015 per site) is below what the run's \
+                     repetitions resolve",
+                )
+            }),
+        );
+        // Fig. 9 (App. A.2): "disparity rises slightly with C_ω".
+        let fig9 = trend_of(
+            &format!("FDP-Fair |DD| rises with C_ω (Fig. 9, {mode})"),
+            rows.iter().filter(|r| fig(r, "9")),
+            |r| without(r.setting, &["c_omega"]),
+            |r| r.param("c_omega").unwrap_or(0.0),
+            false,
+            "abs_dd",
+        );
+        out.extend(fig9.map(|c| {
+            if mode == "strict" {
+                c.explained_by(
+                    "fdp-fair-algorithm-6-clipping",
+                    "strict Algorithm 6 clips to [−1, 1]: on this design's falling, negative \
+                     D̃D it returns the band's lower edge, so the selected |D̃D| ≈ α − ω falls as \
+                     ω ∝ C_ω grows; the paper's rise is its [0, 1] clipping (paper mode), where \
+                     |D̃D| ≈ α + ρ* + ω",
+                )
+            } else {
+                c
+            }
+        }));
         for (f, what) in [("3", "CDP-Fair"), ("4", "FDP-Fair")] {
             out.extend(trend_check(
                 &format!("{what} error decreases in ε (Fig. {f}, {mode})"),
@@ -438,7 +437,7 @@ mod tests {
             row(CDP, 5000, 0.1, "abs_dd", 0.115, 0.01),
             row(CDP, 5000, 0.1, "error", 0.22, 0.01),
             row(CDP, 9000, 0.1, "abs_dd", 0.105, 0.01),
-            row(CDP, 9000, 0.1, "error", 0.21, 0.01),
+            row(CDP, 9000, 0.1, "error", 0.19, 0.01),
         ];
         let c = checks(&rows);
         assert!(find(&c, "CDP-Fair (strict)").passed, "{c:?}");
@@ -449,10 +448,15 @@ mod tests {
         let c = checks(&rows);
         assert!(!find(&c, "CDP-Fair (strict)").passed, "{c:?}");
         assert!(!find(&c, "CDP-Fair error decreases in N").passed, "{c:?}");
-        // A rise within t·SE of the difference is tolerated.
-        rows[3].mean = 0.225;
+        // A fall smaller than t_{0.95,6}·SE = 1.943·0.0071 = 0.0137 is no evidence of the trend:
+        // the check fails (it passed before, as "no significant reversal").
+        rows[3].mean = 0.21;
         let c = checks(&rows);
-        assert!(find(&c, "CDP-Fair error decreases in N").passed, "{c:?}");
+        let trend = find(&c, "CDP-Fair error decreases in N");
+        assert!(!trend.passed, "{c:?}");
+        // Its minimal detectable effect: (t_{0.95,6} + t_{0.80,6})·0.0071 = (1.943 + 0.906)·0.00707.
+        let mde = trend.power.as_ref().expect("power").min_effect;
+        assert!((mde - 0.02014).abs() < 2e-4, "{mde}");
     }
 
     #[test]
@@ -472,7 +476,7 @@ mod tests {
     fn student_t_quantiles() {
         // Tabulated 97.5% quantiles; the expansion continues the table (ν = 31: 2.0395,
         // ν = 200: 1.9719, to 1e−3) and tends to the normal 1.96.
-        assert_eq!(t975(2), 4.303);
+        assert!((t975(2) - 4.303).abs() < 1e-3);
         assert!((t975(31) - 2.0395).abs() < 1e-3);
         assert!((t975(200) - 1.9719).abs() < 1e-3);
         assert!(t975(100_000) > 1.9599 && t975(100_000) < 1.961);

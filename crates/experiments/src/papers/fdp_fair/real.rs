@@ -113,7 +113,13 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
     };
     let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
     let model: Model = match s.method.as_str() {
-        CDP | CDP_PAPER => cdp_fair::fit(&config, &train, &mut ledger, &mut noise),
+        CDP | CDP_PAPER => {
+            // S1 shared across α (the split depends on the seed only).
+            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+            let (model, l) = super::cdp_at_alpha(&key, &config, &train, ledger, noise)?;
+            ledger = l;
+            Ok(model)
+        }
         PRIVACY_ONLY => cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise),
         FAIRNESS_ONLY => cdp_fair::fit_fairness_only(&config, &train, &mut ledger, &mut noise),
         UNCONSTRAINED => cdp_fair::fit_unconstrained(&config, &train, &mut ledger, &mut noise),

@@ -10,6 +10,7 @@ use super::oracle::{RepScores, Scored};
 use super::score::{self, Split};
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
+use dpfair::lpct::prune::Preset;
 use dpfair::lpct::{PruneConfig, RangeMode, Splitter, TreeSettings};
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, LpctDesign, derive_seed};
@@ -124,13 +125,18 @@ pub fn run(cell: &Cell, reps: usize) -> Result<Outcome> {
                 .map(|bins| score::phist(eps, bins, &split, seed))
                 .collect::<Result<_>>()?,
             "pglm" => vec![score::pglm(eps, &split, seed)?],
-            "lpct-prune" => {
-                let cfg = PruneConfig {
+            "lpct-prune" | "lpct-prune-prop6" => {
+                let mut cfg = PruneConfig {
                     epsilon: eps,
                     p0,
                     tree: unit.clone(),
                     ..PruneConfig::default()
                 };
+                // Proposition 6's radius (14) instead of the authors' constants: the series that
+                // shows the paper's rise with ε (docs/deviations.md#lpct-prune-falls-as-epsilon-grows).
+                if method == "lpct-prune-prop6" {
+                    cfg.options.preset = Preset::Prop6;
+                }
                 vec![score::prune(&cfg, &split, seed, &[])?]
             }
             "lpct-known-range" => grid(&bounds(d.a), &lambdas)?,
