@@ -25,19 +25,23 @@
 //! replace-one neighbours (sensitivity 2C: twice the add/remove multiplier,
 //! `sgm_effective_noise_multiplier`).
 
+mod compact;
+mod kernels;
 pub(crate) mod nets;
+mod pipeline;
 
 use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
-use crate::sampling::PoissonSampler;
 use crate::validate::{at_least, check_classification, check_predict_input, positive};
 use dpfair_privacy::accounting::{
     Accountant, sgm_effective_noise_multiplier, sgm_noise_multiplier,
 };
-use dpfair_privacy::mechanisms::SubsampledGaussianRun;
+use compact::CompactRows;
+use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
-use nets::{LogisticNet, MlpNet, Net, Rows, mlp_layers};
+use nets::{LogisticNet, MlpNet, mlp_layers};
+use pipeline::{NoiseStep, train};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -189,46 +193,16 @@ impl MlpModel {
     }
 }
 
-/// The noise step of DP-SGD: the only place a step's sum becomes releasable.
-pub(crate) trait NoiseStep {
-    fn perturb(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()>;
-}
-
 impl NoiseStep for SubsampledGaussianRun {
-    fn perturb(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()> {
-        Ok(self.add_noise(noise, sum)?)
-    }
-}
+    type Draw = StepNoise;
 
-/// Plain SGD on the noisy clipped sums (step 4 of the module doc), for `steps` steps.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn train(
-    net: &mut dyn Net,
-    params: &mut [f64],
-    n: usize,
-    q: f64,
-    steps: u64,
-    learning_rate: f64,
-    clip: f64,
-    step: &mut dyn NoiseStep,
-    noise: &mut Noise,
-) -> Result<()> {
-    debug_assert_eq!(params.len(), net.n_params());
-    let sampler = PoissonSampler::new(q)?;
-    let expected = q * n as f64;
-    let mut batch = Vec::with_capacity((expected * 1.5) as usize + 16);
-    let mut sum = vec![0.0; params.len()];
-    for _ in 0..steps {
-        sampler.sample_into(noise, n, &mut batch);
-        sum.fill(0.0);
-        net.clipped_grad_sum(params, &batch, clip, &mut sum);
-        step.perturb(noise, &mut sum)?;
-        let a = learning_rate / expected;
-        for (p, g) in params.iter_mut().zip(&sum) {
-            *p -= a * g;
-        }
+    fn draw(&mut self, noise: &mut Noise, dim: usize) -> Result<StepNoise> {
+        Ok(self.draw_step_noise(noise, dim)?)
     }
-    Ok(())
+
+    fn apply(draw: StepNoise, sum: &mut [f64]) -> Result<()> {
+        Ok(draw.add_to(sum)?)
+    }
 }
 
 /// PyTorch's `nn.Linear` initialisation, U(−1/√fan_in, 1/√fan_in) for weights and biases, for
@@ -263,8 +237,7 @@ pub fn fit_dp_sgd(
             z / sgm_effective_noise_multiplier(1.0, cfg.relation)
         }
     };
-    let x = x.as_standard_layout();
-    let xs = x.as_slice().expect("standard layout");
+    let rows = CompactRows::new(x, y)?;
     let m = LogisticModel::score_rows(n_classes);
     let mut run = SubsampledGaussianRun::start_for(
         cfg.relation,
@@ -280,7 +253,7 @@ pub fn fit_dp_sgd(
         Architecture::Logistic => {
             let mut params = Vec::new();
             init_layer(noise, m, d, &mut params);
-            let mut net = LogisticNet::new(Rows::new(xs, d, y), m);
+            let mut net = LogisticNet::new(rows, m);
             train(
                 &mut net,
                 &mut params,
@@ -298,11 +271,7 @@ pub fn fit_dp_sgd(
             let mut params = Vec::new();
             init_layer(noise, hidden, d, &mut params);
             init_layer(noise, m, hidden, &mut params);
-            let mut net = MlpNet {
-                rows: Rows::new(xs, d, y),
-                h: hidden,
-                m,
-            };
+            let mut net = MlpNet { rows, h: hidden, m };
             train(
                 &mut net,
                 &mut params,
@@ -333,8 +302,14 @@ pub(crate) struct NoNoise(pub u64);
 
 #[cfg(test)]
 impl NoiseStep for NoNoise {
-    fn perturb(&mut self, _: &mut Noise, _: &mut [f64]) -> Result<()> {
+    type Draw = ();
+
+    fn draw(&mut self, _: &mut Noise, _: usize) -> Result<()> {
         self.0 += 1;
+        Ok(())
+    }
+
+    fn apply(_: (), _: &mut [f64]) -> Result<()> {
         Ok(())
     }
 }
@@ -364,7 +339,6 @@ mod tests {
             (3, Architecture::Mlp { hidden: 8 }),
         ] {
             let (x, y) = blobs(600, 5, k, 3.0, 9);
-            let xs = x.as_slice().unwrap();
             let m = LogisticModel::score_rows(k);
             let mut noise = Noise::seeded(4);
             let (q, _, steps) = schedule(600, 64, 20).unwrap();
@@ -373,7 +347,7 @@ mod tests {
             let model = match arch {
                 Architecture::Logistic => {
                     init_layer(&mut noise, m, 5, &mut params);
-                    let mut net = LogisticNet::new(Rows::new(xs, 5, &y), m);
+                    let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
                     train(
                         &mut net,
                         &mut params,
@@ -392,7 +366,7 @@ mod tests {
                     init_layer(&mut noise, hidden, 5, &mut params);
                     init_layer(&mut noise, m, hidden, &mut params);
                     let mut net = MlpNet {
-                        rows: Rows::new(xs, 5, &y),
+                        rows: CompactRows::new(x.view(), &y).unwrap(),
                         h: hidden,
                         m,
                     };
@@ -427,6 +401,72 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+    use crate::testutil::blobs;
+    use pipeline::train_on;
+
+    fn run(ledger: &mut Ledger, q: f64, steps: u64) -> SubsampledGaussianRun {
+        SubsampledGaussianRun::start(ledger, "t", q, 1.0, 1.0, steps, Accountant::Rdp).unwrap()
+    }
+
+    #[test]
+    fn one_and_two_threads_train_the_same_model() {
+        let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
+        let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
+        let fit = |two_threads: bool| {
+            let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+            let mut r = run(&mut ledger, q, steps);
+            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
+            let mut params = vec![0.0; 3 * 7];
+            let mut noise = Noise::seeded(5);
+            train_on(
+                two_threads,
+                &mut net,
+                &mut params,
+                2_000,
+                q,
+                steps,
+                0.5,
+                1.0,
+                &mut r,
+                &mut noise,
+            )
+            .unwrap();
+            assert_eq!(r.steps_done(), steps);
+            params
+        };
+        let one = fit(false);
+        assert_eq!(fit(true), one);
+        assert!(one.iter().any(|&p| p != 0.0));
+    }
+
+    #[test]
+    fn a_refused_step_stops_both_threads_with_the_error() {
+        let (x, y) = blobs(500, 3, 2, 2.0, 4);
+        let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        // Charged for 20 steps, asked for 50.
+        let mut r = run(&mut ledger, 0.1, 20);
+        let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
+        let mut params = vec![0.0; 4];
+        let err = train_on(
+            true,
+            &mut net,
+            &mut params,
+            500,
+            0.1,
+            50,
+            0.5,
+            1.0,
+            &mut r,
+            &mut Noise::seeded(1),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("step 21 is refused"), "{err}");
+    }
+}
+
 /// Empirical audit of one DP-SGD step with a canary record (privacy crate's auditor).
 #[cfg(test)]
 mod audit_tests {
@@ -454,7 +494,8 @@ mod audit_tests {
             y.push(1);
         }
         let n = y.len();
-        let mut net = LogisticNet::new(Rows::new(&x, 2, &y), 1);
+        let x = ndarray::ArrayView2::from_shape((n, 2), &x[..]).unwrap();
+        let mut net = LogisticNet::new(CompactRows::new(x, &y).unwrap(), 1);
         let mut params = vec![0.0; 3];
         // Learning rate q·n makes the update exactly −(noisy sum).
         train(
