@@ -68,10 +68,6 @@ impl<'a> CompactRows<'a> {
         })
     }
 
-    pub fn n(&self) -> usize {
-        self.aug_norm.len()
-    }
-
     /// Row i, `stride` values (zeros after the first d).
     #[inline]
     pub fn row(&self, i: usize) -> &[f32] {
@@ -114,7 +110,7 @@ mod tests {
         let x = array![[3.0, 4.0, 0.1], [1e30, -2.0, 0.0]];
         let y = [0u32, 1];
         let r = CompactRows::new(x.view(), &y).unwrap();
-        assert_eq!((r.n(), r.d, r.stride), (2, 3, 16));
+        assert_eq!((r.aug_norm.len(), r.d, r.stride), (2, 3, 16));
         assert_eq!(&r.row(0)[..4], &[3.0, 4.0, 0.1f32, 0.0]);
         assert!(r.row(1)[3..].iter().all(|&v| v == 0.0));
         let want = (9.0 + 16.0 + f64::from(0.1f32).powi(2) + 1.0).sqrt();
