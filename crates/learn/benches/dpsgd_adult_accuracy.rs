@@ -45,8 +45,8 @@ fn main() {
     for rep in 0..reps {
         let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).expect("budget"));
         let mut noise = Noise::seeded(1000 + rep as u64);
-        let fit = fit_dp_sgd(&cfg, train.features.view(), &y, k, &mut ledger, &mut noise)
-            .expect("fit");
+        let fit =
+            fit_dp_sgd(&cfg, train.features.view(), &y, k, &mut ledger, &mut noise).expect("fit");
         let pred = fit.model.predict(test.features.view()).expect("predict");
         let hits = pred.iter().zip(&y_test).filter(|(a, b)| a == b).count();
         accs.push(hits as f64 / y_test.len() as f64);

@@ -122,7 +122,11 @@ fn per_step_noise_has_standard_deviation_z_times_clip() {
 #[test]
 fn non_finite_and_out_of_range_features_are_refused_before_any_charge() {
     let (x, y) = gaussian_blobs(200, 3, 2, 3.0, 4);
-    for (bad, what) in [(f64::NAN, "NaN"), (f64::INFINITY, "inf"), (1e39, "beyond f32")] {
+    for (bad, what) in [
+        (f64::NAN, "NaN"),
+        (f64::INFINITY, "inf"),
+        (1e39, "beyond f32"),
+    ] {
         let mut x = x.clone();
         x[[17, 2]] = bad;
         let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());

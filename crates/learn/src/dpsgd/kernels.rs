@@ -291,7 +291,13 @@ mod tests {
             let rows = CompactRows::new(x.view(), &y).unwrap();
             let m = if k == 2 { 1 } else { k };
             let w: Vec<f64> = (0..m * rows.stride)
-                .map(|j| if j % rows.stride < 37 { (j as f64 * 0.7).sin() } else { 0.0 })
+                .map(|j| {
+                    if j % rows.stride < 37 {
+                        (j as f64 * 0.7).sin()
+                    } else {
+                        0.0
+                    }
+                })
                 .collect();
             let b: Vec<f64> = (0..m).map(|j| 0.1 * j as f64).collect();
             let lb = LogisticBatch {

@@ -33,10 +33,10 @@ mod pipeline;
 use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
 use crate::validate::{at_least, check_classification, check_predict_input, positive};
+use compact::CompactRows;
 use dpfair_privacy::accounting::{
     Accountant, sgm_effective_noise_multiplier, sgm_noise_multiplier,
 };
-use compact::CompactRows;
 use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
@@ -203,6 +203,10 @@ impl NoiseStep for SubsampledGaussianRun {
     fn apply(draw: StepNoise, sum: &mut [f64]) -> Result<()> {
         Ok(draw.add_to(sum)?)
     }
+
+    fn split_off(&mut self, steps: u64) -> Result<Self> {
+        Ok(SubsampledGaussianRun::split_off(self, steps)?)
+    }
 }
 
 /// PyTorch's `nn.Linear` initialisation, U(−1/√fan_in, 1/√fan_in) for weights and biases, for
@@ -296,21 +300,27 @@ pub fn fit_dp_sgd(
     })
 }
 
-/// Noise-free DP-SGD (clipping and sampling only), for tests of everything but the noise.
+/// Noise-free DP-SGD (clipping and sampling only), for tests of everything but the noise; counts
+/// the steps drawn by it and by the handles split off it.
 #[cfg(test)]
-pub(crate) struct NoNoise(pub u64);
+#[derive(Default)]
+pub(crate) struct NoNoise(pub std::sync::Arc<std::sync::atomic::AtomicU64>);
 
 #[cfg(test)]
 impl NoiseStep for NoNoise {
     type Draw = ();
 
     fn draw(&mut self, _: &mut Noise, _: usize) -> Result<()> {
-        self.0 += 1;
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
     fn apply(_: (), _: &mut [f64]) -> Result<()> {
         Ok(())
+    }
+
+    fn split_off(&mut self, _: u64) -> Result<Self> {
+        Ok(NoNoise(self.0.clone()))
     }
 }
 
@@ -342,7 +352,7 @@ mod tests {
             let m = LogisticModel::score_rows(k);
             let mut noise = Noise::seeded(4);
             let (q, _, steps) = schedule(600, 64, 20).unwrap();
-            let mut step = NoNoise(0);
+            let mut step = NoNoise::default();
             let mut params = Vec::new();
             let model = match arch {
                 Architecture::Logistic => {
@@ -385,7 +395,11 @@ mod tests {
                     crate::Classifier::Mlp(MlpModel::from_params(k, 5, hidden, &params))
                 }
             };
-            assert_eq!(step.0, steps, "one noise step per SGD step");
+            assert_eq!(
+                step.0.load(std::sync::atomic::Ordering::Relaxed),
+                steps,
+                "one noise step per SGD step"
+            );
             let acc =
                 |pred: Vec<u32>| pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / 600.0;
             let got = acc(model.predict(x.view()).unwrap());
@@ -412,17 +426,18 @@ mod pipeline_tests {
     }
 
     #[test]
-    fn one_and_two_threads_train_the_same_model() {
+    fn one_and_three_threads_train_the_same_model() {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
         let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
-        let fit = |two_threads: bool| {
-            let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        let fit = |threads: bool| {
+            let mut ledger =
+                Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
             let mut r = run(&mut ledger, q, steps);
             let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
             let mut params = vec![0.0; 3 * 7];
             let mut noise = Noise::seeded(5);
             train_on(
-                two_threads,
+                threads,
                 &mut net,
                 &mut params,
                 2_000,
@@ -434,7 +449,8 @@ mod pipeline_tests {
                 &mut noise,
             )
             .unwrap();
-            assert_eq!(r.steps_done(), steps);
+            // The caller's handle drew the even steps; a split-off handle drew the odd ones.
+            assert_eq!(r.steps_done(), steps - steps / 2);
             params
         };
         let one = fit(false);
@@ -443,27 +459,31 @@ mod pipeline_tests {
     }
 
     #[test]
-    fn a_refused_step_stops_both_threads_with_the_error() {
+    fn a_refused_step_stops_every_thread_with_the_error() {
         let (x, y) = blobs(500, 3, 2, 2.0, 4);
-        let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
-        // Charged for 20 steps, asked for 50.
-        let mut r = run(&mut ledger, 0.1, 20);
-        let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
-        let mut params = vec![0.0; 4];
-        let err = train_on(
-            true,
-            &mut net,
-            &mut params,
-            500,
-            0.1,
-            50,
-            0.5,
-            1.0,
-            &mut r,
-            &mut Noise::seeded(1),
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("step 21 is refused"), "{err}");
+        for threads in [false, true] {
+            let mut ledger =
+                Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+            // Charged for 20 steps, asked for 30: the odd steps' handle takes 15, the even
+            // steps' handle keeps 5 and refuses its sixth step.
+            let mut r = run(&mut ledger, 0.1, 20);
+            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
+            let mut params = vec![0.0; 4];
+            let err = train_on(
+                threads,
+                &mut net,
+                &mut params,
+                500,
+                0.1,
+                30,
+                0.5,
+                1.0,
+                &mut r,
+                &mut Noise::seeded(1),
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("step 6 is refused"), "{err}");
+        }
     }
 }
 

@@ -410,7 +410,10 @@ mod tests {
                         let mut sum = vec![0.0; net.n_params()];
                         net.clipped_grad_sum(&p, &[i], clip, &mut sum);
                         let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
-                        assert!(norm <= clip, "{label}, {k} classes, row {i}: {norm} > {clip}");
+                        assert!(
+                            norm <= clip,
+                            "{label}, {k} classes, row {i}: {norm} > {clip}"
+                        );
                         worst = worst.max(norm / clip);
                     }
                     // The clip binds on these rows: the largest contribution is at the bound.

@@ -1,11 +1,14 @@
-//! The DP-SGD step loop (module doc of [`super`], steps 1–4), on one thread or on two.
+//! The DP-SGD step loop (module doc of [`super`], steps 1–4), on one thread or on three.
 //!
-//! A step's Poisson batch and its noise do not depend on the data or on the parameters, so they
-//! can be drawn ahead: with two threads, a producer draws (batch, noise) for step t + 1, t + 2, …
-//! while the caller's thread computes the clipped gradient sum of step t, releases it with the
-//! noise drawn for it and updates the parameters. The producer draws from the same [`Noise`] in
-//! the same order as the one-thread loop (batch of step 1, noise of step 1, batch of step 2, …),
-//! so both loops give bit-identical models for a seeded source (tested).
+//! A step's Poisson batch and its noise depend neither on the data nor on the parameters, so
+//! they can be drawn ahead. The steps alternate between two random streams: even steps draw from
+//! the caller's [`Noise`], odd steps from a fork of it (an independent stream: another OS handle,
+//! or a ChaCha20 stream keyed from the seeded one), each with its own share of the run's charged
+//! steps ([`NoiseStep::split_off`]). With threads, one producer per stream draws (batch, noise)
+//! for its steps ahead while the caller's thread computes the clipped gradient sum of each step
+//! in turn, releases it with that step's noise and updates the parameters. Every stream is read
+//! in the same order either way, so the one-thread and threaded loops give bit-identical models
+//! for a seeded source (tested).
 
 use super::nets::Net;
 use crate::error::Result;
@@ -15,17 +18,25 @@ use std::sync::mpsc;
 
 /// The noise step of DP-SGD: the only place a step's sum becomes releasable. The noise is drawn
 /// before the sum exists (`draw`) and added to it once (`apply`).
-pub(crate) trait NoiseStep: Send {
+pub(crate) trait NoiseStep: Send + Sized {
     type Draw: Send;
     /// The noise of the next step for a sum of `dim` coordinates.
     fn draw(&mut self, noise: &mut Noise, dim: usize) -> Result<Self::Draw>;
     /// Releases `sum` with `draw`.
     fn apply(draw: Self::Draw, sum: &mut [f64]) -> Result<()>;
+    /// A handle for `steps` of this step source's remaining steps (which it gives up).
+    fn split_off(&mut self, steps: u64) -> Result<Self>;
 }
 
-/// Steps whose expected work (steps × expected batch) is at least this many examples run with a
-/// producer thread; smaller runs do not repay starting one.
-const TWO_THREADS_FROM: f64 = 20_000.0;
+/// One random stream and the noise steps drawn from it.
+struct Stream<'s, S> {
+    step: &'s mut S,
+    noise: &'s mut Noise,
+}
+
+/// Runs whose expected work (steps × expected batch) is at least this many examples use producer
+/// threads; smaller runs do not repay starting them.
+const THREADS_FROM: f64 = 20_000.0;
 /// Steps the producer may run ahead.
 const AHEAD: usize = 8;
 
@@ -55,11 +66,10 @@ pub(crate) fn train<S: NoiseStep>(
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
-    let two_threads = steps > 1
-        && steps as f64 * q * n as f64 >= TWO_THREADS_FROM
+    let threads = steps as f64 * q * n as f64 >= THREADS_FROM
         && std::thread::available_parallelism().is_ok_and(|p| p.get() >= 2);
     train_on(
-        two_threads,
+        threads,
         net,
         params,
         n,
@@ -72,10 +82,10 @@ pub(crate) fn train<S: NoiseStep>(
     )
 }
 
-/// [`train`] on one thread or with a producer thread, as asked.
+/// [`train`] on one thread or with producer threads, as asked.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn train_on<S: NoiseStep>(
-    two_threads: bool,
+    threads: bool,
     net: &mut dyn Net,
     params: &mut [f64],
     n: usize,
@@ -91,67 +101,113 @@ pub(crate) fn train_on<S: NoiseStep>(
     let update = Update {
         rate: learning_rate / (q * n as f64),
     };
-    if two_threads {
-        train_two_threads(net, params, n, &sampler, steps, &update, clip, step, noise)
+    let loop_ = Loop {
+        n,
+        sampler: &sampler,
+        steps,
+        update: &update,
+        clip,
+    };
+    if steps < 2 {
+        return loop_.one_thread(net, params, &mut [Stream { step, noise }]);
+    }
+    let mut odd_noise = noise.fork();
+    let mut odd_step = step.split_off(steps / 2)?;
+    let mut streams = [
+        Stream { step, noise },
+        Stream {
+            step: &mut odd_step,
+            noise: &mut odd_noise,
+        },
+    ];
+    if threads {
+        loop_.threaded(net, params, &mut streams)
     } else {
-        let mut batch = Vec::new();
-        let mut sum = vec![0.0; params.len()];
-        for _ in 0..steps {
-            sampler.sample_into(noise, n, &mut batch);
-            let draw = step.draw(noise, sum.len())?;
-            sum.fill(0.0);
-            net.clipped_grad_sum(params, &batch, clip, &mut sum);
-            S::apply(draw, &mut sum)?;
-            update.apply(params, &sum);
-        }
-        Ok(())
+        loop_.one_thread(net, params, &mut streams)
     }
 }
 
-/// The loop of [`train`] with a producer thread drawing batches and noise (module doc).
-#[allow(clippy::too_many_arguments)]
-fn train_two_threads<S: NoiseStep>(
-    net: &mut dyn Net,
-    params: &mut [f64],
+/// The fixed parts of a run of steps; step t draws from stream t mod (number of streams).
+struct Loop<'l> {
     n: usize,
-    sampler: &PoissonSampler,
+    sampler: &'l PoissonSampler,
     steps: u64,
-    update: &Update,
+    update: &'l Update,
     clip: f64,
-    step: &mut S,
-    noise: &mut Noise,
-) -> Result<()> {
-    let dim = params.len();
-    let (ahead_tx, ahead_rx) = mpsc::sync_channel::<Result<(Vec<usize>, S::Draw)>>(AHEAD);
-    // Used batch buffers go back to the producer.
-    let (spent_tx, spent_rx) = mpsc::channel::<Vec<usize>>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            for _ in 0..steps {
-                let mut batch = spent_rx.try_recv().unwrap_or_default();
-                sampler.sample_into(noise, n, &mut batch);
-                let next = step.draw(noise, dim).map(|draw| (batch, draw));
-                let failed = next.is_err();
-                // A closed channel means the consumer stopped on an error of its own.
-                if ahead_tx.send(next).is_err() || failed {
-                    return;
-                }
-            }
-        });
-        // Owned here, so that an early return closes the channel and the producer stops.
-        let ahead_rx = ahead_rx;
-        let mut sum = vec![0.0; dim];
-        for _ in 0..steps {
-            let (batch, draw) = ahead_rx
-                .recv()
-                .expect("the producer sends one item per step or an error")?;
+}
+
+impl Loop<'_> {
+    fn one_thread<S: NoiseStep>(
+        &self,
+        net: &mut dyn Net,
+        params: &mut [f64],
+        streams: &mut [Stream<'_, S>],
+    ) -> Result<()> {
+        let mut batch = Vec::new();
+        let mut sum = vec![0.0; params.len()];
+        for t in 0..self.steps {
+            let s = &mut streams[(t % streams.len() as u64) as usize];
+            self.sampler.sample_into(s.noise, self.n, &mut batch);
+            let draw = s.step.draw(s.noise, sum.len())?;
             sum.fill(0.0);
-            net.clipped_grad_sum(params, &batch, clip, &mut sum);
+            net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
             S::apply(draw, &mut sum)?;
-            update.apply(params, &sum);
-            // The producer may have finished its steps and left: then the buffer is just dropped.
-            let _ = spent_tx.send(batch);
+            self.update.apply(params, &sum);
         }
         Ok(())
-    })
+    }
+
+    /// One producer thread per stream, drawing (batch, noise) for its steps up to [`AHEAD`]
+    /// steps ahead; this thread consumes the steps in order (module doc).
+    fn threaded<S: NoiseStep>(
+        &self,
+        net: &mut dyn Net,
+        params: &mut [f64],
+        streams: &mut [Stream<'_, S>],
+    ) -> Result<()> {
+        let dim = params.len();
+        let k = streams.len() as u64;
+        std::thread::scope(|scope| {
+            let mut ahead = Vec::new();
+            let mut spent = Vec::new();
+            for (p, s) in streams.iter_mut().enumerate() {
+                let (ahead_tx, ahead_rx) =
+                    mpsc::sync_channel::<Result<(Vec<usize>, S::Draw)>>(AHEAD);
+                // Used batch buffers go back to their producer.
+                let (spent_tx, spent_rx) = mpsc::channel::<Vec<usize>>();
+                let own_steps = (self.steps - p as u64).div_ceil(k);
+                let (sampler, n) = (self.sampler, self.n);
+                scope.spawn(move || {
+                    for _ in 0..own_steps {
+                        let mut batch = spent_rx.try_recv().unwrap_or_default();
+                        sampler.sample_into(s.noise, n, &mut batch);
+                        let next = s.step.draw(s.noise, dim).map(|draw| (batch, draw));
+                        let failed = next.is_err();
+                        // A closed channel: the consumer stopped on an error of its own.
+                        if ahead_tx.send(next).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+                ahead.push(ahead_rx);
+                spent.push(spent_tx);
+            }
+            // `ahead` is owned by this closure: an early return drops the receivers, which
+            // stops the producers.
+            let mut sum = vec![0.0; dim];
+            for t in 0..self.steps {
+                let p = (t % k) as usize;
+                let (batch, draw) = ahead[p]
+                    .recv()
+                    .expect("each producer sends one item per step or an error")?;
+                sum.fill(0.0);
+                net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
+                S::apply(draw, &mut sum)?;
+                self.update.apply(params, &sum);
+                // A producer that has finished its steps has left: the buffer is just dropped.
+                let _ = spent[p].send(batch);
+            }
+            Ok(())
+        })
+    }
 }

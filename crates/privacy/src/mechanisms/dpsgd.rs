@@ -149,6 +149,32 @@ impl SubsampledGaussianRun {
         Ok(StepNoise { lattice, draws })
     }
 
+    /// Moves `steps` of this run's remaining charged steps to a new handle of the same run (same
+    /// label, z, C and lattice), e.g. for a second thread drawing the noise of every other step.
+    /// Nothing is charged: between them the two handles draw at most the steps charged at
+    /// [`SubsampledGaussianRun::start`]. Refuses more steps than remain.
+    pub fn split_off(&mut self, steps: u64) -> Result<SubsampledGaussianRun> {
+        let remaining = self.steps - self.done;
+        if steps > remaining {
+            return Err(invalid(
+                "steps",
+                format!(
+                    "run `{}` has {remaining} charged steps left; {steps} cannot be split off",
+                    self.label
+                ),
+            ));
+        }
+        self.steps -= steps;
+        Ok(SubsampledGaussianRun {
+            label: self.label.clone(),
+            noise_multiplier: self.noise_multiplier,
+            clip: self.clip,
+            steps,
+            done: 0,
+            plan: self.plan,
+        })
+    }
+
     fn check_step(&self) -> Result<()> {
         if self.done >= self.steps {
             return Err(invalid(

@@ -140,7 +140,11 @@ impl GeometricSkips {
         let mut hi = Vec::with_capacity(s - 1);
         for r in 0..s - 1 {
             let (a_lo, a_hi) = (ONE - p_hi[r + 1], ONE - p_lo[r + 1]);
-            let l = if a_lo == 0 { 0 } else { ratio_floor(a_lo, b_hi) };
+            let l = if a_lo == 0 {
+                0
+            } else {
+                ratio_floor(a_lo, b_hi)
+            };
             lo.push(l.min(TWO64 - 1) as u64);
             hi.push(ratio_ceil(a_hi, b_lo).max(1));
         }
