@@ -3,10 +3,10 @@
 //! namely ‖p − e_y‖·‖[x̃_i; 1]‖ (no per-example gradient is materialised), the clip factor, and
 //! the clipped gradient added to the sum: `f32` rows, `f64` weights and `f64` accumulation.
 //!
-//! One batch loop, instantiated three times: with AVX-512 intrinsics, with AVX2 intrinsics and
-//! in plain Rust; [`Isa::detect`] picks one at run time (`is_x86_feature_detected!`). All three
-//! do the same multiplications and additions in the same order (no fused multiply-add, the same
-//! reduction tree), so they compute bit-identical results (tested).
+//! One batch loop, instantiated twice: with AVX2 intrinsics and in plain Rust; [`Isa::detect`]
+//! picks one at run time (`is_x86_feature_detected!`). Both do the same multiplications and
+//! additions in the same order (no fused multiply-add, the same reduction tree), so they compute
+//! bit-identical results (tested).
 
 use super::compact::{CompactRows, LANES};
 use super::nets::clip_factor;
@@ -21,8 +21,6 @@ pub(crate) enum Isa {
     Baseline,
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
 }
 
 impl Isa {
@@ -30,9 +28,6 @@ impl Isa {
     pub fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                return Isa::Avx512;
-            }
             if std::arch::is_x86_feature_detected!("avx2") {
                 return Isa::Avx2;
             }
@@ -74,8 +69,6 @@ pub(crate) fn logistic_clipped_sum(
             Isa::Baseline => logistic_baseline(lb, batch, sum_w, sum_b, r),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => logistic_avx2(lb, batch, sum_w, sum_b, r),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => logistic_avx512(lb, batch, sum_w, sum_b, r),
         }
     }
 }
@@ -137,13 +130,6 @@ logistic_kernel!(
     x86::dot_avx2,
     x86::axpy_avx2
 );
-#[cfg(target_arch = "x86_64")]
-logistic_kernel!(
-    #[target_feature(enable = "avx512f")]
-    logistic_avx512,
-    x86::dot_avx512,
-    x86::axpy_avx512
-);
 
 /// The fixed pairwise reduction of the [`LANES`] per-lane sums (the same on every instruction set).
 #[inline(always)]
@@ -181,8 +167,9 @@ unsafe fn axpy_baseline(a: f64, x: &[f32], y: &mut [f64]) {
     }
 }
 
-/// The lane functions with AVX2 (4 `f64` lanes) and AVX-512 (8 lanes): per lane the same
-/// multiply, then add, in the same order as the baseline, so the results are bit-identical.
+/// The lane functions with AVX2 (4 `f64` lanes): per lane the same multiply, then add, in the same
+/// order as the baseline, so the results are bit-identical. (AVX-512 intrinsics need Rust 1.89;
+/// the workspace supports 1.88.)
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{LANES, reduce};
@@ -192,7 +179,7 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) unsafe fn dot_avx2(w: &[f64], x: &[f32]) -> f64 {
-        debug_assert!(w.len() == x.len() && x.len() % LANES == 0);
+        debug_assert!(w.len() == x.len() && x.len().is_multiple_of(LANES));
         let mut acc = [_mm256_setzero_pd(); 4];
         for c in (0..x.len()).step_by(LANES) {
             for (q, a) in acc.iter_mut().enumerate() {
@@ -216,7 +203,7 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(super) unsafe fn axpy_avx2(a: f64, x: &[f32], y: &mut [f64]) {
-        debug_assert!(y.len() == x.len() && x.len() % LANES == 0);
+        debug_assert!(y.len() == x.len() && x.len().is_multiple_of(LANES));
         let av = _mm256_set1_pd(a);
         for c in (0..x.len()).step_by(4) {
             // SAFETY: c + 4 ≤ x.len() = y.len().
@@ -224,46 +211,6 @@ mod x86 {
                 let xv = _mm256_cvtps_pd(_mm_loadu_ps(x.as_ptr().add(c)));
                 let p = y.as_mut_ptr().add(c);
                 _mm256_storeu_pd(p, _mm256_add_pd(_mm256_loadu_pd(p), _mm256_mul_pd(av, xv)));
-            }
-        }
-    }
-
-    /// Requires `w.len() == x.len()`, a multiple of [`LANES`].
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    pub(super) unsafe fn dot_avx512(w: &[f64], x: &[f32]) -> f64 {
-        debug_assert!(w.len() == x.len() && x.len() % LANES == 0);
-        let mut acc = [_mm512_setzero_pd(); 2];
-        for c in (0..x.len()).step_by(LANES) {
-            for (h, a) in acc.iter_mut().enumerate() {
-                // SAFETY: c + 8h + 8 ≤ x.len() = w.len().
-                unsafe {
-                    let xv = _mm512_cvtps_pd(_mm256_loadu_ps(x.as_ptr().add(c + 8 * h)));
-                    let wv = _mm512_loadu_pd(w.as_ptr().add(c + 8 * h));
-                    *a = _mm512_add_pd(*a, _mm512_mul_pd(wv, xv));
-                }
-            }
-        }
-        let mut lanes = [0.0f64; LANES];
-        for (h, a) in acc.iter().enumerate() {
-            // SAFETY: 8h + 8 ≤ LANES.
-            unsafe { _mm512_storeu_pd(lanes.as_mut_ptr().add(8 * h), *a) };
-        }
-        reduce(lanes)
-    }
-
-    /// Requires `y.len() == x.len()`, a multiple of [`LANES`].
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    pub(super) unsafe fn axpy_avx512(a: f64, x: &[f32], y: &mut [f64]) {
-        debug_assert!(y.len() == x.len() && x.len() % LANES == 0);
-        let av = _mm512_set1_pd(a);
-        for c in (0..x.len()).step_by(8) {
-            // SAFETY: c + 8 ≤ x.len() = y.len().
-            unsafe {
-                let xv = _mm512_cvtps_pd(_mm256_loadu_ps(x.as_ptr().add(c)));
-                let p = y.as_mut_ptr().add(c);
-                _mm512_storeu_pd(p, _mm512_add_pd(_mm512_loadu_pd(p), _mm512_mul_pd(av, xv)));
             }
         }
     }
@@ -281,9 +228,6 @@ mod tests {
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 isas.push(Isa::Avx2);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                isas.push(Isa::Avx512);
             }
         }
         for k in [2usize, 4] {
