@@ -41,7 +41,7 @@ use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
 use nets::{LogisticNet, MlpNet, mlp_layers};
-use pipeline::{NoiseStep, train};
+use pipeline::{NoiseStep, Schedule, train};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -253,22 +253,19 @@ pub fn fit_dp_sgd(
         steps,
         cfg.accountant,
     )?;
+    let schedule = Schedule {
+        n,
+        q,
+        steps,
+        learning_rate: cfg.learning_rate,
+        clip: cfg.clip,
+    };
     let model = match cfg.architecture {
         Architecture::Logistic => {
             let mut params = Vec::new();
             init_layer(noise, m, d, &mut params);
             let mut net = LogisticNet::new(rows, m);
-            train(
-                &mut net,
-                &mut params,
-                n,
-                q,
-                steps,
-                cfg.learning_rate,
-                cfg.clip,
-                &mut run,
-                noise,
-            )?;
+            train(&mut net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Logistic(LogisticModel::from_params(n_classes, d, &params, None))
         }
         Architecture::Mlp { hidden } => {
@@ -276,17 +273,7 @@ pub fn fit_dp_sgd(
             init_layer(noise, hidden, d, &mut params);
             init_layer(noise, m, hidden, &mut params);
             let mut net = MlpNet { rows, h: hidden, m };
-            train(
-                &mut net,
-                &mut params,
-                n,
-                q,
-                steps,
-                cfg.learning_rate,
-                cfg.clip,
-                &mut run,
-                noise,
-            )?;
+            train(&mut net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Mlp(MlpModel::from_params(n_classes, d, hidden, &params))
         }
     };
@@ -352,24 +339,20 @@ mod tests {
             let m = LogisticModel::score_rows(k);
             let mut noise = Noise::seeded(4);
             let (q, _, steps) = schedule(600, 64, 20).unwrap();
+            let plan = Schedule {
+                n: 600,
+                q,
+                steps,
+                learning_rate: 0.5,
+                clip: 1.0,
+            };
             let mut step = NoNoise::default();
             let mut params = Vec::new();
             let model = match arch {
                 Architecture::Logistic => {
                     init_layer(&mut noise, m, 5, &mut params);
                     let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
-                    train(
-                        &mut net,
-                        &mut params,
-                        600,
-                        q,
-                        steps,
-                        0.5,
-                        1.0,
-                        &mut step,
-                        &mut noise,
-                    )
-                    .unwrap();
+                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
                     crate::Classifier::Logistic(LogisticModel::from_params(k, 5, &params, None))
                 }
                 Architecture::Mlp { hidden } => {
@@ -380,18 +363,7 @@ mod tests {
                         h: hidden,
                         m,
                     };
-                    train(
-                        &mut net,
-                        &mut params,
-                        600,
-                        q,
-                        steps,
-                        0.5,
-                        1.0,
-                        &mut step,
-                        &mut noise,
-                    )
-                    .unwrap();
+                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
                     crate::Classifier::Mlp(MlpModel::from_params(k, 5, hidden, &params))
                 }
             };
@@ -440,11 +412,13 @@ mod pipeline_tests {
                 threads,
                 &mut net,
                 &mut params,
-                2_000,
-                q,
-                steps,
-                0.5,
-                1.0,
+                &Schedule {
+                    n: 2_000,
+                    q,
+                    steps,
+                    learning_rate: 0.5,
+                    clip: 1.0,
+                },
                 &mut r,
                 &mut noise,
             )
@@ -473,11 +447,13 @@ mod pipeline_tests {
                 threads,
                 &mut net,
                 &mut params,
-                500,
-                0.1,
-                30,
-                0.5,
-                1.0,
+                &Schedule {
+                    n: 500,
+                    q: 0.1,
+                    steps: 30,
+                    learning_rate: 0.5,
+                    clip: 1.0,
+                },
                 &mut r,
                 &mut Noise::seeded(1),
             )
@@ -521,11 +497,13 @@ mod audit_tests {
         train(
             &mut net,
             &mut params,
-            n,
-            q,
-            1,
-            q * n as f64,
-            net_clip,
+            &Schedule {
+                n,
+                q,
+                steps: 1,
+                learning_rate: q * n as f64,
+                clip: net_clip,
+            },
             run,
             noise,
         )

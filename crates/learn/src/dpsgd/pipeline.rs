@@ -53,49 +53,58 @@ impl Update {
     }
 }
 
-/// Runs `steps` DP-SGD steps on `net` from `params`, with expected batch q·n.
-#[allow(clippy::too_many_arguments)]
+/// The public parameters of a run: N rows, sampling rate q, T steps, learning rate η, clip C.
+#[derive(Clone, Copy)]
+pub(crate) struct Schedule {
+    pub n: usize,
+    pub q: f64,
+    pub steps: u64,
+    pub learning_rate: f64,
+    pub clip: f64,
+}
+
+impl Schedule {
+    /// Whether producer threads repay starting them for this run (and the machine has 2 cores).
+    fn threads_pay_off(&self) -> bool {
+        self.steps as f64 * self.q * self.n as f64 >= THREADS_FROM
+            && std::thread::available_parallelism().is_ok_and(|p| p.get() >= 2)
+    }
+}
+
+/// Runs the schedule's steps on `net` from `params`, with producer threads when they pay off.
 pub(crate) fn train<S: NoiseStep>(
     net: &mut dyn Net,
     params: &mut [f64],
-    n: usize,
-    q: f64,
-    steps: u64,
-    learning_rate: f64,
-    clip: f64,
+    schedule: &Schedule,
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
-    let threads = steps as f64 * q * n as f64 >= THREADS_FROM
-        && std::thread::available_parallelism().is_ok_and(|p| p.get() >= 2);
     train_on(
-        threads,
+        schedule.threads_pay_off(),
         net,
         params,
-        n,
-        q,
-        steps,
-        learning_rate,
-        clip,
+        schedule,
         step,
         noise,
     )
 }
 
 /// [`train`] on one thread or with producer threads, as asked.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn train_on<S: NoiseStep>(
     threads: bool,
     net: &mut dyn Net,
     params: &mut [f64],
-    n: usize,
-    q: f64,
-    steps: u64,
-    learning_rate: f64,
-    clip: f64,
+    schedule: &Schedule,
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
+    let Schedule {
+        n,
+        q,
+        steps,
+        learning_rate,
+        clip,
+    } = *schedule;
     debug_assert_eq!(params.len(), net.n_params());
     let sampler = PoissonSampler::new(q)?;
     let update = Update {
