@@ -5,15 +5,21 @@
 //! Schedule (Opacus's `DataLoader` with `poisson_sampling=True`): K = ⌈N/B⌉ steps per epoch for
 //! the expected batch size B, sampling rate q = 1/K, T = epochs·K steps. Each step:
 //!
-//! 1. Poisson sample: each example independently with probability q ([`crate::sampling`],
-//!    coins from the privacy crate's [`Noise`]); the batch may be empty.
-//! 2. Per-example gradients of the cross-entropy, all at once ([`nets`]), each clipped to ℓ2
-//!    norm C: g_i · min(1, C/(‖g_i‖ + 10⁻⁶)); summed.
+//! 1. Poisson sample: each example independently with probability q ([`crate::sampling`]:
+//!    exact geometric skips from the privacy crate's [`Noise`], O(qN) per step); the batch may
+//!    be empty.
+//! 2. Per-example gradients of the cross-entropy, each clipped to ℓ2 norm C:
+//!    g_i · min(1, C/(‖g_i‖(1 + 2^−30) + 10⁻⁶)), summed, from `f32` copies of the features with
+//!    `f64` arithmetic (`nets`, `kernels`, `compact`: closed-form norms, no per-example gradient
+//!    matrix, SIMD chosen at run time).
 //! 3. Noise N(0, (zC)²) on every coordinate of the sum, drawn by the privacy crate's
 //!    [`SubsampledGaussianRun`], which charged the whole run (q, z, T, accountant) to the ledger
 //!    before the first step and refuses step T + 1.
 //! 4. θ ← θ − η · (noisy sum) / (qN): division by the *expected* batch size, not the drawn one
 //!    (the drawn size is data-dependent).
+//!
+//! Batches and noise do not depend on the data, so producer threads draw them ahead while the
+//! caller's thread computes the sums (`pipeline`); the result is the same as on one thread.
 //!
 //! The noise multiplier z is the smallest meeting the target (ε, δ) under the chosen accountant
 //! (`sgm_noise_multiplier`; RDP, PRV or GDP, spec 003 §2.4), or a given z whose cost the ledger

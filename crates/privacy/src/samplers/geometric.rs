@@ -18,8 +18,9 @@
 //!    for upper bounds, so they enclose the exact rational). When U's first 64 bits do not settle
 //!    the comparison against these bounds, the comparison is redone exactly in big integers with
 //!    as many further bits of U as it takes ([`LazyUniform`]). The outcome is therefore exactly
-//!    [U < p] in every case; the bounds only decide how fast it is found (the big-integer path has
-//!    probability about (hi − lo)·2^−64 per comparison, below 2^−55 for the rates DP-SGD uses).
+//!    whether U < p in every case; the bounds only decide how fast it is found (the big-integer
+//!    path has probability about (hi − lo)·2^−64 per comparison, below 2^−52 for the rates
+//!    DP-SGD uses).
 //! 4. Each comparison consumes only the bits of U up to its first difference with the threshold
 //!    (a stopping time of the bit sequence), so the bits after it are still independent and
 //!    uniform, and the next comparison reads them ([`BitStream`]).
