@@ -1,94 +1,26 @@
 //! Exact Poisson subsampling for DP-SGD: every example joins the batch independently with
-//! probability q (Opacus's `UniformWithReplacementSampler`; the subsampling the accountants of
-//! spec 003 §2.4 assume). The coins come from the privacy crate's [`Noise`], because the
+//! probability q (Opacus's `UniformWithReplacementSampler`; the subsampling the subsampled-Gaussian
+//! accountants assume). The randomness comes from the privacy crate's [`Noise`], because the
 //! amplification by subsampling is part of the privacy argument.
 //!
-//! Each coin is exactly Bernoulli(q) for the `f64` value q: it compares a uniform U = 0.b₁b₂…
-//! with q's finite binary expansion bit by bit and stops at the first difference (U < q ⇔
-//! selected). q = 2^{−(z+1)}·(1.m₁…m₅₂) has z leading zero bits, so a coin almost always ends
-//! within its first z bits at U's first 1 bit; on average a coin uses fewer than two random bits,
-//! and a batch of n coins about n/32 64-bit words.
+//! Independent Bernoulli(q) coins on rows 0, 1, …, n−1 select the same random set as starting
+//! before row 0 and jumping over independent Geometric(q) skips (the number of failed coins before
+//! each success) until the end of the rows. The skips come from the privacy crate's
+//! [`GeometricSkips`], which draws them exactly for the `f64` value q from uniform bits (its
+//! module doc gives the argument), so a batch costs one skip per *selected* row: O(qn) per step
+//! and O(n) per epoch, instead of a coin for every row at every step.
 
 use crate::error::{Result, invalid};
 use dpfair_privacy::Noise;
-use rand::Rng;
+use dpfair_privacy::samplers::bits::BitStream;
+use dpfair_privacy::samplers::geometric::GeometricSkips;
 
 /// Draws Poisson samples of `0..n` with inclusion probability `q`.
 #[derive(Clone, Debug)]
 pub struct PoissonSampler {
     q: f64,
-    /// Leading zero bits of q after the binary point (q ∈ [2^{−z−1}, 2^{−z})).
-    zeros: u32,
-    /// q's 53 significant bits (implicit 1 included), i.e. its binary expansion from position
-    /// z+1 to z+53; every later bit is 0.
-    mantissa: u64,
-}
-
-/// A left-aligned buffer of unused random bits.
-struct Bits<'a> {
-    noise: &'a mut Noise,
-    buf: u64,
-    avail: u32,
-}
-
-impl Bits<'_> {
-    #[inline]
-    fn refill(&mut self) {
-        self.buf = self.noise.next_u64();
-        self.avail = 64;
-    }
-
-    #[inline]
-    fn consume(&mut self, k: u32) {
-        self.buf = self.buf.checked_shl(k).unwrap_or(0);
-        self.avail -= k;
-    }
-
-    /// The next `k ≤ 64` bits as an integer (first bit most significant).
-    fn take(&mut self, k: u32) -> u64 {
-        if k == 0 {
-            return 0;
-        }
-        if self.avail >= k {
-            let v = self.buf >> (64 - k);
-            self.consume(k);
-            return v;
-        }
-        let have = self.avail;
-        let hi = if have == 0 {
-            0
-        } else {
-            self.buf >> (64 - have)
-        };
-        self.refill();
-        let rest = k - have;
-        let lo = self.buf >> (64 - rest);
-        self.consume(rest);
-        (hi.checked_shl(rest).unwrap_or(0)) | lo
-    }
-
-    /// One exact Bernoulli(q) coin (see the module doc).
-    #[inline]
-    fn coin(&mut self, zeros: u32, mantissa: u64) -> bool {
-        // U's first `zeros` bits must all be 0 (q's are); the first 1 bit means U > q.
-        let mut need = zeros;
-        while need > 0 {
-            if self.avail == 0 {
-                self.refill();
-            }
-            let k = need.min(self.avail);
-            let lz = self.buf.leading_zeros();
-            if lz < k {
-                self.consume(lz + 1);
-                return false;
-            }
-            self.consume(k);
-            need -= k;
-        }
-        // Next 53 bits against q's 53 significant bits; on equality every remaining bit of q is
-        // 0, so U ≥ q (U = q has probability 0): not selected.
-        self.take(53) < mantissa
-    }
+    /// `None` when q = 1 (every row).
+    skips: Option<GeometricSkips>,
 }
 
 impl PoissonSampler {
@@ -100,18 +32,12 @@ impl PoissonSampler {
                 format!("must be in (0, 1] (and not subnormal), got {q}"),
             ));
         }
-        if q == 1.0 {
-            return Ok(PoissonSampler {
-                q,
-                zeros: 0,
-                mantissa: 0,
-            });
-        }
-        let bits = q.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i64 - 1023; // q = 1.m × 2^exp, exp ≤ −1
-        let zeros = (-exp - 1) as u32;
-        let mantissa = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
-        Ok(PoissonSampler { q, zeros, mantissa })
+        let skips = if q == 1.0 {
+            None
+        } else {
+            Some(GeometricSkips::new(q)?)
+        };
+        Ok(PoissonSampler { q, skips })
     }
 
     pub fn rate(&self) -> f64 {
@@ -121,18 +47,21 @@ impl PoissonSampler {
     /// Fills `out` with the selected indices of `0..n`, in increasing order.
     pub fn sample_into(&self, noise: &mut Noise, n: usize, out: &mut Vec<usize>) {
         out.clear();
-        if self.q == 1.0 {
+        let Some(skips) = &self.skips else {
             out.extend(0..n);
             return;
-        }
-        let mut bits = Bits {
-            noise,
-            buf: 0,
-            avail: 0,
         };
-        for i in 0..n {
-            if bits.coin(self.zeros, self.mantissa) {
-                out.push(i);
+        if n == 0 {
+            return;
+        }
+        let mut bits = BitStream::new(noise);
+        let n = n as u64;
+        let mut next = 0u64; // the first row not yet decided
+        while let Some(g) = skips.skip(&mut bits, n - next) {
+            out.push((next + g) as usize);
+            next += g + 1;
+            if next == n {
+                break;
             }
         }
     }
@@ -156,10 +85,10 @@ mod tests {
     }
 
     #[test]
-    fn inclusion_frequency_matches_q() {
+    fn total_inclusion_frequency_matches_q() {
         let mut noise = Noise::seeded(42);
-        // Rates with short and long expansions, many and few leading zeros, a dyadic rate
-        // (the equality branch), and q near 1.
+        // Rates with short and long expansions, many and few leading zeros, a dyadic rate, q near
+        // 1, and a tiny rate (blocks of 4,096 rows mostly skipped whole).
         for q in [
             1.0 / 89.0,
             0.75,
@@ -170,14 +99,39 @@ mod tests {
             2f64.powi(-40) * 3.0,
         ] {
             let s = PoissonSampler::new(q).unwrap();
-            let n = 400_000;
-            let mut total = 0;
-            for _ in 0..5 {
-                total += s.sample(&mut noise, n).len();
-            }
-            // 5 standard errors of a binomial count: false alarm rate below 1e-6 per rate.
-            let z = z_score(total, 5 * n, q);
+            let (n, reps) = (1_000_000, 50);
+            let total: usize = (0..reps).map(|_| s.sample(&mut noise, n).len()).sum();
+            // Binomial(5·10⁷, q) count, 5 standard errors: false alarm rate below 10⁻⁶ per rate.
+            // Power at q = 1/89: a sampler whose rate is off by 1% (shift 5,618, SE 746) is
+            // outside 5 SE with probability Φ(7.5 − 5) ≈ 0.994.
+            let z = z_score(total, reps * n, q);
             assert!(z.abs() < 5.0, "q = {q}: {total} selected, z = {z}");
+        }
+    }
+
+    #[test]
+    fn every_position_is_included_with_probability_q() {
+        // 100,000 samples of 200 rows: per-position counts are independent Binomial(10⁵, q) under
+        // the exact law, so Pearson's Σ (c_i − Rq)²/(Rq(1−q)) is ≈ χ²₂₀₀, whose 1 − 10⁻⁶
+        // quantile is 310 (Wilson–Hilferty). Power: one position (say the first or the last, where
+        // a skip sampler can go wrong) with inclusion probability off by 50% adds ≈ 285 to a
+        // statistic of mean 200 (at q = 1/89) and is detected with probability > 0.99.
+        for (q, seed) in [(1.0 / 89.0, 3u64), (0.3, 4)] {
+            let s = PoissonSampler::new(q).unwrap();
+            let mut noise = Noise::seeded(seed);
+            let (n, reps) = (200usize, 100_000usize);
+            let mut counts = vec![0u64; n];
+            let mut batch = Vec::new();
+            for _ in 0..reps {
+                s.sample_into(&mut noise, n, &mut batch);
+                for &i in &batch {
+                    counts[i] += 1;
+                }
+            }
+            let e = reps as f64 * q;
+            let v = e * (1.0 - q);
+            let chi2: f64 = counts.iter().map(|&c| (c as f64 - e).powi(2) / v).sum();
+            assert!(chi2 < 310.0, "q = {q}: χ² = {chi2} over 200 positions");
         }
     }
 
@@ -205,6 +159,12 @@ mod tests {
         assert_eq!(
             PoissonSampler::new(1.0).unwrap().sample(&mut noise, 5),
             vec![0, 1, 2, 3, 4]
+        );
+        assert!(
+            PoissonSampler::new(0.5)
+                .unwrap()
+                .sample(&mut noise, 0)
+                .is_empty()
         );
         for bad in [0.0, -0.1, 1.5, f64::NAN, 1e-310] {
             assert!(PoissonSampler::new(bad).is_err(), "{bad}");

@@ -118,3 +118,32 @@ fn per_step_noise_has_standard_deviation_z_times_clip() {
     run.add_noise(&mut noise, &mut sum).unwrap();
     assert!(run.add_noise(&mut noise, &mut sum).is_err());
 }
+
+#[test]
+fn non_finite_and_out_of_range_features_are_refused_before_any_charge() {
+    let (x, y) = gaussian_blobs(200, 3, 2, 3.0, 4);
+    for (bad, what) in [
+        (f64::NAN, "NaN"),
+        (f64::INFINITY, "inf"),
+        (1e39, "beyond f32"),
+    ] {
+        let mut x = x.clone();
+        x[[17, 2]] = bad;
+        let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        let err = fit_dp_sgd(
+            &cfg(1.0, Accountant::Rdp),
+            x.view(),
+            &y,
+            2,
+            &mut ledger,
+            &mut Noise::seeded(1),
+        )
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("17") && msg.contains('2'),
+            "{what}: the error names row 17, column 2: {msg}"
+        );
+        assert!(ledger.entries().is_empty(), "{what}: charged");
+    }
+}

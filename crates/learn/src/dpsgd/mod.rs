@@ -5,15 +5,21 @@
 //! Schedule (Opacus's `DataLoader` with `poisson_sampling=True`): K = ⌈N/B⌉ steps per epoch for
 //! the expected batch size B, sampling rate q = 1/K, T = epochs·K steps. Each step:
 //!
-//! 1. Poisson sample: each example independently with probability q ([`crate::sampling`],
-//!    coins from the privacy crate's [`Noise`]); the batch may be empty.
-//! 2. Per-example gradients of the cross-entropy, all at once ([`nets`]), each clipped to ℓ2
-//!    norm C: g_i · min(1, C/(‖g_i‖ + 10⁻⁶)); summed.
+//! 1. Poisson sample: each example independently with probability q ([`crate::sampling`]:
+//!    exact geometric skips from the privacy crate's [`Noise`], O(qN) per step); the batch may
+//!    be empty.
+//! 2. Per-example gradients of the cross-entropy, each clipped to ℓ2 norm C:
+//!    g_i · min(1, C/(‖g_i‖(1 + 2^−30) + 10⁻⁶)), summed, from `f32` copies of the features with
+//!    `f64` arithmetic (`nets`, `kernels`, `compact`: closed-form norms, no per-example gradient
+//!    matrix, SIMD chosen at run time).
 //! 3. Noise N(0, (zC)²) on every coordinate of the sum, drawn by the privacy crate's
 //!    [`SubsampledGaussianRun`], which charged the whole run (q, z, T, accountant) to the ledger
 //!    before the first step and refuses step T + 1.
 //! 4. θ ← θ − η · (noisy sum) / (qN): division by the *expected* batch size, not the drawn one
 //!    (the drawn size is data-dependent).
+//!
+//! Batches and noise do not depend on the data, so producer threads draw them ahead while the
+//! caller's thread computes the sums (`pipeline`); the result is the same as on one thread.
 //!
 //! The noise multiplier z is the smallest meeting the target (ε, δ) under the chosen accountant
 //! (`sgm_noise_multiplier`; RDP, PRV or GDP, spec 003 §2.4), or a given z whose cost the ledger
@@ -25,19 +31,23 @@
 //! replace-one neighbours (sensitivity 2C: twice the add/remove multiplier,
 //! `sgm_effective_noise_multiplier`).
 
+mod compact;
+mod kernels;
 pub(crate) mod nets;
+mod pipeline;
 
 use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
-use crate::sampling::PoissonSampler;
 use crate::validate::{at_least, check_classification, check_predict_input, positive};
+use compact::CompactRows;
 use dpfair_privacy::accounting::{
     Accountant, sgm_effective_noise_multiplier, sgm_noise_multiplier,
 };
-use dpfair_privacy::mechanisms::SubsampledGaussianRun;
+use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
-use nets::{LogisticNet, MlpNet, Net, Rows, mlp_layers};
+use nets::{LogisticNet, MlpNet, mlp_layers};
+use pipeline::{NoiseStep, Schedule, train};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -189,46 +199,20 @@ impl MlpModel {
     }
 }
 
-/// The noise step of DP-SGD: the only place a step's sum becomes releasable.
-pub(crate) trait NoiseStep {
-    fn perturb(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()>;
-}
-
 impl NoiseStep for SubsampledGaussianRun {
-    fn perturb(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()> {
-        Ok(self.add_noise(noise, sum)?)
-    }
-}
+    type Draw = StepNoise;
 
-/// Plain SGD on the noisy clipped sums (step 4 of the module doc), for `steps` steps.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn train(
-    net: &mut dyn Net,
-    params: &mut [f64],
-    n: usize,
-    q: f64,
-    steps: u64,
-    learning_rate: f64,
-    clip: f64,
-    step: &mut dyn NoiseStep,
-    noise: &mut Noise,
-) -> Result<()> {
-    debug_assert_eq!(params.len(), net.n_params());
-    let sampler = PoissonSampler::new(q)?;
-    let expected = q * n as f64;
-    let mut batch = Vec::with_capacity((expected * 1.5) as usize + 16);
-    let mut sum = vec![0.0; params.len()];
-    for _ in 0..steps {
-        sampler.sample_into(noise, n, &mut batch);
-        sum.fill(0.0);
-        net.clipped_grad_sum(params, &batch, clip, &mut sum);
-        step.perturb(noise, &mut sum)?;
-        let a = learning_rate / expected;
-        for (p, g) in params.iter_mut().zip(&sum) {
-            *p -= a * g;
-        }
+    fn draw(&mut self, noise: &mut Noise, dim: usize) -> Result<StepNoise> {
+        Ok(self.draw_step_noise(noise, dim)?)
     }
-    Ok(())
+
+    fn apply(draw: StepNoise, sum: &mut [f64]) -> Result<()> {
+        Ok(draw.add_to(sum)?)
+    }
+
+    fn split_off(&mut self, steps: u64) -> Result<Self> {
+        Ok(SubsampledGaussianRun::split_off(self, steps)?)
+    }
 }
 
 /// PyTorch's `nn.Linear` initialisation, U(−1/√fan_in, 1/√fan_in) for weights and biases, for
@@ -263,8 +247,7 @@ pub fn fit_dp_sgd(
             z / sgm_effective_noise_multiplier(1.0, cfg.relation)
         }
     };
-    let x = x.as_standard_layout();
-    let xs = x.as_slice().expect("standard layout");
+    let rows = CompactRows::new(x, y)?;
     let m = LogisticModel::score_rows(n_classes);
     let mut run = SubsampledGaussianRun::start_for(
         cfg.relation,
@@ -276,44 +259,27 @@ pub fn fit_dp_sgd(
         steps,
         cfg.accountant,
     )?;
+    let schedule = Schedule {
+        n,
+        q,
+        steps,
+        learning_rate: cfg.learning_rate,
+        clip: cfg.clip,
+    };
     let model = match cfg.architecture {
         Architecture::Logistic => {
             let mut params = Vec::new();
             init_layer(noise, m, d, &mut params);
-            let mut net = LogisticNet::new(Rows::new(xs, d, y), m);
-            train(
-                &mut net,
-                &mut params,
-                n,
-                q,
-                steps,
-                cfg.learning_rate,
-                cfg.clip,
-                &mut run,
-                noise,
-            )?;
+            let mut net = LogisticNet::new(rows, m);
+            train(&mut net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Logistic(LogisticModel::from_params(n_classes, d, &params, None))
         }
         Architecture::Mlp { hidden } => {
             let mut params = Vec::new();
             init_layer(noise, hidden, d, &mut params);
             init_layer(noise, m, hidden, &mut params);
-            let mut net = MlpNet {
-                rows: Rows::new(xs, d, y),
-                h: hidden,
-                m,
-            };
-            train(
-                &mut net,
-                &mut params,
-                n,
-                q,
-                steps,
-                cfg.learning_rate,
-                cfg.clip,
-                &mut run,
-                noise,
-            )?;
+            let mut net = MlpNet { rows, h: hidden, m };
+            train(&mut net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Mlp(MlpModel::from_params(n_classes, d, hidden, &params))
         }
     };
@@ -327,15 +293,27 @@ pub fn fit_dp_sgd(
     })
 }
 
-/// Noise-free DP-SGD (clipping and sampling only), for tests of everything but the noise.
+/// Noise-free DP-SGD (clipping and sampling only), for tests of everything but the noise; counts
+/// the steps drawn by it and by the handles split off it.
 #[cfg(test)]
-pub(crate) struct NoNoise(pub u64);
+#[derive(Default)]
+pub(crate) struct NoNoise(pub std::sync::Arc<std::sync::atomic::AtomicU64>);
 
 #[cfg(test)]
 impl NoiseStep for NoNoise {
-    fn perturb(&mut self, _: &mut Noise, _: &mut [f64]) -> Result<()> {
-        self.0 += 1;
+    type Draw = ();
+
+    fn draw(&mut self, _: &mut Noise, _: usize) -> Result<()> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    fn apply(_: (), _: &mut [f64]) -> Result<()> {
+        Ok(())
+    }
+
+    fn split_off(&mut self, _: u64) -> Result<Self> {
+        Ok(NoNoise(self.0.clone()))
     }
 }
 
@@ -364,54 +342,42 @@ mod tests {
             (3, Architecture::Mlp { hidden: 8 }),
         ] {
             let (x, y) = blobs(600, 5, k, 3.0, 9);
-            let xs = x.as_slice().unwrap();
             let m = LogisticModel::score_rows(k);
             let mut noise = Noise::seeded(4);
             let (q, _, steps) = schedule(600, 64, 20).unwrap();
-            let mut step = NoNoise(0);
+            let plan = Schedule {
+                n: 600,
+                q,
+                steps,
+                learning_rate: 0.5,
+                clip: 1.0,
+            };
+            let mut step = NoNoise::default();
             let mut params = Vec::new();
             let model = match arch {
                 Architecture::Logistic => {
                     init_layer(&mut noise, m, 5, &mut params);
-                    let mut net = LogisticNet::new(Rows::new(xs, 5, &y), m);
-                    train(
-                        &mut net,
-                        &mut params,
-                        600,
-                        q,
-                        steps,
-                        0.5,
-                        1.0,
-                        &mut step,
-                        &mut noise,
-                    )
-                    .unwrap();
+                    let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
+                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
                     crate::Classifier::Logistic(LogisticModel::from_params(k, 5, &params, None))
                 }
                 Architecture::Mlp { hidden } => {
                     init_layer(&mut noise, hidden, 5, &mut params);
                     init_layer(&mut noise, m, hidden, &mut params);
                     let mut net = MlpNet {
-                        rows: Rows::new(xs, 5, &y),
+                        rows: CompactRows::new(x.view(), &y).unwrap(),
                         h: hidden,
                         m,
                     };
-                    train(
-                        &mut net,
-                        &mut params,
-                        600,
-                        q,
-                        steps,
-                        0.5,
-                        1.0,
-                        &mut step,
-                        &mut noise,
-                    )
-                    .unwrap();
+                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
                     crate::Classifier::Mlp(MlpModel::from_params(k, 5, hidden, &params))
                 }
             };
-            assert_eq!(step.0, steps, "one noise step per SGD step");
+            assert_eq!(
+                step.0.load(std::sync::atomic::Ordering::Relaxed),
+                steps,
+                "one noise step per SGD step"
+            );
             let acc =
                 |pred: Vec<u32>| pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / 600.0;
             let got = acc(model.predict(x.view()).unwrap());
@@ -423,6 +389,82 @@ mod tests {
                 got >= want - 0.03,
                 "{k} classes, {arch:?}: accuracy {got} vs {want}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+    use crate::testutil::blobs;
+    use pipeline::train_on;
+
+    fn run(ledger: &mut Ledger, q: f64, steps: u64) -> SubsampledGaussianRun {
+        SubsampledGaussianRun::start(ledger, "t", q, 1.0, 1.0, steps, Accountant::Rdp).unwrap()
+    }
+
+    #[test]
+    fn one_and_three_threads_train_the_same_model() {
+        let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
+        let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
+        let fit = |threads: bool| {
+            let mut ledger =
+                Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+            let mut r = run(&mut ledger, q, steps);
+            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
+            let mut params = vec![0.0; 3 * 7];
+            let mut noise = Noise::seeded(5);
+            train_on(
+                threads,
+                &mut net,
+                &mut params,
+                &Schedule {
+                    n: 2_000,
+                    q,
+                    steps,
+                    learning_rate: 0.5,
+                    clip: 1.0,
+                },
+                &mut r,
+                &mut noise,
+            )
+            .unwrap();
+            // The caller's handle drew the even steps; a split-off handle drew the odd ones.
+            assert_eq!(r.steps_done(), steps - steps / 2);
+            params
+        };
+        let one = fit(false);
+        assert_eq!(fit(true), one);
+        assert!(one.iter().any(|&p| p != 0.0));
+    }
+
+    #[test]
+    fn a_refused_step_stops_every_thread_with_the_error() {
+        let (x, y) = blobs(500, 3, 2, 2.0, 4);
+        for threads in [false, true] {
+            let mut ledger =
+                Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+            // Charged for 20 steps, asked for 30: the odd steps' handle takes 15, the even
+            // steps' handle keeps 5 and refuses its sixth step.
+            let mut r = run(&mut ledger, 0.1, 20);
+            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
+            let mut params = vec![0.0; 4];
+            let err = train_on(
+                threads,
+                &mut net,
+                &mut params,
+                &Schedule {
+                    n: 500,
+                    q: 0.1,
+                    steps: 30,
+                    learning_rate: 0.5,
+                    clip: 1.0,
+                },
+                &mut r,
+                &mut Noise::seeded(1),
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("step 6 is refused"), "{err}");
         }
     }
 }
@@ -454,17 +496,20 @@ mod audit_tests {
             y.push(1);
         }
         let n = y.len();
-        let mut net = LogisticNet::new(Rows::new(&x, 2, &y), 1);
+        let x = ndarray::ArrayView2::from_shape((n, 2), &x[..]).unwrap();
+        let mut net = LogisticNet::new(CompactRows::new(x, &y).unwrap(), 1);
         let mut params = vec![0.0; 3];
         // Learning rate q·n makes the update exactly −(noisy sum).
         train(
             &mut net,
             &mut params,
-            n,
-            q,
-            1,
-            q * n as f64,
-            net_clip,
+            &Schedule {
+                n,
+                q,
+                steps: 1,
+                learning_rate: q * n as f64,
+                clip: net_clip,
+            },
             run,
             noise,
         )

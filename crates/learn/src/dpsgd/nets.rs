@@ -1,23 +1,36 @@
 //! The models DP-SGD trains, each with a vectorised "sum of clipped per-example gradients" over a
 //! batch (no per-example model copies) and a per-example reference used by the tests.
 //!
-//! Clipping is Opacus's flat clipping: g_i ← g_i · min(1, C / (‖g_i‖₂ + 10⁻⁶)) (spec 003 §2.3).
+//! Clipping is Opacus's flat clipping: g_i ← g_i · min(1, C / (‖g_i‖₂ + 10⁻⁶)) (spec 003 §2.3),
+//! with a relative margin of 2^−30 on the computed norm so that the bound holds in floating point
+//! ([`clip_factor`]). Features are the `f32` rows of [`CompactRows`]; all arithmetic is `f64`.
 //! Both models are built from linear layers, whose per-example gradient is an outer product
 //! δ_i ⊗ [a_i; 1]; its norm is ‖δ_i‖·‖[a_i; 1]‖, so the norms need no materialised gradients and
 //! the clipped sum is Σ_i c_i δ_i ⊗ [a_i; 1], a matrix product for the MLP and a fused
 //! dot-and-axpy pass over the rows for logistic regression.
 
+use super::compact::CompactRows;
+use super::kernels::{Isa, LogisticBatch, logistic_clipped_sum};
 #[cfg(test)]
-use crate::linalg::softplus;
-use crate::linalg::{axpy, dot, sigmoid, softmax_in_place};
+use crate::linalg::{dot, softplus};
+use crate::linalg::{sigmoid, softmax_in_place};
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 /// Opacus's guard in the clipping factor.
 pub(crate) const CLIP_EPS: f64 = 1e-6;
 
+/// Relative safety margin on a computed norm: the clip factor divides by N·(1 + 2^−30) rather
+/// than N, so that the clipped vector actually added to the sum has ℓ2 norm ≤ C in floating
+/// point. The computed N is ‖g‖ up to a relative error ≤ (d + 4)·2^−53 (a sum of d + 1 squares in
+/// `f64`, a square root and a product), the factor and the products c·r·x̃_j add three more
+/// roundings; 2^−30 covers all of them for every d < 2^20.
+const NORM_MARGIN: f64 = 1.0 + 1.0 / (1u64 << 30) as f64;
+
+/// The clip factor min(1, C/(N·(1 + 2^−30) + 10⁻⁶)) for a per-example gradient of computed
+/// norm N (Opacus's factor, with the margin of [`NORM_MARGIN`]).
 #[inline]
 pub(crate) fn clip_factor(clip: f64, norm: f64) -> f64 {
-    (clip / (norm + CLIP_EPS)).min(1.0)
+    (clip / (norm * NORM_MARGIN + CLIP_EPS)).min(1.0)
 }
 
 /// A differentiable classifier on a fixed training set.
@@ -33,64 +46,50 @@ pub(crate) trait Net {
     fn example_loss(&self, params: &[f64], i: usize) -> f64;
 }
 
-/// The training rows in row-major order with ‖[x_i; 1]‖₂, computed once.
-pub(crate) struct Rows<'a> {
-    pub x: &'a [f64],
-    pub d: usize,
-    pub y: &'a [u32],
-    /// ‖[x_i; 1]‖₂ per row.
-    pub aug_norm: Vec<f64>,
-}
-
-impl<'a> Rows<'a> {
-    pub fn new(x: &'a [f64], d: usize, y: &'a [u32]) -> Self {
-        let aug_norm = x
-            .chunks_exact(d)
-            .map(|r| (dot(r, r) + 1.0).sqrt())
-            .collect();
-        Rows { x, d, y, aug_norm }
-    }
-
-    #[inline]
-    pub fn row(&self, i: usize) -> &'a [f64] {
-        &self.x[i * self.d..(i + 1) * self.d]
-    }
+/// Row i's first d stored values, in `f64`.
+fn row_f64<'r>(rows: &'r CompactRows<'_>, i: usize) -> impl Iterator<Item = f64> + 'r {
+    rows.row(i)[..rows.d].iter().map(|&v| f64::from(v))
 }
 
 /// Logistic regression on the flat layout of [`crate::LogisticModel`]: `m` blocks `[w (d), b]`,
-/// m = 1 (binary, sigmoid) or K (softmax). Per-example gradient (p_i − e_{y_i}) ⊗ [x_i; 1].
+/// m = 1 (binary, sigmoid) or K (softmax). Per-example gradient (p_i − e_{y_i}) ⊗ [x̃_i; 1],
+/// summed by [`logistic_clipped_sum`].
 pub(crate) struct LogisticNet<'a> {
-    pub rows: Rows<'a>,
+    pub rows: CompactRows<'a>,
     pub m: usize,
+    isa: Isa,
+    /// Weights padded to the row stride, biases, their sums, and m scratch values.
+    w: Vec<f64>,
+    b: Vec<f64>,
+    sum_w: Vec<f64>,
+    sum_b: Vec<f64>,
     scratch: Vec<f64>,
 }
 
 impl<'a> LogisticNet<'a> {
-    pub fn new(rows: Rows<'a>, m: usize) -> Self {
+    pub fn new(rows: CompactRows<'a>, m: usize) -> Self {
+        let len = m * rows.stride;
         LogisticNet {
             rows,
             m,
+            isa: Isa::detect(),
+            w: vec![0.0; len],
+            b: vec![0.0; m],
+            sum_w: vec![0.0; len],
+            sum_b: vec![0.0; m],
             scratch: vec![0.0; m],
         }
     }
 
-    /// r = p − e_y for row i, into `r` (length m).
-    #[inline]
-    fn residual(&self, params: &[f64], i: usize, r: &mut [f64]) {
+    /// Scores w_k·x̃_i + b_k for row i (reference for tests).
+    #[cfg(test)]
+    fn scores(&self, params: &[f64], i: usize) -> Vec<f64> {
         let d = self.rows.d;
-        let x = self.rows.row(i);
-        let y = self.rows.y[i];
-        if self.m == 1 {
-            let z = dot(&params[..d], x) + params[d];
-            r[0] = sigmoid(z) - f64::from(y);
-        } else {
-            for (k, rk) in r.iter_mut().enumerate() {
-                let blk = &params[k * (d + 1)..(k + 1) * (d + 1)];
-                *rk = dot(&blk[..d], x) + blk[d];
-            }
-            softmax_in_place(r);
-            r[y as usize] -= 1.0;
-        }
+        let x: Vec<f64> = row_f64(&self.rows, i).collect();
+        params
+            .chunks_exact(d + 1)
+            .map(|blk| dot(&blk[..d], &x) + blk[d])
+            .collect()
     }
 }
 
@@ -100,32 +99,46 @@ impl Net for LogisticNet<'_> {
     }
 
     fn clipped_grad_sum(&mut self, params: &[f64], batch: &[usize], clip: f64, sum: &mut [f64]) {
-        let d = self.rows.d;
-        let mut r = std::mem::take(&mut self.scratch);
-        for &i in batch {
-            self.residual(params, i, &mut r);
-            let rn = if self.m == 1 {
-                r[0].abs()
-            } else {
-                dot(&r, &r).sqrt()
-            };
-            let c = clip_factor(clip, rn * self.rows.aug_norm[i]);
-            let x = self.rows.row(i);
-            for (k, rk) in r.iter().enumerate() {
-                let a = c * rk;
-                let blk = &mut sum[k * (d + 1)..(k + 1) * (d + 1)];
-                axpy(a, x, &mut blk[..d]);
-                blk[d] += a;
-            }
+        let (d, stride) = (self.rows.d, self.rows.stride);
+        for (k, blk) in params.chunks_exact(d + 1).enumerate() {
+            self.w[k * stride..k * stride + d].copy_from_slice(&blk[..d]);
+            self.b[k] = blk[d];
         }
-        self.scratch = r;
+        self.sum_w.fill(0.0);
+        self.sum_b.fill(0.0);
+        let lb = LogisticBatch {
+            rows: &self.rows,
+            w: &self.w,
+            b: &self.b,
+            clip,
+        };
+        logistic_clipped_sum(
+            self.isa,
+            &lb,
+            batch,
+            &mut self.sum_w,
+            &mut self.sum_b,
+            &mut self.scratch,
+        );
+        for (k, blk) in sum.chunks_exact_mut(d + 1).enumerate() {
+            for (s, g) in blk[..d].iter_mut().zip(&self.sum_w[k * stride..]) {
+                *s += g;
+            }
+            blk[d] += self.sum_b[k];
+        }
     }
 
     #[cfg(test)]
     fn example_grad(&self, params: &[f64], i: usize) -> Vec<f64> {
-        let mut r = vec![0.0; self.m];
-        self.residual(params, i, &mut r);
-        let x = self.rows.row(i);
+        let mut r = self.scores(params, i);
+        let y = self.rows.y[i] as usize;
+        if self.m == 1 {
+            r[0] = sigmoid(r[0]) - y as f64;
+        } else {
+            softmax_in_place(&mut r);
+            r[y] -= 1.0;
+        }
+        let x: Vec<f64> = row_f64(&self.rows, i).collect();
         r.iter()
             .flat_map(|rk| x.iter().map(move |xj| rk * xj).chain(std::iter::once(*rk)))
             .collect()
@@ -133,13 +146,8 @@ impl Net for LogisticNet<'_> {
 
     #[cfg(test)]
     fn example_loss(&self, params: &[f64], i: usize) -> f64 {
-        let d = self.rows.d;
-        let x = self.rows.row(i);
+        let mut z = self.scores(params, i);
         let y = self.rows.y[i] as usize;
-        let mut z: Vec<f64> = params
-            .chunks_exact(d + 1)
-            .map(|blk| dot(&blk[..d], x) + blk[d])
-            .collect();
         if self.m == 1 {
             softplus(z[0]) - y as f64 * z[0]
         } else {
@@ -152,7 +160,7 @@ impl Net for LogisticNet<'_> {
 /// One hidden layer of `h` ReLU units, then a sigmoid (binary) or softmax output:
 /// params = W₁ (h blocks `[w (d), b]`) then W₂ (m blocks `[w (h), b]`).
 pub(crate) struct MlpNet<'a> {
-    pub rows: Rows<'a>,
+    pub rows: CompactRows<'a>,
     pub h: usize,
     pub m: usize,
 }
@@ -203,9 +211,9 @@ impl MlpNet<'_> {
         let (l1, l2) = mlp_layers(params, d, self.h, self.m);
         let mut xb = Array2::zeros((batch.len(), d));
         for (mut row, &i) in xb.rows_mut().into_iter().zip(batch) {
-            row.as_slice_mut()
-                .expect("fresh array")
-                .copy_from_slice(self.rows.row(i));
+            for (o, v) in row.iter_mut().zip(row_f64(&self.rows, i)) {
+                *o = v;
+            }
         }
         let pre = affine(xb.view(), l1);
         let hid = pre.mapv(|v| v.max(0.0));
@@ -270,7 +278,8 @@ impl Net for MlpNet<'_> {
     fn example_loss(&self, params: &[f64], i: usize) -> f64 {
         let d = self.rows.d;
         let (l1, l2) = mlp_layers(params, d, self.h, self.m);
-        let x = ArrayView2::from_shape((1, d), self.rows.row(i)).expect("row");
+        let xi: Vec<f64> = row_f64(&self.rows, i).collect();
+        let x = ArrayView2::from_shape((1, d), &xi[..]).expect("row");
         let hid = affine(x, l1).mapv(|v| v.max(0.0));
         let z: ndarray::Array1<f64> = affine(hid.view(), l2).row(0).to_owned();
         let y = self.rows.y[i] as usize;
@@ -343,17 +352,74 @@ mod tests {
     fn per_example_gradients_match_finite_differences_and_clip_correctly() {
         for k in [2usize, 3] {
             let (x, y) = blobs(12, 4, k, 1.0, 3);
-            let xs = x.as_slice().unwrap();
             let m = if k == 2 { 1 } else { k };
-            check_net(&mut LogisticNet::new(Rows::new(xs, 4, &y), m), "logistic");
+            let rows = || CompactRows::new(x.view(), &y).unwrap();
+            check_net(&mut LogisticNet::new(rows(), m), "logistic");
             check_net(
                 &mut MlpNet {
-                    rows: Rows::new(xs, 4, &y),
+                    rows: rows(),
                     h: 5,
                     m,
                 },
                 "mlp",
             );
+        }
+    }
+
+    /// Adversarial rows: per-coordinate magnitudes from 10⁻³⁰ to the largest `f32`, random signs,
+    /// rows of nothing but `f32::MAX`, and tiny rows. Every clipped per-example gradient, summed
+    /// alone, must have ℓ2 norm ≤ C as computed in `f64` (the computed norm is within
+    /// (d + 2)·2^−53 of the true one, far inside the 2^−30 margin, so a true norm ≤ C(1 − 2^−31)
+    /// passes and a clip that overshoots by more than that fails).
+    #[test]
+    fn clipped_gradients_stay_within_the_clip_for_huge_rows() {
+        use dpfair_privacy::Noise;
+        use rand::Rng;
+        let mut rng = Noise::seeded(12);
+        let (n, d) = (600usize, 37usize);
+        let mut x = ndarray::Array2::<f64>::zeros((n, d));
+        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+            for v in row.iter_mut() {
+                let e = -30.0 + 68.5 * (rng.next_u32() as f64 / u32::MAX as f64);
+                let sign = if rng.next_u32() & 1 == 0 { 1.0 } else { -1.0 };
+                *v = sign * 10f64.powf(e).min(f64::from(f32::MAX));
+                if i % 50 == 0 {
+                    *v = f64::from(f32::MAX);
+                }
+                if i % 50 == 1 {
+                    *v *= 1e-30;
+                }
+            }
+        }
+        for k in [2usize, 3] {
+            let y: Vec<u32> = (0..n as u32).map(|i| i % k as u32).collect();
+            let m = if k == 2 { 1 } else { k };
+            let rows = || CompactRows::new(x.view(), &y).unwrap();
+            let mut logistic = LogisticNet::new(rows(), m);
+            let mut mlp = MlpNet {
+                rows: rows(),
+                h: 5,
+                m,
+            };
+            let nets: [(&mut dyn Net, &str); 2] = [(&mut logistic, "logistic"), (&mut mlp, "mlp")];
+            for (net, label) in nets {
+                let p = params(net.n_params(), 1.5);
+                for clip in [1e-3, 1.5, 1e3] {
+                    let mut worst = 0.0f64;
+                    for i in 0..n {
+                        let mut sum = vec![0.0; net.n_params()];
+                        net.clipped_grad_sum(&p, &[i], clip, &mut sum);
+                        let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
+                        assert!(
+                            norm <= clip,
+                            "{label}, {k} classes, row {i}: {norm} > {clip}"
+                        );
+                        worst = worst.max(norm / clip);
+                    }
+                    // The clip binds on these rows: the largest contribution is at the bound.
+                    assert!(worst > 0.999, "{label}: largest ‖g‖/C = {worst}");
+                }
+            }
         }
     }
 }

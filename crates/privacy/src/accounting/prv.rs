@@ -26,8 +26,8 @@
 //!    `S₀ − e^ε S₁` between grid points).
 //!
 //! Coupling argument (the idea of Gopi et al., Thm 5.5, here with a Hoeffding bound that needs no
-//! smoothness): write `Yᵢ = Ỹᵢ + Dᵢ` on the cells, |Dᵢ| ≤ h/2, E[Dᵢ] = m̄ (computed exactly by
-//! Gauss–Legendre quadrature of E[Y] over the gridded range). Outside the cells `Yᵢ ≤ Ỹᵢ`. By
+//! smoothness): write `Yᵢ = Ỹᵢ + Dᵢ` on the cells, |Dᵢ| ≤ h/2, E\[Dᵢ\] = m̄ (computed exactly by
+//! Gauss–Legendre quadrature of E\[Y\] over the gridded range). Outside the cells `Yᵢ ≤ Ỹᵢ`. By
 //! Hoeffding, `ΣDᵢ ≤ T m̄ + t` except with probability η = 10⁻³δ, where `t = h √(T ln(1/η) / 2)`.
 //! Since `(1 − e^{ε−y})₊` is increasing in y and bounded by 1,
 //! `δ_true(ε) ≤ δ̃(ε − T m̄ − t) + P_out + η`, hence the certified

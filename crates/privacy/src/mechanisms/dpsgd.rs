@@ -9,11 +9,12 @@
 //! dp_accounting certify; [`SubsampledGaussianRun::start_for`] with `Relation::Substitution`
 //! charges the conversion (sensitivity 2C, i.e. the accountant at z/2) and records it.
 
-use super::{add_gaussian, entry, positive, to_lattice};
+use super::{add_gaussian, entry, noisy_value, positive, to_lattice};
 use crate::Noise;
 use crate::accounting::{self, Accountant};
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
+use crate::samplers::discrete_gaussian_small;
 use crate::samplers::lattice::{Lattice, Norm};
 
 /// A DP-SGD run whose privacy cost was charged up front; hands out the noise of each step.
@@ -124,6 +125,57 @@ impl SubsampledGaussianRun {
     /// so the noise multiplier charged at [`SubsampledGaussianRun::start`] holds exactly. Refuses
     /// step T + 1 and non-finite sums (leaving `sum` untouched).
     pub fn add_noise(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()> {
+        self.check_step()?;
+        let (lattice, sigma_steps) = self.plan(sum.len())?;
+        let steps = to_lattice(&lattice, sum)?;
+        let noisy = add_gaussian(noise, &lattice, &steps, sigma_steps)?;
+        sum.copy_from_slice(&noisy);
+        self.done += 1;
+        Ok(())
+    }
+
+    /// The noise of the next step for a sum of `dim` coordinates, drawn before the sum exists
+    /// (it does not depend on the data), e.g. on another thread while the gradients are
+    /// computed. Counts as the step: refuses step T + 1. [`StepNoise::add_to`] releases the sum
+    /// with it exactly as [`SubsampledGaussianRun::add_noise`] would (same lattice, same σ, same
+    /// random draws in the same order).
+    pub fn draw_step_noise(&mut self, noise: &mut Noise, dim: usize) -> Result<StepNoise> {
+        self.check_step()?;
+        let (lattice, sigma_steps) = self.plan(dim)?;
+        let draws = (0..dim)
+            .map(|_| discrete_gaussian_small(noise, sigma_steps))
+            .collect::<Result<Vec<_>>>()?;
+        self.done += 1;
+        Ok(StepNoise { lattice, draws })
+    }
+
+    /// Moves `steps` of this run's remaining charged steps to a new handle of the same run (same
+    /// label, z, C and lattice), e.g. for a second thread drawing the noise of every other step.
+    /// Nothing is charged: between them the two handles draw at most the steps charged at
+    /// [`SubsampledGaussianRun::start`]. Refuses more steps than remain.
+    pub fn split_off(&mut self, steps: u64) -> Result<SubsampledGaussianRun> {
+        let remaining = self.steps - self.done;
+        if steps > remaining {
+            return Err(invalid(
+                "steps",
+                format!(
+                    "run `{}` has {remaining} charged steps left; {steps} cannot be split off",
+                    self.label
+                ),
+            ));
+        }
+        self.steps -= steps;
+        Ok(SubsampledGaussianRun {
+            label: self.label.clone(),
+            noise_multiplier: self.noise_multiplier,
+            clip: self.clip,
+            steps,
+            done: 0,
+            plan: self.plan,
+        })
+    }
+
+    fn check_step(&self) -> Result<()> {
         if self.done >= self.steps {
             return Err(invalid(
                 "steps",
@@ -135,23 +187,55 @@ impl SubsampledGaussianRun {
                 ),
             ));
         }
-        let d = sum.len();
-        let (lattice, sigma_steps) = match self.plan {
-            Some((dim, lattice, s)) if dim == d => (lattice, s),
-            _ => {
-                let sigma0 = self.noise_multiplier * self.clip;
-                let lattice = Lattice::for_release(self.clip, Norm::L2, d, sigma0)?;
-                let sigma =
-                    (self.noise_multiplier * lattice.effective_sensitivity(self.clip)).next_up();
-                let s = lattice.steps_ceil(sigma)?;
-                self.plan = Some((d, lattice, s));
-                (lattice, s)
-            }
-        };
-        let steps = to_lattice(&lattice, sum)?;
-        let noisy = add_gaussian(noise, &lattice, &steps, sigma_steps)?;
+        Ok(())
+    }
+
+    /// The lattice and σ in lattice steps for a sum of `d` coordinates (public parameters only),
+    /// reused while d is unchanged.
+    fn plan(&mut self, d: usize) -> Result<(Lattice, u64)> {
+        if let Some((dim, lattice, s)) = self.plan
+            && dim == d
+        {
+            return Ok((lattice, s));
+        }
+        let sigma0 = self.noise_multiplier * self.clip;
+        let lattice = Lattice::for_release(self.clip, Norm::L2, d, sigma0)?;
+        let sigma = (self.noise_multiplier * lattice.effective_sensitivity(self.clip)).next_up();
+        let s = lattice.steps_ceil(sigma)?;
+        self.plan = Some((d, lattice, s));
+        Ok((lattice, s))
+    }
+}
+
+/// One step's discrete Gaussian noise, in lattice steps, drawn ahead of its sum by
+/// [`SubsampledGaussianRun::draw_step_noise`]. Used once: [`StepNoise::add_to`] consumes it.
+#[derive(Debug)]
+pub struct StepNoise {
+    lattice: Lattice,
+    draws: Vec<i128>,
+}
+
+impl StepNoise {
+    /// Releases `sum` in place: rounds each coordinate to the lattice and adds this step's noise.
+    /// Refuses a sum of another dimension and non-finite sums (leaving `sum` untouched).
+    pub fn add_to(self, sum: &mut [f64]) -> Result<()> {
+        if sum.len() != self.draws.len() {
+            return Err(invalid(
+                "values",
+                format!(
+                    "the step noise has {} coordinates, the sum {}",
+                    self.draws.len(),
+                    sum.len()
+                ),
+            ));
+        }
+        let steps = to_lattice(&self.lattice, sum)?;
+        let noisy = steps
+            .iter()
+            .zip(&self.draws)
+            .map(|(&k, &z)| noisy_value(&self.lattice, k, z))
+            .collect::<Result<Vec<_>>>()?;
         sum.copy_from_slice(&noisy);
-        self.done += 1;
         Ok(())
     }
 }

@@ -45,7 +45,7 @@ pub use discrete::{
     RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
     private_quantile, private_range,
 };
-pub use dpsgd::SubsampledGaussianRun;
+pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;
 pub use laplace::Laplace;
 pub use local::LocalLaplace;

@@ -7,6 +7,8 @@
 //!   rational scale (Algorithm 2).
 //! * [`discrete_gaussian`] / [`discrete_gaussian_small`]: P(Y = y) ∝ exp(−y²/(2σ²)) on ℤ for a
 //!   rational σ² (Algorithm 3).
+//! * [`geometric`]: exact Geometric(q) skips for an `f64` rate q (Poisson subsampling at one draw
+//!   per selected row), over the lazily read bits of [`bits`].
 //! * [`lattice`]: real-valued queries are rounded to a 2^k lattice and get integer noise in lattice
 //!   steps; the rounding is accounted for in the sensitivity.
 //! * [`simulation`]: SIMULATION-ONLY helpers (floating point; never used for a release).
@@ -16,7 +18,9 @@
 //! only uniform bits from the given source (a [`crate::Noise`] in every mechanism), through
 //! unbiased integer rejection sampling, so their laws are exact.
 
+pub mod bits;
 mod cks;
+pub mod geometric;
 pub mod lattice;
 pub mod simulation;
 mod uniform;

@@ -49,7 +49,12 @@ impl Nat for u128 {
     }
     #[inline]
     fn div_rem_(&self, d: &Self) -> (Self, Self) {
-        (self / d, self % d)
+        // The samplers mostly divide a smaller number (γ < 1): skip the 128-bit division then.
+        if self < d {
+            (0, *self)
+        } else {
+            (self / d, self % d)
+        }
     }
     #[inline]
     fn dec(&mut self) {

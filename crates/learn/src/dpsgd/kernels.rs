@@ -1,0 +1,267 @@
+//! The inner loop of logistic DP-SGD: for each row of a batch, the scores w_k·x̃_i + b_k, the
+//! residual p − e_y, the closed-form norm of the per-example gradient (p − e_y) ⊗ [x̃_i; 1],
+//! namely ‖p − e_y‖·‖[x̃_i; 1]‖ (no per-example gradient is materialised), the clip factor, and
+//! the clipped gradient added to the sum: `f32` rows, `f64` weights and `f64` accumulation.
+//!
+//! One batch loop, instantiated twice: with AVX2 intrinsics and in plain Rust; [`Isa::detect`]
+//! picks one at run time (`is_x86_feature_detected!`). Both do the same multiplications and
+//! additions in the same order (no fused multiply-add, the same reduction tree), so they compute
+//! bit-identical results (tested).
+
+use super::compact::{CompactRows, LANES};
+use super::nets::clip_factor;
+use crate::linalg::{sigmoid, softmax_in_place};
+
+/// Rows fetched ahead of use (rows of a batch are scattered over the matrix).
+const PREFETCH_AHEAD: usize = 4;
+
+/// The instruction set the kernel runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Isa {
+    Baseline,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Isa {
+    /// The widest instruction set this CPU has.
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    }
+}
+
+/// Logistic regression with `m` score rows over compact rows; weights padded to the row stride.
+pub(crate) struct LogisticBatch<'r, 'a> {
+    pub rows: &'r CompactRows<'a>,
+    /// m × stride weights (zero past d).
+    pub w: &'r [f64],
+    /// m biases.
+    pub b: &'r [f64],
+    pub clip: f64,
+}
+
+/// Adds Σ_{i ∈ batch} clip(∇ℓ_i) to `sum_w` (m × stride) and `sum_b` (m); `r` is m scratch values.
+pub(crate) fn logistic_clipped_sum(
+    isa: Isa,
+    lb: &LogisticBatch<'_, '_>,
+    batch: &[usize],
+    sum_w: &mut [f64],
+    sum_b: &mut [f64],
+    r: &mut [f64],
+) {
+    let m = lb.b.len();
+    assert!(
+        lb.w.len() == m * lb.rows.stride && sum_w.len() == lb.w.len() && sum_b.len() == m,
+        "kernel buffers match the layout"
+    );
+    assert_eq!(r.len(), m, "one scratch value per score row");
+    // SAFETY: the lane functions read and write whole chunks of `stride` values, which the
+    // assertions above and `CompactRows::row` guarantee; `Isa::detect` returned the vector
+    // variants only when the CPU has their features.
+    unsafe {
+        match isa {
+            Isa::Baseline => logistic_baseline(lb, batch, sum_w, sum_b, r),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => logistic_avx2(lb, batch, sum_w, sum_b, r),
+        }
+    }
+}
+
+/// The batch loop, instantiated once per instruction set with that set's lane functions.
+macro_rules! logistic_kernel {
+    ($(#[$attr:meta])* $name:ident, $dot:path, $axpy:path) => {
+        $(#[$attr])*
+        unsafe fn $name(
+            lb: &LogisticBatch<'_, '_>,
+            batch: &[usize],
+            sum_w: &mut [f64],
+            sum_b: &mut [f64],
+            r: &mut [f64],
+        ) {
+            let rows = lb.rows;
+            let stride = rows.stride;
+            let m = lb.b.len();
+            for (t, &i) in batch.iter().enumerate() {
+                if let Some(&ahead) = batch.get(t + PREFETCH_AHEAD) {
+                    rows.prefetch(ahead);
+                }
+                let x = rows.row(i);
+                for (k, rk) in r.iter_mut().enumerate() {
+                    // SAFETY: the caller's layout (see `logistic_clipped_sum`).
+                    *rk = unsafe { $dot(&lb.w[k * stride..(k + 1) * stride], x) } + lb.b[k];
+                }
+                let y = rows.y[i];
+                let residual_norm = if m == 1 {
+                    r[0] = sigmoid(r[0]) - f64::from(y);
+                    r[0].abs()
+                } else {
+                    softmax_in_place(r);
+                    r[y as usize] -= 1.0;
+                    r.iter().map(|v| v * v).sum::<f64>().sqrt()
+                };
+                // A non-finite residual (only possible from non-finite weights) contributes
+                // nothing.
+                if !residual_norm.is_finite() {
+                    continue;
+                }
+                let c = clip_factor(lb.clip, residual_norm * rows.aug_norm[i]);
+                for (k, &rk) in r.iter().enumerate() {
+                    let a = c * rk;
+                    // SAFETY: as above.
+                    unsafe { $axpy(a, x, &mut sum_w[k * stride..(k + 1) * stride]) };
+                    sum_b[k] += a;
+                }
+            }
+        }
+    };
+}
+
+logistic_kernel!(logistic_baseline, dot_baseline, axpy_baseline);
+#[cfg(target_arch = "x86_64")]
+logistic_kernel!(
+    #[target_feature(enable = "avx2")]
+    logistic_avx2,
+    x86::dot_avx2,
+    x86::axpy_avx2
+);
+
+/// The fixed pairwise reduction of the [`LANES`] per-lane sums (the same on every instruction set).
+#[inline(always)]
+fn reduce(mut acc: [f64; LANES]) -> f64 {
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for j in 0..width {
+            acc[j] += acc[j + width];
+        }
+    }
+    acc[0]
+}
+
+/// Σ_j w_j·x_j over whole chunks of [`LANES`] values, in `f64`, one accumulator per lane, then
+/// [`reduce`]. (`unsafe` only to share the signature of the vector versions.)
+#[inline(always)]
+unsafe fn dot_baseline(w: &[f64], x: &[f32]) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    for (wc, xc) in w.chunks_exact(LANES).zip(x.chunks_exact(LANES)) {
+        for j in 0..LANES {
+            acc[j] += wc[j] * f64::from(xc[j]);
+        }
+    }
+    reduce(acc)
+}
+
+/// y ← y + a·x over whole chunks of [`LANES`] values, in `f64`.
+#[inline(always)]
+unsafe fn axpy_baseline(a: f64, x: &[f32], y: &mut [f64]) {
+    for (yc, xc) in y.chunks_exact_mut(LANES).zip(x.chunks_exact(LANES)) {
+        for j in 0..LANES {
+            yc[j] += a * f64::from(xc[j]);
+        }
+    }
+}
+
+/// The lane functions with AVX2 (4 `f64` lanes): per lane the same multiply, then add, in the same
+/// order as the baseline, so the results are bit-identical. (AVX-512 intrinsics need Rust 1.89;
+/// the workspace supports 1.88.)
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{LANES, reduce};
+    use std::arch::x86_64::*;
+
+    /// Requires `w.len() == x.len()`, a multiple of [`LANES`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn dot_avx2(w: &[f64], x: &[f32]) -> f64 {
+        debug_assert!(w.len() == x.len() && x.len().is_multiple_of(LANES));
+        let mut acc = [_mm256_setzero_pd(); 4];
+        for c in (0..x.len()).step_by(LANES) {
+            for (q, a) in acc.iter_mut().enumerate() {
+                // SAFETY: c + 4q + 4 ≤ x.len() = w.len().
+                unsafe {
+                    let xv = _mm256_cvtps_pd(_mm_loadu_ps(x.as_ptr().add(c + 4 * q)));
+                    let wv = _mm256_loadu_pd(w.as_ptr().add(c + 4 * q));
+                    *a = _mm256_add_pd(*a, _mm256_mul_pd(wv, xv));
+                }
+            }
+        }
+        let mut lanes = [0.0f64; LANES];
+        for (q, a) in acc.iter().enumerate() {
+            // SAFETY: 4q + 4 ≤ LANES.
+            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr().add(4 * q), *a) };
+        }
+        reduce(lanes)
+    }
+
+    /// Requires `y.len() == x.len()`, a multiple of [`LANES`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn axpy_avx2(a: f64, x: &[f32], y: &mut [f64]) {
+        debug_assert!(y.len() == x.len() && x.len().is_multiple_of(LANES));
+        let av = _mm256_set1_pd(a);
+        for c in (0..x.len()).step_by(4) {
+            // SAFETY: c + 4 ≤ x.len() = y.len().
+            unsafe {
+                let xv = _mm256_cvtps_pd(_mm_loadu_ps(x.as_ptr().add(c)));
+                let p = y.as_mut_ptr().add(c);
+                _mm256_storeu_pd(p, _mm256_add_pd(_mm256_loadu_pd(p), _mm256_mul_pd(av, xv)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::blobs;
+
+    #[test]
+    fn every_instruction_set_gives_the_baseline_bits() {
+        let mut isas = vec![Isa::Baseline];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                isas.push(Isa::Avx2);
+            }
+        }
+        for k in [2usize, 4] {
+            let (x, y) = blobs(300, 37, k, 1.0, 5);
+            let rows = CompactRows::new(x.view(), &y).unwrap();
+            let m = if k == 2 { 1 } else { k };
+            let w: Vec<f64> = (0..m * rows.stride)
+                .map(|j| {
+                    if j % rows.stride < 37 {
+                        (j as f64 * 0.7).sin()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let b: Vec<f64> = (0..m).map(|j| 0.1 * j as f64).collect();
+            let lb = LogisticBatch {
+                rows: &rows,
+                w: &w,
+                b: &b,
+                clip: 0.8,
+            };
+            let batch: Vec<usize> = (0..300).filter(|i| i % 3 != 1).collect();
+            let run = |isa| {
+                let mut sw = vec![0.0; m * rows.stride];
+                let mut sb = vec![0.0; m];
+                logistic_clipped_sum(isa, &lb, &batch, &mut sw, &mut sb, &mut vec![0.0; m]);
+                (sw, sb)
+            };
+            let want = run(Isa::Baseline);
+            for &isa in &isas {
+                assert_eq!(run(isa), want, "{isa:?}, {k} classes");
+            }
+            assert!(want.0.iter().any(|&v| v != 0.0));
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The DP-SGD step loop (module doc of [`super`], steps 1–4), on one thread or on three.
+//!
+//! A step's Poisson batch and its noise depend neither on the data nor on the parameters, so
+//! they can be drawn ahead. The steps alternate between two random streams: even steps draw from
+//! the caller's [`Noise`], odd steps from a fork of it (an independent stream: another OS handle,
+//! or a ChaCha20 stream keyed from the seeded one), each with its own share of the run's charged
+//! steps ([`NoiseStep::split_off`]). With threads, one producer per stream draws (batch, noise)
+//! for its steps ahead while the caller's thread computes the clipped gradient sum of each step
+//! in turn, releases it with that step's noise and updates the parameters. Every stream is read
+//! in the same order either way, so the one-thread and threaded loops give bit-identical models
+//! for a seeded source (tested).
+
+use super::nets::Net;
+use crate::error::Result;
+use crate::sampling::PoissonSampler;
+use dpfair_privacy::Noise;
+use std::sync::mpsc;
+
+/// The noise step of DP-SGD: the only place a step's sum becomes releasable. The noise is drawn
+/// before the sum exists (`draw`) and added to it once (`apply`).
+pub(crate) trait NoiseStep: Send + Sized {
+    type Draw: Send;
+    /// The noise of the next step for a sum of `dim` coordinates.
+    fn draw(&mut self, noise: &mut Noise, dim: usize) -> Result<Self::Draw>;
+    /// Releases `sum` with `draw`.
+    fn apply(draw: Self::Draw, sum: &mut [f64]) -> Result<()>;
+    /// A handle for `steps` of this step source's remaining steps (which it gives up).
+    fn split_off(&mut self, steps: u64) -> Result<Self>;
+}
+
+/// One random stream and the noise steps drawn from it.
+struct Stream<'s, S> {
+    step: &'s mut S,
+    noise: &'s mut Noise,
+}
+
+/// Runs whose expected work (steps × expected batch) is at least this many examples use producer
+/// threads; smaller runs do not repay starting them.
+const THREADS_FROM: f64 = 20_000.0;
+/// Steps the producer may run ahead.
+const AHEAD: usize = 8;
+
+/// The plain SGD step θ ← θ − (η/(qN))·(noisy sum) (division by the expected batch size).
+struct Update {
+    rate: f64,
+}
+
+impl Update {
+    fn apply(&self, params: &mut [f64], sum: &[f64]) {
+        for (p, g) in params.iter_mut().zip(sum) {
+            *p -= self.rate * g;
+        }
+    }
+}
+
+/// The public parameters of a run: N rows, sampling rate q, T steps, learning rate η, clip C.
+#[derive(Clone, Copy)]
+pub(crate) struct Schedule {
+    pub n: usize,
+    pub q: f64,
+    pub steps: u64,
+    pub learning_rate: f64,
+    pub clip: f64,
+}
+
+impl Schedule {
+    /// Whether producer threads repay starting them for this run (and the machine has 2 cores).
+    fn threads_pay_off(&self) -> bool {
+        self.steps as f64 * self.q * self.n as f64 >= THREADS_FROM
+            && std::thread::available_parallelism().is_ok_and(|p| p.get() >= 2)
+    }
+}
+
+/// Runs the schedule's steps on `net` from `params`, with producer threads when they pay off.
+pub(crate) fn train<S: NoiseStep>(
+    net: &mut dyn Net,
+    params: &mut [f64],
+    schedule: &Schedule,
+    step: &mut S,
+    noise: &mut Noise,
+) -> Result<()> {
+    train_on(
+        schedule.threads_pay_off(),
+        net,
+        params,
+        schedule,
+        step,
+        noise,
+    )
+}
+
+/// [`train`] on one thread or with producer threads, as asked.
+pub(crate) fn train_on<S: NoiseStep>(
+    threads: bool,
+    net: &mut dyn Net,
+    params: &mut [f64],
+    schedule: &Schedule,
+    step: &mut S,
+    noise: &mut Noise,
+) -> Result<()> {
+    let Schedule {
+        n,
+        q,
+        steps,
+        learning_rate,
+        clip,
+    } = *schedule;
+    debug_assert_eq!(params.len(), net.n_params());
+    let sampler = PoissonSampler::new(q)?;
+    let update = Update {
+        rate: learning_rate / (q * n as f64),
+    };
+    let loop_ = Loop {
+        n,
+        sampler: &sampler,
+        steps,
+        update: &update,
+        clip,
+    };
+    if steps < 2 {
+        return loop_.one_thread(net, params, &mut [Stream { step, noise }]);
+    }
+    let mut odd_noise = noise.fork();
+    let mut odd_step = step.split_off(steps / 2)?;
+    let mut streams = [
+        Stream { step, noise },
+        Stream {
+            step: &mut odd_step,
+            noise: &mut odd_noise,
+        },
+    ];
+    if threads {
+        loop_.threaded(net, params, &mut streams)
+    } else {
+        loop_.one_thread(net, params, &mut streams)
+    }
+}
+
+/// The fixed parts of a run of steps; step t draws from stream t mod (number of streams).
+struct Loop<'l> {
+    n: usize,
+    sampler: &'l PoissonSampler,
+    steps: u64,
+    update: &'l Update,
+    clip: f64,
+}
+
+impl Loop<'_> {
+    fn one_thread<S: NoiseStep>(
+        &self,
+        net: &mut dyn Net,
+        params: &mut [f64],
+        streams: &mut [Stream<'_, S>],
+    ) -> Result<()> {
+        let mut batch = Vec::new();
+        let mut sum = vec![0.0; params.len()];
+        for t in 0..self.steps {
+            let s = &mut streams[(t % streams.len() as u64) as usize];
+            self.sampler.sample_into(s.noise, self.n, &mut batch);
+            let draw = s.step.draw(s.noise, sum.len())?;
+            sum.fill(0.0);
+            net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
+            S::apply(draw, &mut sum)?;
+            self.update.apply(params, &sum);
+        }
+        Ok(())
+    }
+
+    /// One producer thread per stream, drawing (batch, noise) for its steps up to [`AHEAD`]
+    /// steps ahead; this thread consumes the steps in order (module doc).
+    fn threaded<S: NoiseStep>(
+        &self,
+        net: &mut dyn Net,
+        params: &mut [f64],
+        streams: &mut [Stream<'_, S>],
+    ) -> Result<()> {
+        let dim = params.len();
+        let k = streams.len() as u64;
+        std::thread::scope(|scope| {
+            let mut ahead = Vec::new();
+            let mut spent = Vec::new();
+            for (p, s) in streams.iter_mut().enumerate() {
+                let (ahead_tx, ahead_rx) =
+                    mpsc::sync_channel::<Result<(Vec<usize>, S::Draw)>>(AHEAD);
+                // Used batch buffers go back to their producer.
+                let (spent_tx, spent_rx) = mpsc::channel::<Vec<usize>>();
+                let own_steps = (self.steps - p as u64).div_ceil(k);
+                let (sampler, n) = (self.sampler, self.n);
+                scope.spawn(move || {
+                    for _ in 0..own_steps {
+                        let mut batch = spent_rx.try_recv().unwrap_or_default();
+                        sampler.sample_into(s.noise, n, &mut batch);
+                        let next = s.step.draw(s.noise, dim).map(|draw| (batch, draw));
+                        let failed = next.is_err();
+                        // A closed channel: the consumer stopped on an error of its own.
+                        if ahead_tx.send(next).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+                ahead.push(ahead_rx);
+                spent.push(spent_tx);
+            }
+            // `ahead` is owned by this closure: an early return drops the receivers, which
+            // stops the producers.
+            let mut sum = vec![0.0; dim];
+            for t in 0..self.steps {
+                let p = (t % k) as usize;
+                let (batch, draw) = ahead[p]
+                    .recv()
+                    .expect("each producer sends one item per step or an error")?;
+                sum.fill(0.0);
+                net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
+                S::apply(draw, &mut sum)?;
+                self.update.apply(params, &sum);
+                // A producer that has finished its steps has left: the buffer is just dropped.
+                let _ = spent[p].send(batch);
+            }
+            Ok(())
+        })
+    }
+}
