@@ -92,9 +92,9 @@ pub(crate) fn train<S: NoiseStep>(
     noise: &mut Noise,
 ) -> Result<()> {
     let threads = match threads {
-        Threads::Auto => schedule.threads_pay_off(),
-        Threads::One => false,
-        Threads::Producers => true,
+        Threads::Auto if schedule.threads_pay_off() => Threads::Producers,
+        Threads::Auto => Threads::One,
+        chosen => chosen,
     };
     let Schedule {
         n,
@@ -127,7 +127,7 @@ pub(crate) fn train<S: NoiseStep>(
             noise: &mut odd_noise,
         },
     ];
-    if threads {
+    if threads == Threads::Producers {
         loop_.threaded(net, params, &mut streams)
     } else {
         loop_.one_thread(net, params, &mut streams)
