@@ -47,7 +47,7 @@ use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
 use nets::{LogisticNet, MlpNet, mlp_layers};
-use pipeline::{NoiseStep, Schedule, train};
+use pipeline::{NoiseStep, Schedule, Threads, train};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -271,7 +271,14 @@ pub fn fit_dp_sgd(
             let mut params = Vec::new();
             init_layer(noise, m, d, &mut params);
             let mut net = LogisticNet::new(rows, m);
-            train(&mut net, &mut params, &schedule, &mut run, noise)?;
+            train(
+                Threads::Auto,
+                &mut net,
+                &mut params,
+                &schedule,
+                &mut run,
+                noise,
+            )?;
             crate::Classifier::Logistic(LogisticModel::from_params(n_classes, d, &params, None))
         }
         Architecture::Mlp { hidden } => {
@@ -279,7 +286,14 @@ pub fn fit_dp_sgd(
             init_layer(noise, hidden, d, &mut params);
             init_layer(noise, m, hidden, &mut params);
             let mut net = MlpNet { rows, h: hidden, m };
-            train(&mut net, &mut params, &schedule, &mut run, noise)?;
+            train(
+                Threads::Auto,
+                &mut net,
+                &mut params,
+                &schedule,
+                &mut run,
+                noise,
+            )?;
             crate::Classifier::Mlp(MlpModel::from_params(n_classes, d, hidden, &params))
         }
     };
@@ -358,7 +372,15 @@ mod tests {
                 Architecture::Logistic => {
                     init_layer(&mut noise, m, 5, &mut params);
                     let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
-                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
+                    train(
+                        Threads::Auto,
+                        &mut net,
+                        &mut params,
+                        &plan,
+                        &mut step,
+                        &mut noise,
+                    )
+                    .unwrap();
                     crate::Classifier::Logistic(LogisticModel::from_params(k, 5, &params, None))
                 }
                 Architecture::Mlp { hidden } => {
@@ -369,7 +391,15 @@ mod tests {
                         h: hidden,
                         m,
                     };
-                    train(&mut net, &mut params, &plan, &mut step, &mut noise).unwrap();
+                    train(
+                        Threads::Auto,
+                        &mut net,
+                        &mut params,
+                        &plan,
+                        &mut step,
+                        &mut noise,
+                    )
+                    .unwrap();
                     crate::Classifier::Mlp(MlpModel::from_params(k, 5, hidden, &params))
                 }
             };
@@ -397,7 +427,6 @@ mod tests {
 mod pipeline_tests {
     use super::*;
     use crate::testutil::blobs;
-    use pipeline::train_on;
 
     fn run(ledger: &mut Ledger, q: f64, steps: u64) -> SubsampledGaussianRun {
         SubsampledGaussianRun::start(ledger, "t", q, 1.0, 1.0, steps, Accountant::Rdp).unwrap()
@@ -407,14 +436,14 @@ mod pipeline_tests {
     fn one_and_three_threads_train_the_same_model() {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
         let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
-        let fit = |threads: bool| {
+        let fit = |threads: Threads| {
             let mut ledger =
                 Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
             let mut r = run(&mut ledger, q, steps);
             let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
             let mut params = vec![0.0; 3 * 7];
             let mut noise = Noise::seeded(5);
-            train_on(
+            train(
                 threads,
                 &mut net,
                 &mut params,
@@ -433,15 +462,15 @@ mod pipeline_tests {
             assert_eq!(r.steps_done(), steps - steps / 2);
             params
         };
-        let one = fit(false);
-        assert_eq!(fit(true), one);
+        let one = fit(Threads::One);
+        assert_eq!(fit(Threads::Producers), one);
         assert!(one.iter().any(|&p| p != 0.0));
     }
 
     #[test]
     fn a_refused_step_stops_every_thread_with_the_error() {
         let (x, y) = blobs(500, 3, 2, 2.0, 4);
-        for threads in [false, true] {
+        for threads in [Threads::One, Threads::Producers] {
             let mut ledger =
                 Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
             // Charged for 20 steps, asked for 30: the odd steps' handle takes 15, the even
@@ -449,7 +478,7 @@ mod pipeline_tests {
             let mut r = run(&mut ledger, 0.1, 20);
             let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
             let mut params = vec![0.0; 4];
-            let err = train_on(
+            let err = train(
                 threads,
                 &mut net,
                 &mut params,
@@ -501,6 +530,7 @@ mod audit_tests {
         let mut params = vec![0.0; 3];
         // Learning rate q·n makes the update exactly −(noisy sum).
         train(
+            Threads::One,
             &mut net,
             &mut params,
             &Schedule {

@@ -64,40 +64,38 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// Whether producer threads repay starting them for this run (and the machine has 2 cores).
+    /// Whether producer threads repay starting them for this run: enough work, 2 cores or more,
+    /// and not already on a rayon worker (fits run in parallel keep one thread each).
     fn threads_pay_off(&self) -> bool {
         self.steps as f64 * self.q * self.n as f64 >= THREADS_FROM
             && std::thread::available_parallelism().is_ok_and(|p| p.get() >= 2)
+            && rayon::current_thread_index().is_none()
     }
 }
 
-/// Runs the schedule's steps on `net` from `params`, with producer threads when they pay off.
-pub(crate) fn train<S: NoiseStep>(
-    net: &mut dyn Net,
-    params: &mut [f64],
-    schedule: &Schedule,
-    step: &mut S,
-    noise: &mut Noise,
-) -> Result<()> {
-    train_on(
-        schedule.threads_pay_off(),
-        net,
-        params,
-        schedule,
-        step,
-        noise,
-    )
+/// Whether to draw batches and noise on producer threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Threads {
+    /// When they pay off (`Schedule::threads_pay_off`).
+    Auto,
+    One,
+    Producers,
 }
 
-/// [`train`] on one thread or with producer threads, as asked.
-pub(crate) fn train_on<S: NoiseStep>(
-    threads: bool,
+/// Runs the schedule's steps on `net` from `params`.
+pub(crate) fn train<S: NoiseStep>(
+    threads: Threads,
     net: &mut dyn Net,
     params: &mut [f64],
     schedule: &Schedule,
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
+    let threads = match threads {
+        Threads::Auto if schedule.threads_pay_off() => Threads::Producers,
+        Threads::Auto => Threads::One,
+        chosen => chosen,
+    };
     let Schedule {
         n,
         q,
@@ -129,7 +127,7 @@ pub(crate) fn train_on<S: NoiseStep>(
             noise: &mut odd_noise,
         },
     ];
-    if threads {
+    if threads == Threads::Producers {
         loop_.threaded(net, params, &mut streams)
     } else {
         loop_.one_thread(net, params, &mut streams)
