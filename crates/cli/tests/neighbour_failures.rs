@@ -390,7 +390,7 @@ fn dp2dp() {
 
 #[test]
 fn fair_regression() {
-    let args = strings(&[
+    let steps = [strings(&[
         "fit",
         "fair-regression",
         "--data",
@@ -409,19 +409,15 @@ fn fair_regression() {
         "1",
         "--out",
         "{dir}/model.json",
-    ]);
+    ])];
     let d = neighbour_pair("fair-regression", "neighbour", |dir, odd| {
         write_scores(&dir.join("scores.csv"), &empty_group(odd))
     });
-    same_outcomes(
-        "fair-regression empty-group",
-        [&d[0], &d[1]],
-        &[args.clone()],
-    );
+    same_outcomes("fair-regression empty-group", [&d[0], &d[1]], &steps);
     let dir = neighbour_dir("fair-regression", "distinctive", |dir| {
         write_scores(&dir.join("scores.csv"), &base(37))
     });
-    no_private_count("fair-regression", &dir, &[args], &[37, 363]);
+    no_private_count("fair-regression", &dir, &steps, &[37, 363]);
 }
 
 /// LPCT's public file (fixed) and private file (the neighbour's labels), without groups.

@@ -55,7 +55,7 @@ fn one_class_group(d: &Dataset, odd: bool) -> Dataset {
 fn shape(e: &Entry) -> String {
     let cost = format!("{:?}", e.cost);
     let cost: String = cost
-        .split_inclusive(|c: char| c == ' ' || c == ',' || c == '}')
+        .split_inclusive([' ', ',', '}'])
         .map(|t| {
             let (num, rest) = t.split_at(t.trim_end_matches([' ', ',', '}']).len());
             match num.parse::<f64>() {

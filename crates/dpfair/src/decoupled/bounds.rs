@@ -9,7 +9,7 @@ pub fn sp_gap_whp(n: [f64; 2], eps: [f64; 2], eta: f64) -> f64 {
         .sum()
 }
 
-/// Proposition 4: E[Δ_SP] ≤ Σ_a [ 1/(n_a ε_a) + √(1/(4 n_a)) ].
+/// Proposition 4: E\[Δ_SP\] ≤ Σ_a [ 1/(n_a ε_a) + √(1/(4 n_a)) ].
 pub fn sp_gap_expected(n: [f64; 2], eps: [f64; 2]) -> f64 {
     (0..2)
         .map(|a| 1.0 / (n[a] * eps[a]) + (1.0 / (4.0 * n[a])).sqrt())

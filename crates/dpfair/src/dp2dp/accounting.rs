@@ -68,7 +68,7 @@ pub fn calibrate(
     Ok(hi)
 }
 
-/// The paper's calibration (§2.5.2, [R] event model): z_SGD with
+/// The paper's calibration (§2.5.2, \[R\] event model): z_SGD with
 /// `Compose(Gaussian(z_π = σ_π N), SelfCompose(PoissonSampled(b/N, Gaussian(z_SGD)), T))` at
 /// (ε, δ); the paper then adds N(0, (4 z_SGD)²) to the summed gradient (Δ = 4).
 pub fn paper_noise_multiplier(

@@ -95,7 +95,7 @@ impl<'a> Pool<'a> {
     }
 
     /// Ĥ_β(λ) (eq. 4) and, into `grad` (length 2K), its gradient
-    /// ∂/∂λ⁽¹⁾_k = −(Ê_{+1}[σ_k] − Ê_{−1}[σ_k]) + ρ, ∂/∂λ⁽²⁾_k = +(…) + ρ (§2.1 item 5).
+    /// ∂/∂λ⁽¹⁾_k = −(Ê_{+1}\[σ_k\] − Ê_{−1}\[σ_k\]) + ρ, ∂/∂λ⁽²⁾_k = +(…) + ρ (§2.1 item 5).
     pub fn objective(&self, lambda: &[f64], beta: f64, rho: f64, grad: &mut [f64]) -> f64 {
         let k = self.k();
         let mut z = vec![0.0; k];
