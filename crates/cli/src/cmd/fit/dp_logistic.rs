@@ -116,6 +116,7 @@ fn default_batch(n: usize) -> usize {
 
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
+    super::check_passes("--epochs", args.epochs)?;
     let mut loaded = args.data.load(None)?;
     if loaded.schema.task() == Some(TaskKind::Regression) {
         return Err(CliError::BadInput(format!(
