@@ -331,3 +331,25 @@ fn an_extreme_bandwidth_is_refused_naming_the_option() {
         assert!(!err.contains("NaN"), "{h}: {err}");
     }
 }
+
+/// A reproduction folder in use by another run is refused (two runs into one folder duplicated
+/// every cell before), naming the owner's process id.
+#[test]
+fn reproduce_refuses_a_folder_locked_by_a_live_run() {
+    let dir = scratch("robust", "reproduce-lock");
+    // This test's own process is alive: its id in the lock file means "in use".
+    let me = std::process::id().to_string();
+    write(&dir, ".dpfair.lock", &format!("{me}\n"));
+    let err = bad(&dpfair(&[
+        "reproduce",
+        "fair-bayes",
+        "--quick",
+        "--out",
+        arg(&dir),
+    ]));
+    assert!(err.contains("in use") && err.contains(&me), "{err}");
+    assert!(
+        !dir.join("raw.csv").exists(),
+        "the refused run wrote raw.csv"
+    );
+}
