@@ -11,7 +11,7 @@
 //! model files; `DPFAIR_FUZZ_SCALE=N` runs N times more.
 
 mod common;
-use common::{arg, command, ok, scratch, write};
+use common::{arg, command, design_csv, ok, scratch};
 use dpfair::data::fuzz::{mutate_bytes, mutate_json};
 use dpfair::model::ModelFile;
 use dpfair::privacy::Noise;
@@ -74,29 +74,9 @@ fn run_checked(args: &[String]) -> Result<i32, String> {
     }
 }
 
-/// 120 rows `x1,x2,a,y` on [0, 1] with two groups and two classes.
+/// 120 rows `x1,x2,a,y` of the seed-000 design (small, so fuzzed fits are fast).
 fn small_csv(dir: &Path) -> PathBuf {
-    let d = dpfair::data::synthetic::Design::generate(
-        &dpfair::data::synthetic::FdpFairDesign::default(),
-        120,
-        3,
-    )
-    .unwrap();
-    let codes = &d.groups.as_ref().unwrap().codes;
-    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
-        unreachable!()
-    };
-    let mut s = String::from("x1,x2,a,y\n");
-    for i in 0..d.n_rows() {
-        s += &format!(
-            "{:.4},{:.4},{},{}\n",
-            d.features[[i, 0]],
-            d.features[[i, 1]],
-            codes[i],
-            y[i]
-        );
-    }
-    write(dir, "small.csv", &s)
+    design_csv(dir, "small.csv", 120, 3)
 }
 
 const HOSTILE: [&str; 16] = [

@@ -3,32 +3,12 @@
 //! Also the label, bound and message defects, end to end through the binary.
 
 mod common;
-use common::{arg, bad, dpfair, ok, scratch, stderr, write};
+use common::{arg, bad, design_csv, dpfair, ok, scratch, stderr, write};
 use std::path::{Path, PathBuf};
 
-/// 400 rows of the seed-000 design on [0, 1]: `x1,x2,a,y` with groups 0/1 and labels 0/1.
+/// 400 rows `x1,x2,a,y` of the seed-000 design.
 fn data_csv(dir: &Path) -> PathBuf {
-    let d = dpfair::data::synthetic::Design::generate(
-        &dpfair::data::synthetic::FdpFairDesign::default(),
-        400,
-        9,
-    )
-    .unwrap();
-    let codes = &d.groups.as_ref().unwrap().codes;
-    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
-        unreachable!()
-    };
-    let mut s = String::from("x1,x2,a,y\n");
-    for i in 0..d.n_rows() {
-        s += &format!(
-            "{:.4},{:.4},{},{}\n",
-            d.features[[i, 0]],
-            d.features[[i, 1]],
-            codes[i],
-            y[i]
-        );
-    }
-    write(dir, "data.csv", &s)
+    design_csv(dir, "data.csv", 400, 9)
 }
 
 fn fit_cdp(data: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
