@@ -3,32 +3,12 @@
 //! Also the label, bound and message defects, end to end through the binary.
 
 mod common;
-use common::{arg, bad, dpfair, ok, scratch, stderr, write};
+use common::{arg, bad, design_csv, dpfair, ok, scratch, stderr, write};
 use std::path::{Path, PathBuf};
 
-/// 400 rows of the seed-000 design on [0, 1]: `x1,x2,a,y` with groups 0/1 and labels 0/1.
+/// 400 rows `x1,x2,a,y` of the seed-000 design.
 fn data_csv(dir: &Path) -> PathBuf {
-    let d = dpfair::data::synthetic::Design::generate(
-        &dpfair::data::synthetic::FdpFairDesign::default(),
-        400,
-        9,
-    )
-    .unwrap();
-    let codes = &d.groups.as_ref().unwrap().codes;
-    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
-        unreachable!()
-    };
-    let mut s = String::from("x1,x2,a,y\n");
-    for i in 0..d.n_rows() {
-        s += &format!(
-            "{:.4},{:.4},{},{}\n",
-            d.features[[i, 0]],
-            d.features[[i, 1]],
-            codes[i],
-            y[i]
-        );
-    }
-    write(dir, "data.csv", &s)
+    design_csv(dir, "data.csv", 400, 9)
 }
 
 fn fit_cdp(data: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -234,8 +214,8 @@ fn one_and_one_point_zero_are_one_class() {
     ok(&fit_cdp(&data, &model, &[]));
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-    let labels = &m["schema"]["target"]["encoding"];
-    assert_eq!(labels.to_string().matches(',').count(), 1, "{labels}");
+    let labels = &m["schema"]["target"]["encoding"]["labels"];
+    assert_eq!(labels.as_array().map(Vec::len), Some(2), "{labels}");
 }
 
 #[test]
@@ -330,4 +310,26 @@ fn an_extreme_bandwidth_is_refused_naming_the_option() {
         assert!(err.contains("bandwidth"), "{h}: {err}");
         assert!(!err.contains("NaN"), "{h}: {err}");
     }
+}
+
+/// A reproduction folder in use by another run is refused (two runs into one folder duplicated
+/// every cell before), naming the owner's process id.
+#[test]
+fn reproduce_refuses_a_folder_locked_by_a_live_run() {
+    let dir = scratch("robust", "reproduce-lock");
+    // This test's own process is alive: its id in the lock file means "in use".
+    let me = std::process::id().to_string();
+    write(&dir, ".dpfair.lock", &format!("{me}\n"));
+    let err = bad(&dpfair(&[
+        "reproduce",
+        "fair-bayes",
+        "--quick",
+        "--out",
+        arg(&dir),
+    ]));
+    assert!(err.contains("in use") && err.contains(&me), "{err}");
+    assert!(
+        !dir.join("raw.csv").exists(),
+        "the refused run wrote raw.csv"
+    );
 }

@@ -253,6 +253,7 @@ impl Model {
                 format!("{} group codes for {} scores", groups.len(), scores.len()),
             ));
         }
+        self.check_shape()?;
         let mut out_of_range = 0;
         let values = scores
             .iter()
@@ -284,6 +285,37 @@ impl Model {
             values,
             out_of_range,
         })
+    }
+
+    /// A model read from a file is checked before use: a valid grid of at most [`MAX_BINS`] bins
+    /// and, for every group, a transport of `k` rows whose entries are bins below `k` with
+    /// finite non-negative probabilities (an edited file must not index out of range).
+    pub fn check_shape(&self) -> Result<()> {
+        let g = &self.grid;
+        Grid::new(g.lo, g.hi, g.k)?;
+        if g.k > MAX_BINS {
+            return Err(FairRegressionError::invalid(
+                "bins",
+                format!("the model's grid has {} bins (limit {MAX_BINS})", g.k),
+            ));
+        }
+        for (a, t) in self.transports.iter().enumerate() {
+            let bad_entry = t
+                .rows
+                .iter()
+                .flatten()
+                .any(|&(l, p)| l as usize >= g.k || !(p.is_finite() && p >= 0.0));
+            if t.rows.len() != g.k || bad_entry {
+                return Err(FairRegressionError::invalid(
+                    "transports",
+                    format!(
+                        "the transport of group {a} does not fit the model's grid of {} bins (a corrupted model file?)",
+                        g.k
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Code of a group name.

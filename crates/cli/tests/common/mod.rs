@@ -72,3 +72,29 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 pub fn arg(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 scratch path")
 }
+
+/// `n` rows of the seed-000 synthetic design on [0, 1] as `dir/name`: columns `x1,x2,a,y`, groups
+/// 0/1, labels 0/1.
+pub fn design_csv(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
+    let d = dpfair::data::synthetic::Design::generate(
+        &dpfair::data::synthetic::FdpFairDesign::default(),
+        n,
+        seed,
+    )
+    .unwrap();
+    let codes = &d.groups.as_ref().unwrap().codes;
+    let dpfair::data::Target::Binary(y) = d.target.as_ref().unwrap() else {
+        unreachable!("the design has a binary target")
+    };
+    let mut s = String::from("x1,x2,a,y\n");
+    for i in 0..d.n_rows() {
+        s += &format!(
+            "{:.4},{:.4},{},{}\n",
+            d.features[[i, 0]],
+            d.features[[i, 1]],
+            codes[i],
+            y[i]
+        );
+    }
+    write(dir, name, &s)
+}

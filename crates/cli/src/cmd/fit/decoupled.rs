@@ -94,6 +94,9 @@ fn method_error(e: DecoupledError) -> CliError {
 
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
+    if let Some(e) = args.epochs {
+        super::check_passes("--epochs", e)?;
+    }
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
             "--sensitive is required: the classifier equalises two groups' positive rates".into(),

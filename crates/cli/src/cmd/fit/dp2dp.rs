@@ -98,6 +98,7 @@ fn method_error(e: MethodError) -> CliError {
 
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
+    super::check_passes("--iterations", args.iterations)?;
     let accounting: Accounting = args.privacy.accounting();
     let delta = args.privacy.delta.unwrap_or(1e-5);
     let config = Config {

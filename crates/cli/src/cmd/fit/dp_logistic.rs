@@ -137,6 +137,7 @@ fn relation(args: &Args) -> CliResult<Relation> {
 pub fn run(args: Args) -> CliResult {
     let relation = relation(&args)?;
     args.out.check(&[args.data.input()])?;
+    super::check_passes("--epochs", args.epochs)?;
     let mut loaded = args.data.load(None)?;
     if loaded.schema.task() == Some(TaskKind::Regression) {
         return Err(CliError::BadInput(format!(

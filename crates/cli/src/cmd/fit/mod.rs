@@ -12,6 +12,22 @@ pub mod fdp_fair;
 pub mod lpct;
 pub mod lpct_prune;
 
+/// The most training passes (`--epochs`, dp2dp's `--iterations`) a `fit` command accepts: a
+/// resource bound checked before the data is read. The papers use at most 1,000; 10⁵ passes of
+/// even a 1,000-row file is hours of DP-SGD, and 2³²+1 ran without end.
+pub const MAX_PASSES: usize = 100_000;
+
+/// Refuse a pass count above [`MAX_PASSES`] (exit 2, naming the option).
+pub fn check_passes(option: &str, value: usize) -> crate::error::CliResult {
+    if value > MAX_PASSES {
+        return Err(crate::error::CliError::BadInput(format!(
+            "{option} {value} exceeds the limit {MAX_PASSES} (a resource bound: each pass is a \
+             full DP-SGD pass over the data)"
+        )));
+    }
+    Ok(())
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
