@@ -15,7 +15,7 @@
 //! from group means of `f̃` on an independent test set drawn from the cell's seed (synthetic) or
 //! the 30% test split (real data). Both accounting modes run in Figures 3 and 4 (param `mode`;
 //! `paper`: the paper's classical σ, empirical π, cross-fitting and CV for CDP-Fair, Algorithm 6
-//! clipped to [0, 1] for FDP-Fair). report.md carries the checks ([`checks`]).
+//! clipped to [0, 1] for FDP-Fair). report.md carries the checks (`checks`).
 //! `--quick` runs a thinned grid (3 repetitions, 10 for Fig. 8; fewer ε, α, N, S) in a few minutes.
 
 mod checks;
