@@ -498,9 +498,10 @@ impl Paper for FdpFairPaper {
     }
 }
 
-/// FDP-Fair's protocol rounds by (seed, N_s, S, ε, mode), shared by the cells that differ only
-/// in α, ρ* or C_ω (bit-identical to fitting per cell: same data, same noise seeds; test
-/// `one_set_of_rounds_serves_every_alpha`). ≈ 90 KB each at D = 1,024.
+/// FDP-Fair's protocol rounds by (seed, N_s, S, ε, mode) (Figures 6–7: by data set, seed, ε and
+/// mode), shared by the cells that differ only in α, ρ* or C_ω (bit-identical to fitting per
+/// cell: same data, same noise seeds; test `one_set_of_rounds_serves_every_alpha`). ≈ 90 KB
+/// each at D = 1,024.
 static ROUNDS: LazyLock<SharedFits<Rounds>> = LazyLock::new(SharedFits::default);
 
 /// CDP-Fair's S1 by (seed, N, ε, mode) with the ledger it charged and the seed of S2's noise,
