@@ -13,10 +13,10 @@
 //! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (H16).
 //! * Figs. 2–4: Adult, Credit, Parkinson's (55/20/25), error vs unfairness at ε ∈ {0.5, 1},
 //!   δ = 1e-5, with the non-private DP2DP; T per Table 1; beside them the stored results of
-//!   Lowy et al.'s repository (spec Appendix B, [`baselines`]; accounting `stored`).
+//!   Lowy et al.'s repository (spec Appendix B, `baselines`; accounting `stored`).
 //! * Rate (data set `synthetic-rate`, spec §3 test 2): the test unfairness of the exact dual
 //!   solve (the T → ∞ limit of Algorithm 1) at ρ = 0 for pools of N ∈ {500, …, 8000} rows, a
-//!   fixed non-private p̂ and a 100,000-row test sample; [`checks`] fits the log-log slope.
+//!   fixed non-private p̂ and a 100,000-row test sample; `checks` fits the log-log slope.
 //!
 //! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
 //! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (H13). Metrics on the

@@ -13,13 +13,13 @@
 //! | `fig7a` | Fig. 7(a), S6 | (10⁴, 50), γ = 0.5 | fixed p (best λ), ε | LPCT |
 //! | `fig7b` | Fig. 7(b), S7 | same | fixed p0, ε | LPCT-prune |
 //! | `fig7c` | Fig. 7(c), S8 | (10⁴, 1,000), γ = 5 | fixed λ (best p), ε | LPCT |
-//! | `fig8` | Fig. 8, S9 | n_P = 10⁴, γ = 0.5, X = [0, a]², a ~ U[1,5] | n_Q, ε ∈ {0.5, 8} | known / public min–max / guessed range |
+//! | `fig8` | Fig. 8, S9 | n_P = 10⁴, γ = 0.5, X = [0, a]², a ~ U(1, 5) | n_Q, ε ∈ {0.5, 8} | known / public min–max / guessed range |
 //! | `fig9` | Fig. 9, S10 | n_Q = 50, γ = 0.5, ε = 2 | n_P | LPCT vs LPCT-R |
 //! | `diabetes` | Table 2 | Diabetes, 200 public / 2,054 private | ε ∈ {0.5, 2, 8, 1000} | all tree methods, CT-W, CT-Q, PGLM, PSGD-L/N |
 //! | `fig10` | Fig. 10 | Diabetes, 80 public, ε = 2 | private fraction | LPCT-M, LPDT, PHIST |
 //!
 //! Every method reports its best configuration by mean accuracy over the replications (the
-//! paper's oracle, H17; [`oracle`]), plus the configuration chosen (`p`, `lambda`, …) as metrics.
+//! paper's oracle, H17; `oracle`), plus the configuration chosen (`p`, `lambda`, …) as metrics.
 //! `lpct-theory`, `lpct-m-theory`, `lpct-c-theory` and LPCT-prune need no selection (honest).
 //! ε = 1000 stands for the non-private limit, as in the paper. Where the paper does not state an
 //! ε (Figs. 6, 9, 10) we use the values in the table above.
@@ -29,7 +29,7 @@
 //! ε = 8 row with the authors' code measured at ε = 8.
 //!
 //! `--quick`: 3 replications, coarse grids of the varied quantity. `--full`: the paper's grids
-//! with 20 replications everywhere (Table 2's count; the [code] uses 50–300 on synthetic data).
+//! with 20 replications everywhere (Table 2's count; the authors' code uses 50–300 on synthetic data).
 
 mod checks;
 mod diabetes;

@@ -14,7 +14,7 @@
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
 use dpfair::cdp_fair::{self, Model};
-use dpfair::fdp_fair::simulate::fit as fdp_fit;
+use dpfair::fdp_fair::simulate::rounds;
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair_data::{Dataset, Stratify};
 use dpfair_privacy::{Budget, Ledger, Noise};
@@ -135,7 +135,15 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
                 },
                 ..Config::default()
             };
-            let fitted = fdp_fit(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
+            // The protocol rounds depend on the seed, ε and the mode only: shared across α
+            // (Alg. 2 S3 selects per cell), as in the synthetic figures.
+            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+            let fitted = super::ROUNDS
+                .get_or_fit(&key, || {
+                    rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
+                        .map_err(method_error)
+                })?
+                .select(&config.search)
                 .map_err(method_error)?;
             ledger = fitted.ledger;
             Ok(fitted.model)
