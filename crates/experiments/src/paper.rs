@@ -241,9 +241,12 @@ impl Check {
         if power.is_some_and(|p| p.resolves_claim()) {
             return "evidence";
         }
+        // No finite detectable effect (means of one repetition) or one above the paper's.
+        let unresolved =
+            power.is_some_and(|p| !p.min_effect.is_finite() || p.claimed_effect.is_some());
         match scale {
             Scale::Quick => "smoke",
-            Scale::Full if power.is_some_and(|p| p.claimed_effect.is_some()) => "underpowered",
+            Scale::Full if unresolved => "underpowered",
             Scale::Full => "evidence",
         }
     }

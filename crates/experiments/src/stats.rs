@@ -37,9 +37,12 @@ pub fn se(s: &Summary) -> f64 {
 
 /// The standard error of a difference of two independent means and Welch's degrees of freedom
 /// `ν = (a² + b²)² / (a⁴/(n_a−1) + b⁴/(n_b−1))` (`a`, `b` the SEs). With both SEs 0 (identical
-/// repetitions), `ν = ∞`.
+/// repetitions), `ν = ∞`; with a mean of one repetition (no SE), `ν = 0`: no evidence.
 pub fn welch(se_a: f64, n_a: usize, se_b: f64, n_b: usize) -> (f64, f64) {
     let se = (se_a * se_a + se_b * se_b).sqrt();
+    if n_a < 2 || n_b < 2 {
+        return (se, 0.0);
+    }
     let part = |s: f64, n: usize| {
         if n < 2 {
             f64::INFINITY
@@ -59,6 +62,9 @@ pub fn welch(se_a: f64, n_a: usize, se_b: f64, n_b: usize) -> (f64, f64) {
 /// The smallest true effect a one-sided level-0.05 t test with standard error `se` and `df`
 /// degrees of freedom detects with probability 0.8: `(t_{0.95, ν} + t_{0.80, ν})·SE`.
 pub fn min_detectable_effect(se: f64, df: f64) -> f64 {
+    if df.is_nan() || df <= 0.0 {
+        return f64::INFINITY;
+    }
     (t_quantile(0.95, df) + t_quantile(0.80, df)) * se
 }
 
@@ -111,12 +117,18 @@ pub fn direction(pairs: &[(String, &Summary, &Summary)], sign: f64) -> Option<Di
     let (mut sum, mut var, mut denom, mut right_way) = (0.0, 0.0, 0.0, 0);
     let mut reversals = Vec::new();
     let mut min_n = usize::MAX;
+    let mut no_se = false;
     for (label, a, b) in pairs {
         let d = sign * (b.mean - a.mean);
         let (s, df) = welch(se(a), a.repetitions, se(b), b.repetitions);
+        no_se |= df <= 0.0;
         sum += d;
         var += s * s;
-        denom += if df.is_finite() { s.powi(4) / df } else { 0.0 };
+        denom += if df.is_finite() && df > 0.0 {
+            s.powi(4) / df
+        } else {
+            0.0
+        };
         right_way += usize::from(d > 0.0);
         min_n = min_n.min(a.repetitions.min(b.repetitions));
         if d < -t_quantile(0.975, df) * s && s > 0.0 {
@@ -125,7 +137,9 @@ pub fn direction(pairs: &[(String, &Summary, &Summary)], sign: f64) -> Option<Di
     }
     let mean_change = sum / k;
     let se_pooled = var.sqrt() / k;
-    let df = if denom > 0.0 {
+    let df = if no_se {
+        0.0
+    } else if denom > 0.0 {
         var * var / denom
     } else {
         f64::INFINITY
@@ -233,5 +247,9 @@ mod tests {
         let pairs = vec![("1".to_string(), &c, &a)];
         let d = direction(&pairs, -1.0).expect("pairs");
         assert!(!d.passed && d.reversals.len() == 1);
+        // Means of one repetition carry no SE: no evidence, whatever the change.
+        let (a1, c1) = (summary(0.20, 0.0, 1), summary(0.15, 0.0, 1));
+        let d = direction(&[("1".to_string(), &a1, &c1)], -1.0).expect("pairs");
+        assert!(!d.passed && d.power.min_effect.is_infinite(), "{d:?}");
     }
 }
