@@ -265,7 +265,15 @@ fn t13_end_to_end_synthetic_reduces_the_gap_and_beats_the_majority() {
         let p = y.iter().filter(|&&v| v == 1).count() as f64 / y.len() as f64;
         p.max(1.0 - p)
     };
-    for base in [BaseModel::Joint, BaseModel::Decoupled] {
+    // Strict accounting refuses the per-group base (its schedule would follow the private group
+    // sizes): the joint base model here.
+    let refused = Config {
+        epsilon: 3.0,
+        base: BaseModel::Decoupled,
+        ..Config::default()
+    };
+    assert!(refused.budget_split().is_err());
+    for base in [BaseModel::Joint] {
         let config = Config {
             epsilon: 3.0,
             base,

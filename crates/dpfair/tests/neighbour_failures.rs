@@ -14,7 +14,7 @@ use dpfair::decoupled::{self, Accounting, BaseModel};
 use dpfair::dp2dp;
 use dpfair_data::synthetic::{Design, TwoGroupLogisticDesign};
 use dpfair_data::{Dataset, Target};
-use dpfair_privacy::{Entry, Ledger, Noise};
+use dpfair_privacy::{Budget, Entry, Ledger, Noise};
 
 const SEEDS: u64 = 4;
 
@@ -164,28 +164,29 @@ fn decoupled_runs_on_an_empty_group_and_one_class_labels() {
 }
 
 #[test]
-fn decoupled_per_group_base_runs_on_one_class_groups() {
-    // The per-group DP-SGD runs read their group's size for their schedule (a known remaining
-    // leak, docs/privacy.md): only the one-class pair is compared, whose sizes are equal.
+fn decoupled_per_group_base_is_refused_in_strict_mode_before_reading_data() {
+    // The per-group DP-SGD runs would size their schedule by each group's private row count, so
+    // strict accounting refuses them whatever the data (docs/privacy.md).
     let d = data();
     let cfg = decoupled::Config {
         epsilon: 3.0,
         base: BaseModel::Decoupled,
-        training: decoupled::Training {
-            epochs: Some(3),
-            ..Default::default()
-        },
         ..decoupled::Config::default()
     };
-    same_ledgers(
-        "decoupled --base decoupled",
-        &[[one_class_group(&d, false), one_class_group(&d, true)]],
-        |d, l, n| {
-            decoupled::fit(&cfg, d, l, n)
-                .map(drop)
-                .map_err(|e| e.to_string())
-        },
-    );
+    for pair in [
+        [empty_group(&d, false), empty_group(&d, true)],
+        [one_class_group(&d, false), one_class_group(&d, true)],
+    ] {
+        for data in &pair {
+            let mut ledger = Ledger::new(Budget::approx(3.0, 1e-5).unwrap());
+            let err = decoupled::fit(&cfg, data, &mut ledger, &mut Noise::seeded(1)).unwrap_err();
+            assert!(
+                err.to_string().contains("strict accounting refuses it"),
+                "{err}"
+            );
+            assert!(ledger.entries().is_empty());
+        }
+    }
 }
 
 #[test]

@@ -154,6 +154,17 @@ impl Config {
                 ),
             ));
         }
+        if self.accounting == Accounting::Strict && self.base == BaseModel::Decoupled {
+            // One DP-SGD run per group sizes its sampling rate and step count by the group's
+            // row count, which is private: the ledger and the model would publish it
+            // (docs/privacy.md, "Failures and messages").
+            return Err(invalid(
+                "base",
+                "`decoupled` trains one DP-SGD model per group, whose schedule follows the \
+                 group's private size; strict accounting refuses it: use the joint base model \
+                 (the default), or --accounting paper, which records that step as non-private",
+            ));
+        }
         if !(self.post_fraction > 0.0 && self.post_fraction < 1.0) {
             return Err(invalid(
                 "post_fraction",
