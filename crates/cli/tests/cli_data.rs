@@ -148,7 +148,14 @@ fn private_bounds_are_charged_and_training_gets_the_rest() {
     let o = fit(
         &d,
         &out,
-        &["--coarse-bounds", "age:0:100", "--bounds-share", "0.1"],
+        // Both the private bounds and DP-SGD certify replace-one neighbours: one relation.
+        &[
+            "--coarse-bounds",
+            "age:0:100",
+            "--bounds-share",
+            "0.1",
+            "--substitution",
+        ],
     );
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");

@@ -97,7 +97,14 @@ fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
     let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
     // One agreed bandwidth: the simulation's default (the federation's rule) is not what a
     // site computes alone.
-    let common = ["--frequencies", "128", "--bandwidth", "0.2", "--seed"];
+    // Equality needs the same noise: seeded noise (a simulation, so NOT PRIVATE).
+    let common = [
+        "--frequencies",
+        "128",
+        "--bandwidth",
+        "0.2",
+        "--insecure-seeded-noise",
+    ];
 
     // The simulation.
     let sim = p("sim.json");
@@ -129,7 +136,14 @@ fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
         let mut a = vec!["federated", "site", "round2", "--global", &global, "--data"];
         a.push(sites[s].to_str().unwrap());
         a.extend(DATA);
-        a.extend(["--seed", &seeds[s], "--site", &names[s], "--out", &r2[s]]);
+        a.extend([
+            "--insecure-seeded-noise",
+            &seeds[s],
+            "--site",
+            &names[s],
+            "--out",
+            &r2[s],
+        ]);
         ok(&dpfair(&a));
     }
     let model = p("model.json");

@@ -147,7 +147,7 @@ fn paper_accounting_prints_its_real_cost() {
         "{err}"
     );
     assert!(
-        err.contains("cross-validation") && err.contains("inf"),
+        err.contains("cross-validation") && err.contains("ε = ∞"),
         "{err}"
     );
     assert!(err.contains("fold 2"), "{err}");

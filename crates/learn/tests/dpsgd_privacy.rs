@@ -24,7 +24,9 @@ fn cfg(epsilon: f64, accountant: Accountant) -> DpSgdConfig {
 fn one_ledger_entry_calibrated_by_the_accountant() {
     let (x, y) = gaussian_blobs(1000, 4, 2, 3.0, 1);
     for acc in [Accountant::Rdp, Accountant::Gdp] {
-        let mut ledger = Ledger::new(Budget::approx(2.0, 1e-5).unwrap());
+        // DP-SGD's default relation (add/remove, as Opacus): a ledger for the same relation.
+        let mut ledger =
+            Ledger::for_relation(Budget::approx(2.0, 1e-5).unwrap(), Relation::AddRemove);
         let mut noise = Noise::seeded(3);
         let fit = fit_dp_sgd(&cfg(2.0, acc), x.view(), &y, 2, &mut ledger, &mut noise).unwrap();
         // Opacus schedule: K = ⌈1000/50⌉ = 20 steps per epoch, q = 1/20, T = 60.

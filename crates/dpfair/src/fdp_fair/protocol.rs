@@ -288,6 +288,7 @@ pub fn site_split(n_rows: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
 /// carries only its round's releases).
 fn entries_since(ledger: &Ledger, start: usize) -> Result<Ledger> {
     let mut out = Ledger::for_relation(ledger.budget(), ledger.relation());
+    out.record_noise_source(ledger.noise_source());
     for e in &ledger.entries()[start..] {
         out.charge(e.clone())?;
     }
@@ -310,6 +311,7 @@ pub fn site_round1(
     noise: &mut Noise,
 ) -> Result<Round1> {
     check_budget(params.epsilon, params.delta)?;
+    ledger.record_noise(noise);
     if params.site.is_empty() {
         return Err(invalid("site", "the site needs a name"));
     }
@@ -756,6 +758,7 @@ pub fn site_round2(
     noise: &mut Noise,
 ) -> Result<Round2> {
     global.validate()?;
+    ledger.record_noise(noise);
     let entry = global.site(site)?;
     if data.n_rows() != entry.n_rows {
         return Err(Error::InvalidData(format!(
@@ -821,6 +824,14 @@ pub fn federated_ledger(global: &Global, rounds: &[Round2]) -> Result<Ledger> {
     let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
     let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
     let mut out = site_ledger(eps, delta, global.accounting)?;
+    for l in global
+        .sites
+        .iter()
+        .map(|s| &s.ledger)
+        .chain(rounds.iter().map(|r| &r.ledger))
+    {
+        out.record_noise_source(l.noise_source());
+    }
     let entries: Vec<(String, Entry)> = global
         .sites
         .iter()

@@ -227,8 +227,15 @@ impl Ledger {
     /// Record where the releases' noise comes from. Once a seeded (reproducible) source is
     /// recorded the ledger stays not private.
     pub fn record_noise(&mut self, noise: &Noise) {
-        self.noise = match (self.noise, noise.source()) {
+        self.record_noise_source(noise.source());
+    }
+
+    /// Record a noise source directly (e.g. that of another ledger whose entries this one
+    /// gathers). Seeded stays seeded; an unrecorded source changes nothing.
+    pub fn record_noise_source(&mut self, source: NoiseSource) {
+        self.noise = match (self.noise, source) {
             (NoiseSource::Seeded, _) | (_, NoiseSource::Seeded) => NoiseSource::Seeded,
+            (current, NoiseSource::Unrecorded) => current,
             (_, source) => source,
         };
     }
