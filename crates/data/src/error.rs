@@ -85,14 +85,14 @@ pub enum DataError {
         value: String,
         known: String,
     },
-    #[error("{}: {at}, column `{column}`: `{value}` is not one of the levels declared with {option} ({known})", path.display())]
+    /// `declared`: the option and its levels, e.g. "--classes 0, 1".
+    #[error("{}: {at}, column `{column}`: `{value}` is not one of the levels declared with {declared}", path.display())]
     UndeclaredLevel {
         path: PathBuf,
         at: Position,
         column: String,
         value: String,
-        option: &'static str,
-        known: String,
+        declared: String,
     },
     #[error("{context}: group `{group}` of column `{column}` has no rows")]
     EmptyGroup {

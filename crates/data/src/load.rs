@@ -535,8 +535,7 @@ fn encode(
             at: table.position(r),
             column: table.columns[col].clone(),
             value: clip(value),
-            option,
-            known: clip_to(&coder.levels.join(", "), 400),
+            declared: format!("{option} {}", clip_to(&coder.levels.join(", "), 400)),
         },
         None => DataError::UnseenLevel {
             path: table.path.clone(),
