@@ -273,7 +273,8 @@ fn t13_end_to_end_synthetic_reduces_the_gap_and_beats_the_majority() {
         ..Config::default()
     };
     assert!(refused.budget_split().is_err());
-    for base in [BaseModel::Joint] {
+    {
+        let base = BaseModel::Joint;
         let config = Config {
             epsilon: 3.0,
             base,
