@@ -7,11 +7,11 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use dpfair::cdp_fair::{Config, fit};
 use dpfair::data::synthetic::{Design, FdpFairDesign};
+use dpfair::plugin::RffBasis;
+use dpfair::plugin::release::KernelSums;
+use dpfair::plugin::threshold::{ScoreSet, crossing_utility, score, tau_grid};
 use dpfair::privacy::mechanisms::exponential_mechanism;
 use dpfair::privacy::{Budget, Ledger, Noise};
-use dpfair::seed000::RffBasis;
-use dpfair::seed000::release::KernelSums;
-use dpfair::seed000::threshold::{ScoreSet, crossing_utility, score, tau_grid};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

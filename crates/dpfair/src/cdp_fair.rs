@@ -4,13 +4,13 @@
 //!
 //! Algorithm 5, step by step:
 //! 1. **Split** (step 1): a random, data-independent split, `n = ⌊N/2⌋` training rows and
-//!    `ň = N − n` calibration rows ([`crate::seed000::split`]).
+//!    `ň = N − n` calibration rows ([`crate::plugin::split`]).
 //! 2. **S1** on the training half: `π̃_a`, `η̃_a` released as one finite, exactly private object
-//!    in a public random-feature basis ([`crate::seed000::release`], spec H2).
+//!    in a public random-feature basis ([`crate::plugin::release`], spec H2).
 //! 3. **S2** on the calibration half: the threshold `τ̃ ≈ argmin{|τ| : |D̂D(τ)| ≤ α}`. Strict:
 //!    chosen privately on a public grid by the exponential mechanism (below). Paper: one
 //!    Gaussian shift `w̌` of the empirical DD curve and the exact sweep
-//!    ([`crate::seed000::threshold`]).
+//!    ([`crate::plugin::threshold`]).
 //! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` (randomised only at ties, H14).
 //!
 //! ## Accounting
@@ -25,7 +25,7 @@
 //!
 //! **Budget split (strict).** S1 and S2 touch disjoint halves of a data-independent split, so
 //! each gets the whole budget (parallel composition): S1 one vector Gaussian release at `(ε, δ)`
-//! on the training half ([`crate::seed000::release`]); S2 one exponential-mechanism release at
+//! on the training half ([`crate::plugin::release`]); S2 one exponential-mechanism release at
 //! pure `ε` on the calibration half (its δ is unused). Two ledger entries, total `(ε, δ)`; with
 //! cross-fitting four entries at `(ε/2, δ/2)`.
 //!
@@ -57,16 +57,16 @@
 //! mode therefore records two S2 entries: the Gaussian shift at its true sensitivity (valid for
 //! the half-line events) and the location of `τ̃` as non-private (`ε = ∞`).
 
-use crate::seed000::RffBasis;
-use crate::seed000::classifier::{ExpectedMetrics, FairPluginClassifier};
-use crate::seed000::error::{Error, Result, invalid};
-use crate::seed000::kernel::{Bandwidth, cross_validate, public_rule};
-use crate::seed000::release::{
+use crate::plugin::RffBasis;
+use crate::plugin::classifier::{ExpectedMetrics, FairPluginClassifier};
+use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::kernel::{Bandwidth, cross_validate, public_rule};
+use crate::plugin::release::{
     Calibration, KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan, classical_sigma,
     gaussian_release_vec,
 };
-use crate::seed000::split::random_split;
-use crate::seed000::threshold::{
+use crate::plugin::split::random_split;
+use crate::plugin::threshold::{
     GroupRule, ScoreSet, crossing_utility, score, sweep_threshold, tau_grid,
 };
 use dpfair_data::{Dataset, Target};

@@ -7,7 +7,7 @@
 //!    seeded permutation ([`protocol::site_split`]).
 //! 2. **S1** at each site on its training half: `π̃^s_a` (S1.1) and the two functional releases
 //!    per group (S1.2), as one exactly private finite object in a public random-feature basis
-//!    ([`crate::seed000::release`], spec H2); the server aggregates them with weights `ν_s`
+//!    ([`crate::plugin::release`], spec H2); the server aggregates them with weights `ν_s`
 //!    (ratio of weighted sums) and broadcasts `η̃_a`, `π̃_a` ([`protocol::aggregate_round1`]; the
 //!    broadcast is the second communication round the paper leaves implicit, spec H1).
 //! 3. **S2** = Algorithm 2: each site's two noisy trees of its calibration scores (Algorithm 3,
@@ -51,9 +51,9 @@ pub use crate::model::Accounting;
 pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 
-use crate::seed000::error::{Result, invalid};
-use crate::seed000::kernel::{PUBLIC_RULE_RANGE, public_rule};
-use crate::seed000::release::PiRelease;
+use crate::plugin::error::{Result, invalid};
+use crate::plugin::kernel::{PUBLIC_RULE_RANGE, public_rule};
+use crate::plugin::release::PiRelease;
 use dpfair_data::Dataset;
 use serde::{Deserialize, Serialize};
 

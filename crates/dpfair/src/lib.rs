@@ -16,7 +16,7 @@ pub mod fair_regression;
 pub mod fdp_fair;
 pub mod lpct;
 pub mod model;
-pub mod seed000;
+pub mod plugin;
 
 pub use dpfair_data as data;
 pub use dpfair_fairness as fairness;

@@ -7,10 +7,10 @@ use dpfair::cdp_fair::{
 };
 use dpfair::data::synthetic::{Design, FairBayesOracle, FdpFairDesign};
 use dpfair::data::{Dataset, Groups, Target};
+use dpfair::plugin::RffBasis;
+use dpfair::plugin::kernel::Bandwidth;
+use dpfair::plugin::release::{KernelSums, PiRelease, S1Accounting, S1Plan, classical_sigma};
 use dpfair::privacy::{Budget, Cost, Ledger, Noise};
-use dpfair::seed000::RffBasis;
-use dpfair::seed000::kernel::Bandwidth;
-use dpfair::seed000::release::{KernelSums, PiRelease, S1Accounting, S1Plan, classical_sigma};
 use ndarray::Array2;
 
 fn synthetic(n: usize, seed: u64) -> Dataset {
@@ -504,7 +504,7 @@ fn demo_setting_disparity_over_seeds() {
 #[test]
 fn strict_s2_accepts_an_empty_calibration_group() {
     let mut data = synthetic(400, 30);
-    let (train, cal) = dpfair::seed000::split::random_split(400, 200, 3);
+    let (train, cal) = dpfair::plugin::split::random_split(400, 200, 3);
     let codes = &mut data.groups.as_mut().unwrap().codes;
     for &i in &cal {
         codes[i] = 0;

@@ -9,16 +9,16 @@
 
 use dpfair::cdp_fair::{Config, DdFloor, fit};
 use dpfair::data::{Dataset, Groups, Target};
+use dpfair::plugin::RffBasis;
+use dpfair::plugin::kernel::Bandwidth;
+use dpfair::plugin::release::{
+    Calibration, KernelSums, PiRelease, S1Accounting, S1Plan, gaussian_release_vec,
+};
+use dpfair::plugin::split::random_split;
+use dpfair::plugin::threshold::{ScoreSet, crossing_utility, sweep_threshold, tau_grid};
 use dpfair::privacy::audit::audit;
 use dpfair::privacy::mechanisms::exponential_mechanism;
 use dpfair::privacy::{Budget, Ledger, Noise};
-use dpfair::seed000::RffBasis;
-use dpfair::seed000::kernel::Bandwidth;
-use dpfair::seed000::release::{
-    Calibration, KernelSums, PiRelease, S1Accounting, S1Plan, gaussian_release_vec,
-};
-use dpfair::seed000::split::random_split;
-use dpfair::seed000::threshold::{ScoreSet, crossing_utility, sweep_threshold, tau_grid};
 use ndarray::Array2;
 
 const EPS: f64 = 1.0;

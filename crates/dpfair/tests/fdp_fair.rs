@@ -119,7 +119,7 @@ fn transcripts_round_trip_to_the_simulated_model() {
     assert_eq!(ledger, simulated.ledger);
 
     // The server refuses inconsistent input, naming what is wrong.
-    fn err<T: std::fmt::Debug>(r: Result<T, dpfair::seed000::Error>) -> String {
+    fn err<T: std::fmt::Debug>(r: Result<T, dpfair::plugin::Error>) -> String {
         r.expect_err("refused").to_string()
     }
     let mut dup = r2.clone();
@@ -133,7 +133,7 @@ fn transcripts_round_trip_to_the_simulated_model() {
     wrong[1].trees.groups[0].levels[2].pop();
     assert!(err(aggregate_round2(&global, &wrong, &cfg.search)).contains("level 3"));
     let mut other = r1.clone();
-    other[2].release.basis = dpfair::seed000::RffBasis::new(2, 0.3, 256, 1).unwrap();
+    other[2].release.basis = dpfair::plugin::RffBasis::new(2, 0.3, 256, 1).unwrap();
     assert!(err(aggregate_round1(&other, &ServerParams::default())).contains("basis"));
     let mut version = r1.clone();
     version[0].version = 99;

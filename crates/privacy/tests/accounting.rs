@@ -256,7 +256,7 @@ fn analytic_gaussian_matches_balle_wang_profile() {
 }
 
 #[test]
-fn seed000_noise_scales() {
+fn plugin_noise_scales() {
     // [S0] §2.0.4: the tree noise σ² = M(4 ln(1/δ) + 2ε)/ε² is ρ = M/σ² zCDP, and the classical
     // conversion gives ε' = 0.99984 (ε = 1) and 3.9915 (ε = 4) at δ = 1e-6, independent of M;
     // §4.8: σ² = 343.572 for M = 6, ε = 1. The tight conversion (CKS 2020) is never larger.

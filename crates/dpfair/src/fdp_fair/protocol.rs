@@ -35,14 +35,14 @@ use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
 use crate::model::Accounting;
-use crate::seed000::RffBasis;
-use crate::seed000::classifier::FairPluginClassifier;
-use crate::seed000::error::{Error, Result, invalid};
-use crate::seed000::release::{
+use crate::plugin::RffBasis;
+use crate::plugin::classifier::FairPluginClassifier;
+use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::release::{
     KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
 };
-use crate::seed000::split::random_split;
-use crate::seed000::threshold::{GroupRule, score};
+use crate::plugin::split::random_split;
+use crate::plugin::threshold::{GroupRule, score};
 use dpfair_data::error::clip;
 use dpfair_data::{Dataset, Schema};
 use dpfair_privacy::{Budget, Composition, Entry, Ledger, Noise, Partition};

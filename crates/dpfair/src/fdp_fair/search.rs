@@ -7,7 +7,7 @@ use crate::fdp_fair::correction::{
     Clip, OmegaSite, is_non_increasing, non_increasing, non_increasing_numerical, omega,
 };
 use crate::fdp_fair::tree::{MAX_DEPTH, SiteTrees};
-use crate::seed000::error::{Error, Result, invalid};
+use crate::plugin::error::{Error, Result, invalid};
 use serde::{Deserialize, Serialize};
 
 /// How the tree depth `M` is chosen (step 0 of Algorithm 2). Sizes `N_s` are the sites' full

@@ -8,7 +8,7 @@ use crate::fdp_fair::protocol::{
     site_round2,
 };
 use crate::fdp_fair::{Config, SearchConfig, federated_bandwidth};
-use crate::seed000::error::{Result, invalid};
+use crate::plugin::error::{Result, invalid};
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
 

@@ -22,8 +22,8 @@
 //!   ε = 1, δ = 1e−6. Recorded as `(ε_s, δ_s)`, so a site's ledger (S1 approximate DP on the
 //!   training half, the trees on the calibration half) totals exactly `(ε_s, δ_s)`.
 
-use crate::seed000::error::{Error, Result, invalid};
-use crate::seed000::release::{Calibration, gaussian_release_vec};
+use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::release::{Calibration, gaussian_release_vec};
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 

@@ -10,7 +10,7 @@ use dpfair_data::synthetic::{FairBayesOracle, FdpFairDesign};
 
 pub struct FairBayesCurve;
 
-const DATASET: &str = "synthetic-seed000";
+const DATASET: &str = "synthetic-plugin";
 const METHOD: &str = "fair-bayes-oracle";
 
 /// Spec §4.8: (α, τ*, fair Bayes risk).

@@ -33,7 +33,7 @@ use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
 use dpfair::fdp_fair::simulate::{Rounds, contiguous_sites, fit, rounds};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
-use dpfair::seed000::release::PiRelease;
+use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
 use rand::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -41,7 +41,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 pub struct FdpFairPaper;
 
-const DATASET: &str = "synthetic-seed000";
+const DATASET: &str = "synthetic-plugin";
 const CDP: &str = "cdp-fair";
 const FDP: &str = "fdp-fair";
 

@@ -10,7 +10,7 @@ use dpfair::fdp_fair::protocol::{
     Global, SiteParams, site_ledger, site_round1, site_round2, skip_round1,
 };
 use dpfair::fdp_fair::{Accounting, default_bandwidth, default_delta};
-use dpfair::seed000::release::PiRelease;
+use dpfair::plugin::release::PiRelease;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]

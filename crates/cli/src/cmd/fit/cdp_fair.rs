@@ -13,8 +13,8 @@ use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
 use dpfair::cdp_fair::{Accounting, Config, DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID, DdFloor, fit};
 use dpfair::model::FittedModel;
-use dpfair::seed000::Error as MethodError;
-use dpfair::seed000::kernel::Bandwidth;
+use dpfair::plugin::Error as MethodError;
+use dpfair::plugin::kernel::Bandwidth;
 use dpfair_data::TaskKind;
 use dpfair_privacy::{Budget, Ledger};
 

@@ -15,7 +15,7 @@ use crate::error::{CliError, CliResult};
 use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
 use dpfair::fdp_fair::{Accounting, Config};
 use dpfair::model::FittedModel;
-use dpfair::seed000::release::PiRelease;
+use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::Noise;
 
 #[derive(clap::Args)]

@@ -127,7 +127,7 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
             let config = Config {
                 epsilon,
                 accounting,
-                pi: paper.then_some(dpfair::seed000::release::PiRelease::Empirical),
+                pi: paper.then_some(dpfair::plugin::release::PiRelease::Empirical),
                 search: SearchConfig {
                     alpha,
                     rho_star: RHO_STAR,

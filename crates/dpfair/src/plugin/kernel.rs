@@ -8,8 +8,8 @@
 //! * Bandwidth: a public rule (strict mode: uses only `n`, `d`, `ε`, never the data), a fixed
 //!   value, or the authors' 3-fold cross-validation on the training data (non-private, H3(b)).
 
-use crate::seed000::error::{Error, Result, invalid};
-use crate::seed000::split::permutation;
+use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::split::permutation;
 use ndarray::{Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

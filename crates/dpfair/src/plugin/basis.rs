@@ -12,7 +12,7 @@
 //! in this basis, `W(x) = z·φ(x)`, `z ~ N(0, σ² I_{2D})`, a Gaussian process with covariance
 //! `σ² φ(x)·φ(x') ≈ σ² K((x−x')/h)` that is drawn once and can be evaluated anywhere.
 
-use crate::seed000::error::{Result, invalid};
+use crate::plugin::error::{Result, invalid};
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -67,7 +67,7 @@ pub struct RffBasis {
 }
 
 impl TryFrom<BasisSpec> for RffBasis {
-    type Error = crate::seed000::Error;
+    type Error = crate::plugin::Error;
     fn try_from(spec: BasisSpec) -> Result<Self> {
         if spec.generator != GENERATOR {
             return Err(invalid(

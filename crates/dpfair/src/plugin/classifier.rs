@@ -1,10 +1,10 @@
 //! The output classifier of Algorithms 1 and 5,
 //! `f̃(x, a) = 1{ η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a) }` (randomised only at ties, see
-//! [`crate::seed000::threshold`]), and its expected metrics (spec H16).
+//! [`crate::plugin::threshold`]), and its expected metrics (spec H16).
 
-use crate::seed000::error::{Error, Result};
-use crate::seed000::release::PluginEstimate;
-use crate::seed000::threshold::{GroupRule, score};
+use crate::plugin::error::{Error, Result};
+use crate::plugin::release::PluginEstimate;
+use crate::plugin::threshold::{GroupRule, score};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Shared pieces of seed 000 (Xue & Yu, "Federated fairness-aware classification under
+//! The plug-in core shared by CDP-Fair and FDP-Fair (Xue & Yu, "Federated fairness-aware classification under
 //! differential privacy"): the plug-in estimators, the public random-feature basis, the exactly
 //! private functional release and the threshold machinery that CDP-Fair (Algorithm 5,
 //! [`crate::cdp_fair`]) and FDP-Fair (Algorithms 1–4 and 6, [`crate::fdp_fair`]) both use.

@@ -44,8 +44,8 @@
 //!   code's "known π" the two function releases at `(ε/2, δ/2)`; the ledger records what each σ
 //!   really costs.
 
-use crate::seed000::basis::RffBasis;
-use crate::seed000::error::{Error, Result, invalid};
+use crate::plugin::basis::RffBasis;
+use crate::plugin::error::{Error, Result, invalid};
 use dpfair_privacy::mechanisms::Gaussian;
 use dpfair_privacy::{Entry, Ledger, Noise};
 use ndarray::ArrayView2;
