@@ -1,0 +1,271 @@
+"""Inputs: numpy arrays, pandas and polars DataFrames and Arrow tables as one `Frame`.
+
+A `Frame` holds one numeric block (a 2-D float64 array, passed to Rust without a copy when the
+input already is float64) and the text columns, which the library one-hot encodes exactly as
+`dpfair fit` does for a CSV (levels sorted, recorded in the model's schema as public). Integer,
+boolean and float32 columns are converted to float64; text, categorical and object columns are
+text. Missing values (None, NaN, NaT) are refused with the column and row named.
+
+Labels (the sensitive groups and a class target) are passed as text: integers as `0`, `1`;
+floats as Python writes them (`1.0`); booleans as `False`, `True`; strings as they are. The
+library then codes them as the CLI codes the same CSV column (numbers compared as numbers, the
+positive class of a binary target is the larger label unless `pos_label` says otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import numpy as np
+
+Labels = Union[list, np.ndarray]
+
+
+@dataclass
+class Frame:
+    """Columns ready for the native module (see the module docs)."""
+
+    numeric: Optional[np.ndarray]
+    features: list = field(default_factory=list)
+    sensitive: Optional[tuple] = None
+    target: Optional[tuple] = None
+    n_rows: int = 0
+
+
+def _module(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def _missing_error(column: str, row: int) -> ValueError:
+    return ValueError(f"column `{column}`, row {row}: missing value (None/NaN) refused")
+
+
+def _text(values: Any, column: str) -> list:
+    """Text values of a column, refusing missing ones."""
+    out = []
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and v != v):
+            raise _missing_error(column, i)
+        out.append(v if isinstance(v, str) else str(v))
+    return out
+
+
+def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or Arrow array."""
+    mod = _module(values)
+    if mod == "polars":
+        values = values.to_numpy()
+    elif mod == "pyarrow":
+        values = values.to_numpy(zero_copy_only=False)
+    elif mod == "pandas":
+        values = values.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one column, got shape {arr.shape}")
+    return arr
+
+
+def labels_as_text(values: Any, what: str) -> list:
+    """Group names or class labels as text (module docs), refusing missing values."""
+    arr = _as_numpy_1d(values, what)
+    if arr.dtype.kind in "iu":
+        return [str(v) for v in arr.tolist()]
+    if arr.dtype.kind == "b":
+        return [str(v) for v in arr.tolist()]
+    if arr.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise ValueError(f"{what}, row {bad[0]}: {arr[bad[0]]} is not a label (NaN or infinite)")
+        return [repr(v) for v in arr.tolist()]
+    return _text(arr.tolist(), what)
+
+
+def name_of(values: Any, default: str) -> str:
+    """The name of a Series (pandas, polars), else `default`."""
+    name = getattr(values, "name", None)
+    return name if isinstance(name, str) and name else default
+
+
+def numbers(values: Any, what: str) -> np.ndarray:
+    """A real-valued column as float64, refusing NaN and infinities."""
+    arr = _as_numpy_1d(values, what)
+    if arr.dtype.kind not in "iufb":
+        raise TypeError(f"{what} must be numeric, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{what}, row {bad[0]}: {arr[bad[0]]} is not finite")
+    return arr
+
+
+def _from_numpy(X: np.ndarray) -> Frame:
+    if X.ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (rows × columns), got shape {X.shape}; "
+            "reshape a single feature with X.reshape(-1, 1)"
+        )
+    names = [f"x{j}" for j in range(X.shape[1])]
+    if X.dtype.kind in "OUS":
+        cols = [(n, _text(X[:, j].tolist(), n)) for j, n in enumerate(names)]
+        return Frame(numeric=None, features=cols, n_rows=X.shape[0])
+    if X.dtype.kind not in "iufb":
+        raise TypeError(f"X has dtype {X.dtype}: expected numbers or text")
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    return Frame(numeric=X, features=[(n, j) for j, n in enumerate(names)], n_rows=X.shape[0])
+
+
+def _from_pandas(df: Any) -> Frame:
+    import pandas as pd
+
+    numeric_names, features, text = [], [], {}
+    for name in df.columns:
+        col = df[name]
+        label = str(name)
+        is_numeric = pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(
+            col.dtype
+        )
+        if is_numeric and not isinstance(col.dtype, pd.CategoricalDtype):
+            features.append((label, len(numeric_names)))
+            numeric_names.append(name)
+        else:
+            missing = col.isna().to_numpy()
+            if missing.any():
+                raise _missing_error(label, int(np.flatnonzero(missing)[0]))
+            text[label] = [v if isinstance(v, str) else str(v) for v in col.tolist()]
+            features.append((label, text[label]))
+    numeric = None
+    if numeric_names:
+        numeric = df[numeric_names].to_numpy(dtype=np.float64, na_value=np.nan)
+    return Frame(numeric=numeric, features=features, n_rows=len(df))
+
+
+def _from_polars(df: Any) -> Frame:
+    numeric_names, features = [], []
+    for name, dtype in df.schema.items():
+        if dtype.is_numeric() or str(dtype) == "Boolean":
+            features.append((name, len(numeric_names)))
+            numeric_names.append(name)
+        else:
+            col = df.get_column(name)
+            if col.null_count():
+                raise _missing_error(name, int(col.is_null().arg_true()[0]))
+            features.append((name, [str(v) for v in col.cast(str).to_list()]))
+    numeric = None
+    if numeric_names:
+        numeric = df.select(numeric_names).cast(float).to_numpy()
+    return Frame(numeric=numeric, features=features, n_rows=df.height)
+
+
+def _from_arrow(table: Any) -> Frame:
+    import pyarrow as pa
+
+    if not isinstance(table, pa.Table):
+        table = pa.table(table)
+    numeric_cols, features = [], []
+    for name, col in zip(table.column_names, table.columns):
+        t = col.type
+        if col.null_count:
+            raise _missing_error(name, int(np.flatnonzero(col.is_null().to_numpy(False))[0]))
+        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+            features.append((name, len(numeric_cols)))
+            numeric_cols.append(col.to_numpy().astype(np.float64, copy=False))
+        else:
+            features.append((name, [str(v) for v in col.cast(pa.string()).to_pylist()]))
+    numeric = np.column_stack(numeric_cols) if numeric_cols else None
+    return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
+
+
+def features_frame(X: Any) -> Frame:
+    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists)."""
+    mod = _module(X)
+    if isinstance(X, np.ndarray):
+        frame = _from_numpy(X)
+    elif mod == "pandas" and hasattr(X, "columns"):
+        frame = _from_pandas(X)
+    elif mod == "polars" and hasattr(X, "schema"):
+        frame = _from_polars(X)
+    elif hasattr(X, "__arrow_c_stream__") or mod == "pyarrow":
+        frame = _from_arrow(X)
+    elif isinstance(X, (list, tuple)):
+        frame = _from_numpy(np.asarray(X))
+    else:
+        raise TypeError(
+            f"X of type {type(X).__name__}: expected a numpy array, a pandas or polars "
+            "DataFrame, or an Arrow table (anything with __arrow_c_stream__)"
+        )
+    if frame.n_rows == 0:
+        raise ValueError("X has no rows")
+    if not frame.features:
+        raise ValueError("X has no columns")
+    return frame
+
+
+def _drop_feature(frame: Frame, name: str) -> bool:
+    """Remove feature column `name` (used as the sensitive column); whether it was there."""
+    for k, (n, _) in enumerate(frame.features):
+        if n == name:
+            del frame.features[k]
+            return True
+    return False
+
+
+def _column_values(X: Any, name: str) -> Any:
+    mod = _module(X)
+    if mod in ("pandas", "polars"):
+        return X[name]
+    import pyarrow as pa
+
+    table = X if isinstance(X, pa.Table) else pa.table(X)
+    return table.column(name)
+
+
+def to_frame(
+    X: Any,
+    y: Any = None,
+    sensitive_features: Any = None,
+    *,
+    regression: bool = False,
+    target_name: str = "y",
+) -> Frame:
+    """The frame of a fit or predict call.
+
+    `sensitive_features` is an array-like of group labels or the name of a column of X (then
+    taken out of the features). `y` is coded as labels, or as numbers when `regression`.
+    """
+    frame = features_frame(X)
+    n = frame.n_rows
+    if sensitive_features is not None:
+        if isinstance(sensitive_features, str):
+            name = sensitive_features
+            if not _drop_feature(frame, name):
+                raise ValueError(f"sensitive_features=`{name}` is not a column of X")
+            values = _column_values(X, name)
+        else:
+            name, values = name_of(sensitive_features, "sensitive"), sensitive_features
+        groups = labels_as_text(values, "sensitive_features")
+        if len(groups) != n:
+            raise ValueError(f"sensitive_features has {len(groups)} rows, X has {n}")
+        frame.sensitive = (name, groups)
+    if y is not None:
+        name = name_of(y, target_name)
+        target = numbers(y, "y") if regression else labels_as_text(y, "y")
+        if len(target) != n:
+            raise ValueError(f"y has {len(target)} rows, X has {n}")
+        frame.target = (name, target)
+    if not frame.features:
+        raise ValueError("X has no feature columns besides the sensitive column")
+    return frame
+
+
+def original_labels(y: Any, labels: list) -> np.ndarray:
+    """The model's class labels (text, in code order) as the values of `y` they stand for."""
+    arr = _as_numpy_1d(y, "y")
+    unique = list(dict.fromkeys(arr.tolist()))
+    texts = labels_as_text(np.array(unique, dtype=arr.dtype), "y")
+    by_text = dict(zip(texts, unique))
+    values = [by_text.get(label, label) for label in labels]
+    return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)
