@@ -12,11 +12,20 @@
 pub mod cdp_fair;
 pub mod decoupled;
 pub mod dp2dp;
+pub mod error;
+pub mod estimator;
+pub mod estimators;
 pub mod fair_regression;
 pub mod fdp_fair;
 pub mod lpct;
 pub mod model;
+pub mod pipeline;
 pub mod plugin;
+pub mod session;
+
+pub use error::{Error, Result};
+pub use estimator::{Estimator, Fitted, Params};
+pub use session::{Session, Spend};
 
 pub use dpfair_data as data;
 pub use dpfair_fairness as fairness;

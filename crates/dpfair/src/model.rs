@@ -121,6 +121,28 @@ pub enum FittedModel {
     Decoupled(crate::decoupled::Model),
 }
 
+/// `From<model> for FittedModel`, one line per variant.
+macro_rules! into_fitted_model {
+    ($($model:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$model> for FittedModel {
+            fn from(m: $model) -> Self {
+                FittedModel::$variant(m)
+            }
+        })*
+    };
+}
+
+into_fitted_model!(
+    ConstantClassifier => ConstantClassifier,
+    crate::lpct::LpctModel => Lpct,
+    crate::lpct::PruneModel => LpctPrune,
+    dpfair_learn::PrivateLogistic => DpLogistic,
+    crate::fair_regression::Model => FairRegression,
+    crate::cdp_fair::Model => CdpFair,
+    crate::dp2dp::Model => Dp2dp,
+    crate::decoupled::Model => Decoupled,
+);
+
 impl FittedModel {
     /// The model as a [`Predictor`]: one arm per variant.
     pub fn predictor(&self) -> &dyn Predictor {

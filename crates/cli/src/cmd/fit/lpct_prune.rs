@@ -1,10 +1,11 @@
 //! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang, seed 002) in the simulated
 //! setting; no tuning parameter (p0 and p_term from Algorithm 2).
 
-use crate::cmd::ldp::{SimulatedArgs, lpct_err};
+use crate::cmd::ldp::SimulatedArgs;
 use crate::error::CliResult;
-use dpfair::lpct::{self, Preset, PruneConfig, PruneOptions};
-use dpfair::model::FittedModel;
+use dpfair::Params;
+use dpfair::estimators::LpctPruneParams;
+use dpfair::lpct::{Preset, PruneConfig, PruneOptions};
 
 #[derive(clap::Args)]
 #[command(
@@ -34,7 +35,6 @@ enum PresetArg {
 }
 
 pub fn run(a: Args) -> CliResult {
-    let (public, private, mut ledger, mut noise) = a.common.load()?;
     let cfg = PruneConfig {
         epsilon: a.common.epsilon,
         p0: a.p0,
@@ -50,18 +50,14 @@ pub fn run(a: Args) -> CliResult {
         },
         tree: a.common.tree.settings(a.common.seeds.seed),
     };
-    let m = lpct::fit_prune(&cfg, &public.dataset, &private, &mut ledger, &mut noise)
-        .map_err(lpct_err)?;
+    let run = a
+        .common
+        .fit(|public| Ok(LpctPruneParams::from_config(cfg, public).check()?))?;
+    let m = &run.fitted.model;
     eprintln!(
         "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
         m.p0, m.p_term, m.flag, m.rounds
     );
-    a.common.out.save(
-        &public,
-        ledger,
-        Some(&noise),
-        &cfg,
-        FittedModel::LpctPrune(m),
-    )?;
+    run.save(&a.common.out)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod fair_regression;
 pub mod fdp_fair;
 pub mod lpct;
 pub mod lpct_prune;
+pub mod pipeline;
 
 /// The most training passes (`--epochs`, dp2dp's `--iterations`) a `fit` command accepts: a
 /// resource bound checked before the data is read. The papers use at most 1,000; 10⁵ passes of
