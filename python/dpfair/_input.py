@@ -233,8 +233,10 @@ def to_frame(
 ) -> Frame:
     """The frame of a fit or predict call.
 
-    `sensitive_features` is an array-like of group labels or the name of a column of X (then
-    taken out of the features). `y` is coded as labels, or as numbers when `regression`.
+    `sensitive_features` is an array-like of group labels or the name of a column of X; the
+    group column is never a feature (a column of X with its name is left out, as in the CLI).
+    `y` is coded as labels, or as numbers when `regression`; it is named after the Series, or
+    `y` when X has a column of that name.
     """
     frame = features_frame(X)
     n = frame.n_rows
@@ -246,12 +248,21 @@ def to_frame(
             values = _column_values(X, name)
         else:
             name, values = name_of(sensitive_features, "sensitive"), sensitive_features
+            # A group column that is also a column of X is not a feature (as in the CLI).
+            _drop_feature(frame, name)
         groups = labels_as_text(values, "sensitive_features")
         if len(groups) != n:
             raise ValueError(f"sensitive_features has {len(groups)} rows, X has {n}")
         frame.sensitive = (name, groups)
     if y is not None:
+        taken = {n for n, _ in frame.features} | {frame.sensitive[0] if frame.sensitive else None}
         name = name_of(y, target_name)
+        for candidate in (name, target_name, "target"):
+            if candidate not in taken:
+                name = candidate
+                break
+        else:
+            raise ValueError(f"y's name `{name}` is also the name of a column of X")
         target = numbers(y, "y") if regression else labels_as_text(y, "y")
         if len(target) != n:
             raise ValueError(f"y has {len(target)} rows, X has {n}")

@@ -64,3 +64,17 @@ pub fn model_error(e: dpfair::model::ModelError) -> PyErr {
         other => value_error(other),
     }
 }
+
+/// The library API's error: bad parameters and data are `ValueError`s, an overspend is
+/// `BudgetExceededError`, a failure inside a method is a `RuntimeError`.
+pub fn api_error(e: dpfair::Error) -> PyErr {
+    use dpfair::Error as E;
+    match e {
+        E::InvalidParameter { .. } | E::InvalidData(_) | E::Learn(_) => value_error(e),
+        E::BudgetExceeded(_) => BudgetExceededError::new_err(e.to_string()),
+        E::Data(d) => data_error(d),
+        E::Privacy(p) => privacy_error(p),
+        E::Model(m) => model_error(m),
+        E::Method { .. } => PyRuntimeError::new_err(e.to_string()),
+    }
+}

@@ -16,7 +16,8 @@ use dpfair::pipeline::Scaling;
 use dpfair::{Estimator, Params, Session};
 use dpfair_data::frame::Coding;
 use dpfair_data::{Bounds, Dataset, Loaded, TaskKind};
-use dpfair_privacy::{Accountant, Noise};
+use dpfair_privacy::Noise;
+use dpfair_privacy::accounting::Accountant;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::BTreeSet;
@@ -29,11 +30,16 @@ struct Hyper<'a, 'py> {
 
 impl<'py> Hyper<'_, 'py> {
     /// The value of `name`, `None` when absent or `None` (the library's default).
-    fn get<T: for<'a> FromPyObject<'a, 'py>>(&mut self, name: &str) -> PyResult<Option<T>> {
+    fn get<T>(&mut self, name: &str) -> PyResult<Option<T>>
+    where
+        T: for<'a> FromPyObject<'a, 'py>,
+        for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+    {
         self.read.insert(name.to_string());
         match self.dict.get_item(name)? {
-            Some(v) if !v.is_none() => v.extract().map(Some).map_err(|e| {
-                pyo3::exceptions::PyTypeError::new_err(format!("`{name}`: {}", PyErr::from(e)))
+            Some(v) if !v.is_none() => v.extract::<T>().map(Some).map_err(|e| {
+                let e: PyErr = e.into();
+                pyo3::exceptions::PyTypeError::new_err(format!("`{name}`: {e}"))
             }),
             _ => Ok(None),
         }

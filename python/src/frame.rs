@@ -54,7 +54,7 @@ impl FrameInput<'_> {
                             "column `{name}`: index {j} outside the numeric block"
                         )));
                     }
-                    Column::numeric(name, block.column(*j))
+                    Column::numeric(name, block.index_axis_move(ndarray::Axis(1), *j))
                 }
                 Source::Text(v) => Column::text(name, v),
             });
