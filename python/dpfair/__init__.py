@@ -16,6 +16,7 @@ Example:
     >>> pred = clf.predict(df, sensitive_features=df["sex"])
     >>> clf.ledger_["total"]["epsilon"] <= 1.0
     True
+
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ attributes (ending in `_`); `predict` applies the model's stored schema to new i
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,8 +41,10 @@ class DPFairEstimator:
         )
 
     def get_params(self, deep: bool = True) -> dict:
-        """The hyper-parameters, by name (`deep` is accepted for sklearn; there are no
-        nested estimators)."""
+        """The hyper-parameters, by name.
+
+        `deep` is accepted for sklearn; there are no nested estimators.
+        """
         return {name: getattr(self, name) for name in self._get_param_names()}
 
     def set_params(self, **params: Any) -> DPFairEstimator:
@@ -100,7 +102,7 @@ class DPFairEstimator:
             "task": "regression" if self._regression else None,
         }
 
-    def _fit_frame(self, frame: Frame, public: Optional[Frame] = None) -> Any:
+    def _fit_frame(self, frame: Frame, public: Frame | None = None) -> Any:
         session = getattr(self, "session", None)
         native_session = None if session is None else session._native
         return _native.fit(
@@ -114,8 +116,10 @@ class DPFairEstimator:
         )
 
     def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> DPFairEstimator:
-        """Fit on features `X`, target `y` and the groups `sensitive_features` (an array-like,
-        or the name of a column of X). Returns `self`."""
+        """Fit on features `X`, target `y` and the groups `sensitive_features`.
+
+        `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
+        """
         frame = to_frame(X, y, sensitive_features, regression=self._regression)
         self._set_fitted(self._fit_frame(frame), X, y)
         return self
@@ -150,8 +154,10 @@ class DPFairEstimator:
         return self.model_.predict(frame, seed)
 
     def predict(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
-        """Predicted labels (in `classes_`), or values for a regressor. Methods whose rule
-        depends on the group need `sensitive_features` here too."""
+        """Predicted labels (in `classes_`), or values for a regressor.
+
+        Methods whose rule depends on the group need `sensitive_features` here too.
+        """
         out = self._predict_native(X, sensitive_features, getattr(self, "random_state", None))
         if "values" in out:
             return np.asarray(out["values"])
@@ -190,6 +196,4 @@ def _not_fitted(est: Any) -> Exception:
         from sklearn.exceptions import NotFittedError
     except ImportError:  # pragma: no cover - sklearn is optional
         NotFittedError = ValueError  # noqa: N806
-    return NotFittedError(
-        f"this {type(est).__name__} is not fitted yet: call fit before predict"
-    )
+    return NotFittedError(f"this {type(est).__name__} is not fitted yet: call fit before predict")

@@ -15,7 +15,7 @@ positive class of a binary target is the larger label unless `pos_label` says ot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -26,10 +26,10 @@ Labels = Union[list, np.ndarray]
 class Frame:
     """Columns ready for the native module (see the module docs)."""
 
-    numeric: Optional[np.ndarray]
+    numeric: np.ndarray | None
     features: list = field(default_factory=list)
-    sensitive: Optional[tuple] = None
-    target: Optional[tuple] = None
+    sensitive: tuple | None = None
+    target: tuple | None = None
     n_rows: int = 0
 
 
@@ -78,7 +78,9 @@ def labels_as_text(values: Any, what: str) -> list:
     if arr.dtype.kind == "f":
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
-            raise ValueError(f"{what}, row {bad[0]}: {arr[bad[0]]} is not a label (NaN or infinite)")
+            raise ValueError(
+                f"{what}, row {bad[0]}: {arr[bad[0]]} is not a label (NaN or infinite)"
+            )
         return [repr(v) for v in arr.tolist()]
     return _text(arr.tolist(), what)
 

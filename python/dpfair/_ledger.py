@@ -15,11 +15,6 @@ class Ledger(dict):
     an entry is an approximation, e.g. the GDP accountant) and `budget`. `str(ledger)` is the
     summary `dpfair ledger` prints.
 
-    Example:
-        >>> ledger = est.ledger_            # doctest: +SKIP
-        >>> ledger["total"]["epsilon"]      # doctest: +SKIP
-        1.0
-        >>> print(ledger)                   # doctest: +SKIP
     """
 
     def __init__(self, native: Any) -> None:

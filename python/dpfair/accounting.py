@@ -16,33 +16,39 @@ Example:
     >>> from dpfair.accounting import get_epsilon, get_noise_multiplier
     >>> eps = get_epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, epochs=60, delta=1e-5)
     >>> round(eps, 1)
-    2.9
+    2.6
     >>> z = get_noise_multiplier(target_epsilon=eps, target_delta=1e-5,
     ...                          sample_rate=256 / 60000, epochs=60)
     >>> abs(z - 1.1) < 0.01
     True
+
 """
 
 from __future__ import annotations
-
-from typing import Optional
 
 from dpfair import _native
 
 __all__ = ["get_epsilon", "get_noise_multiplier"]
 
 
-def _steps(sample_rate: float, steps: Optional[int], epochs: Optional[float]) -> int:
+def _check_positive(name: str, value: float, upper: float | None = None) -> float:
+    """`value` as a float in (0, upper] (or (0, ∞)), else a ValueError naming `name`."""
+    v = float(value)
+    if not (v > 0 and (upper is None or v <= upper)) or v != v:
+        domain = f"(0, {upper:g}]" if upper is not None else "> 0"
+        raise ValueError(f"`{name}` must be {domain}, got {value!r}")
+    return v
+
+
+def _steps(sample_rate: float, steps: int | None, epochs: float | None) -> int:
+    _check_positive("sample_rate", sample_rate, 1.0)
     if (steps is None) == (epochs is None):
         raise ValueError("give exactly one of `steps` and `epochs`")
     if steps is not None:
         if isinstance(steps, bool) or int(steps) != steps or steps < 1:
             raise ValueError(f"`steps` must be a positive integer, got {steps!r}")
         return int(steps)
-    if not (epochs > 0):
-        raise ValueError(f"`epochs` must be > 0, got {epochs!r}")
-    if not (0.0 < sample_rate <= 1.0):
-        raise ValueError(f"`sample_rate` must be in (0, 1], got {sample_rate!r}")
+    _check_positive("epochs", epochs)
     return max(1, int(epochs / sample_rate))
 
 
@@ -51,8 +57,8 @@ def get_epsilon(
     noise_multiplier: float,
     sample_rate: float,
     delta: float,
-    steps: Optional[int] = None,
-    epochs: Optional[float] = None,
+    steps: int | None = None,
+    epochs: float | None = None,
     accountant: str = "rdp",
     relation: str = "add-remove",
 ) -> float:
@@ -60,9 +66,11 @@ def get_epsilon(
 
     Example:
         >>> round(get_epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=1000, delta=1e-5), 2)
-        1.95
+        2.1
+
     """
     n = _steps(sample_rate, steps, epochs)
+    _check_positive("noise_multiplier", noise_multiplier)
     return _native.sgm_epsilon(
         float(noise_multiplier), float(sample_rate), n, float(delta), accountant, relation
     )
@@ -73,8 +81,8 @@ def get_noise_multiplier(
     target_epsilon: float,
     target_delta: float,
     sample_rate: float,
-    steps: Optional[int] = None,
-    epochs: Optional[float] = None,
+    steps: int | None = None,
+    epochs: float | None = None,
     accountant: str = "rdp",
     relation: str = "add-remove",
 ) -> float:
@@ -88,6 +96,7 @@ def get_noise_multiplier(
         ...                          sample_rate=0.01, steps=1000)
         >>> get_epsilon(noise_multiplier=z, sample_rate=0.01, steps=1000, delta=1e-5) <= 1.0
         True
+
     """
     n = _steps(sample_rate, steps, epochs)
     return _native.sgm_noise_multiplier(

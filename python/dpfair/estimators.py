@@ -21,7 +21,7 @@ Common hyper-parameters:
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -95,8 +95,9 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         >>> clf = dpfair.DPLogisticRegression(epsilon=2.0, epochs=10).fit(X, y)
         >>> float(clf.ledger_["total"]["epsilon"]) <= 2.0
         True
-        >>> (clf.predict(X) == y).mean() > 0.8
+        >>> bool((clf.predict(X) == y).mean() > 0.8)
         True
+
     """
 
     _method = "dp-logistic"
@@ -104,22 +105,22 @@ class DPLogisticRegression(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        epsilon: Optional[float] = None,
-        delta: Optional[float] = None,
-        mechanism: Optional[str] = None,
-        epochs: Optional[int] = None,
-        learning_rate: Optional[float] = None,
-        clip: Optional[float] = None,
-        batch_size: Optional[int] = None,
-        accountant: Optional[str] = None,
-        substitution: Optional[bool] = None,
-        feature_bound: Optional[float] = None,
-        bounds: Optional[dict] = None,
-        coarse_bounds: Optional[dict] = None,
-        bounds_share: Optional[float] = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        mechanism: str | None = None,
+        epochs: int | None = None,
+        learning_rate: float | None = None,
+        clip: float | None = None,
+        batch_size: int | None = None,
+        accountant: str | None = None,
+        substitution: bool | None = None,
+        feature_bound: float | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -157,8 +158,10 @@ class DPLogisticRegression(_ProbabilisticClassifier):
 
 
 class CDPFairClassifier(_ProbabilisticClassifier):
-    """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier that keeps the
-    demographic disparity |P(ŷ=1 | A=1) − P(ŷ=1 | A=0)| within `alpha`, for two groups.
+    """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier.
+
+    It keeps the demographic disparity |P(ŷ=1 | A=1) − P(ŷ=1 | A=0)| within `alpha`, for two
+    groups.
 
     Half the rows estimate each group's regression function and base rate (kernel estimates
     released in a public random-feature basis), the other half choose the group threshold by the
@@ -178,6 +181,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         >>> clf = clf.fit(df, y, sensitive_features="sex")
         >>> sorted(clf.classes_)
         ['no', 'yes']
+
     """
 
     _method = "cdp-fair"
@@ -185,21 +189,21 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        alpha: Optional[float] = None,
-        epsilon: Optional[float] = None,
-        delta: Optional[float] = None,
-        bandwidth: Optional[float] = None,
-        frequencies: Optional[int] = None,
-        cross_fit: Optional[bool] = None,
-        tau_grid: Optional[int] = None,
-        min_group: Optional[int] = None,
-        accounting: Optional[str] = None,
-        bounds: Optional[dict] = None,
-        coarse_bounds: Optional[dict] = None,
-        bounds_share: Optional[float] = None,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        bandwidth: float | None = None,
+        frequencies: int | None = None,
+        cross_fit: bool | None = None,
+        tau_grid: int | None = None,
+        min_group: int | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -235,9 +239,11 @@ class CDPFairClassifier(_ProbabilisticClassifier):
 
 
 class FDPFairClassifier(_ProbabilisticClassifier):
-    """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process: the rows are split into
-    `sites` contiguous sites, each runs both rounds on its own rows with its own randomness
-    (federated DP: ε per site), and the server's selection builds one classifier.
+    """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process.
+
+    The rows are split into `sites` contiguous sites, each runs both rounds on its own rows
+    with its own randomness (federated DP: ε per site), and the server's selection builds one
+    classifier.
 
     Features should be on [0, 1] (public `bounds` only: every site must scale alike). Library
     defaults: α = 0.1, ε = 1 per site, δ = (N_s/2)⁻² per site, 3 sites. Predicting needs
@@ -251,6 +257,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         >>> clf = dpfair.FDPFairClassifier(sites=3, frequencies=64).fit(X, y, g)
         >>> clf.predict(X[:5], sensitive_features=g[:5]).shape
         (5,)
+
     """
 
     _method = "fdp-fair"
@@ -258,16 +265,16 @@ class FDPFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        alpha: Optional[float] = None,
-        epsilon: Optional[float] = None,
-        delta: Optional[float] = None,
-        sites: Optional[int] = None,
-        frequencies: Optional[int] = None,
-        accounting: Optional[str] = None,
-        bounds: Optional[dict] = None,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        sites: int | None = None,
+        frequencies: int | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -293,9 +300,11 @@ class FDPFairClassifier(_ProbabilisticClassifier):
 
 
 class PrivateFairRegressor(DPFairEstimator):
-    """Private post-processing of regression scores for statistical parity (Xian, Li, Kamath,
-    Zhao): each group's score distribution is moved towards their Wasserstein barycenter, so
-    that the groups' output distributions are within `alpha` in Kolmogorov–Smirnov distance.
+    """Private post-processing of regression scores for statistical parity.
+
+    The method of Xian, Li, Kamath and Zhao: each group's score distribution is moved towards
+    their Wasserstein barycenter, so that the groups' output distributions are within `alpha`
+    in Kolmogorov–Smirnov distance.
 
     It post-processes *scores*: `X` is one column of scores (or name it with `score_column`),
     such as the predictions of a regressor fitted on other rows; `y` is the real target. The
@@ -311,8 +320,9 @@ class PrivateFairRegressor(DPFairEstimator):
         >>> reg = dpfair.PrivateFairRegressor(alpha=0.05, score_range=(0, 1.3), bins=20)
         >>> reg = reg.fit(scores.reshape(-1, 1), scores, sensitive_features=g)
         >>> out = reg.predict(scores.reshape(-1, 1), sensitive_features=g)
-        >>> dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=g) < 0.2
+        >>> bool(dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=g) < 0.2)
         True
+
     """
 
     _method = "fair-regression"
@@ -321,13 +331,13 @@ class PrivateFairRegressor(DPFairEstimator):
     def __init__(
         self,
         *,
-        alpha: Optional[float] = None,
-        epsilon: Optional[float] = None,
-        bins: Optional[int] = None,
-        score_range: Optional[tuple] = None,
-        score_column: Optional[str] = None,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        bins: int | None = None,
+        score_range: tuple | None = None,
+        score_column: str | None = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -410,6 +420,7 @@ class LPCTClassifier(_LPCTBase):
         >>> clf = dpfair.LPCTClassifier(epsilon=2.0).fit(X, y, X_public=Xp, y_public=yp)
         >>> clf.ledger_["total"]["epsilon"]
         2.0
+
     """
 
     _method = "lpct"
@@ -417,15 +428,15 @@ class LPCTClassifier(_LPCTBase):
     def __init__(
         self,
         *,
-        epsilon: Optional[float] = None,
-        depth: Optional[int] = None,
-        public_weight: Optional[float] = None,
-        splitter: Optional[str] = None,
-        criterion: Optional[str] = None,
-        min_samples_leaf: Optional[int] = None,
+        epsilon: float | None = None,
+        depth: int | None = None,
+        public_weight: float | None = None,
+        splitter: str | None = None,
+        criterion: str | None = None,
+        min_samples_leaf: int | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.depth = depth
@@ -461,6 +472,7 @@ class LPCTPruneClassifier(_LPCTBase):
         >>> clf = dpfair.LPCTPruneClassifier(epsilon=2.0).fit(X, y, X_public=Xp, y_public=yp)
         >>> clf.predict(X[:3]).shape
         (3,)
+
     """
 
     _method = "lpct-prune"
@@ -468,13 +480,13 @@ class LPCTPruneClassifier(_LPCTBase):
     def __init__(
         self,
         *,
-        epsilon: Optional[float] = None,
-        splitter: Optional[str] = None,
-        criterion: Optional[str] = None,
-        min_samples_leaf: Optional[int] = None,
+        epsilon: float | None = None,
+        splitter: str | None = None,
+        criterion: str | None = None,
+        min_samples_leaf: int | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.splitter = splitter
@@ -494,8 +506,9 @@ class LPCTPruneClassifier(_LPCTBase):
 
 
 class DecoupledFairClassifier(_ProbabilisticClassifier):
-    """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2): a
-    DP-SGD base model, then private group rates and a post-processing that flips decisions per
+    """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
+
+    A DP-SGD base model, then private group rates and a post-processing that flips decisions per
     group towards demographic parity.
 
     Library defaults: ε = 3 in total, δ = 10⁻⁵, strict accounting. Give public `bounds` (DP-SGD
@@ -509,6 +522,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         >>> clf = dpfair.DecoupledFairClassifier(epsilon=3.0).fit(X, y, g)
         >>> clf.predict(X[:4], sensitive_features=g[:4]).shape
         (4,)
+
     """
 
     _method = "decoupled"
@@ -516,17 +530,17 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        epsilon: Optional[float] = None,
-        delta: Optional[float] = None,
-        rate_share: Optional[float] = None,
-        post_fraction: Optional[float] = None,
-        accounting: Optional[str] = None,
-        bounds: Optional[dict] = None,
-        coarse_bounds: Optional[dict] = None,
-        bounds_share: Optional[float] = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        rate_share: float | None = None,
+        post_fraction: float | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
         pos_label: Any = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -554,8 +568,9 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
 
 
 class DP2DPClassifier(_ProbabilisticClassifier):
-    """DP2DP (Say, Denis, Pinot): private demographic-parity post-processing of a multi-class
-    classifier. Phase 1 fits a private probability model on part of the rows; phase 2 runs a
+    """DP2DP (Say, Denis, Pinot): private demographic-parity post-processing, multi-class.
+
+    Phase 1 fits a private probability model on part of the rows; phase 2 runs a
     private dual ascent on the rest so that the unfairness U is at most `rho`.
 
     Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
@@ -569,6 +584,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         >>> clf = dpfair.DP2DPClassifier(rho=0.05, epsilon=2.0).fit(X, y, g)
         >>> sorted(clf.classes_.tolist())
         [0, 1, 2]
+
     """
 
     _method = "dp2dp"
@@ -576,16 +592,16 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        rho: Optional[float] = None,
-        epsilon: Optional[float] = None,
-        delta: Optional[float] = None,
-        iterations: Optional[int] = None,
-        batch_size: Optional[int] = None,
-        pool_fraction: Optional[float] = None,
-        accounting: Optional[str] = None,
-        bounds: Optional[dict] = None,
+        rho: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        iterations: int | None = None,
+        batch_size: int | None = None,
+        pool_fraction: float | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
         session: Any = None,
-        random_state: Optional[int] = None,
+        random_state: int | None = None,
     ) -> None:
         self.rho = rho
         self.epsilon = epsilon

@@ -14,11 +14,12 @@ Example:
     >>> groups = np.array(["a", "a", "a", "b", "b", "b"])
     >>> round(demographic_parity_difference(None, y_pred, sensitive_features=groups), 4)
     0.3333
+
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -121,9 +122,11 @@ def equalized_odds_difference(
 
 
 def multiclass_unfairness(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
-    """max over classes k and pairs of groups of |P(ŷ = k | s) − P(ŷ = k | s')| (multi-class
-    demographic parity, as DP2DP measures it). Classes are the distinct values of `y_pred`
-    and `y_true` (when given)."""
+    """Max over classes k and pairs of groups of |P(ŷ = k | s) − P(ŷ = k | s')|.
+
+    Multi-class demographic parity, as DP2DP measures it. Classes are the distinct values of
+    `y_pred` and `y_true` (when given).
+    """
     pred = _as_numpy_1d(y_pred, "y_pred")
     pool = pred if y_true is None else np.concatenate([pred, _as_numpy_1d(y_true, "y_true")])
     classes = np.unique(pool)
@@ -133,8 +136,10 @@ def multiclass_unfairness(y_true: Any, y_pred: Any, *, sensitive_features: Any) 
 
 
 def ks_statistical_parity(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
-    """Largest Kolmogorov–Smirnov distance between the groups' distributions of `y_pred`
-    (fair regression's unfairness)."""
+    """Largest Kolmogorov–Smirnov distance between the groups' distributions of `y_pred`.
+
+    Fair regression's unfairness.
+    """
     pred = np.ascontiguousarray(_as_numpy_1d(y_pred, "y_pred"), dtype=np.float64)
     codes, _ = _groups(sensitive_features, len(pred))
     return _native.ks_statistical_parity(pred, codes)
@@ -155,8 +160,8 @@ class GroupReport:
         self.overall = dict(zip(self.metrics, rows[-1][2]))
         self._rows = rows
 
-    def difference(self, metric: Optional[str] = None) -> Any:
-        """max − min over the groups where the metric is defined (one metric, or a dict)."""
+    def difference(self, metric: str | None = None) -> Any:
+        """Max − min over the groups where the metric is defined (one metric, or a dict)."""
         if metric is None:
             return {m: self.difference(m) for m in self.metrics}
         values = [r[metric] for r in self.by_group.values() if r[metric] is not None]
@@ -170,7 +175,9 @@ class GroupReport:
 
     def __str__(self) -> str:
         width = max([len("overall"), len("group")] + [len(g) for g in self.by_group])
-        head = f"{'group':<{width}} {'n':>8}" + "".join(f" {m:>{max(10, len(m))}}" for m in self.metrics)
+        head = f"{'group':<{width}} {'n':>8}" + "".join(
+            f" {m:>{max(10, len(m))}}" for m in self.metrics
+        )
         lines = [head]
         for g, n, vals in self._rows:
             cells = "".join(
@@ -188,11 +195,14 @@ def group_report(
     y_pred: Any,
     *,
     sensitive_features: Any,
-    task: Optional[str] = None,
+    task: str | None = None,
     pos_label: Any = 1,
 ) -> GroupReport:
-    """The group report (see `GroupReport`). `task`: `binary`, `multiclass` or `regression`
-    (default: regression for float predictions, binary for two labels, else multi-class)."""
+    """The group report (see `GroupReport`).
+
+    `task`: `binary`, `multiclass` or `regression` (default: regression for float
+    predictions, binary for two labels, else multi-class).
+    """
     true = _as_numpy_1d(y_true, "y_true")
     pred = _as_numpy_1d(y_pred, "y_pred")
     if len(true) != len(pred):

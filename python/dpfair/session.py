@@ -25,6 +25,7 @@ class PrivacySession:
         >>> session = dpfair.PrivacySession(epsilon=2.0, delta=1e-5)
         >>> session.remaining
         (2.0, 1e-05)
+
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, *, relation: str = "substitution"):
@@ -37,8 +38,10 @@ class PrivacySession:
     def insecure_seeded(
         cls, epsilon: float, delta: float = 0.0, *, seed: int, relation: str = "substitution"
     ) -> PrivacySession:
-        """**Not private**: release noise reproducible from `seed` (tests and simulations
-        only). The ledgers of its fits say NOT PRIVATE."""
+        """**Not private**: release noise reproducible from `seed`.
+
+        For tests and simulations only: the ledgers of its fits say NOT PRIVATE.
+        """
         session = cls(epsilon, delta, relation=relation)
         session._native.insecure_seed(int(seed))
         return session

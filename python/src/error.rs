@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pyo3::create_exception!(
-    _native,
+    dpfair,
     BudgetExceededError,
     PyValueError,
     "A fit would take the privacy session over its budget: refused before any noise was drawn."

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from conftest import BOUNDS
 
 import dpfair
-from conftest import BOUNDS
 
 CLASSIFIERS = {
     "DPLogisticRegression": lambda **kw: dpfair.DPLogisticRegression(
@@ -34,7 +34,9 @@ LPCT = ("LPCTClassifier", "LPCTPruneClassifier")
 
 def make(name: str, **kw: Any) -> Any:
     if name == "PrivateFairRegressor":
-        return dpfair.PrivateFairRegressor(alpha=0.05, epsilon=1.0, bins=20, score_range=(0, 2), **kw)
+        return dpfair.PrivateFairRegressor(
+            alpha=0.05, epsilon=1.0, bins=20, score_range=(0, 2), **kw
+        )
     return CLASSIFIERS[name](**kw)
 
 

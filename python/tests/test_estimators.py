@@ -71,17 +71,23 @@ def test_fairlearn_metricframe_equals_dpfair_metrics(name, fitted, adult):
         _, y_true, _ = fit_args(name, X, y, None)
         mf = MetricFrame(
             metrics={"accuracy": lambda t, p: float(np.mean(t == p))},
-            y_true=y_true, y_pred=pred, sensitive_features=sex,
+            y_true=y_true,
+            y_pred=pred,
+            sensitive_features=sex,
         )
         ours = group_report(y_true, pred, sensitive_features=sex, task="multiclass")
         for g in ("Female", "Male"):
-            assert ours.by_group[g]["accuracy"] == pytest.approx(mf.by_group["accuracy"][g], abs=1e-12)
+            assert ours.by_group[g]["accuracy"] == pytest.approx(
+                mf.by_group["accuracy"][g], abs=1e-12
+            )
         return
     pos = ">50K"
     sr = lambda t, p: selection_rate(t, p, pos_label=pos)  # noqa: E731
     mf = MetricFrame(
         metrics={"accuracy": lambda t, p: float(np.mean(t == p)), "selection_rate": sr},
-        y_true=y, y_pred=pred, sensitive_features=sex,
+        y_true=y,
+        y_pred=pred,
+        sensitive_features=sex,
     )
     ours = group_report(y, pred, sensitive_features=sex, task="binary", pos_label=pos)
     for g in ("Female", "Male"):

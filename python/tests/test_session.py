@@ -1,0 +1,66 @@
+"""A PrivacySession: fits compose against one budget, and an overspend is refused before any
+noise is drawn."""
+
+from __future__ import annotations
+
+import pytest
+
+import dpfair
+
+
+def _fit(session, adult, epsilon):
+    """A pure-ε fit (the fair-regression post-processor) charged to `session`."""
+    X, _ = adult
+    scores = ((X["age"] - 17) / 73).to_frame("score")
+    return dpfair.PrivateFairRegressor(
+        alpha=0.05, epsilon=epsilon, bins=10, score_range=(0, 1), session=session
+    ).fit(scores, scores["score"], sensitive_features=X["sex"])
+
+
+def test_fits_compose_and_an_overspend_is_refused(adult):
+    session = dpfair.PrivacySession(epsilon=1.5)
+    first = _fit(session, adult, 1.0)
+    assert first.ledger_["total"]["epsilon"] == pytest.approx(1.0)
+    assert session.ledger["total"]["epsilon"] == pytest.approx(1.0)
+    entries = len(session.ledger["entries"])
+    with pytest.raises(dpfair.BudgetExceededError, match="budget exceeded"):
+        _fit(session, adult, 1.0)
+    # Refused before the fit read its data: nothing was charged, nothing released.
+    assert len(session.ledger["entries"]) == entries
+    assert session.ledger["total"]["epsilon"] == pytest.approx(1.0)
+    # What is left still fits, and the session's total is the sum (basic composition).
+    _fit(session, adult, 0.5)
+    assert session.ledger["total"]["epsilon"] == pytest.approx(1.5)
+    assert session.remaining[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_an_approximate_dp_fit_in_a_session(adult):
+    X, y = adult
+    session = dpfair.PrivacySession(epsilon=1.0, delta=1e-4)
+    est = dpfair.DPLogisticRegression(
+        epsilon=1.0,
+        epochs=2,
+        substitution=True,
+        session=session,
+        bounds={"age": (17, 90), "hours": (1, 99)},
+    ).fit(X, y, sensitive_features="sex")
+    # The session converts at its own δ (10⁻⁴ ≥ the fit's 10⁻⁵): never more than the fit's ε.
+    assert 0 < session.ledger["total"]["epsilon"] <= est.ledger_["total"]["epsilon"] + 1e-9
+
+
+def test_budget_exceeded_is_a_value_error():
+    assert issubclass(dpfair.BudgetExceededError, ValueError)
+
+
+def test_bad_session_parameters():
+    with pytest.raises(ValueError, match="epsilon"):
+        dpfair.PrivacySession(epsilon=-1.0)
+    with pytest.raises(ValueError, match="relation"):
+        dpfair.PrivacySession(epsilon=1.0, relation="sideways")
+
+
+def test_insecure_seeded_session_is_marked_not_private(adult):
+    session = dpfair.PrivacySession.insecure_seeded(epsilon=1.0, seed=1)
+    est = _fit(session, adult, 1.0)
+    assert est.ledger_["private"] is False
+    assert "NOT PRIVATE" in str(est.ledger_)
