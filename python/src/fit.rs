@@ -56,12 +56,18 @@ impl<'py> Hyper<'_, 'py> {
             .map(|(_, v)| Some(*v))
             .ok_or_else(|| {
                 let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-                value_error(format!("`{name}` = `{given}`: expected one of {}", names.join(", ")))
+                value_error(format!(
+                    "`{name}` = `{given}`: expected one of {}",
+                    names.join(", ")
+                ))
             })
     }
 
     fn accounting(&mut self) -> PyResult<Option<Accounting>> {
-        self.choice("accounting", &[("strict", Accounting::Strict), ("paper", Accounting::Paper)])
+        self.choice(
+            "accounting",
+            &[("strict", Accounting::Strict), ("paper", Accounting::Paper)],
+        )
     }
 
     /// Every name given was read.
@@ -92,13 +98,21 @@ fn dp_logistic(h: &mut Hyper<'_, '_>) -> PyResult<DpLogistic> {
         ("dp-sgd", LogisticMechanism::DpSgd),
         ("output-perturbation", LogisticMechanism::OutputPerturbation),
     ];
-    p = set(p, h.choice("mechanism", &mechanisms)?, |p, v| p.mechanism(v));
+    p = set(p, h.choice("mechanism", &mechanisms)?, |p, v| {
+        p.mechanism(v)
+    });
     p = set(p, h.get("epochs")?, |p, v| p.epochs(v));
     p = set(p, h.get("learning_rate")?, |p, v| p.learning_rate(v));
     p = set(p, h.get("clip")?, |p, v| p.clip(v));
     p = set(p, h.get("batch_size")?, |p, v| p.batch(v));
-    let accountants = [("rdp", Accountant::Rdp), ("prv", Accountant::Prv), ("gdp", Accountant::Gdp)];
-    p = set(p, h.choice("accountant", &accountants)?, |p, v| p.accountant(v));
+    let accountants = [
+        ("rdp", Accountant::Rdp),
+        ("prv", Accountant::Prv),
+        ("gdp", Accountant::Gdp),
+    ];
+    p = set(p, h.choice("accountant", &accountants)?, |p, v| {
+        p.accountant(v)
+    });
     p = set(p, h.get("substitution")?, |p, v| p.substitution(v));
     p = set(p, h.get("feature_bound")?, |p, v| p.feature_bound(v));
     p.check().map_err(api_error)
@@ -136,8 +150,12 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
     p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("bins")?, |p, v| p.bins(v));
-    p = set(p, h.get::<(f64, f64)>("score_range")?, |p, (lo, hi)| p.range(lo, hi));
-    p = set(p, h.get::<String>("score_column")?, |p, v| p.score_column(v));
+    p = set(p, h.get::<(f64, f64)>("score_range")?, |p, (lo, hi)| {
+        p.range(lo, hi)
+    });
+    p = set(p, h.get::<String>("score_column")?, |p, v| {
+        p.score_column(v)
+    });
     p.check().map_err(api_error)
 }
 
@@ -264,7 +282,12 @@ fn run<E: Estimator>(
     seed: Option<u64>,
 ) -> PyResult<PyModel> {
     let fitted = match session {
-        Some(s) => dpfair::pipeline::fit(&estimator, &mut loaded, scaling, &mut s.borrow_mut().session),
+        Some(s) => dpfair::pipeline::fit(
+            &estimator,
+            &mut loaded,
+            scaling,
+            &mut s.borrow_mut().session,
+        ),
         None => {
             let noise = match seed {
                 Some(seed) => Noise::os_with_public_seed(seed),

@@ -48,7 +48,8 @@ impl FrameInput<'_> {
         for (name, source) in &self.features {
             features.push(match source {
                 Source::Numeric(j) => {
-                    let block = block.ok_or_else(|| crate::error::value_error("no numeric block"))?;
+                    let block =
+                        block.ok_or_else(|| crate::error::value_error("no numeric block"))?;
                     if *j >= block.ncols() {
                         return Err(crate::error::value_error(format!(
                             "column `{name}`: index {j} outside the numeric block"

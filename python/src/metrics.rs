@@ -18,8 +18,11 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, name: &str) -> P
 #[pyfunction]
 pub fn demographic_parity_difference(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
     guard(|| {
-        fairness::demographic_parity_difference(slice(&y_pred, "y_pred")?, slice(&groups, "sensitive_features")?)
-            .map_err(value_error)
+        fairness::demographic_parity_difference(
+            slice(&y_pred, "y_pred")?,
+            slice(&groups, "sensitive_features")?,
+        )
+        .map_err(value_error)
     })
 }
 
@@ -27,14 +30,20 @@ pub fn demographic_parity_difference(y_pred: Binary<'_>, groups: Codes<'_>) -> P
 #[pyfunction]
 pub fn demographic_parity_ratio(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
     guard(|| {
-        fairness::demographic_parity_ratio(slice(&y_pred, "y_pred")?, slice(&groups, "sensitive_features")?)
-            .map_err(value_error)
+        fairness::demographic_parity_ratio(
+            slice(&y_pred, "y_pred")?,
+            slice(&groups, "sensitive_features")?,
+        )
+        .map_err(value_error)
     })
 }
 
 /// max over groups of |selection rate − overall selection rate|.
 #[pyfunction]
-pub fn demographic_parity_difference_to_overall(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
+pub fn demographic_parity_difference_to_overall(
+    y_pred: Binary<'_>,
+    groups: Codes<'_>,
+) -> PyResult<f64> {
     guard(|| {
         fairness::demographic_parity_difference_to_overall(
             slice(&y_pred, "y_pred")?,
@@ -58,7 +67,11 @@ pub fn demographic_parity_ratio_to_overall(y_pred: Binary<'_>, groups: Codes<'_>
 
 /// max − min over groups of the true positive rate.
 #[pyfunction]
-pub fn equal_opportunity_difference(y_true: Binary<'_>, y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
+pub fn equal_opportunity_difference(
+    y_true: Binary<'_>,
+    y_pred: Binary<'_>,
+    groups: Codes<'_>,
+) -> PyResult<f64> {
     guard(|| {
         fairness::equal_opportunity_difference(
             slice(&y_true, "y_true")?,
@@ -73,17 +86,27 @@ pub fn equal_opportunity_difference(y_true: Binary<'_>, y_pred: Binary<'_>, grou
 #[pyfunction]
 pub fn multiclass_unfairness(y_pred: Codes<'_>, k: usize, groups: Codes<'_>) -> PyResult<f64> {
     guard(|| {
-        fairness::multiclass_unfairness(slice(&y_pred, "y_pred")?, k, slice(&groups, "sensitive_features")?)
-            .map_err(value_error)
+        fairness::multiclass_unfairness(
+            slice(&y_pred, "y_pred")?,
+            k,
+            slice(&groups, "sensitive_features")?,
+        )
+        .map_err(value_error)
     })
 }
 
 /// The largest two-sample Kolmogorov–Smirnov distance between groups' outputs (regression).
 #[pyfunction]
-pub fn ks_statistical_parity(values: PyReadonlyArray1<'_, f64>, groups: Codes<'_>) -> PyResult<f64> {
+pub fn ks_statistical_parity(
+    values: PyReadonlyArray1<'_, f64>,
+    groups: Codes<'_>,
+) -> PyResult<f64> {
     guard(|| {
-        fairness::ks_statistical_parity(slice(&values, "y_pred")?, slice(&groups, "sensitive_features")?)
-            .map_err(value_error)
+        fairness::ks_statistical_parity(
+            slice(&values, "y_pred")?,
+            slice(&groups, "sensitive_features")?,
+        )
+        .map_err(value_error)
     })
 }
 
@@ -110,9 +133,19 @@ pub fn group_report(
                 let b = |v: &[f64]| v.iter().map(|&x| x as u8).collect::<Vec<_>>();
                 fairness::GroupReport::binary(&b(t), &b(p), g, &group_names)
             }
-            "multiclass" => fairness::GroupReport::multiclass(&codes(t), &codes(p), &class_labels, g, &group_names),
+            "multiclass" => fairness::GroupReport::multiclass(
+                &codes(t),
+                &codes(p),
+                &class_labels,
+                g,
+                &group_names,
+            ),
             "regression" => fairness::GroupReport::regression(t, p, g, &group_names),
-            other => return Err(value_error(format!("kind `{other}`: expected binary, multiclass or regression"))),
+            other => {
+                return Err(value_error(format!(
+                    "kind `{other}`: expected binary, multiclass or regression"
+                )));
+            }
         }
         .map_err(value_error)?;
         let rows = report
@@ -128,7 +161,10 @@ pub fn group_report(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(demographic_parity_difference, m)?)?;
     m.add_function(wrap_pyfunction!(demographic_parity_ratio, m)?)?;
-    m.add_function(wrap_pyfunction!(demographic_parity_difference_to_overall, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        demographic_parity_difference_to_overall,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(demographic_parity_ratio_to_overall, m)?)?;
     m.add_function(wrap_pyfunction!(equal_opportunity_difference, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass_unfairness, m)?)?;

@@ -1,7 +1,7 @@
 //! `Model`: a fitted model as the CLI saves it ([`ModelFile`]: schema, ledger, configuration and
 //! model), predicting on Python frames, saved and loaded in the CLI's format.
 
-use crate::error::{guard, model_error, value_error, data_error};
+use crate::error::{data_error, guard, model_error, value_error};
 use crate::frame::FrameInput;
 use dpfair::model::ModelFile;
 use dpfair_privacy::{Ledger, Noise};
@@ -37,13 +37,21 @@ impl PyModel {
     /// Read a model file written by `dpfair fit` or by `save`.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<Self> {
-        guard(|| Ok(PyModel { file: ModelFile::load(&path).map_err(model_error)? }))
+        guard(|| {
+            Ok(PyModel {
+                file: ModelFile::load(&path).map_err(model_error)?,
+            })
+        })
     }
 
     /// Parse a model file's text (`origin` names it in messages).
     #[staticmethod]
     fn from_json(text: &str, origin: &str) -> PyResult<Self> {
-        guard(|| Ok(PyModel { file: ModelFile::from_json(text, origin).map_err(model_error)? }))
+        guard(|| {
+            Ok(PyModel {
+                file: ModelFile::from_json(text, origin).map_err(model_error)?,
+            })
+        })
     }
 
     /// Write the model file (atomically), in the format `dpfair predict` reads.
@@ -60,9 +68,17 @@ impl PyModel {
     /// randomized predictor's draws reproducible (they are not a privacy release). Returns a dict:
     /// `classes` (codes), `labels`, `probabilities` (n × k, when the model has them) or `values`.
     #[pyo3(signature = (frame, seed = None))]
-    fn predict<'py>(&self, py: Python<'py>, frame: FrameInput<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        frame: FrameInput<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
-            let data = frame.frame()?.apply(&self.file.schema).map_err(data_error)?;
+            let data = frame
+                .frame()?
+                .apply(&self.file.schema)
+                .map_err(data_error)?;
             let mut rng = match seed {
                 Some(s) => Noise::seeded(s),
                 None => Noise::os(),
@@ -106,7 +122,11 @@ impl PyModel {
     /// The sensitive column's name and its groups in code order.
     #[getter]
     fn sensitive(&self) -> Option<(String, Vec<String>)> {
-        self.file.schema.sensitive.as_ref().map(|s| (s.name.clone(), s.levels.clone()))
+        self.file
+            .schema
+            .sensitive
+            .as_ref()
+            .map(|s| (s.name.clone(), s.levels.clone()))
     }
 
     /// The target column's name.
@@ -118,7 +138,12 @@ impl PyModel {
     /// The source columns the model reads, in order.
     #[getter]
     fn feature_columns(&self) -> Vec<String> {
-        self.file.schema.features.iter().map(|f| f.name().to_string()).collect()
+        self.file
+            .schema
+            .features
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect()
     }
 
     /// The encoded features' names (`col` or `col=level`).
