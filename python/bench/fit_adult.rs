@@ -46,7 +46,9 @@ fn main() {
     let options = LoadOptions {
         target: Some("14".into()),
         sensitive: Some("9".into()),
-        categorical: ["1", "3", "5", "6", "7", "8", "13"].map(String::from).to_vec(),
+        categorical: ["1", "3", "5", "6", "7", "8", "13"]
+            .map(String::from)
+            .to_vec(),
         ..Default::default()
     };
     let loaded = load_csv(&path, &options).expect("adult.data loads");

@@ -150,13 +150,21 @@ class DPFairEstimator:
 
     def _predict_native(self, X: Any, sensitive_features: Any, seed: Any = None) -> dict:
         self._check_fitted()
+        sensitive = self.model_.sensitive
+        columns = getattr(X, "columns", None)
+        if columns is None:
+            columns = getattr(X, "column_names", [])
+        if sensitive_features is None and sensitive is not None and sensitive[0] in columns:
+            # As `dpfair predict` does: the group column is read from X when it is there.
+            sensitive_features = sensitive[0]
         frame = to_frame(X, None, sensitive_features)
         return self.model_.predict(frame, seed)
 
     def predict(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
         """Predicted labels (in `classes_`), or values for a regressor.
 
-        Methods whose rule depends on the group need `sensitive_features` here too.
+        Methods whose rule depends on the group need the groups here too: `sensitive_features`,
+        or, when it is not given, X's column of the name the groups had at fit time.
         """
         out = self._predict_native(X, sensitive_features, getattr(self, "random_state", None))
         if "values" in out:

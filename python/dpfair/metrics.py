@@ -58,6 +58,16 @@ def _check_method(method: str) -> None:
         raise ValueError(f"method `{method}`: expected `between_groups` or `to_overall`")
 
 
+def _parity(
+    y_pred: Any, sensitive_features: Any, method: str, pos_label: Any, between: Any, overall: Any
+) -> float:
+    """A demographic-parity measure: `between` groups or each group `overall`."""
+    _check_method(method)
+    pred = _binary(y_pred, pos_label, "y_pred")
+    codes, _ = _groups(sensitive_features, len(pred))
+    return (between if method == "between_groups" else overall)(pred, codes)
+
+
 def demographic_parity_difference(
     y_true: Any,
     y_pred: Any,
@@ -70,12 +80,14 @@ def demographic_parity_difference(
 
     `y_true` is not used (Fairlearn's signature).
     """
-    _check_method(method)
-    pred = _binary(y_pred, pos_label, "y_pred")
-    codes, _ = _groups(sensitive_features, len(pred))
-    if method == "between_groups":
-        return _native.demographic_parity_difference(pred, codes)
-    return _native.demographic_parity_difference_to_overall(pred, codes)
+    return _parity(
+        y_pred,
+        sensitive_features,
+        method,
+        pos_label,
+        _native.demographic_parity_difference,
+        _native.demographic_parity_difference_to_overall,
+    )
 
 
 def demographic_parity_ratio(
@@ -87,12 +99,14 @@ def demographic_parity_ratio(
     pos_label: Any = 1,
 ) -> float:
     """Smallest ratio of selection rates: min / max between groups, or each to overall."""
-    _check_method(method)
-    pred = _binary(y_pred, pos_label, "y_pred")
-    codes, _ = _groups(sensitive_features, len(pred))
-    if method == "between_groups":
-        return _native.demographic_parity_ratio(pred, codes)
-    return _native.demographic_parity_ratio_to_overall(pred, codes)
+    return _parity(
+        y_pred,
+        sensitive_features,
+        method,
+        pos_label,
+        _native.demographic_parity_ratio,
+        _native.demographic_parity_ratio_to_overall,
+    )
 
 
 def equal_opportunity_difference(

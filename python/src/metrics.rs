@@ -14,56 +14,36 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, name: &str) -> P
         .map_err(|_| value_error(format!("{name} must be a contiguous array")))
 }
 
-/// max − min over groups of the selection rate.
-#[pyfunction]
-pub fn demographic_parity_difference(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
-    guard(|| {
-        fairness::demographic_parity_difference(
-            slice(&y_pred, "y_pred")?,
-            slice(&groups, "sensitive_features")?,
-        )
-        .map_err(value_error)
-    })
+/// A pyfunction `name(y_pred, groups)` over the fairness crate's function of the same name.
+macro_rules! parity_metric {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[pyfunction]
+        pub fn $name(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
+            guard(|| {
+                fairness::$name(slice(&y_pred, "y_pred")?, slice(&groups, "sensitive_features")?)
+                    .map_err(value_error)
+            })
+        }
+    };
 }
 
-/// min / max over groups of the selection rate.
-#[pyfunction]
-pub fn demographic_parity_ratio(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
-    guard(|| {
-        fairness::demographic_parity_ratio(
-            slice(&y_pred, "y_pred")?,
-            slice(&groups, "sensitive_features")?,
-        )
-        .map_err(value_error)
-    })
-}
-
-/// max over groups of |selection rate − overall selection rate|.
-#[pyfunction]
-pub fn demographic_parity_difference_to_overall(
-    y_pred: Binary<'_>,
-    groups: Codes<'_>,
-) -> PyResult<f64> {
-    guard(|| {
-        fairness::demographic_parity_difference_to_overall(
-            slice(&y_pred, "y_pred")?,
-            slice(&groups, "sensitive_features")?,
-        )
-        .map_err(value_error)
-    })
-}
-
-/// min over groups of min(r_s / r, r / r_s).
-#[pyfunction]
-pub fn demographic_parity_ratio_to_overall(y_pred: Binary<'_>, groups: Codes<'_>) -> PyResult<f64> {
-    guard(|| {
-        fairness::demographic_parity_ratio_to_overall(
-            slice(&y_pred, "y_pred")?,
-            slice(&groups, "sensitive_features")?,
-        )
-        .map_err(value_error)
-    })
-}
+parity_metric!(
+    /// max − min over groups of the selection rate.
+    demographic_parity_difference
+);
+parity_metric!(
+    /// min / max over groups of the selection rate.
+    demographic_parity_ratio
+);
+parity_metric!(
+    /// max over groups of |selection rate − overall selection rate|.
+    demographic_parity_difference_to_overall
+);
+parity_metric!(
+    /// min over groups of min(r_s / r, r / r_s).
+    demographic_parity_ratio_to_overall
+);
 
 /// max − min over groups of the true positive rate.
 #[pyfunction]

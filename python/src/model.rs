@@ -64,6 +64,13 @@ impl PyModel {
         guard(|| self.file.to_json().map_err(model_error))
     }
 
+    /// Pickling: the model file's JSON text (read back with its digest checked).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let json = slf.get().to_json()?;
+        let from_json = slf.get_type().getattr("from_json")?;
+        Ok((from_json, (json, "a pickled model".to_string())))
+    }
+
     /// Predict for `frame` (encoded and scaled with the model's schema). `seed` makes a
     /// randomized predictor's draws reproducible (they are not a privacy release). Returns a dict:
     /// `classes` (codes), `labels`, `probabilities` (n × k, when the model has them) or `values`.

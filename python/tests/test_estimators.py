@@ -109,3 +109,19 @@ def test_regressor_ks_metric_matches_scipy(fitted, adult):
     a, b = out[X["sex"].to_numpy() == "Female"], out[X["sex"].to_numpy() == "Male"]
     ours = dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=X["sex"])
     assert ours == pytest.approx(ks_2samp(a, b).statistic, abs=1e-12)
+
+
+def test_groups_are_read_from_x_when_not_given(fitted, adult):
+    X, _ = adult
+    est = fitted["CDPFairClassifier"]
+    assert (est.predict(X) == est.predict(X, sensitive_features=X["sex"])).all()
+
+
+def test_pickled_estimator_predicts_alike(fitted, adult):
+    import pickle
+
+    X, _ = adult
+    est = fitted["DPLogisticRegression"]
+    again = pickle.loads(pickle.dumps(est))
+    assert again.model_.to_json() == est.model_.to_json()
+    assert (again.predict(X) == est.predict(X)).all()
