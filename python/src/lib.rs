@@ -3,13 +3,13 @@
 //!
 //! | module | what it binds |
 //! |---|---|
-//! | [`frame`] | numpy blocks and text columns as a `dpfair_data::frame::Frame` |
-//! | [`model`] | `Model`: a fitted model file (predict, save, load, ledger) |
-//! | [`session`] | `Session`: a privacy budget several fits compose against |
-//! | [`fit`] | one fit through the library's pipeline, params built per method |
-//! | [`metrics`] | the fairness crate's metrics and group report |
-//! | [`accounting`] | DP-SGD accounting (ε of a run, noise multiplier for a target ε) |
-//! | [`error`] | Rust errors and panics as Python exceptions |
+//! | `frame` | numpy blocks and text columns as a `dpfair_data::frame::Frame` |
+//! | `model` | `Model`: a fitted model file (predict, save, load, ledger) |
+//! | `session` | `Session`: a privacy budget several fits compose against |
+//! | `fit` | one fit through the library's pipeline, params built per method |
+//! | `metrics` | the fairness crate's metrics and group report |
+//! | `accounting` | DP-SGD accounting (ε of a run, noise multiplier for a target ε) |
+//! | `error` | Rust errors and panics as Python exceptions |
 
 mod accounting;
 mod error;
