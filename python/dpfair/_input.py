@@ -1,10 +1,12 @@
 """Inputs: numpy arrays, pandas and polars DataFrames and Arrow tables as one `Frame`.
 
 A `Frame` holds one numeric block (a 2-D float64 array, passed to Rust without a copy when the
-input already is float64) and the text columns, which the library one-hot encodes exactly as
-`dpfair fit` does for a CSV (levels sorted, recorded in the model's schema as public). Integer,
-boolean and float32 columns are converted to float64; text, categorical and object columns are
-text. Missing values (None, NaN, NaT) are refused with the column and row named.
+input already is float64) and the text columns, *factorized* (a code per row into the column's
+distinct values, as `pandas.factorize` gives them). The library codes the distinct values
+exactly as `dpfair fit` codes the same CSV column: one-hot levels sorted and recorded in the
+model's schema as public. Integer, boolean and float32 columns are converted to float64; text,
+categorical and object columns are text. Missing values (None, NaN, and the CSV reader's
+missing-value tokens: empty, `?`, `NA`) are refused with the column and row named.
 
 Labels (the sensitive groups and a class target) are passed as text: integers as `0`, `1`;
 floats as Python writes them (`1.0`); booleans as `False`, `True`; strings as they are. The
@@ -14,17 +16,21 @@ positive class of a binary target is the larger label unless `pos_label` says ot
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
-
-Labels = Union[list, np.ndarray]
 
 
 @dataclass
 class Frame:
-    """Columns ready for the native module (see the module docs)."""
+    """Columns ready for the native module (see the module docs).
+
+    `features` lists `(name, j)` for column j of `numeric`, or `(name, (codes, uniques))` for a
+    text column; `sensitive` is `(name, (codes, uniques))`; `target` is `(name, (codes,
+    uniques))` or `(name, float64 array)` for a regression.
+    """
 
     numeric: np.ndarray | None
     features: list = field(default_factory=list)
@@ -39,16 +45,6 @@ def _module(obj: Any) -> str:
 
 def _missing_error(column: str, row: int) -> ValueError:
     return ValueError(f"column `{column}`, row {row}: missing value (None/NaN) refused")
-
-
-def _text(values: Any, column: str) -> list:
-    """Text values of a column, refusing missing ones."""
-    out = []
-    for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and v != v):
-            raise _missing_error(column, i)
-        out.append(v if isinstance(v, str) else str(v))
-    return out
 
 
 def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
@@ -68,21 +64,56 @@ def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
     return arr
 
 
+def _label_text(value: Any) -> str:
+    """A value as text (module docs); a non-finite float is an error (raised by the caller)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} is not a label")
+        return repr(float(value))
+    return str(value)
+
+
+def factorize(values: Any, what: str) -> tuple:
+    """`(codes, uniques, texts)`: int64 codes per row (−1 for a missing value), the distinct
+    values in order of first appearance, and their text (module docs)."""
+    # A pandas Series is factorized as it is (fast for Arrow-backed strings).
+    arr = values if _module(values) == "pandas" and values.ndim == 1 else _as_numpy_1d(values, what)
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is the usual companion
+        pd = None
+    if pd is not None:
+        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+        uniques = list(np.asarray(uniques, dtype=object))
+    else:  # pragma: no cover
+        missing = [i for i, v in enumerate(arr.tolist()) if v is None or v != v]
+        if missing:
+            raise _missing_error(what, missing[0])
+        uniques_arr, codes = np.unique(arr, return_inverse=True)
+        uniques = uniques_arr.tolist()
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    texts = []
+    for j, u in enumerate(uniques):
+        try:
+            texts.append(_label_text(u))
+        except ValueError:
+            row = int(np.flatnonzero(codes == j)[0])
+            raise ValueError(f"{what}, row {row}: {u} is not a label (NaN or infinite)") from None
+    return codes, uniques, texts
+
+
 def labels_as_text(values: Any, what: str) -> list:
-    """Group names or class labels as text (module docs), refusing missing values."""
-    arr = _as_numpy_1d(values, what)
-    if arr.dtype.kind in "iu":
-        return [str(v) for v in arr.tolist()]
-    if arr.dtype.kind == "b":
-        return [str(v) for v in arr.tolist()]
-    if arr.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if bad.size:
-            raise ValueError(
-                f"{what}, row {bad[0]}: {arr[bad[0]]} is not a label (NaN or infinite)"
-            )
-        return [repr(v) for v in arr.tolist()]
-    return _text(arr.tolist(), what)
+    """Group names or class labels as text per row (module docs), refusing missing values."""
+    codes, _, texts = factorize(values, what)
+    if codes.size and codes.min() < 0:
+        raise _missing_error(what, int(np.flatnonzero(codes < 0)[0]))
+    return [texts[c] for c in codes.tolist()]
 
 
 def name_of(values: Any, default: str) -> str:
@@ -103,6 +134,12 @@ def numbers(values: Any, what: str) -> np.ndarray:
     return arr
 
 
+def _factor(values: Any, what: str) -> tuple:
+    """`(codes, texts)` of a text column for the native module."""
+    codes, _, texts = factorize(values, what)
+    return codes, texts
+
+
 def _from_numpy(X: np.ndarray) -> Frame:
     if X.ndim != 2:
         raise ValueError(
@@ -111,7 +148,7 @@ def _from_numpy(X: np.ndarray) -> Frame:
         )
     names = [f"x{j}" for j in range(X.shape[1])]
     if X.dtype.kind in "OUS":
-        cols = [(n, _text(X[:, j].tolist(), n)) for j, n in enumerate(names)]
+        cols = [(n, _factor(X[:, j], n)) for j, n in enumerate(names)]
         return Frame(numeric=None, features=cols, n_rows=X.shape[0])
     if X.dtype.kind not in "iufb":
         raise TypeError(f"X has dtype {X.dtype}: expected numbers or text")
@@ -123,7 +160,7 @@ def _from_numpy(X: np.ndarray) -> Frame:
 def _from_pandas(df: Any) -> Frame:
     import pandas as pd
 
-    numeric_names, features, text = [], [], {}
+    numeric_names, features = [], []
     for name in df.columns:
         col = df[name]
         label = str(name)
@@ -134,11 +171,7 @@ def _from_pandas(df: Any) -> Frame:
             features.append((label, len(numeric_names)))
             numeric_names.append(name)
         else:
-            missing = col.isna().to_numpy()
-            if missing.any():
-                raise _missing_error(label, int(np.flatnonzero(missing)[0]))
-            text[label] = [v if isinstance(v, str) else str(v) for v in col.tolist()]
-            features.append((label, text[label]))
+            features.append((label, _factor(col, label)))
     numeric = None
     if numeric_names:
         numeric = df[numeric_names].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -152,10 +185,7 @@ def _from_polars(df: Any) -> Frame:
             features.append((name, len(numeric_names)))
             numeric_names.append(name)
         else:
-            col = df.get_column(name)
-            if col.null_count():
-                raise _missing_error(name, int(col.is_null().arg_true()[0]))
-            features.append((name, [str(v) for v in col.cast(str).to_list()]))
+            features.append((name, _factor(df.get_column(name).to_numpy(), name)))
     numeric = None
     if numeric_names:
         numeric = df.select(numeric_names).cast(float).to_numpy()
@@ -170,13 +200,13 @@ def _from_arrow(table: Any) -> Frame:
     numeric_cols, features = [], []
     for name, col in zip(table.column_names, table.columns):
         t = col.type
-        if col.null_count:
-            raise _missing_error(name, int(np.flatnonzero(col.is_null().to_numpy(False))[0]))
         if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+            if col.null_count:
+                raise _missing_error(name, int(np.flatnonzero(col.is_null().to_numpy(False))[0]))
             features.append((name, len(numeric_cols)))
             numeric_cols.append(col.to_numpy().astype(np.float64, copy=False))
         else:
-            features.append((name, [str(v) for v in col.cast(pa.string()).to_pylist()]))
+            features.append((name, _factor(col.to_numpy(zero_copy_only=False), name)))
     numeric = np.column_stack(numeric_cols) if numeric_cols else None
     return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
 
@@ -225,6 +255,10 @@ def _column_values(X: Any, name: str) -> Any:
     return table.column(name)
 
 
+def _rows(values: Any) -> int:
+    return len(values) if hasattr(values, "__len__") else len(np.asarray(values))
+
+
 def to_frame(
     X: Any,
     y: Any = None,
@@ -252,10 +286,9 @@ def to_frame(
             name, values = name_of(sensitive_features, "sensitive"), sensitive_features
             # A group column that is also a column of X is not a feature (as in the CLI).
             _drop_feature(frame, name)
-        groups = labels_as_text(values, "sensitive_features")
-        if len(groups) != n:
-            raise ValueError(f"sensitive_features has {len(groups)} rows, X has {n}")
-        frame.sensitive = (name, groups)
+        if _rows(values) != n:
+            raise ValueError(f"sensitive_features has {_rows(values)} rows, X has {n}")
+        frame.sensitive = (name, _factor(values, "sensitive_features"))
     if y is not None:
         taken = {n for n, _ in frame.features} | {frame.sensitive[0] if frame.sensitive else None}
         name = name_of(y, target_name)
@@ -265,10 +298,9 @@ def to_frame(
                 break
         else:
             raise ValueError(f"y's name `{name}` is also the name of a column of X")
-        target = numbers(y, "y") if regression else labels_as_text(y, "y")
-        if len(target) != n:
-            raise ValueError(f"y has {len(target)} rows, X has {n}")
-        frame.target = (name, target)
+        if _rows(y) != n:
+            raise ValueError(f"y has {_rows(y)} rows, X has {n}")
+        frame.target = (name, numbers(y, "y") if regression else _factor(y, "y"))
     if not frame.features:
         raise ValueError("X has no feature columns besides the sensitive column")
     return frame
@@ -277,8 +309,7 @@ def to_frame(
 def original_labels(y: Any, labels: list) -> np.ndarray:
     """The model's class labels (text, in code order) as the values of `y` they stand for."""
     arr = _as_numpy_1d(y, "y")
-    unique = list(dict.fromkeys(arr.tolist()))
-    texts = labels_as_text(np.array(unique, dtype=arr.dtype), "y")
-    by_text = dict(zip(texts, unique))
+    _, uniques, texts = factorize(arr, "y")
+    by_text = dict(zip(texts, uniques))
     values = [by_text.get(label, label) for label in labels]
     return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)

@@ -1,6 +1,7 @@
 //! Python inputs as a [`Frame`]: the Python layer (`dpfair/_input.py`) reduces numpy arrays,
 //! pandas and polars DataFrames and Arrow tables to one numeric block (a 2-D float64 array, read
-//! in place when it is already float64) and text columns; this module borrows them.
+//! in place when it is already float64) and factorized text columns (int64 codes, read in
+//! place, and the distinct values); this module borrows them.
 
 use dpfair_data::frame::{Column, Frame};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -8,17 +9,17 @@ use pyo3::prelude::*;
 
 /// Where a feature column's values are.
 #[derive(FromPyObject)]
-pub enum Source {
+pub enum Source<'py> {
     /// Column `j` of the numeric block.
     Numeric(usize),
-    /// Text values (one-hot encoded).
-    Text(Vec<String>),
+    /// A factorized text column: codes per row and distinct values (one-hot encoded).
+    Factor((PyReadonlyArray1<'py, i64>, Vec<String>)),
 }
 
 /// The values of a sensitive or target column.
 #[derive(FromPyObject)]
 pub enum Labels<'py> {
-    Text(Vec<String>),
+    Factor((PyReadonlyArray1<'py, i64>, Vec<String>)),
     Numeric(PyReadonlyArray1<'py, f64>),
 }
 
@@ -28,14 +29,14 @@ pub struct FrameInput<'py> {
     /// The numeric block (n × p), borrowed.
     pub numeric: Option<PyReadonlyArray2<'py, f64>>,
     /// Feature columns in order: a name and where the values are.
-    pub features: Vec<(String, Source)>,
+    pub features: Vec<(String, Source<'py>)>,
     pub sensitive: Option<(String, Labels<'py>)>,
     pub target: Option<(String, Labels<'py>)>,
 }
 
 fn column<'a>(name: &str, labels: &'a Labels<'_>) -> Column<'a> {
     match labels {
-        Labels::Text(v) => Column::text(name, v),
+        Labels::Factor((codes, uniques)) => Column::factor(name, codes.as_array(), uniques),
         Labels::Numeric(a) => Column::numeric(name, a.as_array()),
     }
 }
@@ -57,7 +58,7 @@ impl FrameInput<'_> {
                     }
                     Column::numeric(name, block.index_axis_move(ndarray::Axis(1), *j))
                 }
-                Source::Text(v) => Column::text(name, v),
+                Source::Factor((codes, uniques)) => Column::factor(name, codes.as_array(), uniques),
             });
         }
         Ok(Frame {

@@ -4,21 +4,24 @@
 //!
 //! Numeric columns are borrowed ([`ndarray::ArrayView1`], any stride: a column of a row-major
 //! matrix is read in place) and copied once, into the data set's feature matrix. Text columns
-//! (one-hot encoded), the sensitive column and a class target go through the CSV loader itself
-//! ([`crate::load::load_table`] on an in-memory CSV of those columns only), so their levels,
-//! the classes and the positive label are exactly those `dpfair fit` learns from the same CSV,
-//! and a model fitted on a frame predicts with `dpfair predict` on that CSV.
+//! come *factorized*, as `pandas.factorize` gives them ([`Values::Factor`]: a code per row into
+//! the column's distinct values; [`factorize`] makes one from strings). Their distinct values
+//! go through the CSV loader itself ([`crate::load::load_table`] on a small in-memory CSV with one
+//! row per distinct value), so the levels of a one-hot feature, the groups, the classes and the
+//! positive label are exactly those `dpfair fit` learns from a CSV of the same columns, and a
+//! model fitted on a frame predicts with `dpfair predict` on that CSV.
 //!
-//! Missing values are refused (as `--no-missing`), and so are non-finite numbers; messages name
-//! the column and the row, counted from 0 as in a DataFrame (`row 0` is the first row).
+//! Missing values (a negative code, or a value the CSV reader reads as missing: empty, `?`, `NA`)
+//! are refused, as with `--no-missing`, and so are non-finite numbers; messages name the column
+//! and the row, counted from 0 as in a DataFrame (`row 0` is the first row).
 
 use crate::dataset::{Dataset, Groups, Target};
 use crate::error::{DataError, Result, clip, invalid};
 use crate::load::{LoadOptions, LoadReport, Loaded, MissingPolicy, load_table};
 use crate::schema::{FeatureColumn, Schema, TargetColumn, TargetEncoding, TaskKind};
-use crate::table::{CsvFormat, HeaderMode, Table};
+use crate::table::{CsvFormat, HeaderMode, Table, is_missing};
 use ndarray::{Array2, ArrayView1};
-use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The values of one column.
@@ -26,17 +29,38 @@ use std::path::PathBuf;
 pub enum Values<'a> {
     /// Numbers, borrowed (a feature, or a real-valued target).
     Numeric(ArrayView1<'a, f64>),
-    /// Text: a categorical feature (one-hot encoded), group names or class labels.
-    Text(&'a [String]),
+    /// Text, factorized: row `i` holds `uniques[codes[i]]` (a negative code is a missing value).
+    /// A categorical feature (one-hot encoded), group names or class labels.
+    Factor {
+        codes: ArrayView1<'a, i64>,
+        uniques: &'a [String],
+    },
 }
 
 impl Values<'_> {
     fn len(&self) -> usize {
         match self {
             Values::Numeric(v) => v.len(),
-            Values::Text(v) => v.len(),
+            Values::Factor { codes, .. } => codes.len(),
         }
     }
+}
+
+/// Codes and distinct values of `values`, distinct values in order of first appearance (as
+/// `pandas.factorize`), for [`Values::Factor`].
+pub fn factorize(values: &[String]) -> (Vec<i64>, Vec<String>) {
+    let mut index: HashMap<&str, i64> = HashMap::new();
+    let mut uniques = Vec::new();
+    let codes = values
+        .iter()
+        .map(|v| {
+            *index.entry(v.as_str()).or_insert_with(|| {
+                uniques.push(v.clone());
+                uniques.len() as i64 - 1
+            })
+        })
+        .collect();
+    (codes, uniques)
 }
 
 /// A named column.
@@ -55,13 +79,59 @@ impl<'a> Column<'a> {
         }
     }
 
-    /// A text column.
-    pub fn text(name: impl Into<String>, values: &'a [String]) -> Self {
+    /// A factorized text column (see [`Values::Factor`]).
+    pub fn factor(
+        name: impl Into<String>,
+        codes: ArrayView1<'a, i64>,
+        uniques: &'a [String],
+    ) -> Self {
         Column {
             name: name.into(),
-            values: Values::Text(values),
+            values: Values::Factor { codes, uniques },
         }
     }
+
+    /// The code of every row, checked: in range, not missing (negative), and, for each distinct
+    /// value used, not a value the CSV reader reads as missing. Errors name the first bad row.
+    fn checked_codes(&self) -> Result<Option<(ArrayView1<'a, i64>, &'a [String])>> {
+        let Values::Factor { codes, uniques } = &self.values else {
+            return Ok(None);
+        };
+        let mut first_row = vec![usize::MAX; uniques.len()];
+        for (i, &c) in codes.iter().enumerate() {
+            match usize::try_from(c).ok().filter(|&c| c < uniques.len()) {
+                Some(c) => first_row[c] = first_row[c].min(i),
+                None if c < 0 => return Err(missing(&self.name, i, "None/NaN")),
+                None => {
+                    return Err(invalid(
+                        "X",
+                        format!(
+                            "column `{}`, row {i}: code {c} outside its {} distinct values",
+                            clip(&self.name),
+                            uniques.len()
+                        ),
+                    ));
+                }
+            }
+        }
+        for (u, &row) in uniques.iter().zip(&first_row) {
+            if row != usize::MAX && is_missing(u.trim()) {
+                return Err(missing(&self.name, row, u));
+            }
+        }
+        Ok(Some((*codes, *uniques)))
+    }
+}
+
+fn missing(column: &str, row: usize, value: &str) -> DataError {
+    invalid(
+        "X",
+        format!(
+            "column `{}`, row {row}: missing value `{}` refused (drop or fill missing values first)",
+            clip(column),
+            clip(value)
+        ),
+    )
 }
 
 /// Feature columns in order, with the sensitive column and the target when known.
@@ -89,14 +159,15 @@ pub struct Coding {
 /// The name used for a frame in messages (where a CSV load names its file).
 const SOURCE: &str = "input data";
 
-impl Frame<'_> {
-    /// Number of rows; every column must have it (checked by [`Frame::learn`] and [`Frame::apply`]).
+const CSV_FORMAT: CsvFormat = CsvFormat {
+    delimiter: Some(b','),
+    header: HeaderMode::Present,
+};
+
+impl<'a> Frame<'a> {
+    /// Number of rows; every column must have it.
     fn n_rows(&self) -> Result<usize> {
-        let mut columns = self
-            .features
-            .iter()
-            .chain(&self.sensitive)
-            .chain(&self.target);
+        let mut columns = self.columns();
         let Some(first) = columns.next() else {
             return Err(invalid("X", "no columns"));
         };
@@ -120,13 +191,20 @@ impl Frame<'_> {
         Ok(n)
     }
 
+    fn columns(&self) -> impl Iterator<Item = &Column<'a>> {
+        self.features
+            .iter()
+            .chain(&self.sensitive)
+            .chain(&self.target)
+    }
+
     /// Learn the schema and encode (training): numeric features as they are, text features
-    /// one-hot, groups and classes coded as `dpfair fit` codes them from a CSV (see the module
-    /// docs). The schema has no scaling yet.
+    /// one-hot, groups and classes coded as `dpfair fit` codes them from a CSV (module docs).
+    /// The schema has no scaling yet.
     pub fn learn(&self, coding: &Coding) -> Result<Loaded> {
         let n = self.n_rows()?;
         check_unique_names(self)?;
-        for c in &self.features {
+        for c in self.columns() {
             if let Values::Numeric(v) = &c.values {
                 check_finite(&c.name, v)?;
             }
@@ -135,17 +213,52 @@ impl Frame<'_> {
             Some(Column {
                 name,
                 values: Values::Numeric(v),
-            }) if coding.task == Some(TaskKind::Regression) => {
-                check_finite(name, v)?;
-                Some((name.clone(), v.to_vec()))
+            }) if coding.task == Some(TaskKind::Regression) => Some((name.clone(), v.to_vec())),
+            Some(Column {
+                name,
+                values: Values::Numeric(_),
+            }) => {
+                return Err(invalid(
+                    "y",
+                    format!(
+                        "target `{name}`: pass class labels factorized, numbers only for a regression"
+                    ),
+                ));
             }
             _ => None,
         };
-        let text = self.text_columns(real_target.is_none());
+        if let Some(Column {
+            name,
+            values: Values::Numeric(_),
+        }) = &self.sensitive
+        {
+            return Err(invalid(
+                "sensitive_features",
+                format!("column `{name}`: pass the groups factorized"),
+            ));
+        }
+        // The text columns through the CSV loader, one row per distinct value.
+        let text: Vec<&Column<'_>> = self
+            .features
+            .iter()
+            .filter(|c| matches!(c.values, Values::Factor { .. }))
+            .chain(&self.sensitive)
+            .chain(self.target.iter().filter(|_| real_target.is_none()))
+            .collect();
+        let mut factors = Vec::with_capacity(text.len());
+        for c in &text {
+            factors.push(c.checked_codes()?.expect("text columns are factors"));
+        }
         let coded = if text.is_empty() {
             None
         } else {
-            let table = csv_table(&text, n)?;
+            let table = distinct_values_table(&text, &factors)?;
+            let features: Vec<String> = self
+                .features
+                .iter()
+                .filter(|c| matches!(c.values, Values::Factor { .. }))
+                .map(|c| c.name.clone())
+                .collect();
             let options = LoadOptions {
                 target: self
                     .target
@@ -153,8 +266,8 @@ impl Frame<'_> {
                     .filter(|_| real_target.is_none())
                     .map(|t| t.name.clone()),
                 sensitive: self.sensitive.as_ref().map(|s| s.name.clone()),
-                features: Some(self.text_feature_names()),
-                categorical: self.text_feature_names(),
+                features: Some(features.clone()),
+                categorical: features,
                 groups: coding.groups.clone(),
                 classes: coding.classes.clone(),
                 task: coding.task,
@@ -170,26 +283,77 @@ impl Frame<'_> {
             target: None,
             scaling: Default::default(),
         };
-        let mut text_k = 0;
+        let mut learned = coded.as_ref().map(|c| c.schema.features.iter());
         for c in &self.features {
             schema.features.push(match &c.values {
                 Values::Numeric(_) => FeatureColumn::Numeric {
                     name: c.name.clone(),
                 },
-                Values::Text(_) => {
-                    let learned = &coded.as_ref().expect("text columns were coded").schema;
-                    text_k += 1;
-                    learned.features[text_k - 1].clone()
-                }
+                Values::Factor { .. } => learned
+                    .as_mut()
+                    .and_then(Iterator::next)
+                    .expect("one learned column per text column")
+                    .clone(),
             });
         }
-        let (mut groups, mut target, mut one_hot) = (None, None, None);
-        if let Some(coded) = coded {
-            schema.sensitive = coded.schema.sensitive;
-            schema.target = coded.schema.target;
-            groups = coded.dataset.groups;
-            target = coded.dataset.target;
-            one_hot = Some(coded.dataset.features);
+        let (mut groups, mut target) = (None, None);
+        let mut one_hot_codes = Vec::new();
+        if let Some(coded) = &coded {
+            // Per distinct value, its code in the learned coding (row j of the small table is
+            // distinct value j, or a repeat of value 0 for shorter columns).
+            let mut k = 0;
+            let mut offset = 0;
+            for f in &schema.features {
+                if let FeatureColumn::Categorical { levels, .. } = f {
+                    let (codes, uniques) = factors[k];
+                    let level: Vec<usize> = (0..uniques.len())
+                        .map(|j| {
+                            (0..levels.len())
+                                .find(|&l| coded.dataset.features[[j, offset + l]] == 1.0)
+                                .expect("each row has one level")
+                        })
+                        .collect();
+                    one_hot_codes.push(map_codes(codes, &level));
+                    offset += levels.len();
+                    k += 1;
+                }
+            }
+            schema.sensitive = coded.schema.sensitive.clone();
+            schema.target = coded.schema.target.clone();
+            if let Some(g) = &coded.dataset.groups {
+                let (codes, uniques) = factors[k];
+                let per_value: Vec<usize> = g.codes[..uniques.len()]
+                    .iter()
+                    .map(|&c| c as usize)
+                    .collect();
+                groups = Some(Groups {
+                    codes: map_codes(codes, &per_value)
+                        .into_iter()
+                        .map(|c| c as u32)
+                        .collect(),
+                    names: g.names.clone(),
+                });
+                k += 1;
+            }
+            if let Some(t) = &coded.dataset.target {
+                let (codes, uniques) = factors[k];
+                let classes = t.classes().expect("a coded target has classes");
+                let per_value: Vec<usize> = classes[..uniques.len()]
+                    .iter()
+                    .map(|&c| c as usize)
+                    .collect();
+                let rows = map_codes(codes, &per_value);
+                target = Some(match t {
+                    Target::Binary(_) => {
+                        Target::Binary(rows.into_iter().map(|c| c as u8).collect())
+                    }
+                    Target::Multiclass { k, .. } => Target::Multiclass {
+                        k: *k,
+                        labels: rows.into_iter().map(|c| c as u32).collect(),
+                    },
+                    Target::Real(_) => unreachable!("a real target is not coded"),
+                });
+            }
         }
         if let Some((name, values)) = real_target {
             schema.target = Some(TargetColumn {
@@ -198,7 +362,7 @@ impl Frame<'_> {
             });
             target = Some(Target::Real(values));
         }
-        let features = encode(&schema, self, one_hot.as_ref())?;
+        let features = encode(&schema, self, n, |k, i| one_hot_codes[k][i])?;
         Ok(finish(schema, features, groups, target, n))
     }
 
@@ -208,43 +372,30 @@ impl Frame<'_> {
     /// when the frame has them.
     pub fn apply(&self, schema: &Schema) -> Result<Dataset> {
         let n = self.n_rows()?;
-        let mut x = Array2::<f64>::zeros((n, schema.n_features()));
-        let mut offset = 0;
+        let mut columns = Vec::with_capacity(schema.features.len());
+        let mut one_hot_codes = Vec::new();
         for f in &schema.features {
             let column = self
                 .features
                 .iter()
                 .find(|c| c.name == f.name())
                 .ok_or_else(|| {
+                    let names: Vec<&str> = self.features.iter().map(|c| c.name.as_str()).collect();
                     invalid(
                         "X",
                         format!(
                             "column `{}` of the model's schema is missing (columns: {})",
                             f.name(),
-                            clip(
-                                &self
-                                    .features
-                                    .iter()
-                                    .map(|c| c.name.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )
+                            clip(&names.join(", "))
                         ),
                     )
                 })?;
             match (f, &column.values) {
-                (FeatureColumn::Numeric { name }, Values::Numeric(v)) => {
-                    check_finite(name, v)?;
-                    x.column_mut(offset).assign(v);
+                (FeatureColumn::Numeric { name }, Values::Numeric(v)) => check_finite(name, v)?,
+                (FeatureColumn::Categorical { levels, .. }, Values::Factor { .. }) => {
+                    one_hot_codes.push(stored_codes(column, levels, false)?);
                 }
-                (FeatureColumn::Categorical { name, levels }, Values::Text(v)) => {
-                    for (i, value) in v.iter().enumerate() {
-                        let level = level_of(levels, value, false)
-                            .ok_or_else(|| unseen(name, i, value, levels))?;
-                        x[[i, offset + level]] = 1.0;
-                    }
-                }
-                (FeatureColumn::Numeric { name }, Values::Text(_)) => {
+                (FeatureColumn::Numeric { name }, Values::Factor { .. }) => {
                     return Err(invalid(
                         "X",
                         format!(
@@ -261,12 +412,21 @@ impl Frame<'_> {
                     ));
                 }
             }
-            offset += f.width();
+            columns.push(column.clone());
         }
+        let by_schema = Frame {
+            features: columns,
+            sensitive: None,
+            target: None,
+        };
+        let mut x = encode(schema, &by_schema, n, |k, i| one_hot_codes[k][i])?;
         schema.scaling.apply(&mut x)?;
         let groups = match (&schema.sensitive, &self.sensitive) {
             (Some(s), Some(column)) => Some(Groups {
-                codes: codes_of(&s.name, &s.levels, column)?,
+                codes: stored_codes(column, &s.levels, true)?
+                    .into_iter()
+                    .map(|c| c as u32)
+                    .collect(),
                 names: s.levels.clone(),
             }),
             _ => None,
@@ -277,22 +437,25 @@ impl Frame<'_> {
                     check_finite(&t.name, v)?;
                     Target::Real(v.to_vec())
                 }
+                (TargetEncoding::Real, Values::Factor { .. }) => {
+                    return Err(invalid(
+                        "y",
+                        format!("target `{}` is real-valued: pass numbers", t.name),
+                    ));
+                }
                 (TargetEncoding::Binary { labels }, _) => Target::Binary(
-                    codes_of(&t.name, labels, column)?
+                    stored_codes(column, labels, true)?
                         .into_iter()
                         .map(|c| c as u8)
                         .collect(),
                 ),
                 (TargetEncoding::Multiclass { labels }, _) => Target::Multiclass {
                     k: labels.len(),
-                    labels: codes_of(&t.name, labels, column)?,
+                    labels: stored_codes(column, labels, true)?
+                        .into_iter()
+                        .map(|c| c as u32)
+                        .collect(),
                 },
-                (TargetEncoding::Real, Values::Text(_)) => {
-                    return Err(invalid(
-                        "y",
-                        format!("target `{}` is real-valued: pass numbers", t.name),
-                    ));
-                }
             }),
             _ => None,
         };
@@ -303,88 +466,104 @@ impl Frame<'_> {
             target,
         })
     }
-
-    /// The columns that go through the CSV loader: text features, the sensitive column, and the
-    /// target unless it is real-valued.
-    fn text_columns(&self, with_target: bool) -> Vec<(&str, Vec<Cow<'_, str>>)> {
-        self.features
-            .iter()
-            .filter(|c| matches!(c.values, Values::Text(_)))
-            .chain(&self.sensitive)
-            .chain(self.target.iter().filter(|_| with_target))
-            .map(|c| (c.name.as_str(), as_text(&c.values)))
-            .collect()
-    }
-
-    fn text_feature_names(&self) -> Vec<String> {
-        self.features
-            .iter()
-            .filter(|c| matches!(c.values, Values::Text(_)))
-            .map(|c| c.name.clone())
-            .collect()
-    }
 }
 
-const CSV_FORMAT: CsvFormat = CsvFormat {
-    delimiter: Some(b','),
-    header: HeaderMode::Present,
-};
-
-/// Text values as they are; numbers (a numeric sensitive column or class target) spelled as the
-/// shortest text that reads back as them (`0`, `1`, `2.5`).
-fn as_text<'a>(values: &'a Values<'_>) -> Vec<Cow<'a, str>> {
-    match values {
-        Values::Text(v) => v.iter().map(|s| Cow::Borrowed(s.as_str())).collect(),
-        Values::Numeric(v) => v
-            .iter()
-            .map(|x| Cow::Owned(format!("{}", x + 0.0)))
-            .collect(),
-    }
-}
-
-/// An in-memory CSV of the text columns, read back by the CSV reader.
-fn csv_table(columns: &[(&str, Vec<Cow<'_, str>>)], n: usize) -> Result<Table> {
-    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
-    let csv_error = |e: csv::Error| DataError::Csv {
+/// A small CSV of the text columns' distinct values: row `j` holds each column's distinct value
+/// `j` (a column with fewer repeats its first one, which changes no learned level), read back by
+/// the CSV reader.
+fn distinct_values_table(
+    columns: &[&Column<'_>],
+    factors: &[(ArrayView1<'_, i64>, &[String])],
+) -> Result<Table> {
+    let csv_error = |reason: String| DataError::Csv {
         path: PathBuf::from(SOURCE),
-        reason: e.to_string(),
+        reason,
     };
-    w.write_record(columns.iter().map(|(name, _)| *name))
-        .map_err(csv_error)?;
-    for i in 0..n {
-        w.write_record(columns.iter().map(|(_, v)| v[i].as_bytes()))
-            .map_err(csv_error)?;
+    let rows = factors.iter().map(|(_, u)| u.len()).max().unwrap_or(0);
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    w.write_record(columns.iter().map(|c| c.name.as_str()))
+        .map_err(|e| csv_error(e.to_string()))?;
+    for j in 0..rows {
+        w.write_record(
+            factors
+                .iter()
+                .map(|(_, u)| u.get(j).unwrap_or(&u[0]).as_bytes()),
+        )
+        .map_err(|e| csv_error(e.to_string()))?;
     }
-    let bytes = w.into_inner().map_err(|e| DataError::Csv {
-        path: PathBuf::from(SOURCE),
-        reason: e.to_string(),
-    })?;
+    let bytes = w.into_inner().map_err(|e| csv_error(e.to_string()))?;
     Table::from_bytes(PathBuf::from(SOURCE), &bytes, &CSV_FORMAT)
 }
 
-/// The feature matrix of `frame` under `schema`: numeric columns copied from their views, one-hot
-/// columns from `one_hot` (the coded text features, in order).
+/// Each row's code under `per_value` (the code of each distinct value).
+fn map_codes(codes: ArrayView1<'_, i64>, per_value: &[usize]) -> Vec<usize> {
+    codes.iter().map(|&c| per_value[c as usize]).collect()
+}
+
+/// Each row's level under stored `levels` (labels compared as numbers when `numeric_labels`);
+/// an unseen value is an error naming its first row.
+fn stored_codes(
+    column: &Column<'_>,
+    levels: &[String],
+    numeric_labels: bool,
+) -> Result<Vec<usize>> {
+    let (codes, uniques) = match &column.values {
+        Values::Factor { .. } => column.checked_codes()?.expect("a factor"),
+        Values::Numeric(_) => {
+            return Err(invalid(
+                "X",
+                format!(
+                    "column `{}`: pass its values factorized",
+                    clip(&column.name)
+                ),
+            ));
+        }
+    };
+    let mut per_value = Vec::with_capacity(uniques.len());
+    for (j, u) in uniques.iter().enumerate() {
+        match level_of(levels, u, numeric_labels) {
+            Some(l) => per_value.push(l),
+            None => {
+                // Only an error if some row uses this value.
+                if let Some(row) = codes.iter().position(|&c| c == j as i64) {
+                    return Err(invalid(
+                        "X",
+                        format!(
+                            "column `{}`, row {row}: `{}` was not seen when the model was fitted (known: {})",
+                            clip(&column.name),
+                            clip(u),
+                            clip(&levels.join(", "))
+                        ),
+                    ));
+                }
+                per_value.push(0);
+            }
+        }
+    }
+    Ok(map_codes(codes, &per_value))
+}
+
+/// The feature matrix of `frame` under `schema` (columns in schema order): numeric columns
+/// copied from their views, categorical column `k` one-hot from `level(k, row)`.
 fn encode(
     schema: &Schema,
     frame: &Frame<'_>,
-    one_hot: Option<&Array2<f64>>,
+    n: usize,
+    level: impl Fn(usize, usize) -> usize,
 ) -> Result<Array2<f64>> {
-    let n = frame.n_rows()?;
     let mut x = Array2::<f64>::zeros((n, schema.n_features()));
-    let (mut offset, mut hot_offset) = (0, 0);
+    let (mut offset, mut k) = (0, 0);
     for (f, c) in schema.features.iter().zip(&frame.features) {
-        let width = f.width();
         match &c.values {
             Values::Numeric(v) => x.column_mut(offset).assign(v),
-            Values::Text(_) => {
-                let hot = one_hot.expect("text columns were coded");
-                for k in 0..width {
-                    x.column_mut(offset + k).assign(&hot.column(hot_offset + k));
+            Values::Factor { .. } => {
+                for i in 0..n {
+                    x[[i, offset + level(k, i)]] = 1.0;
                 }
-                hot_offset += width;
+                k += 1;
             }
         }
-        offset += width;
+        offset += f.width();
     }
     Ok(x)
 }
@@ -421,12 +600,7 @@ fn finish(
 /// Feature, sensitive and target names must differ (one column, one role).
 fn check_unique_names(frame: &Frame<'_>) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
-    for c in frame
-        .features
-        .iter()
-        .chain(&frame.sensitive)
-        .chain(&frame.target)
-    {
+    for c in frame.columns() {
         if !seen.insert(c.name.as_str()) {
             return Err(invalid(
                 "X",
@@ -466,62 +640,39 @@ fn level_of(levels: &[String], value: &str, numeric: bool) -> Option<usize> {
     })
 }
 
-/// Codes of a group or label column under stored levels.
-fn codes_of(name: &str, levels: &[String], column: &Column<'_>) -> Result<Vec<u32>> {
-    let spelled: Vec<String>;
-    let values: Vec<&str> = match &column.values {
-        Values::Text(v) => v.iter().map(String::as_str).collect(),
-        Values::Numeric(v) => {
-            spelled = v.iter().map(|x| format!("{}", x + 0.0)).collect();
-            spelled.iter().map(String::as_str).collect()
-        }
-    };
-    values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            level_of(levels, v, true)
-                .map(|c| c as u32)
-                .ok_or_else(|| unseen(name, i, v, levels))
-        })
-        .collect()
-}
-
-fn unseen(column: &str, row: usize, value: &str, levels: &[String]) -> DataError {
-    invalid(
-        "X",
-        format!(
-            "column `{}`, row {row}: `{}` was not seen when the model was fitted (known: {})",
-            clip(column),
-            clip(value),
-            clip(&levels.join(", "))
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::load::load_csv;
-    use ndarray::array;
+    use ndarray::{Array1, array};
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    /// A factorized column from strings, owning its codes and distinct values.
+    struct Owned(Array1<i64>, Vec<String>);
+
+    impl Owned {
+        fn new(values: &[&str]) -> Self {
+            let (codes, uniques) = factorize(&strings(values));
+            Owned(Array1::from(codes), uniques)
+        }
+        fn column(&self, name: &str) -> Column<'_> {
+            Column::factor(name, self.0.view(), &self.1)
+        }
+    }
+
     #[test]
     fn learns_the_schema_a_csv_load_learns() {
-        let age = array![30.0, 41.5, 25.0, 60.0];
-        let job = strings(&["b", "a", "b", "c"]);
-        let sex = strings(&["F", "M", "M", "F"]);
-        let y = strings(&["<=50K", ">50K", "<=50K", ">50K"]);
+        let age = array![30.0, 41.5, 25.0, 60.0, 33.0];
+        let job = Owned::new(&["b", "a", "b", "c", "a"]);
+        let sex = Owned::new(&["F", "M", "M", "F", "M"]);
+        let y = Owned::new(&["<=50K", ">50K", "<=50K", ">50K", ">50K"]);
         let frame = Frame {
-            features: vec![
-                Column::numeric("age", age.view()),
-                Column::text("job", &job),
-            ],
-            sensitive: Some(Column::text("sex", &sex)),
-            target: Some(Column::text("y", &y)),
+            features: vec![Column::numeric("age", age.view()), job.column("job")],
+            sensitive: Some(sex.column("sex")),
+            target: Some(y.column("y")),
         };
         let from_frame = frame.learn(&Coding::default()).unwrap();
 
@@ -529,7 +680,7 @@ mod tests {
         let path = dir.path().join("d.csv");
         std::fs::write(
             &path,
-            "age,job,sex,y\n30,b,F,<=50K\n41.5,a,M,>50K\n25,b,M,<=50K\n60,c,F,>50K\n",
+            "age,job,sex,y\n30,b,F,<=50K\n41.5,a,M,>50K\n25,b,M,<=50K\n60,c,F,>50K\n33,a,M,>50K\n",
         )
         .unwrap();
         let options = LoadOptions {
@@ -541,12 +692,39 @@ mod tests {
         let from_csv = load_csv(&path, &options).unwrap();
         assert_eq!(from_frame.schema, from_csv.schema);
         assert_eq!(from_frame.dataset, from_csv.dataset);
-        // And the stored schema applied to the same columns gives the same data set.
+        // The stored schema applied to the same columns gives the same data set.
         assert_eq!(frame.apply(&from_frame.schema).unwrap(), from_csv.dataset);
     }
 
     #[test]
-    fn refuses_nan_unseen_levels_and_ragged_columns() {
+    fn numeric_labels_compare_as_numbers_and_the_positive_label_is_kept() {
+        let x = array![1.0, 2.0, 3.0, 4.0];
+        let y = Owned::new(&["1.0", "0", "1", "0"]);
+        let g = Owned::new(&["2", "10", "2", "10"]);
+        let frame = Frame {
+            features: vec![Column::numeric("x", x.view())],
+            sensitive: Some(g.column("g")),
+            target: Some(y.column("y")),
+        };
+        let coding = Coding {
+            positive: Some("0".into()),
+            ..Coding::default()
+        };
+        let loaded = frame.learn(&coding).unwrap();
+        // `1.0` and `1` are one class, named by its first spelling; `0` is the positive class.
+        assert_eq!(loaded.schema.class_labels(), ["1.0", "0"]);
+        assert_eq!(
+            loaded.dataset.target,
+            Some(Target::Binary(vec![0, 1, 0, 1]))
+        );
+        // Groups are sorted numerically, as the CSV loader sorts numbers.
+        let groups = loaded.dataset.groups.unwrap();
+        assert_eq!(groups.names, ["2", "10"]);
+        assert_eq!(groups.codes, [0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn refuses_nan_missing_unseen_levels_and_ragged_columns() {
         let x = array![1.0, f64::NAN];
         let frame = Frame {
             features: vec![Column::numeric("a", x.view())],
@@ -555,36 +733,62 @@ mod tests {
         let e = frame.learn(&Coding::default()).unwrap_err().to_string();
         assert!(e.contains("column `a`, row 1"), "{e}");
 
-        let ok = array![1.0, 2.0];
-        let g = strings(&["u", "v"]);
+        let ok = array![1.0, 2.0, 3.0];
+        let g = Owned::new(&["u", "v", "u"]);
         let fit = Frame {
             features: vec![Column::numeric("a", ok.view())],
-            sensitive: Some(Column::text("g", &g)),
+            sensitive: Some(g.column("g")),
             target: None,
         }
         .learn(&Coding::default())
         .unwrap();
-        let g2 = strings(&["u", "w"]);
+        let g2 = Owned::new(&["u", "u", "w"]);
         let e = Frame {
             features: vec![Column::numeric("a", ok.view())],
-            sensitive: Some(Column::text("g", &g2)),
+            sensitive: Some(g2.column("g")),
             target: None,
         }
         .apply(&fit.schema)
         .unwrap_err()
         .to_string();
-        assert!(e.contains("column `g`, row 1: `w` was not seen"), "{e}");
+        assert!(e.contains("column `g`, row 2: `w` was not seen"), "{e}");
 
-        let short = strings(&["u"]);
+        for (values, row) in [(["u", "NA", "v"], 1), (["u", "v", ""], 2)] {
+            let g3 = Owned::new(&values);
+            let e = Frame {
+                features: vec![Column::numeric("a", ok.view())],
+                sensitive: Some(g3.column("g")),
+                target: None,
+            }
+            .learn(&Coding::default())
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains(&format!("column `g`, row {row}: missing value")),
+                "{e}"
+            );
+        }
+        let codes = array![0i64, -1, 0];
+        let uniques = strings(&["u"]);
+        let e = Frame {
+            features: vec![Column::factor("j", codes.view(), &uniques)],
+            ..Frame::default()
+        }
+        .learn(&Coding::default())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("column `j`, row 1: missing value"), "{e}");
+
+        let short = Owned::new(&["u"]);
         let e = Frame {
             features: vec![Column::numeric("a", ok.view())],
-            sensitive: Some(Column::text("g", &short)),
+            sensitive: Some(short.column("g")),
             target: None,
         }
         .learn(&Coding::default())
         .unwrap_err()
         .to_string();
-        assert!(e.contains("column `g` has 1 rows, column `a` has 2"), "{e}");
+        assert!(e.contains("column `g` has 1 rows, column `a` has 3"), "{e}");
     }
 
     #[test]
@@ -599,7 +803,11 @@ mod tests {
             sensitive: None,
             target: Some(Column::numeric("y", y.view())),
         };
-        let loaded = frame.learn(&Coding::default()).unwrap();
+        let coding = Coding {
+            task: Some(TaskKind::Regression),
+            ..Coding::default()
+        };
+        let loaded = frame.learn(&coding).unwrap();
         assert_eq!(loaded.dataset.features, x);
         assert_eq!(loaded.dataset.target, Some(Target::Real(y.to_vec())));
         assert_eq!(loaded.schema.task(), Some(TaskKind::Regression));
