@@ -84,8 +84,8 @@ def main() -> None:
         python.append(p_cpu)
     r, p = statistics.median(rust), statistics.median(python)
     print(f"{method} on Adult ({len(X)} rows), {reps} repetitions, same model digest")
-    print(f"Rust library fit, CPU s:  median {r:.3f}  all {[round(v, 3) for v in rust]}")
-    print(f"Python fit, CPU s:        median {p:.3f}  all {[round(v, 3) for v in python]}")
+    print(f"Rust library fit, CPU s:  median {r:.4f}  all {[round(v, 4) for v in rust]}")
+    print(f"Python fit, CPU s:        median {p:.4f}  all {[round(v, 4) for v in python]}")
     print(f"Python overhead: {100 * (p - r) / r:+.1f}% of the library fit")
 
 

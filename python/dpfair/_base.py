@@ -121,10 +121,10 @@ class DPFairEstimator:
         `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
         frame = to_frame(X, y, sensitive_features, regression=self._regression)
-        self._set_fitted(self._fit_frame(frame), X, y)
+        self._set_fitted(self._fit_frame(frame), X, y, frame)
         return self
 
-    def _set_fitted(self, model: Any, X: Any, y: Any) -> None:
+    def _set_fitted(self, model: Any, X: Any, y: Any, frame: Frame | None = None) -> None:
         self.model_ = model
         self.ledger_ = Ledger(model)
         columns = getattr(X, "columns", None)
@@ -136,7 +136,11 @@ class DPFairEstimator:
             self.n_features_in_ = _n_columns(X)
         labels = model.class_labels
         if labels:
-            self.classes_ = original_labels(y, labels) if y is not None else np.array(labels)
+            if y is None:
+                self.classes_ = np.array(labels)
+            else:
+                known = frame.target_labels if frame is not None else None
+                self.classes_ = original_labels(y, labels, known)
         sensitive = model.sensitive
         if sensitive is not None:
             self.sensitive_feature_name_, groups = sensitive

@@ -37,6 +37,8 @@ class Frame:
     sensitive: tuple | None = None
     target: tuple | None = None
     n_rows: int = 0
+    #: The target's distinct values and their text, for `classes_` (not sent to Rust).
+    target_labels: tuple | None = None
 
 
 def _module(obj: Any) -> str:
@@ -80,10 +82,14 @@ def _label_text(value: Any) -> str:
 
 
 def factorize(values: Any, what: str) -> tuple:
-    """`(codes, uniques, texts)`: int64 codes per row (−1 for a missing value), the distinct
-    values in order of first appearance, and their text (module docs)."""
+    """Factorize a column: `(codes, uniques, texts)`.
+
+    int64 codes per row (−1 for a missing value), the distinct values in order of first
+    appearance, and their text (module docs).
+    """
     # A pandas Series is factorized as it is (fast for Arrow-backed strings).
-    arr = values if _module(values) == "pandas" and values.ndim == 1 else _as_numpy_1d(values, what)
+    is_series = _module(values) == "pandas" and getattr(values, "ndim", 0) == 1
+    arr = values if is_series else _as_numpy_1d(values, what)
     try:
         import pandas as pd
     except ImportError:  # pragma: no cover - pandas is the usual companion
@@ -300,16 +306,24 @@ def to_frame(
             raise ValueError(f"y's name `{name}` is also the name of a column of X")
         if _rows(y) != n:
             raise ValueError(f"y has {_rows(y)} rows, X has {n}")
-        frame.target = (name, numbers(y, "y") if regression else _factor(y, "y"))
+        if regression:
+            frame.target = (name, numbers(y, "y"))
+        else:
+            codes, uniques, texts = factorize(y, "y")
+            frame.target = (name, (codes, texts))
+            frame.target_labels = (uniques, texts)
     if not frame.features:
         raise ValueError("X has no feature columns besides the sensitive column")
     return frame
 
 
-def original_labels(y: Any, labels: list) -> np.ndarray:
-    """The model's class labels (text, in code order) as the values of `y` they stand for."""
+def original_labels(y: Any, labels: list, known: tuple | None = None) -> np.ndarray:
+    """The model's class labels (text, in code order) as the values of `y` they stand for.
+
+    `known`: `y`'s distinct values and their text, when already factorized.
+    """
     arr = _as_numpy_1d(y, "y")
-    _, uniques, texts = factorize(arr, "y")
+    uniques, texts = known if known is not None else factorize(arr, "y")[1:]
     by_text = dict(zip(texts, uniques))
     values = [by_text.get(label, label) for label in labels]
     return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)
