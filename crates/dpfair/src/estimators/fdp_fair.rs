@@ -87,13 +87,13 @@ impl Params for FdpFairParams {
             ));
         }
         if self.config.n_frequencies == 0
-            || self.config.n_frequencies > super::cdp_fair::MAX_FREQUENCIES
+            || self.config.n_frequencies > crate::cdp_fair::MAX_FREQUENCIES
         {
             return Err(Error::invalid(
                 "frequencies",
                 format!(
                     "must be in 1..={}, got {}",
-                    super::cdp_fair::MAX_FREQUENCIES,
+                    crate::cdp_fair::MAX_FREQUENCIES,
                     self.config.n_frequencies
                 ),
             ));
