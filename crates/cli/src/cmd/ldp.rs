@@ -729,9 +729,6 @@ impl SimulatedArgs {
         let mut session =
             crate::cmd::fit::pipeline::session_for(&spend)?.with_noise(self.seeds.noise());
         let fitted = est.fit(&private, &mut session)?;
-        Ok(crate::cmd::fit::pipeline::Run {
-            loaded: public,
-            fitted,
-        })
+        Ok(crate::cmd::fit::pipeline::finish(&est, public, fitted))
     }
 }

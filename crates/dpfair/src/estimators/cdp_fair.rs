@@ -5,7 +5,7 @@
 use super::{check_delta, check_epsilon, check_level, setters};
 use crate::cdp_fair::{Accounting, Config, DdFloor, Model};
 use crate::error::Result;
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::plugin::kernel::Bandwidth;
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -152,6 +152,11 @@ impl Estimator for CdpFair {
         "cdp-fair"
     }
 
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        plugin_report(model)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
         CdpFairParams::from_config(Config {
             epsilon,
@@ -176,6 +181,26 @@ impl Estimator for CdpFair {
             noise,
         )?)
     }
+}
+
+/// One line per fold: the bandwidth, the released group proportions and threshold.
+pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
+    model
+        .folds
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            format!(
+                "{} fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
+                crate::model::Predictor::method(model),
+                k + 1,
+                model.bandwidth,
+                f.estimate.pi[0],
+                f.estimate.pi[1],
+                f.rule.tau
+            )
+        })
+        .collect()
 }
 
 /// The reference classifiers of Xue & Yu's experiments (§5.2), on CDP-Fair's plug-in.

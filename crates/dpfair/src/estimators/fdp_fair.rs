@@ -187,6 +187,27 @@ impl Estimator for FdpFair {
         "fdp-fair"
     }
 
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        model
+            .federated
+            .iter()
+            .map(|info| {
+                format!(
+                    "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
+                     non-increasing: {})",
+                    self.sites,
+                    model.bandwidth,
+                    info.search.depth,
+                    info.search.omega,
+                    info.search.tau,
+                    info.search.feasible,
+                    info.search.monotone
+                )
+            })
+            .collect()
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {
         FdpFairParams::from_config(self.config.clone(), self.sites)
             .epsilon(epsilon)
