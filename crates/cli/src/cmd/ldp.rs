@@ -616,6 +616,7 @@ fn fit(a: FitArgs) -> CliResult {
             missing_by_column: Vec::new(),
             delimiter: b',',
             has_header: true,
+            skipped_index: false,
         },
     };
     match p.protocol {
