@@ -37,6 +37,7 @@
 //! says which method fits which task.
 
 pub mod cdp_fair;
+pub mod compare;
 pub mod decoupled;
 pub mod dp2dp;
 pub mod error;
