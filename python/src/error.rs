@@ -72,9 +72,9 @@ pub fn api_error(e: dpfair::Error) -> PyErr {
     match e {
         E::InvalidParameter { .. } | E::InvalidData(_) | E::Learn(_) => value_error(e),
         E::BudgetExceeded(_) => BudgetExceededError::new_err(e.to_string()),
-        E::Data(d) => data_error(d),
-        E::Privacy(p) => privacy_error(p),
-        E::Model(m) => model_error(m),
+        E::Data(d) => data_error(*d),
+        E::Privacy(p) => privacy_error(*p),
+        E::Model(m) => model_error(*m),
         E::Method { .. } => PyRuntimeError::new_err(e.to_string()),
     }
 }

@@ -104,12 +104,13 @@ impl From<dpfair::Error> for CliError {
             }
             E::InvalidData(reason) => CliError::BadInput(reason),
             E::BudgetExceeded(_) => CliError::BadInput(e.to_string()),
-            E::Privacy(p) => p.into(),
-            E::Data(d) => d.into(),
-            E::Model(m) => m.into(),
-            E::Learn(dpfair_learn::LearnError::NotConverged { .. }) | E::Method { .. } => {
+            E::Privacy(p) => (*p).into(),
+            E::Data(d) => (*d).into(),
+            E::Model(m) => (*m).into(),
+            E::Learn(ref l) if matches!(**l, dpfair_learn::LearnError::NotConverged { .. }) => {
                 CliError::Internal(e.to_string())
             }
+            E::Method { .. } => CliError::Internal(e.to_string()),
             E::Learn(l) => {
                 let msg = l.to_string();
                 match LEARNER_FLAGS

@@ -592,6 +592,7 @@ fn finish(
             missing_by_column: used.collect(),
             delimiter: b',',
             has_header: true,
+            skipped_index: false,
         },
         schema,
     }

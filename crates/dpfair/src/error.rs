@@ -26,16 +26,16 @@ pub enum Error {
     BudgetExceeded(String),
     /// The privacy layer refused or failed a release.
     #[error(transparent)]
-    Privacy(PrivacyError),
+    Privacy(Box<PrivacyError>),
     /// Reading or encoding data.
     #[error(transparent)]
-    Data(DataError),
+    Data(Box<DataError>),
     /// A learner below the method (DP-SGD, output perturbation).
     #[error(transparent)]
-    Learn(LearnError),
+    Learn(Box<LearnError>),
     /// The model file (reading, writing, integrity).
     #[error(transparent)]
-    Model(crate::model::ModelError),
+    Model(Box<crate::model::ModelError>),
     /// A numerical routine of a method did not converge or a solver failed.
     #[error("{method}: {reason}")]
     Method {
@@ -62,14 +62,14 @@ impl From<PrivacyError> for Error {
         match e {
             PrivacyError::InvalidParameter { name, reason } => Error::invalid(name, reason),
             PrivacyError::BudgetExceeded { .. } => Error::BudgetExceeded(e.to_string()),
-            other => Error::Privacy(other),
+            other => Error::Privacy(Box::new(other)),
         }
     }
 }
 
 impl From<DataError> for Error {
     fn from(e: DataError) -> Self {
-        Error::Data(e)
+        Error::Data(Box::new(e))
     }
 }
 
@@ -77,7 +77,7 @@ impl From<LearnError> for Error {
     fn from(e: LearnError) -> Self {
         match e {
             LearnError::Privacy(p) => p.into(),
-            other => Error::Learn(other),
+            other => Error::Learn(Box::new(other)),
         }
     }
 }
@@ -85,8 +85,8 @@ impl From<LearnError> for Error {
 impl From<crate::model::ModelError> for Error {
     fn from(e: crate::model::ModelError) -> Self {
         match e {
-            crate::model::ModelError::Data(d) => Error::Data(d),
-            other => Error::Model(other),
+            crate::model::ModelError::Data(d) => Error::Data(Box::new(d)),
+            other => Error::Model(Box::new(other)),
         }
     }
 }

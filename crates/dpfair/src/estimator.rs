@@ -65,6 +65,13 @@ pub trait Estimator {
         noise: &mut Noise,
     ) -> Result<Self::Model>;
 
+    /// What the fit released, in a few lines for a person (printed by `dpfair fit`): public
+    /// facts of `data` (its shape, the group names) and released quantities of `model` only.
+    fn report(&self, fitted: &Fitted<Self::Model>, data: &Dataset) -> Vec<String> {
+        let _ = (fitted, data);
+        Vec::new()
+    }
+
     /// The same estimator with another total ε (what private feature bounds leave of it:
     /// [`crate::pipeline::fit`]).
     fn with_epsilon(&self, epsilon: f64) -> Result<Self>

@@ -92,6 +92,30 @@ pub enum Output {
     Values(Vec<f64>),
 }
 
+impl Output {
+    /// The predicted class codes (classification), or `None` for regression outputs.
+    pub fn classes(&self) -> Option<&[u32]> {
+        match self {
+            Output::Classes { classes, .. } => Some(classes),
+            Output::Values(_) => None,
+        }
+    }
+
+    /// The predicted values (regression), or `None` for class outputs.
+    pub fn values(&self) -> Option<&[f64]> {
+        match self {
+            Output::Values(v) => Some(v),
+            Output::Classes { .. } => None,
+        }
+    }
+
+    /// Binary predictions as 0/1 bytes (the fairness metrics' input), or `None`.
+    pub fn binary(&self) -> Option<Vec<u8>> {
+        self.classes()
+            .map(|c| c.iter().map(|&k| u8::from(k == 1)).collect())
+    }
+}
+
 /// A fitted model that predicts. Randomized predictors draw their randomness from `rng` only
 /// (seeded for reproducible predictions).
 pub trait Predictor {

@@ -8,8 +8,7 @@
 //! use dpfair::{Params, Session};
 //! # let dataset = dpfair::estimators::example_data(1_000, 2, 1);
 //! # let schema = dpfair::estimators::example_schema(2);
-//! # let report = Default::default();
-//! let mut loaded = dpfair::data::Loaded { dataset, schema, report };
+//! let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
 //! let est = CdpFair::params().epsilon(1.0).delta(1e-6).frequencies(64).check()?;
 //! let scaling = Scaling::Public(dpfair::data::Bounds::parse("x0:0:1,x1:0:1")?);
 //! let mut session = Session::new(1.0, 1e-6)?;

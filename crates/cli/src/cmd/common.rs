@@ -153,10 +153,36 @@ impl DataArgs {
     /// reported on stderr; every error is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
         let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
-        if let Some(msg) = loaded.report.dropped_message() {
+        for msg in [
+            loaded.report.skipped_index_message(),
+            loaded.report.dropped_message(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             eprintln!("{msg}");
         }
+        if let Some(note) = self.positive_note(&loaded) {
+            eprintln!("{note}");
+        }
         Ok(loaded)
+    }
+
+    /// Which label of a text binary target was taken as positive, when the user did not say
+    /// (`--positive`): the choice is by text order, which may not be the one they mean.
+    fn positive_note(&self, loaded: &Loaded) -> Option<String> {
+        let labels = match &loaded.schema.target.as_ref()?.encoding {
+            dpfair_data::TargetEncoding::Binary { labels } => labels,
+            _ => return None,
+        };
+        let text = labels.iter().any(|l| l.parse::<f64>().is_err());
+        (self.positive.is_none() && text && labels.len() == 2).then(|| {
+            format!(
+                "note: --target {}: `{}` is the positive class (coded 1; the later of `{}` and \
+                 `{}` in text order); give --positive to choose the other",
+                self.target, labels[1], labels[0], labels[1]
+            )
+        })
     }
 }
 

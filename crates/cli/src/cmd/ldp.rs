@@ -616,6 +616,7 @@ fn fit(a: FitArgs) -> CliResult {
             missing_by_column: Vec::new(),
             delimiter: b',',
             has_header: true,
+            skipped_index: false,
         },
     };
     match p.protocol {
@@ -729,9 +730,6 @@ impl SimulatedArgs {
         let mut session =
             crate::cmd::fit::pipeline::session_for(&spend)?.with_noise(self.seeds.noise());
         let fitted = est.fit(&private, &mut session)?;
-        Ok(crate::cmd::fit::pipeline::Run {
-            loaded: public,
-            fitted,
-        })
+        Ok(crate::cmd::fit::pipeline::finish(&est, public, fitted))
     }
 }

@@ -3,19 +3,13 @@
 //! classifiers (privacy only, fairness only, neither).
 
 use super::{check_delta, check_epsilon, check_level, setters};
-use crate::cdp_fair::{
-    Accounting, Config, DdFloor, MAX_BANDWIDTH, MAX_TAU_GRID, MIN_BANDWIDTH, Model,
-};
-use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Params};
+use crate::cdp_fair::{Accounting, Config, DdFloor, Model};
+use crate::error::Result;
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::plugin::kernel::Bandwidth;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
-
-/// The most random frequencies `D` accepted (the basis has `2D` functions per group): a
-/// resource bound checked before any data is read.
-pub const MAX_FREQUENCIES: usize = 1 << 16;
 
 /// Params of [`CdpFair`]: [`crate::cdp_fair::Config`]'s defaults (α = 0.1, ε = 1,
 /// δ = (N/2)⁻², strict accounting, a public bandwidth rule, 1,024 random frequencies).
@@ -62,40 +56,23 @@ impl CdpFairParams {
     }
 }
 
-/// Checks shared by CDP-Fair and its baselines.
+/// Checks shared by CDP-Fair and its baselines: the method's own validation, and ε = ∞ only
+/// for the non-private baselines.
 fn check_config(config: &Config, allow_infinite: bool) -> Result<()> {
     check_level("alpha", config.alpha)?;
     check_epsilon(config.epsilon, allow_infinite)?;
     if let Some(delta) = config.delta {
         check_delta(delta)?;
     }
-    if config.n_frequencies == 0 || config.n_frequencies > MAX_FREQUENCIES {
-        return Err(Error::invalid(
-            "frequencies",
-            format!(
-                "must be in 1..={MAX_FREQUENCIES}, got {}",
-                config.n_frequencies
-            ),
-        ));
-    }
-    if config.tau_grid < 3 || config.tau_grid.is_multiple_of(2) || config.tau_grid > MAX_TAU_GRID {
-        return Err(Error::invalid(
-            "tau_grid",
-            format!(
-                "must be odd and in 3..={MAX_TAU_GRID}, got {}",
-                config.tau_grid
-            ),
-        ));
-    }
-    if let Some(Bandwidth::Fixed { h }) = config.bandwidth
-        && !(MIN_BANDWIDTH..=MAX_BANDWIDTH).contains(&h)
-    {
-        return Err(Error::invalid(
-            "bandwidth",
-            format!("must be in [{MIN_BANDWIDTH}, {MAX_BANDWIDTH}], got {h}"),
-        ));
-    }
-    Ok(())
+    let finite = Config {
+        epsilon: if config.epsilon.is_finite() {
+            config.epsilon
+        } else {
+            1.0
+        },
+        ..config.clone()
+    };
+    Ok(finite.validate()?)
 }
 
 impl Params for CdpFairParams {
@@ -175,6 +152,11 @@ impl Estimator for CdpFair {
         "cdp-fair"
     }
 
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        plugin_report(model)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
         CdpFairParams::from_config(Config {
             epsilon,
@@ -199,6 +181,26 @@ impl Estimator for CdpFair {
             noise,
         )?)
     }
+}
+
+/// One line per fold: the bandwidth, the released group proportions and threshold.
+pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
+    model
+        .folds
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            format!(
+                "{} fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
+                crate::model::Predictor::method(model),
+                k + 1,
+                model.bandwidth,
+                f.estimate.pi[0],
+                f.estimate.pi[1],
+                f.rule.tau
+            )
+        })
+        .collect()
 }
 
 /// The reference classifiers of Xue & Yu's experiments (§5.2), on CDP-Fair's plug-in.

@@ -5,7 +5,7 @@
 use super::{check_epsilon, setters};
 use crate::decoupled::{Config, Model, config::MAX_DELTA};
 use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::model::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -85,6 +85,43 @@ impl Estimator for Decoupled {
 
     fn method(&self) -> &'static str {
         "decoupled"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        let name = |a: usize| {
+            data.groups
+                .as_ref()
+                .and_then(|g| g.names.get(a))
+                .map_or("?", String::as_str)
+        };
+        let mut lines = vec![format!(
+            "decoupled: released rates α̃ = {:.4}, β̃ = {:.4}; p_keep = {:.4} (group `{}`), \
+             p_flip = {:.4}",
+            model.rates.alpha,
+            model.rates.beta,
+            model.flips.p_keep,
+            name(model.flips.down as usize),
+            model.flips.p_flip
+        )];
+        for (a, fell) in model.rates.fallback.iter().enumerate() {
+            if *fell {
+                lines.push(format!(
+                    "decoupled: the released counts of group `{}` are empty: its rate falls back \
+                     to {} (recorded in the model)",
+                    name(a),
+                    crate::decoupled::private_rates::FALLBACK_RATE
+                ));
+            }
+        }
+        // The row count of a per-group run is a private group size: not printed.
+        for r in &model.runs {
+            lines.push(format!(
+                "DP-SGD: z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {:e}",
+                r.noise_multiplier, r.sampling_rate, r.steps, model.sgd_epsilon, self.config.delta
+            ));
+        }
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<Decoupled> {

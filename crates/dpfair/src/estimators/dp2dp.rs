@@ -5,7 +5,7 @@
 use super::{check_epsilon, check_level, setters};
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::model::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -85,6 +85,47 @@ impl Estimator for Dp2dp {
 
     fn method(&self) -> &'static str {
         "dp2dp"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        let r = &model.phase2.report;
+        let mut lines = Vec::new();
+        if let Some(p) = &model.phase1_procedure {
+            lines.push(format!("dp2dp: phase 1 = {p:?}"));
+        }
+        lines.push(format!(
+            "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); \
+             σ_SGD = {:.4} (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
+            model.classes,
+            model.rho,
+            model.n_train,
+            r.n_pool,
+            model.phase2.pi[0],
+            model.phase2.pi[1],
+            r.sigma_sgd,
+            r.noise_multiplier,
+            r.sampling_rate,
+            r.steps,
+            100.0 * r.at_bound
+        ));
+        if r.at_bound > 0.0 {
+            lines.push(
+                "warning: some multipliers hit the box bound C_λ; consider --c-lambda 2".into(),
+            );
+        }
+        if let Some(claimed) = r.claimed_epsilon {
+            let delta = self.config.delta;
+            lines.push(match fitted.ledger.total_at(delta) {
+                Ok(real) => format!(
+                    "--accounting paper: the paper claims ε = {claimed} per phase; the ledger's \
+                     real cost is ε = {:.4} at δ = {delta} ({})",
+                    real.epsilon, real.rule
+                ),
+                Err(e) => format!("--accounting paper: the ledger's total is unavailable: {e}"),
+            });
+        }
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<Dp2dp> {

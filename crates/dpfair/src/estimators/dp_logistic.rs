@@ -4,7 +4,7 @@
 
 use super::{check_delta, check_epsilon, setters};
 use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_learn::validate::class_labels;
@@ -217,6 +217,27 @@ impl Estimator for DpLogistic {
 
     fn method(&self) -> &'static str {
         "dp-logistic"
+    }
+
+    fn report(&self, fitted: &Fitted<PrivateLogistic>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        vec![match model {
+            PrivateLogistic::DpSgd(fit) => format!(
+                "DP-SGD: q = {:.5}, {} steps, noise multiplier z = {:.4} (σ = zC = {:.4} on each \
+                 clipped-gradient sum), {} accountant, {}",
+                fit.sampling_rate,
+                fit.steps,
+                fit.noise_multiplier,
+                fit.noise_multiplier * fit.clip,
+                format!("{:?}", self.params.sgd.accountant).to_lowercase(),
+                self.relation().describe()
+            ),
+            PrivateLogistic::OutputPerturbation(fit) => format!(
+                "output perturbation: Λ = {}, R = {}, L = {:.4}, sensitivity Δ = {:.4e}, \
+                 σ = {:.4e} per weight",
+                fit.l2, fit.feature_bound, fit.lipschitz, fit.sensitivity, fit.sigma
+            ),
+        }]
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<DpLogistic> {

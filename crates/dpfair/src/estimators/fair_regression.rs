@@ -5,7 +5,7 @@
 
 use super::{check_level, setters};
 use crate::error::Result;
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::fair_regression::{Config, Model};
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -98,6 +98,30 @@ impl Estimator for FairRegression {
 
     fn method(&self) -> &'static str {
         "fair-regression"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        let mut lines = Vec::new();
+        if !model.near_empty_groups.is_empty() {
+            lines.push(format!(
+                "warning: groups {:?} have (near-)zero private weight (absent or tiny): their \
+                 weight was floored at {} and their transports rest on noise",
+                model.near_empty_groups, self.config.weight_floor
+            ));
+        }
+        lines.push(format!(
+            "fair regression: {} groups, k = {}, α = {}, ε = {}; LP value {:.6e} (value units), \
+             targets' max pairwise KS {:.4} ({:?})",
+            model.group_names.len(),
+            model.grid.k,
+            model.alpha,
+            model.epsilon,
+            model.lp_value,
+            crate::fair_regression::transport::max_pairwise_ks(&model.targets),
+            model.solved_by
+        ));
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<FairRegression> {

@@ -87,13 +87,13 @@ impl Params for FdpFairParams {
             ));
         }
         if self.config.n_frequencies == 0
-            || self.config.n_frequencies > super::cdp_fair::MAX_FREQUENCIES
+            || self.config.n_frequencies > crate::cdp_fair::MAX_FREQUENCIES
         {
             return Err(Error::invalid(
                 "frequencies",
                 format!(
                     "must be in 1..={}, got {}",
-                    super::cdp_fair::MAX_FREQUENCIES,
+                    crate::cdp_fair::MAX_FREQUENCIES,
                     self.config.n_frequencies
                 ),
             ));
@@ -185,6 +185,27 @@ impl Estimator for FdpFair {
 
     fn method(&self) -> &'static str {
         "fdp-fair"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        model
+            .federated
+            .iter()
+            .map(|info| {
+                format!(
+                    "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
+                     non-increasing: {})",
+                    self.sites,
+                    model.bandwidth,
+                    info.search.depth,
+                    info.search.omega,
+                    info.search.tau,
+                    info.search.feasible,
+                    info.search.monotone
+                )
+            })
+            .collect()
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {

@@ -5,7 +5,7 @@
 
 use super::check_epsilon;
 use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Params};
+use crate::estimator::{Estimator, Fitted, Params};
 use crate::lpct::{LpctConfig, LpctModel, PruneConfig, PruneModel, TreeSettings};
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -127,6 +127,11 @@ impl Estimator for Lpct {
         "lpct"
     }
 
+    fn report(&self, fitted: &Fitted<LpctModel>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        vec![format!("LPCT: depth {}, λ = {}", model.depth, model.lambda)]
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<Lpct> {
         LpctParams {
             config: self.config.clone(),
@@ -244,6 +249,14 @@ impl Estimator for LpctPrune {
 
     fn method(&self) -> &'static str {
         "lpct-prune"
+    }
+
+    fn report(&self, fitted: &Fitted<PruneModel>, _data: &Dataset) -> Vec<String> {
+        let m = &fitted.model;
+        vec![format!(
+            "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
+            m.p0, m.p_term, m.flag, m.rounds
+        )]
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<LpctPrune> {

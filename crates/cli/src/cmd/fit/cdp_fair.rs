@@ -108,27 +108,10 @@ pub fn run(args: Args) -> CliResult {
         privacy: &args.privacy,
         out: &args.out,
     };
-    let run = pipeline::fit(common, Some(TaskKind::Binary), &est, Some(UNSCALED), |_| {
+    pipeline::fit(common, Some(TaskKind::Binary), &est, Some(UNSCALED), |_| {
         Ok(())
-    })?;
-    let model = &run.fitted.model;
-    for (k, f) in model.folds.iter().enumerate() {
-        eprintln!(
-            "cdp-fair fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
-            k + 1,
-            model.bandwidth,
-            f.estimate.pi[0],
-            f.estimate.pi[1],
-            f.rule.tau
-        );
-    }
-    if accounting == Accounting::Paper {
-        eprintln!(
-            "--accounting paper: what the authors' procedure really spends:\n{}",
-            run.fitted.ledger.summary()
-        );
-    }
-    run.save(&args.out)?;
+    })?
+    .save(&args.out)?;
     Ok(())
 }
 

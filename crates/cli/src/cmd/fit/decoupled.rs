@@ -128,56 +128,8 @@ pub fn run(args: Args) -> CliResult {
     };
     let unscaled = (accounting == Accounting::Strict).then_some(UNSCALED);
     let run = pipeline::fit(common, Some(TaskKind::Binary), &est, unscaled, |_| Ok(()))?;
-    let model = &run.fitted.model;
-    let names = run.loaded.dataset.groups.as_ref().map(|g| g.names.clone());
-    let name = |a: usize| {
-        names
-            .as_ref()
-            .and_then(|n| n.get(a))
-            .map_or("?", String::as_str)
-    };
-    eprintln!(
-        "decoupled: released rates α̃ = {:.4}, β̃ = {:.4}; p_keep = {:.4} (group `{}`), p_flip = {:.4}",
-        model.rates.alpha,
-        model.rates.beta,
-        model.flips.p_keep,
-        name(model.flips.down as usize),
-        model.flips.p_flip
-    );
-    for (a, fell) in model.rates.fallback.iter().enumerate() {
-        if *fell {
-            eprintln!(
-                "decoupled: the released counts of group `{}` are empty: its rate falls back to \
-                 {} (recorded in the model)",
-                name(a),
-                dpfair::decoupled::private_rates::FALLBACK_RATE
-            );
-        }
-    }
-    for r in &model.runs {
-        // The row count of a per-group run is a private group size: not printed.
-        eprintln!(
-            "DP-SGD: z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {:e}",
-            r.noise_multiplier,
-            r.sampling_rate,
-            r.steps,
-            model.sgd_epsilon,
-            est_delta(&args)
-        );
-    }
-    if accounting == Accounting::Paper {
-        eprintln!(
-            "--accounting paper: what the authors' procedure really spends:\n{}",
-            run.fitted.ledger.summary()
-        );
-    }
     run.save(&args.out)?;
     Ok(())
-}
-
-/// The δ of the fit (`--delta`, default 10⁻⁵).
-fn est_delta(args: &Args) -> f64 {
-    args.privacy.delta.unwrap_or(1e-5)
 }
 
 const UNSCALED: &str = "warning: no --bounds: features are used unscaled (still private, but \

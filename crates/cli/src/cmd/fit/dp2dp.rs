@@ -148,7 +148,6 @@ pub fn run(args: Args) -> CliResult {
                 .into(),
         ));
     }
-    let delta = args.privacy.delta.unwrap_or(1e-5);
     let common = Common {
         data: &args.data,
         bounds: &args.bounds,
@@ -159,37 +158,6 @@ pub fn run(args: Args) -> CliResult {
     let run = pipeline::fit(common, Some(TaskKind::Multiclass), &est, unscaled, |_| {
         Ok(())
     })?;
-    let model = &run.fitted.model;
-    let r = &model.phase2.report;
-    if let Some(p) = &model.phase1_procedure {
-        eprintln!("dp2dp: phase 1 = {p:?}");
-    }
-    eprintln!(
-        "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); σ_SGD = {:.4} \
-         (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
-        model.classes,
-        model.rho,
-        model.n_train,
-        r.n_pool,
-        model.phase2.pi[0],
-        model.phase2.pi[1],
-        r.sigma_sgd,
-        r.noise_multiplier,
-        r.sampling_rate,
-        r.steps,
-        100.0 * r.at_bound
-    );
-    if r.at_bound > 0.0 {
-        eprintln!("warning: some multipliers hit the box bound C_λ; consider --c-lambda 2");
-    }
-    if let Some(claimed) = r.claimed_epsilon {
-        let real = run.fitted.ledger.total_at(delta)?;
-        eprintln!(
-            "--accounting paper: the paper claims ε = {claimed} per phase; the ledger's real \
-             cost is ε = {:.4} at δ = {delta} ({})",
-            real.epsilon, real.rule
-        );
-    }
     run.save(&args.out)?;
     Ok(())
 }

@@ -14,7 +14,6 @@ use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::estimators::{DpLogistic, DpLogisticParams, LogisticMechanism};
 use dpfair_data::TaskKind;
-use dpfair_learn::PrivateLogistic;
 use dpfair_privacy::Relation;
 use serde::Serialize;
 
@@ -130,23 +129,6 @@ pub fn run(args: Args) -> CliResult {
         }
         Ok(())
     })?;
-    match &run.fitted.model {
-        PrivateLogistic::DpSgd(fit) => eprintln!(
-            "DP-SGD: q = {:.5}, {} steps, noise multiplier z = {:.4} (σ = zC = {:.4} on each \
-             clipped-gradient sum), {} accountant, {}",
-            fit.sampling_rate,
-            fit.steps,
-            fit.noise_multiplier,
-            fit.noise_multiplier * fit.clip,
-            args.accountant.name(),
-            est.relation().describe()
-        ),
-        PrivateLogistic::OutputPerturbation(fit) => eprintln!(
-            "output perturbation: Λ = {}, R = {}, L = {:.4}, sensitivity Δ = {:.4e}, σ = {:.4e} \
-             per weight",
-            fit.l2, fit.feature_bound, fit.lipschitz, fit.sensitivity, fit.sigma
-        ),
-    }
     run.save(&args.out)?;
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! experiments, where f = Id). The whole ε goes to one Laplace release of the group × bin
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
-use super::pipeline::{Run, session_for};
+use super::pipeline::{finish, session_for};
 use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FairRegressionParams;
@@ -143,25 +143,6 @@ pub fn run(args: Args) -> CliResult {
     }
     let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
     let fitted = est.fit(&loaded.dataset, &mut session)?;
-    let model = &fitted.model;
-    if !model.near_empty_groups.is_empty() {
-        eprintln!(
-            "warning: groups {:?} have (near-)zero private weight (absent or tiny): their weight \
-             was floored at {} and their transports rest on noise",
-            model.near_empty_groups, fitted.config["weight_floor"]
-        );
-    }
-    eprintln!(
-        "fair regression: {} groups, k = {}, α = {}, ε = {}; LP value {:.6e} (value units), \
-         targets' max pairwise KS {:.4} ({:?})",
-        model.group_names.len(),
-        model.grid.k,
-        model.alpha,
-        model.epsilon,
-        model.lp_value,
-        dpfair::fair_regression::transport::max_pairwise_ks(&model.targets),
-        model.solved_by
-    );
-    Run { loaded, fitted }.save(&args.out)?;
+    finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

@@ -10,7 +10,7 @@
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
 use crate::cmd::federated::load_site_data;
-use crate::cmd::fit::pipeline::{Run, session_for};
+use crate::cmd::fit::pipeline::{finish, session_for};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FdpFairParams;
 use dpfair::fdp_fair::{Accounting, Config};
@@ -80,18 +80,6 @@ pub fn run(args: Args) -> CliResult {
         .collect();
     let mut session = session_for(&est.spend(&loaded.dataset)?)?;
     let fitted = est.fit_sites(&loaded.dataset, &mut noises, &mut session)?;
-    if let Some(info) = &fitted.model.federated {
-        eprintln!(
-            "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, non-increasing: {})",
-            est.sites(),
-            fitted.model.bandwidth,
-            info.search.depth,
-            info.search.omega,
-            info.search.tau,
-            info.search.feasible,
-            info.search.monotone
-        );
-    }
-    Run { loaded, fitted }.save(&args.out)?;
+    finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

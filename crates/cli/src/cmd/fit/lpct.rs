@@ -37,10 +37,6 @@ pub fn run(a: Args) -> CliResult {
         }
         Ok(p.check()?)
     })?;
-    eprintln!(
-        "LPCT: depth {}, λ = {}",
-        run.fitted.model.depth, run.fitted.model.lambda
-    );
     run.save(&a.common.out)?;
     Ok(())
 }

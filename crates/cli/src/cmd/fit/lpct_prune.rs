@@ -53,11 +53,6 @@ pub fn run(a: Args) -> CliResult {
     let run = a
         .common
         .fit(|public| Ok(LpctPruneParams::from_config(cfg, public).check()?))?;
-    let m = &run.fitted.model;
-    eprintln!(
-        "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
-        m.p0, m.p_term, m.flag, m.rounds
-    );
     run.save(&a.common.out)?;
     Ok(())
 }

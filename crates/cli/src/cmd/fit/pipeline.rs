@@ -63,7 +63,33 @@ pub fn fit<E: Estimator>(
     let mut session = session_for(&spend)?.with_noise(common.privacy.noise());
     let fitted = dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)?;
     report_private_bounds(&fitted.ledger);
-    Ok(Run { loaded, fitted })
+    Ok(finish(estimator, loaded, fitted))
+}
+
+/// Print what the fit released (the estimator's report; with a paper procedure, what it really
+/// spent) and pair the model with its data.
+pub fn finish<E: Estimator>(
+    estimator: &E,
+    loaded: Loaded,
+    fitted: Fitted<E::Model>,
+) -> Run<E::Model> {
+    for line in estimator.report(&fitted, &loaded.dataset) {
+        eprintln!("{line}");
+    }
+    let paper = estimator
+        .spend(&loaded.dataset)
+        .is_ok_and(|s| s.epsilon.is_infinite())
+        && fitted
+            .config
+            .get("accounting")
+            .is_some_and(|a| a == "paper");
+    if paper {
+        eprintln!(
+            "--accounting paper: what the authors' procedure really spends:\n{}",
+            fitted.ledger.summary()
+        );
+    }
+    Run { loaded, fitted }
 }
 
 /// A session whose budget is the command's (the fit's declared spend): unlimited for a
