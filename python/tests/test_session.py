@@ -64,3 +64,33 @@ def test_insecure_seeded_session_is_marked_not_private(adult):
     est = _fit(session, adult, 1.0)
     assert est.ledger_["private"] is False
     assert "NOT PRIVATE" in str(est.ledger_)
+
+
+def test_private_bounds_are_paid_from_the_fit_budget(adult):
+    X, y = adult
+    # Private bounds are certified for replace-one neighbours: the fit must certify them too.
+    est = dpfair.DPLogisticRegression(
+        epsilon=1.0,
+        epochs=2,
+        substitution=True,
+        coarse_bounds={"age": (0, 150), "hours": (0, 168)},
+        bounds_share=0.1,
+    ).fit(X, y, sensitive_features="sex")
+    labels = [e["label"] for e in est.ledger_["entries"]]
+    assert any("bounds of column `age`" in label for label in labels), labels
+    assert any("bounds of column `hours`" in label for label in labels), labels
+    assert est.ledger_["total"]["epsilon"] <= 1.0 + 1e-9
+
+
+def test_paper_accounting_needs_an_unlimited_budget(adult):
+    X, y = adult
+    session = dpfair.PrivacySession(epsilon=10.0, delta=1e-3)
+    est = dpfair.CDPFairClassifier(
+        accounting="paper",
+        frequencies=16,
+        bounds={"age": (17, 90), "hours": (1, 99)},
+        session=session,
+    )
+    with pytest.raises(dpfair.BudgetExceededError):
+        est.fit(X, y, sensitive_features="sex")
+    assert session.ledger["entries"] == []
