@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpfair import _native
-from dpfair._input import Frame, original_labels, to_frame
+from dpfair._input import Frame, _label_text, original_labels, to_frame
 from dpfair._ledger import Ledger
 
 
@@ -27,7 +27,6 @@ class DPFairEstimator:
 
     _method: ClassVar[str] = ""
     _regression: ClassVar[bool] = False
-    _has_proba: ClassVar[bool] = False
 
     # -- the sklearn protocol -------------------------------------------------------------
 
@@ -188,12 +187,6 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except Exception:
         return a is b
-
-
-def _label_text(label: Any) -> str:
-    if isinstance(label, float):
-        return repr(label)
-    return str(label)
 
 
 def _n_columns(X: Any) -> int:

@@ -48,8 +48,6 @@ def _given(**params: Any) -> dict:
 class _ProbabilisticClassifier(DPFairEstimator):
     """A classifier whose model gives class probabilities."""
 
-    _has_proba = True
-
     def predict_proba(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
         """Class probabilities, one column per class of `classes_`."""
         out = self._predict_native(X, sensitive_features)
