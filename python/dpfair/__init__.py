@@ -83,6 +83,6 @@ def load(path: Any) -> DPFairEstimator:
     if cls is None:
         raise ValueError(f"{path}: a `{model.method}` model has no Python estimator")
     est = cls()
-    est._set_fitted(model, None, None)
+    est._set_fitted(model, None)
     est.n_features_in_ = len(model.feature_columns)
     return est

@@ -120,19 +120,18 @@ class DPFairEstimator:
         `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
         frame = to_frame(X, y, sensitive_features, regression=self._regression)
-        self._set_fitted(self._fit_frame(frame), X, y, frame)
+        self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 
-    def _set_fitted(self, model: Any, X: Any, y: Any, frame: Frame | None = None) -> None:
+    def _set_fitted(self, model: Any, y: Any, frame: Frame | None = None) -> None:
         self.model_ = model
         self.ledger_ = Ledger(model)
-        columns = getattr(X, "columns", None)
-        if columns is not None:
-            self.feature_names_in_ = np.array([str(c) for c in columns], dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        if X is not None:
-            self.n_features_in_ = _n_columns(X)
+        if frame is not None:
+            self.n_features_in_ = len(frame.columns)
+            if frame.named_columns:
+                self.feature_names_in_ = np.array(frame.columns, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
         labels = model.class_labels
         if labels:
             if y is None:
@@ -187,13 +186,6 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except Exception:
         return a is b
-
-
-def _n_columns(X: Any) -> int:
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) == 2:
-        return int(shape[1])
-    return len(getattr(X, "column_names", [])) or int(np.asarray(X).shape[1])
 
 
 def _not_fitted(est: Any) -> Exception:

@@ -39,6 +39,10 @@ class Frame:
     n_rows: int = 0
     #: The target's distinct values and their text, for `classes_` (not sent to Rust).
     target_labels: tuple | None = None
+    #: X's column names before the sensitive column was taken out (not sent to Rust), and
+    #: whether X named them (a DataFrame or table) rather than dpfair (`x0`, `x1`, … for arrays).
+    columns: list = field(default_factory=list)
+    named_columns: bool = False
 
 
 def _module(obj: Any) -> str:
@@ -239,6 +243,8 @@ def features_frame(X: Any) -> Frame:
         raise ValueError("X has no rows")
     if not frame.features:
         raise ValueError("X has no columns")
+    frame.columns = [name for name, _ in frame.features]
+    frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
     return frame
 
 
@@ -280,6 +286,10 @@ def to_frame(
     `y` is coded as labels, or as numbers when `regression`; it is named after the Series, or
     `y` when X has a column of that name.
     """
+    if _module(X) not in ("numpy", "pandas", "polars") and hasattr(X, "__arrow_c_stream__"):
+        import pyarrow as pa
+
+        X = pa.table(X)  # a stream may be read once: read it into a table first
     frame = features_frame(X)
     n = frame.n_rows
     if sensitive_features is not None:

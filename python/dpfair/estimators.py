@@ -367,7 +367,7 @@ class PrivateFairRegressor(DPFairEstimator):
                 "or name the score column with score_column="
             )
         self._score_column = self.score_column or frame.features[0][0]
-        self._set_fitted(self._fit_frame(frame), X, y, frame)
+        self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 
 
@@ -398,7 +398,7 @@ class _LPCTBase(_ProbabilisticClassifier):
             )
         private = to_frame(X, y)
         public = to_frame(X_public, y_public)
-        self._set_fitted(self._fit_frame(private, public), X, y, private)
+        self._set_fitted(self._fit_frame(private, public), y, private)
         return self
 
 

@@ -61,9 +61,13 @@ def test_pandas_polars_and_arrow_give_the_same_model(adult):
     schema = {k: e.model_.feature_names for k, e in fits.items()}
     assert schema["pandas"] == ["age", "hours", "job=clerical", "job=craft", "job=sales"]
     assert schema["polars"] == schema["pandas"] == schema["arrow"]
+    # Any object with __arrow_c_stream__ (here a one-shot record batch reader).
+    reader = pa.Table.from_pandas(X, preserve_index=False).to_reader()
+    fits["stream"] = _logistic(_seeded()).fit(reader, y, sensitive_features="sex")
     preds = {k: e.predict(X) for k, e in fits.items()}
     # Seeded sessions: the same noise, so the same model from every input type.
-    assert (preds["polars"] == preds["pandas"]).all() and (preds["arrow"] == preds["pandas"]).all()
+    for kind in ("polars", "arrow", "stream"):
+        assert (preds[kind] == preds["pandas"]).all(), kind
 
 
 def test_nan_is_refused_naming_column_and_row(adult):
