@@ -91,7 +91,7 @@ fn fits_saves_and_predicts_within_the_disparity_level() {
     assert_eq!(file["model"]["kind"], "cdp-fair");
     // δ = (N/2)^{−2} = 2000^{−2} by default; the strict ledger spends exactly (ε, δ).
     assert_eq!(file["ledger"]["budget"]["epsilon"], 2.0);
-    // S2 chooses τ̃ by the exponential mechanism (DP for every event, spec H11).
+    // S2 chooses τ̃ by the exponential mechanism (DP for every event, `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
     let entries = file["ledger"]["entries"].as_array().unwrap();
     assert!(
         entries
@@ -151,7 +151,7 @@ fn paper_accounting_prints_its_real_cost() {
         "{err}"
     );
     assert!(err.contains("fold 2"), "{err}");
-    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (H11).
+    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
     assert!(err.contains("location of τ̃"), "{err}");
 }
 

@@ -11,7 +11,7 @@
 //!    ĝ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k) ([`rule`]).
 //!
 //! The sensitive attribute has exactly two groups: group code 0 is s = −1 and code 1 is s = +1
-//! (H28; Û is symmetric). The split is a uniformly random permutation from the run's RNG
+//! (`docs/deviations.md#dp2dp-sign-coding-of-s`; Û is symmetric). The split is a uniformly random permutation from the run's RNG
 //! ([`Config::pool_fraction`] of the rows go to Phase 2). [`lp_baseline`] is the non-private
 //! Denis et al. (2024) reference.
 

@@ -16,7 +16,7 @@
 //! LPCT-prune ([`prune`], Algorithm 2) replaces the choice of (p, λ) by a data-driven walk up the
 //! tree, at the price of a possible second round.
 //!
-//! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, H17): when
+//! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, `docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`): when
 //! [`LpctConfig::depth`] / [`LpctConfig::lambda`] are `None`, LPCT uses Theorem 4's choices
 //! 2^p ≍ δ^{−1} and λ ≍ δ^{((γα−α)∧(2γα−d))/d} at α = γ = 1, with the two constants the orders
 //! leave open fixed by the mechanism's noise variance 40/ε² per holder ([`theory_delta`],
@@ -61,7 +61,7 @@ pub enum RangeMode {
     Bounds { bounds: Vec<(f64, f64)> },
 }
 
-/// Prediction for points outside the domain box (H16).
+/// Prediction for points outside the domain box (`docs/deviations.md#lpct-out-of-range-points`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutOfRange {
@@ -203,7 +203,7 @@ impl TreeClassifier {
         &self.tree
     }
 
-    /// η per leaf (unclipped: the literal ratio, H2).
+    /// η per leaf (unclipped: the literal ratio, `docs/deviations.md#lpct-non-positive-noisy-denominators`).
     pub fn leaf_eta(&self) -> &[f64] {
         &self.eta
     }
@@ -224,7 +224,7 @@ impl TreeClassifier {
             .collect())
     }
 
-    /// η̃(x) clipped to [0,1] (for log-loss style reporting only; H2).
+    /// η̃(x) clipped to [0,1] (for log-loss style reporting only; `docs/deviations.md#lpct-non-positive-noisy-denominators`).
     pub fn predict_proba(&self, x: ArrayView2<f64>) -> Result<Vec<f64>> {
         Ok(self
             .scores(x)?
@@ -412,7 +412,7 @@ pub fn theory_lambda(n_leaves: usize, epsilon: f64) -> f64 {
 }
 
 /// The one-query part of LPCT shared by every λ: partition, simulated query, public counts.
-/// Returns the partition and the four per-leaf sums (H19/H20: a λ grid reuses them).
+/// Returns the partition and the four per-leaf sums (`docs/deviations.md#lpct-taxi-scale`/`docs/deviations.md#lpct-noise-reused-across-lambda`: a λ grid reuses them).
 pub fn collect(
     settings: &TreeSettings,
     depth: u32,
@@ -514,7 +514,7 @@ fn lpct_model(
     })
 }
 
-/// LPCT at every λ of a grid from **one** query (H20): one model per λ, same partition and noise.
+/// LPCT at every λ of a grid from **one** query (`docs/deviations.md#lpct-noise-reused-across-lambda`): one model per λ, same partition and noise.
 pub fn fit_grid(
     cfg: &LpctConfig,
     lambdas: &[f64],
@@ -573,7 +573,7 @@ pub fn prune_depths(cfg: &PruneConfig, n_p: u64, n_q: u64, d: usize) -> (u32, u3
     (p0, cfg.p_term.unwrap_or(pt).min(p0))
 }
 
-/// The budget of each query: ε/2 when round 2 may run, else ε (H11).
+/// The budget of each query: ε/2 when round 2 may run, else ε (`docs/deviations.md#lpct-two-round-pruning`).
 pub fn prune_query_epsilon(cfg: &PruneConfig) -> f64 {
     if cfg.options.invoke_termination {
         cfg.epsilon / 2.0

@@ -84,7 +84,7 @@ fn paper_dd_noise_uses_the_total_calibration_size() {
     assert!((entry_scale(&ledger, "S2") - 0.004507).abs() < 5e-7);
     // The same formula at the paper's ň_0 ∧ ň_1 = 750 (spec §4.8): 0.015024.
     assert!((classical_sigma(2.0 / 750.0, 1.0, 1.6e-7) - 0.015024).abs() < 5e-7);
-    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (H11).
+    // The swept τ̃ sits on a calibration score: its location is recorded as non-private (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
     let location = ledger
         .entries()
         .iter()
@@ -270,7 +270,7 @@ fn model_roundtrips_and_predictions_are_probabilities() {
 
 /// Mean test |DD| over repetitions on the synthetic design (§5.1.1; Prop. 5): at N ≥ 5,000 and
 /// ε ≥ 1, mean |DD| ≤ α + 0.02 (issue #7). DD is the expected disparity of the randomised
-/// classifier on an independent test set of 4,000 (H16); its sampling sd is about
+/// classifier on an independent test set of 4,000 (`docs/deviations.md#fdp-fair-randomised-final-classifier`); its sampling sd is about
 /// sqrt(0.25/1200 + 0.25/2800) ≈ 0.017 per repetition; with the calibration error of τ̃
 /// (`O(ň^{−1/2} + log(grid)/(ň ε))`, Prop. 5 and the exponential mechanism) the sd per repetition
 /// is ≈ 0.02 (BENCHMARKS.md), so 10 repetitions put ±0.006 (1 sd) on the mean.

@@ -1,5 +1,5 @@
 //! Seed 003 (Ghoukasian & Asoodeh): the test recipes of spec §3.1 (T1–T9, T11–T13), the §2.4
-//! noise levels at the paper's actual split (hazard H3), the strict defaults' rate noise, and the
+//! noise levels at the paper's actual split (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`), the strict defaults' rate noise, and the
 //! method's input errors. T4 and T9 are also unit tests of `decoupled::flips`. T10 (the §2.4
 //! accountant vectors, PRV/RDP/GDP, and the calibrated noise multipliers) is
 //! `crates/privacy/tests/accounting.rs` (`rdp_epsilon_matches_dp_accounting`,
@@ -246,7 +246,7 @@ fn t12_paper_mode_records_its_non_private_steps_and_real_dpsgd_cost() {
         "{kinds:?}"
     );
     // 2,000 training rows, B = 1024: q = 1/2, T = 100; z = 2.087 at q = 1/2 costs far more
-    // than the ε = 2.9 the paper calibrated for its own q and T (hazard H3).
+    // than the ε = 2.9 the paper calibrated for its own q and T (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`).
     assert!(model.sgd_epsilon > 0.0 && model.sgd_epsilon.is_finite());
     assert_eq!(model.runs[0].steps, 100);
 }
@@ -490,7 +490,7 @@ fn strict_default_rate_noise_is_below_0_01_on_groups_of_500_at_epsilon_3() {
 
 #[test]
 fn section_2_4_noise_levels_cost_more_at_the_papers_actual_split_h3() {
-    // Spec §2.4 / H3: the paper's PRV σ = 3.13 (z = 2.0867) was calibrated to ε = 2.9 at
+    // Spec §2.4 / `docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`: the paper's PRV σ = 3.13 (z = 2.0867) was calibrated to ε = 2.9 at
     // q = 0.034, T = 1500 (the notebook's numbers); on the 50 % split of Adult (22,611 rows,
     // B = 1024: K = 23, q = 1/23, T = 1150) the same z spends ε ≈ 3.23 (spec). The privacy
     // crate's PRV is within 1 % of the reference accountants (its own tests).

@@ -136,7 +136,7 @@ fn objective_gradient_matches_finite_differences() {
     }
 }
 
-/// Lemma C.3 / H2: two slots with s′ = −s and one-hot softmax at the same class differ by 4 per
+/// Lemma C.3 / `docs/deviations.md#dp2dp-gradient-sensitivity`: two slots with s′ = −s and one-hot softmax at the same class differ by 4 per
 /// block and 4√2 over the 2K vector (the paper's Δ = 4 understates the replace-one sensitivity).
 #[test]
 fn per_slot_sensitivity_reaches_four_root_two() {
@@ -270,7 +270,7 @@ fn strict_fit_charges_within_budget() {
 }
 
 /// Paper mode: σ_SGD = 4·z_paper with the spec's z; the ledger's real cost exceeds the claim
-/// (H2: sensitivity 4√2, H3: two noises, H4: stratified sampling of the minority group).
+/// (`docs/deviations.md#dp2dp-gradient-sensitivity`: sensitivity 4√2, `docs/deviations.md#dp2dp-proportion-release`: two noises, `docs/deviations.md#dp2dp-sampling-scheme-and-accountant`: stratified sampling of the minority group).
 #[test]
 fn paper_mode_reports_its_real_cost() {
     let data = synthetic(4000, 5);
@@ -419,7 +419,7 @@ fn default_phase1_suits_the_data_size() {
     assert!(ledger.total().unwrap().epsilon <= 0.5 + 1e-9);
 }
 
-/// H1: with Theorem 4.1's convention read literally (noise multiplier bσ/4) the paper adds
+/// `docs/deviations.md#dp2dp-noise-on-the-sum`: with Theorem 4.1's convention read literally (noise multiplier bσ/4) the paper adds
 /// σ_SGD = 4z/b to the sum, b = 128 times less noise than Algorithm 1's accountant assumes; the
 /// ledger records a real cost far above the claimed ε = 1 (the noise multiplier on a slot of
 /// sensitivity 2√2 drops from 4z/(2√2) ≈ 1.6 to ≈ 0.013, so many steps are nearly unprotected).

@@ -133,7 +133,7 @@ fn private_fit_pushes_forward_to_fair_targets() {
     assert_eq!(ledger.entries().len(), 1);
 }
 
-/// H3: a declared group absent from the data is floored, reported, and still gets a transport.
+/// `docs/deviations.md#fair-regression-empty-group-weight`: a declared group absent from the data is floored, reported, and still gets a transport.
 #[test]
 fn absent_declared_group_is_floored_not_an_error() {
     let (y, g) = two_groups(600);

@@ -102,7 +102,7 @@ fn random_max_edge_splits_longest_edges() {
     }
 }
 
-/// Practical growth (H5) stops at small nodes; the CART splitter cuts at data quantiles.
+/// Practical growth (`docs/deviations.md#lpct-stopping-rule`) stops at small nodes; the CART splitter cuts at data quantiles.
 #[test]
 fn practical_growth_respects_min_samples_leaf() {
     let public = LpctDesign::default().public(400, 3).unwrap();
@@ -299,7 +299,7 @@ fn large_epsilon_approaches_the_non_private_estimate() {
     }
 }
 
-/// All λ of a grid come from one query (H20): the grid's models equal single fits drawn with the
+/// All λ of a grid come from one query (`docs/deviations.md#lpct-noise-reused-across-lambda`): the grid's models equal single fits drawn with the
 /// same seed, and λ = 0 is LPDT.
 #[test]
 fn lambda_grid_reuses_one_query() {
@@ -346,7 +346,7 @@ fn lambda_grid_reuses_one_query() {
     assert_eq!(lpdt, models[0]);
 }
 
-/// Out-of-range test points get label 0 (Theorem 5, H16) unless routing is asked for.
+/// Out-of-range test points get label 0 (Theorem 5, `docs/deviations.md#lpct-out-of-range-points`) unless routing is asked for.
 #[test]
 fn out_of_range_points_predict_zero() {
     let x = array![[0.0, 0.0], [1.0, 1.0], [0.2, 0.9]];
@@ -433,7 +433,7 @@ fn bad_inputs_are_errors() {
     assert!(e.to_string().contains("row 3"), "{e}");
 }
 
-/// LPCT-prune: each query spends ε/2 with termination enabled (H11), ε in one query without;
+/// LPCT-prune: each query spends ε/2 with termination enabled (`docs/deviations.md#lpct-two-round-pruning`), ε in one query without;
 /// the ledger never exceeds ε, and the depths follow Algorithm 2.
 #[test]
 fn prune_spends_at_most_epsilon_in_one_or_two_rounds() {

@@ -1,4 +1,4 @@
-//! LPCT's defaults without test-set tuning (H17): Theorem 4's depth and λ with the mechanism's
+//! LPCT's defaults without test-set tuning (`docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`): Theorem 4's depth and λ with the mechanism's
 //! constants (`lpct::theory_depth`, `lpct::theory_lambda`), checked on the seed-002 synthetic
 //! design at the demo's shape (n_P = 6,000 private, n_Q = 600 public rows, γ = 0.5).
 //!

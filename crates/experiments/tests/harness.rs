@@ -397,7 +397,7 @@ fn fair_regression_reproduction() {
 #[test]
 fn papers_give_their_sweeps_their_own_repetitions() {
     use dpfair_experiments::papers::{dp2dp::Dp2dpPaper, fdp_fair::FdpFairPaper};
-    // DP2DP (spec H18): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
+    // DP2DP (`docs/deviations.md#dp2dp-number-of-repetitions`): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
     // contamination), 15 on the real data and the rate sweep (spec §3 test 2, not a figure);
     // the stored baseline points are read once.
     let g = Dp2dpPaper.grid(Scale::Full);

@@ -7,7 +7,7 @@
 //!   noise on the clipped sum through the privacy crate, division by the expected batch size) for
 //!   logistic regression and a one-hidden-layer MLP (spec 003 §2.3–2.4, spec 004 §2.2 P1-SGD).
 //! * [`output_perturbation`]: Gaussian output perturbation of L2-regularised logistic regression
-//!   (Chaudhuri et al. 2011; spec 004 §2.2 P1-OP and hazard H13).
+//!   (Chaudhuri et al. 2011; spec 004 §2.2 P1-OP and `docs/deviations.md#dp2dp-phase-1-mechanism`).
 //! * [`tree`]: CART classification trees (Gini or entropy) with exact, presorted splits, the
 //!   non-private baseline of spec 002 §4.3 (CT-W, CT-Q).
 //!

@@ -1,5 +1,5 @@
 //! Gaussian output perturbation of L2-regularised logistic regression (Chaudhuri, Monteleoni,
-//! Sarwate 2011, output perturbation; spec 004 §2.2 procedure P1-OP and hazard H13).
+//! Sarwate 2011, output perturbation; spec 004 §2.2 procedure P1-OP and `docs/deviations.md#dp2dp-phase-1-mechanism`).
 //!
 //! 1. Bounded features: φ(x) = [x; 1] · min(1, R/‖[x; 1]‖₂), so ‖φ‖ ≤ R (the intercept is the
 //!    last weight and is penalised, for strong convexity).
@@ -17,7 +17,7 @@
 //!    Gaussian RDP curve α/(2z²) converts to ε at δ (dp_accounting's conversion), charged as
 //!    zCDP ρ = 1/(2z²) so it RDP-composes with other releases in the ledger.
 //!
-//! Refusal (H13, "noise would swamp the weights"): F(Ŵ) ≤ F(0) = ln K, so ‖Ŵ‖_F ≤ √(2 ln K / Λ)
+//! Refusal (`docs/deviations.md#dp2dp-phase-1-mechanism`, "noise would swamp the weights"): F(Ŵ) ≤ F(0) = ln K, so ‖Ŵ‖_F ≤ √(2 ln K / Λ)
 //! on every data set. When the noise vector's expected norm σ√p reaches that bound, the release
 //! would be dominated by noise whatever the data, and the fit is refused before any charge.
 //! The check uses public quantities only (n, Λ, R, ε, δ, p), so refusing leaks nothing.

@@ -101,8 +101,8 @@ fn builtin(dataset: Dataset, standardize: Vec<usize>) -> Builtin {
 
 /// `adult`: raw UCI train + test, rows with `?` dropped (45,222), six numeric columns and the
 /// one-hot encoding of the seven other non-sensitive categorical columns (levels sorted, as
-/// `pandas.get_dummies`): 6 + 96 = 102 features; sensitive `sex` (Female = 0, Male = 1, seed 003
-/// H5); label income > 50K. Seed 003 spec §4.1, seed 004 spec §4.2 (H21). Both papers z-score the
+/// `pandas.get_dummies`): 6 + 96 = 102 features; sensitive `sex` (Female = 0, Male = 1,
+/// `docs/deviations.md#decoupled-group-encoding`); label income > 50K. Seed 003 spec §4.1, seed 004 spec §4.2 (`docs/deviations.md#dp2dp-adult-size`). Both papers z-score the
 /// six numeric columns with training-split statistics: see [`Builtin::standardize`].
 pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const NUMERIC: [usize; 6] = [0, 2, 4, 10, 11, 12];
@@ -165,7 +165,7 @@ pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
     Ok(builtin(data, (0..NUMERIC.len()).collect()))
 }
 
-/// The FDP-Fair authors' preprocessed files (seed 000 spec §4.6): three raw (unscaled, H15)
+/// The FDP-Fair authors' preprocessed files (seed 000 spec §4.6): three raw (unscaled, `docs/deviations.md#fdp-fair-real-data-outside-the-unit-cube`)
 /// features, `Sensitive` as the group and `Label` as the binary target.
 fn fdp_file(
     dir: &DataDir,
@@ -247,7 +247,7 @@ pub(crate) fn law_bar(dir: &DataDir, info: &Info) -> Result<Builtin> {
     Ok(builtin(b.finish(&RACES, Target::Real(y)), vec![0, 1, 2]))
 }
 
-/// `communities` (seed 001 spec §4.2, H19): the 99 complete features, target
+/// `communities` (seed 001 spec §4.2, `docs/deviations.md#fair-regression-data-set-subtleties`): the 99 complete features, target
 /// `ViolentCrimesPerPop` (normalised to [0, 1]), group 1 ("black") iff `racepctblack > 0.06`
 /// (970 vs 1,024). `state`, `communityname`, `fold` and the extra `Black`, `class` columns are
 /// not features.
@@ -349,7 +349,7 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
     ))
 }
 
-/// `parkinsons` (seed 004 spec §4.2, H22): the tab-separated UCI file; 19 features (all but
+/// `parkinsons` (seed 004 spec §4.2, `docs/deviations.md#dp2dp-parkinsons-label`): the tab-separated UCI file; 19 features (all but
 /// `subject#`, `sex`, `total_UPDRS`; `motor_UPDRS` kept as Lowy et al. do), label
 /// `total_UPDRS > 27.576` (the median, strict), sensitive `sex` (0 = male, 1 = female).
 pub(crate) fn parkinsons(dir: &DataDir, info: &Info) -> Result<Builtin> {

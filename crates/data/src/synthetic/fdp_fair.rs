@@ -3,7 +3,7 @@
 //!
 //! * `A ~ Bernoulli(π₁)`, `π₁ = 0.3`;
 //! * `X₁ | A=1 ~ Beta(4, 2)`, `X₁ | A=0 ~ Beta(4.5, 2)`, `X₂ ~ Uniform(0, 1)` independent of `A`;
-//! * `Y | X, A ~ Bernoulli(η_A(X))` with the **corrected** label model (spec §4.1, hazard H13):
+//! * `Y | X, A ~ Bernoulli(η_A(X))` with the **corrected** label model (spec §4.1, `docs/deviations.md#fdp-fair-synthetic-label-formula`):
 //!   `η_a(x) = clip(1/2 + arctan{12(x₁ + x₂ − 1) − 3.6(2a − 1)}/π, 0.001, 0.999)`.
 //!   The formula printed in the paper puts `−0.3(2a−1)` outside the factor 12; only the corrected
 //!   version reproduces the paper's Bayes risk 0.106 and intrinsic disparity 0.559.

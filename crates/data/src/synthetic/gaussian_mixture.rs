@@ -11,7 +11,7 @@
 //! As the spec recommends, `Y` is i.i.d. uniform. The centres (the population) are drawn from
 //! [`GaussianMixtureDesign::centres_seed`], not from the seed of [`Design::generate`]: like every
 //! other design, two calls with different seeds are two samples of the SAME population (a model
-//! trained on one can be tested on the other). To redraw the centres every run (H19), set
+//! trained on one can be tested on the other). To redraw the centres every run (`docs/deviations.md#dp2dp-synthetic-generator`), set
 //! `centres_seed` to the run's seed. Classes are coded `0..K`; group code 1 is `S = +1`, code 0 is `S = −1`;
 //! `S` is not among the features. The true labels' demographic-parity gap is `(2p − 1)/3` for
 //! `K = 6` (spec §4.1).
@@ -222,7 +222,7 @@ mod tests {
                 .sqrt();
             assert!(dist < 0.5, "class {k}: means {dist} apart");
         }
-        // A different centres seed is a different population (H19: redraw per run).
+        // A different centres seed is a different population (`docs/deviations.md#dp2dp-synthetic-generator`: redraw per run).
         let other = GaussianMixtureDesign {
             centres_seed: 5,
             ..design

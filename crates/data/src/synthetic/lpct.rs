@@ -1,5 +1,5 @@
 //! Seed 002 (Ma & Yang, LPCT), §6.1 synthetic design (spec §4.1), with the authors' **valid**
-//! regression functions (the formula printed in the paper is not a probability: hazard H3).
+//! regression functions (the formula printed in the paper is not a probability: `docs/deviations.md#lpct-invalid-synthetic-eta`).
 //!
 //! * `X ~ Uniform([0,1]²)` under both the private distribution `P` and the public `Q`;
 //! * `g(x) = |(3x¹−1)(3x²−1)|/4 · max(0, 1 − |2x² − 1|)`, `s(x) = sign(x¹ − 1/3)·sign(x² − 1/3)`;

@@ -1,5 +1,5 @@
 //! DP-FERMI (Lowy, Gupta, Razaviyayn, ICLR 2023), the baseline of seed 003's Tables II–XIII, as
-//! the comparison code runs it (spec 003 §2.6, hazard H17): logistic regression on the
+//! the comparison code runs it (spec 003 §2.6, `docs/deviations.md#decoupled-dp-fermi-code-quirks`): logistic regression on the
 //! non-sensitive features, trained by noisy stochastic gradient descent-ascent on
 //!
 //!   BCE(θ) + λ·ψ(θ, W),   ψ = −W²·m + 2·W·v/√p̂ − 1,
@@ -25,7 +25,7 @@
 //!
 //! * [`Accounting::Paper`]: the code. Mini-batch clipping, σ from the closed form at the claimed
 //!   ε' ([`FermiModel::claimed_epsilon`]); p̂, the smallest group count and the z-scores are
-//!   taken from the data without noise (ledger: non-private, spec H9). The ledger's total is what
+//!   taken from the data without noise (ledger: non-private, `docs/deviations.md#decoupled-non-private-preprocessing`). The ledger's total is what
 //!   the run really spends: with mini-batch clipping, far more than ε'.
 //! * [`Accounting::Strict`]: per-example clipping, full batches only, the ψ group's count
 //!   released with Laplace noise, σ_θ and σ_W calibrated so the total is (ε', δ). The code's
@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clipping {
-    /// The comparison code: the mini-batch mean gradient rescaled to norm ≤ L_θ (H17).
+    /// The comparison code: the mini-batch mean gradient rescaled to norm ≤ L_θ (`docs/deviations.md#decoupled-dp-fermi-code-quirks`).
     #[default]
     MiniBatch,
     /// Each row's gradient clipped to L_θ before averaging (what the noise formula assumes).
@@ -78,7 +78,7 @@ pub struct FermiConfig {
     pub w_radius: f64,
     /// Gradient-norm bound L_θ (5).
     pub lipschitz: f64,
-    /// The group code whose one-hot column the 1 × 1 W reads (H17). The code takes the first
+    /// The group code whose one-hot column the 1 × 1 W reads (`docs/deviations.md#decoupled-dp-fermi-code-quirks`). The code takes the first
     /// group to appear in its shuffled training split; its published gaps fall with λ only if
     /// that was the higher-rate group (Male in Adult and Credit Card), which the reproduction
     /// sets.
@@ -335,7 +335,7 @@ pub fn fit(
     } else {
         ledger.charge(Entry::non_private(
             "DP-FERMI group shares p̂ and smallest group count",
-            "training-split statistics used by the noise formula and ψ without noise (spec H9)",
+            "training-split statistics used by the noise formula and ψ without noise (docs/deviations.md#decoupled-non-private-preprocessing)",
         ))?;
         let (st, sw) = noise_levels(
             n,
@@ -348,7 +348,7 @@ pub fn fit(
         );
         ledger.charge(Entry::non_private(
             "DP-FERMI feature z-scores",
-            "mean and sample sd of the numeric columns of the training rows (spec H9)",
+            "mean and sample sd of the numeric columns of the training rows (docs/deviations.md#decoupled-non-private-preprocessing)",
         ))?;
         let p_hat = counts[config.ermi_group as usize] as f64 / n as f64;
         (p_hat, st, sw, Some(Standardize::fit(x)))

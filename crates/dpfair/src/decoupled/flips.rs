@@ -9,7 +9,7 @@
 //!
 //! Both output rates are then (α + β)/2 and each group changes (α − β)/2 of its predictions
 //! (Theorem 2; the total |α − β| meets the lower bound of Proposition 1). Degenerate rates
-//! (spec 003 §2.1, hazard H10): p_keep = 1 when hi = 0 and p_flip = 0 when lo = 1 (identity).
+//! (spec 003 §2.1, `docs/deviations.md#decoupled-division-by-zero-in-the-flips`): p_keep = 1 when hi = 0 and p_flip = 0 when lo = 1 (identity).
 
 use super::error::{Result, invalid};
 use serde::{Deserialize, Serialize};

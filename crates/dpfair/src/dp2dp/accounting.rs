@@ -90,7 +90,7 @@ pub fn paper_noise_multiplier(
     )
 }
 
-/// The paper's closed-form interpretive calibration (§2.5.3, with its typos corrected, H25):
+/// The paper's closed-form interpretive calibration (§2.5.3, with its typos corrected, `docs/deviations.md#dp2dp-calibration-typos`):
 /// κ = (√(L + ε) − √L)², L = log(1/δ); σ_π must exceed 1/(√2 N (√(L+ε) − √L)); given σ_π,
 /// σ_SGD² = 16 M̄ / (N² κ − 1/(2σ_π²)). Returns σ_SGD; for tests (the paper calls it "looser").
 pub fn closed_form_sigma_sgd(

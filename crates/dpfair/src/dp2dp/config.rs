@@ -1,5 +1,5 @@
 //! DP2DP's configuration: Table 1 of the paper and the spec's defaults for what the paper leaves
-//! open (spec 004 §2.7, hazards H8–H17).
+//! open (spec 004 §2.7, the DP2DP entries of `docs/deviations.md`, from `#dp2dp-c-lambda-unspecified` to `#dp2dp-rho-grid`).
 
 use super::error::{Error, Result, invalid};
 use crate::model::Accounting;
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub enum Phase1 {
     /// P1-OP: L2-regularised (multinomial) logistic regression with Gaussian output perturbation
     /// (Chaudhuri et al. 2011), the paper's experimental choice. Λ = `l2`, R = `feature_bound`
-    /// (H13: the sensitivity is 2L/(nΛ) with L = √2·R, multinomial).
+    /// (`docs/deviations.md#dp2dp-phase-1-mechanism`: the sensitivity is 2L/(nΛ) with L = √2·R, multinomial).
     OutputPerturbation { l2: f64, feature_bound: f64 },
     /// P1-SGD: Algorithm 2 (DP-SGD) with per-example clipping and Poisson sampling.
     DpSgd {
@@ -58,7 +58,7 @@ impl Phase1 {
         }
     }
 
-    /// The paper's experimental choice (P1-OP) with Λ = 1e-2, R = 1 (H13).
+    /// The paper's experimental choice (P1-OP) with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`).
     pub fn paper() -> Self {
         Phase1::OutputPerturbation {
             l2: 1e-2,
@@ -67,7 +67,7 @@ impl Phase1 {
     }
 }
 
-/// Which Phase-2 iterate is released (H9). Averaging is post-processing: free.
+/// Which Phase-2 iterate is released (`docs/deviations.md#dp2dp-initialisation`). Averaging is post-processing: free.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Iterate {
@@ -78,11 +78,11 @@ pub enum Iterate {
     /// default Phase 1, 5 seeds, 4,000 test rows) it lowers the test unfairness from 0.52 to
     /// 0.14 (1,500 rows, ε = 0.5), 0.22 → 0.13 (1,500, ε = 1), 0.13 → 0.11 (6,000, ε = 0.5) and
     /// 0.107 → 0.095 (6,000, ε = 1), with higher accuracy in each case: the last iterate
-    /// carries the accumulated noise of η_t = 1/√t steps (H10).
+    /// carries the accumulated noise of η_t = 1/√t steps (`docs/deviations.md#dp2dp-beta-and-step-sizes`).
     Average,
 }
 
-/// Tie-breaking of the prediction rule's argmax (§2.4, H11).
+/// Tie-breaking of the prediction rule's argmax (§2.4, `docs/deviations.md#dp2dp-ties-in-the-argmax`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum TieBreak {
@@ -99,7 +99,7 @@ impl Default for TieBreak {
     }
 }
 
-/// Where the paper's noise level σ_SGD is meant to act (H1). Only `Accounting::Paper` reads it:
+/// Where the paper's noise level σ_SGD is meant to act (`docs/deviations.md#dp2dp-noise-on-the-sum`). Only `Accounting::Paper` reads it:
 /// strict mode always calibrates the noise it adds to the sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -142,7 +142,7 @@ pub struct Config {
     pub accounting: Accounting,
     /// Fraction of the rows given to Phase 2 (the unlabelled pool D_N); the rest trains Phase 1.
     /// The split is a uniformly random permutation drawn from the run's RNG, independent of the
-    /// data (H14). Default 0.25: the synthetic 60/20 train/pool split of Table 1.
+    /// data (`docs/deviations.md#dp2dp-budget-split-and-preprocessing`). Default 0.25: the synthetic 60/20 train/pool split of Table 1.
     pub pool_fraction: f64,
     pub phase1: Phase1,
     /// Smoothing β > 0 of LSE_β (Table 1: 1e-5).
@@ -154,16 +154,16 @@ pub struct Config {
     /// η₀ (the paper: 1).
     pub eta0: f64,
     pub step: StepSize,
-    /// Box bound C_λ > 0 of the multipliers (H8; default 1).
+    /// Box bound C_λ > 0 of the multipliers (`docs/deviations.md#dp2dp-c-lambda-unspecified`; default 1).
     pub c_lambda: f64,
-    /// Noise σ_π on the released group frequency (H15; default 0.05).
+    /// Noise σ_π on the released group frequency (`docs/deviations.md#dp2dp-sigma-pi-value`; default 0.05).
     pub sigma_pi: f64,
-    /// Floor of the released frequencies π̄_s (H12; post-processing).
+    /// Floor of the released frequencies π̄_s (`docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`; post-processing).
     pub pi_floor: f64,
-    /// Released iterate (H9); default the average (free post-processing; the paper: last).
+    /// Released iterate (`docs/deviations.md#dp2dp-initialisation`); default the average (free post-processing; the paper: last).
     pub iterate: Iterate,
     pub ties: TieBreak,
-    /// Paper mode only: which convention turns the accountant's multiplier into σ_SGD (H1).
+    /// Paper mode only: which convention turns the accountant's multiplier into σ_SGD (`docs/deviations.md#dp2dp-noise-on-the-sum`).
     pub noise_on: NoiseOn,
 }
 
@@ -247,7 +247,7 @@ impl Config {
         if self.noise_on == NoiseOn::Mean && self.accounting != Accounting::Paper {
             return Err(invalid(
                 "noise_on",
-                "noise on the mean (Theorem 4.1's convention, H1) is the paper's procedure: \
+                "noise on the mean (Theorem 4.1's convention, docs/deviations.md#dp2dp-noise-on-the-sum) is the paper's procedure: \
                  only with accounting paper",
             ));
         }

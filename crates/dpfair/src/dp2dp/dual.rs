@@ -121,7 +121,7 @@ impl<'a> Pool<'a> {
     }
 }
 
-/// How Algorithm 1 draws its mini-batches (H4).
+/// How Algorithm 1 draws its mini-batches (`docs/deviations.md#dp2dp-sampling-scheme-and-accountant`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
     /// The paper: b slots, each a uniform group s then a uniform row of that group, with
@@ -129,7 +129,7 @@ pub enum Sampling {
     Stratified,
     /// Strict mode: every row enters with probability q = b/N (Poisson); row i contributes
     /// u_i = J_{s_i}ᵀ σ_i / π̄_{s_i} (an unbiased estimate of the data term of ∇Ĥ_β since
-    /// N_s ≈ N π̄_s, ‖u_i‖₂ ≤ √2/min π̄), and ρ·1 is added outside the noise (H2 `separate_rho`).
+    /// N_s ≈ N π̄_s, ‖u_i‖₂ ≤ √2/min π̄), and ρ·1 is added outside the noise (`docs/deviations.md#dp2dp-gradient-sensitivity` `separate_rho`).
     Poisson,
 }
 
@@ -152,13 +152,13 @@ pub struct SgdSettings {
 pub struct SgdOutcome {
     /// λ̄ (2K values).
     pub lambda: Vec<f64>,
-    /// Fraction of λ̄'s coordinates at the upper bound C_λ (H8: if > 0, consider C_λ = 2).
+    /// Fraction of λ̄'s coordinates at the upper bound C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`: if > 0, consider C_λ = 2).
     pub at_bound: f64,
 }
 
 /// ℓ2 bound on one row's contribution to the noised sum: 2√2 per slot under
 /// [`Sampling::Stratified`] (the ρ terms cancel between neighbours, so replace-one moves a slot by
-/// ≤ 4√2, Lemma C.3 and H2); √2/min π̄ under [`Sampling::Poisson`].
+/// ≤ 4√2, Lemma C.3 and `docs/deviations.md#dp2dp-gradient-sensitivity`); √2/min π̄ under [`Sampling::Poisson`].
 pub fn contribution_bound(sampling: Sampling, pi: [f64; 2]) -> f64 {
     match sampling {
         Sampling::Stratified => 2.0 * 2f64.sqrt(),
@@ -219,8 +219,8 @@ pub fn draw_batch(
     }
 }
 
-/// Algorithm 1, step ii: T noisy projected SGD steps from λ⁰ = 0 (H9):
-/// ū_t = (Σ_batch ∇ + Z_t)/b (noise on the SUM, H1) [+ ρ1 under Poisson sampling],
+/// Algorithm 1, step ii: T noisy projected SGD steps from λ⁰ = 0 (`docs/deviations.md#dp2dp-initialisation`):
+/// ū_t = (Σ_batch ∇ + Z_t)/b (noise on the SUM, `docs/deviations.md#dp2dp-noise-on-the-sum`) [+ ρ1 under Poisson sampling],
 /// λ ← Π_{[0, C_λ]^{2K}}(λ − η_t ū_t). `run` supplies Z_t (its cost was charged before the first
 /// step); `None` is the non-private DP2DP (Z_t = 0).
 pub fn run_sgd(

@@ -1,5 +1,5 @@
 //! The DP2DP prediction rule (§2.4, Algorithm 1's output):
-//! ĝ_ρ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k), with explicit tie-breaking (H11).
+//! ĝ_ρ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k), with explicit tie-breaking (`docs/deviations.md#dp2dp-ties-in-the-argmax`).
 
 use super::config::TieBreak;
 use super::dual::group_index;

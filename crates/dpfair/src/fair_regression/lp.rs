@@ -1,5 +1,5 @@
 //! The KS-relaxed fixed-support Wasserstein-2 barycenter problem, line 14 of Algorithm 1 (spec
-//! §2.2.4), its fast paths, and the polishing and validation every solution goes through (hazard H6).
+//! §2.2.4), its fast paths, and the polishing and validation every solution goes through (`docs/deviations.md#fair-regression-solver-tolerance`).
 //!
 //! In bin-index units, for PMFs `p_a` on `0..k`, weights `w_a` and tolerance α:
 //! ```text
@@ -44,7 +44,7 @@ pub enum LpError {
 /// Tolerance on a PMF's total mass.
 const MASS_TOL: f64 = 1e-9;
 
-/// One instance of the problem (inputs are PMFs on `0..k`; weights are not normalized, hazard H8).
+/// One instance of the problem (inputs are PMFs on `0..k`; weights are not normalized, `docs/deviations.md#fair-regression-unnormalised-weights`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BarycenterProblem {
     pub pmfs: Vec<Vec<f64>>,
@@ -180,7 +180,7 @@ pub struct BarycenterSolution {
     pub center_cdf: Vec<f64>,
     /// `π_a`: the monotone couplings of `p_a` and `q̃_a`.
     pub couplings: Vec<Coupling>,
-    /// `Σ_a w_a Σ (j−ℓ)² π_a(j,ℓ)` in index units (× Δ² for value units, hazard H17).
+    /// `Σ_a w_a Σ (j−ℓ)² π_a(j,ℓ)` in index units (× Δ² for value units, `docs/deviations.md#fair-regression-stored-score-in-the-code`).
     pub value: f64,
     /// `max_{a,a'} D_KS(q̃_a, q̃_a')` (≤ α).
     pub max_ks: f64,
@@ -256,7 +256,7 @@ fn solve_with_cdfs(
     Ok(sol)
 }
 
-/// Hazard H6: turn a solver's (approximate) target CDFs into an exactly consistent solution.
+/// `docs/deviations.md#fair-regression-solver-tolerance`: turn a solver's (approximate) target CDFs into an exactly consistent solution.
 /// 1. clamp to [0,1], make nondecreasing (running maximum), last entry 1;
 /// 2. restore the KS constraints exactly: clamp every `C_a` into `[B − α/2, B + α/2]` with
 ///    `B = (max_a C_a + min_a C_a)/2` (clamping between nondecreasing bounds keeps `C_a`

@@ -2,7 +2,7 @@
 //! and Algorithm 6 (NON-INCREASING (NUMERICAL), used in all of the paper's experiments), with the
 //! tolerance `ω` they share.
 //!
-//! Sequences have length `2^M + 1` (the paper's `2^{M+1}` / `2^{N+1}` are typos, spec H8).
+//! Sequences have length `2^M + 1` (the paper's `2^{M+1}` / `2^{N+1}` are typos, `docs/deviations.md#fdp-fair-index-typos`).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +16,7 @@ pub struct OmegaSite {
 }
 
 /// `ω = C_ω sqrt( Σ_s μ_s² M⁴ log(1/δ_s) log(M/η_tol) / (ň_s² ε_s²) )` (Alg. 4/6; `ň_s` is the
-/// site's whole calibration size, as the code, spec H18).
+/// site's whole calibration size, as the code, `docs/deviations.md#fdp-fair-eta-tol-and-omega`).
 pub fn omega(c_omega: f64, sites: &[OmegaSite], depth: usize, eta_tol: f64) -> f64 {
     let m = depth as f64;
     let sum: f64 = sites
@@ -58,11 +58,11 @@ pub fn non_increasing(g: &[f64], omega: f64) -> Option<Vec<f64>> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clip {
-    /// `[−1, 1]`, the range of DD (strict default, spec H5).
+    /// `[−1, 1]`, the range of DD (strict default, `docs/deviations.md#fdp-fair-algorithm-6-clipping`).
     #[default]
     Symmetric,
     /// `[0, 1]` as printed in the paper: negative DD values are only shifted up by ω, never
-    /// monotonised (spec §2.5 (iii), H5).
+    /// monotonised (spec §2.5 (iii), `docs/deviations.md#fdp-fair-algorithm-6-clipping`).
     Paper,
 }
 

@@ -16,7 +16,7 @@
 //!
 //! * [`TreeNoise::Paper`]: the σ above, i.e. `ρ = M/σ² = ε_s²/(4 log(1/δ_s) + 2ε_s)` zCDP, which
 //!   converts to `ε' = ρ + 2 sqrt(ρ log(1/δ_s)) ≤ ε_s` at `δ_s` for every ε_s (no ε < 1
-//!   restriction, H9). The ledger records it as zCDP.
+//!   restriction, `docs/deviations.md#fdp-fair-gaussian-mechanism-for-epsilon-above-1`). The ledger records it as zCDP.
 //! * [`TreeNoise::Analytic`] (strict default): the smallest σ giving exactly `(ε_s, δ_s)` for
 //!   that sensitivity (analytic Gaussian, Balle & Wang 2018), about 0.8× the paper's σ at
 //!   ε = 1, δ = 1e−6. Recorded as `(ε_s, δ_s)`, so a site's ledger (S1 approximate DP on the

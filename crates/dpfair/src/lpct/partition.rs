@@ -2,9 +2,9 @@
 //! §3.1 and §2.2 of the spec).
 //!
 //! * [`Scaler`]: the domain box. Section 4.3 / Theorem 5 estimate it coordinatewise from the
-//!   public sample (min–max, H22: a constant column gets width 1); known bounds or the unit cube
+//!   public sample (min–max, `docs/deviations.md#lpct-constant-public-columns`: a constant column gets width 1); known bounds or the unit cube
 //!   are the alternatives.
-//! * [`build`]: Algorithm 1 with exact longest-edge bookkeeping (H1: integer split counters, never
+//! * [`build`]: Algorithm 1 with exact longest-edge bookkeeping (`docs/deviations.md#lpct-longest-edges-with-floats`: integer split counters, never
 //!   float edge lengths), the Gini (default) or entropy score with the smallest-index tie-break,
 //!   the random max-edge of LPCT-R, and the CART-criterion splitter used on real data.
 //! * [`Tree`]: an arena of nodes whose leaves are numbered in depth-first order, so the leaves
@@ -12,7 +12,7 @@
 //!
 //! Thresholds are stored in the data's raw units (`threshold = low + split · width`), so rows are
 //! routed without being rescaled: a point goes left iff `x[feature] < threshold` (§2.1), and points
-//! outside the box reach the nearest boundary cell (H16).
+//! outside the box reach the nearest boundary cell (`docs/deviations.md#lpct-out-of-range-points`).
 
 use super::error::{Result, bad_data, invalid};
 use ndarray::{ArrayView2, Axis};
@@ -46,7 +46,7 @@ pub enum Splitter {
     Cart,
 }
 
-/// The impurity score of a split (H4: the paper says Gini, the authors' code uses entropy).
+/// The impurity score of a split (`docs/deviations.md#lpct-gini-or-entropy`: the paper says Gini, the authors' code uses entropy).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Criterion {
@@ -57,7 +57,7 @@ pub enum Criterion {
     Entropy,
 }
 
-/// When a cell stops splitting (H5).
+/// When a cell stops splitting (`docs/deviations.md#lpct-stopping-rule`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "kebab-case")]
 pub enum Growth {
@@ -117,7 +117,7 @@ impl Scaler {
     }
 
     /// Section 4.3 (Theorem 5): â_ℓ = min_i X_i^{Q,ℓ}, b̂_ℓ = max_i X_i^{Q,ℓ} from the public
-    /// sample; a constant column gets width 1 (H22, as scikit-learn's `MinMaxScaler`).
+    /// sample; a constant column gets width 1 (`docs/deviations.md#lpct-constant-public-columns`, as scikit-learn's `MinMaxScaler`).
     pub fn from_public(x: ArrayView2<f64>) -> Result<Self> {
         if x.nrows() == 0 {
             return Err(invalid(
@@ -337,7 +337,7 @@ impl Tree {
     }
 
     /// The leaf index j of the cell containing `row` (routing of §2.1; points outside the box go
-    /// to the nearest boundary cell, H16). `row` must have [`Tree::n_features`] entries.
+    /// to the nearest boundary cell, `docs/deviations.md#lpct-out-of-range-points`). `row` must have [`Tree::n_features`] entries.
     #[inline]
     pub fn leaf_of(&self, row: &[f64]) -> usize {
         let mut i = 0usize;
@@ -632,7 +632,7 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 }
 
 /// A cell waiting to be split: its node, its public rows (positions `start..end` of the
-/// level's node-ordered copy of the sample), and for max-edge the dyadic bookkeeping of H1: the
+/// level's node-ordered copy of the sample), and for max-edge the dyadic bookkeeping of `docs/deviations.md#lpct-longest-edges-with-floats`: the
 /// cell is ×_ℓ [m_ℓ 2^{-k_ℓ}, (m_ℓ+1) 2^{-k_ℓ}] in scaled units.
 struct Work {
     node: u32,
@@ -825,7 +825,7 @@ pub fn build(cfg: &PartitionConfig, x: ArrayView2<f64>, y: &[u8], scaler: Scaler
 }
 
 /// M = the indices of the longest edges of a max-edge cell: under midpoint halving the ℓ-th edge
-/// has length 2^{-k_ℓ} in scaled units, so the longest are the minimal counters (H1, exact).
+/// has length 2^{-k_ℓ} in scaled units, so the longest are the minimal counters (`docs/deviations.md#lpct-longest-edges-with-floats`, exact).
 fn longest_edges(k: &[u8]) -> Vec<usize> {
     let kmin = k.iter().copied().min().unwrap_or(0);
     (0..k.len()).filter(|&l| k[l] == kmin).collect()

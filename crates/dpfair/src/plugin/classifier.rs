@@ -1,6 +1,6 @@
 //! The output classifier of Algorithms 1 and 5,
 //! `f̃(x, a) = 1{ η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a) }` (randomised only at ties, see
-//! [`crate::plugin::threshold`]), and its expected metrics (spec H16).
+//! [`crate::plugin::threshold`]), and its expected metrics (`docs/deviations.md#fdp-fair-randomised-final-classifier`).
 
 use crate::plugin::error::{Error, Result};
 use crate::plugin::release::PluginEstimate;
@@ -31,7 +31,7 @@ impl FairPluginClassifier {
 }
 
 /// Error and disparity of a randomised classifier in expectation over its own randomness
-/// (spec H16): error `= mean |f̃ − y|`, `DD = mean(f̃ | A=1) − mean(f̃ | A=0)` (signed, Def. 4).
+/// (`docs/deviations.md#fdp-fair-randomised-final-classifier`): error `= mean |f̃ − y|`, `DD = mean(f̃ | A=1) − mean(f̃ | A=0)` (signed, Def. 4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExpectedMetrics {
     pub error: f64,

@@ -14,7 +14,7 @@
 //!   (UCI documentation), DP-SGD calibrated by the accountant for replace-one neighbours.
 //!
 //! Metrics: `accuracy` and `dp_gap` of sampled predictions (as the paper), their expectations
-//! over the flips (`expected_accuracy`, `expected_dp_gap`, spec H12), and the base model's.
+//! over the flips (`expected_accuracy`, `expected_dp_gap`, `docs/deviations.md#decoupled-randomised-predictions`), and the base model's.
 //!
 //! DP-FERMI rows (`method=dp-fermi`, [`dpfair::decoupled::fermi`]) on the same train75 / test
 //! split, at the λ grid of each table (spec §4.6 consolidated curves); its noise does not depend

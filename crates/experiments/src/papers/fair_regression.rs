@@ -4,8 +4,8 @@
 //! Setup (spec §4.1): f = Id on the response (X = Y), a seeded 70/30 split per repetition, the
 //! post-processor fitted on the training part and evaluated on the test part: test MSE against
 //! the true response and Δ_SP, the largest pairwise two-sample KS statistic (ties counted together,
-//! H13). Seeds 33, 34, … as the authors' `range(33, 83)`; the split and the noise depend only on
-//! the seed (common random numbers across α, k and ε), not bit-for-bit the numpy streams (H18).
+//! `docs/deviations.md#fair-regression-ks-ties`). Seeds 33, 34, … as the authors' `range(33, 83)`; the split and the noise depend only on
+//! the seed (common random numbers across α, k and ε), not bit-for-bit the numpy streams (`docs/deviations.md#fair-regression-rng-reproduction`).
 //!
 //! Methods: `fair-regression` (Algorithm 1; params `k`; fairness level α), `single-bin` (k = 1,
 //! the right end point of Figs. 3–4), and the §4.6 baselines `identity` (no post-processing),
@@ -259,7 +259,7 @@ pub fn law_k180_grid(repetitions: usize) -> Grid {
 /// Spec §4.6 (the authors' notebooks, α = 0, mean and std over 50 seeds) compared with our mean
 /// over `repetitions` seeds: tolerance three standard errors of the *difference* of the two
 /// means, 3·std·√(1/repetitions + 1/50) (the authors' std; both means carry sampling error, and
-/// the splits differ, H18; doubled at ε = 0.1), and the k = 1 end point MSE 0.6772 of
+/// the splits differ, `docs/deviations.md#fair-regression-rng-reproduction`; doubled at ε = 0.1), and the k = 1 end point MSE 0.6772 of
 /// Figs. 3–4 (±0.005: the figures' resolution). (Before, 3·std/√repetitions ignored the
 /// notebooks' own error: at 50 seeds it was √2 too tight, and 3 of 35 rows missed by less than
 /// that factor.)

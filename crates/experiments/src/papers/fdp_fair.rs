@@ -11,7 +11,7 @@
 //! | 9 | C_ω ∈ {0.06, 0.08, …, 0.50}, S = 3, N_s = 2000, α = 0.3 | §4.5 |
 //! | 6, 7 | Adult, Law admissions: CDP-Fair, FDP-Fair (S = 1) and the §5.2 baselines | §4.6, [`real`] |
 //!
-//! Metrics are the expected-value versions (spec H16): `error = mean |f̃ − y|`, `abs_dd = |DD|`
+//! Metrics are the expected-value versions (`docs/deviations.md#fdp-fair-randomised-final-classifier`): `error = mean |f̃ − y|`, `abs_dd = |DD|`
 //! from group means of `f̃` on an independent test set drawn from the cell's seed (synthetic) or
 //! the 30% test split (real data). Both accounting modes run in Figures 3 and 4 (param `mode`;
 //! `paper`: the paper's classical σ, empirical π, cross-fitting and CV for CDP-Fair, Algorithm 6
@@ -214,7 +214,7 @@ impl Paper for FdpFairPaper {
                     ),
             );
         // Fig. 9 in both modes: the paper's "|DD| rises slightly with C_ω" comes from
-        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (spec H5).
+        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (`docs/deviations.md#fdp-fair-algorithm-6-clipping`).
         for mode in MODES {
             grid = grid.with(
                 Sweep::new()

@@ -19,7 +19,7 @@
 //! | `fig10` | Fig. 10 | Diabetes, 80 public, ε = 2 | private fraction | LPCT-M, LPDT, PHIST |
 //!
 //! Every method reports its best configuration by mean accuracy over the replications (the
-//! paper's oracle, H17; `oracle`), plus the configuration chosen (`p`, `lambda`, …) as metrics.
+//! paper's oracle, `docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`; `oracle`), plus the configuration chosen (`p`, `lambda`, …) as metrics.
 //! `lpct-theory`, `lpct-m-theory`, `lpct-c-theory` and LPCT-prune need no selection (honest).
 //! ε = 1000 stands for the non-private limit, as in the paper. Where the paper does not state an
 //! ε (Figs. 6, 9, 10) we use the values in the table above.

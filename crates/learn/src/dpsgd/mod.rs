@@ -25,7 +25,7 @@
 //! (`sgm_noise_multiplier`; RDP, PRV or GDP, spec 003 §2.4), or a given z whose cost the ledger
 //! records (`noise_multiplier`, the paper's fixed-σ procedure).
 //!
-//! Neighbours (spec 003 hazard H7): the subsampled-Gaussian accountants certify add/remove-one
+//! Neighbours (`docs/deviations.md#decoupled-accountants-certify-add-remove`): the subsampled-Gaussian accountants certify add/remove-one
 //! neighbours, as in Opacus, and the privacy crate's ledger entry names that relation; this is
 //! the default here. With `relation = Substitution` the noise multiplier is calibrated for
 //! replace-one neighbours (sensitivity 2C: twice the add/remove multiplier,

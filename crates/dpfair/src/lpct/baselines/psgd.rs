@@ -10,7 +10,7 @@
 //!    releases it once through the privacy crate's ε-LDP [`PrivUnitG`] (ℓ2 clip C = 1); the
 //!    collector steps with the report.
 //!
-//! **H15.** The authors' code privatises each parameter tensor (weight, bias) separately with the
+//! **`docs/deviations.md#lpct-psgd-budget-per-tensor`.** The authors' code privatises each parameter tensor (weight, bias) separately with the
 //! full ε, so each user spends ε × (number of tensors: 2 for PSGD-L, 4 for PSGD-N). Here the
 //! *concatenated* gradient is privatised once per private user with ε, and the ledger records one
 //! ε-LDP report per user (each user reports once; earlier reports are public when a later user

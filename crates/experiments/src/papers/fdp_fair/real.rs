@@ -7,7 +7,7 @@
 //! ones use one half, as the paper); `δ = (n_train/2)^{−2}`; `ρ* = 0.02`.
 //!
 //! Features: the paper feeds raw features (ages 17–90, LSAT 120–180) to a Gaussian kernel with
-//! `h ∈ {0.2, 0.3}`, almost an exact-match estimator (spec H15). dpfair's kernel estimators work on
+//! `h ∈ {0.2, 0.3}`, almost an exact-match estimator (`docs/deviations.md#fdp-fair-real-data-outside-the-unit-cube`). dpfair's kernel estimators work on
 //! `[0, 1]^d`, so the features are min-max scaled with **public** domain bounds ([`BOUNDS`]), never
 //! with the data's own minimum and maximum.
 

@@ -1,4 +1,4 @@
-//! Section 6's simulations (spec §4.1, S1–S10): the authors' valid design (H3) with
+//! Section 6's simulations (spec §4.1, S1–S10): the authors' valid design (`docs/deviations.md#lpct-invalid-synthetic-eta`) with
 //! P_X = Q_X = Uniform([0,1]²), 2,000 fresh test points from P per replication, and each method's
 //! grid scored for the oracle selection.
 //!
