@@ -58,7 +58,7 @@ fn info_prints_group_and_label_balance() {
         return;
     }
     let s = ok(&dpfair(&["datasets", "info", "parkinsons"], Some(&dir)));
-    // Seed 004 §4.2: Male 4,008 / Female 1,867; 2,934 positives of 5,875.
+    // Say et al.: Male 4,008 / Female 1,867; 2,934 positives of 5,875.
     assert!(s.contains("5875 rows × 19 features"), "{s}");
     assert!(
         s.lines()

@@ -28,7 +28,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The seed-000 synthetic design (spec §4.1) on raw scales: `age = 17 + 73 x₁`,
+/// The synthetic design of Xue & Yu, §5.1, on raw scales: `age = 17 + 73 x₁`,
 /// `score = 120 + 60 x₂`, groups "f" (A = 0) / "m" (A = 1), labels "no" / "yes". 4,000 rows.
 /// Its intrinsic disparity is DD(0) ≈ −0.56.
 fn write_csv(path: &Path) -> Vec<String> {

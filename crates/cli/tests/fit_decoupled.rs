@@ -46,7 +46,7 @@ fn arg(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// The seed-003 two-group logistic design, 4,000 rows, features rescaled to raw-looking ranges;
+/// The two-group logistic design, 4,000 rows, features rescaled to raw-looking ranges;
 /// groups "f" (A = 0) / "m" (A = 1), labels "no" / "yes".
 fn write_csv(path: &Path) -> Vec<(String, String)> {
     use dpfair::data::synthetic::{Design, TwoGroupLogisticDesign};

@@ -1,4 +1,4 @@
-//! `dpfair fit dp2dp` end to end on the seed-004 synthetic mixture (d = 20, K = 6): fit with the
+//! `dpfair fit dp2dp` end to end on the Say et al. synthetic mixture (d = 20, K = 6): fit with the
 //! defaults, the model file's ledger, `dpfair predict`, paper accounting, and bad input.
 
 use std::path::{Path, PathBuf};

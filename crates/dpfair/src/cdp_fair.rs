@@ -1,6 +1,6 @@
 //! CDP-Fair: the central-DP fair plug-in classifier under demographic disparity, Algorithm 5 of
-//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
-//! spec `shared/specs/seed-000-fdp-fair.md` §2.6), with the baselines of §5.2.
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy", with the
+//! baselines of their §5.2.
 //!
 //! Algorithm 5, step by step:
 //! 1. **Split** (step 1): a random, data-independent split, `n = ⌊N/2⌋` training rows and
@@ -165,7 +165,7 @@ pub const MAX_BANDWIDTH: f64 = 1e3;
 /// grid adds nothing, and the exponential mechanism's error bound grows as `ln(grid)`.
 pub const MAX_TAU_GRID: usize = (1 << 20) + 1;
 
-/// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (seed 000)", for the
+/// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (Xue & Yu)", for the
 /// approximation error against the exact kernel estimator).
 pub const DEFAULT_FREQUENCIES: usize = 1024;
 
@@ -186,7 +186,7 @@ pub enum Method {
 }
 
 /// A fitted model: one classifier per cross-fitting fold; the prediction is their average
-/// (`f̃ = (f̃_1 + f̃_2)/2` with cross-fitting, §2.7.1).
+/// (`f̃ = (f̃_1 + f̃_2)/2` with cross-fitting, as in the experiments of Xue & Yu, §5.1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     pub method: Method,
@@ -251,7 +251,7 @@ pub fn groups_and_labels(data: &Dataset) -> Result<(&[u32], &[u8])> {
         .ok_or_else(|| Error::InvalidData("no sensitive attribute (groups)".into()))?;
     if groups.count() != 2 {
         return Err(Error::InvalidData(format!(
-            "seed-000 methods need exactly two groups, the sensitive attribute has {} ({})",
+            "CDP-Fair and FDP-Fair need exactly two groups, the sensitive attribute has {} ({})",
             groups.count(),
             groups.names.join(", ")
         )));
@@ -449,7 +449,7 @@ fn prepare<'d>(
         Bandwidth::CrossValidated { grid, folds } => {
             ledger.charge(Entry::non_private(
                 "bandwidth: cross-validation on the training data",
-                "the paper's 3-fold CV reads the data without noise (spec §2.7.2, docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
+                "the paper's 3-fold CV reads the data without noise (docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
             ))?;
             cross_validate(x, y, grid, *folds, split_seed ^ 0x5eed_000c)?
         }

@@ -1,13 +1,13 @@
 //! The decoupled private fair binary classifier of Ghoukasian & Asoodeh, "Differentially
-//! Private Fair Binary Classifications" (seed 003; spec `shared/specs/seed-003-dp-fair-binary.md`).
+//! Private Fair Binary Classifications" (arXiv:2402.15603, ISIT 2024).
 //!
-//! [`fit`] runs the pipeline of spec §2.0 / §2.7 on the rows it is given:
+//! [`fit`] runs the paper's pipeline (Algorithm 2 with its DP-SGD base model) on the rows it is given:
 //!
 //! 1. a random, data-independent split: 1 − `post_fraction` of the rows train the base model,
 //!    `post_fraction` form Algorithm 2's data set D (disjoint, as Theorem 3's Hoeffding step
 //!    needs; `docs/deviations.md#decoupled-rates-on-training-rows`);
 //! 2. base classifiers h₀, h₁ by DP-SGD ([`base`]: joint h(x, a), as the authors' code, or one
-//!    model per group, §2.3);
+//!    model per group);
 //! 3. Algorithm 2 steps 1–3: the groups' positive rates on D, Laplace-noised and clamped
 //!    ([`private_rates`]);
 //! 4. Algorithm 2 steps 4–7 / Algorithm 1: the randomized flips to the midpoint rate
@@ -239,7 +239,7 @@ impl Model {
     }
 }
 
-/// Accuracy and statistical-parity gap of 0/1 predictions (spec §1.3, empirical Δ̂_SP), or of
+/// Accuracy and statistical-parity gap of 0/1 predictions (Definition 2 of Ghoukasian & Asoodeh, empirical Δ̂_SP), or of
 /// probabilities P(Ŷ = 1) (expected metrics, `docs/deviations.md#decoupled-randomised-predictions`).
 pub fn accuracy_and_gap(p: &[f64], groups: &[u32], y: &[u8]) -> (f64, f64) {
     let n = p.len() as f64;

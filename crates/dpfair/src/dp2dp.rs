@@ -1,10 +1,10 @@
-//! DP2DP (seed 004): Say, Denis, Pinot, "Fairness Meets Privacy: Integrating Differential Privacy
-//! and Demographic Parity in Multi-class Classification". Spec: `specs/seed-004-dp2dp.md`.
+//! DP2DP: Say, Denis, Pinot, "Fairness Meets Privacy: Integrating Differential Privacy
+//! and Demographic Parity in Multi-class Classification".
 //!
-//! Two phases on disjoint rows (parallel composition, §2.5.4: the pipeline is (ε, δ)-DP when each
+//! Two phases on disjoint rows (parallel composition: the pipeline is (ε, δ)-DP when each
 //! phase is):
 //! 1. [`phase1`]: a private probability model p̄ on the labelled split D_n (DP-SGD logistic
-//!    regression by default, §2.2 P1-SGD; output-perturbed multinomial logistic regression,
+//!    regression by default (P1-SGD); output-perturbed multinomial logistic regression,
 //!    P1-OP, the paper's experimental choice, as [`Phase1::paper`]).
 //! 2. [`phase2`] (Algorithm 1) on the unlabelled split D_N: private group frequencies π̄, then
 //!    noisy projected SGD on the smoothed dual over λ ∈ [0, C_λ]^{2K} ([`dual`]); the classifier is

@@ -1,6 +1,5 @@
 //! Private Wasserstein-barycenter post-processing for fair regression: Xian, Li, Kamath, Zhao,
-//! "Differentially Private Post-Processing for Fair Regression" (ICML 2024; seed 001, spec
-//! `shared/specs/seed-001-dp-fair-regression.md`).
+//! "Differentially Private Post-Processing for Fair Regression" (ICML 2024).
 //!
 //! Algorithm 1 (attribute-aware, any number of groups, ε-DP under substitution), step by step:
 //!
@@ -9,15 +8,15 @@
 //! | lines 2–3: midpoints, discretizer | [`histogram::Grid`] (with the `+ s` of `docs/deviations.md#fair-regression-bin-midpoints`) |
 //! | lines 4–6: Laplace-noised joint histogram | [`histogram::private_joint_histogram`], the only step that reads the data |
 //! | lines 8–13: group weights, L∞ isotonic repair | [`histogram::repair_group`] (weight floor 1e-6, `docs/deviations.md#fair-regression-empty-group-weight`) |
-//! | line 14: the KS-relaxed barycenter LP | [`lp::solve`] (§2.2.4) |
-//! | lines 16–17: randomized transports | [`Transport`] (§2.2.5) |
-//! | line 18 / §3.3: prediction | [`Model::predict`], sampling each output from its group's row |
+//! | line 14: the KS-relaxed barycenter LP | [`lp::solve`] |
+//! | lines 16–17: randomized transports | [`Transport`] |
+//! | line 18 / Section 3.3: prediction | [`Model::predict`], sampling each output from its group's row |
 //!
 //! [`fit`] reads a [`Dataset`]; [`fit_scores`] takes scores and group codes; [`fit_from_histogram`]
 //! is everything after the release (post-processing, deterministic given the histogram: check T0).
-//! Baselines (§2.5): [`baselines`]. One-dimensional optimal transport: [`transport`].
+//! Baselines (Chzhen et al. (2020), as the authors' repository re-implements it): [`baselines`]. One-dimensional optimal transport: [`transport`].
 //!
-//! Privacy (§2.3): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
+//! Privacy (Xian et al., Section 3.4): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
 //! under substitution, n public); everything after it is post-processing. The group set, the
 //! interval `[s, t]`, k, α and ε are public. Tuning α or k on data is not accounted (`docs/deviations.md#fair-regression-hyperparameter-selection`).
 
@@ -56,7 +55,7 @@ impl FairRegressionError {
 
 pub type Result<T> = std::result::Result<T, FairRegressionError>;
 
-/// Configuration. Defaults follow the paper's experiments (spec §4.3, §4.6): α = 0 (exact
+/// Configuration. Defaults follow the paper's experiments (the authors' sweeps and notebooks): α = 0 (exact
 /// statistical parity, the reference runs), ε = 1, k = 36 (Law School's default), `docs/deviations.md#fair-regression-empty-group-weight` weight
 /// floor 1e-6. The interval `[s, t]` has no sensible default and must be given (footnote 1: it must
 /// be public; never the data's min/max).
@@ -149,7 +148,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// §2.2.5: row j of the coupling normalized by its sum; a row without mass is the identity.
+    /// Xian et al., Algorithm 1, lines 16–17: row j of the coupling normalized by its sum; a row without mass is the identity.
     pub fn from_coupling(c: &transport::Coupling) -> Self {
         let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); c.k];
         for &(j, l, m) in &c.entries {
@@ -238,7 +237,7 @@ pub struct Predictions {
 }
 
 impl Model {
-    /// Line 18 / §3.3: `ȳ = v_ℓ` with ℓ drawn from row `bin(score)` of the group's transport,
+    /// Line 18 / Xian et al., Section 3.3: `ȳ = v_ℓ` with ℓ drawn from row `bin(score)` of the group's transport,
     /// independently for every query (`docs/deviations.md#fair-regression-sampling-the-randomised-output`). Scores outside `[s, t]` go to the end bins and are
     /// counted. `groups` are codes into [`Model::group_names`].
     pub fn predict<R: Rng + ?Sized>(

@@ -1,6 +1,5 @@
 //! FDP-Fair: the federated DP fair plug-in classifier under demographic disparity, Algorithm 1 of
-//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
-//! spec `shared/specs/seed-000-fdp-fair.md` §2.1–2.5), with Algorithms 2, 3, 4 and 6.
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy", with Algorithms 2, 3, 4 and 6.
 //!
 //! Algorithm 1, step by step, and where each step lives:
 //! 1. **Data split** per site, `n_s = ⌈N_s/2⌉` training rows, the rest calibration, by a public

@@ -1,8 +1,7 @@
 //! **LPCT and LPCT-prune**: locally private classification trees that use public data.
 //!
 //! Yuheng Ma, Hanfang Yang, "Optimal Locally Private Nonparametric Classification with Public
-//! Data", JMLR 25 (2024). Spec: `shared/specs/seed-002-ldp-tree.md` (section numbers "§" below
-//! are the spec's; "Algorithm", "eq." and "Section" are the paper's).
+//! Data", JMLR 25 (2024). "Algorithm", "eq." and "Section" below are the paper's.
 //!
 //! The protocol (Section 3):
 //! 1. the collector builds a partition π from the **public** sample only ([`partition`]:
@@ -440,7 +439,7 @@ pub fn collect(
     ))
 }
 
-/// **LPCT_FIT** (§2.5) in the simulated setting: the depth and λ of `cfg` (or the defaults
+/// **LPCT_FIT** (Ma & Yang, Sections 3–4) in the simulated setting: the depth and λ of `cfg` (or the defaults
 /// [`theory_depth`] and [`theory_lambda`]).
 pub fn fit(
     cfg: &LpctConfig,

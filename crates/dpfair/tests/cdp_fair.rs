@@ -1,4 +1,4 @@
-//! CDP-Fair (Algorithm 5 of Xue & Yu, seed 000): noise scales, fairness on the synthetic design,
+//! CDP-Fair (Algorithm 5 of Xue & Yu): noise scales, fairness on the synthetic design,
 //! baselines, accounting modes, bad input.
 
 use dpfair::cdp_fair::{
@@ -32,7 +32,7 @@ fn entry_scale(ledger: &Ledger, label_part: &str) -> f64 {
         .scale
 }
 
-/// Spec §4.8 noise-scale vectors, read off the ledger of the paper-mode releases.
+/// `docs/reference-values.md#fdp-fair` noise-scale vectors, read off the ledger of the paper-mode releases.
 #[test]
 fn paper_noise_scales_match_the_spec_vectors() {
     // σ_π (n = 1000, ε = 1, δ = 1e−6) = 4 sqrt(2 ln(5e6))/1000 = 0.0222171; KDE multiplier
@@ -70,7 +70,7 @@ fn paper_noise_scales_match_the_spec_vectors() {
 #[test]
 fn paper_dd_noise_uses_the_total_calibration_size() {
     // N = 5000, δ = (N/2)^{−2} = 1.6e−7, ε = 1: the code's σ = 2 sqrt(2 ln(1.25/δ))/(ň ε) with
-    // ň = 2500 is 0.004507 (spec §4.8); the paper's ň_0 ∧ ň_1 = 750 would give 0.015024.
+    // ň = 2500 is 0.004507 (`docs/reference-values.md#fdp-fair`); the paper's ň_0 ∧ ň_1 = 750 would give 0.015024.
     let data = synthetic(5000, 3);
     let config = Config {
         accounting: Accounting::Paper,
@@ -82,7 +82,7 @@ fn paper_dd_noise_uses_the_total_calibration_size() {
     let mut ledger = open_ledger();
     fit(&config, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
     assert!((entry_scale(&ledger, "S2") - 0.004507).abs() < 5e-7);
-    // The same formula at the paper's ň_0 ∧ ň_1 = 750 (spec §4.8): 0.015024.
+    // The same formula at the paper's ň_0 ∧ ň_1 = 750 (`docs/reference-values.md#fdp-fair`): 0.015024.
     assert!((classical_sigma(2.0 / 750.0, 1.0, 1.6e-7) - 0.015024).abs() < 5e-7);
     // The swept τ̃ sits on a calibration score: its location is recorded as non-private (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
     let location = ledger
@@ -269,7 +269,7 @@ fn model_roundtrips_and_predictions_are_probabilities() {
 }
 
 /// Mean test |DD| over repetitions on the synthetic design (§5.1.1; Prop. 5): at N ≥ 5,000 and
-/// ε ≥ 1, mean |DD| ≤ α + 0.02 (issue #7). DD is the expected disparity of the randomised
+/// ε ≥ 1, mean |DD| ≤ α + 0.02 (the project's target). DD is the expected disparity of the randomised
 /// classifier on an independent test set of 4,000 (`docs/deviations.md#fdp-fair-randomised-final-classifier`); its sampling sd is about
 /// sqrt(0.25/1200 + 0.25/2800) ≈ 0.017 per repetition; with the calibration error of τ̃
 /// (`O(ň^{−1/2} + log(grid)/(ň ε))`, Prop. 5 and the exponential mechanism) the sd per repetition

@@ -1,6 +1,6 @@
 //! Empirical privacy audits of CDP-Fair's releases (privacy crate's `audit`): the π̃ release, one
 //! functional release evaluated at a fixed point, CDP-Fair end to end on a small data set
-//! (half-line and point events of τ̃); a redraw-per-evaluation variant (the authors' code, spec
+//! (half-line and point events of τ̃); a redraw-per-evaluation variant (the authors' code,
 //! `docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`) must be caught, and so must the paper's S2 on the counterexample of
 //! `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release` (τ̃ private
 //! for half-line events only), which the strict S2 passes.
@@ -292,7 +292,7 @@ fn h11_scores() -> [ScoreSet; 2] {
 /// `w̌ ∈ (−0.01, 0]` (probability ≈ 5%), never in the neighbour. The auditor, fed the indicator
 /// of `{τ̃ = 0.3}`, proves ε > 1 (paper mode therefore records the location of `τ̃` as ε = ∞).
 #[test]
-fn paper_tau_release_leaks_through_point_events_h11() {
+fn paper_tau_release_leaks_through_point_events() {
     let sets = h11_scores();
     let report = audit(
         &mut Noise::seeded(4),
@@ -328,7 +328,7 @@ type Projection = fn(f64, f64) -> f64;
 /// positions of the moved score (where the curves differ) and for the single grid point just
 /// above 0.3.
 #[test]
-fn strict_tau_release_passes_the_point_event_audit_h11() {
+fn strict_tau_release_passes_the_point_event_audit() {
     let sets = h11_scores();
     let grid = tau_grid(1.0, 201);
     let utility: Vec<Vec<f64>> = sets

@@ -1,4 +1,4 @@
-//! FDP-Fair (Algorithm 1 of Xue & Yu, seed 000): the simulation on the synthetic design, the
+//! FDP-Fair (Algorithm 1 of Xue & Yu): the simulation on the synthetic design, the
 //! protocol transcripts (JSON round trip gives the same model; the server refuses inconsistent
 //! input), the per-site accounting, and an audit of one noisy tree (Algorithm 3).
 
@@ -51,7 +51,7 @@ fn simulation_on_the_synthetic_design_is_fair_and_within_budget() {
     assert_eq!(model.method, Method::FdpFair);
     let info = model.federated.as_ref().unwrap();
     assert_eq!(info.search.depth, 6, "code rule: M = 6 at S·N_s = 8,000");
-    // The synthetic design has DD(0) ≈ −0.56, so τ̃ < 0 (spec §4.1).
+    // The synthetic design has DD(0) ≈ −0.56, so τ̃ < 0 (Xue & Yu, §5.1).
     assert!(model.folds[0].rule.tau < 0.0, "{:?}", info.search);
     let test = FdpFairDesign::default().generate(20_000, 999).unwrap();
     let m = model.expected_metrics(&test).unwrap();
@@ -63,7 +63,7 @@ fn simulation_on_the_synthetic_design_is_fair_and_within_budget() {
         m.dd.abs(),
         info.search.omega
     );
-    // Fair-Bayes risk at α = 0.1 is 0.197 (spec §4.8); the estimation error of a kernel plug-in at
+    // Fair-Bayes risk at α = 0.1 is 0.197 (`docs/reference-values.md#fdp-fair`); the estimation error of a kernel plug-in at
     // 8,000 rows and ε = 4 stays well below 0.05 (measured 0.211).
     assert!(m.error < 0.197 + 0.05, "error {}", m.error);
     // FDP guarantee: the worst site's (ε_s, δ_s).
@@ -212,7 +212,7 @@ fn cpu_seconds() -> f64 {
 
 /// Measurement aid for BENCHMARKS.md on a shared, loaded machine (criterion's wall time is
 /// inflated by other processes there): CPU and wall seconds per strict fit with S = 6 sites of
-/// N_s = 2,000 (the target: < 2 s on 2 cores). Run with
+/// N_s = 2,000 (the project's target: < 2 s on 2 cores). Run with
 /// `cargo test -p dpfair --release --test fdp_fair cpu_time -- --ignored --nocapture`.
 #[test]
 #[ignore]

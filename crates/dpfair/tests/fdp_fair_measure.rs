@@ -1,8 +1,8 @@
-//! Measurement aids for the `dpfair reproduce fdp-fair` checks (issue #8): the reproduction's own
+//! Measurement aids for the `dpfair reproduce fdp-fair` checks: the reproduction's own
 //! settings (seeds `2000 + r` as its grid, data / noise / test seeds as
 //! `crates/experiments/src/papers/fdp_fair.rs`) with more repetitions than `--quick`'s three, and
 //! the population |DD| on a large independent test set beside the per-repetition test set's.
-//! All `#[ignore]`d (release runs of a minute or more); see BENCHMARKS.md, "FDP-Fair (seed 000)".
+//! All `#[ignore]`d (release runs of a minute or more); see BENCHMARKS.md, "FDP-Fair (Xue & Yu)".
 
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;

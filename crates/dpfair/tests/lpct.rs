@@ -1,4 +1,4 @@
-//! LPCT / LPCT-prune (seed 002): geometry of Algorithm 1, the privatiser's two paths, the
+//! LPCT / LPCT-prune (Ma & Yang): geometry of Algorithm 1, the privatiser's two paths, the
 //! estimator, pruning, the ledger and the model's behaviour.
 
 use dpfair::lpct::{
@@ -13,7 +13,7 @@ use ndarray::{Array2, array};
 mod common;
 use common::{accuracy, labels};
 
-/// Spec §3, Lemma 15 (exact form): at depth i = qd + r, every cell of the complete max-edge tree
+/// Ma & Yang, Lemma 15 (exact form): at depth i = qd + r, every cell of the complete max-edge tree
 /// has r sides of length 2^{−(q+1)} and d − r of length 2^{−q}; there are 2^i cells, of volume
 /// 2^{−i}, and every point lies in the cell it is routed to (disjoint cover).
 #[test]
@@ -63,7 +63,7 @@ fn complete_max_edge_cells_follow_lemma_15() {
     }
 }
 
-/// Spec §2.2: with no public data every score ties, the smallest index wins, and the tree cycles
+/// Algorithm 1: with no public data every score ties, the smallest index wins, and the tree cycles
 /// through the dimensions 1, 2, …, d.
 #[test]
 fn without_public_data_the_tree_cycles_through_dimensions() {
@@ -503,7 +503,7 @@ fn phist_uses_a_regular_grid() {
     }
 }
 
-/// Privacy check (issue #10): the privacy crate's auditor, on one holder's report for two
+/// Privacy check: the privacy crate's auditor, on one holder's report for two
 /// arbitrary rows (different leaves, both labelled 1), projected to
 /// u_{j(a)} + v_{j(a)} − u_{j(b)} − v_{j(b)} (the direction in which the two reports differ
 /// most: a shift of 4), finds no ε above the claimed one at confidence 99 %.

@@ -1,4 +1,4 @@
-//! PSGD-L / PSGD-N (seed 002, Lowy et al. 2023): the budget per user (`docs/deviations.md#lpct-psgd-budget-per-tensor`) and learning on the
+//! PSGD-L / PSGD-N (Ma & Yang, Lowy et al. 2023): the budget per user (`docs/deviations.md#lpct-psgd-budget-per-tensor`) and learning on the
 //! synthetic design of Section 6.
 
 use dpfair::lpct::baselines::psgd::{PsgdConfig, PsgdNet, fit_psgd};

@@ -3,7 +3,7 @@
 //! reproduction's own cells (`dpfair reproduce decoupled`, same splits and seeds) at the claimed
 //! ε' = 3 and at ε' = 1000 (noise ≈ 0), for λ ∈ {0.5, 1, 2.5}. If the gap stays at ε' = 1000 it
 //! is the optimisation, not the noise. Printed, not asserted. Needs the data:
-//! `DPFAIR_DATA_DIR=/work/shared/datasets cargo test --release -p dpfair-experiments --test
+//! `DPFAIR_DATA_DIR=/path/to/datasets cargo test --release -p dpfair-experiments --test
 //! dp_fermi_gap -- --ignored --nocapture`.
 
 use dpfair_experiments::papers::decoupled::Decoupled;

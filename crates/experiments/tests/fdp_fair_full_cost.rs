@@ -5,7 +5,7 @@
 //! shares its fits across its whole α, ρ* or C_ω sweep as at `--full`. The estimate is this run's
 //! CPU time × (cells of the full grid / cells run). Prints CPU seconds (user + system of this
 //! process, from /proc/self/stat) and wall time. Needs the data for Figures 6–7:
-//! `DPFAIR_DATA_DIR=/work/shared/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo test --release
+//! `DPFAIR_DATA_DIR=/path/to/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo test --release
 //! -p dpfair-experiments --test fdp_fair_full_cost -- --ignored --nocapture`.
 
 use dpfair_experiments::aggregate::Summary;

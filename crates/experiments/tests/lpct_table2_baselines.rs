@@ -2,7 +2,7 @@
 //! docs/deviations.md#lpct-phist-at-large-epsilon and #lpct-ct-q: the majority-class rate of the
 //! test splits, PHIST's accuracy per number of bins per axis at ε = 2 and 1000, and CT-Q's
 //! (CART on the 200 public rows) per depth, on the reproduction's splits (80/20 of the private
-//! rows by seed). Printed, not asserted. `DPFAIR_DATA_DIR=/work/shared/datasets cargo test
+//! rows by seed). Printed, not asserted. `DPFAIR_DATA_DIR=/path/to/datasets cargo test
 //! --release -p dpfair-experiments --test lpct_table2_baselines -- --ignored --nocapture`.
 
 use dpfair::lpct::baselines::{PhistConfig, fit_phist};

@@ -6,12 +6,12 @@
 //!
 //! * Binary predictions: [`selection_rates`], [`demographic_parity_difference`] (max − min over
 //!   groups), [`demographic_parity_ratio`] (min / max), their `_to_overall` versions,
-//!   [`demographic_disparity`] (signed, seed 000 §1: `DD = P(ŷ=1|A=1) − P(ŷ=1|A=0)`),
+//!   [`demographic_disparity`] (signed, Xue & Yu, Def. 4: `DD = P(ŷ=1|A=1) − P(ŷ=1|A=0)`),
 //!   [`equal_opportunity_difference`].
 //! * Multi-class: [`multiclass_unfairness`] `U(g) = max_k max_{s,s'} |P(g=k|S=s) − P(g=k|S=s')|`
-//!   (seed 004's demographic-parity unfairness).
+//!   (Say et al.'s demographic-parity unfairness).
 //! * Regression: [`ks_statistical_parity`], the largest two-sample Kolmogorov–Smirnov distance
-//!   between groups' output distributions (seed 001), ties as in scipy's `ks_2samp`.
+//!   between groups' output distributions (Xian et al.), ties as in scipy's `ks_2samp`.
 //! * Accuracy: [`accuracy`], [`error_rate`], [`mse`].
 //! * Randomized predictors: `expected_*` versions computed from the probabilities instead of
 //!   sampled labels (the expectation over the predictor's randomness).
@@ -126,7 +126,7 @@ pub fn demographic_parity_ratio_to_overall(y_pred: &[u8], groups: &[u32]) -> Res
 }
 
 /// Signed demographic disparity `DD = P(ŷ=1|S=b) − P(ŷ=1|S=a)` between group codes `a` and `b`
-/// (seed 000, §1: `DD(f) = P(Ŷ=1|A=1) − P(Ŷ=1|A=0)` is `a = 0, b = 1`). Both groups need rows.
+/// (Xue & Yu, Def. 4: `DD(f) = P(Ŷ=1|A=1) − P(Ŷ=1|A=0)` is `a = 0, b = 1`). Both groups need rows.
 pub fn demographic_disparity(y_pred: &[u8], groups: &[u32], a: u32, b: u32) -> Result<f64> {
     let rates = selection_rates(y_pred, groups)?;
     let get = |g: u32| {
@@ -164,7 +164,7 @@ pub fn equal_opportunity_difference(y_true: &[u8], y_pred: &[u8], groups: &[u32]
 }
 
 /// `U(g) = max_k max_{s,s'} |P(g=k|S=s) − P(g=k|S=s')|` over classes `0..k` and the groups
-/// present (seed 004's unfairness of a multi-class classifier).
+/// present (Say et al.'s unfairness of a multi-class classifier).
 pub fn multiclass_unfairness(y_pred: &[u32], k: usize, groups: &[u32]) -> Result<f64> {
     check_len("groups", y_pred.len(), groups.len())?;
     if let Some(row) = y_pred.iter().position(|&c| c as usize >= k) {

@@ -1,4 +1,4 @@
-//! `dpfair ldp`: LPCT's local protocol (Ma & Yang, seed 002) as files exchanged between the
+//! `dpfair ldp`: LPCT's local protocol (Ma & Yang) as files exchanged between the
 //! collector and the private data holders.
 //!
 //! 1. `ldp partition` (collector, public data only): the partition π (Algorithm 1), the feature

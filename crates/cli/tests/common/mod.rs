@@ -73,7 +73,7 @@ pub fn arg(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 scratch path")
 }
 
-/// `n` rows of the seed-000 synthetic design on [0, 1] as `dir/name`: columns `x1,x2,a,y`, groups
+/// `n` rows of the Xue & Yu synthetic design on [0, 1] as `dir/name`: columns `x1,x2,a,y`, groups
 /// 0/1, labels 0/1.
 pub fn design_csv(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
     let d = dpfair::data::synthetic::Design::generate(

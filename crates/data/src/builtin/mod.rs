@@ -9,10 +9,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Every loader checks the row and feature counts stated in the specs ([`Info::rows`],
+//! Every loader checks the row and feature counts stated in the papers ([`Info::rows`],
 //! [`Info::features`]) and fails with [`CatalogError::UnexpectedShape`] otherwise. Files are
 //! never downloaded: a missing one is an error that names its public origin. The sha256 values are
-//! those of `shared/datasets/README.md`.
+//! those of the data directory's `README.md`.
 
 mod dir;
 pub mod error;
@@ -75,13 +75,13 @@ static CATALOG: [Info; 9] = [
         sensitive: Some("sex"),
         groups: &["Female", "Male"],
         target: "binary: income > 50K",
-        protocol: "seed 003: 50/25/25 train/post-processing/test; seed 004: 55/20/25; z-score the 6 numeric columns on the training split",
+        protocol: "Ghoukasian & Asoodeh: 50/25/25 train/post-processing/test; Say et al.: 55/20/25; z-score the 6 numeric columns on the training split",
         files: &[&ADULT_DATA, &ADULT_TEST],
         loader: adult,
     },
     Info {
         name: "adult-fdp",
-        paper: "seed 000 (FDP-Fair) §5.2: the authors' 3-feature Adult file",
+        paper: "Xue & Yu (FDP-Fair), §5.2: the authors' 3-feature Adult file",
         description: "Adult with Age, Workclass (label-encoded), Education-Num; unscaled",
         rows: 48_842,
         features: 3,
@@ -95,7 +95,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "law-admissions",
-        paper: "seed 000 (FDP-Fair) §5.2: the authors' 40,000-row law-school subset",
+        paper: "Xue & Yu (FDP-Fair), §5.2: the authors' 40,000-row law-school subset",
         description: "LSAC admissions: LSAT, GPA, resident; unscaled",
         rows: 40_000,
         features: 3,
@@ -109,7 +109,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "law-bar",
-        paper: "seed 001 (fair regression) §4.2: race1 in {asian, black, hisp, white}",
+        paper: "Xian et al., experiments: race1 in {asian, black, hisp, white}",
         description: "LSAC bar passage study; the experiments use only (ugpa, race1)",
         rows: 21_983,
         features: 5,
@@ -123,7 +123,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "communities",
-        paper: "seed 001 (fair regression) §4.2: 99 complete features",
+        paper: "Xian et al., experiments: 99 complete features",
         description: "UCI Communities and Crime",
         rows: 1_994,
         features: 99,
@@ -137,7 +137,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "credit",
-        paper: "seed 003 (decoupled) §4.1: DP-FERMI encoding, 85 features",
+        paper: "Ghoukasian & Asoodeh, Appendix B: DP-FERMI encoding, 85 features",
         description: "UCI default of credit card clients (Taiwan)",
         rows: 30_000,
         features: 85,
@@ -151,7 +151,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "credit-dp2dp",
-        paper: "seed 004 (DP2DP) §4.2: Lowy et al. encoding, 85 features (the same encoding as `credit`)",
+        paper: "Say et al., experiments: Lowy et al. encoding, 85 features (the same encoding as `credit`)",
         description: "UCI default of credit card clients (Taiwan)",
         rows: 30_000,
         features: 85,
@@ -165,7 +165,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "parkinsons",
-        paper: "seed 004 (DP2DP) §4.2: Lowy et al. preprocessing, 19 features",
+        paper: "Say et al., experiments: Lowy et al. preprocessing, 19 features",
         description: "UCI Parkinsons telemonitoring (42 subjects)",
         rows: 5_875,
         features: 19,
@@ -179,7 +179,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "diabetes-lpct",
-        paper: "seed 002 (LPCT) §7: the authors' cleaned public/private split",
+        paper: "Ma & Yang (LPCT), Section 7: the authors' cleaned public/private split",
         description: "Kaggle Healthcare-Diabetes: 200 public + 2,568 private rows, 8 features",
         rows: 2_568,
         features: 8,
@@ -315,7 +315,7 @@ mod tests {
         };
         let b = load("adult", &dir).unwrap();
         let g = &b.dataset.groups.as_ref().unwrap().codes;
-        // Seed 003 §4.1 / seed 004 §4.2: Female 14,695, Male 30,527; > 50K: 11,208.
+        // Ghoukasian & Asoodeh, Appendix B; Say et al.: Female 14,695, Male 30,527; > 50K: 11,208.
         assert_eq!(counts(g, 2), vec![14_695, 30_527]);
         assert_eq!(positives(&b.dataset.target), 11_208);
         assert_eq!(b.standardize, (0..6).collect::<Vec<_>>());
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn fdp_fair_files_match_the_spec_counts() {
-        // Seed 000 spec §4.6: cell counts (A, Y).
+        // Xue & Yu, §5.2: cell counts (A, Y).
         for (name, a1, pos) in [
             ("adult-fdp", 32_650, 1_769 + 9_918),
             ("law-admissions", 30_588, 3_438 + 4_245),
@@ -368,7 +368,7 @@ mod tests {
             };
             let b = load(name, &dir).unwrap();
             let g = &b.dataset.groups.as_ref().unwrap().codes;
-            // Seed 003 §4.1: Male 11,888, Female 18,112; positive rate 22.1%.
+            // Ghoukasian & Asoodeh, Appendix B: Male 11,888, Female 18,112; positive rate 22.1%.
             assert_eq!(counts(g, 2), vec![18_112, 11_888]);
             assert_eq!(positives(&b.dataset.target), 6_636);
             assert_eq!(b.standardize.len(), 14);
@@ -382,7 +382,7 @@ mod tests {
         };
         let b = load("parkinsons", &dir).unwrap();
         let g = &b.dataset.groups.as_ref().unwrap().codes;
-        // Seed 004 §4.2: Male 4,008 / Female 1,867; 2,934 Yes.
+        // Say et al.: Male 4,008 / Female 1,867; 2,934 Yes.
         assert_eq!(counts(g, 2), vec![4_008, 1_867]);
         assert_eq!(positives(&b.dataset.target), 2_934);
         assert!(

@@ -1,5 +1,5 @@
-//! DP-FERMI (Lowy, Gupta, Razaviyayn, ICLR 2023), the baseline of seed 003's Tables II–XIII, as
-//! the comparison code runs it (spec 003 §2.6, `docs/deviations.md#decoupled-dp-fermi-code-quirks`): logistic regression on the
+//! DP-FERMI (Lowy, Gupta, Razaviyayn, ICLR 2023), the baseline of Ghoukasian & Asoodeh's Tables II–XIII, as
+//! the comparison code runs it (`docs/deviations.md#decoupled-dp-fermi-code-quirks`): logistic regression on the
 //! non-sensitive features, trained by noisy stochastic gradient descent-ascent on
 //!
 //!   BCE(θ) + λ·ψ(θ, W),   ψ = −W²·m + 2·W·v/√p̂ − 1,
@@ -57,7 +57,7 @@ pub enum Clipping {
     PerExample,
 }
 
-/// DP-FERMI hyperparameters; defaults are the comparison code's (spec §2.8).
+/// DP-FERMI hyperparameters; defaults are the comparison code's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FermiConfig {
@@ -113,7 +113,7 @@ impl Default for FermiConfig {
 
 impl FermiConfig {
     /// The strict schedule for `n` training rows: the decoupled method's strict DP-SGD
-    /// schedule and clip ([`Training::resolve`], issue 6), so the baseline trains like the
+    /// schedule and clip ([`Training::resolve`]), so the baseline trains like the
     /// method it is compared with: batch B = clamp(⌊n/16⌋, 32, 1024), epochs so that
     /// T ≈ 1,500 steps (20 to 400), η_θ = 0.05, per-row clip L_θ = 1.5; η_W scaled with η_θ
     /// so the descent-ascent keeps its two-timescale ratio η_W/η_θ (the code's 2).
@@ -156,7 +156,7 @@ pub struct FermiModel {
     pub claimed_epsilon: f64,
 }
 
-/// (σ_θ, σ_W) of the comparison code (spec §2.6; "privacy w.r.t. all features"): n training
+/// (σ_θ, σ_W) of the comparison code ("privacy w.r.t. all features"): n training
 /// rows, smallest group count `min_count`, T steps, claimed (ε, δ), radius C_W, bound L_θ.
 pub fn noise_levels(
     n: usize,
@@ -654,9 +654,9 @@ mod tests {
     }
 
     #[test]
-    fn noise_levels_match_the_spec_reference_values() {
-        // Spec §2.6 "Reference noise values": Adult n = 33,916, ρ ≈ 0.3249, T = 1700:
-        // ε' = 3 → σ_W ≈ 0.0412, σ_θ ≈ 2.003; ε' = 9 → 0.0137, 0.668. The spec rounds ρ
+    fn noise_levels_match_the_reference_values() {
+        // Reference noise values (`docs/reference-values.md#decoupled`): Adult n = 33,916, ρ ≈ 0.3249, T = 1700:
+        // ε' = 3 → σ_W ≈ 0.0412, σ_θ ≈ 2.003; ε' = 9 → 0.0137, 0.668. The reference rounds ρ
         // (min count ≈ 0.3249·n + 1), hence 0.5 % tolerance.
         let (n, t) = (33_916usize, 1700usize);
         let min = (0.3249 * n as f64).round() as usize + 1;

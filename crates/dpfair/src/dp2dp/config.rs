@@ -1,11 +1,11 @@
-//! DP2DP's configuration: Table 1 of the paper and the spec's defaults for what the paper leaves
-//! open (spec 004 §2.7, the DP2DP entries of `docs/deviations.md`, from `#dp2dp-c-lambda-unspecified` to `#dp2dp-rho-grid`).
+//! DP2DP's configuration: Table 1 of the paper and defaults for what the paper leaves
+//! open (the DP2DP entries of `docs/deviations.md`, from `#dp2dp-c-lambda-unspecified` to `#dp2dp-rho-grid`).
 
 use super::error::{Error, Result, invalid};
 use crate::model::Accounting;
 use serde::{Deserialize, Serialize};
 
-/// Phase 1: the private class-probability model p̄ on the labelled split (spec §2.2).
+/// Phase 1: the private class-probability model p̄ on the labelled split.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Phase1 {
@@ -34,7 +34,7 @@ impl Default for Phase1 {
         // would swamp the weights") on a few thousand rows with K = 6 at ε = 0.5, and where it
         // runs its Λ = 1e-2 with R = 1 is a weaker base model. Test error of Phase 1 alone at
         // ε = 1 (3 seeds): Adult 0.152 (DP-SGD) vs 0.180 (output perturbation; non-private
-        // Λ = 1e-2: 0.157), Credit 0.167 vs 0.190; on the seed-004 mixture at n = 4,500,
+        // Λ = 1e-2: 0.157), Credit 0.167 vs 0.190; on the Say et al. mixture at n = 4,500,
         // DP2DP's test accuracy 0.74–0.77 vs 0.66–0.74.
         Phase1::dp_sgd_default()
     }
@@ -42,12 +42,12 @@ impl Default for Phase1 {
 
 impl Phase1 {
     /// [`Phase1::Auto`] takes output perturbation when σ√p ≤ this fraction of √(2 ln K / Λ).
-    /// Measured on the seed-004 mixture (K = 6, d = 20; 3 seeds): at n = 4,500 and ε = 0.5
+    /// Measured on the Say et al. mixture (K = 6, d = 20; 3 seeds): at n = 4,500 and ε = 0.5
     /// (ratio 0.29) output perturbation reaches test accuracy 0.66 against DP-SGD's 0.74, at
     /// ε = 1 (ratio 0.15) 0.74 against 0.77; on Adult (ratio 0.05) it is the paper's choice.
     pub const AUTO_MAX_NOISE_RATIO: f64 = 0.1;
 
-    /// P1-SGD settings that train the seed-004 mixture well from about a thousand rows (20
+    /// P1-SGD settings that train the Say et al. mixture well from about a thousand rows (20
     /// epochs, expected batch 256, η = 0.5, clipping norm 1).
     pub fn dp_sgd_default() -> Self {
         Phase1::DpSgd {
@@ -74,7 +74,7 @@ pub enum Iterate {
     /// λ after the T-th update (the paper's "λ^T").
     #[default]
     Last,
-    /// The average of λ¹..λ^T (Polyak). [`Config`]'s default: on the seed-004 mixture (ρ = 0.05,
+    /// The average of λ¹..λ^T (Polyak). [`Config`]'s default: on the Say et al. mixture (ρ = 0.05,
     /// default Phase 1, 5 seeds, 4,000 test rows) it lowers the test unfairness from 0.52 to
     /// 0.14 (1,500 rows, ε = 0.5), 0.22 → 0.13 (1,500, ε = 1), 0.13 → 0.11 (6,000, ε = 0.5) and
     /// 0.107 → 0.095 (6,000, ε = 1), with higher accuracy in each case: the last iterate
@@ -82,7 +82,7 @@ pub enum Iterate {
     Average,
 }
 
-/// Tie-breaking of the prediction rule's argmax (§2.4, `docs/deviations.md#dp2dp-ties-in-the-argmax`).
+/// Tie-breaking of the prediction rule's argmax (`docs/deviations.md#dp2dp-ties-in-the-argmax`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum TieBreak {
@@ -125,13 +125,13 @@ pub enum StepSize {
     Constant,
 }
 
-/// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus spec §2.7.
+/// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus the paper's other choices.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Fairness tolerance ρ ≥ 0 (Def. 2.1): the classifier targets U(g) ≤ ρ.
     pub rho: f64,
-    /// Privacy target ε of each phase (parallel composition across the phases, §2.5.4);
+    /// Privacy target ε of each phase (parallel composition across the phases);
     /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).
     #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,

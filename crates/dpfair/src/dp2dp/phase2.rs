@@ -1,4 +1,4 @@
-//! Phase 2 = DP2DP, Algorithm 1 (spec 004 §2.3), with its privacy accounting (§2.5):
+//! Phase 2 = DP2DP, Algorithm 1 of Say et al., with its privacy accounting (Theorem 4.1):
 //! step i) the private group frequencies, step ii) the noisy dual SGD, charged before any noise.
 //!
 //! **Strict** (default; the stated (ε, δ) holds for replace-one neighbours of D_N):
@@ -11,7 +11,7 @@
 //!
 //! **Paper** (`Accounting::Paper`): as published — two independent noises on π̂_{±1},
 //! stratified sampling with replacement, σ_SGD = 4·z where z is the dp_accounting calibration
-//! with q = b/N and Δ = 4 (§2.5.2). The ledger records what it really spends: the frequency
+//! with q = b/N and Δ = 4 (as the paper's experiments). The ledger records what it really spends: the frequency
 //! vector at sensitivity √2/N (`docs/deviations.md#dp2dp-proportion-release`), and the gradient sum at replace-one sensitivity 4√2 (`docs/deviations.md#dp2dp-gradient-sensitivity`) with
 //! the per-record inclusion probability of the stratified sampler, q' = 1 − (1 − 1/(2N_min))^b
 //! (`docs/deviations.md#dp2dp-sampling-scheme-and-accountant`; multiplicities > 1 are not accounted, so even this is an estimate, not a certificate).

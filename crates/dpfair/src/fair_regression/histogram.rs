@@ -1,12 +1,12 @@
 //! Algorithm 1, lines 2–13: the bin grid, the private joint (group × bin) histogram, and the
-//! repair of each group's noisy histogram into a PMF (spec §2.2.1–2.2.3).
+//! repair of each group's noisy histogram into a PMF (Xian et al., Algorithm 1, lines 2–13).
 
 use super::FairRegressionError;
 use dpfair_privacy::mechanisms::noisy_histogram;
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 
-/// k equal bins on the public interval `[lo, hi]` (spec §2.2.1, `docs/deviations.md#fair-regression-bin-midpoints` and `docs/deviations.md#fair-regression-discretiser-ties`).
+/// k equal bins on the public interval `[lo, hi]` (Xian et al., Algorithm 1, lines 2–3, `docs/deviations.md#fair-regression-bin-midpoints` and `docs/deviations.md#fair-regression-discretiser-ties`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Grid {
     pub lo: f64,
@@ -140,7 +140,7 @@ pub fn private_joint_histogram(
         c
     } else {
         let label = format!(
-            "fair regression (seed 001): joint histogram, {m} groups × {} bins, n = {n}",
+            "fair regression (Xian et al.): joint histogram, {m} groups × {} bins, n = {n}",
             grid.k
         );
         noisy_histogram(ledger, noise, &label, &cells, m * grid.k, epsilon)?

@@ -1,5 +1,5 @@
 //! Algorithm 2 (FDP.THRESHOLD.SEARCH) at the server: the tree depth `M` (step 0, `docs/deviations.md#fdp-fair-tree-depth-m` and
-//! §2.7.3), the private DD curve on the grid `τ_j = −1 + (j−1)2^{1−M}` from the sites' noisy trees
+//! the tree-depth rule of Xue & Yu, §5.1.2), the private DD curve on the grid `τ_j = −1 + (j−1)2^{1−M}` from the sites' noisy trees
 //! (S2), its monotone correction (Algorithm 6, or 4) and the selection of `τ̃` (S3, with the rules
 //! of `docs/deviations.md#fdp-fair-selection-rule-gaps` for what the paper leaves open).
 
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
 pub enum DepthRule {
-    /// The authors' code (spec §2.7.3): `M = min(max(⌊log2 max(Σ_s min(N_s, N_s²ε_s²), 1)⌋, 1), 6)`.
+    /// The authors' code (the tree-depth rule of §5.1.2): `M = min(max(⌊log2 max(Σ_s min(N_s, N_s²ε_s²), 1)⌋, 1), 6)`.
     /// Default: with the paper's rule the tail noise swamps the counts at `N_s = 2000` (`docs/deviations.md#fdp-fair-tree-depth-m`).
     #[default]
     Code,
@@ -73,7 +73,7 @@ pub fn grid(depth: usize) -> Vec<f64> {
 /// One site's private DD curve on the grid (Alg. 2 S2):
 /// `D̃D^s(τ_j) = Tail_{s,1}(τ_j)/N_{s,1} − (N_{s,0} − Tail_{s,0}(τ_j))/N_{s,0}`.
 ///
-/// Post-processing guards (the code's, spec §4.3): the noisy totals are floored at 1 and the
+/// Post-processing guards (the code's, Xue & Yu, §5.1.2): the noisy totals are floored at 1 and the
 /// tails clipped to `[0, N_{s,a}]`, so that every term is a fraction in `[0, 1]`; then
 /// `D̃D^s(τ_1) = 1` (the `j = 1` case) and `D̃D^s(τ_{2^M+1}) = −1`.
 pub fn site_dd(trees: &SiteTrees) -> Vec<f64> {
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn depth_rules_match_the_spec_vectors() {
-        // Spec §4.8: S = 4/5/6, N_s = 2000, ε ≥ 1: paper 13/14/14; code 6/6/6.
+        // `docs/reference-values.md#fdp-fair`: S = 4/5/6, N_s = 2000, ε ≥ 1: paper 13/14/14; code 6/6/6.
         for (s, paper) in [(4, 13), (5, 14), (6, 14)] {
             let sites = vec![(2000, 1.0); s];
             assert_eq!(DepthRule::Paper.depth(&sites).unwrap(), paper);

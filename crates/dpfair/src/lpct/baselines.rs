@@ -1,4 +1,4 @@
-//! Competitors of Section 7.2 that share LPCT's machinery (spec §4.3).
+//! Competitors of Section 7.2 that share LPCT's machinery.
 //!
 //! * **LPDT** (Ma et al. 2023): the public partition with the private-only estimate, i.e. LPCT at
 //!   λ = 0 ([`fit_lpdt`]).

@@ -1,5 +1,5 @@
 //! Algorithm 1 (max-edge partition) and its variants, built on **public data only** (Ma & Yang,
-//! §3.1 and §2.2 of the spec).
+//! §3.1 and Algorithm 1).
 //!
 //! * [`Scaler`]: the domain box. Section 4.3 / Theorem 5 estimate it coordinatewise from the
 //!   public sample (min–max, `docs/deviations.md#lpct-constant-public-columns`: a constant column gets width 1); known bounds or the unit cube
@@ -8,10 +8,10 @@
 //!   float edge lengths), the Gini (default) or entropy score with the smallest-index tie-break,
 //!   the random max-edge of LPCT-R, and the CART-criterion splitter used on real data.
 //! * [`Tree`]: an arena of nodes whose leaves are numbered in depth-first order, so the leaves
-//!   under any node form a contiguous range (ancestor sums of §2.7 are range sums).
+//!   under any node form a contiguous range (ancestor sums of eq. (13) are range sums).
 //!
 //! Thresholds are stored in the data's raw units (`threshold = low + split · width`), so rows are
-//! routed without being rescaled: a point goes left iff `x[feature] < threshold` (§2.1), and points
+//! routed without being rescaled: a point goes left iff `x[feature] < threshold` (the paper's convention), and points
 //! outside the box reach the nearest boundary cell (`docs/deviations.md#lpct-out-of-range-points`).
 
 use super::error::{Result, bad_data, invalid};
@@ -32,7 +32,7 @@ pub const MAX_COMPLETE_DEPTH: u32 = 24;
 /// The deepest tree [`build`] accepts in [`Growth::Practical`] mode.
 pub const MAX_DEPTH: u32 = 48;
 
-/// How a cell chooses its split (§2.2).
+/// How a cell chooses its split (Ma & Yang, Algorithm 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Splitter {
@@ -336,7 +336,7 @@ impl Tree {
         self.nodes.iter().map(|n| n.depth).max().unwrap_or(0)
     }
 
-    /// The leaf index j of the cell containing `row` (routing of §2.1; points outside the box go
+    /// The leaf index j of the cell containing `row` (the paper's routing; points outside the box go
     /// to the nearest boundary cell, `docs/deviations.md#lpct-out-of-range-points`). `row` must have [`Tree::n_features`] entries.
     #[inline]
     pub fn leaf_of(&self, row: &[f64]) -> usize {
@@ -1013,7 +1013,7 @@ fn max_edge_candidates(
         .collect()
 }
 
-/// The CART-criterion candidates (§2.2, "igreduction"): per dimension, the best of the distinct
+/// The CART-criterion candidates (Ma & Yang, Algorithm 1, "igreduction"): per dimension, the best of the distinct
 /// values of quantile(unique(X[:,ℓ]), (2i+1)/20), i = 0..9 (linear interpolation), kept only if
 /// it strictly reduces the criterion.
 fn cart_candidates(

@@ -1,5 +1,5 @@
 //! LPCT-prune: **Algorithm 2** (Section 5.2), with the naive pruning of Section 5.1 and the
-//! authors' code's constants as presets (spec §2.8–§2.9, the LPCT entries of `docs/deviations.md` from `#lpct-pruning-radius-constants` to `#lpct-two-round-pruning`).
+//! authors' code's constants as presets (Section 5.1, Prop. 6 and Algorithm 2; the LPCT entries of `docs/deviations.md` from `#lpct-pruning-radius-constants` to `#lpct-two-round-pruning`).
 //!
 //! Round 1: the partition π_{p0} is queried once (budget ε_q); for every leaf A^j the pooled sums
 //! of its depth-k ancestors (13) give a statistic v_k^j = |η − 1/2| / r_k^j; the walk k = p0, …, 1
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// The constant sets of `docs/deviations.md#lpct-pruning-radius-constants` for r² = L·(u + β_Q λ² S_Q)/(S̃_P + λS_Q)².
 ///
 /// The default is [`Preset::Code`], the constants of the paper's experiments (Section 6.1: "we
-/// use constants that yield a tighter bound than (14)"). Measured on the seed-002 design (5
+/// use constants that yield a tighter bound than (14)"). Measured on the Ma & Yang design (5
 /// replications, 4,000 test points): at (n_P, n_Q, ε) = (4000, 400, 4), (10⁴, 50, 2),
 /// (10⁴, 1000, 4) the single-query accuracy is 0.744 / 0.626 / 0.661 with `code`,
 /// 0.690 / 0.582 / 0.595 with `prop6`, and 0.49 / 0.52 / 0.50 with `alg2-literal`, whose
@@ -37,7 +37,7 @@ pub enum Preset {
     /// statistic, L = C_1 = 8 ln(n_P + n_Q), u = 4·max(T_k, S̃_P), β_Q = 1; no termination.
     Prop6,
     /// The authors' code's tighter constants ("we use constants that yield a tighter bound than
-    /// (14)", Section 6.1): spec §2.9, rules 1–6, with the node's true depth.
+    /// (14)", Section 6.1): Algorithm 2's rules, with the node's true depth.
     ///
     /// Known limitation (measured, left as the code has it): u_noise contains
     /// 2^{m+1}(ε 2^{−k/2} √c2)²/c2 · n_P/ε² = 2^{m+1} n_P 2^{−k}, twice the expected private
@@ -102,7 +102,7 @@ pub fn depths(n_p: u64, n_q: u64, d: usize, epsilon: f64, cap: u32) -> (u32, u32
 }
 
 /// The radius r(λ)² = L·(u + β_Q λ² S_Q)/(S̃_P + λ S_Q)² of a node (the general form of (14)
-/// and Algorithm 2, spec §2.8), with its pooled counts S̃_P = `sp` and S_Q = `sq`.
+/// and Algorithm 2), with its pooled counts S̃_P = `sp` and S_Q = `sq`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Radius {
     pub sp: f64,
@@ -297,7 +297,7 @@ fn prop6_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeSt
     combined(p, 4.0 * t.max(p.sp), 1.0, c1)
 }
 
-/// The authors' code's statistic (spec §2.9, "[code] preset"), with k the node's depth and
+/// The authors' code's statistic (the `[code]` preset), with k the node's depth and
 /// 2^m its number of leaves.
 fn code_stat(p: &Pooled, leaves: f64, depth: u32, n_p: f64, n_q: f64, eps: f64) -> NodeStat {
     let k = f64::from(depth);

@@ -62,7 +62,7 @@ pub enum Calibration {
     Sigma { sigma: f64 },
 }
 
-/// The single seam through which seed-000 code obtains Gaussian noise: one vector Gaussian
+/// The single seam through which CDP-Fair and FDP-Fair code obtain Gaussian noise: one vector Gaussian
 /// release of `values` with ℓ2-sensitivity `sensitivity` through the privacy crate's
 /// [`Gaussian`] mechanism (exact discrete Gaussian on a lattice; charged to `ledger` before any
 /// noise is drawn).
@@ -142,7 +142,7 @@ impl KernelSums {
         for (i, (&ai, &yi)) in a.iter().zip(y).enumerate() {
             if ai > 1 || yi > 1 {
                 return Err(Error::InvalidData(format!(
-                    "row {i}: group {ai} / label {yi}; seed-000 methods need binary groups and labels"
+                    "row {i}: group {ai} / label {yi}; CDP-Fair and FDP-Fair need binary groups and labels"
                 )));
             }
             let c = cell_of(ai, yi);
@@ -299,7 +299,7 @@ impl KernelSums {
                     PiRelease::Empirical => {
                         ledger.charge(Entry::non_private(
                             format!("{}S1.1: π̂_a empirical (\"known π\")", plan.label_prefix),
-                            "the paper's experiments use non-private group proportions (spec §2.7.4, docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
+                            "the paper's experiments use non-private group proportions (docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
                         ))?;
                         (2.0, pi_hat)
                     }

@@ -1,7 +1,7 @@
 //! The DD curve, the threshold `τ̃` and the output classifier (eq. 2–4, Algorithm 5 S2 and
 //! OUTPUT; Algorithm 1 OUTPUT).
 //!
-//! Scores (Alg. 3 and spec §2.6): `z = 2(2a−1) π̃_a (η̃_a(x) − 1/2) ∈ [−1, 1]`. The group thresholds
+//! Scores (Algorithms 3 and 5): `z = 2(2a−1) π̃_a (η̃_a(x) − 1/2) ∈ [−1, 1]`. The group thresholds
 //! `T_a(τ) = 1/2 + τ(2a−1)/(2π̃_a)` become: group 1 is positive iff `z ≥ τ`, group 0 iff `z ≤ τ`.
 //! On calibration data
 //! `D̃D(τ) = #{z¹ ≥ τ}/ň_1 − #{z⁰ ≤ τ}/ň_0 + w̌`, a non-increasing step function (Lemma 12).
@@ -142,7 +142,7 @@ pub struct Sweep {
 }
 
 /// Exact `τ̃ = argmin_τ { |τ| : |D̂D(τ) + shift| ≤ α }` by one sort-and-sweep over the breakpoints
-/// (spec §2.6 "Exact computation of τ̃", `O(ň log ň)`), with the tie randomisation of the module
+/// (the exact computation of Algorithm 5's τ̃, `O(ň log ň)`), with the tie randomisation of the module
 /// docs. `shift = w̌` for Algorithm 5 S2, `0` for the non-private post-processing (fairness-only
 /// baseline, fair Bayes oracle on population scores).
 pub fn sweep_threshold(scores: &ScoreSet, shift: f64, alpha: f64) -> Sweep {
@@ -358,7 +358,7 @@ mod tests {
         let s = ScoreSet::new(vec![-0.2, 0.1], vec![-0.1, 0.2], [2.0, 2.0]);
         // D̂D(0) = 1/2 − 1/2 = 0.
         assert_eq!(sweep_threshold(&s, 0.0, 0.1).side, Side::Zero);
-        // A shift w̌ moves the curve: positive shift ⇒ τ̃ > 0 (spec §3.6 check 8).
+        // A shift w̌ moves the curve: positive shift ⇒ τ̃ > 0 (a consequence of Algorithm 5's threshold rule).
         let sw = sweep_threshold(&s, 0.3, 0.1);
         assert_eq!(sw.side, Side::Positive);
         assert!(sw.rule.tau > 0.0);

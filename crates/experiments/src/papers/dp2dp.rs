@@ -1,10 +1,10 @@
-//! `dpfair reproduce dp2dp`: Say, Denis, Pinot (seed 004), Figures 1–4 (spec §4.4) and the
-//! checks of spec §3.
+//! `dpfair reproduce dp2dp`: Say, Denis, Pinot, Figures 1–4 and the
+//! checks of their theory.
 //!
 //! * Fig. 1 left (data set `synthetic`): synthetic mixture (d = 20, K = 6, p = 0.75, 10,000 rows,
 //!   60/20/20, centres redrawn every run, `docs/deviations.md#dp2dp-synthetic-generator`), ρ over [0, 0.2]: private DP2DP at ε = 0.46,
 //!   non-private DP2DP, the Denis et al. baseline (exact non-smooth dual by β continuation,
-//!   §2.6.3), the unconstrained argmax; the private DP2DP also with `paper` accounting (the
+//!   Denis et al. (2024)), the unconstrained argmax; the private DP2DP also with `paper` accounting (the
 //!   published procedure; its `epsilon_spent` is the ledger's real cost, above 0.46) and with
 //!   Theorem 4.1's noise convention (`dp2dp-paper-thm41-noise`, σ_SGD = 4z/b, `docs/deviations.md#dp2dp-noise-on-the-sum`; also in
 //!   Figs. 2–4): b times less noise, the likely source of the paper's "private ≈ non-private".
@@ -13,15 +13,15 @@
 //! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (`docs/deviations.md#dp2dp-rho-in-fig-1-right`).
 //! * Figs. 2–4: Adult, Credit, Parkinson's (55/20/25), error vs unfairness at ε ∈ {0.5, 1},
 //!   δ = 1e-5, with the non-private DP2DP; T per Table 1; beside them the stored results of
-//!   Lowy et al.'s repository (spec Appendix B, `baselines`; accounting `stored`).
-//! * Rate (data set `synthetic-rate`, spec §3 test 2): the test unfairness of the exact dual
+//!   Lowy et al.'s repository (`baselines`; accounting `stored`).
+//! * Rate (data set `synthetic-rate`, the unfairness rate of Say et al.'s theory): the test unfairness of the exact dual
 //!   solve (the T → ∞ limit of Algorithm 1) at ρ = 0 for pools of N ∈ {500, …, 8000} rows, a
 //!   fixed non-private p̂ and a 100,000-row test sample; `checks` fits the log-log slope.
 //!
 //! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
 //! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`). Metrics on the
-//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, §1.2); the Denis cells also
-//! record `kkt_bound_met` (spec §3 test 1: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
+//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, Say et al., eq. (1)); the Denis cells also
+//! record `kkt_bound_met` (the KKT bound of Say et al.'s dual: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
 //! plus 2/N_min of optimisation slack). Real data: the columns the data set lists are
 //! standardised with training-split statistics (the paper's preprocessing).
 
@@ -55,7 +55,7 @@ const DENIS: &str = "denis-2024";
 const UNCONSTRAINED: &str = "unconstrained";
 /// The synthetic mixture in Fig. 1 right's contamination sweep (same design, p varies).
 const CONTAMINATION: &str = "synthetic-contamination";
-/// The unfairness-rate sweep over the pool size N (spec §3 test 2).
+/// The unfairness-rate sweep over the pool size N (the unfairness rate of Say et al.'s theory).
 const RATE: &str = "synthetic-rate";
 /// Pool sizes of the rate sweep.
 const RATE_POOLS: [usize; 5] = [500, 1000, 2000, 4000, 8000];
@@ -87,7 +87,7 @@ impl Paper for Dp2dpPaper {
     }
 
     fn description(&self) -> &'static str {
-        "Say, Denis & Pinot (seed 004): DP2DP, Figs. 1–4 (synthetic ρ and p sweeps; Adult, Credit, Parkinson's)"
+        "Say, Denis & Pinot: DP2DP, Figs. 1–4 (synthetic ρ and p sweeps; Adult, Credit, Parkinson's)"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -408,7 +408,7 @@ impl Paper for Dp2dpPaper {
         plots.push(
             PlotSpec::new(
                 "rate_unfairness_vs_n.svg",
-                "Spec §3 test 2: test unfairness Û of the exact dual solve (ρ = 0) vs pool size N",
+                "the unfairness rate of Say et al.'s theory: test unfairness Û of the exact dual solve (ρ = 0) vs pool size N",
                 Axis::Param("n".into()),
                 "unfairness_u",
                 Series::Method,
@@ -460,7 +460,7 @@ fn demo_run(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
     }
 }
 
-/// Spec §3 test 1 (the KKT argument): whether the strict-argmax classifier with multipliers
+/// The KKT bound of Say et al.'s dual: whether the strict-argmax classifier with multipliers
 /// `lambda` has in-sample unfairness on the pool (p̂ `probs`, signs `signs`) at most
 /// ρ + (K − 1)/N_min + 2/N_min (the β-continuation's optimisation slack: two rows of the smaller
 /// group). 1 or 0.

@@ -1,4 +1,4 @@
-//! An exact, solver-free algorithm for the barycenter LP (spec §2.2.4): the problem splits into
+//! An exact, solver-free algorithm for the barycenter LP (Xian et al., Algorithm 1, line 14): the problem splits into
 //! one convex one-dimensional problem per CDF level.
 //!
 //! **Derivation [derived].** In the CDF form of [`super::structured`], the cost is

@@ -1,4 +1,4 @@
-//! **PGLM** (Wang, Gu, Xiang, Xu 2023, JMLR; Section 7.2's competitor, spec §4.3 item 8): a
+//! **PGLM** (Wang, Gu, Xiang, Xu 2023, JMLR; Section 7.2's competitor): a
 //! non-interactive (ε, δ)-LDP logistic GLM that uses *unlabelled* public features.
 //!
 //! Each private user i, with features min–max scaled by the public sample (clipped to [0,1]) and

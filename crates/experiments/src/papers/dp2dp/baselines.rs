@@ -1,4 +1,4 @@
-//! The private baselines of Figs. 2–4 (spec 004 §2.6.4, Appendix B): the results stored in Lowy
+//! The private baselines of Figs. 2–4 (Say et al., Figs. 2–4, Appendix B): the results stored in Lowy
 //! et al.'s repository (`devanshgupta160/Stochastic-Differentially-Private-and-Fair-Learning`,
 //! `Figures/…/*.pt`), which the paper plots instead of re-running the methods. Each point is
 //! (misclassification error, demographic-parity violation), the mean over their runs.

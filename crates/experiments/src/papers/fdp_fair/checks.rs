@@ -1,4 +1,4 @@
-//! The report checks of issue #8 on the aggregated results (report.md, "Checks"):
+//! The report checks on the aggregated results (report.md, "Checks"):
 //!
 //! * CDP-Fair: mean test `|DD| ≤ α + 0.02` at `N ≥ 5,000` (strict; synthetic and real data);
 //! * FDP-Fair: mean test `|DD| ≤ α + ρ* ` in strict mode, `+ ω` in paper mode (`docs/deviations.md#fdp-fair-algorithm-6-clipping`:

@@ -1,5 +1,5 @@
-//! Figures 6–7 of seed 000 (§5.2, spec §4.6): CDP-Fair, FDP-Fair with S = 1 and the three
-//! baselines of §2.7.6 on the authors' Adult (`adult-fdp`) and Law admissions
+//! Figures 6–7 of Xue & Yu (§5.2): CDP-Fair, FDP-Fair with S = 1 and the three
+//! baselines of §5.2 on the authors' Adult (`adult-fdp`) and Law admissions
 //! (`law-admissions`) files.
 //!
 //! Protocol per repetition (seed = cell seed): a random 70/30 train/test split; every method fits

@@ -1,4 +1,4 @@
-//! Section 7 on Diabetes (the one real data set whose cleaned split is public, spec §4.2): the
+//! Section 7 on Diabetes (the one real data set whose cleaned split is public, Ma & Yang, Section 7.1): the
 //! Table 2 row and Figure 10's public-data gain.
 //!
 //! Protocol ([code] `realdata.py`): the 200 public rows are fixed; each replication splits the
@@ -33,7 +33,7 @@ use dpfair_data::split::Stratify;
 
 /// The data set name of the built-in catalogue.
 pub const BUILTIN: &str = "diabetes-lpct";
-/// The real-data depth grid (§2.11).
+/// The real-data depth grid (Ma & Yang, Section 7 and the authors' code).
 pub const DEPTHS: [u32; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16];
 /// Public rows of Figure 10.
 const FIG10_PUBLIC: usize = 80;
