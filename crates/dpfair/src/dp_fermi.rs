@@ -35,9 +35,9 @@
 //! Tests: the sensitivities (`batch_gradient`'s and [`w_step_sensitivity`]) by unit tests
 //! here; strict mode's θ release by an empirical audit (`tests/fermi_audit.rs`).
 
-use super::config::Training;
-use super::error::{DecoupledError, Result, invalid};
-use super::scaling::Standardize;
+use crate::decoupled::config::Training;
+use crate::decoupled::error::{DecoupledError, Result, invalid};
+use crate::decoupled::scaling::Standardize;
 use crate::model::Accounting;
 use dpfair_privacy::mechanisms::{Gaussian, Laplace};
 use dpfair_privacy::{Entry, Ledger, Noise, Partition};

@@ -33,6 +33,7 @@ pub mod estimator;
 pub mod partition;
 mod privacy_adapter;
 pub mod privatiser;
+pub mod protocol;
 pub mod prune;
 
 pub use error::{LpctError, Result};
