@@ -5,7 +5,7 @@
 //! whose tests read data) sets `cfg(dpfair_data = "<file>")` for every file in the folder, and a
 //! test that needs a file is marked
 //!
-//! ```ignore
+//! ```text
 //! #[test]
 //! #[cfg_attr(not(dpfair_data = "adult.data"), ignore = "needs adult.data in DPFAIR_DATA_DIR")]
 //! fn loads_adult() {

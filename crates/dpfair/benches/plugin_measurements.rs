@@ -218,20 +218,11 @@ mod fdp {
     use super::{big_test, cpu_seconds, env_or, mean_se};
     use dpfair::data::Dataset;
     use dpfair::data::synthetic::{Design, FdpFairDesign};
-    use dpfair::fdp_fair::simulate::fit;
+    use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
     use dpfair::fdp_fair::{Config, SearchConfig};
     use dpfair::privacy::Noise;
 
-    fn sites(s: usize, n: usize, seed: u64) -> Vec<Dataset> {
-        (0..s)
-            .map(|k| {
-                FdpFairDesign::default()
-                    .generate(n, seed + k as u64)
-                    .unwrap()
-            })
-            .collect()
-    }
-
+    /// One seeded noise stream per site.
     fn noises(s: usize, seed: u64) -> Vec<Noise> {
         (0..s).map(|k| Noise::seeded(seed + k as u64)).collect()
     }
@@ -240,7 +231,9 @@ mod fdp {
     /// inflated by other processes there): CPU and wall seconds per strict fit with S = 6 sites of
     /// N_s = 2,000 (the project's target: < 2 s on 2 cores).
     pub fn cpu_time_per_fit_s6() {
-        let data = sites(6, 2000, 10);
+        // 12,000 rows of the design in 6 contiguous sites of 2,000.
+        let all = FdpFairDesign::default().generate(12_000, 10).unwrap();
+        let data = contiguous_sites(&all, 6).unwrap();
         let reps = 5;
         let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
         for r in 0..reps {
@@ -258,7 +251,6 @@ mod fdp {
     /// run is one draw from these distributions.
     pub fn demo_setting_disparity_over_seeds() {
         use dpfair::data::synthetic::derive_seed;
-        use dpfair::fdp_fair::simulate::contiguous_sites;
         for eps in [1.0, 4.0] {
             let demo = Config {
                 epsilon: eps,

@@ -245,21 +245,12 @@ impl Model {
 
 /// Accuracy and statistical-parity gap of 0/1 predictions (Definition 2 of Ghoukasian & Asoodeh, empirical Δ̂_SP), or of
 /// probabilities P(Ŷ = 1) (expected metrics, `docs/deviations.md#decoupled-randomised-predictions`).
+/// Computed by the fairness crate; NaN where undefined (an empty group, mismatched lengths).
 pub fn accuracy_and_gap(p: &[f64], groups: &[u32], y: &[u8]) -> (f64, f64) {
-    let n = p.len() as f64;
-    let acc = p
-        .iter()
-        .zip(y)
-        .map(|(&p, &y)| if y == 1 { p } else { 1.0 - p })
-        .sum::<f64>()
-        / n;
-    let mut sum = [0.0; 2];
-    let mut cnt = [0.0; 2];
-    for (&p, &g) in p.iter().zip(groups) {
-        sum[g as usize] += p;
-        cnt[g as usize] += 1.0;
-    }
-    (acc, (sum[0] / cnt[0] - sum[1] / cnt[1]).abs())
+    let acc = dpfair_fairness::expected_binary_accuracy(p, y).unwrap_or(f64::NAN);
+    let gap =
+        dpfair_fairness::expected_demographic_disparity(p, groups, 0, 1).map_or(f64::NAN, f64::abs);
+    (acc, gap)
 }
 
 impl crate::model::Predictor for Model {

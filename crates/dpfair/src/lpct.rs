@@ -25,7 +25,8 @@
 //!
 //! Simulation: [`fit`] and [`fit_prune`] take the private rows in-process and draw the noise of
 //! each per-leaf sum exactly in O(1) ([`privatiser::simulate_sums`]); the real client/collector
-//! split is the `privatiser` API (and `dpfair ldp …`).
+//! split is the `privatiser` API, with the partition and report files of [`protocol`] (what
+//! `dpfair ldp …` exchanges).
 
 pub mod baselines;
 pub mod error;

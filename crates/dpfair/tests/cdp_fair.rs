@@ -302,7 +302,7 @@ fn synthetic_mean_disparity_is_within_alpha_plus_002() {
 /// 20 repetitions each), with the oracle risk for reference. Run with
 /// `cargo test -p dpfair --release --test cdp_fair -- --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "minutes in release: the paper's grid, 20 repetitions per cell"]
 fn synthetic_grid_disparity_and_error_against_the_oracle() {
     let oracle = FairBayesOracle::simulate(&FdpFairDesign::default(), 400_000, 7).unwrap();
     let test = synthetic(4000, 999);

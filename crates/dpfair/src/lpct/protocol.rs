@@ -169,7 +169,7 @@ fn csv_error(e: csv::Error) -> super::error::LpctError {
 pub fn read_reports<R: Read>(input: R, n_leaves: usize, epsilon: f64) -> Result<Vec<Report>> {
     let bad = |m: String| bad_data("report file", m);
     let limit = 1.0 + REPORT_TAIL_SCALES * REPORT_SENSITIVITY / epsilon;
-    let mut r = csv::Reader::from_reader(input);
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(input);
     let mut out = Vec::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.map_err(|e| bad(e.to_string()))?;
@@ -212,4 +212,47 @@ pub fn read_reports<R: Read>(input: R, n_leaves: usize, epsilon: f64) -> Result<
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(u: &[f64], v: &[f64]) -> Report {
+        Report {
+            u: u.to_vec(),
+            v: v.to_vec(),
+        }
+    }
+
+    #[test]
+    fn reports_round_trip_through_the_file_format() {
+        let reports = [report(&[1.5, -0.25], &[0.75, 2.0]), report(&[0.0, 1.0], &[0.0, 1.0])];
+        let mut w = ReportWriter::new(Vec::new(), 2.0, 2).unwrap();
+        for r in &reports {
+            w.write(r).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.starts_with("epsilon,u_0,u_1,v_0,v_1\n"), "{text}");
+        assert_eq!(read_reports(bytes.as_slice(), 2, 2.0).unwrap(), reports);
+        // A report of another partition's size is refused when written.
+        let mut w = ReportWriter::new(Vec::new(), 2.0, 3).unwrap();
+        assert!(w.write(&reports[0]).is_err());
+    }
+
+    #[test]
+    fn foreign_or_forged_reports_are_refused_naming_report_and_column() {
+        let header = "epsilon,u_0,v_0\n";
+        let read = |body: &str| read_reports(format!("{header}{body}").as_bytes(), 1, 1.0);
+        // Another ε than the partition's.
+        let e = read("2,0.5,0.5\n").unwrap_err().to_string();
+        assert!(e.contains("report 1") && e.contains("ε = 2"), "{e}");
+        // Beyond 1 + 800·(4/ε): no honest holder sends it.
+        let e = read("1,0.5,0.5\n1,3201.5,0\n").unwrap_err().to_string();
+        assert!(e.contains("report 2, column 2"), "{e}");
+        // Too few columns for the partition.
+        let e = read("1,0.5\n").unwrap_err().to_string();
+        assert!(e.contains("2 columns, the partition needs 3"), "{e}");
+    }
 }

@@ -48,21 +48,13 @@ impl ExpectedMetrics {
                 y.len()
             )));
         }
-        let mut err = 0.0;
-        let mut sum = [0.0; 2];
-        let mut cnt = [0usize; 2];
-        for ((&p, &g), &t) in prob.iter().zip(a).zip(y) {
-            err += (p - t as f64).abs();
-            let g = (g as usize).min(1);
-            sum[g] += p;
-            cnt[g] += 1;
-        }
-        if cnt.contains(&0) {
-            return Err(Error::InvalidData("a group is empty: DD undefined".into()));
-        }
+        let data =
+            |e: dpfair_fairness::FairnessError| Error::InvalidData(format!("{e}: DD undefined"));
+        let accuracy = dpfair_fairness::expected_binary_accuracy(prob, y).map_err(data)?;
+        let dd = dpfair_fairness::expected_demographic_disparity(prob, a, 0, 1).map_err(data)?;
         Ok(ExpectedMetrics {
-            error: err / prob.len() as f64,
-            dd: sum[1] / cnt[1] as f64 - sum[0] / cnt[0] as f64,
+            error: 1.0 - accuracy,
+            dd,
         })
     }
 }
