@@ -4,7 +4,7 @@
 //! Data", JMLR 25 (2024). "Algorithm", "eq." and "Section" below are the paper's.
 //!
 //! The protocol (Section 3):
-//! 1. the collector builds a partition π from the **public** sample only ([`partition`]:
+//! 1. the collector builds a partition π from the **public** sample only ([`partition`](mod@partition):
 //!    Algorithm 1, max-edge with the Gini score; range from the public min–max, Section 4.3);
 //! 2. each private holder releases its one-hot leaf vector and label vector with Laplace noise of
 //!    scale 4/ε per coordinate ([`privatiser::LocalRelease`], eq. (5)–(6); ε-LDP by
@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum RangeMode {
-    /// The features already live in [0,1]^d.
+    /// The features already live in \[0,1\]^d.
     Unit,
     /// Min–max of the public sample (Theorem 5; the real-data experiments).
     #[default]
@@ -66,7 +66,7 @@ pub enum RangeMode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutOfRange {
-    /// (f̃·1_{[0,1]^d}) ∘ M of Theorem 5: label 0 (and probability 0) outside the box.
+    /// (f̃·1_{\[0,1\]^d}) ∘ M of Theorem 5: label 0 (and probability 0) outside the box.
     #[default]
     Zero,
     /// Route to the nearest boundary cell, as the holders do.
@@ -225,7 +225,7 @@ impl TreeClassifier {
             .collect())
     }
 
-    /// η̃(x) clipped to [0,1] (for log-loss style reporting only; `docs/deviations.md#lpct-non-positive-noisy-denominators`).
+    /// η̃(x) clipped to \[0,1\] (for log-loss style reporting only; `docs/deviations.md#lpct-non-positive-noisy-denominators`).
     pub fn predict_proba(&self, x: ArrayView2<f64>) -> Result<Vec<f64>> {
         Ok(self
             .scores(x)?

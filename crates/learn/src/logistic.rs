@@ -3,7 +3,7 @@
 //!
 //! Objective (the form of Say et al.'s Phase 1 output perturbation, with Λ exposed directly):
 //!
-//! F(W, b) = (1/n) Σ_i ℓ(W x_i + b; y_i) + (Λ/2) (‖W‖_F² + [penalize_intercept] ‖b‖²)
+//! F(W, b) = (1/n) Σ_i ℓ(W x_i + b; y_i) + (Λ/2) (‖W‖_F² + \[penalize_intercept\] ‖b‖²)
 //!
 //! with ℓ the logistic loss (binary: one score per row, class 1 iff score > 0) or the softmax
 //! cross-entropy (K ≥ 3: one score per class). scikit-learn's `C` maps to Λ = 1/(C n)

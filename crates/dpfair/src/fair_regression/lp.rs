@@ -257,7 +257,7 @@ fn solve_with_cdfs(
 }
 
 /// `docs/deviations.md#fair-regression-solver-tolerance`: turn a solver's (approximate) target CDFs into an exactly consistent solution.
-/// 1. clamp to [0,1], make nondecreasing (running maximum), last entry 1;
+/// 1. clamp to \[0,1\], make nondecreasing (running maximum), last entry 1;
 /// 2. restore the KS constraints exactly: clamp every `C_a` into `[B − α/2, B + α/2]` with
 ///    `B = (max_a C_a + min_a C_a)/2` (clamping between nondecreasing bounds keeps `C_a`
 ///    nondecreasing, and a feasible point is left unchanged);

@@ -50,7 +50,7 @@ pub struct PhistConfig {
     pub epsilon: f64,
     pub bins: u32,
     /// The grid's box: PHIST uses no public labels, but the real-data experiments scale every
-    /// data set to [0,1]^d by the public min–max.
+    /// data set to \[0,1\]^d by the public min–max.
     pub range: RangeMode,
     pub out_of_range: OutOfRange,
 }

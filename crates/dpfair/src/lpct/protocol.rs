@@ -227,7 +227,10 @@ mod tests {
 
     #[test]
     fn reports_round_trip_through_the_file_format() {
-        let reports = [report(&[1.5, -0.25], &[0.75, 2.0]), report(&[0.0, 1.0], &[0.0, 1.0])];
+        let reports = [
+            report(&[1.5, -0.25], &[0.75, 2.0]),
+            report(&[0.0, 1.0], &[0.0, 1.0]),
+        ];
         let mut w = ReportWriter::new(Vec::new(), 2.0, 2).unwrap();
         for r in &reports {
             w.write(r).unwrap();

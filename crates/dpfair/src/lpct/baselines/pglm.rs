@@ -1,8 +1,8 @@
 //! **PGLM** (Wang, Gu, Xiang, Xu 2023, JMLR; Section 7.2's competitor): a
 //! non-interactive (ε, δ)-LDP logistic GLM that uses *unlabelled* public features.
 //!
-//! Each private user i, with features min–max scaled by the public sample (clipped to [0,1]) and
-//! augmented by an intercept, x̃_i ∈ [0,1]^r (r = d + 1), releases once
+//! Each private user i, with features min–max scaled by the public sample (clipped to \[0,1\]) and
+//! augmented by an intercept, x̃_i ∈ \[0,1\]^r (r = d + 1), releases once
 //!   (upper triangle of x̃_i x̃_iᵀ, x̃_i y_i) + Gaussian noise,
 //! through the privacy crate's (analytic) Gaussian mechanism at (ε, δ = 1/n_P²). The vector has
 //! ℓ2 norm ≤ √(r² + r), so two users differ by at most Δ₂ = 2√(r² + r). The collector sums the

@@ -13,7 +13,7 @@ pub struct Scaler {
 }
 
 impl Scaler {
-    /// The unit cube [0,1]^d (known range).
+    /// The unit cube \[0,1\]^d (known range).
     pub fn unit(d: usize) -> Self {
         Scaler {
             low: vec![0.0; d],
@@ -76,7 +76,7 @@ impl Scaler {
         (x - self.low[l]) / self.width[l]
     }
 
-    /// Whether M(x) ∈ [0,1]^d (the indicator 1_{[0,1]^d} ∘ M of Theorem 5).
+    /// Whether M(x) ∈ \[0,1\]^d (the indicator 1_{\[0,1\]^d} ∘ M of Theorem 5).
     pub fn contains(&self, row: &[f64]) -> bool {
         row.iter().enumerate().all(|(l, &x)| {
             let z = self.to_scaled(l, x);

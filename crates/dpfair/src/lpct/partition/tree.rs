@@ -221,7 +221,7 @@ impl Tree {
         Ok(counts)
     }
 
-    /// The cell of node `i` in scaled coordinates: [lo_ℓ, hi_ℓ) per dimension, within [0,1]^d.
+    /// The cell of node `i` in scaled coordinates: [lo_ℓ, hi_ℓ) per dimension, within \[0,1\]^d.
     pub fn cell(&self, i: usize) -> Vec<(f64, f64)> {
         let mut b: Vec<(f64, f64)> = vec![(0.0, 1.0); self.n_features()];
         let mut child = i;
