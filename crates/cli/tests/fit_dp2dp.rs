@@ -216,7 +216,7 @@ fn fairness_level_holds_in_the_low_noise_limit() {
         .filter(|g| *g == "f")
         .count()
         .min(groups.iter().filter(|g| *g == "m").count()) as f64;
-    let (k, rho, beta) = (6.0, 0.05, 1e-3);
+    let (k, rho, beta): (f64, f64, f64) = (6.0, 0.05, 1e-3);
     let pool_min = 0.25 * 4000.0 / 2.0 * 0.9; // a conservative N_min: 10 % below an even split
     let kkt = (k - 1.0) / pool_min;
     let generalisation = 2.0 * ((4.0 * k / beta).ln() / (2.0 * pool_min)).sqrt();
