@@ -129,19 +129,19 @@ pub trait Predictor {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FittedModel {
     ConstantClassifier(ConstantClassifier),
-    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree (seed 002).
+    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree.
     Lpct(crate::lpct::LpctModel),
-    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2 (seed 002).
+    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2.
     LpctPrune(crate::lpct::PruneModel),
     /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression (issue #5).
     DpLogistic(dpfair_learn::PrivateLogistic),
-    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing (seed 001).
+    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
-    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
+    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, and its baselines.
     CdpFair(crate::cdp_fair::Model),
-    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing (seed 004).
+    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing.
     Dp2dp(crate::dp2dp::Model),
-    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2 (seed 003).
+    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2.
     Decoupled(crate::decoupled::Model),
 }
 

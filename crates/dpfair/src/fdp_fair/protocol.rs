@@ -1,4 +1,4 @@
-//! The two-round protocol of Algorithm 1 (spec H1) as transcripts: what a site sends, what the
+//! The two-round protocol of Algorithm 1 (`docs/deviations.md#fdp-fair-protocol-rounds`) as transcripts: what a site sends, what the
 //! server sends back, and the server's validation of everything it receives.
 //!
 //! | step | who | reads | writes |
