@@ -78,7 +78,7 @@ use ndarray::{ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
 
 mod baselines;
 pub use baselines::{fit_fairness_only, fit_privacy_only, fit_unconstrained};
@@ -849,7 +849,7 @@ fn dd_floor(r: &Resolved, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
 /// `dpfair predict`: `f̃(x, a)` for every row (groups from the sensitive column, features scaled
 /// by the model file's schema), one Bernoulli draw per row from `rng`; the probabilities are
 /// `(1 − f̃, f̃)`.
-impl crate::model::Predictor for Model {
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         match self.method {
             Method::FdpFair => "fdp-fair",
@@ -861,9 +861,9 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let method = crate::model::Predictor::method(self);
-        let err = |reason: String| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let method = crate::predictor::Predictor::method(self);
+        let err = |reason: String| crate::predictor::ModelError::Method {
             method: method.into(),
             reason,
         };
@@ -886,7 +886,7 @@ impl crate::model::Predictor for Model {
                 (p.len(), 2),
                 |(i, c)| if c == 1 { p[i] } else { 1.0 - p[i] },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })

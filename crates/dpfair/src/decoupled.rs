@@ -47,7 +47,7 @@ pub use flips::FairFlips;
 pub use private_rates::{RateRelease, ReleasedRates};
 pub use scaling::Standardize;
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
 use config::MIN_SPLIT_ROWS;
 use dpfair_data::Dataset;
 use dpfair_learn::DpSgdConfig;
@@ -253,7 +253,7 @@ pub fn accuracy_and_gap(p: &[f64], groups: &[u32], y: &[u8]) -> (f64, f64) {
     (acc, gap)
 }
 
-impl crate::model::Predictor for Model {
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         "decoupled"
     }
@@ -262,8 +262,8 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let err = |e: DecoupledError| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |e: DecoupledError| crate::predictor::ModelError::Method {
             method: "decoupled".into(),
             reason: e.to_string(),
         };
@@ -282,7 +282,7 @@ impl crate::model::Predictor for Model {
                     if c == 1 { p[i] } else { 1.0 - p[i] }
                 },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })

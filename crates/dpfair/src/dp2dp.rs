@@ -27,7 +27,8 @@ pub mod rule;
 pub use config::{Config, Iterate, NoiseOn, Phase1, StepSize, TieBreak};
 pub use error::{Error, Result};
 
-use crate::model::{self, ModelError, Output, Predictor};
+use crate::predictor as model;
+use crate::predictor::{ModelError, Output, Predictor};
 use dpfair_data::{Dataset, Target};
 use dpfair_learn::Classifier;
 use dpfair_privacy::{Ledger, Noise, Partition};

@@ -38,7 +38,7 @@
 use crate::decoupled::config::Training;
 use crate::decoupled::error::{DecoupledError, Result, invalid};
 use crate::decoupled::scaling::Standardize;
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use dpfair_privacy::mechanisms::{Gaussian, Laplace};
 use dpfair_privacy::{Entry, Ledger, Noise, Partition};
 use ndarray::ArrayView2;

@@ -25,7 +25,8 @@
 //! ```
 
 use crate::error::Result;
-use crate::model::{FittedModel, ModelFile, Output, Predictor};
+use crate::model::{FittedModel, ModelFile};
+use crate::predictor::{Output, Predictor};
 use crate::session::{Session, Spend};
 use dpfair_data::{Dataset, Schema};
 use dpfair_privacy::{Ledger, Noise};

@@ -500,8 +500,8 @@ pub fn fit(
 
 /// `dpfair predict`: scores from the model's score column (or the real target), groups from the
 /// sensitive column; scores outside `[s, t]` are clamped to the end bins and counted in a warning
-/// on stderr (the envelope's [`Output`](crate::model::Output) has no warnings channel).
-impl crate::model::Predictor for Model {
+/// on stderr (the envelope's [`Output`](crate::predictor::Output) has no warnings channel).
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         "fair-regression"
     }
@@ -510,8 +510,8 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let err = |reason: String| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |reason: String| crate::predictor::ModelError::Method {
             method: "fair-regression".into(),
             reason,
         };
@@ -548,6 +548,6 @@ impl crate::model::Predictor for Model {
                 self.grid.hi
             );
         }
-        Ok(crate::model::Output::Values(p.values))
+        Ok(crate::predictor::Output::Values(p.values))
     }
 }

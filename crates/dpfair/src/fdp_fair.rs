@@ -46,7 +46,7 @@ pub mod search;
 pub mod simulate;
 pub mod tree;
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
 pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 

@@ -661,10 +661,14 @@ pub fn fit_prune(
 }
 
 impl TreeClassifier {
-    /// The envelope's [`crate::model::Output`]: class codes and an n × 2 probability matrix
+    /// The envelope's [`crate::predictor::Output`]: class codes and an n × 2 probability matrix
     /// (η̃ clipped to [0,1]).
-    fn output(&self, method: &str, data: &Dataset) -> crate::model::Result<crate::model::Output> {
-        let err = |e: LpctError| crate::model::ModelError::Method {
+    fn output(
+        &self,
+        method: &str,
+        data: &Dataset,
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |e: LpctError| crate::predictor::ModelError::Method {
             method: method.to_string(),
             reason: e.to_string(),
         };
@@ -683,14 +687,14 @@ impl TreeClassifier {
                     if c == 1 { p[i] } else { 1.0 - p[i] }
                 },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })
     }
 }
 
-impl crate::model::Predictor for LpctModel {
+impl crate::predictor::Predictor for LpctModel {
     fn method(&self) -> &'static str {
         "lpct"
     }
@@ -699,12 +703,12 @@ impl crate::model::Predictor for LpctModel {
         &self,
         data: &Dataset,
         _rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
         self.classifier.output("lpct", data)
     }
 }
 
-impl crate::model::Predictor for PruneModel {
+impl crate::predictor::Predictor for PruneModel {
     fn method(&self) -> &'static str {
         "lpct-prune"
     }
@@ -713,7 +717,7 @@ impl crate::model::Predictor for PruneModel {
         &self,
         data: &Dataset,
         _rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
         self.classifier.output("lpct-prune", data)
     }
 }

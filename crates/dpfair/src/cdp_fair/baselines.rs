@@ -3,12 +3,12 @@
 //! kernel sums) and model type.
 
 use super::{CalibrationScores, Config, Method, Model, Prepared, prepare};
-use crate::model::Accounting;
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result};
 use crate::plugin::kernel::Bandwidth;
 use crate::plugin::release::{PiRelease, S1Accounting, S1Plan};
 use crate::plugin::threshold::{GroupRule, ScoreSet, sweep_threshold};
+use crate::predictor::Accounting;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Entry, Ledger, Noise};
 

@@ -16,7 +16,7 @@
 
 use super::base::BaseModel;
 use super::error::{Result, invalid};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! open (the DP2DP entries of `docs/deviations.md`, from `#dp2dp-c-lambda-unspecified` to `#dp2dp-rho-grid`).
 
 use super::error::{Error, Result, invalid};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use serde::{Deserialize, Serialize};
 
 /// Phase 1: the private class-probability model p̄ on the labelled split.

@@ -22,7 +22,7 @@ use super::accounting::{calibrate, paper_noise_multiplier};
 use super::config::{Config, NoiseOn};
 use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
 use super::error::{Error, Result};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use dpfair_privacy::mechanisms::{Gaussian, SubsampledGaussianRun};
 use dpfair_privacy::{Cost, Ledger, Noise, PrivacyError, Relation};

@@ -192,7 +192,7 @@ pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
         .map(|(k, f)| {
             format!(
                 "{} fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
-                crate::model::Predictor::method(model),
+                crate::predictor::Predictor::method(model),
                 k + 1,
                 model.bandwidth,
                 f.estimate.pi[0],

@@ -6,7 +6,7 @@ use super::{check_epsilon, setters};
 use crate::decoupled::{Config, Model, config::MAX_DELTA};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};

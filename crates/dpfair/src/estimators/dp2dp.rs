@@ -6,7 +6,7 @@ use super::{check_epsilon, check_level, setters};
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
