@@ -124,4 +124,9 @@ impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
             self.model.clone().into(),
         )?)
     }
+
+    /// Write the model file to `path` (atomically; see [`Fitted::to_model_file`]).
+    pub fn save(&self, schema: Schema, path: impl AsRef<std::path::Path>) -> Result<()> {
+        Ok(self.to_model_file(schema)?.save(path)?)
+    }
 }

@@ -65,6 +65,9 @@ impl Params for DecoupledParams {
 /// let mut session = Session::new(3.0, 1e-5)?;
 /// let fitted = Decoupled::params().epsilon(3.0).delta(1e-5).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
+/// let path = std::env::temp_dir().join("dpfair-doc-decoupled.json");
+/// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "decoupled");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]
