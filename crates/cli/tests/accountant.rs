@@ -1,5 +1,5 @@
 //! `dpfair accountant`: the built binary, its last-line contract, its references and its errors.
-//! Reference values: /work/shared/specs/seed-004-dp2dp.md §4.6 (RDP), the issue's analytic
+//! Reference values: `docs/reference-values.md#dp2dp` (RDP), the project's analytic
 //! Gaussian example, and Google dp_accounting 0.6.0 (PLD, see crates/privacy/tests/accounting.rs).
 
 use std::process::Output;
@@ -30,7 +30,7 @@ fn rel(a: f64, b: f64) -> f64 {
 }
 
 #[test]
-fn sgm_rdp_matches_seed004() {
+fn sgm_rdp_matches_dp2dp() {
     // [S4] q = 0.01, z = 1.1, T = 10,000, δ = 1e-5 → 5.6320 (RDP).
     let out = dpfair(&[
         "sgm",
@@ -83,7 +83,7 @@ fn gaussian_matches_the_issue_example() {
 }
 
 #[test]
-fn noise_multiplier_matches_seed004_and_relation_doubles_it() {
+fn noise_multiplier_matches_dp2dp_and_relation_doubles_it() {
     // [S4] Adult: q = 0.0131, T = 100, ε = 1.0 → z = 1.145 (RDP).
     let args = [
         "noise-multiplier",

@@ -86,7 +86,7 @@ fn thorough_audits_pass_and_catch_the_under_noising() {
             );
             assert!(lower <= claim, "{method}: violation {f}");
             if method == "lpct" {
-                // Its planted bug is the scale × 0.7 (issue 23).
+                // Its planted bug is the scale × 0.7.
                 assert!(lower >= 0.9 * claim, "{method}: not tight {f}");
                 assert!(num(&f["planted"][0], "epsilon_lower") > claim, "{f}");
             } else {

@@ -45,20 +45,17 @@ fn list_shows_every_dataset_and_its_status() {
 }
 
 #[test]
+#[cfg_attr(
+    not(dpfair_data = "parkinsons_updrs.tsv"),
+    ignore = "needs parkinsons_updrs.tsv in DPFAIR_DATA_DIR"
+)]
 fn info_prints_group_and_label_balance() {
-    let Some(dir) = std::env::var_os("DPFAIR_DATA_DIR").map(std::path::PathBuf::from) else {
-        eprintln!("skipped: datasets info: DPFAIR_DATA_DIR is not set");
-        return;
-    };
-    if !dir.join("parkinsons_updrs.tsv").is_file() {
-        eprintln!(
-            "skipped: datasets info: parkinsons_updrs.tsv is not in {}",
-            dir.display()
-        );
-        return;
-    }
+    let dir = dpfair_data::testdata::path("parkinsons_updrs.tsv")
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
     let s = ok(&dpfair(&["datasets", "info", "parkinsons"], Some(&dir)));
-    // Seed 004 §4.2: Male 4,008 / Female 1,867; 2,934 positives of 5,875.
+    // Say et al.: Male 4,008 / Female 1,867; 2,934 positives of 5,875.
     assert!(s.contains("5875 rows × 19 features"), "{s}");
     assert!(
         s.lines()

@@ -39,7 +39,7 @@ fn reproduce_writes_results_report_and_plots_then_resumes() {
         "experiment,method,dataset,accounting,epsilon,delta,epsilon_spent,fairness_level,params,repetitions,seed0,metric,mean,std,ci95\n"
     ));
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    // The paper's Bayes risk 0.106 and the spec's table, within the tolerances.
+    // The paper's Bayes risk 0.106 and the table of `docs/reference-values.md#fdp-fair`, within the project's tolerances.
     assert!(report.contains("| paper §5.1.1 |"), "{report}");
     assert!(!report.contains("**no**"), "{report}");
     assert!(out.join("fair_bayes_risk.svg").is_file());

@@ -36,7 +36,7 @@ fn scratch() -> PathBuf {
 const SITES: usize = 3;
 const PER_SITE: usize = 800;
 
-/// The seed-000 synthetic design (spec §4.1), `SITES × PER_SITE` rows: one CSV with all rows and
+/// The synthetic design of Xue & Yu, §5.1, `SITES × PER_SITE` rows: one CSV with all rows and
 /// one per site (contiguous blocks, as `fit fdp-fair --sites` assigns them).
 fn write_csvs(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let design = dpfair::data::synthetic::FdpFairDesign::default();

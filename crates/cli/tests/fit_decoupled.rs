@@ -1,6 +1,11 @@
 //! `dpfair fit decoupled` end to end: fit with public bounds, the model file's ledger,
 //! `dpfair predict` (randomized, seeded), the paper accounting mode and bad input.
 
+mod common;
+
+use common::{ledger_rows, number_after};
+use dpfair_privacy::Relation;
+use dpfair_privacy::accounting::{Accountant, sgm_epsilon_for};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -46,7 +51,7 @@ fn arg(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// The seed-003 two-group logistic design, 4,000 rows, features rescaled to raw-looking ranges;
+/// The two-group logistic design, 4,000 rows, features rescaled to raw-looking ranges;
 /// groups "f" (A = 0) / "m" (A = 1), labels "no" / "yes".
 fn write_csv(path: &Path) -> Vec<(String, String)> {
     use dpfair::data::synthetic::{Design, TwoGroupLogisticDesign};
@@ -181,6 +186,47 @@ fn paper_mode_prints_what_it_spends() {
     ok(&out);
     let err = stderr(&out);
     assert!(err.contains("really spends"), "{err}");
+    // The DP-SGD line: the paper's z certifies add/remove neighbours; the ledger certifies
+    // replace-one, where the same z is worth z/2. The printed ε is the RDP accountant at the
+    // printed q, z, T. They are rounded (q to 5 decimals, z and ε to 4), and ε grows with q and
+    // falls with z, so it lies between the accountant at the two ends of the rounding
+    // intervals, give or take half a unit of its own last digit.
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("DP-SGD:"))
+        .unwrap_or_else(|| panic!("no DP-SGD line: {err}"));
+    let (z, q) = (number_after(line, "z = "), number_after(line, "q = "));
+    let (steps, delta) = (
+        number_after(line, "T = ") as u64,
+        number_after(line, "at δ = "),
+    );
+    let eps = number_after(line, "; ε = ");
+    let at = |q: f64, z: f64| {
+        sgm_epsilon_for(Relation::Substitution, Accountant::Rdp, q, z, steps, delta).unwrap()
+    };
+    let (lo, hi) = (at(q - 5e-6, z + 5e-5), at(q + 5e-6, z - 5e-5));
+    assert!(
+        lo - 5e-5 <= eps && eps <= hi + 5e-5,
+        "printed ε = {eps}, the accountant gives [{lo}, {hi}]: {line}"
+    );
+    // The two rate releases are Laplace at ε₀ = ε₁ (0.05 by default): scale = sensitivity / ε,
+    // to the table's six significant digits.
+    let rows = ledger_rows(&err);
+    let laplace: Vec<_> = rows.iter().filter(|r| r.mechanism == "laplace").collect();
+    assert_eq!(laplace.len(), 2, "{err}");
+    for r in laplace {
+        let e = number_after(&r.cost, "ε = ");
+        assert_eq!(e, 0.05, "{r:?}");
+        let want = r.sensitivity / e;
+        assert!((r.scale - want).abs() <= 1e-5 * want, "{r:?}");
+    }
+    // The z-scores and group sizes are read without noise: ε = ∞ rows, so the total is ∞.
+    assert!(
+        rows.iter()
+            .any(|r| r.mechanism.starts_with("none") && r.cost == "ε = ∞"),
+        "{err}"
+    );
+    assert_eq!(number_after(&err, "total: ε = "), f64::INFINITY, "{err}");
 }
 
 #[test]

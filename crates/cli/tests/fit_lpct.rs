@@ -38,7 +38,7 @@ fn dpfair(args: &[&str]) -> Output {
 }
 
 /// Both methods fit, spend at most ε, and predict the held-out rows better than chance: the
-/// Bayes accuracy of the design is 0.786 (spec §3) and a depth-≥2 tree on 4,000 private rows at
+/// Bayes accuracy of the design is 0.786 (Monte Carlo, 2·10⁵ points: `docs/reference-values.md#lpct`) and a depth-≥2 tree on 4,000 private rows at
 /// ε = 4 with 400 public rows recovers the sign regions; 0.6 is 9 standard errors
 /// (√(0.25/2000) = 0.011) above chance.
 #[test]

@@ -1,4 +1,4 @@
-//! Fuzzing the command line (issue #25), three input surfaces:
+//! Fuzzing the command line, three input surfaces:
 //!
 //! * **options**: every `fit` method on a small file with one or two numeric options replaced by a
 //!   hostile value (0, −1, 10⁻³⁰⁰, 10³⁰⁰, NaN, ∞, 2⁶⁴, …), run through the binary;
@@ -74,7 +74,7 @@ fn run_checked(args: &[String]) -> Result<i32, String> {
     }
 }
 
-/// 120 rows `x1,x2,a,y` of the seed-000 design (small, so fuzzed fits are fast).
+/// 120 rows `x1,x2,a,y` of the Xue & Yu design (small, so fuzzed fits are fast).
 fn small_csv(dir: &Path) -> PathBuf {
     design_csv(dir, "small.csv", 120, 3)
 }

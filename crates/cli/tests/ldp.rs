@@ -1,5 +1,5 @@
 //! `dpfair ldp partition | privatize | fit`: LPCT's client/collector protocol through the built
-//! binary, on the seed-002 synthetic design.
+//! binary, on the Ma & Yang synthetic design.
 
 use dpfair::model::{FittedModel, ModelFile};
 use dpfair_data::synthetic::{Design, LpctDesign};

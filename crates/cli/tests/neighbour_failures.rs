@@ -3,7 +3,7 @@
 //! rows, one row substituted) a command must exit with the same status and print the same
 //! *classes* of messages, and no message may print a private count.
 //!
-//! The neighbours are the hard cases of issue 16: a declared group with no row against one row,
+//! The neighbours are the hard cases: a declared group with no row against one row,
 //! and a group whose labels are all one class against one label flipped. Each command runs
 //! [`RUNS`] times on each neighbour without `--seed` (fresh noise and public randomness every
 //! time), so placements of the odd row by the random splits vary across runs.

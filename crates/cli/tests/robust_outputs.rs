@@ -1,12 +1,12 @@
-//! Nothing lost (issue #25): outputs are written atomically, an output that is one of the inputs
+//! Nothing lost: outputs are written atomically, an output that is one of the inputs
 //! or cannot be written is refused before any work, and a failed write keeps the previous file.
-//! Also the issue's label, bound and message defects, end to end through the binary.
+//! Also the project's label, bound and message defects, end to end through the binary.
 
 mod common;
 use common::{arg, bad, design_csv, dpfair, ok, scratch, stderr, write};
 use std::path::{Path, PathBuf};
 
-/// 400 rows `x1,x2,a,y` of the seed-000 design.
+/// 400 rows `x1,x2,a,y` of the Xue & Yu design.
 fn data_csv(dir: &Path) -> PathBuf {
     design_csv(dir, "data.csv", 400, 9)
 }

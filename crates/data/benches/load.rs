@@ -1,9 +1,9 @@
 //! Loading raw UCI Adult (`adult.data`, 32,561 rows, 15 columns, no header) with one-hot
 //! encoding of its 7 categorical columns and `sex` as the sensitive attribute: the whole path of
 //! `dpfair fit --data adult.data ...` up to the `Dataset` (read, detect, parse, drop `?` rows,
-//! encode). Target (issue #2): under 100 ms in release.
+//! encode). Target: under 100 ms in release.
 //!
-//! Run: `DPFAIR_DATA_DIR=../shared/datasets cargo bench -p dpfair-data --bench load`
+//! Run: `DPFAIR_DATA_DIR=/path/to/datasets cargo bench -p dpfair-data --bench load`
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dpfair_data::{LoadOptions, load_csv};

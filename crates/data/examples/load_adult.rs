@@ -2,7 +2,7 @@
 //! load. CPU time (from /proc/self/stat, Linux) is the figure to read on a shared, loaded machine,
 //! where wall-clock time includes waiting for a core.
 //!
-//! Run: `DPFAIR_DATA_DIR=../shared/datasets cargo run --release -p dpfair-data --example load_adult`
+//! Run: `DPFAIR_DATA_DIR=/path/to/datasets cargo run --release -p dpfair-data --example load_adult`
 
 use dpfair_data::{LoadOptions, load_csv};
 use std::time::Instant;

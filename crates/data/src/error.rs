@@ -114,7 +114,10 @@ pub enum DataError {
         found: String,
         needed: String,
     },
-    #[error("{context}: the sensitive attribute is required (give --sensitive COLUMN)")]
+    #[error(
+        "{context}: the sensitive attribute is required (when fitting: give --sensitive COLUMN; \
+         when predicting: the data must hold the sensitive column named in the model's schema)"
+    )]
     NoGroups { context: String },
     #[error("{context}: the target is required (give --target COLUMN)")]
     NoTarget { context: String },

@@ -1,6 +1,6 @@
 //! CSV loading driven by a schema: the training load ([`load_csv`], which learns the schema) and
 //! the prediction load ([`crate::Schema::load`], which applies a stored one). Both share one pass
-//! over the rows ([`encode`]).
+//! over the rows (`encode`).
 
 use crate::dataset::{Dataset, Groups, Target};
 use crate::error::{DataError, Result, clip, clip_to, invalid};

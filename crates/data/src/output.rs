@@ -101,8 +101,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     f.commit()
 }
 
-/// A file being written: a temporary file beside `path`, renamed over it by [`commit`]
-/// (`AtomicFile::commit`). Dropped without `commit` (an error, a panic), it removes the
+/// A file being written: a temporary file beside `path`, renamed over it by
+/// [`AtomicFile::commit`]. Dropped without `commit` (an error, a panic), it removes the
 /// temporary and leaves `path` as it was. Buffered: wrap nothing around it.
 pub struct AtomicFile {
     path: PathBuf,

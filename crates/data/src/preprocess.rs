@@ -1,9 +1,9 @@
-//! Preprocessing fitted once and applied to every later split: min-max scaling to [0,1]^d and
+//! Preprocessing fitted once and applied to every later split: min-max scaling to \[0,1\]^d and
 //! standardisation. One-hot encoding is part of the [`crate::Schema`]'s feature encoders.
 //!
 //! **Bounds are privacy-relevant** (DESIGN.md, "The privacy boundary"): min-max scaling needs a
 //! range per feature. Public bounds ([`Bounds`], from `--bounds col:lo:hi,...` or a bounds file)
-//! cost nothing; one-hot columns are in [0,1] by construction. Bounds are never the min/max of
+//! cost nothing; one-hot columns are in \[0,1\] by construction. Bounds are never the min/max of
 //! private data: without public bounds they must be estimated privately, with a documented share
 //! of the budget recorded in the ledger, through the privacy crate's range mechanism
 //! ([`dpfair_privacy::mechanisms::private_range`]: private 1% and 99% quantiles by the

@@ -1,4 +1,4 @@
-//! The schema: how raw CSV columns become a [`Dataset`], recorded in every model file so that
+//! The schema: how raw CSV columns become a [`crate::Dataset`], recorded in every model file so that
 //! prediction reads raw CSVs in the same format as `fit`.
 //!
 //! Everything in a schema is **public information** about the data set: column names, the levels of
@@ -188,7 +188,7 @@ impl Schema {
     /// An unseen categorical level (or group, or class label) is an error naming the row, column
     /// and value: an all-zero one-hot would silently give the model an input it never saw.
     /// Rows with a missing value in a used column are dropped (or refused, per
-    /// `options.missing`); [`Loaded::rows`] maps the kept rows back to the file.
+    /// `options.missing`); [`LoadReport::rows`](crate::LoadReport::rows) maps the kept rows back to the file.
     pub fn load(&self, path: impl AsRef<Path>, options: &ApplyOptions) -> Result<Loaded> {
         apply_schema(self, path.as_ref(), options)
     }

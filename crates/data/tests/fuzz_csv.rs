@@ -1,4 +1,4 @@
-//! Fuzzing the CSV loader (issue #25): generated CSV texts (ragged rows, quotes, byte-order marks,
+//! Fuzzing the CSV loader: generated CSV texts (ragged rows, quotes, byte-order marks,
 //! NaN, infinities, `-0`, `1.0`, empty fields, huge fields, odd delimiters) under generated load
 //! options. Every input must give a loaded data set that keeps the loader's invariants or an
 //! error; a panic fails the test.

@@ -1,4 +1,4 @@
-//! Class and group labels (issue #25): non-finite labels are errors, numeric labels compare as
+//! Class and group labels: non-finite labels are errors, numeric labels compare as
 //! numbers, declared classes and groups are enforced, long values are clipped in messages.
 
 use dpfair_data::{DataError, LoadOptions, Target, TaskKind, load_csv};

@@ -1,5 +1,5 @@
-//! CDP-Fair (seed 000, Algorithm 5): one strict fit on the synthetic design at N = 9,000, d = 2,
-//! ε = 1, α = 0.1 (the authors' R code: 3.1 s for one pass, shared/bench/README.md), and its
+//! CDP-Fair (Xue & Yu, Algorithm 5): one strict fit on the synthetic design at N = 9,000, d = 2,
+//! ε = 1, α = 0.1 (the authors' R code: 3.1 s for one pass, BENCHMARKS.md "CDP-Fair"), and its
 //! parts: the kernel sums of S1, the evaluation of η̃ at the calibration points and the strict S2
 //! (utilities on the public τ grid and the exponential mechanism).
 //! Run with `cargo bench -p dpfair --bench cdp_fair`.

@@ -1,6 +1,6 @@
-//! The seed 001 barycenter LP on the Law School instance (k = 180, m = 4; bench/seed001_instance_k180.json),
-//! the instance HiGHS is timed on by bench/seed001_highs.py. Run both back to back with
-//! `bench/seed001_compare.sh`, or this alone with
+//! The Xian et al. barycenter LP on the Law School instance (k = 180, m = 4; bench/fair_regression_law_k180.json),
+//! the instance HiGHS is timed on by bench/fair_regression_highs.py. Run both back to back with
+//! `bench/fair_regression_lp_compare.sh`, or this alone with
 //! `CARGO_TARGET_DIR=... cargo bench -p dpfair --bench fair_regression_lp`.
 //! `DPFAIR_BENCH_CLARABEL=1` adds the general LP through Clarabel (seconds per solve).
 
@@ -11,7 +11,7 @@ use std::hint::black_box;
 fn instance() -> (Vec<Vec<f64>>, Vec<f64>) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../bench/seed001_instance_k180.json"
+        "/../../bench/fair_regression_law_k180.json"
     );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("instance file")).unwrap();
@@ -90,7 +90,7 @@ fn bench(c: &mut Criterion) {
     }
     let problem = |alpha| BarycenterProblem::new(pmfs.clone(), weights.clone(), alpha).unwrap();
     let fast = SolveOptions::default();
-    let mut g = c.benchmark_group("seed001_law_k180");
+    let mut g = c.benchmark_group("fair_regression_law_k180");
     g.sample_size(20);
     for alpha in [0.005, 0.05, 0.2] {
         let p = problem(alpha);

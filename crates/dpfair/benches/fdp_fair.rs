@@ -1,6 +1,6 @@
-//! FDP-Fair (seed 000, Algorithm 1): one strict fit with S = 6 sites of N_s = 2,000 rows each on
+//! FDP-Fair (Xue & Yu, Algorithm 1): one strict fit with S = 6 sites of N_s = 2,000 rows each on
 //! the synthetic design (d = 2, ε_s = 1, α = 0.1, D = 1024 frequencies), both rounds at every site
-//! and both server steps, in one process (issue #8 target: < 2 s on 2 cores).
+//! and both server steps, in one process (target: < 2 s on 2 cores).
 //! Run with `cargo bench -p dpfair --bench fdp_fair`.
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -1,4 +1,4 @@
-//! LPCT at Taxi scale (issue #10, spec H19): 3.3 M private rows, 117 k public rows, 93 features,
+//! LPCT at Taxi scale (`docs/deviations.md#lpct-taxi-scale`): 3.3 M private rows, 117 k public rows, 93 features,
 //! depth up to 16. Times each phase once (a criterion loop over 2.5 GB of data would take
 //! minutes per sample): partition on public data, the simulated noisy query (one routing pass
 //! plus 2·2^p exact sum-of-Laplace draws), the public counts, and all 17 λ of the paper's grid.

@@ -1,27 +1,29 @@
 //! CDP-Fair: the central-DP fair plug-in classifier under demographic disparity, Algorithm 5 of
-//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
-//! spec `shared/specs/seed-000-fdp-fair.md` §2.6), with the baselines of §5.2.
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy", with the
+//! baselines of their §5.2.
 //!
 //! Algorithm 5, step by step:
 //! 1. **Split** (step 1): a random, data-independent split, `n = ⌊N/2⌋` training rows and
 //!    `ň = N − n` calibration rows ([`crate::plugin::split`]).
 //! 2. **S1** on the training half: `π̃_a`, `η̃_a` released as one finite, exactly private object
-//!    in a public random-feature basis ([`crate::plugin::release`], spec H2).
+//!    in a public random-feature basis ([`crate::plugin::release`], `docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`).
 //! 3. **S2** on the calibration half: the threshold `τ̃ ≈ argmin{|τ| : |D̂D(τ)| ≤ α}`. Strict:
 //!    chosen privately on a public grid by the exponential mechanism (below). Paper: one
 //!    Gaussian shift `w̌` of the empirical DD curve and the exact sweep
 //!    ([`crate::plugin::threshold`]).
-//! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` (randomised only at ties, H14).
+//! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` (randomised only at ties, `docs/deviations.md#fdp-fair-ties-in-dd`).
 //!
 //! ## Accounting
 //!
-//! [`Accounting::Strict`] (default) delivers the paper's claimed `(ε, δ)` with the leaks of spec
-//! H3 fixed: no cross-fitting unless asked (then `ε/2, δ/2` per fold, H3(a)); a public bandwidth
-//! rule (H3(b)); private `π̃` (H3(c)); noise scales from public quantities only — the functions
-//! are normalised by the public `n`, and the DD curve's sensitivity uses a floor `m` on the
-//! calibration group sizes computed from the already released `π̃` (H3(d), (f)); `C_K = ‖φ‖² = 1`
-//! by construction (H3(e)); the analytic Gaussian at every ε (H9); and `τ̃` released by a
-//! mechanism that is DP for every event (H11, below).
+//! [`Accounting::Strict`] (default) delivers the paper's claimed `(ε, δ)` with the experiments'
+//! unaccounted leaks fixed (`docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`):
+//! no cross-fitting unless asked (then `ε/2, δ/2` per fold); a public bandwidth rule; private
+//! `π̃`; noise scales from public quantities only — the functions are normalised by the public
+//! `n`, and the DD curve's sensitivity uses a floor `m` on the calibration group sizes computed
+//! from the already released `π̃`; `C_K = ‖φ‖² = 1` by construction; the analytic Gaussian at
+//! every ε (`docs/deviations.md#fdp-fair-gaussian-mechanism-for-epsilon-above-1`); and `τ̃`
+//! released by a mechanism that is DP for every event
+//! (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`, below).
 //!
 //! **Budget split (strict).** S1 and S2 touch disjoint halves of a data-independent split, so
 //! each gets the whole budget (parallel composition): S1 one vector Gaussian release at `(ε, δ)`
@@ -38,7 +40,7 @@
 //! (≈ 0.03 at N = 5,000, ε = 1), against the Gaussian shift's σ ≈ 0.014 — the price of a
 //! guarantee for point events; on the synthetic design the mean test error and |DD| did not
 //! change measurably (BENCHMARKS.md, "CDP-Fair"). The classifier uses the paper's `≥` rule at the grid point, with
-//! no tie randomisation (H14): where many scores coincide (unscaled integer features) the curve
+//! no tie randomisation (`docs/deviations.md#fdp-fair-ties-in-dd`): where many scores coincide (unscaled integer features) the curve
 //! can jump across `±α` between two grid points, and the realised disparity is then the value on
 //! one side of the jump (randomising the tied points, as the paper-mode sweep does, would need
 //! their private count). With `[0, 1]`-scaled features the scores are continuous and this does
@@ -49,7 +51,7 @@
 //! ledger records what that really costs: non-private steps as `ε = ∞`, each σ at its true
 //! sensitivity, both folds of the cross-fit sequentially.
 //!
-//! **Paper S2 and its real cost (spec H11).** The paper proves `P(τ̃ ≤ t | D) ≤ e^ε P(τ̃' ≤ t | D')
+//! **Paper S2 and its real cost (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).** The paper proves `P(τ̃ ≤ t | D) ≤ e^ε P(τ̃' ≤ t | D')
 //! + δ` for half-lines only. That is weaker than `(ε, δ)`-DP: the swept `τ̃` always sits on a
 //! breakpoint, a calibration score, and neighbouring data sets put probability mass on different
 //! breakpoints (`τ̃` lands on one record's score with probability up to about
@@ -76,10 +78,13 @@ use ndarray::{ArrayView2, Axis};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
+
+mod baselines;
+pub use baselines::{fit_fairness_only, fit_privacy_only, fit_unconstrained};
 
 /// Floor `m ≤ min(ň_0, ň_1)` on the calibration group sizes in strict mode: the DD curve is
-/// normalised by `max(ň_a, m)`, so its sensitivity `2/m` is public (spec H3(d), (f)).
+/// normalised by `max(ň_a, m)`, so its sensitivity `2/m` is public (`docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
 pub enum DdFloor {
@@ -163,7 +168,7 @@ pub const MAX_BANDWIDTH: f64 = 1e3;
 /// grid adds nothing, and the exponential mechanism's error bound grows as `ln(grid)`.
 pub const MAX_TAU_GRID: usize = (1 << 20) + 1;
 
-/// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (seed 000)", for the
+/// Default number of random frequencies (see BENCHMARKS.md, "CDP-Fair (Xue & Yu)", for the
 /// approximation error against the exact kernel estimator).
 pub const DEFAULT_FREQUENCIES: usize = 1024;
 
@@ -184,7 +189,7 @@ pub enum Method {
 }
 
 /// A fitted model: one classifier per cross-fitting fold; the prediction is their average
-/// (`f̃ = (f̃_1 + f̃_2)/2` with cross-fitting, §2.7.1).
+/// (`f̃ = (f̃_1 + f̃_2)/2` with cross-fitting, as in the experiments of Xue & Yu, §5.1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     pub method: Method,
@@ -228,7 +233,7 @@ impl Model {
             .collect())
     }
 
-    /// Expected error and DD on a labelled data set (spec H16).
+    /// Expected error and DD on a labelled data set (`docs/deviations.md#fdp-fair-randomised-final-classifier`).
     pub fn expected_metrics(&self, data: &Dataset) -> Result<ExpectedMetrics> {
         let (a, y) = groups_and_labels(data)?;
         let p = self.predict_proba(data.features.view(), a)?;
@@ -249,7 +254,7 @@ pub fn groups_and_labels(data: &Dataset) -> Result<(&[u32], &[u8])> {
         .ok_or_else(|| Error::InvalidData("no sensitive attribute (groups)".into()))?;
     if groups.count() != 2 {
         return Err(Error::InvalidData(format!(
-            "seed-000 methods need exactly two groups, the sensitive attribute has {} ({})",
+            "CDP-Fair and FDP-Fair need exactly two groups, the sensitive attribute has {} ({})",
             groups.count(),
             groups.names.join(", ")
         )));
@@ -465,7 +470,7 @@ fn prepare<'d>(
         Bandwidth::CrossValidated { grid, folds } => {
             ledger.charge(Entry::non_private(
                 "bandwidth: cross-validation on the training data",
-                "the paper's 3-fold CV reads the data without noise (spec §2.7.2, H3(b))",
+                "the paper's 3-fold CV reads the data without noise (docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
             ))?;
             cross_validate(x, y, grid, *folds, split_seed ^ 0x5eed_000c)?
         }
@@ -551,7 +556,7 @@ struct CalibrationScores {
     n_cal: usize,
 }
 
-/// Budget of one fold: strict cross-fitting halves it (each record is used by both folds, H3(a));
+/// Budget of one fold: strict cross-fitting halves it (each record is used by both folds, `docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`);
 /// the paper spends the whole budget in each fold.
 fn fold_budget(r: &Resolved) -> (f64, f64) {
     if r.cross_fit && r.accounting == Accounting::Strict {
@@ -740,112 +745,6 @@ impl SharedS1 {
     }
 }
 
-/// §5.2 "CDP NF" (privacy only): S1 on the training half with the whole budget for the two
-/// function pairs (no `π̃` needed), classifier `1{η̃_a ≥ 1/2}`. The calibration half is unused,
-/// as in the paper ("unfair classifiers are trained using only half of the available training
-/// samples").
-pub fn fit_privacy_only(
-    config: &Config,
-    data: &Dataset,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-) -> Result<Model> {
-    let config = Config {
-        cross_fit: Some(false),
-        pi: Some(PiRelease::Skip),
-        ..config.clone()
-    };
-    let p = prepare(&config, data, ledger, noise)?;
-    let sums = p.sums(&p.folds[0].0)?;
-    let plan = S1Plan {
-        epsilon: p.r.epsilon,
-        delta: p.r.delta,
-        accounting: match p.r.accounting {
-            Accounting::Strict => S1Accounting::Strict,
-            Accounting::Paper => S1Accounting::Paper,
-        },
-        pi: PiRelease::Skip,
-        c_k: 1.0,
-        label_prefix: "privacy-only: ".into(),
-    };
-    let estimate = sums.release(&plan, ledger, noise)?;
-    let rule = GroupRule::paper(0.0);
-    Ok(p.model(
-        Method::PrivacyOnly,
-        vec![FairPluginClassifier { estimate, rule }],
-    ))
-}
-
-/// §5.2 "NDP F" (fairness only): Algorithm 5 without any noise — exact coefficients, empirical
-/// `π̂_a`, the exact sweep of the calibration curve without shift (Zeng et al. 2024b
-/// post-processing with kernel initial estimates); cross-fitted when the configuration says so.
-/// Non-private: recorded in `ledger` as `ε = ∞`.
-pub fn fit_fairness_only(
-    config: &Config,
-    data: &Dataset,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-) -> Result<Model> {
-    let p = non_private(config, data, ledger, noise, "fairness-only baseline")?;
-    let mut out = Vec::new();
-    for (train, cal) in &p.folds {
-        let estimate = p.sums(train)?.non_private();
-        let CalibrationScores { z: [z0, z1], .. } = p.scores(&estimate, cal)?;
-        if z0.is_empty() || z1.is_empty() {
-            return Err(Error::InvalidData(
-                "a group is empty in the calibration half".into(),
-            ));
-        }
-        let denom = [z0.len() as f64, z1.len() as f64];
-        let rule = sweep_threshold(&ScoreSet::new(z0, z1, denom), 0.0, p.r.alpha).rule;
-        out.push(FairPluginClassifier { estimate, rule });
-    }
-    Ok(p.model(Method::FairnessOnly, out))
-}
-
-/// §5.2 "NDP NF" (neither): the group-wise kernel plug-in `1{η̂_a ≥ 1/2}` from the training half.
-/// Non-private: recorded in `ledger` as `ε = ∞`.
-pub fn fit_unconstrained(
-    config: &Config,
-    data: &Dataset,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-) -> Result<Model> {
-    let config = Config {
-        cross_fit: Some(false),
-        ..config.clone()
-    };
-    let p = non_private(&config, data, ledger, noise, "unconstrained baseline")?;
-    let estimate = p.sums(&p.folds[0].0)?.non_private();
-    let rule = GroupRule::paper(0.0);
-    Ok(p.model(
-        Method::Unconstrained,
-        vec![FairPluginClassifier { estimate, rule }],
-    ))
-}
-
-/// `prepare` for the non-private baselines: paper accounting (so that CV and empirical π are
-/// allowed), one non-private ledger entry.
-fn non_private<'d>(
-    config: &Config,
-    data: &'d Dataset,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-    what: &str,
-) -> Result<Prepared<'d>> {
-    let config = Config {
-        accounting: Accounting::Paper,
-        pi: Some(PiRelease::Empirical),
-        bandwidth: Some(config.bandwidth.clone().unwrap_or(Bandwidth::Public)),
-        ..config.clone()
-    };
-    ledger.charge(Entry::non_private(
-        what,
-        "no noise: a non-private reference (§5.2)",
-    ))?;
-    prepare(&config, data, ledger, noise)
-}
-
 /// Algorithm 5 S2 on the calibration rows `cal`. Strict: the exponential mechanism over the
 /// public τ grid (module docs). Paper: one Gaussian shift `w̌` of the empirical DD curve,
 /// then the exact sweep.
@@ -897,23 +796,23 @@ fn s2(
                         .into(),
                 ));
             }
-            // The code's σ with the total ň (H3(f)); the true sensitivity is 2/(ň_0 ∧ ň_1).
+            // The code's σ with the total ň (`docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`); the true sensitivity is 2/(ň_0 ∧ ň_1).
             let sigma = classical_sigma(2.0 / n_cal, epsilon, delta);
             let n_min = counts[0].min(counts[1]) as f64;
             let w = gaussian_release_vec(
                 ledger,
                 noise,
                 &format!(
-                    "{prefix}S2: shift w̌ of the DD curve (σ from the total ň; (ε, δ) for half-line events {{τ̃ ≤ t}} only, H11)"
+                    "{prefix}S2: shift w̌ of the DD curve (σ from the total ň; (ε, δ) for half-line events {{τ̃ ≤ t}} only, docs/deviations.md#fdp-fair-privacy-of-the-threshold-release)"
                 ),
                 2.0 / n_min,
                 Calibration::Sigma { sigma },
                 &[0.0],
             )?[0];
-            // The sweep puts τ̃ on a calibration score: point events are not covered (H11).
+            // The sweep puts τ̃ on a calibration score: point events are not covered (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
             let p_point = 1.0 / (n_min * sigma * (2.0 * std::f64::consts::PI).sqrt());
             ledger.charge(Entry::non_private(
-                format!("{prefix}S2: location of τ̃ on a calibration score (H11)"),
+                format!("{prefix}S2: location of τ̃ on a calibration score (docs/deviations.md#fdp-fair-privacy-of-the-threshold-release)"),
                 format!(
                     "τ̃ lands on one record's score with probability up to ≈ 1/(ň_min σ √(2π)) = {p_point:.3}: no (ε, δ) with δ below that"
                 ),
@@ -950,7 +849,7 @@ fn dd_floor(r: &Resolved, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
 /// `dpfair predict`: `f̃(x, a)` for every row (groups from the sensitive column, features scaled
 /// by the model file's schema), one Bernoulli draw per row from `rng`; the probabilities are
 /// `(1 − f̃, f̃)`.
-impl crate::model::Predictor for Model {
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         match self.method {
             Method::FdpFair => "fdp-fair",
@@ -962,9 +861,9 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let method = crate::model::Predictor::method(self);
-        let err = |reason: String| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let method = crate::predictor::Predictor::method(self);
+        let err = |reason: String| crate::predictor::ModelError::Method {
             method: method.into(),
             reason,
         };
@@ -987,7 +886,7 @@ impl crate::model::Predictor for Model {
                 (p.len(), 2),
                 |(i, c)| if c == 1 { p[i] } else { 1.0 - p[i] },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })

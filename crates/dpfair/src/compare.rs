@@ -19,8 +19,8 @@
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
 use crate::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair};
-use crate::model::Output;
 use crate::pipeline::{self, Scaling};
+use crate::predictor::Output;
 use crate::session::Session;
 use dpfair_data::{Dataset, Loaded, Target};
 use dpfair_fairness::{accuracy, demographic_parity_difference, multiclass_unfairness};

@@ -1,13 +1,13 @@
 //! The decoupled private fair binary classifier of Ghoukasian & Asoodeh, "Differentially
-//! Private Fair Binary Classifications" (seed 003; spec `shared/specs/seed-003-dp-fair-binary.md`).
+//! Private Fair Binary Classifications" (arXiv:2402.15603, ISIT 2024).
 //!
-//! [`fit`] runs the pipeline of spec §2.0 / §2.7 on the rows it is given:
+//! [`fit`] runs the paper's pipeline (Algorithm 2 with its DP-SGD base model) on the rows it is given:
 //!
 //! 1. a random, data-independent split: 1 − `post_fraction` of the rows train the base model,
 //!    `post_fraction` form Algorithm 2's data set D (disjoint, as Theorem 3's Hoeffding step
-//!    needs; hazard H11);
+//!    needs; `docs/deviations.md#decoupled-rates-on-training-rows`);
 //! 2. base classifiers h₀, h₁ by DP-SGD ([`base`]: joint h(x, a), as the authors' code, or one
-//!    model per group, §2.3);
+//!    model per group);
 //! 3. Algorithm 2 steps 1–3: the groups' positive rates on D, Laplace-noised and clamped
 //!    ([`private_rates`]);
 //! 4. Algorithm 2 steps 4–7 / Algorithm 1: the randomized flips to the midpoint rate
@@ -19,18 +19,22 @@
 //! Definition 1) with nothing left unaccounted: DP-SGD calibrated for substitution, the group
 //! counts released with the rates (one Laplace release of the 2 × 2 count table), no
 //! data-derived normalisation (features are used as given: scale them with public bounds).
-//! Basic composition of the two parts, as the paper (H8).
+//! Basic composition of the two parts, as the paper (`docs/deviations.md#decoupled-basic-composition`).
 //!
 //! [`Accounting::Paper`]: the authors' procedure. z-scores from the data and the group counts
-//! of D are recorded in the ledger as non-private steps (ε = ∞; spec H9, H6); DP-SGD runs with
+//! of D are recorded in the ledger as non-private steps (ε = ∞; `docs/deviations.md#decoupled-non-private-preprocessing`, `docs/deviations.md#decoupled-neighbours-of-the-laplace-step`); DP-SGD runs with
 //! the given noise multiplier at the Opacus sampling rate q = 1/⌈m/B⌉ and the ledger records the
-//! ε it really spends for add/remove neighbours (H3, H4, H7); ε₀ = ε₁ Laplace releases with
+//! ε it really spends for add/remove neighbours (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`, `docs/deviations.md#decoupled-sampling-rate-q`, `docs/deviations.md#decoupled-accountants-certify-add-remove`); ε₀ = ε₁ Laplace releases with
 //! sensitivity 1/n_a.
 
 pub mod base;
 pub mod bounds;
 pub mod config;
 pub mod error;
+// DP-FERMI (Lowy et al. 2023), the paper's baseline: another paper's method, in its own file
+// `dp_fermi.rs`. Declared here (`decoupled::fermi`) until the crate root declares
+// `pub mod dp_fermi` (then this becomes `pub use crate::dp_fermi as fermi;`).
+#[path = "dp_fermi.rs"]
 pub mod fermi;
 pub mod flips;
 pub mod private_rates;
@@ -43,7 +47,7 @@ pub use flips::FairFlips;
 pub use private_rates::{RateRelease, ReleasedRates};
 pub use scaling::Standardize;
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
 use config::MIN_SPLIT_ROWS;
 use dpfair_data::Dataset;
 use dpfair_learn::DpSgdConfig;
@@ -132,7 +136,7 @@ pub fn fit(
         Accounting::Paper => {
             ledger.charge(Entry::non_private(
                 "feature z-scores",
-                "mean and sample sd of the numeric columns from the data (paper §B, spec H9)",
+                "mean and sample sd of the numeric columns from the data (paper §B, docs/deviations.md#decoupled-non-private-preprocessing)",
             ))?;
             Some(Standardize::fit(data.features.view()))
         }
@@ -180,7 +184,7 @@ pub fn fit(
     if let RateRelease::PublicCounts { .. } = split.rates {
         ledger.charge(Entry::non_private(
             "group sizes of D",
-            "n₀, n₁ of the post-processing split, public by assumption (paper §III-B, spec H6)",
+            "n₀, n₁ of the post-processing split, public by assumption (paper §III-B, docs/deviations.md#decoupled-neighbours-of-the-laplace-step)",
         ))?;
     }
     let rates = private_rates::release_rates(split.rates, &g_d, &pred_d, ledger, noise)?;
@@ -239,26 +243,17 @@ impl Model {
     }
 }
 
-/// Accuracy and statistical-parity gap of 0/1 predictions (spec §1.3, empirical Δ̂_SP), or of
-/// probabilities P(Ŷ = 1) (expected metrics, hazard H12).
+/// Accuracy and statistical-parity gap of 0/1 predictions (Definition 2 of Ghoukasian & Asoodeh, empirical Δ̂_SP), or of
+/// probabilities P(Ŷ = 1) (expected metrics, `docs/deviations.md#decoupled-randomised-predictions`).
+/// Computed by the fairness crate; NaN where undefined (an empty group, mismatched lengths).
 pub fn accuracy_and_gap(p: &[f64], groups: &[u32], y: &[u8]) -> (f64, f64) {
-    let n = p.len() as f64;
-    let acc = p
-        .iter()
-        .zip(y)
-        .map(|(&p, &y)| if y == 1 { p } else { 1.0 - p })
-        .sum::<f64>()
-        / n;
-    let mut sum = [0.0; 2];
-    let mut cnt = [0.0; 2];
-    for (&p, &g) in p.iter().zip(groups) {
-        sum[g as usize] += p;
-        cnt[g as usize] += 1.0;
-    }
-    (acc, (sum[0] / cnt[0] - sum[1] / cnt[1]).abs())
+    let acc = dpfair_fairness::expected_binary_accuracy(p, y).unwrap_or(f64::NAN);
+    let gap =
+        dpfair_fairness::expected_demographic_disparity(p, groups, 0, 1).map_or(f64::NAN, f64::abs);
+    (acc, gap)
 }
 
-impl crate::model::Predictor for Model {
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         "decoupled"
     }
@@ -267,8 +262,8 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let err = |e: DecoupledError| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |e: DecoupledError| crate::predictor::ModelError::Method {
             method: "decoupled".into(),
             reason: e.to_string(),
         };
@@ -287,7 +282,7 @@ impl crate::model::Predictor for Model {
                     if c == 1 { p[i] } else { 1.0 - p[i] }
                 },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })

@@ -1,17 +1,17 @@
-//! DP2DP (seed 004): Say, Denis, Pinot, "Fairness Meets Privacy: Integrating Differential Privacy
-//! and Demographic Parity in Multi-class Classification". Spec: `specs/seed-004-dp2dp.md`.
+//! DP2DP: Say, Denis, Pinot, "Fairness Meets Privacy: Integrating Differential Privacy
+//! and Demographic Parity in Multi-class Classification".
 //!
-//! Two phases on disjoint rows (parallel composition, §2.5.4: the pipeline is (ε, δ)-DP when each
+//! Two phases on disjoint rows (parallel composition: the pipeline is (ε, δ)-DP when each
 //! phase is):
 //! 1. [`phase1`]: a private probability model p̄ on the labelled split D_n (DP-SGD logistic
-//!    regression by default, §2.2 P1-SGD; output-perturbed multinomial logistic regression,
+//!    regression by default (P1-SGD); output-perturbed multinomial logistic regression,
 //!    P1-OP, the paper's experimental choice, as [`Phase1::paper`]).
 //! 2. [`phase2`] (Algorithm 1) on the unlabelled split D_N: private group frequencies π̄, then
 //!    noisy projected SGD on the smoothed dual over λ ∈ [0, C_λ]^{2K} ([`dual`]); the classifier is
 //!    ĝ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k) ([`rule`]).
 //!
 //! The sensitive attribute has exactly two groups: group code 0 is s = −1 and code 1 is s = +1
-//! (H28; Û is symmetric). The split is a uniformly random permutation from the run's RNG
+//! (`docs/deviations.md#dp2dp-sign-coding-of-s`; Û is symmetric). The split is a uniformly random permutation from the run's RNG
 //! ([`Config::pool_fraction`] of the rows go to Phase 2). [`lp_baseline`] is the non-private
 //! Denis et al. (2024) reference.
 
@@ -27,7 +27,8 @@ pub mod rule;
 pub use config::{Config, Iterate, NoiseOn, Phase1, StepSize, TieBreak};
 pub use error::{Error, Result};
 
-use crate::model::{self, ModelError, Output, Predictor};
+use crate::predictor as model;
+use crate::predictor::{ModelError, Output, Predictor};
 use dpfair_data::{Dataset, Target};
 use dpfair_learn::Classifier;
 use dpfair_privacy::{Ledger, Noise, Partition};

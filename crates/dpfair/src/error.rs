@@ -35,7 +35,7 @@ pub enum Error {
     Learn(Box<LearnError>),
     /// The model file (reading, writing, integrity).
     #[error(transparent)]
-    Model(Box<crate::model::ModelError>),
+    Model(Box<crate::predictor::ModelError>),
     /// A numerical routine of a method did not converge or a solver failed.
     #[error("{method}: {reason}")]
     Method {
@@ -82,10 +82,10 @@ impl From<LearnError> for Error {
     }
 }
 
-impl From<crate::model::ModelError> for Error {
-    fn from(e: crate::model::ModelError) -> Self {
+impl From<crate::predictor::ModelError> for Error {
+    fn from(e: crate::predictor::ModelError) -> Self {
         match e {
-            crate::model::ModelError::Data(d) => Error::Data(Box::new(d)),
+            crate::predictor::ModelError::Data(d) => Error::Data(Box::new(d)),
             other => Error::Model(Box::new(other)),
         }
     }

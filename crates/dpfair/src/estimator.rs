@@ -25,7 +25,8 @@
 //! ```
 
 use crate::error::Result;
-use crate::model::{FittedModel, ModelFile, Output, Predictor};
+use crate::model::{FittedModel, ModelFile};
+use crate::predictor::{Output, Predictor};
 use crate::session::{Session, Spend};
 use dpfair_data::{Dataset, Schema};
 use dpfair_privacy::{Ledger, Noise};
@@ -122,5 +123,10 @@ impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
             &self.config,
             self.model.clone().into(),
         )?)
+    }
+
+    /// Write the model file to `path` (atomically; see [`Fitted::to_model_file`]).
+    pub fn save(&self, schema: Schema, path: impl AsRef<std::path::Path>) -> Result<()> {
+        Ok(self.to_model_file(schema)?.save(path)?)
     }
 }

@@ -1,25 +1,24 @@
 //! Private Wasserstein-barycenter post-processing for fair regression: Xian, Li, Kamath, Zhao,
-//! "Differentially Private Post-Processing for Fair Regression" (ICML 2024; seed 001, spec
-//! `shared/specs/seed-001-dp-fair-regression.md`).
+//! "Differentially Private Post-Processing for Fair Regression" (ICML 2024).
 //!
 //! Algorithm 1 (attribute-aware, any number of groups, ε-DP under substitution), step by step:
 //!
 //! | Algorithm 1 | here |
 //! |---|---|
-//! | lines 2–3: midpoints, discretizer | [`histogram::Grid`] (with the `+ s` of hazard H1) |
+//! | lines 2–3: midpoints, discretizer | [`histogram::Grid`] (with the `+ s` of `docs/deviations.md#fair-regression-bin-midpoints`) |
 //! | lines 4–6: Laplace-noised joint histogram | [`histogram::private_joint_histogram`], the only step that reads the data |
-//! | lines 8–13: group weights, L∞ isotonic repair | [`histogram::repair_group`] (weight floor 1e-6, H3) |
-//! | line 14: the KS-relaxed barycenter LP | [`lp::solve`] (§2.2.4) |
-//! | lines 16–17: randomized transports | [`Transport`] (§2.2.5) |
-//! | line 18 / §3.3: prediction | [`Model::predict`], sampling each output from its group's row |
+//! | lines 8–13: group weights, L∞ isotonic repair | [`histogram::repair_group`] (weight floor 1e-6, `docs/deviations.md#fair-regression-empty-group-weight`) |
+//! | line 14: the KS-relaxed barycenter LP | [`lp::solve`] |
+//! | lines 16–17: randomized transports | [`Transport`] |
+//! | line 18 / Section 3.3: prediction | [`Model::predict`], sampling each output from its group's row |
 //!
 //! [`fit`] reads a [`Dataset`]; [`fit_scores`] takes scores and group codes; [`fit_from_histogram`]
 //! is everything after the release (post-processing, deterministic given the histogram: check T0).
-//! Baselines (§2.5): [`baselines`]. One-dimensional optimal transport: [`transport`].
+//! Baselines (Chzhen et al. (2020), as the authors' repository re-implements it): [`baselines`]. One-dimensional optimal transport: [`transport`].
 //!
-//! Privacy (§2.3): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
+//! Privacy (Xian et al., Section 3.4): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
 //! under substitution, n public); everything after it is post-processing. The group set, the
-//! interval `[s, t]`, k, α and ε are public. Tuning α or k on data is not accounted (H11).
+//! interval `[s, t]`, k, α and ε are public. Tuning α or k on data is not accounted (`docs/deviations.md#fair-regression-hyperparameter-selection`).
 
 pub mod baselines;
 pub mod histogram;
@@ -56,8 +55,8 @@ impl FairRegressionError {
 
 pub type Result<T> = std::result::Result<T, FairRegressionError>;
 
-/// Configuration. Defaults follow the paper's experiments (spec §4.3, §4.6): α = 0 (exact
-/// statistical parity, the reference runs), ε = 1, k = 36 (Law School's default), the H3 weight
+/// Configuration. Defaults follow the paper's experiments (the authors' sweeps and notebooks): α = 0 (exact
+/// statistical parity, the reference runs), ε = 1, k = 36 (Law School's default), `docs/deviations.md#fair-regression-empty-group-weight` weight
 /// floor 1e-6. The interval `[s, t]` has no sensible default and must be given (footnote 1: it must
 /// be public; never the data's min/max).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,12 +72,12 @@ pub struct Config {
     /// The public interval `[s, t]` containing the scores.
     pub range: Option<[f64; 2]>,
     /// The public group set, in code order. `None`: the levels of the data's group column,
-    /// recorded in the model as taken from the data (hazard H12).
+    /// recorded in the model as taken from the data (`docs/deviations.md#fair-regression-group-set-from-data`).
     pub groups: Option<Vec<String>>,
     /// [`fit`] only: the feature column holding the scores f(x, a); `None`: the real target
     /// (the paper's experiments use f = Id on the response).
     pub score_column: Option<String>,
-    /// Floor on the private group weights w̃_a (H3).
+    /// Floor on the private group weights w̃_a (`docs/deviations.md#fair-regression-empty-group-weight`).
     pub weight_floor: f64,
     pub solver: SolveOptions,
 }
@@ -149,7 +148,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// §2.2.5: row j of the coupling normalized by its sum; a row without mass is the identity.
+    /// Xian et al., Algorithm 1, lines 16–17: row j of the coupling normalized by its sum; a row without mass is the identity.
     pub fn from_coupling(c: &transport::Coupling) -> Self {
         let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); c.k];
         for &(j, l, m) in &c.entries {
@@ -198,7 +197,7 @@ impl Transport {
 pub enum GroupSource {
     /// Declared by the user (public schema information).
     Declared,
-    /// The levels found in the data, recorded as public (H12: strictly, reading them is a leak).
+    /// The levels found in the data, recorded as public (`docs/deviations.md#fair-regression-group-set-from-data`: strictly, reading them is a leak).
     Data,
 }
 
@@ -213,9 +212,9 @@ pub struct Model {
     pub epsilon: f64,
     pub group_names: Vec<String>,
     pub group_source: GroupSource,
-    /// Groups whose noisy mass was at most the weight floor (H3): near-empty or absent.
+    /// Groups whose noisy mass was at most the weight floor (`docs/deviations.md#fair-regression-empty-group-weight`): near-empty or absent.
     pub near_empty_groups: Vec<String>,
-    /// `w̃_a` (not normalized, H8).
+    /// `w̃_a` (not normalized, `docs/deviations.md#fair-regression-unnormalised-weights`).
     pub weights: Vec<f64>,
     /// `p̃_a`: the private group-conditional PMFs.
     pub pmfs: Vec<Vec<f64>>,
@@ -223,7 +222,7 @@ pub struct Model {
     pub targets: Vec<Vec<f64>>,
     /// A barycenter CDF `B` (centre of the KS balls).
     pub center_cdf: Vec<f64>,
-    /// The LP value in index units and in value units (× Δ², H17).
+    /// The LP value in index units and in value units (× Δ², `docs/deviations.md#fair-regression-stored-score-in-the-code`).
     pub lp_value_index: f64,
     pub lp_value: f64,
     pub solved_by: SolvedBy,
@@ -238,8 +237,8 @@ pub struct Predictions {
 }
 
 impl Model {
-    /// Line 18 / §3.3: `ȳ = v_ℓ` with ℓ drawn from row `bin(score)` of the group's transport,
-    /// independently for every query (H14). Scores outside `[s, t]` go to the end bins and are
+    /// Line 18 / Xian et al., Section 3.3: `ȳ = v_ℓ` with ℓ drawn from row `bin(score)` of the group's transport,
+    /// independently for every query (`docs/deviations.md#fair-regression-sampling-the-randomised-output`). Scores outside `[s, t]` go to the end bins and are
     /// counted. `groups` are codes into [`Model::group_names`].
     pub fn predict<R: Rng + ?Sized>(
         &self,
@@ -386,7 +385,7 @@ pub fn fit_from_histogram(
 }
 
 /// Algorithm 1 on scores `f(x_i, a_i)` with group codes in `0..group_names.len()` (the public
-/// group set; a declared group absent from the data is floored, H3).
+/// group set; a declared group absent from the data is floored, `docs/deviations.md#fair-regression-empty-group-weight`).
 pub fn fit_scores(
     config: &Config,
     scores: &[f64],
@@ -501,8 +500,8 @@ pub fn fit(
 
 /// `dpfair predict`: scores from the model's score column (or the real target), groups from the
 /// sensitive column; scores outside `[s, t]` are clamped to the end bins and counted in a warning
-/// on stderr (the envelope's [`Output`](crate::model::Output) has no warnings channel).
-impl crate::model::Predictor for Model {
+/// on stderr (the envelope's [`Output`](crate::predictor::Output) has no warnings channel).
+impl crate::predictor::Predictor for Model {
     fn method(&self) -> &'static str {
         "fair-regression"
     }
@@ -511,8 +510,8 @@ impl crate::model::Predictor for Model {
         &self,
         data: &Dataset,
         rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
-        let err = |reason: String| crate::model::ModelError::Method {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |reason: String| crate::predictor::ModelError::Method {
             method: "fair-regression".into(),
             reason,
         };
@@ -549,6 +548,6 @@ impl crate::model::Predictor for Model {
                 self.grid.hi
             );
         }
-        Ok(crate::model::Output::Values(p.values))
+        Ok(crate::predictor::Output::Values(p.values))
     }
 }

@@ -1,15 +1,14 @@
 //! FDP-Fair: the federated DP fair plug-in classifier under demographic disparity, Algorithm 1 of
-//! Xue & Yu, "Federated fairness-aware classification under differential privacy" (seed 000;
-//! spec `shared/specs/seed-000-fdp-fair.md` §2.1–2.5), with Algorithms 2, 3, 4 and 6.
+//! Xue & Yu, "Federated fairness-aware classification under differential privacy", with Algorithms 2, 3, 4 and 6.
 //!
 //! Algorithm 1, step by step, and where each step lives:
 //! 1. **Data split** per site, `n_s = ⌈N_s/2⌉` training rows, the rest calibration, by a public
 //!    seeded permutation ([`protocol::site_split`]).
 //! 2. **S1** at each site on its training half: `π̃^s_a` (S1.1) and the two functional releases
 //!    per group (S1.2), as one exactly private finite object in a public random-feature basis
-//!    ([`crate::plugin::release`], spec H2); the server aggregates them with weights `ν_s`
+//!    ([`crate::plugin::release`], `docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`); the server aggregates them with weights `ν_s`
 //!    (ratio of weighted sums) and broadcasts `η̃_a`, `π̃_a` ([`protocol::aggregate_round1`]; the
-//!    broadcast is the second communication round the paper leaves implicit, spec H1).
+//!    broadcast is the second communication round the paper leaves implicit, `docs/deviations.md#fdp-fair-protocol-rounds`).
 //! 3. **S2** = Algorithm 2: each site's two noisy trees of its calibration scores (Algorithm 3,
 //!    [`tree`]); the server's DD curve on the grid from the tails, μ-weighted, the monotone
 //!    correction (Algorithm 6 or 4, [`correction`]) and the selection of `τ̃` ([`search`]).
@@ -26,7 +25,7 @@
 //! the worst site's `(ε_s, δ_s)`.
 //!
 //! * [`Accounting::Strict`] (default): S1 as one joint analytic-Gaussian release (valid for every
-//!   ε, H9); private `π̃`; the public bandwidth rule; Algorithm 6 clips to `[−1, 1]` (H5).
+//!   ε, `docs/deviations.md#fdp-fair-gaussian-mechanism-for-epsilon-above-1`); private `π̃`; the public bandwidth rule; Algorithm 6 clips to `[−1, 1]` (`docs/deviations.md#fdp-fair-algorithm-6-clipping`).
 //! * [`Accounting::Paper`]: S1 with the paper's four classical releases (`σ_π`, `c_{s,a}`, each
 //!   charged at its true cost), optionally the experiments' empirical π (charged as `ε = ∞`), and
 //!   Algorithm 6 clipping to `[0, 1]` as printed.
@@ -36,8 +35,8 @@
 //!
 //! ## Defaults
 //!
-//! `ρ* = 0.03`, `C_ω = 0.1` (§5.1.2), `η_tol = 0.01` (the code, H18), `M` by the code's rule capped
-//! at 6 (H6; `--depth-rule paper` gives the paper's 13–14 at `N_s = 2000`), weights by eq. (8)–(9)
+//! `ρ* = 0.03`, `C_ω = 0.1` (§5.1.2), `η_tol = 0.01` (the code, `docs/deviations.md#fdp-fair-eta-tol-and-omega`), `M` by the code's rule capped
+//! at 6 (`docs/deviations.md#fdp-fair-tree-depth-m`; `--depth-rule paper` gives the paper's 13–14 at `N_s = 2000`), weights by eq. (8)–(9)
 //! (`1/S` for equal sites), `δ_s = (N_s/2)^{−2}` (§5.1.2), `τ̃ = 0` iff `|D̃D_↓(0)| ≤ α` (the paper;
 //! the code accepts `α + ρ*`).
 
@@ -47,7 +46,7 @@ pub mod search;
 pub mod simulate;
 pub mod tree;
 
-pub use crate::model::Accounting;
+pub use crate::predictor::Accounting;
 pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 

@@ -49,6 +49,7 @@ pub mod lpct;
 pub mod model;
 pub mod pipeline;
 pub mod plugin;
+pub mod predictor;
 pub mod session;
 
 pub use error::{Error, Result};

@@ -1,11 +1,10 @@
 //! **LPCT and LPCT-prune**: locally private classification trees that use public data.
 //!
 //! Yuheng Ma, Hanfang Yang, "Optimal Locally Private Nonparametric Classification with Public
-//! Data", JMLR 25 (2024). Spec: `shared/specs/seed-002-ldp-tree.md` (section numbers "§" below
-//! are the spec's; "Algorithm", "eq." and "Section" are the paper's).
+//! Data", JMLR 25 (2024). "Algorithm", "eq." and "Section" below are the paper's.
 //!
 //! The protocol (Section 3):
-//! 1. the collector builds a partition π from the **public** sample only ([`partition`]:
+//! 1. the collector builds a partition π from the **public** sample only ([`partition`](mod@partition):
 //!    Algorithm 1, max-edge with the Gini score; range from the public min–max, Section 4.3);
 //! 2. each private holder releases its one-hot leaf vector and label vector with Laplace noise of
 //!    scale 4/ε per coordinate ([`privatiser::LocalRelease`], eq. (5)–(6); ε-LDP by
@@ -16,7 +15,7 @@
 //! LPCT-prune ([`prune`], Algorithm 2) replaces the choice of (p, λ) by a data-driven walk up the
 //! tree, at the price of a possible second round.
 //!
-//! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, H17): when
+//! **Defaults without test-set tuning** (the paper tunes (p, λ) on test accuracy, `docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`): when
 //! [`LpctConfig::depth`] / [`LpctConfig::lambda`] are `None`, LPCT uses Theorem 4's choices
 //! 2^p ≍ δ^{−1} and λ ≍ δ^{((γα−α)∧(2γα−d))/d} at α = γ = 1, with the two constants the orders
 //! leave open fixed by the mechanism's noise variance 40/ε² per holder ([`theory_delta`],
@@ -26,7 +25,8 @@
 //!
 //! Simulation: [`fit`] and [`fit_prune`] take the private rows in-process and draw the noise of
 //! each per-leaf sum exactly in O(1) ([`privatiser::simulate_sums`]); the real client/collector
-//! split is the `privatiser` API (and `dpfair ldp …`).
+//! split is the `privatiser` API, with the partition and report files of [`protocol`] (what
+//! `dpfair ldp …` exchanges).
 
 pub mod baselines;
 pub mod error;
@@ -34,6 +34,7 @@ pub mod estimator;
 pub mod partition;
 mod privacy_adapter;
 pub mod privatiser;
+pub mod protocol;
 pub mod prune;
 
 pub use error::{LpctError, Result};
@@ -52,7 +53,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum RangeMode {
-    /// The features already live in [0,1]^d.
+    /// The features already live in \[0,1\]^d.
     Unit,
     /// Min–max of the public sample (Theorem 5; the real-data experiments).
     #[default]
@@ -61,11 +62,11 @@ pub enum RangeMode {
     Bounds { bounds: Vec<(f64, f64)> },
 }
 
-/// Prediction for points outside the domain box (H16).
+/// Prediction for points outside the domain box (`docs/deviations.md#lpct-out-of-range-points`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutOfRange {
-    /// (f̃·1_{[0,1]^d}) ∘ M of Theorem 5: label 0 (and probability 0) outside the box.
+    /// (f̃·1_{\[0,1\]^d}) ∘ M of Theorem 5: label 0 (and probability 0) outside the box.
     #[default]
     Zero,
     /// Route to the nearest boundary cell, as the holders do.
@@ -203,7 +204,7 @@ impl TreeClassifier {
         &self.tree
     }
 
-    /// η per leaf (unclipped: the literal ratio, H2).
+    /// η per leaf (unclipped: the literal ratio, `docs/deviations.md#lpct-non-positive-noisy-denominators`).
     pub fn leaf_eta(&self) -> &[f64] {
         &self.eta
     }
@@ -224,7 +225,7 @@ impl TreeClassifier {
             .collect())
     }
 
-    /// η̃(x) clipped to [0,1] (for log-loss style reporting only; H2).
+    /// η̃(x) clipped to \[0,1\] (for log-loss style reporting only; `docs/deviations.md#lpct-non-positive-noisy-denominators`).
     pub fn predict_proba(&self, x: ArrayView2<f64>) -> Result<Vec<f64>> {
         Ok(self
             .scores(x)?
@@ -412,7 +413,7 @@ pub fn theory_lambda(n_leaves: usize, epsilon: f64) -> f64 {
 }
 
 /// The one-query part of LPCT shared by every λ: partition, simulated query, public counts.
-/// Returns the partition and the four per-leaf sums (H19/H20: a λ grid reuses them).
+/// Returns the partition and the four per-leaf sums (`docs/deviations.md#lpct-taxi-scale`/`docs/deviations.md#lpct-noise-reused-across-lambda`: a λ grid reuses them).
 pub fn collect(
     settings: &TreeSettings,
     depth: u32,
@@ -440,7 +441,7 @@ pub fn collect(
     ))
 }
 
-/// **LPCT_FIT** (§2.5) in the simulated setting: the depth and λ of `cfg` (or the defaults
+/// **LPCT_FIT** (Ma & Yang, Sections 3–4) in the simulated setting: the depth and λ of `cfg` (or the defaults
 /// [`theory_depth`] and [`theory_lambda`]).
 pub fn fit(
     cfg: &LpctConfig,
@@ -514,7 +515,7 @@ fn lpct_model(
     })
 }
 
-/// LPCT at every λ of a grid from **one** query (H20): one model per λ, same partition and noise.
+/// LPCT at every λ of a grid from **one** query (`docs/deviations.md#lpct-noise-reused-across-lambda`): one model per λ, same partition and noise.
 pub fn fit_grid(
     cfg: &LpctConfig,
     lambdas: &[f64],
@@ -573,7 +574,7 @@ pub fn prune_depths(cfg: &PruneConfig, n_p: u64, n_q: u64, d: usize) -> (u32, u3
     (p0, cfg.p_term.unwrap_or(pt).min(p0))
 }
 
-/// The budget of each query: ε/2 when round 2 may run, else ε (H11).
+/// The budget of each query: ε/2 when round 2 may run, else ε (`docs/deviations.md#lpct-two-round-pruning`).
 pub fn prune_query_epsilon(cfg: &PruneConfig) -> f64 {
     if cfg.options.invoke_termination {
         cfg.epsilon / 2.0
@@ -660,10 +661,14 @@ pub fn fit_prune(
 }
 
 impl TreeClassifier {
-    /// The envelope's [`crate::model::Output`]: class codes and an n × 2 probability matrix
+    /// The envelope's [`crate::predictor::Output`]: class codes and an n × 2 probability matrix
     /// (η̃ clipped to [0,1]).
-    fn output(&self, method: &str, data: &Dataset) -> crate::model::Result<crate::model::Output> {
-        let err = |e: LpctError| crate::model::ModelError::Method {
+    fn output(
+        &self,
+        method: &str,
+        data: &Dataset,
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        let err = |e: LpctError| crate::predictor::ModelError::Method {
             method: method.to_string(),
             reason: e.to_string(),
         };
@@ -682,14 +687,14 @@ impl TreeClassifier {
                     if c == 1 { p[i] } else { 1.0 - p[i] }
                 },
             );
-        Ok(crate::model::Output::Classes {
+        Ok(crate::predictor::Output::Classes {
             classes,
             probabilities: Some(probabilities),
         })
     }
 }
 
-impl crate::model::Predictor for LpctModel {
+impl crate::predictor::Predictor for LpctModel {
     fn method(&self) -> &'static str {
         "lpct"
     }
@@ -698,12 +703,12 @@ impl crate::model::Predictor for LpctModel {
         &self,
         data: &Dataset,
         _rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
         self.classifier.output("lpct", data)
     }
 }
 
-impl crate::model::Predictor for PruneModel {
+impl crate::predictor::Predictor for PruneModel {
     fn method(&self) -> &'static str {
         "lpct-prune"
     }
@@ -712,7 +717,7 @@ impl crate::model::Predictor for PruneModel {
         &self,
         data: &Dataset,
         _rng: &mut Noise,
-    ) -> crate::model::Result<crate::model::Output> {
+    ) -> crate::predictor::Result<crate::predictor::Output> {
         self.classifier.output("lpct-prune", data)
     }
 }

@@ -22,126 +22,34 @@
 //! 2. Add one variant to [`FittedModel`] (`MyMethod(crate::my_method::Model)`; its JSON `kind` is
 //!    the kebab-case variant name) and one arm to [`FittedModel::predictor`].
 
-use dpfair_data::{DataError, Dataset, Schema, TargetEncoding};
+pub use crate::predictor::{
+    Accounting, FORMAT, ModelError, OLDEST_VERSION, Output, Predictor, Result, VERSION,
+};
+use dpfair_data::{Dataset, Schema, TargetEncoding};
 use dpfair_privacy::{Ledger, Noise};
 use ndarray::Array2;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use thiserror::Error;
-
-/// The `format` field of every model file.
-pub const FORMAT: &str = "dpfair-model";
-/// The envelope version this build writes (it also reads version 1, which had no digest).
-pub const VERSION: u32 = 2;
-/// The oldest envelope version this build reads.
-pub const OLDEST_VERSION: u32 = 1;
-
-/// How privacy is accounted: what dpfair guarantees by default, or the paper's own procedure.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Accounting {
-    /// The stated guarantee, with every release charged (the default).
-    #[default]
-    Strict,
-    /// The paper's procedure as published; the ledger records what it really spends.
-    Paper,
-}
-
-#[derive(Debug, Error)]
-pub enum ModelError {
-    #[error("cannot read model file {path}: {reason}")]
-    Read { path: String, reason: String },
-    #[error("cannot write model file {path}: {reason}")]
-    Write { path: String, reason: String },
-    #[error("{path} is not a dpfair model file: {reason}")]
-    Format { path: String, reason: String },
-    #[error(
-        "{path} is a dpfair model file of version {found}; this dpfair ({created}) reads versions {OLDEST_VERSION} to {VERSION}"
-    )]
-    Version {
-        path: String,
-        found: u64,
-        created: String,
-    },
-    #[error(
-        "{path} was changed after dpfair wrote it ({reason}): refusing to use it. The digest guards \
-         against accidents and hand edits; it is not a signature"
-    )]
-    Tampered { path: String, reason: String },
-    #[error("the model does not fit its data: {0}")]
-    Mismatch(String),
-    #[error("{method}: {reason}")]
-    Method { method: String, reason: String },
-    #[error(transparent)]
-    Data(#[from] DataError),
-}
-
-pub type Result<T> = std::result::Result<T, ModelError>;
-
-/// What a model computes for the rows of a data set, in code space.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Output {
-    /// Class codes (index into the target's labels); `probabilities` is n × k when the model has
-    /// them (for a randomized classifier: the distribution `classes` were sampled from).
-    Classes {
-        classes: Vec<u32>,
-        probabilities: Option<Array2<f64>>,
-    },
-    /// Real-valued outputs (regression).
-    Values(Vec<f64>),
-}
-
-impl Output {
-    /// The predicted class codes (classification), or `None` for regression outputs.
-    pub fn classes(&self) -> Option<&[u32]> {
-        match self {
-            Output::Classes { classes, .. } => Some(classes),
-            Output::Values(_) => None,
-        }
-    }
-
-    /// The predicted values (regression), or `None` for class outputs.
-    pub fn values(&self) -> Option<&[f64]> {
-        match self {
-            Output::Values(v) => Some(v),
-            Output::Classes { .. } => None,
-        }
-    }
-
-    /// Binary predictions as 0/1 bytes (the fairness metrics' input), or `None`.
-    pub fn binary(&self) -> Option<Vec<u8>> {
-        self.classes()
-            .map(|c| c.iter().map(|&k| u8::from(k == 1)).collect())
-    }
-}
-
-/// A fitted model that predicts. Randomized predictors draw their randomness from `rng` only
-/// (seeded for reproducible predictions).
-pub trait Predictor {
-    /// The method's name (as in `dpfair fit METHOD`).
-    fn method(&self) -> &'static str;
-    fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output>;
-}
 
 /// Every model dpfair can save. One variant per method (see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FittedModel {
     ConstantClassifier(ConstantClassifier),
-    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree (seed 002).
+    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree.
     Lpct(crate::lpct::LpctModel),
-    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2 (seed 002).
+    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2.
     LpctPrune(crate::lpct::PruneModel),
     /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression (issue #5).
     DpLogistic(dpfair_learn::PrivateLogistic),
-    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing (seed 001).
+    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
-    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
+    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, and its baselines.
     CdpFair(crate::cdp_fair::Model),
-    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing (seed 004).
+    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing.
     Dp2dp(crate::dp2dp::Model),
-    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2 (seed 003).
+    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2.
     Decoupled(crate::decoupled::Model),
 }
 

@@ -1,7 +1,8 @@
 //! Empirical privacy audits of CDP-Fair's releases (privacy crate's `audit`): the π̃ release, one
 //! functional release evaluated at a fixed point, CDP-Fair end to end on a small data set
-//! (half-line and point events of τ̃); a redraw-per-evaluation variant (the authors' code, spec
-//! H2) must be caught, and so must the paper's S2 on the spec's H11 counterexample (τ̃ private
+//! (half-line and point events of τ̃); a redraw-per-evaluation variant (the authors' code,
+//! `docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`) must be caught, and so must the paper's S2 on the counterexample of
+//! `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release` (τ̃ private
 //! for half-line events only), which the strict S2 passes.
 //!
 //! Each audit returns a lower bound on ε valid with probability ≥ 1 − 0.01: for a correct
@@ -212,11 +213,11 @@ fn mode(draws: &[f64]) -> f64 {
 
 /// CDP-Fair (strict) end to end, output projected to `τ̃` (half-line events, the paper's Prop. 4)
 /// and to the indicator of its most frequent value on the first data set (a point event, which
-/// the paper's Gaussian-shift rule does not cover, H11; the value is taken from a pilot run with
+/// the paper's Gaussian-shift rule does not cover, `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`; the value is taken from a pilot run with
 /// other seeds, so the event does not depend on the audited samples). Public parameters (split,
 /// basis, bandwidth, DD floor, a 101-point grid to keep the test fast) are fixed, as they are
 /// public inputs. Power is low here: the spread of `τ̃` comes mostly from S1's noise (the same
-/// law on both inputs), so the sharp test of S2 is the H11 pair below, on fixed scores.
+/// law on both inputs), so the sharp test of S2 is `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release` pair below, on fixed scores.
 #[test]
 fn cdp_fair_end_to_end_passes_the_audit_on_half_lines_and_points() {
     let split_seed = 2;
@@ -276,7 +277,7 @@ fn cdp_fair_end_to_end_passes_the_audit_on_half_lines_and_points() {
     assert!(points.epsilon_lower <= EPS, "τ̃ = {point}: {points:?}");
 }
 
-/// Spec H11's counterexample, as calibration scores: group 1 has 10 scores at 0.5, one at 0.3
+/// The counterexample of `docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`, as calibration scores: group 1 has 10 scores at 0.5, one at 0.3
 /// (0.4 in the neighbour: one record's features changed) and 89 at −0.5; group 0 has 100 at 0.9.
 /// `D̂D = 0.11` on `(0, 0.3]` (`(0, 0.4]` in the neighbour) and `0.10` up to 0.5; α = 0.1.
 fn h11_scores() -> [ScoreSet; 2] {
@@ -291,7 +292,7 @@ fn h11_scores() -> [ScoreSet; 2] {
 /// `w̌ ∈ (−0.01, 0]` (probability ≈ 5%), never in the neighbour. The auditor, fed the indicator
 /// of `{τ̃ = 0.3}`, proves ε > 1 (paper mode therefore records the location of `τ̃` as ε = ∞).
 #[test]
-fn paper_tau_release_leaks_through_point_events_h11() {
+fn paper_tau_release_leaks_through_point_events() {
     let sets = h11_scores();
     let report = audit(
         &mut Noise::seeded(4),
@@ -327,7 +328,7 @@ type Projection = fn(f64, f64) -> f64;
 /// positions of the moved score (where the curves differ) and for the single grid point just
 /// above 0.3.
 #[test]
-fn strict_tau_release_passes_the_point_event_audit_h11() {
+fn strict_tau_release_passes_the_point_event_audit() {
     let sets = h11_scores();
     let grid = tau_grid(1.0, 201);
     let utility: Vec<Vec<f64>> = sets

@@ -1,9 +1,9 @@
-//! Seed 003 (Ghoukasian & Asoodeh): the test recipes of spec §3.1 (T1–T9, T11–T13), the §2.4
-//! noise levels at the paper's actual split (hazard H3), the strict defaults' rate noise, and the
-//! method's input errors. T4 and T9 are also unit tests of `decoupled::flips`. T10 (the §2.4
+//! Ghoukasian & Asoodeh: checks of the paper's properties (T1–T9, T11–T13), the noise calibration of `docs/reference-values.md#decoupled`
+//! noise levels at the paper's actual split (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`), the strict defaults' rate noise, and the
+//! method's input errors. T4 and T9 are also unit tests of `decoupled::flips`. T10 (the `docs/reference-values.md#decoupled`
 //! accountant vectors, PRV/RDP/GDP, and the calibrated noise multipliers) is
 //! `crates/privacy/tests/accounting.rs` (`rdp_epsilon_matches_dp_accounting`,
-//! `prv_matches_dp_accounting_*`, `gdp_matches_seed003`, `prv_noise_multiplier_*`). T11's
+//! `prv_matches_dp_accounting_*`, `gdp_matches_decoupled`, `prv_noise_multiplier_*`). T11's
 //! noise-free clipped SGD and per-step σ = zC are learn-crate tests
 //! (`clipped_noise_free_sgd_learns_separable_blobs`, `per_step_noise_has_standard_deviation_z_times_clip`);
 //! its empty-batch case is here.
@@ -246,7 +246,7 @@ fn t12_paper_mode_records_its_non_private_steps_and_real_dpsgd_cost() {
         "{kinds:?}"
     );
     // 2,000 training rows, B = 1024: q = 1/2, T = 100; z = 2.087 at q = 1/2 costs far more
-    // than the ε = 2.9 the paper calibrated for its own q and T (hazard H3).
+    // than the ε = 2.9 the paper calibrated for its own q and T (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`).
     assert!(model.sgd_epsilon > 0.0 && model.sgd_epsilon.is_finite());
     assert_eq!(model.runs[0].steps, 100);
 }
@@ -489,16 +489,16 @@ fn strict_default_rate_noise_is_below_0_01_on_groups_of_500_at_epsilon_3() {
 }
 
 #[test]
-fn section_2_4_noise_levels_cost_more_at_the_papers_actual_split_h3() {
-    // Spec §2.4 / H3: the paper's PRV σ = 3.13 (z = 2.0867) was calibrated to ε = 2.9 at
+fn paper_noise_levels_cost_more_at_the_papers_actual_split() {
+    // `docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`: the paper's PRV σ = 3.13 (z = 2.0867) was calibrated to ε = 2.9 at
     // q = 0.034, T = 1500 (the notebook's numbers); on the 50 % split of Adult (22,611 rows,
-    // B = 1024: K = 23, q = 1/23, T = 1150) the same z spends ε ≈ 3.23 (spec). The privacy
+    // B = 1024: K = 23, q = 1/23, T = 1150) the same z spends ε ≈ 3.23 (`docs/reference-values.md#decoupled`). The privacy
     // crate's PRV is within 1 % of the reference accountants (its own tests).
     let at_paper = sgm_epsilon(Accountant::Prv, 0.034, 3.13 / 1.5, 1500, 1e-5).unwrap();
     assert!((at_paper - 2.831).abs() < 0.03, "{at_paper}");
     let actual = sgm_epsilon(Accountant::Prv, 1.0 / 23.0, 3.13 / 1.5, 1150, 1e-5).unwrap();
     assert!((actual - 3.23).abs() < 0.04, "{actual}");
-    // ε' = 9: σ = 1.50 → spec ≈ 10.1 at q = 1/23.
+    // ε' = 9: σ = 1.50 → reference ≈ 10.1 at q = 1/23.
     let actual9 = sgm_epsilon(Accountant::Prv, 1.0 / 23.0, 1.0, 1150, 1e-5).unwrap();
     assert!((actual9 - 10.1).abs() < 0.15, "{actual9}");
 }

@@ -1,4 +1,4 @@
-//! DP-FERMI, the baseline of seed 003 (spec §2.6): its ledger in both modes and the trade-off
+//! DP-FERMI, the baseline of Ghoukasian & Asoodeh (Lowy et al. 2023): its ledger in both modes and the trade-off
 //! the comparison relies on (the SP gap falls as λ grows).
 
 use dpfair::decoupled::fermi::{FermiConfig, fit};

@@ -1,4 +1,4 @@
-//! DP2DP (seed 004): accountant reference numbers (spec §4.6), lemma checks (§3), the in-sample
+//! DP2DP: accountant reference numbers (`docs/reference-values.md#dp2dp`), lemma checks, the in-sample
 //! KKT fairness bound of the exact non-private solve, the strict / paper ledgers, and bad input.
 
 use dpfair::dp2dp::accounting::{
@@ -18,11 +18,11 @@ fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs()
 }
 
-/// §4.6: the paper's Phase-2 calibration (σ_π = 0.05, Δ = 4, q = b/N, b = 128, δ = 1e-5).
-/// The spec's pure-Python port is the reference; the bisection is within 1e-6 relative and the
-/// spec asks for ≈ 1e-3 relative agreement between accountants.
+/// `docs/reference-values.md#dp2dp`: the paper's Phase-2 calibration (σ_π = 0.05, Δ = 4, q = b/N, b = 128, δ = 1e-5).
+/// A pure-Python port of dp_accounting's RDP is the reference; the bisection is within 1e-6
+/// relative, and accountants are asked to agree to ≈ 1e-3 relative.
 #[test]
-fn paper_calibration_matches_spec_reference_numbers() {
+fn paper_calibration_matches_reference_numbers() {
     let cases = [
         (2000, 100, 0.46, 5.544),
         (9768, 100, 0.5, 1.565),
@@ -36,7 +36,7 @@ fn paper_calibration_matches_spec_reference_numbers() {
         let z = paper_noise_multiplier(0.05, n, 128, t, eps, 1e-5).unwrap();
         assert!(
             rel(z, want) < 2e-3,
-            "N = {n}, T = {t}, ε = {eps}: z = {z}, spec {want}"
+            "N = {n}, T = {t}, ε = {eps}: z = {z}, reference {want}"
         );
     }
     // "Check: SGM with q = 0.064, z = 5.526, T = 100 gives ε = 0.4600" (no π release).
@@ -71,7 +71,7 @@ fn calibration_is_tight_and_safe() {
     ));
 }
 
-/// §2.5.3 corrected: plugging σ_SGD back gives K′ + 2√(K′L) = ε with
+/// Say et al., §4 Discussion and App. C.3, corrected: plugging σ_SGD back gives K′ + 2√(K′L) = ε with
 /// K′ = (1/N²)(1/(2σ_π²) + 16 M̄/σ_SGD²).
 #[test]
 fn closed_form_calibration_inverts() {
@@ -85,7 +85,7 @@ fn closed_form_calibration_inverts() {
     assert!(closed_form_sigma_sgd(eps, delta, n, m_bar, 1e-4).is_err());
 }
 
-/// §2.1 item 1: with β = 1e-5 and scores in [−2, 2], LSE is finite and
+/// Lemma B.3's stable LSE: with β = 1e-5 and scores in [−2, 2], LSE is finite and
 /// max z ≤ LSE_β(z) ≤ max z + β log K; softmax sums to 1.
 #[test]
 fn lse_is_stable_and_bounded() {
@@ -110,7 +110,7 @@ fn small_pool() -> (Array2<f64>, Vec<f64>) {
     (probs, vec![1.0, -1.0, 1.0, -1.0, -1.0])
 }
 
-/// The objective's gradient (§2.1 item 5) agrees with central finite differences (β = 0.1: smooth
+/// The objective's gradient (of eq. 4) agrees with central finite differences (β = 0.1: smooth
 /// enough that the O(h²) error at h = 1e-6 is ≲ 1e-8).
 #[test]
 fn objective_gradient_matches_finite_differences() {
@@ -136,7 +136,7 @@ fn objective_gradient_matches_finite_differences() {
     }
 }
 
-/// Lemma C.3 / H2: two slots with s′ = −s and one-hot softmax at the same class differ by 4 per
+/// Lemma C.3 / `docs/deviations.md#dp2dp-gradient-sensitivity`: two slots with s′ = −s and one-hot softmax at the same class differ by 4 per
 /// block and 4√2 over the 2K vector (the paper's Δ = 4 understates the replace-one sensitivity).
 #[test]
 fn per_slot_sensitivity_reaches_four_root_two() {
@@ -189,7 +189,7 @@ fn synthetic_pool(seed: u64) -> (Array2<f64>, Vec<f64>) {
     (model.predict_proba(xp.view()).unwrap(), s)
 }
 
-/// Spec §3 test 1 (the KKT argument): the exact non-private solve's strict-argmax classifier has
+/// The KKT bound of Say et al.'s dual: the exact non-private solve's strict-argmax classifier has
 /// in-sample unfairness ≤ ρ + (K − 1)/N_min. The solve is the β-continuation to 1e-5, so the
 /// bound gets an optimisation slack of 2/N_min (two more rows of the smaller group).
 #[test]
@@ -269,8 +269,8 @@ fn strict_fit_charges_within_budget() {
     assert_eq!(model, again);
 }
 
-/// Paper mode: σ_SGD = 4·z_paper with the spec's z; the ledger's real cost exceeds the claim
-/// (H2: sensitivity 4√2, H3: two noises, H4: stratified sampling of the minority group).
+/// Paper mode: σ_SGD = 4·z_paper with the reference z; the ledger's real cost exceeds the claim
+/// (`docs/deviations.md#dp2dp-gradient-sensitivity`: sensitivity 4√2, `docs/deviations.md#dp2dp-proportion-release`: two noises, `docs/deviations.md#dp2dp-sampling-scheme-and-accountant`: stratified sampling of the minority group).
 #[test]
 fn paper_mode_reports_its_real_cost() {
     let data = synthetic(4000, 5);
@@ -339,14 +339,14 @@ fn bad_input_is_reported() {
     ));
 }
 
-/// §4.6: the Phase-1 output-perturbation multiplier of one Gaussian release under the RDP
-/// conversion (the spec's z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
+/// `docs/reference-values.md#dp2dp`: the Phase-1 output-perturbation multiplier of one Gaussian release under the RDP
+/// conversion (z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
 #[test]
-fn phase1_rdp_multiplier_matches_spec() {
+fn phase1_rdp_multiplier_matches_reference() {
     use dpfair_learn::output_perturbation::rdp_gaussian_multiplier;
     for (eps, want) in [(0.46, 8.2821), (0.5, 7.6674), (1.0, 4.0454)] {
         let z = rdp_gaussian_multiplier(eps, 1e-5).unwrap();
-        assert!(rel(z, want) < 1e-3, "ε = {eps}: z = {z}, spec {want}");
+        assert!(rel(z, want) < 1e-3, "ε = {eps}: z = {z}, reference {want}");
     }
 }
 
@@ -419,7 +419,7 @@ fn default_phase1_suits_the_data_size() {
     assert!(ledger.total().unwrap().epsilon <= 0.5 + 1e-9);
 }
 
-/// H1: with Theorem 4.1's convention read literally (noise multiplier bσ/4) the paper adds
+/// `docs/deviations.md#dp2dp-noise-on-the-sum`: with Theorem 4.1's convention read literally (noise multiplier bσ/4) the paper adds
 /// σ_SGD = 4z/b to the sum, b = 128 times less noise than Algorithm 1's accountant assumes; the
 /// ledger records a real cost far above the claimed ε = 1 (the noise multiplier on a slot of
 /// sensitivity 2√2 drops from 4z/(2√2) ≈ 1.6 to ≈ 0.013, so many steps are nearly unprotected).

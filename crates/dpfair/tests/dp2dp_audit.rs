@@ -1,6 +1,6 @@
 //! Empirical privacy audits of DP2DP's Phase 2 (`dpfair_privacy::audit`): the frequency release,
 //! and one noisy dual step with a canary record at a noise level where the auditor has power. The
-//! paper's H1 error (calibrating the noise multiplier as if the noise were on the mean, then
+//! paper's `docs/deviations.md#dp2dp-noise-on-the-sum` error (calibrating the noise multiplier as if the noise were on the mean, then
 //! adding it to the sum: b times too little noise) must be caught.
 
 use dpfair::dp2dp::dual::{Pool, Sampling, SgdSettings, batch_sum, contribution_bound};
@@ -133,7 +133,7 @@ fn dual_step_with_canary_passes_the_audit() {
     assert!(report.epsilon_lower > 0.5, "no power: {report:?}");
 }
 
-/// H1: Theorem 4.1 accounts the noise multiplier as b·σ/Δ (noise on the mean) while Algorithm 1
+/// `docs/deviations.md#dp2dp-noise-on-the-sum`: Theorem 4.1 accounts the noise multiplier as b·σ/Δ (noise on the mean) while Algorithm 1
 /// adds σ to the sum; the step then has b = 20 times less noise than claimed. Caught.
 #[test]
 fn noise_on_the_mean_variant_is_caught() {

@@ -1,6 +1,6 @@
-//! The barycenter LP (spec §2.2.4): the §8 worked example, the special cases (check T4), both back
+//! The barycenter LP (Xian et al., Algorithm 1, line 14): the worked example of `docs/reference-values.md#fair-regression`, the special cases (check T4), both back
 //! ends against each other on random instances, and the Law School k = 180 instance against the
-//! objective values HiGHS reported for it (bench/seed001_instance_k180.json).
+//! objective values HiGHS reported for it (bench/fair_regression_law_k180.json).
 
 use dpfair::fair_regression::lp::{
     Backend, BarycenterProblem, SolveOptions, SolvedBy, solve, solve_path, validate,
@@ -33,7 +33,7 @@ fn assert_close(a: &[f64], b: &[f64], tol: f64) {
     }
 }
 
-/// Spec §8: values 0.583333, 0.333333, 0.083333, 0 and the unique targets at α ∈ {0, 0.25, 0.5},
+/// `docs/reference-values.md#fair-regression`: values 0.583333, 0.333333, 0.083333, 0 and the unique targets at α ∈ {0, 0.25, 0.5},
 /// with every back end, with and without fast paths.
 #[test]
 fn worked_example_all_backends() {
@@ -59,7 +59,7 @@ fn worked_example_all_backends() {
             }
         }
     }
-    // §8, α = 0: π_1 = [[0,0,0],[0,0,0],[0,0.75,0.25]].
+    // `docs/reference-values.md#fair-regression`, α = 0: π_1 = [[0,0,0],[0,0,0],[0,0.75,0.25]].
     let sol = solve(&worked_example(0.0), &SolveOptions::default()).unwrap();
     assert_eq!(sol.solved_by, SolvedBy::ClosedForm);
     assert_eq!(sol.couplings[1].entries, vec![(2, 1, 0.75), (2, 2, 0.25)]);
@@ -94,7 +94,7 @@ fn random_problem(rng: &mut ChaCha8Rng, m: usize, k: usize, alpha: f64) -> Baryc
 /// both back ends agree on the value (to 1e-7 relative, the interior-point tolerance plus
 /// polishing), the α = 0 closed form equals both LPs, the value is nonincreasing in α and 0 exactly
 /// from the largest pairwise KS distance on, and the α = 0 value exceeds the free-support bound by
-/// at most Σw/4 (spec T4).
+/// at most Σw/4.
 #[test]
 fn random_instances_backends_agree_and_special_cases_hold() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -250,9 +250,9 @@ struct Instance {
 fn law_instance() -> Instance {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../bench/seed001_instance_k180.json"
+        "/../../bench/fair_regression_law_k180.json"
     );
-    let text = std::fs::read_to_string(path).expect("bench/seed001_instance_k180.json");
+    let text = std::fs::read_to_string(path).expect("bench/fair_regression_law_k180.json");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let vecs = |x: &serde_json::Value| -> Vec<f64> {
         x.as_array()
@@ -279,7 +279,7 @@ fn law_instance() -> Instance {
 
 /// The default solver (fast paths: closed form at α = 0, the per-level decomposition for
 /// 0 < α < the inputs' KS, identity above) reproduces HiGHS's objective at all five α of the
-/// instance to 1e-6 relative (the tolerance; optima are not unique, values are), and so
+/// instance to 1e-6 relative (the project's tolerance; optima are not unique, values are), and so
 /// does the structured interior point without fast paths.
 #[test]
 fn law_instance_matches_highs_objectives() {

@@ -1,4 +1,4 @@
-//! Algorithm 1 end to end (spec §2.1–2.2, §3 checks T0–T4, §8, §9 item 5).
+//! Algorithm 1 end to end (Xian et al.; checks of its deterministic identities, the worked example of `docs/reference-values.md#fair-regression`, and the Law-like design).
 
 use dpfair::data::Target;
 use dpfair::data::synthetic::Design;
@@ -29,7 +29,7 @@ fn config(alpha: f64, epsilon: f64, bins: usize, range: [f64; 2]) -> Config {
     }
 }
 
-/// Spec §8 with ε = ∞: weights, PMFs, the α = 0 transports G_0, G_1 and the LP value.
+/// `docs/reference-values.md#fair-regression` with ε = ∞: weights, PMFs, the α = 0 transports G_0, G_1 and the LP value.
 #[test]
 fn worked_example_end_to_end() {
     let y = [0.1, 0.1, 0.5, 0.9, 0.9, 0.9];
@@ -133,7 +133,7 @@ fn private_fit_pushes_forward_to_fair_targets() {
     assert_eq!(ledger.entries().len(), 1);
 }
 
-/// H3: a declared group absent from the data is floored, reported, and still gets a transport.
+/// `docs/deviations.md#fair-regression-empty-group-weight`: a declared group absent from the data is floored, reported, and still gets a transport.
 #[test]
 fn absent_declared_group_is_floored_not_an_error() {
     let (y, g) = two_groups(600);
@@ -227,7 +227,7 @@ fn single_bin_and_no_fairness_special_cases() {
     );
 }
 
-/// Spec §9 item 5 on the synthetic Law-like design (100,000 training and test rows, k = 36,
+/// On the synthetic Law-like design (100,000 training and test rows, k = 36,
 /// ε = ∞). With α = 0 every G_a pushes the training PMF p̂_a to the same q̃, and a monotone kernel
 /// does not increase KS, so the population Δ_SP ≤ 2·max_a KS(p_a, p̂_a); by the DKW inequality for the
 /// smallest group (≈ 4,100 rows) that is ≤ 2·0.035 with probability 1 − 1e-4. The test-set

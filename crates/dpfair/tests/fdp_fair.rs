@@ -1,4 +1,4 @@
-//! FDP-Fair (Algorithm 1 of Xue & Yu, seed 000): the simulation on the synthetic design, the
+//! FDP-Fair (Algorithm 1 of Xue & Yu): the simulation on the synthetic design, the
 //! protocol transcripts (JSON round trip gives the same model; the server refuses inconsistent
 //! input), the per-site accounting, and an audit of one noisy tree (Algorithm 3).
 
@@ -51,7 +51,7 @@ fn simulation_on_the_synthetic_design_is_fair_and_within_budget() {
     assert_eq!(model.method, Method::FdpFair);
     let info = model.federated.as_ref().unwrap();
     assert_eq!(info.search.depth, 6, "code rule: M = 6 at S·N_s = 8,000");
-    // The synthetic design has DD(0) ≈ −0.56, so τ̃ < 0 (spec §4.1).
+    // The synthetic design has DD(0) ≈ −0.56, so τ̃ < 0 (Xue & Yu, §5.1).
     assert!(model.folds[0].rule.tau < 0.0, "{:?}", info.search);
     let test = FdpFairDesign::default().generate(20_000, 999).unwrap();
     let m = model.expected_metrics(&test).unwrap();
@@ -63,7 +63,7 @@ fn simulation_on_the_synthetic_design_is_fair_and_within_budget() {
         m.dd.abs(),
         info.search.omega
     );
-    // Fair-Bayes risk at α = 0.1 is 0.197 (spec §4.8); the estimation error of a kernel plug-in at
+    // Fair-Bayes risk at α = 0.1 is 0.197 (`docs/reference-values.md#fdp-fair`); the estimation error of a kernel plug-in at
     // 8,000 rows and ε = 4 stays well below 0.05 (measured 0.211).
     assert!(m.error < 0.197 + 0.05, "error {}", m.error);
     // FDP guarantee: the worst site's (ε_s, δ_s).
@@ -194,82 +194,6 @@ fn one_noisy_tree_passes_the_audit_and_an_under_noised_one_fails() {
     let broken = run(8.0, TreeNoise::Paper);
     eprintln!("ε = 8 noise claimed at ε = 1: {broken:?}");
     assert!(broken.epsilon_lower > 1.0, "{broken:?}");
-}
-
-/// CPU seconds of this process (user + system, from `/proc/self/stat`; 0 where unavailable).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<f64> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .map(|v| v.parse().unwrap_or(0.0))
-        .collect();
-    // After the command name: utime is field 11, stime field 12 (clock ticks of 1/100 s).
-    (fields.get(11).unwrap_or(&0.0) + fields.get(12).unwrap_or(&0.0)) / 100.0
-}
-
-/// Measurement aid for BENCHMARKS.md on a shared, loaded machine (criterion's wall time is
-/// inflated by other processes there): CPU and wall seconds per strict fit with S = 6 sites of
-/// N_s = 2,000 (the target: < 2 s on 2 cores). Run with
-/// `cargo test -p dpfair --release --test fdp_fair cpu_time -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn cpu_time_per_fit_s6() {
-    let data = sites(6, 2000, 10);
-    let reps = 5;
-    let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
-    for r in 0..reps {
-        fit(&Config::default(), &data, &mut noises(6, 100 * r)).unwrap();
-    }
-    println!(
-        "S = 6, N_s = 2000, D = 1024: {:.3} CPU s per fit, {:.3} s wall per fit",
-        (cpu_seconds() - c0) / reps as f64,
-        t0.elapsed().as_secs_f64() / reps as f64
-    );
-}
-
-/// The `dpfair demo` setting for FDP-Fair (train 6,000 over 3 contiguous sites, test 4,000,
-/// α = 0.1, strict defaults) over 20 data seeds: mean and sd of the test |DD| per ε. One demo
-/// run is one draw from these distributions. Run with
-/// `cargo test -p dpfair --release --test fdp_fair demo_setting -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn demo_setting_disparity_over_seeds() {
-    use dpfair::data::synthetic::derive_seed;
-    use dpfair::fdp_fair::simulate::contiguous_sites;
-    for eps in [1.0, 4.0] {
-        let demo = Config {
-            epsilon: eps,
-            search: SearchConfig {
-                alpha: 0.1,
-                ..SearchConfig::default()
-            },
-            ..Config::default()
-        };
-        let (mut dd, mut err) = (Vec::new(), Vec::new());
-        for seed in 0..20u64 {
-            let design = FdpFairDesign::default();
-            let train = design.generate(6000, 2026 + seed).unwrap();
-            let test = design.generate(4000, derive_seed(2026 + seed, 1)).unwrap();
-            let parts = contiguous_sites(&train, 3).unwrap();
-            let fitted = fit(&demo, &parts, &mut noises(3, 2026 + seed)).unwrap();
-            let m = fitted.model.expected_metrics(&test).unwrap();
-            dd.push(m.dd.abs());
-            err.push(m.error);
-        }
-        let stats = |v: &[f64]| {
-            let n = v.len() as f64;
-            let mean = v.iter().sum::<f64>() / n;
-            let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-            (mean, sd)
-        };
-        let ((d, ds), (e, es)) = (stats(&dd), stats(&err));
-        println!(
-            "ε = {eps}: test |DD| {d:.3} ± {ds:.3}, error {e:.3} ± {es:.3} (mean ± sd, 20 seeds)"
-        );
-    }
 }
 
 /// Federated DP with heterogeneous budgets (Def. 2): sites with ε_s = 0.5, 1, 4 and their own

@@ -1,4 +1,4 @@
-//! The federated server does not take sites' numbers at face value (issue #25): each attack a
+//! The federated server does not take sites' numbers at face value: each attack a
 //! hostile site tried is refused by `aggregate_round1` (before any site spends its round-2
 //! budget) or `aggregate_round2`, and the honest federation still goes through. What is checked
 //! and what a dishonest site can still do: docs/federated-trust.md.

@@ -1,4 +1,4 @@
-//! Empirical privacy audit (privacy crate's auditor) of strict DP-FERMI (spec 003 §2.6): the
+//! Empirical privacy audit (privacy crate's auditor) of strict DP-FERMI (Lowy et al. 2023): the
 //! released bias after one full-batch step on two replace-one neighbours, at the claimed
 //! (ε', δ') = (3, 1e-5), and an under-noised run (σ_θ at about a quarter) that must be caught.
 //!

@@ -1,4 +1,4 @@
-//! Fuzzing the federated server (issue #25): honest round-1 and round-2 transcripts of two
+//! Fuzzing the federated server: honest round-1 and round-2 transcripts of two
 //! sites, one of them edited by [`dpfair::data::fuzz::mutate_json`] (and resealed half the time, as
 //! a site lying consistently would), then read and aggregated. Every input must give an error or
 //! an aggregate with weights on the simplex; a panic fails the test.

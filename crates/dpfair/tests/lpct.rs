@@ -1,4 +1,4 @@
-//! LPCT / LPCT-prune (seed 002): geometry of Algorithm 1, the privatiser's two paths, the
+//! LPCT / LPCT-prune (Ma & Yang): geometry of Algorithm 1, the privatiser's two paths, the
 //! estimator, pruning, the ledger and the model's behaviour.
 
 use dpfair::lpct::{
@@ -13,7 +13,7 @@ use ndarray::{Array2, array};
 mod common;
 use common::{accuracy, labels};
 
-/// Spec §3, Lemma 15 (exact form): at depth i = qd + r, every cell of the complete max-edge tree
+/// Ma & Yang, Lemma 15 (exact form): at depth i = qd + r, every cell of the complete max-edge tree
 /// has r sides of length 2^{−(q+1)} and d − r of length 2^{−q}; there are 2^i cells, of volume
 /// 2^{−i}, and every point lies in the cell it is routed to (disjoint cover).
 #[test]
@@ -63,7 +63,7 @@ fn complete_max_edge_cells_follow_lemma_15() {
     }
 }
 
-/// Spec §2.2: with no public data every score ties, the smallest index wins, and the tree cycles
+/// Algorithm 1: with no public data every score ties, the smallest index wins, and the tree cycles
 /// through the dimensions 1, 2, …, d.
 #[test]
 fn without_public_data_the_tree_cycles_through_dimensions() {
@@ -102,7 +102,7 @@ fn random_max_edge_splits_longest_edges() {
     }
 }
 
-/// Practical growth (H5) stops at small nodes; the CART splitter cuts at data quantiles.
+/// Practical growth (`docs/deviations.md#lpct-stopping-rule`) stops at small nodes; the CART splitter cuts at data quantiles.
 #[test]
 fn practical_growth_respects_min_samples_leaf() {
     let public = LpctDesign::default().public(400, 3).unwrap();
@@ -299,7 +299,7 @@ fn large_epsilon_approaches_the_non_private_estimate() {
     }
 }
 
-/// All λ of a grid come from one query (H20): the grid's models equal single fits drawn with the
+/// All λ of a grid come from one query (`docs/deviations.md#lpct-noise-reused-across-lambda`): the grid's models equal single fits drawn with the
 /// same seed, and λ = 0 is LPDT.
 #[test]
 fn lambda_grid_reuses_one_query() {
@@ -346,7 +346,7 @@ fn lambda_grid_reuses_one_query() {
     assert_eq!(lpdt, models[0]);
 }
 
-/// Out-of-range test points get label 0 (Theorem 5, H16) unless routing is asked for.
+/// Out-of-range test points get label 0 (Theorem 5, `docs/deviations.md#lpct-out-of-range-points`) unless routing is asked for.
 #[test]
 fn out_of_range_points_predict_zero() {
     let x = array![[0.0, 0.0], [1.0, 1.0], [0.2, 0.9]];
@@ -433,7 +433,7 @@ fn bad_inputs_are_errors() {
     assert!(e.to_string().contains("row 3"), "{e}");
 }
 
-/// LPCT-prune: each query spends ε/2 with termination enabled (H11), ε in one query without;
+/// LPCT-prune: each query spends ε/2 with termination enabled (`docs/deviations.md#lpct-two-round-pruning`), ε in one query without;
 /// the ledger never exceeds ε, and the depths follow Algorithm 2.
 #[test]
 fn prune_spends_at_most_epsilon_in_one_or_two_rounds() {
@@ -503,7 +503,7 @@ fn phist_uses_a_regular_grid() {
     }
 }
 
-/// Privacy check (issue #10): the privacy crate's auditor, on one holder's report for two
+/// Privacy check: the privacy crate's auditor, on one holder's report for two
 /// arbitrary rows (different leaves, both labelled 1), projected to
 /// u_{j(a)} + v_{j(a)} − u_{j(b)} − v_{j(b)} (the direction in which the two reports differ
 /// most: a shift of 4), finds no ε above the claimed one at confidence 99 %.

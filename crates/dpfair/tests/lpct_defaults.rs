@@ -1,5 +1,5 @@
-//! LPCT's defaults without test-set tuning (H17): Theorem 4's depth and λ with the mechanism's
-//! constants (`lpct::theory_depth`, `lpct::theory_lambda`), checked on the seed-002 synthetic
+//! LPCT's defaults without test-set tuning (`docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`): Theorem 4's depth and λ with the mechanism's
+//! constants (`lpct::theory_depth`, `lpct::theory_lambda`), checked on the Ma & Yang synthetic
 //! design at the demo's shape (n_P = 6,000 private, n_Q = 600 public rows, γ = 0.5).
 //!
 //! The demo once showed LPCT falling from 0.688 at ε = 1 to 0.640 at ε = 4. The cause was the

@@ -1,4 +1,4 @@
-//! PGLM (Section 7.2's competitor, H14): per-user Gaussian reports through the privacy crate.
+//! PGLM (Section 7.2's competitor, `docs/deviations.md#lpct-pglm-noise-scale`): per-user Gaussian reports through the privacy crate.
 
 use dpfair::lpct::baselines::pglm::{PglmConfig, PglmNoise, fit_pglm};
 use dpfair_data::{Dataset, Target};

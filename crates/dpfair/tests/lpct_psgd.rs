@@ -1,4 +1,4 @@
-//! PSGD-L / PSGD-N (seed 002, Lowy et al. 2023): the budget per user (H15) and learning on the
+//! PSGD-L / PSGD-N (Ma & Yang, Lowy et al. 2023): the budget per user (`docs/deviations.md#lpct-psgd-budget-per-tensor`) and learning on the
 //! synthetic design of Section 6.
 
 use dpfair::lpct::baselines::psgd::{PsgdConfig, PsgdNet, fit_psgd};
@@ -19,7 +19,7 @@ fn synthetic(n_p: usize, n_q: usize, seed: u64) -> (Dataset, Dataset, Dataset) {
     )
 }
 
-/// H15: each private user sends exactly one ε-LDP report of the *concatenated* gradient (4
+/// `docs/deviations.md#lpct-psgd-budget-per-tensor`: each private user sends exactly one ε-LDP report of the *concatenated* gradient (4
 /// tensors for PSGD-N, 2 for PSGD-L, one report either way): the ledger holds one pure-ε entry, the
 /// fit runs within a budget of exactly ε and is refused by a budget just below it.
 #[test]

@@ -18,7 +18,7 @@ use dpfair_privacy::{Budget, Entry, Ledger, Noise};
 
 const SEEDS: u64 = 4;
 
-/// 400 rows of the seed-003 two-group design.
+/// 400 rows of the two-group design.
 fn data() -> Dataset {
     TwoGroupLogisticDesign::default().generate(400, 11).unwrap()
 }

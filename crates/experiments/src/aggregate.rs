@@ -16,7 +16,7 @@ pub struct Summary {
     /// Sample standard deviation (n − 1); 0 for one repetition.
     pub std: f64,
     /// Half-width of the 95% interval of the mean, `1.96·std/√n` — the band the papers draw
-    /// (e.g. seed 000 spec §4.7).
+    /// (e.g. Xue & Yu's experiments).
     pub ci95: f64,
 }
 

@@ -82,35 +82,35 @@ impl DemoData {
         }
     }
 
-    /// Binary classification with two groups of different base rates (seed 003 T13 design).
+    /// Binary classification with two groups of different base rates (Ghoukasian & Asoodeh-style design).
     pub fn binary(&self) -> Result<&TrainTest> {
         get(&self.binary, || {
             pair(&TwoGroupLogisticDesign::default(), self.size, self.seed)
         })
     }
 
-    /// Seed 000's design (`d = 2`, features in `[0,1]²`, two groups).
+    /// Xue & Yu's design (`d = 2`, features in `[0,1]²`, two groups).
     pub fn fdp(&self) -> Result<&TrainTest> {
         get(&self.fdp, || {
             pair(&FdpFairDesign::default(), self.size, self.seed)
         })
     }
 
-    /// Regression with four groups (seed 001 Law-like design).
+    /// Regression with four groups (Law-like design of Xian et al.).
     pub fn regression(&self) -> Result<&TrainTest> {
         get(&self.regression, || {
             pair(&LawLikeDesign::default(), self.size, self.seed)
         })
     }
 
-    /// Six classes, two groups, `p = 0.75` (seed 004 design).
+    /// Six classes, two groups, `p = 0.75` (Say et al.'s design).
     pub fn multiclass(&self) -> Result<&TrainTest> {
         get(&self.multiclass, || {
             pair(&GaussianMixtureDesign::default(), self.size, self.seed)
         })
     }
 
-    /// Seed 002's design: (public sample of 10% of train size, (private train, test)).
+    /// Ma & Yang's design: (public sample of 10% of train size, (private train, test)).
     pub fn lpct(&self) -> Result<&(Dataset, TrainTest)> {
         get(&self.lpct, || {
             let d = LpctDesign::default();

@@ -12,17 +12,17 @@
 //!
 //! # How to add a paper
 //!
-//! 1. Create `crates/experiments/src/papers/seed00N.rs` with a unit struct implementing
+//! 1. Create `crates/experiments/src/papers/<method>.rs` (e.g. `decoupled.rs`) with a unit struct implementing
 //!    [`Paper`]:
 //!
 //!    ```ignore
 //!    use crate::{Cell, Grid, Outcome, Paper, Params, Reference, Scale, Sweep, PlotSpec, Axis, Series};
 //!    use crate::error::{Result, method_error};
 //!
-//!    pub struct Seed003;
+//!    pub struct Decoupled;
 //!
-//!    impl Paper for Seed003 {
-//!        fn name(&self) -> &'static str { "seed003" }            // dpfair reproduce seed003
+//!    impl Paper for Decoupled {
+//!        fn name(&self) -> &'static str { "decoupled" }            // dpfair reproduce decoupled
 //!        fn description(&self) -> &'static str { "Ghoukasian & Asoodeh: Tables II–XIII" }
 //!
 //!        fn grid(&self, scale: Scale) -> Grid {
@@ -59,8 +59,8 @@
 //!    }
 //!    ```
 //!
-//! 2. In `papers/mod.rs` add `pub mod seed00N;` and `&seed00N::Seed00N,` to [`papers::all`].
-//! 3. Run `dpfair reproduce seed00N --quick --out /tmp/s` and read `/tmp/s/report.md`.
+//! 2. In `papers/mod.rs` add `pub mod <method>;` and `&<method>::<Method>,` to [`papers::all`].
+//! 3. Run `dpfair reproduce <method> --quick --out /tmp/s` and read `/tmp/s/report.md`.
 //!
 //! Rules: `run` must be deterministic given the cell (all randomness from `cell.seed`; the same
 //! seed is used for every setting of one repetition, so curves over ε or α share their data
@@ -88,8 +88,8 @@
 //! }
 //! ```
 //!
-//! [`demo::DemoData`] offers `binary()` (seed 003 design), `fdp()` (seed 000), `regression()`
-//! (seed 001 Law-like), `multiclass()` (seed 004) and `lpct()` (seed 002: public sample, then
+//! [`demo::DemoData`] offers `binary()` (two-group logistic design), `fdp()` (Xue & Yu), `regression()`
+//! (Xian et al. Law-like), `multiclass()` (Say et al.) and `lpct()` (Ma & Yang: public sample, then
 //! private train/test), each a `(train, test)` pair generated once per demo.
 
 pub mod aggregate;

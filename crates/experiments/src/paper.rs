@@ -51,7 +51,7 @@ impl Outcome {
 /// dataset, method, ε, metric (and fairness level / params when given).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
-    /// Where it comes from (e.g. "Table II", "spec §4.6 notebook").
+    /// Where it comes from (e.g. "Table II", "the authors' notebook").
     pub source: String,
     pub dataset: String,
     pub method: String,
@@ -173,7 +173,7 @@ impl Reference {
 }
 
 /// A pass/fail statement about the aggregated results, for report.md (e.g. "mean |DD| ≤ α + 0.02
-/// at N ≥ 5,000"): what the paper's claims or the issue's targets say about our own numbers.
+/// at N ≥ 5,000"): what the paper's claims or the project's targets say about our own numbers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     pub name: String,
@@ -271,7 +271,7 @@ pub enum Series {
     MethodAndEpsilon,
 }
 
-/// Lower envelopes on a trade-off plot (spec seed 001 §2.7, Figs. 3–4): the lower convex hull
+/// Lower envelopes on a trade-off plot (Xian et al., Figs. 3–4): the lower convex hull
 /// of the plotted mean points, from the smallest x to the largest (Andrew's monotone chain; what
 /// the authors read off scipy's `ConvexHull`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -417,13 +417,13 @@ impl PlotSpec {
         self
     }
 
-    /// Add the lower envelope over all points, in black (builder style; Fig. 3 of seed 001).
+    /// Add the lower envelope over all points, in black (builder style; Fig. 3 of Xian et al.).
     pub fn lower_envelope(mut self) -> Self {
         self.envelope = Envelope::Overlay;
         self
     }
 
-    /// Draw each series as the lower envelope of its points (builder style; Fig. 4 of seed 001).
+    /// Draw each series as the lower envelope of its points (builder style; Fig. 4 of Xian et al.).
     pub fn envelope_per_series(mut self) -> Self {
         self.envelope = Envelope::PerSeries;
         self
@@ -444,7 +444,7 @@ impl PlotSpec {
 
 /// One paper's experiments. See the crate docs, "How to add a paper".
 pub trait Paper: Sync {
-    /// The name `dpfair reproduce NAME` takes (e.g. `seed003`).
+    /// The name `dpfair reproduce NAME` takes (e.g. `decoupled`).
     fn name(&self) -> &'static str;
     /// One line: the paper and what is reproduced.
     fn description(&self) -> &'static str;

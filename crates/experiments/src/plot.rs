@@ -1,5 +1,5 @@
 //! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95% band,
-//! optionally with lower envelopes ([`Envelope`], seed 001 Figs. 3–4) and the papers' reference
+//! optionally with lower envelopes ([`Envelope`], Xian et al., Figs. 3–4) and the papers' reference
 //! lines ([`RefLine`]); the legend sits in its own panel beside the plot.
 
 use crate::aggregate::Summary;
@@ -244,7 +244,7 @@ fn selected(spec: &PlotSpec, s: &crate::grid::Setting) -> bool {
 }
 
 /// The lower convex hull of `points` from the smallest x to the largest (Andrew's monotone
-/// chain): the trade-off frontier reachable by mixing two settings (seed 001 spec §2.7, the lower
+/// chain): the trade-off frontier reachable by mixing two settings (Xian et al., Figs. 3–4; the lower
 /// envelope of Figs. 3–4). Of points sharing an x only the lowest counts; non-finite points are
 /// ignored. The vertices keep their bands.
 pub fn lower_envelope(points: &[Point]) -> Vec<Point> {

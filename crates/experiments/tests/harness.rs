@@ -325,12 +325,12 @@ fn lower_envelope_is_the_lower_convex_hull() {
     assert_eq!(lower_envelope(&[pt(1.0, 2.0)]).len(), 1);
 }
 
-/// The seed 001 reproduction (spec §4.6, Figs. 2–4) with a chosen number of seeds and a chosen
+/// The Xian et al. reproduction (the authors' notebooks, Figs. 2–4) with a chosen number of seeds and a chosen
 /// part of the grid, for machines where `dpfair reproduce fair-regression --full` (≈ 260,000 LPs)
 /// does not fit. Run in release, e.g.
-/// `DPFAIR_DATA_DIR=/work/shared/datasets FREG_PART=references FREG_REPS=50 FREG_OUT=/tmp/freg
+/// `DPFAIR_DATA_DIR=/path/to/datasets FREG_PART=references FREG_REPS=50 FREG_OUT=/tmp/freg
 ///  cargo test --release -p dpfair-experiments --test harness -- --ignored fair_regression_reproduction`
-/// with FREG_PART ∈ {references (§4.6), envelopes (Figs. 3–4), k180 (Fig. 2's k = 180 Law
+/// with FREG_PART ∈ {references (the authors' notebooks), envelopes (Figs. 3–4), k180 (Fig. 2's k = 180 Law
 /// panel), full}. The report's tolerances are 3·std·√(1/FREG_REPS + 1/50).
 #[test]
 #[ignore = "long: real data, many LPs; see the doc comment"]
@@ -397,8 +397,8 @@ fn fair_regression_reproduction() {
 #[test]
 fn papers_give_their_sweeps_their_own_repetitions() {
     use dpfair_experiments::papers::{dp2dp::Dp2dpPaper, fdp_fair::FdpFairPaper};
-    // DP2DP (spec H18): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
-    // contamination), 15 on the real data and the rate sweep (spec §3 test 2, not a figure);
+    // DP2DP (`docs/deviations.md#dp2dp-number-of-repetitions`): 30 repetitions on Fig. 1's synthetic data (left: ρ sweep; right:
+    // contamination), 15 on the real data and the rate sweep (the unfairness rate of Say et al.'s theory, not a figure);
     // the stored baseline points are read once.
     let g = Dp2dpPaper.grid(Scale::Full);
     assert_eq!(g.repetitions, 15);

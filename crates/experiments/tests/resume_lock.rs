@@ -1,4 +1,4 @@
-//! Runs into one folder are exclusive and resuming is idempotent (issue #25): two concurrent runs
+//! Runs into one folder are exclusive and resuming is idempotent: two concurrent runs
 //! no longer duplicate every cell and leave "116 missing" forever; a cell with a row cut out is
 //! recomputed once and then counts as finished.
 

@@ -6,12 +6,12 @@
 //!
 //! * Binary predictions: [`selection_rates`], [`demographic_parity_difference`] (max − min over
 //!   groups), [`demographic_parity_ratio`] (min / max), their `_to_overall` versions,
-//!   [`demographic_disparity`] (signed, seed 000 §1: `DD = P(ŷ=1|A=1) − P(ŷ=1|A=0)`),
+//!   [`demographic_disparity`] (signed, Xue & Yu, Def. 4: `DD = P(ŷ=1|A=1) − P(ŷ=1|A=0)`),
 //!   [`equal_opportunity_difference`].
 //! * Multi-class: [`multiclass_unfairness`] `U(g) = max_k max_{s,s'} |P(g=k|S=s) − P(g=k|S=s')|`
-//!   (seed 004's demographic-parity unfairness).
+//!   (Say et al.'s demographic-parity unfairness).
 //! * Regression: [`ks_statistical_parity`], the largest two-sample Kolmogorov–Smirnov distance
-//!   between groups' output distributions (seed 001), ties as in scipy's `ks_2samp`.
+//!   between groups' output distributions (Xian et al.), ties as in scipy's `ks_2samp`.
 //! * Accuracy: [`accuracy`], [`error_rate`], [`mse`].
 //! * Randomized predictors: `expected_*` versions computed from the probabilities instead of
 //!   sampled labels (the expectation over the predictor's randomness).
@@ -126,7 +126,7 @@ pub fn demographic_parity_ratio_to_overall(y_pred: &[u8], groups: &[u32]) -> Res
 }
 
 /// Signed demographic disparity `DD = P(ŷ=1|S=b) − P(ŷ=1|S=a)` between group codes `a` and `b`
-/// (seed 000, §1: `DD(f) = P(Ŷ=1|A=1) − P(Ŷ=1|A=0)` is `a = 0, b = 1`). Both groups need rows.
+/// (Xue & Yu, Def. 4: `DD(f) = P(Ŷ=1|A=1) − P(Ŷ=1|A=0)` is `a = 0, b = 1`). Both groups need rows.
 pub fn demographic_disparity(y_pred: &[u8], groups: &[u32], a: u32, b: u32) -> Result<f64> {
     let rates = selection_rates(y_pred, groups)?;
     let get = |g: u32| {
@@ -164,7 +164,7 @@ pub fn equal_opportunity_difference(y_true: &[u8], y_pred: &[u8], groups: &[u32]
 }
 
 /// `U(g) = max_k max_{s,s'} |P(g=k|S=s) − P(g=k|S=s')|` over classes `0..k` and the groups
-/// present (seed 004's unfairness of a multi-class classifier).
+/// present (Say et al.'s unfairness of a multi-class classifier).
 pub fn multiclass_unfairness(y_pred: &[u32], k: usize, groups: &[u32]) -> Result<f64> {
     check_len("groups", y_pred.len(), groups.len())?;
     if let Some(row) = y_pred.iter().position(|&c| c as usize >= k) {
@@ -279,13 +279,53 @@ pub fn expected_accuracy(probabilities: ArrayView2<f64>, y_true: &[u32]) -> Resu
 /// Expected demographic parity difference: max − min over groups of the mean P(ŷ = 1) (`p_pos`
 /// per row, in [0, 1]). With 0/1 values it equals [`demographic_parity_difference`].
 pub fn expected_demographic_parity_difference(p_pos: &[f64], groups: &[u32]) -> Result<f64> {
-    if let Some(row) = p_pos.iter().position(|p| !(0.0..=1.0).contains(p)) {
-        return Err(FairnessError::InvalidProbabilities {
+    check_p_pos(p_pos)?;
+    Ok(spread(&group_means(p_pos, groups)?))
+}
+
+/// Rows of `p_pos` outside [0, 1] are not probabilities.
+fn check_p_pos(p_pos: &[f64]) -> Result<()> {
+    match p_pos.iter().position(|p| !(0.0..=1.0).contains(p)) {
+        Some(row) => Err(FairnessError::InvalidProbabilities {
             row,
             sum: p_pos[row],
-        });
+        }),
+        None => Ok(()),
     }
-    Ok(spread(&group_means(p_pos, groups)?))
+}
+
+/// Expected accuracy of a randomized binary classifier: mean over rows of P(ŷ = y), i.e. `p` for
+/// a positive row and `1 − p` for a negative one (`p_pos` = P(ŷ = 1) per row, in [0, 1]). With
+/// 0/1 values it is the accuracy; its complement `mean |p − y|` is the expected error.
+pub fn expected_binary_accuracy(p_pos: &[f64], y_true: &[u8]) -> Result<f64> {
+    check_len("y_true", p_pos.len(), y_true.len())?;
+    check_binary(y_true, "y_true")?;
+    check_p_pos(p_pos)?;
+    let hits: f64 = p_pos
+        .iter()
+        .zip(y_true)
+        .map(|(&p, &y)| if y == 1 { p } else { 1.0 - p })
+        .sum();
+    Ok(hits / p_pos.len() as f64)
+}
+
+/// Expected signed [`demographic_disparity`] of a randomized classifier: mean P(ŷ = 1) of group
+/// `b` minus that of group `a` (`p_pos` per row, in [0, 1]). Both groups need rows.
+pub fn expected_demographic_disparity(
+    p_pos: &[f64],
+    groups: &[u32],
+    a: u32,
+    b: u32,
+) -> Result<f64> {
+    check_p_pos(p_pos)?;
+    let means = group_means(p_pos, groups)?;
+    let get = |g: u32| {
+        means
+            .get(&g)
+            .map(|&(_, m)| m)
+            .ok_or(FairnessError::NoRowsInGroup { group: g })
+    };
+    Ok(get(b)? - get(a)?)
 }
 
 /// Expected [`multiclass_unfairness`] of a randomized classifier, from its n × k probabilities.
@@ -309,6 +349,29 @@ mod tests {
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-12, "{a} != {b}");
+    }
+
+    #[test]
+    fn expected_binary_metrics_match_the_sampled_ones_on_0_1_and_average_otherwise() {
+        let y = [1, 0, 1, 0];
+        let g = [0, 0, 1, 1];
+        // 0/1 predictions: the expected metrics are the ordinary ones.
+        let hard = [1u8, 1, 0, 0];
+        let p: Vec<f64> = hard.iter().map(|&v| f64::from(v)).collect();
+        close(expected_binary_accuracy(&p, &y).unwrap(), 0.5);
+        close(
+            expected_demographic_disparity(&p, &g, 0, 1).unwrap(),
+            demographic_disparity(&hard, &g, 0, 1).unwrap(),
+        );
+        // Probabilities: P(ŷ = y) = 0.9, 0.8, 0.5, 1 → 0.8; group means 0.55 (0) and 0.25 (1).
+        let p = [0.9, 0.2, 0.5, 0.0];
+        close(expected_binary_accuracy(&p, &y).unwrap(), 0.8);
+        close(
+            expected_demographic_disparity(&p, &g, 0, 1).unwrap(),
+            0.25 - 0.55,
+        );
+        assert!(expected_binary_accuracy(&[1.5, 0.0, 0.0, 0.0], &y).is_err());
+        assert!(expected_demographic_disparity(&p, &g, 0, 2).is_err());
     }
 
     #[test]

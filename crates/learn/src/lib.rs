@@ -5,11 +5,11 @@
 //!   learner here returns.
 //! * [`dpsgd`]: DP-SGD with Opacus semantics (Poisson sampling, per-example clipping, Gaussian
 //!   noise on the clipped sum through the privacy crate, division by the expected batch size) for
-//!   logistic regression and a one-hidden-layer MLP (spec 003 §2.3–2.4, spec 004 §2.2 P1-SGD).
+//!   logistic regression and a one-hidden-layer MLP (Ghoukasian & Asoodeh, the DP-SGD base classifier, Say et al., Phase 1, DP-SGD).
 //! * [`output_perturbation`]: Gaussian output perturbation of L2-regularised logistic regression
-//!   (Chaudhuri et al. 2011; spec 004 §2.2 P1-OP and hazard H13).
+//!   (Chaudhuri et al. 2011; Say et al., Phase 1, output perturbation and `docs/deviations.md#dp2dp-phase-1-mechanism`).
 //! * [`tree`]: CART classification trees (Gini or entropy) with exact, presorted splits, the
-//!   non-private baseline of spec 002 §4.3 (CT-W, CT-Q).
+//!   non-private baseline of Ma & Yang, Section 7.2 (CT-W, CT-Q).
 //!
 //! Learners take `ndarray` views of the features and class codes `0..k` (see
 //! [`validate::class_labels`] to get them from a [`dpfair_data::Target`]).

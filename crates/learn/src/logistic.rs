@@ -1,9 +1,9 @@
 //! L2-regularised logistic regression, binary (sigmoid) and multinomial (softmax): the model type
 //! every linear learner of this crate returns, and the non-private reference fit.
 //!
-//! Objective (the form of spec 004 §2.2 P1-OP step 2, with Λ exposed directly):
+//! Objective (the form of Say et al.'s Phase 1 output perturbation, with Λ exposed directly):
 //!
-//! F(W, b) = (1/n) Σ_i ℓ(W x_i + b; y_i) + (Λ/2) (‖W‖_F² + [penalize_intercept] ‖b‖²)
+//! F(W, b) = (1/n) Σ_i ℓ(W x_i + b; y_i) + (Λ/2) (‖W‖_F² + \[penalize_intercept\] ‖b‖²)
 //!
 //! with ℓ the logistic loss (binary: one score per row, class 1 iff score > 0) or the softmax
 //! cross-entropy (K ≥ 3: one score per class). scikit-learn's `C` maps to Λ = 1/(C n)
@@ -30,7 +30,7 @@ pub struct LogisticModel {
     /// Intercepts: length 1 (binary) or K.
     pub intercept: Array1<f64>,
     /// When set to R, each input row x is mapped to φ(x) = s·[x; 1] with s = min(1, R/‖[x; 1]‖₂)
-    /// before scoring, the bounded feature map of output perturbation (spec 004 §2.2, P1-OP
+    /// before scoring, the bounded feature map of output perturbation (Say et al., Phase 1, output perturbation
     /// step 1); the intercept is the weight of φ's last coordinate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_clip: Option<f64>,
@@ -100,7 +100,7 @@ impl LogisticModel {
     }
 
     /// Predicted classes: binary 1 iff P(y = 1) > 1/2 (strict, as the reference code of
-    /// spec 003 §2.3); multinomial the most probable class (lowest index on ties).
+    /// Ghoukasian & Asoodeh's DP-SGD base classifier); multinomial the most probable class (lowest index on ties).
     pub fn predict(&self, x: ArrayView2<'_, f64>) -> Result<Vec<u32>> {
         let z = self.decision_function(x)?;
         Ok(argmax_scores(&z))
@@ -184,7 +184,7 @@ impl Default for LogisticConfig {
 }
 
 impl LogisticConfig {
-    /// scikit-learn's convention `½‖w‖² + C Σ_i loss_i` on `n` rows: Λ = 1/(C n) (spec 004 §2.2).
+    /// scikit-learn's convention `½‖w‖² + C Σ_i loss_i` on `n` rows: Λ = 1/(C n) (Say et al., Phase 1).
     pub fn sklearn_c(c: f64, n: usize) -> Result<Self> {
         positive("C", c)?;
         Ok(LogisticConfig {

@@ -1,5 +1,5 @@
 //! Gaussian output perturbation of L2-regularised logistic regression (Chaudhuri, Monteleoni,
-//! Sarwate 2011, output perturbation; spec 004 §2.2 procedure P1-OP and hazard H13).
+//! Sarwate 2011, output perturbation; Say et al., Phase 1, output perturbation and `docs/deviations.md#dp2dp-phase-1-mechanism`).
 //!
 //! 1. Bounded features: φ(x) = [x; 1] · min(1, R/‖[x; 1]‖₂), so ‖φ‖ ≤ R (the intercept is the
 //!    last weight and is penalised, for strong convexity).
@@ -13,11 +13,11 @@
 //!    twice: Δ = 2L/(nΛ) + 2·tol·√p/Λ.
 //! 5. W̃ = Ŵ + N(0, σ² I), σ from the analytic Gaussian mechanism at (ε, δ) (Balle & Wang 2018)
 //!    through the privacy crate, which charges the ledger first. Option
-//!    [`OpCalibration::Rdp`] (spec 004 §2.2 step 5): σ = zΔ with z the smallest multiplier whose
+//!    [`OpCalibration::Rdp`] (Say et al., Phase 1): σ = zΔ with z the smallest multiplier whose
 //!    Gaussian RDP curve α/(2z²) converts to ε at δ (dp_accounting's conversion), charged as
 //!    zCDP ρ = 1/(2z²) so it RDP-composes with other releases in the ledger.
 //!
-//! Refusal (H13, "noise would swamp the weights"): F(Ŵ) ≤ F(0) = ln K, so ‖Ŵ‖_F ≤ √(2 ln K / Λ)
+//! Refusal (`docs/deviations.md#dp2dp-phase-1-mechanism`, "noise would swamp the weights"): F(Ŵ) ≤ F(0) = ln K, so ‖Ŵ‖_F ≤ √(2 ln K / Λ)
 //! on every data set. When the noise vector's expected norm σ√p reaches that bound, the release
 //! would be dominated by noise whatever the data, and the fit is refused before any charge.
 //! The check uses public quantities only (n, Λ, R, ε, δ, p), so refusing leaks nothing.
@@ -37,12 +37,12 @@ pub enum OpCalibration {
     /// Analytic Gaussian (tightest for one release; an (ε, δ) ledger entry).
     #[default]
     Analytic,
-    /// RDP / zCDP (spec 004 §2.2: z(1.0) = 4.0454 at δ = 1e-5); composes in RDP.
+    /// RDP / zCDP (`docs/reference-values.md#dp2dp`: z(1.0) = 4.0454 at δ = 1e-5); composes in RDP.
     Rdp,
 }
 
-/// Hyperparameters of output perturbation. Defaults: spec 004 §2.7 ("R = 1 after scaling
-/// features by a public constant"); Λ = 1e-2 (the spec's ablation value: scikit-learn's C = 1
+/// Hyperparameters of output perturbation. Defaults: Say et al.'s hyperparameters ("R = 1 after scaling
+/// features by a public constant"); Λ = 1e-2 (an ablation value: scikit-learn's C = 1
 /// maps to Λ = 1/n, see [`crate::LogisticConfig::sklearn_c`]); ε = 1, δ = 1e-5.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -130,7 +130,7 @@ impl OutputPerturbationConfig {
 
 /// Smallest noise multiplier z (relative tolerance 1e-9, on the safe side) of one Gaussian
 /// release whose RDP curve α/(2z²) converts to at most ε at δ over the privacy crate's default
-/// orders (spec 004 §4.6: z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
+/// orders (`docs/reference-values.md#dp2dp`: z(0.46) = 8.2821, z(0.5) = 7.6674, z(1.0) = 4.0454 at δ = 1e-5).
 pub fn rdp_gaussian_multiplier(epsilon: f64, delta: f64) -> Result<f64> {
     use dpfair_privacy::accounting::{default_orders, rdp_to_dp};
     let orders = default_orders();

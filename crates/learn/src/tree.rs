@@ -1,5 +1,5 @@
 //! CART classification trees (Breiman et al. 1984) with the split rules of scikit-learn's
-//! `DecisionTreeClassifier` (best splitter): the non-private baseline of spec 002 §4.3 (CT-W,
+//! `DecisionTreeClassifier` (best splitter): the non-private baseline of Ma & Yang, Section 7.2 (CT-W,
 //! CT-Q) and the partition the CART-criterion variant of LPCT reuses.
 //!
 //! Splits are exact: every feature is sorted once at the root; each node keeps, per feature, its

@@ -1,4 +1,4 @@
-//! Output perturbation (spec 004 §2.2 P1-OP, H13): calibration, ledger, refusal, utility.
+//! Output perturbation (Say et al., Phase 1, output perturbation, `docs/deviations.md#dp2dp-phase-1-mechanism`): calibration, ledger, refusal, utility.
 
 use dpfair_learn::synth::gaussian_blobs;
 use dpfair_learn::{

@@ -1,5 +1,5 @@
 //! Accountant timings: one call for a DP-SGD run of T = 10,000 steps (q = 0.01, z = 1.1,
-//! δ = 1e-5, the seed-004 §4.6 anchor) with each accountant, the analytic Gaussian, and the
+//! δ = 1e-5, the `docs/reference-values.md#dp2dp` anchor) with each accountant, the analytic Gaussian, and the
 //! noise-multiplier search. Run: `cargo bench -p dpfair-privacy --bench accounting`.
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -1,10 +1,10 @@
 //! Accountants against published and recomputed reference values.
 //!
 //! Sources of the reference numbers:
-//! * [S4] /work/shared/specs/seed-004-dp2dp.md §4.6 (pure-Python port of dp_accounting's RDP).
-//! * [S3] /work/shared/specs/seed-003-dp-fair-binary.md §2.4 (prv-accountant 0.2.0, Opacus RDP and
-//!   GDP accountants).
-//! * [S0] /work/shared/specs/seed-000-fdp-fair.md §2.0.4 and §4.8.
+//! * [S4] `docs/reference-values.md#dp2dp` (pure-Python port of dp_accounting's RDP).
+//! * [S3] `docs/reference-values.md#decoupled` (prv-accountant 0.2.0, Opacus RDP and GDP
+//!   accountants).
+//! * [S0] `docs/reference-values.md#fdp-fair` (Xue & Yu, Prop. 19).
 //! * [DPA] Google dp_accounting 0.6.0 (PyPI), computed for this file:
 //!   `RdpAccountant()` / `PLDAccountant(value_discretization_interval=1e-4)` composing
 //!   `PoissonSampledDpEvent(q, GaussianDpEvent(z))` T times, `get_epsilon(1e-5)`
@@ -12,7 +12,7 @@
 //! * [SciPy] brentq on the Balle–Wang profile `Φ(1/(2z) − εz) − e^ε Φ(−1/(2z) − εz) = δ`
 //!   (scipy 1.17, xtol 1e-14).
 //!
-//! Tolerances: RDP 0.5% and PRV 1% of dp_accounting (the targets); closed forms and
+//! Tolerances: RDP 0.5% and PRV 1% of dp_accounting (the project's targets); closed forms and
 //! root-finders to 1e-6 relative or better, as stated per test.
 
 use dpfair_privacy::accounting::{
@@ -28,7 +28,7 @@ fn rel(a: f64, b: f64) -> f64 {
 }
 
 #[test]
-fn sampled_gaussian_rdp_values_match_seed004() {
+fn sampled_gaussian_rdp_values_match_dp2dp() {
     // [S4] S_α(q = 0.064, z = 2) and S_α(q = 0.01, z = 1.1) at integer orders, printed to 6
     // digits.
     for (q, z, a, want) in [
@@ -94,7 +94,7 @@ fn large_orders_do_not_overflow() {
 
 #[test]
 fn rdp_epsilon_matches_dp_accounting() {
-    // (q, z, T, ε): [DPA] RdpAccountant with its default orders (= default_orders()); the spec
+    // (q, z, T, ε): [DPA] RdpAccountant with its default orders (= default_orders()); the reference
     // values [S4]/[S3] agree to their printed digits.
     for (q, z, t, want) in [
         (0.01, 1.1, 10_000, 5.632_010_670_081_592), // [S4] 5.6320
@@ -132,7 +132,7 @@ fn rdp_epsilon_matches_dp_accounting() {
 }
 
 #[test]
-fn classic_conversion_matches_seed003() {
+fn classic_conversion_matches_decoupled() {
     // [S3] "RDP ε (classic conversion)" with Opacus' orders {1.1, …, 10.9} ∪ {12, …, 63}.
     let mut orders: Vec<f64> = (1..100).map(|i| 1.0 + i as f64 / 10.0).collect();
     orders.extend((12..64).map(f64::from));
@@ -202,7 +202,7 @@ fn prv_matches_dp_accounting_at_large_epsilon() {
 }
 
 #[test]
-fn gdp_matches_seed003() {
+fn gdp_matches_decoupled() {
     // [S3] (Opacus GaussianAccountant, Poisson CLT): μ and ε at δ = 1e-5.
     for (q, z, t, mu, eps) in [
         (0.034, 3.01 / 1.5, 1500, 0.6992, 2.9057),
@@ -257,9 +257,9 @@ fn analytic_gaussian_matches_balle_wang_profile() {
 
 #[test]
 fn plugin_noise_scales() {
-    // [S0] §2.0.4: the tree noise σ² = M(4 ln(1/δ) + 2ε)/ε² is ρ = M/σ² zCDP, and the classical
+    // [S0]: the tree noise σ² = M(4 ln(1/δ) + 2ε)/ε² is ρ = M/σ² zCDP, and the classical
     // conversion gives ε' = 0.99984 (ε = 1) and 3.9915 (ε = 4) at δ = 1e-6, independent of M;
-    // §4.8: σ² = 343.572 for M = 6, ε = 1. The tight conversion (CKS 2020) is never larger.
+    // [S0]: σ² = 343.572 for M = 6, ε = 1. The tight conversion (CKS 2020) is never larger.
     let l = (1e6f64).ln();
     let sigma2 = 6.0 * (4.0 * l + 2.0) / 1.0;
     assert!((sigma2 - 343.572).abs() < 1e-3);
@@ -278,7 +278,7 @@ fn plugin_noise_scales() {
             );
         }
     }
-    // §4.8 CDP DD noise at ε = 1, δ = 1.6e-7, sensitivity 2/750: the paper's classical value
+    // [S0] CDP DD noise at ε = 1, δ = 1.6e-7, sensitivity 2/750: the paper's classical value
     // 0.015024 is outside the classical theorem's range (ε < 1), which dpfair refuses; the
     // analytic calibration is valid there and needs less noise.
     assert!(classical_gaussian_sigma(2.0 / 750.0, 1.0, 1.6e-7).is_err());
@@ -303,7 +303,7 @@ fn zcdp_tight_conversion_equals_the_best_rdp_order() {
 }
 
 #[test]
-fn noise_multiplier_search_matches_seed004_calibrations() {
+fn noise_multiplier_search_matches_dp2dp_calibrations() {
     // [S4] "z_SGD (no π release)" and the output-perturbation multipliers (q = 1, T = 1), RDP.
     for (q, t, eps, want) in [
         (0.064, 100, 0.46, 5.526),
@@ -329,7 +329,7 @@ fn noise_multiplier_search_matches_seed004_calibrations() {
 }
 
 #[test]
-fn noise_multiplier_search_matches_seed003_gdp_and_moments() {
+fn noise_multiplier_search_matches_decoupled_gdp_and_moments() {
     // [S3] noise multipliers: Moments (Opacus RDP, ε tolerance 0.01) and GDP, δ = 1e-5. Opacus'
     // search stops within 0.01 of the target ε, so 1% on z.
     for (q, t, eps, moments, gdp) in [

@@ -1,4 +1,4 @@
-//! `dpfair accountant`: privacy accounting from the command line (issue #3, item 8).
+//! `dpfair accountant`: privacy accounting from the command line.
 //!
 //! Three calculators over `dpfair_privacy::accounting`: ε of a DP-SGD run (`sgm`), the exact ε of
 //! one Gaussian release (`gaussian`), and the noise a DP-SGD run needs for a target (ε, δ)

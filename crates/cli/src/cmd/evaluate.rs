@@ -161,7 +161,14 @@ pub fn run(args: Args) -> CliResult {
                     })?;
                 y_pred.push(x);
             }
-            println!("mse: {:.6}", fm::mse(&y_true, &y_pred)?);
+            let mse = fm::mse(&y_true, &y_pred)?;
+            println!("mse: {mse:.6}");
+            let mean = y_true.iter().sum::<f64>() / y_true.len() as f64;
+            let constant = fm::mse(&y_true, &vec![mean; y_true.len()])?;
+            println!("constant_mse (always predicting the mean target here): {constant:.6}");
+            if mse >= constant {
+                println!("note: the model is no better than the constant predictor");
+            }
             println!(
                 "ks_statistical_parity (max over pairs of groups): {:.6}",
                 fm::ks_statistical_parity(&y_pred, &groups)?
@@ -184,7 +191,13 @@ pub fn run(args: Args) -> CliResult {
                 })?);
             }
             let probs = read_probabilities(&pred_table, &pred_name, &labels, &keep, &file_row)?;
-            println!("accuracy: {:.6}", fm::accuracy(&y_true, &y_pred)?);
+            let acc = fm::accuracy(&y_true, &y_pred)?;
+            println!("accuracy: {acc:.6}");
+            let majority = majority_accuracy(&y_true, labels.len());
+            println!("majority_class_accuracy (always predicting the most frequent label here): {majority:.6}");
+            if acc <= majority {
+                println!("note: the model is no better than predicting the majority class");
+            }
             if task == TaskKind::Binary {
                 let yt: Vec<u8> = y_true.iter().map(|&c| c as u8).collect();
                 let yp: Vec<u8> = y_pred.iter().map(|&c| c as u8).collect();
@@ -326,4 +339,15 @@ fn read_probabilities(
         }
     }
     Ok(Some(p))
+}
+
+/// The accuracy of always predicting the most frequent of `k` classes in `y`.
+fn majority_accuracy(y: &[u32], k: usize) -> f64 {
+    let mut counts = vec![0usize; k.max(1)];
+    for &c in y {
+        if let Some(n) = counts.get_mut(c as usize) {
+            *n += 1;
+        }
+    }
+    counts.into_iter().max().unwrap_or(0) as f64 / y.len().max(1) as f64
 }

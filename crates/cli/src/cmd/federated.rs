@@ -1,4 +1,4 @@
-//! `dpfair federated`: FDP-Fair (Xue & Yu, seed 000, Algorithm 1) between sites that never share
+//! `dpfair federated`: FDP-Fair (Xue & Yu, Algorithm 1) between sites that never share
 //! raw data, as files. Two rounds; each site runs `site` steps on its own machine, one server runs
 //! the `aggregate` steps:
 //!

@@ -1,4 +1,4 @@
-//! `dpfair ldp`: LPCT's local protocol (Ma & Yang, seed 002) as files exchanged between the
+//! `dpfair ldp`: LPCT's local protocol (Ma & Yang) as files exchanged between the
 //! collector and the private data holders.
 //!
 //! 1. `ldp partition` (collector, public data only): the partition π (Algorithm 1), the feature
@@ -12,15 +12,15 @@
 
 use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, check_output, csv_format};
 use crate::error::{CliError, CliResult};
+use dpfair::lpct::protocol::{self, PartitionFile, Protocol};
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
-    Tree, TreeSettings, partition::LeafCounts, privatiser,
+    TreeSettings, privatiser,
 };
 use dpfair::model::FittedModel;
 use dpfair_data::output::{AtomicFile, write_atomic};
 use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
 use dpfair_privacy::{Budget, Ledger};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -210,64 +210,19 @@ impl TreeArgs {
     }
 }
 
-/// The format tag of a partition file.
-const PARTITION_FORMAT: &str = "dpfair-ldp-partition";
-
-/// Which query a partition file is for.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "protocol", rename_all = "kebab-case")]
-enum Protocol {
-    /// LPCT: one query with the full ε.
-    Lpct,
-    /// LPCT-prune round 1 (π_{p0}); round 2 exists when Algorithm 2 terminates.
-    PruneRound1 { config: PruneConfig, p_term: u32 },
-    /// LPCT-prune round 2 (π_{p_term}): the private-only tree (7).
-    PruneRound2 { config: PruneConfig, p0: u32 },
+/// Reads a partition file; errors name the file.
+fn load_partition(path: &Path) -> CliResult<PartitionFile> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    PartitionFile::from_json(&text)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
 }
 
-/// `TREE.json`: everything the holders need (schema, tree) and the collector's public counts.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct PartitionFile {
-    format: String,
-    schema: Schema,
-    settings: TreeSettings,
-    /// The ε each holder's report uses (Laplace scale 4/ε).
-    epsilon: f64,
-    protocol: Protocol,
-    tree: Tree,
-    public_counts: LeafCounts,
-}
-
-impl PartitionFile {
-    fn load(path: &Path) -> CliResult<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
-        let f: PartitionFile = serde_json::from_str(&text).map_err(|e| {
-            CliError::BadInput(format!("{} is not a partition file: {e}", path.display()))
-        })?;
-        if f.format != PARTITION_FORMAT {
-            return Err(CliError::BadInput(format!(
-                "{}: format `{}`, expected `{PARTITION_FORMAT}`",
-                path.display(),
-                f.format
-            )));
-        }
-        if f.public_counts.count.len() != f.tree.n_leaves()
-            || f.public_counts.positive.len() != f.tree.n_leaves()
-        {
-            return Err(CliError::BadInput(format!(
-                "{}: public counts do not match the tree's leaves",
-                path.display()
-            )));
-        }
-        Ok(f)
-    }
-
-    fn save(&self, path: &Path) -> CliResult {
-        let json = serde_json::to_string(self).map_err(|e| CliError::Internal(e.to_string()))?;
-        write_atomic(path, (json + "\n").as_bytes())
-            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
-    }
+/// Writes a partition file atomically.
+fn save_partition(f: &PartitionFile, path: &Path) -> CliResult {
+    let json = f.to_json().map_err(|e| CliError::Internal(e.to_string()))?;
+    write_atomic(path, json.as_bytes())
+        .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
 }
 
 #[derive(clap::Args)]
@@ -365,16 +320,16 @@ fn write_partition(
         tree.n_leaves(),
         tree.depth()
     );
-    PartitionFile {
-        format: PARTITION_FORMAT.into(),
-        schema: loaded.schema.clone(),
+    let file = PartitionFile::new(
+        loaded.schema.clone(),
         settings,
         epsilon,
         protocol,
         tree,
         public_counts,
-    }
-    .save(out)
+    )
+    .map_err(lpct_err)?;
+    save_partition(&file, out)
 }
 
 #[derive(clap::Args)]
@@ -416,7 +371,7 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
             },
         ],
     )?;
-    let p = PartitionFile::load(&a.partition)?;
+    let p = load_partition(&a.partition)?;
     if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
         && *t != col.name
     {
@@ -437,27 +392,19 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     let leaves = p.tree.leaves_of(x).map_err(lpct_err)?;
     let release = privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?;
     let mut noise = a.seeds.noise();
-    let l = p.tree.n_leaves();
     let file = AtomicFile::create(&a.out)
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
-    let mut w = csv::Writer::from_writer(file);
-    let io = |e: csv::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
-    let mut header = vec!["epsilon".to_string()];
-    header.extend((0..l).map(|j| format!("u_{j}")));
-    header.extend((0..l).map(|j| format!("v_{j}")));
-    w.write_record(&header).map_err(io)?;
+    let io = |e: LpctError| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
+    let mut w = protocol::ReportWriter::new(file, eps, p.tree.n_leaves()).map_err(io)?;
     for (&j, &yi) in leaves.iter().zip(y) {
         let r = release
             .report(&mut noise, Some(j as usize), yi)
             .map_err(lpct_err)?;
-        let mut rec = Vec::with_capacity(2 * l + 1);
-        rec.push(eps.to_string());
-        rec.extend(r.u.iter().chain(&r.v).map(|v| v.to_string()));
-        w.write_record(&rec).map_err(io)?;
+        w.write(&r).map_err(io)?;
     }
-    w.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(AtomicFile::commit)
+    w.finish()
+        .map_err(io)?
+        .commit()
         .map_err(|e| CliError::BadInput(format!("writing {}: {e}", a.out.display())))?;
     eprintln!(
         "wrote {} ({} reports, each {eps}-LDP)",
@@ -467,59 +414,12 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     Ok(())
 }
 
-/// A report coordinate is `0` or `1` plus Laplace noise of scale `b = 4/ε`: one beyond
-/// `1 + REPORT_TAIL_SCALES·b` has probability below `e^{-800}` (10⁻³⁴⁷) from an honest holder,
-/// so it is refused as forged or corrupted rather than summed.
-const REPORT_TAIL_SCALES: f64 = 800.0;
-
-/// Read `REPORTS.csv`: every row `epsilon,u_0..u_{L-1},v_0..v_{L-1}` at the partition's ε, each
-/// coordinate within the range an honest report can take.
+/// Reads a report file for the partition (`n_leaves`, ε); errors name the file.
 fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<privatiser::Report>> {
-    let bad = |m: String| CliError::BadInput(format!("{}: {m}", path.display()));
-    let limit = 1.0 + REPORT_TAIL_SCALES * privatiser::REPORT_SENSITIVITY / epsilon;
-    let mut r = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
-    let mut out = Vec::new();
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec.map_err(|e| bad(e.to_string()))?;
-        if rec.len() != 2 * n_leaves + 1 {
-            return Err(bad(format!(
-                "report {} has {} columns, the partition needs {}",
-                i + 1,
-                rec.len(),
-                2 * n_leaves + 1
-            )));
-        }
-        let vals: Vec<f64> = rec
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && (c == 0 || x.abs() <= limit))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "report {}, column {}: `{}` is not a number within ±{limit:.4e} (the range of an honest report at ε = {epsilon})",
-                            i + 1,
-                            c + 1,
-                            dpfair_data::error::clip(v)
-                        ))
-                    })
-            })
-            .collect::<CliResult<_>>()?;
-        if vals[0] != epsilon {
-            return Err(bad(format!(
-                "report {} was made at ε = {}, the partition asks for {epsilon}",
-                i + 1,
-                vals[0]
-            )));
-        }
-        out.push(privatiser::Report {
-            u: vals[1..=n_leaves].to_vec(),
-            v: vals[n_leaves + 1..].to_vec(),
-        });
-    }
-    Ok(out)
+    let file = std::fs::File::open(path)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    protocol::read_reports(std::io::BufReader::new(file), n_leaves, epsilon)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
 }
 
 #[derive(clap::Args)]
@@ -564,7 +464,7 @@ fn fit(a: FitArgs) -> CliResult {
     if let Some(next) = &a.next {
         check_output("--next", next, &inputs)?;
     }
-    let p = PartitionFile::load(&a.partition)?;
+    let p = load_partition(&a.partition)?;
     let reports = read_reports(&a.reports, p.tree.n_leaves(), p.epsilon)?;
     let total = match &p.protocol {
         Protocol::Lpct => p.epsilon,

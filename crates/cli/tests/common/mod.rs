@@ -73,7 +73,7 @@ pub fn arg(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 scratch path")
 }
 
-/// `n` rows of the seed-000 synthetic design on [0, 1] as `dir/name`: columns `x1,x2,a,y`, groups
+/// `n` rows of the Xue & Yu synthetic design on [0, 1] as `dir/name`: columns `x1,x2,a,y`, groups
 /// 0/1, labels 0/1.
 pub fn design_csv(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
     let d = dpfair::data::synthetic::Design::generate(
@@ -97,4 +97,59 @@ pub fn design_csv(dir: &Path, name: &str, n: usize, seed: u64) -> PathBuf {
         );
     }
     write(dir, name, &s)
+}
+
+/// The number printed right after `key` in `text` (`∞` is +∞); panics naming the key when there
+/// is none, so a changed message fails the test instead of passing it.
+pub fn number_after(text: &str, key: &str) -> f64 {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("`{key}` not in: {text}"));
+    let rest = &text[at + key.len()..];
+    if rest.starts_with('∞') {
+        return f64::INFINITY;
+    }
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')))
+        .unwrap_or(rest.len());
+    rest[..end]
+        .trim_end_matches('.')
+        .parse()
+        .unwrap_or_else(|e| panic!("`{key}` followed by `{}`: {e}", &rest[..end]))
+}
+
+/// One row of a printed ledger table (`Ledger::summary`): columns are separated by two or more
+/// spaces.
+#[derive(Debug)]
+pub struct LedgerRow {
+    pub label: String,
+    pub mechanism: String,
+    pub sensitivity: f64,
+    pub scale: f64,
+    pub cost: String,
+}
+
+/// The rows of the ledger table(s) in `text` (lines that start with the row number).
+pub fn ledger_rows(text: &str) -> Vec<LedgerRow> {
+    text.lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<usize>().is_ok())
+        })
+        .filter_map(|l| {
+            let cols: Vec<&str> = l
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            (cols.len() >= 6).then(|| LedgerRow {
+                label: cols[1].to_string(),
+                mechanism: cols[2].to_string(),
+                sensitivity: cols[3].parse().expect("sensitivity"),
+                scale: cols[4].parse().expect("scale"),
+                cost: cols[5..].join("  "),
+            })
+        })
+        .collect()
 }

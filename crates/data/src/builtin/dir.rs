@@ -17,7 +17,7 @@ use std::time::SystemTime;
 pub const DATA_DIR_VAR: &str = "DPFAIR_DATA_DIR";
 
 /// One file of the catalogue: its name in the data directory, its sha256 (from
-/// `shared/datasets/README.md`) and where to obtain it.
+/// the data directory's `README.md`) and where to obtain it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct SourceFile {
     pub name: &'static str,

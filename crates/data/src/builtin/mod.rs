@@ -9,10 +9,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Every loader checks the row and feature counts stated in the specs ([`Info::rows`],
+//! Every loader checks the row and feature counts stated in the papers ([`Info::rows`],
 //! [`Info::features`]) and fails with [`CatalogError::UnexpectedShape`] otherwise. Files are
 //! never downloaded: a missing one is an error that names its public origin. The sha256 values are
-//! those of `shared/datasets/README.md`.
+//! those of the data directory's `README.md`.
 
 mod dir;
 pub mod error;
@@ -75,13 +75,13 @@ static CATALOG: [Info; 9] = [
         sensitive: Some("sex"),
         groups: &["Female", "Male"],
         target: "binary: income > 50K",
-        protocol: "seed 003: 50/25/25 train/post-processing/test; seed 004: 55/20/25; z-score the 6 numeric columns on the training split",
+        protocol: "Ghoukasian & Asoodeh: 50/25/25 train/post-processing/test; Say et al.: 55/20/25; z-score the 6 numeric columns on the training split",
         files: &[&ADULT_DATA, &ADULT_TEST],
         loader: adult,
     },
     Info {
         name: "adult-fdp",
-        paper: "seed 000 (FDP-Fair) §5.2: the authors' 3-feature Adult file",
+        paper: "Xue & Yu (FDP-Fair), §5.2: the authors' 3-feature Adult file",
         description: "Adult with Age, Workclass (label-encoded), Education-Num; unscaled",
         rows: 48_842,
         features: 3,
@@ -89,13 +89,13 @@ static CATALOG: [Info; 9] = [
         sensitive: Some("sex"),
         groups: &["female", "male"],
         target: "binary: income > 50K",
-        protocol: "70/30 train/test per repetition; features not rescaled (spec H15)",
+        protocol: "70/30 train/test per repetition; features not rescaled (docs/deviations.md#fdp-fair-real-data-outside-the-unit-cube)",
         files: &[&FDP_ADULT],
         loader: adult_fdp,
     },
     Info {
         name: "law-admissions",
-        paper: "seed 000 (FDP-Fair) §5.2: the authors' 40,000-row law-school subset",
+        paper: "Xue & Yu (FDP-Fair), §5.2: the authors' 40,000-row law-school subset",
         description: "LSAC admissions: LSAT, GPA, resident; unscaled",
         rows: 40_000,
         features: 3,
@@ -103,13 +103,13 @@ static CATALOG: [Info; 9] = [
         sensitive: Some("race (white)"),
         groups: &["non-white", "white"],
         target: "binary: admitted",
-        protocol: "70/30 train/test per repetition; features not rescaled (spec H15)",
+        protocol: "70/30 train/test per repetition; features not rescaled (docs/deviations.md#fdp-fair-real-data-outside-the-unit-cube)",
         files: &[&FDP_LAW],
         loader: law_admissions,
     },
     Info {
         name: "law-bar",
-        paper: "seed 001 (fair regression) §4.2: race1 in {asian, black, hisp, white}",
+        paper: "Xian et al., experiments: race1 in {asian, black, hisp, white}",
         description: "LSAC bar passage study; the experiments use only (ugpa, race1)",
         rows: 21_983,
         features: 5,
@@ -123,7 +123,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "communities",
-        paper: "seed 001 (fair regression) §4.2: 99 complete features",
+        paper: "Xian et al., experiments: 99 complete features",
         description: "UCI Communities and Crime",
         rows: 1_994,
         features: 99,
@@ -137,7 +137,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "credit",
-        paper: "seed 003 (decoupled) §4.1: DP-FERMI encoding, 85 features",
+        paper: "Ghoukasian & Asoodeh, Appendix B: DP-FERMI encoding, 85 features",
         description: "UCI default of credit card clients (Taiwan)",
         rows: 30_000,
         features: 85,
@@ -151,7 +151,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "credit-dp2dp",
-        paper: "seed 004 (DP2DP) §4.2: Lowy et al. encoding, 85 features (the same encoding as `credit`)",
+        paper: "Say et al., experiments: Lowy et al. encoding, 85 features (the same encoding as `credit`)",
         description: "UCI default of credit card clients (Taiwan)",
         rows: 30_000,
         features: 85,
@@ -165,7 +165,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "parkinsons",
-        paper: "seed 004 (DP2DP) §4.2: Lowy et al. preprocessing, 19 features",
+        paper: "Say et al., experiments: Lowy et al. preprocessing, 19 features",
         description: "UCI Parkinsons telemonitoring (42 subjects)",
         rows: 5_875,
         features: 19,
@@ -179,7 +179,7 @@ static CATALOG: [Info; 9] = [
     },
     Info {
         name: "diabetes-lpct",
-        paper: "seed 002 (LPCT) §7: the authors' cleaned public/private split",
+        paper: "Ma & Yang (LPCT), Section 7: the authors' cleaned public/private split",
         description: "Kaggle Healthcare-Diabetes: 200 public + 2,568 private rows, 8 features",
         rows: 2_568,
         features: 8,
@@ -262,19 +262,10 @@ mod tests {
     use super::*;
     use crate::Target;
 
-    /// The data directory of the tests (`DPFAIR_DATA_DIR`) when every file of `name` is in it;
-    /// otherwise the data crate's visible `skipped:` line.
-    fn data_dir_or_skip(name: &str) -> Option<DataDir> {
-        let files = info(name).unwrap().files;
-        // Not short-circuiting: every missing file gets its own `skipped:` line.
-        let present = files
-            .iter()
-            .filter(|f| crate::testdata::path_or_skip(f.name).is_some())
-            .count();
-        (present == files.len())
-            .then(crate::testdata::data_dir)
-            .flatten()
-            .map(DataDir::new)
+    /// The data directory of a test gated on the files of the data sets it loads
+    /// (`cfg(dpfair_data = …)`, see [`crate::testdata`]).
+    fn data_dir() -> DataDir {
+        DataDir::new(crate::testdata::dir())
     }
 
     fn counts(codes: &[u32], k: usize) -> Vec<usize> {
@@ -309,66 +300,84 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(all(dpfair_data = "adult.data", dpfair_data = "adult.test")),
+        ignore = "needs adult.data and adult.test in DPFAIR_DATA_DIR"
+    )]
     fn adult_has_45222_rows_and_102_features() {
-        let Some(dir) = data_dir_or_skip("adult") else {
-            return;
-        };
-        let b = load("adult", &dir).unwrap();
+        let b = load("adult", &data_dir()).unwrap();
         let g = &b.dataset.groups.as_ref().unwrap().codes;
-        // Seed 003 §4.1 / seed 004 §4.2: Female 14,695, Male 30,527; > 50K: 11,208.
+        // Ghoukasian & Asoodeh, Appendix B; Say et al.: Female 14,695, Male 30,527; > 50K: 11,208.
         assert_eq!(counts(g, 2), vec![14_695, 30_527]);
         assert_eq!(positives(&b.dataset.target), 11_208);
         assert_eq!(b.standardize, (0..6).collect::<Vec<_>>());
     }
 
-    #[test]
-    fn fdp_fair_files_match_the_spec_counts() {
-        // Seed 000 spec §4.6: cell counts (A, Y).
-        for (name, a1, pos) in [
-            ("adult-fdp", 32_650, 1_769 + 9_918),
-            ("law-admissions", 30_588, 3_438 + 4_245),
-        ] {
-            let Some(dir) = data_dir_or_skip(name) else {
-                continue;
-            };
-            let b = load(name, &dir).unwrap();
-            let g = &b.dataset.groups.as_ref().unwrap().codes;
-            assert_eq!(counts(g, 2)[1], a1, "{name}");
-            assert_eq!(positives(&b.dataset.target), pos, "{name}");
-        }
+    /// Xue & Yu, §5.2: cell counts (A, Y) of the authors' files.
+    fn check_fdp_fair_counts(name: &str, a1: usize, pos: usize) {
+        let b = load(name, &data_dir()).unwrap();
+        let g = &b.dataset.groups.as_ref().unwrap().codes;
+        assert_eq!(counts(g, 2)[1], a1, "{name}");
+        assert_eq!(positives(&b.dataset.target), pos, "{name}");
     }
 
     #[test]
-    fn law_bar_and_communities_groups_match_seed_001() {
-        if let Some(dir) = data_dir_or_skip("law-bar") {
-            let b = load("law-bar", &dir).unwrap();
-            let g = &b.dataset.groups.as_ref().unwrap().codes;
-            assert_eq!(counts(g, 4), vec![897, 1_343, 1_027, 18_716]);
-            let Some(Target::Real(y)) = &b.dataset.target else {
-                panic!()
-            };
-            assert!(y.iter().all(|v| (1.0..=4.0).contains(v)));
-        }
-        if let Some(dir) = data_dir_or_skip("communities") {
-            let b = load("communities", &dir).unwrap();
-            let g = &b.dataset.groups.as_ref().unwrap().codes;
-            assert_eq!(counts(g, 2), vec![1_024, 970]);
-            let Some(Target::Real(y)) = &b.dataset.target else {
-                panic!()
-            };
-            assert!(y.iter().all(|v| (0.0..=1.0).contains(v)));
-        }
+    #[cfg_attr(
+        not(dpfair_data = "fdpfair_adult.csv"),
+        ignore = "needs fdpfair_adult.csv in DPFAIR_DATA_DIR"
+    )]
+    fn fdp_fair_adult_matches_the_papers_counts() {
+        check_fdp_fair_counts("adult-fdp", 32_650, 1_769 + 9_918);
     }
 
     #[test]
-    fn credit_variants_have_85_features_and_seed_003_counts() {
+    #[cfg_attr(
+        not(dpfair_data = "fdpfair_law_40000.csv"),
+        ignore = "needs fdpfair_law_40000.csv in DPFAIR_DATA_DIR"
+    )]
+    fn fdp_fair_law_matches_the_papers_counts() {
+        check_fdp_fair_counts("law-admissions", 30_588, 3_438 + 4_245);
+    }
+
+    /// Group counts and the response range of Xian et al.'s data sets.
+    fn check_regression_set(name: &str, groups: &[usize], range: (f64, f64)) {
+        let b = load(name, &data_dir()).unwrap();
+        let g = &b.dataset.groups.as_ref().unwrap().codes;
+        assert_eq!(counts(g, groups.len()), groups, "{name}");
+        let Some(Target::Real(y)) = &b.dataset.target else {
+            panic!("{name}: real target expected")
+        };
+        assert!(y.iter().all(|v| (range.0..=range.1).contains(v)), "{name}");
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(dpfair_data = "law_bar_pass.csv"),
+        ignore = "needs law_bar_pass.csv in DPFAIR_DATA_DIR"
+    )]
+    fn law_bar_groups_match_the_paper() {
+        check_regression_set("law-bar", &[897, 1_343, 1_027, 18_716], (1.0, 4.0));
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(dpfair_data = "communities_crime.csv"),
+        ignore = "needs communities_crime.csv in DPFAIR_DATA_DIR"
+    )]
+    fn communities_groups_match_the_paper() {
+        check_regression_set("communities", &[1_024, 970], (0.0, 1.0));
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(dpfair_data = "credit_card_clients.csv"),
+        ignore = "needs credit_card_clients.csv in DPFAIR_DATA_DIR"
+    )]
+    fn credit_variants_have_85_features_and_the_papers_counts() {
         for name in ["credit", "credit-dp2dp"] {
-            let Some(dir) = data_dir_or_skip(name) else {
-                continue;
-            };
-            let b = load(name, &dir).unwrap();
+            let b = load(name, &data_dir()).unwrap();
             let g = &b.dataset.groups.as_ref().unwrap().codes;
-            // Seed 003 §4.1: Male 11,888, Female 18,112; positive rate 22.1%.
+            // Ghoukasian & Asoodeh, Appendix B: Male 11,888, Female 18,112; positive rate 22.1%.
             assert_eq!(counts(g, 2), vec![18_112, 11_888]);
             assert_eq!(positives(&b.dataset.target), 6_636);
             assert_eq!(b.standardize.len(), 14);
@@ -376,13 +385,14 @@ mod tests {
     }
 
     #[test]
-    fn parkinsons_label_and_groups_match_seed_004() {
-        let Some(dir) = data_dir_or_skip("parkinsons") else {
-            return;
-        };
-        let b = load("parkinsons", &dir).unwrap();
+    #[cfg_attr(
+        not(dpfair_data = "parkinsons_updrs.tsv"),
+        ignore = "needs parkinsons_updrs.tsv in DPFAIR_DATA_DIR"
+    )]
+    fn parkinsons_label_and_groups_match_the_paper() {
+        let b = load("parkinsons", &data_dir()).unwrap();
         let g = &b.dataset.groups.as_ref().unwrap().codes;
-        // Seed 004 §4.2: Male 4,008 / Female 1,867; 2,934 Yes.
+        // Say et al.: Male 4,008 / Female 1,867; 2,934 Yes.
         assert_eq!(counts(g, 2), vec![4_008, 1_867]);
         assert_eq!(positives(&b.dataset.target), 2_934);
         assert!(
@@ -394,11 +404,15 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(all(
+            dpfair_data = "lpct_diabetes_pri.csv",
+            dpfair_data = "lpct_diabetes_pub.csv"
+        )),
+        ignore = "needs lpct_diabetes_pri.csv and lpct_diabetes_pub.csv in DPFAIR_DATA_DIR"
+    )]
     fn diabetes_has_public_and_private_rows() {
-        let Some(dir) = data_dir_or_skip("diabetes-lpct") else {
-            return;
-        };
-        let b = load("diabetes-lpct", &dir).unwrap();
+        let b = load("diabetes-lpct", &data_dir()).unwrap();
         assert_eq!(b.public.as_ref().unwrap().n_features(), 8);
         assert!(b.dataset.groups.is_none());
     }

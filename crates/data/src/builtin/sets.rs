@@ -1,5 +1,5 @@
 //! The loaders of the built-in data sets, each with the preprocessing of the paper that uses it
-//! (see each spec's dataset section, cited per loader).
+//! (cited per loader).
 
 use super::dir::{DataDir, SourceFile};
 use super::error::Result;
@@ -9,7 +9,7 @@ use crate::table::Table;
 use crate::{Dataset, Groups, Target};
 use ndarray::Array2;
 
-/// A source file of the catalogue: name, sha256 (as in `shared/datasets/README.md`), origin.
+/// A source file of the catalogue: name, sha256 (as in the data directory's `README.md`), origin.
 const fn source(name: &'static str, sha256: &'static str, origin: &'static str) -> SourceFile {
     SourceFile {
         name,
@@ -101,8 +101,9 @@ fn builtin(dataset: Dataset, standardize: Vec<usize>) -> Builtin {
 
 /// `adult`: raw UCI train + test, rows with `?` dropped (45,222), six numeric columns and the
 /// one-hot encoding of the seven other non-sensitive categorical columns (levels sorted, as
-/// `pandas.get_dummies`): 6 + 96 = 102 features; sensitive `sex` (Female = 0, Male = 1, seed 003
-/// H5); label income > 50K. Seed 003 spec §4.1, seed 004 spec §4.2 (H21). Both papers z-score the
+/// `pandas.get_dummies`): 6 + 96 = 102 features; sensitive `sex` (Female = 0, Male = 1,
+/// `docs/deviations.md#decoupled-group-encoding`); label income > 50K. Ghoukasian & Asoodeh,
+/// Appendix B; Say et al. (`docs/deviations.md#dp2dp-adult-size`). Both papers z-score the
 /// six numeric columns with training-split statistics: see [`Builtin::standardize`].
 pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const NUMERIC: [usize; 6] = [0, 2, 4, 10, 11, 12];
@@ -165,7 +166,7 @@ pub(crate) fn adult(dir: &DataDir, info: &Info) -> Result<Builtin> {
     Ok(builtin(data, (0..NUMERIC.len()).collect()))
 }
 
-/// The FDP-Fair authors' preprocessed files (seed 000 spec §4.6): three raw (unscaled, H15)
+/// The FDP-Fair authors' preprocessed files (Xue & Yu, §5.2): three raw (unscaled, `docs/deviations.md#fdp-fair-real-data-outside-the-unit-cube`)
 /// features, `Sensitive` as the group and `Label` as the binary target.
 fn fdp_file(
     dir: &DataDir,
@@ -212,10 +213,10 @@ pub(crate) fn law_admissions(dir: &DataDir, info: &Info) -> Result<Builtin> {
     )
 }
 
-/// `law-bar` (seed 001 spec §4.2): rows with `race1` in {asian, black, hisp, white} (21,983),
+/// `law-bar` (Xian et al.): rows with `race1` in {asian, black, hisp, white} (21,983),
 /// groups coded alphabetically, target `ugpa`. Features are the other columns the authors keep
 /// (`dnn_bar_pass_prediction`, `lsat`, `pass_bar`, `gender` one-hot — 4 rows have it blank and
-/// get zeros); the paper's experiments do not use them (`X = Y`, spec §4.1).
+/// get zeros); the paper's experiments do not use them (`X = Y`, Xian et al., Section 4).
 pub(crate) fn law_bar(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const RACES: [&str; 4] = ["asian", "black", "hisp", "white"];
     const NUMERIC: [&str; 3] = ["dnn_bar_pass_prediction", "lsat", "pass_bar"];
@@ -247,7 +248,7 @@ pub(crate) fn law_bar(dir: &DataDir, info: &Info) -> Result<Builtin> {
     Ok(builtin(b.finish(&RACES, Target::Real(y)), vec![0, 1, 2]))
 }
 
-/// `communities` (seed 001 spec §4.2, H19): the 99 complete features, target
+/// `communities` (Xian et al., `docs/deviations.md#fair-regression-data-set-subtleties`): the 99 complete features, target
 /// `ViolentCrimesPerPop` (normalised to [0, 1]), group 1 ("black") iff `racepctblack > 0.06`
 /// (970 vs 1,024). `state`, `communityname`, `fold` and the extra `Black`, `class` columns are
 /// not features.
@@ -281,10 +282,10 @@ pub(crate) fn communities(dir: &DataDir, info: &Info) -> Result<Builtin> {
     ))
 }
 
-/// `credit` / `credit-dp2dp` (seed 003 spec §4.1, seed 004 spec §4.2): the DP-FERMI (Lowy et al.)
+/// `credit` / `credit-dp2dp` (Ghoukasian & Asoodeh, Appendix B; Say et al.): the DP-FERMI (Lowy et al.)
 /// encoding both papers use: 14 numeric columns (LIMIT_BAL, AGE, BILL_AMT1–6, PAY_AMT1–6) and the
 /// one-hot encoding of EDUCATION, MARRIAGE, PAY_0, PAY_2–PAY_6. Raw levels give 89 columns; the
-/// papers' 85 need four merged levels, done as seed 003 §4.1 suggests: EDUCATION {0, 5, 6} → 4
+/// papers' 85 need four merged levels, done as Ghoukasian & Asoodeh's Appendix B suggests: EDUCATION {0, 5, 6} → 4
 /// ("others") and MARRIAGE 0 → 3 ("others"). Sensitive `SEX`: 2 (female) = 0, 1 (male) = 1.
 pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const NUMERIC: [&str; 14] = [
@@ -349,7 +350,7 @@ pub(crate) fn credit(dir: &DataDir, info: &Info) -> Result<Builtin> {
     ))
 }
 
-/// `parkinsons` (seed 004 spec §4.2, H22): the tab-separated UCI file; 19 features (all but
+/// `parkinsons` (Say et al., `docs/deviations.md#dp2dp-parkinsons-label`): the tab-separated UCI file; 19 features (all but
 /// `subject#`, `sex`, `total_UPDRS`; `motor_UPDRS` kept as Lowy et al. do), label
 /// `total_UPDRS > 27.576` (the median, strict), sensitive `sex` (0 = male, 1 = female).
 pub(crate) fn parkinsons(dir: &DataDir, info: &Info) -> Result<Builtin> {
@@ -377,9 +378,9 @@ pub(crate) fn parkinsons(dir: &DataDir, info: &Info) -> Result<Builtin> {
     ))
 }
 
-/// `diabetes-lpct` (seed 002 spec §4.2): the LPCT authors' cleaned split, label first, no header;
+/// `diabetes-lpct` (Ma & Yang, Section 7.1): the LPCT authors' cleaned split, label first, no header;
 /// the private file is the data set and the public one [`Builtin::public`]. No groups.
-/// LPCT min-max scales with the public sample's range at fit time (spec §2.6), not here.
+/// LPCT min-max scales with the public sample's range at fit time (Ma & Yang, Section 4.3), not here.
 pub(crate) fn diabetes(dir: &DataDir, info: &Info) -> Result<Builtin> {
     const NAMES: [&str; 8] = [
         "Pregnancies",

@@ -1,9 +1,9 @@
-//! Seed 000 (Xue & Yu, FDP-Fair), §5.1 synthetic design (spec §4.1), and the Monte-Carlo
-//! fair-Bayes oracle of §5.1.1 (spec §2.7.7, reference table in spec §4.8).
+//! The synthetic design of Xue & Yu (FDP-Fair), §5.1, and the Monte-Carlo
+//! fair-Bayes oracle of §5.1.1 (reference table in `docs/reference-values.md#fdp-fair`).
 //!
 //! * `A ~ Bernoulli(π₁)`, `π₁ = 0.3`;
 //! * `X₁ | A=1 ~ Beta(4, 2)`, `X₁ | A=0 ~ Beta(4.5, 2)`, `X₂ ~ Uniform(0, 1)` independent of `A`;
-//! * `Y | X, A ~ Bernoulli(η_A(X))` with the **corrected** label model (spec §4.1, hazard H13):
+//! * `Y | X, A ~ Bernoulli(η_A(X))` with the **corrected** label model (`docs/deviations.md#fdp-fair-synthetic-label-formula`):
 //!   `η_a(x) = clip(1/2 + arctan{12(x₁ + x₂ − 1) − 3.6(2a − 1)}/π, 0.001, 0.999)`.
 //!   The formula printed in the paper puts `−0.3(2a−1)` outside the factor 12; only the corrected
 //!   version reproduces the paper's Bayes risk 0.106 and intrinsic disparity 0.559.
@@ -13,7 +13,7 @@ use crate::{Dataset, Groups, Target};
 use rand::RngExt;
 use rand_distr::{Beta, Distribution};
 
-/// The seed-000 design. `Default` is the paper's (`π₁ = 0.3`).
+/// The Xue & Yu design. `Default` is the paper's (`π₁ = 0.3`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FdpFairDesign {
     /// `π₁ = P(A = 1)`.
@@ -26,7 +26,7 @@ impl Default for FdpFairDesign {
     }
 }
 
-/// The true regression function `η_a(x₁, x₂) = P(Y = 1 | X = x, A = a)` (spec §4.1, code formula).
+/// The true regression function `η_a(x₁, x₂) = P(Y = 1 | X = x, A = a)` (Xue & Yu, §5.1, code formula).
 pub fn eta(x1: f64, x2: f64, a: u32) -> f64 {
     let sign = if a == 1 { 1.0 } else { -1.0 };
     let s = (x1 - 0.5) + (x2 - 0.5) - 0.3 * sign;
@@ -79,7 +79,7 @@ pub struct FairBayes {
     pub risk: f64,
 }
 
-/// Monte-Carlo oracle for the seed-000 design (spec §2.7.7): the true `η` on a large independent
+/// Monte-Carlo oracle for the Xue & Yu design (their oracle curve, §5.1.1): the true `η` on a large independent
 /// sample gives the DD curve of eq. (20) and the plug-in risk of the group-wise thresholded rule
 /// `1{η_a(x) ≥ 1/2 + τ(2a−1)/(2π_a)}`.
 #[derive(Clone, Debug)]
@@ -149,7 +149,7 @@ impl FairBayesOracle {
         self.positive_rate(1, tau) - self.positive_rate(0, tau)
     }
 
-    /// Plug-in risk with the true `η` (spec §2.7.7): `π₁ r₁ + π₀ r₀`,
+    /// Plug-in risk with the true `η` (Xue & Yu, §5.1.1): `π₁ r₁ + π₀ r₀`,
     /// `r_a = mean(ŷ(1 − η) + (1 − ŷ)η)` over group `a`.
     pub fn risk(&self, tau: f64) -> f64 {
         (0..2)
@@ -214,7 +214,7 @@ impl FairBayesOracle {
 mod tests {
     use super::*;
 
-    /// Spec §4.8 table (code formula, 400k draws): (α, τ*, fair Bayes risk).
+    /// The table of `docs/reference-values.md#fdp-fair` (code formula, 400k draws): (α, τ*, fair Bayes risk).
     const TABLE: [(f64, f64, f64); 12] = [
         (0.05, -0.2673, 0.2103),
         (0.10, -0.2630, 0.1971),
@@ -250,16 +250,16 @@ mod tests {
         }
     }
 
-    /// The tolerances with the spec's 400k draws: |Δ risk| ≤ 0.003, |Δτ*| ≤ 0.005.
+    /// The tolerances with the reference's 400k draws: |Δ risk| ≤ 0.003, |Δτ*| ≤ 0.005.
     /// Monte-Carlo standard error of a risk at 400k draws ≈ sqrt(0.2·0.8/4e5) ≈ 6e-4, so 0.003
-    /// is about 5 standard errors of the spec's and our estimates combined.
+    /// is about 5 standard errors of the reference's and our estimates combined.
     #[test]
     fn fair_bayes_table_400k() {
         check_table(400_000, 0.003, 0.005);
     }
 
     /// Paper's headline numbers (§5.1.1): Bayes risk 0.106, intrinsic DD 0.559 (negative sign:
-    /// group 1 gets fewer positives, spec §4.1). 200k draws as in the paper; tolerance 0.003
+    /// group 1 gets fewer positives, Xue & Yu, §5.1). 200k draws as in the paper; tolerance 0.003
     /// (≈ 5 s.e. of a proportion at n ≈ 60k for group 1, plus the paper's rounding).
     #[test]
     fn paper_headline_values() {

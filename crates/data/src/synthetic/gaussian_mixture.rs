@@ -1,4 +1,4 @@
-//! Seed 004 (Say, Denis, Pinot, DP2DP), App. E.1 synthetic design (spec §4.1):
+//! The synthetic design of Say, Denis, Pinot (DP2DP), App. E.1:
 //!
 //! ```text
 //! for each class k: c^k ~ Uniform([−1, 1]^d), μ_1^k..μ_m^k ~ N(0, I_d)
@@ -8,13 +8,13 @@
 //! ```
 //!
 //! `d = 20`, `K = 6`, `m = 10`; `p` is the unfairness (contamination) parameter, `p = 0.5` fair.
-//! As the spec recommends, `Y` is i.i.d. uniform. The centres (the population) are drawn from
+//! `Y` is i.i.d. uniform. The centres (the population) are drawn from
 //! [`GaussianMixtureDesign::centres_seed`], not from the seed of [`Design::generate`]: like every
 //! other design, two calls with different seeds are two samples of the SAME population (a model
-//! trained on one can be tested on the other). To redraw the centres every run (H19), set
+//! trained on one can be tested on the other). To redraw the centres every run (`docs/deviations.md#dp2dp-synthetic-generator`), set
 //! `centres_seed` to the run's seed. Classes are coded `0..K`; group code 1 is `S = +1`, code 0 is `S = −1`;
 //! `S` is not among the features. The true labels' demographic-parity gap is `(2p − 1)/3` for
-//! `K = 6` (spec §4.1).
+//! `K = 6` (Say et al., App. E.1).
 
 use super::{Design, Result, check_probability, check_rows, derive_seed, generate_rows, numbered};
 use crate::builtin::error::invalid;
@@ -22,7 +22,7 @@ use crate::{Dataset, Groups, Target};
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
-/// The seed-004 design. `Default`: `d = 20`, `K = 6`, `m = 10`, `p = 0.75` (Fig. 1 left),
+/// The Say et al. design. `Default`: `d = 20`, `K = 6`, `m = 10`, `p = 0.75` (Fig. 1 left),
 /// centres from seed 4.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianMixtureDesign {
@@ -156,7 +156,7 @@ mod tests {
                 panic!()
             };
             let codes = &d.groups.as_ref().unwrap().codes;
-            // max over classes of |P(Y=k | S=+1) − P(Y=k | S=−1)| = (2p − 1)/3 (spec §4.1).
+            // max over classes of |P(Y=k | S=+1) − P(Y=k | S=−1)| = (2p − 1)/3 (Say et al., App. E.1).
             let n_plus = codes.iter().filter(|&&c| c == 1).count() as f64;
             let n_minus = n as f64 - n_plus;
             let gap = (0..6u32)
@@ -222,7 +222,7 @@ mod tests {
                 .sqrt();
             assert!(dist < 0.5, "class {k}: means {dist} apart");
         }
-        // A different centres seed is a different population (H19: redraw per run).
+        // A different centres seed is a different population (`docs/deviations.md#dp2dp-synthetic-generator`: redraw per run).
         let other = GaussianMixtureDesign {
             centres_seed: 5,
             ..design

@@ -1,12 +1,12 @@
-//! Seed 001 (Xian, Li, Kamath, Zhao, DP post-processing for fair regression): the synthetic
-//! Law-School-like design of spec §9 item 5, for end-to-end tests at any size.
+//! Xian, Li, Kamath, Zhao (DP post-processing for fair regression): the synthetic
+//! Law-School-like design (Xian et al.'s Law School data), for end-to-end tests at any size.
 //!
 //! * four groups (asian, black, hisp, white) with the Law School proportions
-//!   `≈ [0.041, 0.061, 0.047, 0.851]` (spec §4.2: 897, 1,343, 1,027, 18,716 of 21,983);
-//! * `Y ~ clip(N(μ_a, 0.42²), 1, 4)`. The spec does not give `μ_a`; the defaults are the group
+//!   `≈ [0.041, 0.061, 0.047, 0.851]` (Law School: 897, 1,343, 1,027, 18,716 of 21,983);
+//! * `Y ~ clip(N(μ_a, 0.42²), 1, 4)`. The paper does not give `μ_a`; the defaults are the group
 //!   means of `ugpa` in `law_bar_pass.csv` (3.219, 2.890, 3.082, 3.248), so that the groups'
 //!   response distributions differ as in the real data.
-//! * The paper applies its post-processor to the responses themselves (spec §4.1: `X = Y`,
+//! * The paper applies its post-processor to the responses themselves (Xian et al., Section 4: `X = Y`,
 //!   `f = Id`), so the single feature `score` equals `Y`.
 
 use super::{Design, Result, check_rows, generate_rows};

@@ -1,5 +1,5 @@
-//! Seed 002 (Ma & Yang, LPCT), §6.1 synthetic design (spec §4.1), with the authors' **valid**
-//! regression functions (the formula printed in the paper is not a probability: hazard H3).
+//! The synthetic design of Ma & Yang (LPCT), Section 6.1, with the authors' **valid**
+//! regression functions (the formula printed in the paper is not a probability: `docs/deviations.md#lpct-invalid-synthetic-eta`).
 //!
 //! * `X ~ Uniform([0,1]²)` under both the private distribution `P` and the public `Q`;
 //! * `g(x) = |(3x¹−1)(3x²−1)|/4 · max(0, 1 − |2x² − 1|)`, `s(x) = sign(x¹ − 1/3)·sign(x² − 1/3)`;
@@ -14,7 +14,7 @@ use crate::builtin::error::invalid;
 use crate::{Dataset, Target};
 use rand::RngExt;
 
-/// The seed-002 design. `Default` is `γ = 0.5` (the paper's main setting; also `γ = 5`).
+/// The Ma & Yang design. `Default` is `γ = 0.5` (the paper's main setting; also `γ = 5`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LpctDesign {
     /// Transfer exponent γ of the public regression function.
@@ -112,7 +112,7 @@ mod tests {
 
     #[test]
     fn regression_functions_are_probabilities_with_the_stated_range() {
-        // Spec §4.1: range of η_P ≈ [0.166, 0.858]; check on a fine grid.
+        // Ma & Yang, Section 6.1: range of η_P ≈ [0.166, 0.858]; check on a fine grid.
         let (mut lo, mut hi) = (1.0f64, 0.0f64);
         for i in 0..=400 {
             for j in 0..=400 {

@@ -2,11 +2,11 @@
 //!
 //! | module | paper | design |
 //! |---|---|---|
-//! | [`fdp_fair`] | seed 000, §5.1 (spec §4.1) | `d = 2`, Beta/uniform features, arctan label model (corrected formula), with the Monte-Carlo fair-Bayes oracle of spec §2.7.7 |
-//! | [`law_like`] | seed 001 (spec §9 item 5) | 4 groups with Law School proportions, `Y ~ clip(N(μ_a, 0.42), 1, 4)` |
-//! | [`lpct`] | seed 002, §6.1 (spec §4.1) | uniform `[0,1]²`, the authors' valid regression functions `η_P`, `η_Q` (γ); private and public samples |
-//! | [`two_group_logistic`] | seed 003 (spec §3.1 T13) | two groups with different base rates, logistic labels |
-//! | [`gaussian_mixture`] | seed 004, App. E.1 (spec §4.1) | `K = 6` classes, `d = 20`, 10 components per class, group contamination `p` |
+//! | [`fdp_fair`] | Xue & Yu, §5.1 | `d = 2`, Beta/uniform features, arctan label model (corrected formula), with the Monte-Carlo fair-Bayes oracle of §5.1.1 |
+//! | [`law_like`] | Xian et al. (Law School proportions) | 4 groups with Law School proportions, `Y ~ clip(N(μ_a, 0.42), 1, 4)` |
+//! | [`lpct`] | Ma & Yang, Section 6.1 | uniform `[0,1]²`, the authors' valid regression functions `η_P`, `η_Q` (γ); private and public samples |
+//! | [`two_group_logistic`] | Ghoukasian & Asoodeh (this project's design) | two groups with different base rates, logistic labels |
+//! | [`gaussian_mixture`] | Say et al., App. E.1 | `K = 6` classes, `d = 20`, 10 components per class, group contamination `p` |
 //!
 //! Every design implements [`Design`]: `generate(n, seed)` returns a [`Dataset`] of `n` i.i.d. rows.
 //! Rows are produced in chunks of [`CHUNK_ROWS`], each chunk from its own ChaCha8 stream
@@ -52,23 +52,23 @@ pub fn catalog() -> Vec<(&'static str, &'static str)> {
     vec![
         (
             "fdp-fair",
-            "seed 000 §4.1: d = 2, two groups (π₁ = 0.3), arctan label model (corrected)",
+            "Xue & Yu, §5.1: d = 2, two groups (π₁ = 0.3), arctan label model (corrected)",
         ),
         (
             "law-like",
-            "seed 001 §9.5: 4 groups, Y ~ clip(N(μ_a, 0.42), 1, 4), X = Y",
+            "Xian et al., Law-School-like: 4 groups, Y ~ clip(N(μ_a, 0.42), 1, 4), X = Y",
         ),
         (
             "lpct",
-            "seed 002 §4.1: uniform [0,1]², η_P / η_Q(γ), private and public samples",
+            "Ma & Yang, Section 6.1: uniform [0,1]², η_P / η_Q(γ), private and public samples",
         ),
         (
             "two-group-logistic",
-            "seed 003 T13: two groups with different base rates, logistic labels",
+            "Ghoukasian & Asoodeh: two groups with different base rates, logistic labels",
         ),
         (
             "gaussian-mixture",
-            "seed 004 §4.1: d = 20, K = 6, 10 components per class, contamination p",
+            "Say et al., App. E.1: d = 20, K = 6, 10 components per class, contamination p",
         ),
     ]
 }

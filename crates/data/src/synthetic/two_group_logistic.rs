@@ -1,7 +1,6 @@
-//! Seed 003 (Ghoukasian & Asoodeh, DP fair binary classification): the two-group synthetic
-//! logistic design of the end-to-end test T13 (spec §3.1). The spec asks only for "two-group
-//! synthetic logistic data with different base rates"; the constants below are this project's
-//! choice, picked so that both a group-aware and a group-blind model are visibly unfair:
+//! Ghoukasian & Asoodeh (DP fair binary classification): a two-group synthetic logistic design
+//! for end-to-end tests, two groups with different base rates; the constants below are this
+//! project's choice, picked so that both a group-aware and a group-blind model are visibly unfair:
 //!
 //! * `A ~ Bernoulli(p₁)`, `p₁ = 0.6` (groups of unequal size, like sex in Adult and Credit);
 //! * `X | A ~ N(m_A e₁, I_d)`, `d = 5`, `m₁ = +0.5`, `m₀ = −0.5` (the first feature is a proxy of A);

@@ -1,4 +1,4 @@
-//! The base classifiers h₀, h₁ of Algorithm 2 (spec 003 §2.3, hazard H1), trained by the learn
+//! The base classifiers h₀, h₁ of Algorithm 2 (DP-SGD, `docs/deviations.md#decoupled-joint-or-decoupled-base-model`), trained by the learn
 //! crate's DP-SGD:
 //!
 //! * [`BaseModel::Joint`] (the authors' code, default): one model h(x, a) on the features with

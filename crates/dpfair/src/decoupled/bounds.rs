@@ -22,7 +22,7 @@ mod tests {
 
     #[test]
     fn spec_magnitudes_for_the_papers_splits() {
-        // Spec §3 "Magnitudes": Adult post-processing split n_F ≈ 3,674, n_M ≈ 7,632,
+        // Magnitudes: Adult post-processing split n_F ≈ 3,674, n_M ≈ 7,632,
         // ε_a = 0.05 → Prop. 4 ≈ 0.0220, Thm 3 at η = 0.05 ≈ 0.0799.
         let (n, e) = ([3674.0, 7632.0], [0.05, 0.05]);
         assert!((sp_gap_expected(n, e) - 0.0220).abs() < 5e-4);

@@ -1,5 +1,5 @@
 //! Configuration of the decoupled classifier and the defaults that make it work on a few
-//! thousand rows (issue #6).
+//! thousand rows.
 //!
 //! **Strict defaults** (data of n rows, ε total): the rows are split at random, 2/3 for DP-SGD
 //! and 1/3 for the rates (the paper's 50 % / 25 % of all data); 20 % of ε goes to the rate
@@ -10,13 +10,13 @@
 //! B = clamp(⌊m/16⌋, 32, 1024), epochs so that T ≈ 1,500 steps (20 to 400 epochs), learning
 //! rate 0.05. The paper's 50 epochs of B = 1024 give only 50 steps on 1,000 rows.
 //!
-//! **Paper** ([`Accounting::Paper`]): the authors' procedure, spec §2.7/§2.8: z-scores from the
+//! **Paper** ([`Accounting::Paper`]): the authors' procedure and defaults: z-scores from the
 //! data, public group counts, ε₀ = ε₁ given (0.05 Adult, 0.1 Credit Card), DP-SGD at B = 1024,
 //! η = 0.01, 50 epochs, add/remove neighbours, the fixed noise multiplier if given.
 
 use super::base::BaseModel;
 use super::error::{Result, invalid};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! The error type of the decoupled private fair classifier (seed 003).
+//! The error type of the decoupled private fair classifier (Ghoukasian & Asoodeh).
 
 use dpfair_data::DataError;
 use dpfair_learn::LearnError;

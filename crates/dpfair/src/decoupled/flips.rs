@@ -9,7 +9,7 @@
 //!
 //! Both output rates are then (α + β)/2 and each group changes (α − β)/2 of its predictions
 //! (Theorem 2; the total |α − β| meets the lower bound of Proposition 1). Degenerate rates
-//! (spec 003 §2.1, hazard H10): p_keep = 1 when hi = 0 and p_flip = 0 when lo = 1 (identity).
+//! (Ghoukasian & Asoodeh, Algorithm 1, `docs/deviations.md#decoupled-division-by-zero-in-the-flips`): p_keep = 1 when hi = 0 and p_flip = 0 when lo = 1 (identity).
 
 use super::error::{Result, invalid};
 use serde::{Deserialize, Serialize};
@@ -91,7 +91,7 @@ impl FairFlips {
             + (1.0 - base_rate) * self.prob_positive(group, false)
     }
 
-    /// P(Ŷ ≠ h_a(X) | A = group): the group's term of the utility U (spec §1.4).
+    /// P(Ŷ ≠ h_a(X) | A = group): the group's term of the paper's utility U.
     pub fn change_rate(&self, group: u32, base_rate: f64) -> f64 {
         base_rate * (1.0 - self.prob_positive(group, true))
             + (1.0 - base_rate) * self.prob_positive(group, false)
@@ -105,7 +105,7 @@ impl FairFlips {
     }
 }
 
-/// err*(h₀, h₁) of eq. (1) in closed form (spec §3, derived): the fewest changes any
+/// err*(h₀, h₁) of eq. (1) in closed form (derived from Proposition 1): the fewest changes any
 /// (randomized) classifier needs to reach a statistical-parity gap `gap` from base rates α, β,
 /// max(0, |α − β| − gap) (Proposition 1's bound, attained by thinning one group's positives).
 pub fn min_changes(alpha: f64, beta: f64, gap: f64) -> f64 {
@@ -117,8 +117,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn worked_example_t4() {
-        // Spec §3.1 T4, exact rates.
+    fn worked_example() {
+        // Exact rates.
         let f = FairFlips::from_rates(0.4, 0.2).unwrap();
         assert_eq!(f.down, 0);
         assert!((f.p_keep - 0.75).abs() < 1e-12 && (f.p_flip - 0.125).abs() < 1e-12);
@@ -139,7 +139,7 @@ mod tests {
     }
 
     #[test]
-    fn degenerate_rates_are_the_identity_t9() {
+    fn degenerate_rates_are_the_identity() {
         for r in [0.0, 0.3, 1.0] {
             let f = FairFlips::from_rates(r, r).unwrap();
             assert_eq!((f.p_keep, f.p_flip), (1.0, 0.0), "rate {r}");

@@ -6,7 +6,7 @@
 //!
 //! * [`RateRelease::PublicCounts`] (the paper's): the group sizes n₀, n₁ of D are public, and
 //!   ᾱ = (1/n₀) Σ_{A_i=0} h₀(X_i), β̄ likewise, get Lap(1/(n_a ε_a)) each (sensitivity 1/n_a for
-//!   the replacement of a record by another of the same group; spec hazard H6).
+//!   the replacement of a record by another of the same group; `docs/deviations.md#decoupled-neighbours-of-the-laplace-step`).
 //! * [`RateRelease::Histogram`] (strict default): the 2 × 2 table of counts (group × base
 //!   prediction) is released at once with Laplace noise of ℓ1 sensitivity 2 (replacing one
 //!   record, of any group, moves one unit between two cells), and α̃ = c̃₀₁/(c̃₀₀ + c̃₀₁),

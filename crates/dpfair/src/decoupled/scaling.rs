@@ -1,6 +1,6 @@
-//! The paper's feature standardisation (spec 003 §2.7 step 3, hazard H9): z-scores of the
+//! The paper's feature standardisation (its experimental procedure, `docs/deviations.md#decoupled-non-private-preprocessing`): z-scores of the
 //! non-binary columns with mean and sample standard deviation (ddof = 1) of the rows given.
-//! Non-private; only [`crate::model::Accounting::Paper`] uses it, and the ledger records it as
+//! Non-private; only [`crate::predictor::Accounting::Paper`] uses it, and the ledger records it as
 //! such. Strict fits take features as given (scaled with public bounds, see `dpfair fit`).
 
 use ndarray::{Array2, ArrayView2};

@@ -1,6 +1,6 @@
-//! Phase-2 privacy accounting (spec 004 §2.5): RDP composition of the frequency release and the
+//! Phase-2 privacy accounting (Say et al., Theorem 4.1): RDP composition of the frequency release and the
 //! T steps of the Poisson-subsampled Gaussian, converted to (ε, δ) by the privacy crate's
-//! dp_accounting-compatible conversion over its default order grid (§2.5.2); calibration of the
+//! dp_accounting-compatible conversion over its default order grid (as the paper's experiments); calibration of the
 //! noise multiplier by bisection; and the paper's own calibration (Theorem 4.1 as applied in the
 //! experiments: q = b/N, noise multiplier σ_SGD/4, π release α/(2N²σ_π²)).
 
@@ -68,7 +68,7 @@ pub fn calibrate(
     Ok(hi)
 }
 
-/// The paper's calibration (§2.5.2, \[R\] event model): z_SGD with
+/// The paper's calibration (its experiments' event model): z_SGD with
 /// `Compose(Gaussian(z_π = σ_π N), SelfCompose(PoissonSampled(b/N, Gaussian(z_SGD)), T))` at
 /// (ε, δ); the paper then adds N(0, (4 z_SGD)²) to the summed gradient (Δ = 4).
 pub fn paper_noise_multiplier(
@@ -90,7 +90,7 @@ pub fn paper_noise_multiplier(
     )
 }
 
-/// The paper's closed-form interpretive calibration (§2.5.3, with its typos corrected, H25):
+/// The paper's closed-form interpretive calibration (Say et al., §4 Discussion and App. C.3, with its typos corrected, `docs/deviations.md#dp2dp-calibration-typos`):
 /// κ = (√(L + ε) − √L)², L = log(1/δ); σ_π must exceed 1/(√2 N (√(L+ε) − √L)); given σ_π,
 /// σ_SGD² = 16 M̄ / (N² κ − 1/(2σ_π²)). Returns σ_SGD; for tests (the paper calls it "looser").
 pub fn closed_form_sigma_sgd(

@@ -1,17 +1,17 @@
-//! DP2DP's configuration: Table 1 of the paper and the spec's defaults for what the paper leaves
-//! open (spec 004 §2.7, hazards H8–H17).
+//! DP2DP's configuration: Table 1 of the paper and defaults for what the paper leaves
+//! open (the DP2DP entries of `docs/deviations.md`, from `#dp2dp-c-lambda-unspecified` to `#dp2dp-rho-grid`).
 
 use super::error::{Error, Result, invalid};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use serde::{Deserialize, Serialize};
 
-/// Phase 1: the private class-probability model p̄ on the labelled split (spec §2.2).
+/// Phase 1: the private class-probability model p̄ on the labelled split.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Phase1 {
     /// P1-OP: L2-regularised (multinomial) logistic regression with Gaussian output perturbation
     /// (Chaudhuri et al. 2011), the paper's experimental choice. Λ = `l2`, R = `feature_bound`
-    /// (H13: the sensitivity is 2L/(nΛ) with L = √2·R, multinomial).
+    /// (`docs/deviations.md#dp2dp-phase-1-mechanism`: the sensitivity is 2L/(nΛ) with L = √2·R, multinomial).
     OutputPerturbation { l2: f64, feature_bound: f64 },
     /// P1-SGD: Algorithm 2 (DP-SGD) with per-example clipping and Poisson sampling.
     DpSgd {
@@ -34,7 +34,7 @@ impl Default for Phase1 {
         // would swamp the weights") on a few thousand rows with K = 6 at ε = 0.5, and where it
         // runs its Λ = 1e-2 with R = 1 is a weaker base model. Test error of Phase 1 alone at
         // ε = 1 (3 seeds): Adult 0.152 (DP-SGD) vs 0.180 (output perturbation; non-private
-        // Λ = 1e-2: 0.157), Credit 0.167 vs 0.190; on the seed-004 mixture at n = 4,500,
+        // Λ = 1e-2: 0.157), Credit 0.167 vs 0.190; on the Say et al. mixture at n = 4,500,
         // DP2DP's test accuracy 0.74–0.77 vs 0.66–0.74.
         Phase1::dp_sgd_default()
     }
@@ -42,12 +42,12 @@ impl Default for Phase1 {
 
 impl Phase1 {
     /// [`Phase1::Auto`] takes output perturbation when σ√p ≤ this fraction of √(2 ln K / Λ).
-    /// Measured on the seed-004 mixture (K = 6, d = 20; 3 seeds): at n = 4,500 and ε = 0.5
+    /// Measured on the Say et al. mixture (K = 6, d = 20; 3 seeds): at n = 4,500 and ε = 0.5
     /// (ratio 0.29) output perturbation reaches test accuracy 0.66 against DP-SGD's 0.74, at
     /// ε = 1 (ratio 0.15) 0.74 against 0.77; on Adult (ratio 0.05) it is the paper's choice.
     pub const AUTO_MAX_NOISE_RATIO: f64 = 0.1;
 
-    /// P1-SGD settings that train the seed-004 mixture well from about a thousand rows (20
+    /// P1-SGD settings that train the Say et al. mixture well from about a thousand rows (20
     /// epochs, expected batch 256, η = 0.5, clipping norm 1).
     pub fn dp_sgd_default() -> Self {
         Phase1::DpSgd {
@@ -58,7 +58,7 @@ impl Phase1 {
         }
     }
 
-    /// The paper's experimental choice (P1-OP) with Λ = 1e-2, R = 1 (H13).
+    /// The paper's experimental choice (P1-OP) with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`).
     pub fn paper() -> Self {
         Phase1::OutputPerturbation {
             l2: 1e-2,
@@ -67,22 +67,22 @@ impl Phase1 {
     }
 }
 
-/// Which Phase-2 iterate is released (H9). Averaging is post-processing: free.
+/// Which Phase-2 iterate is released (`docs/deviations.md#dp2dp-initialisation`). Averaging is post-processing: free.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Iterate {
     /// λ after the T-th update (the paper's "λ^T").
     #[default]
     Last,
-    /// The average of λ¹..λ^T (Polyak). [`Config`]'s default: on the seed-004 mixture (ρ = 0.05,
+    /// The average of λ¹..λ^T (Polyak). [`Config`]'s default: on the Say et al. mixture (ρ = 0.05,
     /// default Phase 1, 5 seeds, 4,000 test rows) it lowers the test unfairness from 0.52 to
     /// 0.14 (1,500 rows, ε = 0.5), 0.22 → 0.13 (1,500, ε = 1), 0.13 → 0.11 (6,000, ε = 0.5) and
     /// 0.107 → 0.095 (6,000, ε = 1), with higher accuracy in each case: the last iterate
-    /// carries the accumulated noise of η_t = 1/√t steps (H10).
+    /// carries the accumulated noise of η_t = 1/√t steps (`docs/deviations.md#dp2dp-beta-and-step-sizes`).
     Average,
 }
 
-/// Tie-breaking of the prediction rule's argmax (§2.4, H11).
+/// Tie-breaking of the prediction rule's argmax (`docs/deviations.md#dp2dp-ties-in-the-argmax`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum TieBreak {
@@ -99,7 +99,7 @@ impl Default for TieBreak {
     }
 }
 
-/// Where the paper's noise level σ_SGD is meant to act (H1). Only `Accounting::Paper` reads it:
+/// Where the paper's noise level σ_SGD is meant to act (`docs/deviations.md#dp2dp-noise-on-the-sum`). Only `Accounting::Paper` reads it:
 /// strict mode always calibrates the noise it adds to the sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -125,13 +125,13 @@ pub enum StepSize {
     Constant,
 }
 
-/// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus spec §2.7.
+/// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus the paper's other choices.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Fairness tolerance ρ ≥ 0 (Def. 2.1): the classifier targets U(g) ≤ ρ.
     pub rho: f64,
-    /// Privacy target ε of each phase (parallel composition across the phases, §2.5.4);
+    /// Privacy target ε of each phase (parallel composition across the phases);
     /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).
     #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
@@ -142,7 +142,7 @@ pub struct Config {
     pub accounting: Accounting,
     /// Fraction of the rows given to Phase 2 (the unlabelled pool D_N); the rest trains Phase 1.
     /// The split is a uniformly random permutation drawn from the run's RNG, independent of the
-    /// data (H14). Default 0.25: the synthetic 60/20 train/pool split of Table 1.
+    /// data (`docs/deviations.md#dp2dp-budget-split-and-preprocessing`). Default 0.25: the synthetic 60/20 train/pool split of Table 1.
     pub pool_fraction: f64,
     pub phase1: Phase1,
     /// Smoothing β > 0 of LSE_β (Table 1: 1e-5).
@@ -154,16 +154,16 @@ pub struct Config {
     /// η₀ (the paper: 1).
     pub eta0: f64,
     pub step: StepSize,
-    /// Box bound C_λ > 0 of the multipliers (H8; default 1).
+    /// Box bound C_λ > 0 of the multipliers (`docs/deviations.md#dp2dp-c-lambda-unspecified`; default 1).
     pub c_lambda: f64,
-    /// Noise σ_π on the released group frequency (H15; default 0.05).
+    /// Noise σ_π on the released group frequency (`docs/deviations.md#dp2dp-sigma-pi-value`; default 0.05).
     pub sigma_pi: f64,
-    /// Floor of the released frequencies π̄_s (H12; post-processing).
+    /// Floor of the released frequencies π̄_s (`docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`; post-processing).
     pub pi_floor: f64,
-    /// Released iterate (H9); default the average (free post-processing; the paper: last).
+    /// Released iterate (`docs/deviations.md#dp2dp-initialisation`); default the average (free post-processing; the paper: last).
     pub iterate: Iterate,
     pub ties: TieBreak,
-    /// Paper mode only: which convention turns the accountant's multiplier into σ_SGD (H1).
+    /// Paper mode only: which convention turns the accountant's multiplier into σ_SGD (`docs/deviations.md#dp2dp-noise-on-the-sum`).
     pub noise_on: NoiseOn,
 }
 
@@ -247,7 +247,7 @@ impl Config {
         if self.noise_on == NoiseOn::Mean && self.accounting != Accounting::Paper {
             return Err(invalid(
                 "noise_on",
-                "noise on the mean (Theorem 4.1's convention, H1) is the paper's procedure: \
+                "noise on the mean (Theorem 4.1's convention, docs/deviations.md#dp2dp-noise-on-the-sum) is the paper's procedure: \
                  only with accounting paper",
             ));
         }

@@ -1,9 +1,9 @@
 //! The smoothed dual of DP2DP and Algorithm 1 (noisy projected mini-batch SGD on the 2K
-//! Lagrange multipliers), spec 004 §2.1 and §2.3.
+//! Lagrange multipliers), Say et al., §3 and Algorithm 1.
 //!
 //! Notation (paper §3–4): λ = (λ⁽¹⁾, λ⁽²⁾) ∈ [0, C_λ]^{2K} is stored as one vector, λ⁽¹⁾ in
 //! `lambda[..K]` and λ⁽²⁾ in `lambda[K..]`. Scores ℓ^s(x; λ)_k = π̄_s p̄_k(x, s) − s(λ⁽¹⁾_k − λ⁽²⁾_k)
-//! (§2.1 item 2); the per-sample loss is ĥ = |𝒮|·LSE_β(ℓ^s) + ρ Σ_k (λ⁽¹⁾_k + λ⁽²⁾_k) (eq. 5) and
+//! (the scores of eq. 5); the per-sample loss is ĥ = |𝒮|·LSE_β(ℓ^s) + ρ Σ_k (λ⁽¹⁾_k + λ⁽²⁾_k) (eq. 5) and
 //! the objective Ĥ_β(λ) = Σ_s Ê_s[LSE_β(ℓ^s)] + ρ Σ λ (eq. 4).
 
 use super::config::{Iterate, StepSize};
@@ -14,7 +14,7 @@ use dpfair_privacy::mechanisms::SubsampledGaussianRun;
 use ndarray::ArrayView2;
 use rand::RngExt;
 
-/// Numerically stable LSE_β(z) = m + β log Σ_k exp((z_k − m)/β), m = max z (§2.1 item 1); writes
+/// Numerically stable LSE_β(z) = m + β log Σ_k exp((z_k − m)/β), m = max z (Lemma B.3's bound); writes
 /// softmax_β(z) into `out` and returns LSE_β(z). With β = 1e-5 the unshifted exponents overflow.
 pub fn lse_softmax(z: &[f64], beta: f64, out: &mut [f64]) -> f64 {
     let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -84,7 +84,7 @@ impl<'a> Pool<'a> {
         &self.groups[g]
     }
 
-    /// Scores ℓ^s(x̃_i; λ) into `z` (§2.1 item 2).
+    /// Scores ℓ^s(x̃_i; λ) into `z` (eq. 5).
     pub fn scores(&self, i: usize, lambda: &[f64], z: &mut [f64]) {
         let k = self.k();
         let s = self.signs[i];
@@ -95,7 +95,7 @@ impl<'a> Pool<'a> {
     }
 
     /// Ĥ_β(λ) (eq. 4) and, into `grad` (length 2K), its gradient
-    /// ∂/∂λ⁽¹⁾_k = −(Ê_{+1}\[σ_k\] − Ê_{−1}\[σ_k\]) + ρ, ∂/∂λ⁽²⁾_k = +(…) + ρ (§2.1 item 5).
+    /// ∂/∂λ⁽¹⁾_k = −(Ê_{+1}\[σ_k\] − Ê_{−1}\[σ_k\]) + ρ, ∂/∂λ⁽²⁾_k = +(…) + ρ (the gradient of eq. 4).
     pub fn objective(&self, lambda: &[f64], beta: f64, rho: f64, grad: &mut [f64]) -> f64 {
         let k = self.k();
         let mut z = vec![0.0; k];
@@ -121,7 +121,7 @@ impl<'a> Pool<'a> {
     }
 }
 
-/// How Algorithm 1 draws its mini-batches (H4).
+/// How Algorithm 1 draws its mini-batches (`docs/deviations.md#dp2dp-sampling-scheme-and-accountant`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
     /// The paper: b slots, each a uniform group s then a uniform row of that group, with
@@ -129,7 +129,7 @@ pub enum Sampling {
     Stratified,
     /// Strict mode: every row enters with probability q = b/N (Poisson); row i contributes
     /// u_i = J_{s_i}ᵀ σ_i / π̄_{s_i} (an unbiased estimate of the data term of ∇Ĥ_β since
-    /// N_s ≈ N π̄_s, ‖u_i‖₂ ≤ √2/min π̄), and ρ·1 is added outside the noise (H2 `separate_rho`).
+    /// N_s ≈ N π̄_s, ‖u_i‖₂ ≤ √2/min π̄), and ρ·1 is added outside the noise (`docs/deviations.md#dp2dp-gradient-sensitivity` `separate_rho`).
     Poisson,
 }
 
@@ -152,13 +152,13 @@ pub struct SgdSettings {
 pub struct SgdOutcome {
     /// λ̄ (2K values).
     pub lambda: Vec<f64>,
-    /// Fraction of λ̄'s coordinates at the upper bound C_λ (H8: if > 0, consider C_λ = 2).
+    /// Fraction of λ̄'s coordinates at the upper bound C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`: if > 0, consider C_λ = 2).
     pub at_bound: f64,
 }
 
 /// ℓ2 bound on one row's contribution to the noised sum: 2√2 per slot under
 /// [`Sampling::Stratified`] (the ρ terms cancel between neighbours, so replace-one moves a slot by
-/// ≤ 4√2, Lemma C.3 and H2); √2/min π̄ under [`Sampling::Poisson`].
+/// ≤ 4√2, Lemma C.3 and `docs/deviations.md#dp2dp-gradient-sensitivity`); √2/min π̄ under [`Sampling::Poisson`].
 pub fn contribution_bound(sampling: Sampling, pi: [f64; 2]) -> f64 {
     match sampling {
         Sampling::Stratified => 2.0 * 2f64.sqrt(),
@@ -183,7 +183,7 @@ pub fn batch_sum(
         pool.scores(i, lambda, &mut z);
         lse_softmax(&z, settings.beta, &mut sm);
         let s = pool.signs[i];
-        // Stratified: ∇ĥ = (2l − 3)|𝒮| s σ + ρ1 (§2.1 item 4); Poisson: J_sᵀσ/π̄_s.
+        // Stratified: ∇ĥ = (2l − 3)|𝒮| s σ + ρ1 (proof of Lemmas B.2 / C.3); Poisson: J_sᵀσ/π̄_s.
         let (scale, rho) = match settings.sampling {
             Sampling::Stratified => (2.0 * s, settings.rho),
             Sampling::Poisson => (s / pool.pi[group_index(s)], 0.0),
@@ -219,8 +219,8 @@ pub fn draw_batch(
     }
 }
 
-/// Algorithm 1, step ii: T noisy projected SGD steps from λ⁰ = 0 (H9):
-/// ū_t = (Σ_batch ∇ + Z_t)/b (noise on the SUM, H1) [+ ρ1 under Poisson sampling],
+/// Algorithm 1, step ii: T noisy projected SGD steps from λ⁰ = 0 (`docs/deviations.md#dp2dp-initialisation`):
+/// ū_t = (Σ_batch ∇ + Z_t)/b (noise on the SUM, `docs/deviations.md#dp2dp-noise-on-the-sum`) [+ ρ1 under Poisson sampling],
 /// λ ← Π_{[0, C_λ]^{2K}}(λ − η_t ū_t). `run` supplies Z_t (its cost was charged before the first
 /// step); `None` is the non-private DP2DP (Z_t = 0).
 pub fn run_sgd(

@@ -1,15 +1,15 @@
-//! The non-private Denis et al. (2024) baseline (spec 004 §2.6.3): the minimiser over λ ≥ 0 of
-//! the non-smooth empirical dual Ĥ_0(λ) = Σ_s Ê_s[max_k ℓ^s_k] + ρ Σ λ (§2.1 item 6), reached by
-//! the spec's fallback: deterministic full-batch projected accelerated gradient (FISTA) on Ĥ_β with
+//! The non-private Denis et al. (2024) baseline: the minimiser over λ ≥ 0 of
+//! the non-smooth empirical dual Ĥ_0(λ) = Σ_s Ê_s[max_k ℓ^s_k] + ρ Σ λ (the β → 0 limit of eq. 4), reached by
+//! deterministic full-batch projected accelerated gradient (FISTA) on Ĥ_β with
 //! a β continuation 1e-2 → 1e-5, warm-started at each stage. Ĥ_β's gradient is (4/β)-Lipschitz
 //! in ℓ2 (the Hessian of LSE_β is ≤ I/β and ‖J_s‖² = 2, summed over the two groups), so the step
 //! is β/4. This is also the oracle for "non-private DP2DP ≈ Denis et al." and the in-sample KKT
-//! check (unfairness ≤ ρ + (K−1)/N_min, spec §3 test 1).
+//! check (unfairness ≤ ρ + (K−1)/N_min, the KKT argument).
 
 use super::dual::Pool;
 
 /// Iterations per β stage and the β schedule. Default: β = 1e-2 → 1e-5 (four stages) with 500
-/// FISTA iterations each, 2,000 in all (the spec's fallback suggests ≥ 5,000): on three
+/// FISTA iterations each, 2,000 in all: on three
 /// synthetic pools (N = 2,000, K = 6, ρ ∈ {0, 0.05, 0.1}) 1,500 per stage reached the same
 /// Ĥ_β to 1e-6 and the same in-sample unfairness to 1e-3 (all within the KKT bound
 /// ρ + (K − 1)/N_min) at three times the cost.

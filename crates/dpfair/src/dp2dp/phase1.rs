@@ -1,4 +1,4 @@
-//! Phase 1 (spec 004 §2.2): the private class-probability model p̄ on the labelled split, through
+//! Phase 1: the private class-probability model p̄ on the labelled split, through
 //! the `learn` crate — output-perturbed logistic regression (P1-OP, the experiments' choice) or
 //! DP-SGD (P1-SGD, Algorithm 2 with clipping) — or, for the non-private reference, the exact
 //! L2-regularised logistic regression (p̂). S is not a feature (the paper's experiments).
@@ -44,7 +44,7 @@ fn op_config(cfg: &Config, l2: f64, feature_bound: f64) -> OutputPerturbationCon
         delta: cfg.delta,
         l2,
         feature_bound,
-        // zCDP, so it RDP-composes with Phase 2 in the ledger (spec §2.2 step 5).
+        // zCDP, so it RDP-composes with Phase 2 in the ledger.
         calibration: OpCalibration::Rdp,
         ..OutputPerturbationConfig::default()
     }

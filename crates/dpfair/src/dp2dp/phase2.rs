@@ -1,28 +1,28 @@
-//! Phase 2 = DP2DP, Algorithm 1 (spec 004 §2.3), with its privacy accounting (§2.5):
+//! Phase 2 = DP2DP, Algorithm 1 of Say et al., with its privacy accounting (Theorem 4.1):
 //! step i) the private group frequencies, step ii) the noisy dual SGD, charged before any noise.
 //!
 //! **Strict** (default; the stated (ε, δ) holds for replace-one neighbours of D_N):
 //! - one release π̄_{+1} = π̂_{+1} + N(0, σ_π²) of sensitivity 1/N, and π̄_{−1} = 1 − π̄_{+1}
-//!   (post-processing; H3), both floored at π_floor (H12);
+//!   (post-processing; `docs/deviations.md#dp2dp-proportion-release`), both floored at π_floor (`docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`);
 //! - Poisson sampling with q = b/N, per-row directions u_i = J_{s_i}ᵀσ_i/π̄_{s_i} of ℓ2 norm
-//!   ≤ C_u = √2/min π̄ and ρ·1 outside the noise (H4, H2), noise N(0, (z C_u)²) on the SUM (H1);
+//!   ≤ C_u = √2/min π̄ and ρ·1 outside the noise (`docs/deviations.md#dp2dp-sampling-scheme-and-accountant`, `docs/deviations.md#dp2dp-gradient-sensitivity`), noise N(0, (z C_u)²) on the SUM (`docs/deviations.md#dp2dp-noise-on-the-sum`);
 //!   the run is charged as the subsampled Gaussian for substitution (sensitivity 2C_u);
 //! - z is the smallest multiplier whose RDP composition with the frequency release meets (ε, δ).
 //!
 //! **Paper** (`Accounting::Paper`): as published — two independent noises on π̂_{±1},
 //! stratified sampling with replacement, σ_SGD = 4·z where z is the dp_accounting calibration
-//! with q = b/N and Δ = 4 (§2.5.2). The ledger records what it really spends: the frequency
-//! vector at sensitivity √2/N (H3), and the gradient sum at replace-one sensitivity 4√2 (H2) with
+//! with q = b/N and Δ = 4 (as the paper's experiments). The ledger records what it really spends: the frequency
+//! vector at sensitivity √2/N (`docs/deviations.md#dp2dp-proportion-release`), and the gradient sum at replace-one sensitivity 4√2 (`docs/deviations.md#dp2dp-gradient-sensitivity`) with
 //! the per-record inclusion probability of the stratified sampler, q' = 1 − (1 − 1/(2N_min))^b
-//! (H4; multiplicities > 1 are not accounted, so even this is an estimate, not a certificate).
-//! With [`NoiseOn::Mean`] σ_SGD = 4z/b (Theorem 4.1's multiplier bσ/4 read literally, H1): what
+//! (`docs/deviations.md#dp2dp-sampling-scheme-and-accountant`; multiplicities > 1 are not accounted, so even this is an estimate, not a certificate).
+//! With [`NoiseOn::Mean`] σ_SGD = 4z/b (Theorem 4.1's multiplier bσ/4 read literally, `docs/deviations.md#dp2dp-noise-on-the-sum`): what
 //! the paper's "private ≈ non-private" figures suggest was run; the ledger shows its cost.
 
 use super::accounting::{calibrate, paper_noise_multiplier};
 use super::config::{Config, NoiseOn};
 use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
 use super::error::{Error, Result};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use dpfair_privacy::mechanisms::{Gaussian, SubsampledGaussianRun};
 use dpfair_privacy::{Cost, Ledger, Noise, PrivacyError, Relation};
@@ -55,11 +55,11 @@ pub struct Report {
     pub sigma_pi: f64,
     /// Paper mode: the ε the paper's calibration claims (the ledger holds the real cost).
     pub claimed_epsilon: Option<f64>,
-    /// Fraction of λ̄ at C_λ (H8).
+    /// Fraction of λ̄ at C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`).
     pub at_bound: f64,
 }
 
-/// Floors a frequency at π_floor and caps it at 1 (post-processing, H12).
+/// Floors a frequency at π_floor and caps it at 1 (post-processing, `docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`).
 fn floor_pi(p: f64, floor: f64) -> f64 {
     p.clamp(floor, 1.0)
 }
@@ -105,7 +105,7 @@ pub fn release(
         let v = g.release_vec(
             ledger,
             noise,
-            "DP2DP π̄_{−1}, π̄_{+1} (paper: two independent noises, sensitivity √2/N, H3)",
+            "DP2DP π̄_{−1}, π̄_{+1} (paper: two independent noises, sensitivity √2/N, docs/deviations.md#dp2dp-proportion-release)",
             &[1.0 - hat_plus, hat_plus],
         )?;
         [floor_pi(v[0], floor), floor_pi(v[1], floor)]
@@ -142,7 +142,7 @@ pub fn release(
                 NoiseOn::Sum => "DP2DP dual SGD (paper: stratified with replacement, σ_SGD = 4z)",
                 NoiseOn::Mean => {
                     "DP2DP dual SGD (paper, Theorem 4.1's convention: stratified with \
-                     replacement, σ_SGD = 4z/b on the sum, H1)"
+                     replacement, σ_SGD = 4z/b on the sum, docs/deviations.md#dp2dp-noise-on-the-sum)"
                 }
             },
             q_real,

@@ -1,5 +1,5 @@
-//! The DP2DP prediction rule (§2.4, Algorithm 1's output):
-//! ĝ_ρ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k), with explicit tie-breaking (H11).
+//! The DP2DP prediction rule (Algorithm 1's output):
+//! ĝ_ρ(x, s) = argmax_k π̄_s p̄_k(x, s) − s(λ̄⁽¹⁾_k − λ̄⁽²⁾_k), with explicit tie-breaking (`docs/deviations.md#dp2dp-ties-in-the-argmax`).
 
 use super::config::TieBreak;
 use super::dual::group_index;
@@ -10,7 +10,7 @@ use rand::RngExt;
 /// Classes (codes 0..K) of the rows of `probs` (n × K, p̄) with signs `signs` (±1) under
 /// multipliers `lambda` (2K) and frequencies `pi = [π̄_{−1}, π̄_{+1}]`. Jitter is drawn from `rng`;
 /// with [`TieBreak::LowestIndex`] the lowest maximising class wins. λ = 0 and π̄ = (1, 1) give the
-/// unconstrained argmax p̄ (the "unfair" baseline, §2.6 item 1).
+/// unconstrained argmax p̄ (the "unfair" baseline).
 pub fn predict(
     probs: ArrayView2<'_, f64>,
     signs: &[f64],

@@ -96,8 +96,9 @@ impl Params for CdpFairParams {
 /// let est = CdpFair::params().alpha(0.1).epsilon(1.0).delta(1e-6).frequencies(64).check()?;
 /// let fitted = est.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
-/// let file = fitted.to_model_file(dpfair::estimators::example_schema(2))?;
-/// assert_eq!(file.method, "cdp-fair");
+/// let path = std::env::temp_dir().join("dpfair-doc-cdp-fair.json");
+/// fitted.save(dpfair::estimators::example_schema(2), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "cdp-fair");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -192,7 +193,7 @@ pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
         .map(|(k, f)| {
             format!(
                 "{} fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
-                crate::model::Predictor::method(model),
+                crate::predictor::Predictor::method(model),
                 k + 1,
                 model.bandwidth,
                 f.estimate.pi[0],

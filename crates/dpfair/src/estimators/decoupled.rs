@@ -6,7 +6,7 @@ use super::{check_epsilon, setters};
 use crate::decoupled::{Config, Model, config::MAX_DELTA};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
@@ -65,6 +65,9 @@ impl Params for DecoupledParams {
 /// let mut session = Session::new(3.0, 1e-5)?;
 /// let fitted = Decoupled::params().epsilon(3.0).delta(1e-5).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
+/// let path = std::env::temp_dir().join("dpfair-doc-decoupled.json");
+/// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "decoupled");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]

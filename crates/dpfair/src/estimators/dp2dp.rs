@@ -6,7 +6,7 @@ use super::{check_epsilon, check_level, setters};
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
-use crate::model::Accounting;
+use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
@@ -65,6 +65,9 @@ impl Params for Dp2dpParams {
 /// let mut session = Session::new(1.0, 1e-5)?;
 /// let fitted = Dp2dp::params().rho(0.05).epsilon(1.0).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
+/// let path = std::env::temp_dir().join("dpfair-doc-dp2dp.json");
+/// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "dp2dp");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -49,8 +49,9 @@ pub struct DpLogisticParams {
 /// let fitted = DpLogistic::params().epsilon(1.0).epochs(10).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
 /// assert!(matches!(out, dpfair::model::Output::Classes { .. }));
-/// let file = fitted.to_model_file(dpfair::estimators::example_schema(3))?;
-/// assert_eq!(file.method, "dp-logistic");
+/// let path = std::env::temp_dir().join("dpfair-doc-dp-logistic.json");
+/// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "dp-logistic");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -78,6 +78,9 @@ impl Params for FairRegressionParams {
 /// let fitted = est.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
 /// assert!(matches!(out, dpfair::model::Output::Values(_)));
+/// let mut schema = dpfair::estimators::example_schema(1);
+/// schema.target.as_mut().unwrap().encoding = dpfair::data::TargetEncoding::Real;
+/// fitted.save(schema, std::env::temp_dir().join("dpfair-doc-fair-regression.json"))?;
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -115,8 +118,8 @@ impl Estimator for FairRegression {
              targets' max pairwise KS {:.4} ({:?})",
             model.group_names.len(),
             model.grid.k,
-            model.alpha,
-            model.epsilon,
+            dpfair_privacy::ledger::readable(model.alpha),
+            dpfair_privacy::ledger::readable(model.epsilon),
             model.lp_value,
             crate::fair_regression::transport::max_pairwise_ks(&model.targets),
             model.solved_by

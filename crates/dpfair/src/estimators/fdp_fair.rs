@@ -116,7 +116,9 @@ impl Params for FdpFairParams {
 /// let est = FdpFair::params().alpha(0.1).epsilon(1.0).delta(1e-5).sites(3).frequencies(64).check()?;
 /// let fitted = est.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
-/// assert_eq!(fitted.to_model_file(dpfair::estimators::example_schema(2))?.method, "fdp-fair");
+/// let path = std::env::temp_dir().join("dpfair-doc-fdp-fair.json");
+/// fitted.save(dpfair::estimators::example_schema(2), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "fdp-fair");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -101,6 +101,9 @@ impl Params for LpctParams {
 /// let mut session = Session::new(2.0, 0.0)?;
 /// let fitted = Lpct::params(public).epsilon(2.0).check()?.fit(&private, &mut session)?;
 /// let out = fitted.predict(&private, session.noise())?;
+/// let path = std::env::temp_dir().join("dpfair-doc-lpct.json");
+/// fitted.save(dpfair::estimators::example_schema(2), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "lpct");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -225,6 +228,9 @@ impl Params for LpctPruneParams {
 /// let mut session = Session::new(2.0, 0.0)?;
 /// let fitted = LpctPrune::params(public).epsilon(2.0).check()?.fit(&private, &mut session)?;
 /// let out = fitted.predict(&private, session.noise())?;
+/// let path = std::env::temp_dir().join("dpfair-doc-lpct-prune.json");
+/// fitted.save(dpfair::estimators::example_schema(2), &path)?; // `dpfair predict` reads it
+/// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "lpct-prune");
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -1,4 +1,4 @@
-//! The baselines the reproduction compares with (spec §2.5, §4.6): no post-processing (the scores
+//! The baselines the reproduction compares with (Chzhen et al. (2020), as the authors' repository re-implements it; the authors' notebooks): no post-processing (the scores
 //! themselves), binning only (α = ∞, ε = ∞: every score to its bin's midpoint), and the
 //! non-private quantile averaging of Chzhen et al. (2020), exact statistical parity.
 
@@ -8,7 +8,7 @@ use rand::{Rng, RngExt};
 use rand_distr::Distribution;
 use serde::{Deserialize, Serialize};
 
-/// Binning only: `h(y)`, each score mapped to its bin's midpoint (spec §2.2.1).
+/// Binning only: `h(y)`, each score mapped to its bin's midpoint (Xian et al., Algorithm 1, lines 2–3).
 pub fn binning(grid: &Grid, scores: &[f64]) -> Vec<f64> {
     scores.iter().map(|&y| grid.midpoint(grid.bin(y))).collect()
 }
@@ -23,7 +23,7 @@ fn jitter<R: Rng + ?Sized>(rng: &mut R, x: f64) -> f64 {
 }
 
 /// Chzhen, Denis, Hebiri, Oneto, Pontil (2020), "Fair regression with Wasserstein barycenters":
-/// the plug-in α = 0 post-processor, as the authors' repository re-implements it (spec §2.5).
+/// the plug-in α = 0 post-processor, as the authors' repository re-implements it (Chzhen et al. 2020).
 /// Non-private: it stores the training scores.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QuantileAveraging {

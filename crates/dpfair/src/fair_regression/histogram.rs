@@ -1,12 +1,12 @@
 //! Algorithm 1, lines 2–13: the bin grid, the private joint (group × bin) histogram, and the
-//! repair of each group's noisy histogram into a PMF (spec §2.2.1–2.2.3).
+//! repair of each group's noisy histogram into a PMF (Xian et al., Algorithm 1, lines 2–13).
 
 use super::FairRegressionError;
 use dpfair_privacy::mechanisms::noisy_histogram;
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 
-/// k equal bins on the public interval `[lo, hi]` (spec §2.2.1, hazards H1 and H4).
+/// k equal bins on the public interval `[lo, hi]` (Xian et al., Algorithm 1, lines 2–3, `docs/deviations.md#fair-regression-bin-midpoints` and `docs/deviations.md#fair-regression-discretiser-ties`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Grid {
     pub lo: f64,
@@ -35,7 +35,7 @@ impl Grid {
     }
 
     /// Line 3, the discretizer: `clamp(floor((y − lo)/Δ), 0, k−1)`. Bin boundaries go to the upper
-    /// bin, `hi` to the last bin, values outside `[lo, hi]` to the end bins (H4).
+    /// bin, `hi` to the last bin, values outside `[lo, hi]` to the end bins (`docs/deviations.md#fair-regression-discretiser-ties`).
     pub fn bin(&self, y: f64) -> usize {
         let t = ((y - self.lo) / self.width()).floor();
         if t <= 0.0 {
@@ -45,7 +45,7 @@ impl Grid {
         }
     }
 
-    /// Line 2, the midpoint of bin j: `lo + (j + ½)Δ` (with the `+ lo` the paper drops, H1).
+    /// Line 2, the midpoint of bin j: `lo + (j + ½)Δ` (with the `+ lo` the paper drops, `docs/deviations.md#fair-regression-bin-midpoints`).
     pub fn midpoint(&self, j: usize) -> f64 {
         j as f64 * self.width() + self.lo + self.width() / 2.0
     }
@@ -71,7 +71,7 @@ pub struct JointHistogram {
 }
 
 /// Record i's cell `a·k + bin(score_i)` of the joint histogram (line 4, with the `a_i = a`
-/// indicator the paper's line drops, H2). Errors name the first bad row.
+/// indicator the paper's line drops, `docs/deviations.md#fair-regression-line-4-indicator`). Errors name the first bad row.
 fn cells(
     scores: &[f64],
     groups: &[u32],
@@ -108,8 +108,8 @@ fn cells(
 
 /// Lines 4–6, the only step that reads the data: the joint (group × bin) counts with discrete
 /// Laplace noise of scale 2/ε on each count (the privacy crate's [`noisy_histogram`]: ℓ1
-/// sensitivity 2 under substitution, one pure ε-DP release, exact sampler as hazard H10 advises),
-/// divided by the public n (H9). `epsilon = ∞` is the non-private reference of the paper's
+/// sensitivity 2 under substitution, one pure ε-DP release, exact sampler as `docs/deviations.md#fair-regression-floating-point-laplace` advises),
+/// divided by the public n (`docs/deviations.md#fair-regression-neighbouring-relation-and-n`). `epsilon = ∞` is the non-private reference of the paper's
 /// experiments: nothing is released through the ledger and the exact histogram is returned.
 pub fn private_joint_histogram(
     scores: &[f64],
@@ -140,7 +140,7 @@ pub fn private_joint_histogram(
         c
     } else {
         let label = format!(
-            "fair regression (seed 001): joint histogram, {m} groups × {} bins, n = {n}",
+            "fair regression (Xian et al.): joint histogram, {m} groups × {} bins, n = {n}",
             grid.k
         );
         noisy_histogram(ledger, noise, &label, &cells, m * grid.k, epsilon)?
@@ -160,7 +160,7 @@ pub fn private_joint_histogram(
 /// One group's repaired estimate (lines 8–13).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RepairedGroup {
-    /// `w̃_a`, floored at `floor` (H3).
+    /// `w̃_a`, floored at `floor` (`docs/deviations.md#fair-regression-empty-group-weight`).
     pub weight: f64,
     /// Whether the floor was applied (the group's noisy mass was ≤ floor: near-empty).
     pub floored: bool,
@@ -171,7 +171,7 @@ pub struct RepairedGroup {
 }
 
 /// Lines 8–13 for one group's row `p̌(a, ·)`:
-/// `w̃ = max(Σ_j p̌(a,j), floor)` (the paper's floor 0 makes line 9 divide by zero; H3 keeps the
+/// `w̃ = max(Σ_j p̌(a,j), floor)` (the paper's floor 0 makes line 9 divide by zero; `docs/deviations.md#fair-regression-empty-group-weight` keeps the
 /// code's 1e-6); `F̌ = partial sums / w̃`; the L∞ isotonic regression of line 10–11 in closed form,
 /// `G(j) = ½(max_{l≤j} F̌(l) + min_{r≥j} F̌(r))` (prefix maximum and suffix minimum; Stout 2017);
 /// `F̃ = clamp(G, 0, 1)` with `F̃(k−1) = 1`; `p̃ = ΔF̃` (nonnegative exactly, since every step is
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!(g.bin(-5.0), 0);
         assert_eq!(g.bin(7.0), 2);
         let law = Grid::new(1.0, 4.0, 1).unwrap();
-        assert_eq!(law.midpoint(0), 2.5); // H1: with + lo
+        assert_eq!(law.midpoint(0), 2.5); // docs/deviations.md#fair-regression-bin-midpoints: with + lo
         assert!(Grid::new(1.0, 1.0, 3).is_err() && Grid::new(0.0, 1.0, 0).is_err());
     }
 

@@ -1,5 +1,5 @@
-//! The KS-relaxed fixed-support Wasserstein-2 barycenter problem, line 14 of Algorithm 1 (spec
-//! §2.2.4), its fast paths, and the polishing and validation every solution goes through (hazard H6).
+//! The KS-relaxed fixed-support Wasserstein-2 barycenter problem, line 14 of Algorithm 1 of
+//! Xian et al., its fast paths, and the polishing and validation every solution goes through (`docs/deviations.md#fair-regression-solver-tolerance`).
 //!
 //! In bin-index units, for PMFs `p_a` on `0..k`, weights `w_a` and tolerance α:
 //! ```text
@@ -7,14 +7,14 @@
 //! s.t. Σ_ℓ π_a(j,ℓ) = p_a(j),   Σ_j π_a(j,ℓ) = q_a(ℓ),   |Σ_{j≤ℓ} (q_a(j) − q(j))| ≤ α/2,   π ≥ 0
 //! ```
 //! Two back ends ([`Backend`]) solve it for the targets `q_a`:
-//! * [`Backend::Clarabel`]: the paper's LP as written (the sparse form of §2.2.4), through the
+//! * [`Backend::Clarabel`]: the paper's LP as written (the sparse form of the LP of Xian et al., Algorithm 1, line 14), through the
 //!   pure-Rust interior-point solver Clarabel. General and slow (`m·k²` variables).
 //! * [`Backend::Structured`] (default): an interior-point method on an equivalent problem in the
 //!   groups' target CDFs, whose Newton systems are banded ([`structured`]).
 //!
 //! Either way, given the targets, the optimal couplings are the monotone couplings (Lemma B.9), so
 //! [`polish`] rebuilds them exactly and [`validate`] checks marginals and KS constraints.
-//! Fast paths (all exact, spec §2.2.4 "special cases"): k = 1; α ≥ the largest pairwise KS distance
+//! Fast paths (all exact special cases): k = 1; α ≥ the largest pairwise KS distance
 //! of the inputs (value 0, identity); α = 0 (the rounded quantile average); and, for every other
 //! α, the per-level decomposition of [`levelwise`] (no LP solver; the back end is used only if it
 //! reports trouble, or with `fast_paths` off).
@@ -44,7 +44,7 @@ pub enum LpError {
 /// Tolerance on a PMF's total mass.
 const MASS_TOL: f64 = 1e-9;
 
-/// One instance of the problem (inputs are PMFs on `0..k`; weights are not normalized, hazard H8).
+/// One instance of the problem (inputs are PMFs on `0..k`; weights are not normalized, `docs/deviations.md#fair-regression-unnormalised-weights`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BarycenterProblem {
     pub pmfs: Vec<Vec<f64>>,
@@ -127,7 +127,7 @@ pub enum Backend {
     /// The banded interior-point method on the CDF form ([`structured`]).
     #[default]
     Structured,
-    /// The sparse form of §2.2.4 as a general LP through Clarabel ([`clarabel`]).
+    /// The sparse form of the LP (Xian et al., Algorithm 1, line 14) as a general LP through Clarabel ([`clarabel`]).
     Clarabel,
 }
 
@@ -180,7 +180,7 @@ pub struct BarycenterSolution {
     pub center_cdf: Vec<f64>,
     /// `π_a`: the monotone couplings of `p_a` and `q̃_a`.
     pub couplings: Vec<Coupling>,
-    /// `Σ_a w_a Σ (j−ℓ)² π_a(j,ℓ)` in index units (× Δ² for value units, hazard H17).
+    /// `Σ_a w_a Σ (j−ℓ)² π_a(j,ℓ)` in index units (× Δ² for value units, `docs/deviations.md#fair-regression-stored-score-in-the-code`).
     pub value: f64,
     /// `max_{a,a'} D_KS(q̃_a, q̃_a')` (≤ α).
     pub max_ks: f64,
@@ -197,7 +197,7 @@ pub fn solve(
     solve_with_cdfs(problem, &cdfs, problem.unfairness(), options)
 }
 
-/// Solve the same inputs at several α (a sweep, spec §4.3). Shares the inputs' CDFs and their
+/// Solve the same inputs at several α (a sweep, Xian et al.'s sweeps). Shares the inputs' CDFs and their
 /// pairwise KS distance across α: every α at or above it is answered by the identity.
 pub fn solve_path(
     problem: &BarycenterProblem,
@@ -256,8 +256,8 @@ fn solve_with_cdfs(
     Ok(sol)
 }
 
-/// Hazard H6: turn a solver's (approximate) target CDFs into an exactly consistent solution.
-/// 1. clamp to [0,1], make nondecreasing (running maximum), last entry 1;
+/// `docs/deviations.md#fair-regression-solver-tolerance`: turn a solver's (approximate) target CDFs into an exactly consistent solution.
+/// 1. clamp to \[0,1\], make nondecreasing (running maximum), last entry 1;
 /// 2. restore the KS constraints exactly: clamp every `C_a` into `[B − α/2, B + α/2]` with
 ///    `B = (max_a C_a + min_a C_a)/2` (clamping between nondecreasing bounds keeps `C_a`
 ///    nondecreasing, and a feasible point is left unchanged);

@@ -1,10 +1,10 @@
-//! One-dimensional discrete optimal transport on the bin grid (spec §2.2.4, §6 item 6), in
+//! One-dimensional discrete optimal transport on the bin grid (Xian et al., Algorithm 1, lines 14–17), in
 //! **bin-index units**: PMFs on `0..k`, cost `(j − ℓ)²`.
 //!
-//! * [`cdf`], [`ks`]: CDFs and the Kolmogorov–Smirnov distance `max_j |F_p(j) − F_q(j)|` (§1.3).
+//! * [`cdf`], [`ks`]: CDFs and the Kolmogorov–Smirnov distance `max_j |F_p(j) − F_q(j)|` (Xian et al., the KS distance).
 //! * [`monotone_coupling`]: the unique optimal coupling for the strictly convex cost (Lemma B.9):
 //!   `π(j,ℓ) = max(0, min(F_p(j), F_q(ℓ)) − max(F_p(j−1), F_q(ℓ−1)))`.
-//! * [`quantile_average`]: the α = 0 closed form of the fixed-support barycenter (§2.2.4): the
+//! * [`quantile_average`]: the α = 0 closed form of the fixed-support barycenter (Xian et al., Algorithm 1, line 14): the
 //!   `w`-weighted average of the groups' quantile functions, rounded to the nearest bin.
 
 use serde::{Deserialize, Serialize};
@@ -38,7 +38,7 @@ pub fn pmf_from_cdf(f: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Kolmogorov–Smirnov distance between two PMFs on the same grid (§1.3).
+/// Kolmogorov–Smirnov distance between two PMFs on the same grid (Xian et al., the KS distance).
 pub fn ks(p: &[f64], q: &[f64]) -> f64 {
     ks_cdf(&cdf(p), &cdf(q))
 }
@@ -51,7 +51,7 @@ pub fn ks_cdf(fp: &[f64], fq: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// The largest pairwise KS distance among PMFs: `Δ_SP` of a known discrete output law (§1.3).
+/// The largest pairwise KS distance among PMFs: `Δ_SP` of a known discrete output law (Xian et al., the KS distance).
 pub fn max_pairwise_ks(pmfs: &[Vec<f64>]) -> f64 {
     let cdfs: Vec<Vec<f64>> = pmfs.iter().map(|p| cdf(p)).collect();
     max_pairwise_ks_cdf(&cdfs)
@@ -152,7 +152,7 @@ pub fn w2_squared(p: &[f64], q: &[f64]) -> f64 {
     monotone_coupling(&cdf(p), &cdf(q)).cost()
 }
 
-/// The α = 0 closed form (spec §2.2.4): with `W = Σ_a w_a` and `Q_a` the quantile function of
+/// The α = 0 closed form (Xian et al., Algorithm 1, line 14): with `W = Σ_a w_a` and `Q_a` the quantile function of
 /// group a's CDF in index units, the fixed-support barycenter has quantile function
 /// `round(Σ_a (w_a/W) Q_a(u))`. Computed by merging the breakpoints of all CDFs: on each interval
 /// between consecutive breakpoints every `Q_a` is constant. Returns the barycenter's PMF.
@@ -211,7 +211,7 @@ mod tests {
         for (a, b) in c.col_sums().iter().zip(q) {
             assert!((a - b).abs() < 1e-15);
         }
-        // §8: π_0 at α = 0 = [[0,0.5,0],[0,0.25,0],[0,0,0.25]], cost 0.5·1 = 0.5.
+        // `docs/reference-values.md#fair-regression`: π_0 at α = 0 = [[0,0.5,0],[0,0.25,0],[0,0,0.25]], cost 0.5·1 = 0.5.
         assert_eq!(c.entries, vec![(0, 1, 0.5), (1, 1, 0.25), (2, 2, 0.25)]);
         assert!((c.cost() - 0.5).abs() < 1e-15);
     }
@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn quantile_average_of_worked_example() {
-        // §8: w = [2/3, 1/3], p_0 = [0.5, 0.25, 0.25], p_1 = [0, 0, 1] → q = [0, 0.75, 0.25].
+        // `docs/reference-values.md#fair-regression`: w = [2/3, 1/3], p_0 = [0.5, 0.25, 0.25], p_1 = [0, 0, 1] → q = [0, 0.75, 0.25].
         let q = quantile_average(
             &[cdf(&[0.5, 0.25, 0.25]), cdf(&[0.0, 0.0, 1.0])],
             &[2.0 / 3.0, 1.0 / 3.0],

@@ -2,7 +2,7 @@
 //! and Algorithm 6 (NON-INCREASING (NUMERICAL), used in all of the paper's experiments), with the
 //! tolerance `ω` they share.
 //!
-//! Sequences have length `2^M + 1` (the paper's `2^{M+1}` / `2^{N+1}` are typos, spec H8).
+//! Sequences have length `2^M + 1` (the paper's `2^{M+1}` / `2^{N+1}` are typos, `docs/deviations.md#fdp-fair-index-typos`).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +16,7 @@ pub struct OmegaSite {
 }
 
 /// `ω = C_ω sqrt( Σ_s μ_s² M⁴ log(1/δ_s) log(M/η_tol) / (ň_s² ε_s²) )` (Alg. 4/6; `ň_s` is the
-/// site's whole calibration size, as the code, spec H18).
+/// site's whole calibration size, as the code, `docs/deviations.md#fdp-fair-eta-tol-and-omega`).
 pub fn omega(c_omega: f64, sites: &[OmegaSite], depth: usize, eta_tol: f64) -> f64 {
     let m = depth as f64;
     let sum: f64 = sites
@@ -36,7 +36,7 @@ pub fn is_non_increasing(g: &[f64]) -> bool {
 
 /// Algorithm 4: `f_1 = g_1 + ω`, `f_i = min(f_{i−1}, g_i + ω)`, NULL (`None`) as soon as
 /// `f_i < g_i − ω`. Equivalently `f_i = ω + min_{j≤i} g_j`, non-NULL iff
-/// `max_i (g_i − min_{j≤i} g_j) ≤ 2ω` (spec §2.4). Already non-increasing input is returned as is.
+/// `max_i (g_i − min_{j≤i} g_j) ≤ 2ω` (Xue & Yu, Algorithm 4). Already non-increasing input is returned as is.
 pub fn non_increasing(g: &[f64], omega: f64) -> Option<Vec<f64>> {
     if is_non_increasing(g) {
         return Some(g.to_vec());
@@ -58,11 +58,11 @@ pub fn non_increasing(g: &[f64], omega: f64) -> Option<Vec<f64>> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clip {
-    /// `[−1, 1]`, the range of DD (strict default, spec H5).
+    /// `[−1, 1]`, the range of DD (strict default, `docs/deviations.md#fdp-fair-algorithm-6-clipping`).
     #[default]
     Symmetric,
     /// `[0, 1]` as printed in the paper: negative DD values are only shifted up by ω, never
-    /// monotonised (spec §2.5 (iii), H5).
+    /// monotonised (Algorithm 6, its clipping step, `docs/deviations.md#fdp-fair-algorithm-6-clipping`).
     Paper,
 }
 
@@ -75,7 +75,7 @@ impl Clip {
     }
 }
 
-/// The output of Algorithm 6 and whether it really is non-increasing (not guaranteed: spec §3.6
+/// The output of Algorithm 6 and whether it really is non-increasing (not guaranteed
 /// item 5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Corrected {
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn omega_spec_vector() {
-        // Spec §4.8: S = 4, μ = 1/4, M = 6, δ = 1e−6, η_tol = 0.01, ň_s = 1000, ε = 1, C_ω = 0.1.
+        // `docs/reference-values.md#fdp-fair`: S = 4, μ = 1/4, M = 6, δ = 1e−6, η_tol = 0.01, ň_s = 1000, ε = 1, C_ω = 0.1.
         let s = OmegaSite {
             mu: 0.25,
             n_cal: 1000,
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn paper_clip_never_monotonises_negative_values() {
-        // Spec §2.5 (iii): with [0,1] clipping, g_i < −ω gives f_i = g_i + ω.
+        // Algorithm 6, its clipping step: with [0,1] clipping, g_i < −ω gives f_i = g_i + ω.
         let g = [-0.2, -0.19, -0.3, -0.31];
         let c = non_increasing_numerical(&g, 0.01, Clip::Paper);
         for (f, x) in c.values.iter().zip(g) {

@@ -1,4 +1,4 @@
-//! The two-round protocol of Algorithm 1 (spec H1) as transcripts: what a site sends, what the
+//! The two-round protocol of Algorithm 1 (`docs/deviations.md#fdp-fair-protocol-rounds`) as transcripts: what a site sends, what the
 //! server sends back, and the server's validation of everything it receives.
 //!
 //! | step | who | reads | writes |
@@ -34,7 +34,6 @@ use crate::cdp_fair::{
 use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
-use crate::model::Accounting;
 use crate::plugin::RffBasis;
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result, invalid};
@@ -43,6 +42,7 @@ use crate::plugin::release::{
 };
 use crate::plugin::split::random_split;
 use crate::plugin::threshold::{GroupRule, score};
+use crate::predictor::Accounting;
 use dpfair_data::error::clip;
 use dpfair_data::{Dataset, Schema};
 use dpfair_privacy::{Budget, Composition, Entry, Ledger, Noise, Partition};

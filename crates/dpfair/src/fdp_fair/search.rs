@@ -1,7 +1,7 @@
-//! Algorithm 2 (FDP.THRESHOLD.SEARCH) at the server: the tree depth `M` (step 0, spec H6 and
-//! §2.7.3), the private DD curve on the grid `τ_j = −1 + (j−1)2^{1−M}` from the sites' noisy trees
+//! Algorithm 2 (FDP.THRESHOLD.SEARCH) at the server: the tree depth `M` (step 0, `docs/deviations.md#fdp-fair-tree-depth-m` and
+//! the tree-depth rule of Xue & Yu, §5.1.2), the private DD curve on the grid `τ_j = −1 + (j−1)2^{1−M}` from the sites' noisy trees
 //! (S2), its monotone correction (Algorithm 6, or 4) and the selection of `τ̃` (S3, with the rules
-//! of spec H7 for what the paper leaves open).
+//! of `docs/deviations.md#fdp-fair-selection-rule-gaps` for what the paper leaves open).
 
 use crate::fdp_fair::correction::{
     Clip, OmegaSite, is_non_increasing, non_increasing, non_increasing_numerical, omega,
@@ -15,13 +15,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
 pub enum DepthRule {
-    /// The authors' code (spec §2.7.3): `M = min(max(⌊log2 max(Σ_s min(N_s, N_s²ε_s²), 1)⌋, 1), 6)`.
-    /// Default: with the paper's rule the tail noise swamps the counts at `N_s = 2000` (H6).
+    /// The authors' code (the tree-depth rule of §5.1.2): `M = min(max(⌊log2 max(Σ_s min(N_s, N_s²ε_s²), 1)⌋, 1), 6)`.
+    /// Default: with the paper's rule the tail noise swamps the counts at `N_s = 2000` (`docs/deviations.md#fdp-fair-tree-depth-m`).
     #[default]
     Code,
     /// The paper's experimental rule: `M = max(⌊log2 Σ_s min(N_s, N_s²ε_s²)⌋ + 1, 6)`.
     Paper,
-    /// From the smallest interval length θ (Alg. 2 step 0): `M = ⌈log2(1/θ)⌉ + 1` (H6(a)).
+    /// From the smallest interval length θ (Alg. 2 step 0): `M = ⌈log2(1/θ)⌉ + 1` (`docs/deviations.md#fdp-fair-tree-depth-m`).
     Theta { theta: f64 },
     /// A fixed depth.
     Fixed { depth: usize },
@@ -73,7 +73,7 @@ pub fn grid(depth: usize) -> Vec<f64> {
 /// One site's private DD curve on the grid (Alg. 2 S2):
 /// `D̃D^s(τ_j) = Tail_{s,1}(τ_j)/N_{s,1} − (N_{s,0} − Tail_{s,0}(τ_j))/N_{s,0}`.
 ///
-/// Post-processing guards (the code's, spec §4.3): the noisy totals are floored at 1 and the
+/// Post-processing guards (the code's, Xue & Yu, §5.1.2): the noisy totals are floored at 1 and the
 /// tails clipped to `[0, N_{s,a}]`, so that every term is a fraction in `[0, 1]`; then
 /// `D̃D^s(τ_1) = 1` (the `j = 1` case) and `D̃D^s(τ_{2^M+1}) = −1`.
 pub fn site_dd(trees: &SiteTrees) -> Vec<f64> {
@@ -114,7 +114,7 @@ pub enum Monotoniser {
     /// Algorithm 6, used in all of the paper's experiments (default).
     #[default]
     Numerical,
-    /// Algorithm 4 (the theory's); on NULL it falls back to Algorithm 6 and says so (H7 (iv)).
+    /// Algorithm 4 (the theory's); on NULL it falls back to Algorithm 6 and says so (`docs/deviations.md#fdp-fair-selection-rule-gaps`).
     Theory,
 }
 
@@ -125,11 +125,11 @@ pub struct SearchConfig {
     /// Disparity level α ≥ 0.
     pub alpha: f64,
     /// Half-width `ρ*` of the selection band (the paper's experiments set it directly,
-    /// "ρ = 0.03"; spec H17).
+    /// "ρ = 0.03"; `docs/deviations.md#fdp-fair-rho-star-in-practice`).
     pub rho_star: f64,
     /// `C_ω` of `ω`.
     pub c_omega: f64,
-    /// `η_tol` inside `ω` (the code's 0.01, H18).
+    /// `η_tol` inside `ω` (the code's 0.01, `docs/deviations.md#fdp-fair-eta-tol-and-omega`).
     pub eta_tol: f64,
     pub monotoniser: Monotoniser,
     /// Algorithm 6's clipping range; `None` = `[−1, 1]` (strict) or `[0, 1]` (paper accounting).
@@ -186,17 +186,17 @@ pub struct Search {
     pub dd_corrected: Vec<f64>,
     /// Whether `D̃D_↓` is non-increasing (Alg. 6 does not guarantee it).
     pub monotone: bool,
-    /// Algorithm 4 returned NULL and Algorithm 6 was used instead (H7 (iv)).
+    /// Algorithm 4 returned NULL and Algorithm 6 was used instead (`docs/deviations.md#fdp-fair-selection-rule-gaps`).
     pub alg4_null: bool,
     /// Whether a grid point inside the band `|D̃D_↓(τ) − sign·α| ≤ ρ*` was found (or τ̃ = 0 was
-    /// accepted); `false`: the nearest point / linear interpolation (H7 (iii)).
+    /// accepted); `false`: the nearest point / linear interpolation (`docs/deviations.md#fdp-fair-selection-rule-gaps`).
     pub feasible: bool,
 }
 
 /// Algorithm 2 S2 (correction) and S3 (selection) on the aggregated grid DD `dd` (length
 /// `2^M + 1`).
 ///
-/// S3, with the rules of spec H7: `τ̃ = 0` if `|D̃D_↓(0)| ≤ α` (`α + ρ*` with
+/// S3, with the rules of `docs/deviations.md#fdp-fair-selection-rule-gaps`: `τ̃ = 0` if `|D̃D_↓(0)| ≤ α` (`α + ρ*` with
 /// `zero_within_band`); otherwise search only on the side of `sign(D̃D_↓(0))` for the smallest
 /// `|τ|` with `|D̃D_↓(τ) − sign·α| ≤ ρ*`; if there is none, interpolate linearly between the
 /// first two grid points that straddle `sign·α`, or take the point nearest to it, and flag
@@ -308,13 +308,13 @@ mod tests {
 
     #[test]
     fn depth_rules_match_the_spec_vectors() {
-        // Spec §4.8: S = 4/5/6, N_s = 2000, ε ≥ 1: paper 13/14/14; code 6/6/6.
+        // `docs/reference-values.md#fdp-fair`: S = 4/5/6, N_s = 2000, ε ≥ 1: paper 13/14/14; code 6/6/6.
         for (s, paper) in [(4, 13), (5, 14), (6, 14)] {
             let sites = vec![(2000, 1.0); s];
             assert_eq!(DepthRule::Paper.depth(&sites).unwrap(), paper);
             assert_eq!(DepthRule::Code.depth(&sites).unwrap(), 6);
         }
-        // H6(a): θ = 2^{1−M} gives M back; θ between two powers rounds the depth up.
+        // `docs/deviations.md#fdp-fair-tree-depth-m`: θ = 2^{1−M} gives M back; θ between two powers rounds the depth up.
         assert_eq!(
             DepthRule::Theta { theta: 1.0 / 32.0 }.depth(&[]).unwrap(),
             6

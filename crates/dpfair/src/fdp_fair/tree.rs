@@ -3,20 +3,20 @@
 //! group, and the tail counts of Algorithm 2 S2.
 //!
 //! * Leaves (level `M`): `2^M` half-open bins `[−1 + (j−1)2^{1−M}, −1 + j 2^{1−M})`,
-//!   `j = 1..2^M`; `Z = 1` goes to the last leaf (spec §2.3, edge case).
+//!   `j = 1..2^M`; `Z = 1` goes to the last leaf (Xue & Yu, Algorithm 3, edge case).
 //! * Levels `ℓ = M−1 … 1`: `count_{ℓ,k} = count_{ℓ+1,2k−1} + count_{ℓ+1,2k}`; the root (level 0)
 //!   is not part of the tree.
 //! * Noise: every node gets `N(0, σ²)` with `σ² = M (4 log(1/δ_s) + 2ε_s)/ε_s²` (Alg. 3; the
 //!   paper writes `(4 log(1/δ_s)/ε_s + 2)/(ε_s/M)`).
 //!
-//! **Privacy (Prop. 19, spec §2.0.4).** Replacing one calibration record moves at most one unit
+//! **Privacy (Prop. 19).** Replacing one calibration record moves at most one unit
 //! between two leaves (possibly of different groups), so in every level the two trees side by side
 //! change in at most two entries by 1: ℓ2² sensitivity 2 per level, `2M` for the whole vector of
 //! both trees. It is released here as **one** vector Gaussian release of sensitivity `√(2M)`:
 //!
 //! * [`TreeNoise::Paper`]: the σ above, i.e. `ρ = M/σ² = ε_s²/(4 log(1/δ_s) + 2ε_s)` zCDP, which
 //!   converts to `ε' = ρ + 2 sqrt(ρ log(1/δ_s)) ≤ ε_s` at `δ_s` for every ε_s (no ε < 1
-//!   restriction, H9). The ledger records it as zCDP.
+//!   restriction, `docs/deviations.md#fdp-fair-gaussian-mechanism-for-epsilon-above-1`). The ledger records it as zCDP.
 //! * [`TreeNoise::Analytic`] (strict default): the smallest σ giving exactly `(ε_s, δ_s)` for
 //!   that sensitivity (analytic Gaussian, Balle & Wang 2018), about 0.8× the paper's σ at
 //!   ε = 1, δ = 1e−6. Recorded as `(ε_s, δ_s)`, so a site's ledger (S1 approximate DP on the
@@ -36,7 +36,7 @@ pub fn node_variance(epsilon: f64, delta: f64, depth: usize) -> f64 {
 }
 
 /// The zCDP parameter of the whole tree release, `ρ = M/σ² = ε²/(4 ln(1/δ) + 2ε)` (independent of
-/// `M`; spec §2.0.4).
+/// `M`; Prop. 19).
 pub fn tree_zcdp(epsilon: f64, delta: f64) -> f64 {
     epsilon * epsilon / (4.0 * (1.0 / delta).ln() + 2.0 * epsilon)
 }
@@ -290,10 +290,10 @@ mod tests {
 
     #[test]
     fn spec_noise_vectors() {
-        // Spec §4.8: ε = 1, δ = 1e−6: M = 6 → 343.572, M = 13 → 744.407.
+        // `docs/reference-values.md#fdp-fair`: ε = 1, δ = 1e−6: M = 6 → 343.572, M = 13 → 744.407.
         assert!((node_variance(1.0, 1e-6, 6) - 343.572).abs() < 1e-3);
         assert!((node_variance(1.0, 1e-6, 13) - 744.407).abs() < 1e-3);
-        // Spec §2.0.4: ε' ≤ ε, 0.99984 at ε = 1 and 3.9915 at ε = 4 (δ = 1e−6).
+        // Prop. 19: ε' ≤ ε, 0.99984 at ε = 1 and 3.9915 at ε = 4 (δ = 1e−6).
         let e1 = zcdp_epsilon(tree_zcdp(1.0, 1e-6), 1e-6);
         let e4 = zcdp_epsilon(tree_zcdp(4.0, 1e-6), 1e-6);
         assert!((e1 - 0.99984).abs() < 1e-5 && e1 <= 1.0, "{e1}");

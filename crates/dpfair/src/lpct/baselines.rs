@@ -1,20 +1,20 @@
-//! Competitors of Section 7.2 that share LPCT's machinery (spec §4.3).
+//! Competitors of Section 7.2 that share LPCT's machinery.
 //!
 //! * **LPDT** (Ma et al. 2023): the public partition with the private-only estimate, i.e. LPCT at
 //!   λ = 0 ([`fit_lpdt`]).
 //! * **PHIST** (Berrett & Butucea 2019): a regular grid of h^{−1} bins per axis, the same U/V
 //!   reports, the private-only estimate ([`fit_phist`]). The noise of each cell's sum is the
-//!   exact sum of n_P Laplace(4/ε) variables (H13), not the authors' variance-matched single
+//!   exact sum of n_P Laplace(4/ε) variables (`docs/deviations.md#lpct-phist-noise`), not the authors' variance-matched single
 //!   Laplace draw.
 //!
-//! * **PGLM** (Wang et al. 2023): the (ε, δ)-LDP GLM with per-user Gaussian noise (H14), in
+//! * **PGLM** (Wang et al. 2023): the (ε, δ)-LDP GLM with per-user Gaussian noise (`docs/deviations.md#lpct-pglm-noise-scale`), in
 //!   [`pglm`].
 //!
 //! CT-W / CT-Q are the `learn` crate's CART (`dpfair_learn::tree::fit_tree`) on public ∪ private
 //! or public rows, used directly by `dpfair reproduce lpct`.
 //!
 //! * **PSGD-L / PSGD-N** (Lowy et al. 2023): locally private SGD with PrivUnitG, the concatenated
-//!   gradient privatised once per user (H15), in [`psgd`].
+//!   gradient privatised once per user (`docs/deviations.md#lpct-psgd-budget-per-tensor`), in [`psgd`].
 
 pub mod pglm;
 pub mod psgd;
@@ -50,7 +50,7 @@ pub struct PhistConfig {
     pub epsilon: f64,
     pub bins: u32,
     /// The grid's box: PHIST uses no public labels, but the real-data experiments scale every
-    /// data set to [0,1]^d by the public min–max.
+    /// data set to \[0,1\]^d by the public min–max.
     pub range: RangeMode,
     pub out_of_range: OutOfRange,
 }

@@ -1,4 +1,4 @@
-//! The error type of the LPCT module (seed 002).
+//! The error type of the LPCT module (Ma & Yang).
 //!
 //! Kept local to the module until the crate-wide `dpfair` error enum exists; it converts into
 //! that enum with `#[from]` when it lands.

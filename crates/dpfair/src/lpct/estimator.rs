@@ -1,13 +1,13 @@
 //! The collector's estimators on a fixed partition (§3.2 of the paper, eq. (7)–(9)).
 //!
 //! All of them are ratios of per-leaf sums; [`LeafSums`] holds the four sums once, so every λ of a
-//! grid comes from **one** noisy query (H20: the noise does not depend on λ).
+//! grid comes from **one** noisy query (`docs/deviations.md#lpct-noise-reused-across-lambda`: the noise does not depend on λ).
 
 use super::partition::LeafCounts;
 use super::privatiser::NoisySums;
 use serde::{Deserialize, Serialize};
 
-/// What to do with a noisy denominator that is ≤ 0 (H2).
+/// What to do with a noisy denominator that is ≤ 0 (`docs/deviations.md#lpct-non-positive-noisy-denominators`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RatioRule {
@@ -19,7 +19,7 @@ pub enum RatioRule {
     Robust,
 }
 
-/// The ratio a/b with the paper's 0/0 := 0 (and x/0 := 0), H25.
+/// The ratio a/b with the paper's 0/0 := 0 (and x/0 := 0), `docs/deviations.md#lpct-q-only-estimate-without-private-mass`.
 #[inline]
 pub fn ratio(num: f64, den: f64) -> f64 {
     if den == 0.0 { 0.0 } else { num / den }

@@ -32,7 +32,7 @@ pub struct Report {
     pub v: Vec<f64>,
 }
 
-/// LOCAL_RELEASE of §2.3 at budget ε for a partition with `n_leaves` leaves.
+/// The local release of eq. (5)–(6) at budget ε for a partition with `n_leaves` leaves.
 #[derive(Clone, Debug)]
 pub struct LocalRelease {
     epsilon: f64,
@@ -105,7 +105,7 @@ pub fn charge_reports(ledger: &mut Ledger, label: &str, epsilon: f64, n_users: u
     local_mechanism(REPORT_SENSITIVITY, epsilon)?.charge_reports(ledger, label, n_users)
 }
 
-/// The collector's aggregation: column sums of the holders' reports (§2.3), after recording them
+/// The collector's aggregation: column sums of the holders' reports (eq. (5)–(6)), after recording them
 /// in the ledger.
 pub fn aggregate(
     ledger: &mut Ledger,
@@ -183,7 +183,7 @@ pub fn per_user_sums(
 }
 
 /// **Simulation** of the query: the true per-leaf counts of (x, y) plus, on each of the 2|I|
-/// coordinates, the exact sum of n iid Laplace(4/ε) (the Gamma-difference identity of §2.3).
+/// coordinates, the exact sum of n iid Laplace(4/ε) (the Gamma-difference identity).
 /// Same distribution as [`per_user_sums`], O(n + |I|) work.
 pub fn simulate_sums(
     tree: &Tree,

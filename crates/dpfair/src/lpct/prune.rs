@@ -1,5 +1,5 @@
 //! LPCT-prune: **Algorithm 2** (Section 5.2), with the naive pruning of Section 5.1 and the
-//! authors' code's constants as presets (spec §2.8–§2.9, H6–H11).
+//! authors' code's constants as presets (Section 5.1, Prop. 6 and Algorithm 2; the LPCT entries of `docs/deviations.md` from `#lpct-pruning-radius-constants` to `#lpct-two-round-pruning`).
 //!
 //! Round 1: the partition π_{p0} is queried once (budget ε_q); for every leaf A^j the pooled sums
 //! of its depth-k ancestors (13) give a statistic v_k^j = |η − 1/2| / r_k^j; the walk k = p0, …, 1
@@ -8,9 +8,9 @@
 //! `invoke_termination`) round 2 queries π_{p_term} with the other ε/2 and returns the private-only
 //! tree (7).
 //!
-//! The garbled constants (H6) are one [`Preset`]; eps_q = ε/2 inside the noise quantities and the
-//! full ε inside p0 and p_term (H8); termination is checked before acceptance (H9, literal order);
-//! the fallback when no ancestor passes is argmax_k v with ties to the deeper node (H10).
+//! The garbled constants (`docs/deviations.md#lpct-pruning-radius-constants`) are one [`Preset`]; eps_q = ε/2 inside the noise quantities and the
+//! full ε inside p0 and p_term (`docs/deviations.md#lpct-full-or-query-epsilon`); termination is checked before acceptance (`docs/deviations.md#lpct-termination-before-acceptance`, literal order);
+//! the fallback when no ancestor passes is argmax_k v with ties to the deeper node (`docs/deviations.md#lpct-prune-depth-and-fallback`).
 //! In an unbalanced (practical-growth) tree, 2^{p0−k} — the number of leaves under a depth-k
 //! ancestor of the complete tree — is replaced by the node's true number of leaves.
 
@@ -18,10 +18,10 @@ use super::estimator::{LeafSums, pooled_eta, ratio};
 use super::partition::{NO_NODE, Tree};
 use serde::{Deserialize, Serialize};
 
-/// The constant sets of H6 for r² = L·(u + β_Q λ² S_Q)/(S̃_P + λS_Q)².
+/// The constant sets of `docs/deviations.md#lpct-pruning-radius-constants` for r² = L·(u + β_Q λ² S_Q)/(S̃_P + λS_Q)².
 ///
 /// The default is [`Preset::Code`], the constants of the paper's experiments (Section 6.1: "we
-/// use constants that yield a tighter bound than (14)"). Measured on the seed-002 design (5
+/// use constants that yield a tighter bound than (14)"). Measured on the Ma & Yang design (5
 /// replications, 4,000 test points): at (n_P, n_Q, ε) = (4000, 400, 4), (10⁴, 50, 2),
 /// (10⁴, 1000, 4) the single-query accuracy is 0.744 / 0.626 / 0.661 with `code`,
 /// 0.690 / 0.582 / 0.595 with `prop6`, and 0.49 / 0.52 / 0.50 with `alg2-literal`, whose
@@ -37,7 +37,7 @@ pub enum Preset {
     /// statistic, L = C_1 = 8 ln(n_P + n_Q), u = 4·max(T_k, S̃_P), β_Q = 1; no termination.
     Prop6,
     /// The authors' code's tighter constants ("we use constants that yield a tighter bound than
-    /// (14)", Section 6.1): spec §2.9, rules 1–6, with the node's true depth.
+    /// (14)", Section 6.1): Algorithm 2's rules, with the node's true depth.
     ///
     /// Known limitation (measured, left as the code has it): u_noise contains
     /// 2^{m+1}(ε 2^{−k/2} √c2)²/c2 · n_P/ε² = 2^{m+1} n_P 2^{−k}, twice the expected private
@@ -62,10 +62,10 @@ pub struct PruneOptions {
     /// Run round 2 when the flag is set (the paper's algorithm; each round then gets ε/2). False:
     /// one query at the full ε and the flag is ignored (the paper's simulations, Fig. 5(c), 7(b)).
     pub invoke_termination: bool,
-    /// H7: stop at the first node where the public statistic wins (Section 5.2's prose) instead of
+    /// `docs/deviations.md#lpct-pseudo-code-and-prose-of-algorithm-2`: stop at the first node where the public statistic wins (Section 5.2's prose) instead of
     /// continuing the walk (the pseudo-code).
     pub q_stop_immediately: bool,
-    /// H9: accept v ≥ 1 before checking termination (the literal order checks termination first).
+    /// `docs/deviations.md#lpct-termination-before-acceptance`: accept v ≥ 1 before checking termination (the literal order checks termination first).
     pub accept_before_termination: bool,
 }
 
@@ -81,7 +81,7 @@ impl Default for PruneOptions {
 }
 
 /// p0 = ⌊d/(2+2d)·log2(n_P ε² + n_Q^{(2+2d)/d})⌋ and p_term = ⌊d/(2+2d)·log2(n_P ε²)⌋
-/// (Algorithm 2, with the full ε, H8), clamped to 1 ≤ p_term ≤ p0 ≤ `cap`.
+/// (Algorithm 2, with the full ε, `docs/deviations.md#lpct-full-or-query-epsilon`), clamped to 1 ≤ p_term ≤ p0 ≤ `cap`.
 pub fn depths(n_p: u64, n_q: u64, d: usize, epsilon: f64, cap: u32) -> (u32, u32) {
     let d = d as f64;
     let c = d / (2.0 + 2.0 * d);
@@ -102,7 +102,7 @@ pub fn depths(n_p: u64, n_q: u64, d: usize, epsilon: f64, cap: u32) -> (u32, u32
 }
 
 /// The radius r(λ)² = L·(u + β_Q λ² S_Q)/(S̃_P + λ S_Q)² of a node (the general form of (14)
-/// and Algorithm 2, spec §2.8), with its pooled counts S̃_P = `sp` and S_Q = `sq`.
+/// and Algorithm 2), with its pooled counts S̃_P = `sp` and S_Q = `sq`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Radius {
     pub sp: f64,
@@ -171,7 +171,7 @@ pub struct NodeStat {
     pub lambda: f64,
     /// Whether the private-only statistic won in the noise-dominated branch (termination test).
     pub private_branch: bool,
-    /// H7: the public-only statistic won in the noise-dominated branch.
+    /// `docs/deviations.md#lpct-pseudo-code-and-prose-of-algorithm-2`: the public-only statistic won in the noise-dominated branch.
     pub public_branch: bool,
 }
 
@@ -259,7 +259,7 @@ fn combined(p: &Pooled, u: f64, beta_q: f64, big_l: f64) -> NodeStat {
     }
 }
 
-/// Algorithm 2's statistic with eps_q (H8): T = 2^{p0−k+3} eps_q^{−2} n_P.
+/// Algorithm 2's statistic with eps_q (`docs/deviations.md#lpct-full-or-query-epsilon`): T = 2^{p0−k+3} eps_q^{−2} n_P.
 fn alg2_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeStat {
     let big_l = (n_p + n_q).ln();
     let t = 8.0 * leaves * n_p / (eps_q * eps_q);
@@ -297,7 +297,7 @@ fn prop6_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeSt
     combined(p, 4.0 * t.max(p.sp), 1.0, c1)
 }
 
-/// The authors' code's statistic (spec §2.9, "[code] preset"), with k the node's depth and
+/// The authors' code's statistic (the `[code]` preset), with k the node's depth and
 /// 2^m its number of leaves.
 fn code_stat(p: &Pooled, leaves: f64, depth: u32, n_p: f64, n_q: f64, eps: f64) -> NodeStat {
     let k = f64::from(depth);

@@ -8,7 +8,7 @@
 //! bounds. The basis is public (it never looks at data) and is stored by its seed: the
 //! frequencies are regenerated on load with the generator below, so a model file stays small.
 //!
-//! Spec H2: the paper's Gaussian-process noise is replaced by Gaussian noise on the coefficients
+//! `docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`: the paper's Gaussian-process noise is replaced by Gaussian noise on the coefficients
 //! in this basis, `W(x) = z·φ(x)`, `z ~ N(0, σ² I_{2D})`, a Gaussian process with covariance
 //! `σ² φ(x)·φ(x') ≈ σ² K((x−x')/h)` that is drawn once and can be evaluated anywhere.
 

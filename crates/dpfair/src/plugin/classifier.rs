@@ -1,6 +1,6 @@
 //! The output classifier of Algorithms 1 and 5,
 //! `f̃(x, a) = 1{ η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a) }` (randomised only at ties, see
-//! [`crate::plugin::threshold`]), and its expected metrics (spec H16).
+//! [`crate::plugin::threshold`]), and its expected metrics (`docs/deviations.md#fdp-fair-randomised-final-classifier`).
 
 use crate::plugin::error::{Error, Result};
 use crate::plugin::release::PluginEstimate;
@@ -31,7 +31,7 @@ impl FairPluginClassifier {
 }
 
 /// Error and disparity of a randomised classifier in expectation over its own randomness
-/// (spec H16): error `= mean |f̃ − y|`, `DD = mean(f̃ | A=1) − mean(f̃ | A=0)` (signed, Def. 4).
+/// (`docs/deviations.md#fdp-fair-randomised-final-classifier`): error `= mean |f̃ − y|`, `DD = mean(f̃ | A=1) − mean(f̃ | A=0)` (signed, Def. 4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExpectedMetrics {
     pub error: f64,
@@ -48,21 +48,13 @@ impl ExpectedMetrics {
                 y.len()
             )));
         }
-        let mut err = 0.0;
-        let mut sum = [0.0; 2];
-        let mut cnt = [0usize; 2];
-        for ((&p, &g), &t) in prob.iter().zip(a).zip(y) {
-            err += (p - t as f64).abs();
-            let g = (g as usize).min(1);
-            sum[g] += p;
-            cnt[g] += 1;
-        }
-        if cnt.contains(&0) {
-            return Err(Error::InvalidData("a group is empty: DD undefined".into()));
-        }
+        let data =
+            |e: dpfair_fairness::FairnessError| Error::InvalidData(format!("{e}: DD undefined"));
+        let accuracy = dpfair_fairness::expected_binary_accuracy(prob, y).map_err(data)?;
+        let dd = dpfair_fairness::expected_demographic_disparity(prob, a, 0, 1).map_err(data)?;
         Ok(ExpectedMetrics {
-            error: err / prob.len() as f64,
-            dd: sum[1] / cnt[1] as f64 - sum[0] / cnt[0] as f64,
+            error: 1.0 - accuracy,
+            dd,
         })
     }
 }

@@ -1,8 +1,8 @@
-//! Errors of the seed-000 methods (CDP-Fair, FDP-Fair).
+//! Errors of CDP-Fair and FDP-Fair (CDP-Fair, FDP-Fair).
 
 use thiserror::Error;
 
-/// Everything that can go wrong fitting or using a seed-000 model. Messages name the parameter,
+/// Everything that can go wrong fitting or using a CDP-Fair or FDP-Fair model. Messages name the parameter,
 /// column or row at fault.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum Error {

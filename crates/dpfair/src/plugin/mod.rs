@@ -5,11 +5,11 @@
 //!
 //! | module | paper step |
 //! |---|---|
-//! | [`kernel`] | Gaussian kernel `K(u) = exp(−‖u‖²/2)` (§5, `C_K = K(0) = 1`), exact kernel sums, bandwidth rules (§2.7.2 of the spec) |
-//! | [`basis`] | random Fourier features: the public finite basis the functions are released in (spec H2) |
+//! | [`kernel`] | Gaussian kernel `K(u) = exp(−‖u‖²/2)` (§5, `C_K = K(0) = 1`), exact kernel sums, bandwidth rules (the authors' cross-validation, public rules) |
+//! | [`basis`] | random Fourier features: the public finite basis the functions are released in (`docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`) |
 //! | [`release`] | Algorithm 1 S1 (S1.1 class probabilities, S1.2 densities) as one exactly private finite object |
 //! | [`threshold`] | the DD curve of eq. (4)/(20), the exact sweep for `τ̃` (Algorithm 5 S2) and the output rule (eq. 2–3) |
-//! | [`classifier`] | the output classifier `f̃` (Alg. 1/5 OUTPUT) and its expected metrics (H16) |
+//! | [`classifier`] | the output classifier `f̃` (Alg. 1/5 OUTPUT) and its expected metrics (`docs/deviations.md#fdp-fair-randomised-final-classifier`) |
 //! | [`split`] | the training / calibration split (Algorithm 5 step 1, Algorithm 1 "data split") |
 //!
 //! Features are expected on `[0,1]^d` (the data layer scales them with public or privately

@@ -16,7 +16,7 @@
 //! They are normalised by the **public** training size `n`, not by the group size `n_a`: the ratio
 //! `η̃_a = (G̃_a·φ(x)) / (F̃_a·φ(x))` is unchanged (both carry the factor `n_a/n`), and with the
 //! paper's noise multiplier rescaled by the same factor the distribution of `η̃_a` is exactly the
-//! paper's; but the noise scale no longer depends on the private `n_a` (spec H3(d)).
+//! paper's; but the noise scale no longer depends on the private `n_a` (`docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`).
 //!
 //! ## Sensitivity (checked here; the paper's Prop. 4 Step 1 bounds it by the triangle inequality)
 //!
@@ -37,7 +37,7 @@
 //! * `Strict` (default): the four statistics `π̂_0`, `π̂_1`, `(F_0,F_1)`, `(G_0,G_1)` are released
 //!   in **one** vector Gaussian mechanism, each block scaled to sensitivity `1/2` (equal shares,
 //!   as the paper's quarters), joint sensitivity 1, σ from the analytic Gaussian at the whole
-//!   `(ε, δ)` (valid for every ε, H9). Block `b` then carries noise `2Δ_b σ_1`.
+//!   `(ε, δ)` (valid for every ε, `docs/deviations.md#fdp-fair-gaussian-mechanism-for-epsilon-above-1`). Block `b` then carries noise `2Δ_b σ_1`.
 //! * `Paper`: the paper's four releases with the classical σ at `(ε/4, δ/4)` each
 //!   (`σ_π = 4 sqrt(2 log(5/δ))/(nε)`, `c_a = 8 sqrt(2 C_K log(8/δ))/(n_a ε h^d)`, i.e.
 //!   `(n_a/n) c_a` on the `n`-normalised coefficients), or with the
@@ -62,7 +62,7 @@ pub enum Calibration {
     Sigma { sigma: f64 },
 }
 
-/// The single seam through which seed-000 code obtains Gaussian noise: one vector Gaussian
+/// The single seam through which CDP-Fair and FDP-Fair code obtain Gaussian noise: one vector Gaussian
 /// release of `values` with ℓ2-sensitivity `sensitivity` through the privacy crate's
 /// [`Gaussian`] mechanism (exact discrete Gaussian on a lattice; charged to `ledger` before any
 /// noise is drawn).
@@ -142,7 +142,7 @@ impl KernelSums {
         for (i, (&ai, &yi)) in a.iter().zip(y).enumerate() {
             if ai > 1 || yi > 1 {
                 return Err(Error::InvalidData(format!(
-                    "row {i}: group {ai} / label {yi}; seed-000 methods need binary groups and labels"
+                    "row {i}: group {ai} / label {yi}; CDP-Fair and FDP-Fair need binary groups and labels"
                 )));
             }
             let c = cell_of(ai, yi);
@@ -299,7 +299,7 @@ impl KernelSums {
                     PiRelease::Empirical => {
                         ledger.charge(Entry::non_private(
                             format!("{}S1.1: π̂_a empirical (\"known π\")", plan.label_prefix),
-                            "the paper's experiments use non-private group proportions (spec §2.7.4, H3(c))",
+                            "the paper's experiments use non-private group proportions (docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
                         ))?;
                         (2.0, pi_hat)
                     }
@@ -363,7 +363,7 @@ pub struct S1Plan {
     pub accounting: S1Accounting,
     pub pi: PiRelease,
     /// `C_K` used by the paper formulas (`Paper` only; the RFF map has `‖φ‖² = 1`, so the value
-    /// the privacy proof needs is 1; the FDP code's 0.5 under-noises, H3(e)).
+    /// the privacy proof needs is 1; the FDP code's 0.5 under-noises, `docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`).
     pub c_k: f64,
     /// Prefix of ledger labels (e.g. "fold 1: ", "site 3: ").
     pub label_prefix: String,
@@ -373,11 +373,11 @@ pub struct S1Plan {
 /// the only rule used with it is `τ = 0`, where `z ≥ 0 ⟺ η̃ ≥ 1/2` whatever `π̃`.
 pub const SKIPPED_PI: [f64; 2] = [0.5, 0.5];
 
-/// Floor of the π̃ clamp (spec H4: `π̃ ← clip(π̃, 1e−6, 1 − 1e−6)`).
+/// Floor of the π̃ clamp (`docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`: `π̃ ← clip(π̃, 1e−6, 1 − 1e−6)`).
 pub const PI_FLOOR: f64 = 1e-6;
 
 /// The released S1 estimate: evaluable anywhere by anyone holding it. `η̃_a(x) = clip(G̃_a·φ(x) /
-/// max(F̃_a·φ(x), floor), 0, 1)` (S1.2 and spec H4).
+/// max(F̃_a·φ(x), floor), 0, 1)` (S1.2 and `docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PluginEstimate {
     pub basis: RffBasis,
@@ -444,7 +444,7 @@ impl PluginEstimate {
         Ok(PluginEstimate::new(first.basis.clone(), pi, den, num))
     }
 
-    /// Floor of the denominator (spec H4): tiny relative to the kernel scale `h^{−d}`.
+    /// Floor of the denominator (`docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`): tiny relative to the kernel scale `h^{−d}`.
     fn floor(&self) -> f64 {
         1e-12 * self.basis.bandwidth().powi(-(self.basis.dim() as i32))
     }

@@ -1,12 +1,12 @@
 //! The DD curve, the threshold `τ̃` and the output classifier (eq. 2–4, Algorithm 5 S2 and
 //! OUTPUT; Algorithm 1 OUTPUT).
 //!
-//! Scores (Alg. 3 and spec §2.6): `z = 2(2a−1) π̃_a (η̃_a(x) − 1/2) ∈ [−1, 1]`. The group thresholds
+//! Scores (Algorithms 3 and 5): `z = 2(2a−1) π̃_a (η̃_a(x) − 1/2) ∈ [−1, 1]`. The group thresholds
 //! `T_a(τ) = 1/2 + τ(2a−1)/(2π̃_a)` become: group 1 is positive iff `z ≥ τ`, group 0 iff `z ≤ τ`.
 //! On calibration data
 //! `D̃D(τ) = #{z¹ ≥ τ}/ň_1 − #{z⁰ ≤ τ}/ň_0 + w̌`, a non-increasing step function (Lemma 12).
 //!
-//! **Ties (H14).** Where the crossing of `±α` falls inside a jump (many equal scores, e.g. `η̃`
+//! **Ties (`docs/deviations.md#fdp-fair-ties-in-dd`).** Where the crossing of `±α` falls inside a jump (many equal scores, e.g. `η̃`
 //! clipped to 0 or 1, or integer features), the classifier randomises on the tied points so that
 //! the calibration curve hits `±α` exactly: [`GroupRule::tie_positive`] holds, per group, the
 //! probability that a point with `z = τ` is classified positive. Read `(τ, tie)` as a point on
@@ -16,7 +16,7 @@
 //!
 //! **Private choice (strict CDP-Fair S2).** [`tau_grid`] and [`crossing_utility`] give the
 //! candidates and the utility of an exponential-mechanism choice of `τ̃` that is DP for every
-//! event, not only for the half-lines `{τ̃ ≤ t}` the shift-and-sweep covers (spec H11).
+//! event, not only for the half-lines `{τ̃ ≤ t}` the shift-and-sweep covers (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
 
 use serde::{Deserialize, Serialize};
 
@@ -48,7 +48,7 @@ pub struct GroupRule {
 }
 
 impl GroupRule {
-    /// The paper's deterministic rule at `τ` (`≥` for both groups, H14).
+    /// The paper's deterministic rule at `τ` (`≥` for both groups, `docs/deviations.md#fdp-fair-ties-in-dd`).
     pub fn paper(tau: f64) -> Self {
         GroupRule {
             tau,
@@ -142,7 +142,7 @@ pub struct Sweep {
 }
 
 /// Exact `τ̃ = argmin_τ { |τ| : |D̂D(τ) + shift| ≤ α }` by one sort-and-sweep over the breakpoints
-/// (spec §2.6 "Exact computation of τ̃", `O(ň log ň)`), with the tie randomisation of the module
+/// (the exact computation of Algorithm 5's τ̃, `O(ň log ň)`), with the tie randomisation of the module
 /// docs. `shift = w̌` for Algorithm 5 S2, `0` for the non-private post-processing (fairness-only
 /// baseline, fair Bayes oracle on population scores).
 pub fn sweep_threshold(scores: &ScoreSet, shift: f64, alpha: f64) -> Sweep {
@@ -231,14 +231,14 @@ pub fn tau_grid(bound: f64, points: usize) -> Vec<f64> {
 
 /// Utility of the candidate `τ` in the private selection of strict S2 (exponential mechanism):
 /// `u(τ) = −|D̂D(τ) − α·sgn(τ)|` for `τ ≠ 0` and `u(0) = −dist(D̂D(0), [−α, α])`, with `D̂D` the
-/// paper-rule curve (`≥` for both groups, H14).
+/// paper-rule curve (`≥` for both groups, `docs/deviations.md#fdp-fair-ties-in-dd`).
 ///
 /// `h(τ) = D̂D(τ) − α·sgn(τ)` is non-increasing (Lemma 12 and the jump of `−α·sgn` at 0) and its
 /// zero crossing is exactly Algorithm 5's target `τ* = argmin{|τ| : |D̂D(τ)| ≤ α}`: 0 when
 /// `|D̂D(0)| ≤ α`, else the crossing of `+α` (τ > 0) or `−α` (τ < 0). So `u` peaks at the
 /// paper's `τ̃` (without the shift `w̌`). One record moves `D̂D(τ)` by at most the curve's
 /// sensitivity Δ at every τ, hence `u` by at most Δ: the selection is ε-DP for **every** event
-/// (McSherry & Talwar 2007), not only for the half-lines of the paper's Prop. 4 (spec H11).
+/// (McSherry & Talwar 2007), not only for the half-lines of the paper's Prop. 4 (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
 pub fn crossing_utility(scores: &ScoreSet, tau: f64, alpha: f64) -> f64 {
     let g = scores.dd(tau, [1.0, 1.0]);
     if tau > 0.0 {
@@ -358,7 +358,7 @@ mod tests {
         let s = ScoreSet::new(vec![-0.2, 0.1], vec![-0.1, 0.2], [2.0, 2.0]);
         // D̂D(0) = 1/2 − 1/2 = 0.
         assert_eq!(sweep_threshold(&s, 0.0, 0.1).side, Side::Zero);
-        // A shift w̌ moves the curve: positive shift ⇒ τ̃ > 0 (spec §3.6 check 8).
+        // A shift w̌ moves the curve: positive shift ⇒ τ̃ > 0 (a consequence of Algorithm 5's threshold rule).
         let sw = sweep_threshold(&s, 0.3, 0.1);
         assert_eq!(sw.side, Side::Positive);
         assert!(sw.rule.tau > 0.0);

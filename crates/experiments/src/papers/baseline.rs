@@ -1,6 +1,6 @@
 //! `baseline`: non-private logistic regression against output-perturbed (ε, δ)-DP logistic
-//! regression (the learn crate's Chaudhuri et al. 2011 release, seed 004 spec §2.2 P1-OP) on the
-//! two-group synthetic design of seed 003 (T13), over ε. Not a paper: it shows the harness and the
+//! regression (the learn crate's Chaudhuri et al. 2011 release, Say et al., Phase 1, output perturbation) on the
+//! two-group synthetic design in the style of Ghoukasian & Asoodeh, over ε. Not a paper: it shows the harness and the
 //! cost of privacy before any fairness correction, and gives the demo its first two methods.
 
 use crate::demo::{DemoMethod, DemoResult};
@@ -99,7 +99,7 @@ impl Paper for Baseline {
     }
 
     fn description(&self) -> &'static str {
-        "non-private vs output-perturbed DP logistic regression on the seed-003 two-group design, over ε"
+        "non-private vs output-perturbed DP logistic regression on the two-group design, over ε"
     }
 
     fn grid(&self, scale: Scale) -> Grid {

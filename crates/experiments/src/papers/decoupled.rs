@@ -1,12 +1,12 @@
 //! `decoupled`: Ghoukasian & Asoodeh, "Differentially Private Fair Binary Classifications"
-//! (seed 003; spec `shared/specs/seed-003-dp-fair-binary.md` §2.7, §4.6): Algorithm 2 on Adult and
+//! (arXiv:2402.15603, Tables II–XIII): Algorithm 2 on Adult and
 //! Credit Card at ε' ∈ {3, 9}, δ' = 1e-5, with the PRV, moments (RDP) and GDP accountants.
 //!
 //! Protocol per repetition (seed = cell seed): a random 75/25 split into train75 / test; then
 //! [`dpfair::decoupled::fit`] on train75 holds out 1/3 of it for the rates (50/25/25 overall).
 //!
 //! * `mode=paper`: the authors' procedure: z-scores from train75, public group counts,
-//!   ε₀ = ε₁ = 0.05 (Adult) / 0.1 (Credit Card), the paper's noise std (§2.4 table) as noise
+//!   ε₀ = ε₁ = 0.05 (Adult) / 0.1 (Credit Card), the paper's noise std (their noise-calibration table) as noise
 //!   multiplier std/1.5, B = 1024, η = 0.01, 50 epochs (100 for Credit Card at ε' = 9). The
 //!   reported `dp_epsilon` is what the DP parts really spend (DP-SGD at the Opacus q = 1/K of the
 //!   actual split, plus ε₀ + ε₁); the z-scores and counts are non-private (ledger ε = ∞).
@@ -14,10 +14,10 @@
 //!   (UCI documentation), DP-SGD calibrated by the accountant for replace-one neighbours.
 //!
 //! Metrics: `accuracy` and `dp_gap` of sampled predictions (as the paper), their expectations
-//! over the flips (`expected_accuracy`, `expected_dp_gap`, spec H12), and the base model's.
+//! over the flips (`expected_accuracy`, `expected_dp_gap`, `docs/deviations.md#decoupled-randomised-predictions`), and the base model's.
 //!
 //! DP-FERMI rows (`method=dp-fermi`, [`dpfair::decoupled::fermi`]) on the same train75 / test
-//! split, at the λ grid of each table (spec §4.6 consolidated curves); its noise does not depend
+//! split, at the λ grid of each table (the tables' consolidated curves); its noise does not depend
 //! on the accountant, so it runs once per (dataset, ε'). Paper mode is the comparison code
 //! (ψ reads the Male column, see `FermiConfig::ermi_group`); `dp_epsilon` is what its ledger
 //! really records (mini-batch clipping: far above ε'). Strict mode clips per example and
@@ -38,7 +38,7 @@ pub struct Decoupled;
 
 const ACCOUNTANTS: [&str; 3] = ["prv", "rdp", "gdp"];
 
-/// The paper's DP-SGD noise std (σ_mult · 1.5), spec §2.4: (dataset, ε', accountant).
+/// The paper's DP-SGD noise std (σ_mult · 1.5), `docs/reference-values.md#decoupled`: (dataset, ε', accountant).
 fn paper_std(dataset: &str, epsilon: f64, accountant: &str) -> Option<f64> {
     let row = match (dataset, epsilon as i64) {
         ("adult", 3) => [3.13, 3.27, 3.01],
@@ -68,7 +68,7 @@ const PAPER: [(&str, f64, &str, f64, f64); 12] = [
 ];
 
 /// DP-FERMI (λ, accuracy, SP gap) of Tables II–XIII, consolidated over the accountants (the
-/// rows repeat wherever a λ repeats; spec §4.6): (dataset, ε') → curve.
+/// rows repeat wherever a λ repeats; Ghoukasian & Asoodeh, Tables II–XIII): (dataset, ε') → curve.
 fn paper_fermi(dataset: &str, epsilon: f64) -> &'static [(f64, f64, f64)] {
     match (dataset, epsilon as i64) {
         ("adult", 3) => &[
@@ -515,7 +515,7 @@ impl Paper for Decoupled {
     }
 
     fn description(&self) -> &'static str {
-        "Ghoukasian & Asoodeh (seed 003): Algorithm 2 and DP-FERMI on Adult and Credit Card, Tables II–XIII"
+        "Ghoukasian & Asoodeh: Algorithm 2 and DP-FERMI on Adult and Credit Card, Tables II–XIII"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -648,7 +648,7 @@ impl Paper for Decoupled {
             for eps in [3.0, 9.0] {
                 let t = fermi_table(dataset, eps);
                 for &(lambda, accuracy, gap) in paper_fermi(dataset, eps) {
-                    // Targets (issue #6): accuracy within 0.015; the gap is compared for
+                    // Targets: accuracy within 0.015; the gap is compared for
                     // information (its target is the trend in λ), band 0.02.
                     let why = "the comparison code's noise at ε': without it (ε' = 1000) the \
                                same cells reach the table's accuracy (Adult λ = 0.5: 0.7965 vs \
@@ -671,8 +671,8 @@ impl Paper for Decoupled {
             let a = Reference::new(t, dataset, "decoupled", eps, "accuracy", accuracy, 0.01)
                 .with_params(params(acc, "paper"))
                 .in_mode("paper");
-            // Target: SP gap ≤ 0.02 (issue #6); the paper's gaps sit at the sampling floor
-            // (≈ 0.005–0.006, spec §4.6), so |ours − paper| ≤ 0.015 is the band.
+            // Target: SP gap ≤ 0.02 (the project's target); the paper's gaps sit at the sampling floor
+            // (≈ 0.005–0.006, Ghoukasian & Asoodeh, Tables II–XIII), so |ours − paper| ≤ 0.015 is the band.
             let g = Reference::new(t, dataset, "decoupled", eps, "dp_gap", gap, 0.015)
                 .with_params(params(acc, "paper"))
                 .in_mode("paper");

@@ -1,27 +1,27 @@
-//! `dpfair reproduce dp2dp`: Say, Denis, Pinot (seed 004), Figures 1–4 (spec §4.4) and the
-//! checks of spec §3.
+//! `dpfair reproduce dp2dp`: Say, Denis, Pinot, Figures 1–4 and the
+//! checks of their theory.
 //!
 //! * Fig. 1 left (data set `synthetic`): synthetic mixture (d = 20, K = 6, p = 0.75, 10,000 rows,
-//!   60/20/20, centres redrawn every run, H19), ρ over [0, 0.2]: private DP2DP at ε = 0.46,
+//!   60/20/20, centres redrawn every run, `docs/deviations.md#dp2dp-synthetic-generator`), ρ over [0, 0.2]: private DP2DP at ε = 0.46,
 //!   non-private DP2DP, the Denis et al. baseline (exact non-smooth dual by β continuation,
-//!   §2.6.3), the unconstrained argmax; the private DP2DP also with `paper` accounting (the
+//!   Denis et al. (2024)), the unconstrained argmax; the private DP2DP also with `paper` accounting (the
 //!   published procedure; its `epsilon_spent` is the ledger's real cost, above 0.46) and with
-//!   Theorem 4.1's noise convention (`dp2dp-paper-thm41-noise`, σ_SGD = 4z/b, H1; also in
+//!   Theorem 4.1's noise convention (`dp2dp-paper-thm41-noise`, σ_SGD = 4z/b, `docs/deviations.md#dp2dp-noise-on-the-sum`; also in
 //!   Figs. 2–4): b times less noise, the likely source of the paper's "private ≈ non-private".
 //!   Figs. 2–4 also show `dp2dp-dpsgd-phase1`: strict DP2DP on a DP-SGD Phase 1 (dpfair's
 //!   default) instead of the paper's output perturbation.
-//! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (H16).
+//! * Fig. 1 right (data set `synthetic-contamination`): contamination p ∈ {0.5, …, 0.99} at ρ = 0 (`docs/deviations.md#dp2dp-rho-in-fig-1-right`).
 //! * Figs. 2–4: Adult, Credit, Parkinson's (55/20/25), error vs unfairness at ε ∈ {0.5, 1},
 //!   δ = 1e-5, with the non-private DP2DP; T per Table 1; beside them the stored results of
-//!   Lowy et al.'s repository (spec Appendix B, `baselines`; accounting `stored`).
-//! * Rate (data set `synthetic-rate`, spec §3 test 2): the test unfairness of the exact dual
+//!   Lowy et al.'s repository (`baselines`; accounting `stored`).
+//! * Rate (data set `synthetic-rate`, the unfairness rate of Say et al.'s theory): the test unfairness of the exact dual
 //!   solve (the T → ∞ limit of Algorithm 1) at ρ = 0 for pools of N ∈ {500, …, 8000} rows, a
 //!   fixed non-private p̂ and a 100,000-row test sample; `checks` fits the log-log slope.
 //!
 //! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
-//! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (H13). Metrics on the
-//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, §1.2); the Denis cells also
-//! record `kkt_bound_met` (spec §3 test 1: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
+//! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`). Metrics on the
+//! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, Say et al., eq. (1)); the Denis cells also
+//! record `kkt_bound_met` (the KKT bound of Say et al.'s dual: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
 //! plus 2/N_min of optimisation slack). Real data: the columns the data set lists are
 //! standardised with training-split statistics (the paper's preprocessing).
 
@@ -45,7 +45,7 @@ const PRIVATE: &str = "dp2dp";
 /// The private DP2DP with `--accounting paper` (its own series in the plots).
 const PRIVATE_PAPER: &str = "dp2dp-paper-accounting";
 /// The private DP2DP with `--accounting paper` and Theorem 4.1's noise convention read
-/// literally (σ_SGD = 4z/b on the sum, H1): what the paper's figures suggest was run.
+/// literally (σ_SGD = 4z/b on the sum, `docs/deviations.md#dp2dp-noise-on-the-sum`): what the paper's figures suggest was run.
 const PRIVATE_THM41: &str = "dp2dp-paper-thm41-noise";
 /// The private DP2DP (strict) with dpfair's default Phase 1, DP-SGD, instead of the paper's
 /// output perturbation (Figs. 2–4): how much of the gap to the baselines is the base model.
@@ -55,7 +55,7 @@ const DENIS: &str = "denis-2024";
 const UNCONSTRAINED: &str = "unconstrained";
 /// The synthetic mixture in Fig. 1 right's contamination sweep (same design, p varies).
 const CONTAMINATION: &str = "synthetic-contamination";
-/// The unfairness-rate sweep over the pool size N (spec §3 test 2).
+/// The unfairness-rate sweep over the pool size N (the unfairness rate of Say et al.'s theory).
 const RATE: &str = "synthetic-rate";
 /// Pool sizes of the rate sweep.
 const RATE_POOLS: [usize; 5] = [500, 1000, 2000, 4000, 8000];
@@ -63,7 +63,7 @@ const RATE_POOLS: [usize; 5] = [500, 1000, 2000, 4000, 8000];
 const RATE_TRAIN: usize = 6000;
 const RATE_TEST: usize = 100_000;
 
-/// ρ grid: `points` evenly spaced over [0, hi], endpoints included (H17: 11 in the full run).
+/// ρ grid: `points` evenly spaced over [0, hi], endpoints included (`docs/deviations.md#dp2dp-rho-grid`: 11 in the full run).
 fn rho_grid(hi: f64, points: usize) -> Vec<f64> {
     (0..points)
         .map(|i| hi * i as f64 / (points - 1) as f64)
@@ -87,11 +87,11 @@ impl Paper for Dp2dpPaper {
     }
 
     fn description(&self) -> &'static str {
-        "Say, Denis & Pinot (seed 004): DP2DP, Figs. 1–4 (synthetic ρ and p sweeps; Adult, Credit, Parkinson's)"
+        "Say, Denis & Pinot: DP2DP, Figs. 1–4 (synthetic ρ and p sweeps; Adult, Credit, Parkinson's)"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
-        // The paper: 30 synthetic (Fig. 1) and 15 real-data repetitions (H18); the grid's count
+        // The paper: 30 synthetic (Fig. 1) and 15 real-data repetitions (`docs/deviations.md#dp2dp-number-of-repetitions`); the grid's count
         // is the real-data one, the synthetic sweeps carry their own.
         let (reps, synthetic_reps, points) = match scale {
             Scale::Quick => (2, 2, 3),
@@ -220,7 +220,7 @@ impl Paper for Dp2dpPaper {
         let (data, test_fraction, pool_fraction, iterations) =
             if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
                 let p: f64 = cell.param("p")?;
-                // Centres redrawn every run (H19).
+                // Centres redrawn every run (`docs/deviations.md#dp2dp-synthetic-generator`).
                 let design = GaussianMixtureDesign {
                     p,
                     centres_seed: cell.seed,
@@ -254,7 +254,7 @@ impl Paper for Dp2dpPaper {
             },
             pool_fraction,
             iterations,
-            // The paper: the last iterate (H9).
+            // The paper: the last iterate (`docs/deviations.md#dp2dp-initialisation`).
             iterate: Iterate::Last,
             // The paper's experiments: output perturbation (Λ = 1e-2, R = 1).
             phase1: if s.method == PRIVATE_SGD {
@@ -408,7 +408,7 @@ impl Paper for Dp2dpPaper {
         plots.push(
             PlotSpec::new(
                 "rate_unfairness_vs_n.svg",
-                "Spec §3 test 2: test unfairness Û of the exact dual solve (ρ = 0) vs pool size N",
+                "the unfairness rate of Say et al.'s theory: test unfairness Û of the exact dual solve (ρ = 0) vs pool size N",
                 Axis::Param("n".into()),
                 "unfairness_u",
                 Series::Method,
@@ -460,7 +460,7 @@ fn demo_run(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
     }
 }
 
-/// Spec §3 test 1 (the KKT argument): whether the strict-argmax classifier with multipliers
+/// The KKT bound of Say et al.'s dual: whether the strict-argmax classifier with multipliers
 /// `lambda` has in-sample unfairness on the pool (p̂ `probs`, signs `signs`) at most
 /// ρ + (K − 1)/N_min + 2/N_min (the β-continuation's optimisation slack: two rows of the smaller
 /// group). 1 or 0.
@@ -554,7 +554,7 @@ fn split_test(n: usize, test_fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize
 }
 
 /// Standardises columns `cols` with the mean / std of the rows outside the test split (the
-/// paper's "training-set" statistics, H14: not privatised, as in Lowy et al.).
+/// paper's "training-set" statistics, `docs/deviations.md#dp2dp-budget-split-and-preprocessing`: not privatised, as in Lowy et al.).
 fn standardize_on(data: &mut Dataset, cols: &[usize], test_fraction: f64, seed: u64) {
     let (fit_rows, _) = split_test(data.n_rows(), test_fraction, seed);
     for &j in cols {

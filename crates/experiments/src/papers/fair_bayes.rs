@@ -1,7 +1,7 @@
-//! `fair-bayes`: the oracle curve of seed 000 (Xue & Yu, §5.1.1, Fig. 3's dashed line): the
-//! α-fair Bayes risk and threshold shift τ* of the synthetic design, by Monte Carlo (spec §2.7.7).
+//! `fair-bayes`: the oracle curve of Xue & Yu (§5.1.1, Fig. 3's dashed line): the
+//! α-fair Bayes risk and threshold shift τ* of the synthetic design, by Monte Carlo.
 //! It needs no privacy and no learner, so it also serves as the harness's worked example; its
-//! references are the spec's table (§4.8, 400k draws) with the tolerances
+//! references are the table of `docs/reference-values.md#fdp-fair` (400k draws) with the project's tolerances
 //! (|Δ risk| ≤ 0.003, |Δτ*| ≤ 0.005), and the paper's own "Bayes risk 0.106, intrinsic DD 0.559".
 
 use crate::error::Result;
@@ -13,7 +13,7 @@ pub struct FairBayesCurve;
 const DATASET: &str = "synthetic-plugin";
 const METHOD: &str = "fair-bayes-oracle";
 
-/// Spec §4.8: (α, τ*, fair Bayes risk).
+/// `docs/reference-values.md#fdp-fair`: (α, τ*, fair Bayes risk).
 const TABLE: [(f64, f64, f64); 11] = [
     (0.05, -0.2673, 0.2103),
     (0.10, -0.2630, 0.1971),
@@ -28,7 +28,7 @@ const TABLE: [(f64, f64, f64); 11] = [
     (0.55, -0.0151, 0.1066),
 ];
 
-/// The fair Bayes risk of spec §4.8's table as a stored reference line (Figs. 3–5's oracle
+/// The fair Bayes risk of the table in `docs/reference-values.md#fdp-fair` as a stored reference line (Figs. 3–5's oracle
 /// curve), with the unconstrained Bayes risk 0.106 from the design's intrinsic disparity 0.559 on.
 pub fn oracle_risk_line() -> crate::RefLine {
     let mut points: Vec<(f64, f64)> = TABLE.iter().map(|&(a, _, r)| (a, r)).collect();
@@ -45,7 +45,7 @@ impl Paper for FairBayesCurve {
     }
 
     fn description(&self) -> &'static str {
-        "seed 000 §5.1.1: Monte-Carlo α-fair Bayes risk and τ* of the synthetic design (no privacy)"
+        "Xue & Yu, §5.1.1: Monte-Carlo α-fair Bayes risk and τ* of the synthetic design (no privacy)"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -85,8 +85,20 @@ impl Paper for FairBayesCurve {
             r("paper §5.1.1", "intrinsic_abs_dd", 0.05, 0.559, 0.003),
         ];
         for (alpha, tau, risk) in TABLE {
-            out.push(r("spec §4.8", "risk", alpha, risk, 0.003));
-            out.push(r("spec §4.8", "tau", alpha, tau, 0.005));
+            out.push(r(
+                "docs/reference-values.md#fdp-fair",
+                "risk",
+                alpha,
+                risk,
+                0.003,
+            ));
+            out.push(r(
+                "docs/reference-values.md#fdp-fair",
+                "tau",
+                alpha,
+                tau,
+                0.005,
+            ));
         }
         out
     }
@@ -95,14 +107,14 @@ impl Paper for FairBayesCurve {
         vec![
             PlotSpec::new(
                 "fair_bayes_risk.svg",
-                "seed 000: α-fair Bayes risk",
+                "Xue & Yu: α-fair Bayes risk",
                 Axis::FairnessLevel,
                 "risk",
                 Series::Method,
             ),
             PlotSpec::new(
                 "fair_bayes_tau.svg",
-                "seed 000: τ*(α)",
+                "Xue & Yu: τ*(α)",
                 Axis::FairnessLevel,
                 "tau",
                 Series::Method,

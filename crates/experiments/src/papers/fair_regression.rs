@@ -1,21 +1,21 @@
 //! `fair-regression`: Xian, Li, Kamath, Zhao, "Differentially Private Post-Processing for Fair
-//! Regression" (seed 001), Figures 2–4 and the authors' notebook numbers (spec §4).
+//! Regression", Figures 2–4 and the authors' notebook numbers .
 //!
-//! Setup (spec §4.1): f = Id on the response (X = Y), a seeded 70/30 split per repetition, the
+//! Setup (Xian et al., Section 4): f = Id on the response (X = Y), a seeded 70/30 split per repetition, the
 //! post-processor fitted on the training part and evaluated on the test part: test MSE against
 //! the true response and Δ_SP, the largest pairwise two-sample KS statistic (ties counted together,
-//! H13). Seeds 33, 34, … as the authors' `range(33, 83)`; the split and the noise depend only on
-//! the seed (common random numbers across α, k and ε), not bit-for-bit the numpy streams (H18).
+//! `docs/deviations.md#fair-regression-ks-ties`). Seeds 33, 34, … as the authors' `range(33, 83)`; the split and the noise depend only on
+//! the seed (common random numbers across α, k and ε), not bit-for-bit the numpy streams (`docs/deviations.md#fair-regression-rng-reproduction`).
 //!
 //! Methods: `fair-regression` (Algorithm 1; params `k`; fairness level α), `single-bin` (k = 1,
-//! the right end point of Figs. 3–4), and the §4.6 baselines `identity` (no post-processing),
+//! the right end point of Figs. 3–4), and the authors' notebooks' baselines `identity` (no post-processing),
 //! `binning` (α = ∞, ε = ∞) and `chzhen` (Chzhen et al. 2020 quantile averaging, non-private).
 //!
 //! `--quick` (seconds in release): 5 repetitions, Law School k = 36 and Communities k = 12 at the
-//! six ε and five α (so every §4.6 number is compared, with tolerances for 5 seeds), and a small
+//! six ε and five α (so every number of the authors' notebooks is compared, with tolerances for 5 seeds), and a small
 //! Law k sweep (k ∈ {1, 2, 4, 8, 16}) for Figs. 3–4.
 //! `--full`: 50 repetitions, Fig. 2 (Law k ∈ {36, 180}, Communities k ∈ {12, 60}, the papers' α
-//! grids, six ε) and Figs. 3–4 (Law, 31 values of k). [`full_grid`], [`reference_grid`] (§4.6
+//! grids, six ε) and Figs. 3–4 (Law, 31 values of k). [`full_grid`], [`reference_grid`] (the authors' notebooks
 //! only) and [`envelope_grid`] (Figs. 3–4 only) take the repetition count, for runs with fewer
 //! seeds on a small machine (the ignored test `fair_regression_reproduction` in
 //! `crates/experiments/tests/harness.rs`).
@@ -48,11 +48,11 @@ const REPETITIONS_FULL: usize = 50;
 /// Fig. 2's bin counts per data set (bin widths 1/12 and 1/60).
 const FIG2_LAW: [usize; 2] = [36, 180];
 const FIG2_COMMUNITIES: [usize; 2] = [12, 60];
-/// The §4.6 reference numbers' bin counts.
+/// The the authors' notebooks reference numbers' bin counts.
 const K_LAW: usize = 36;
 const K_COMMUNITIES: usize = 12;
 
-/// Figs. 3–4's bin counts (spec §4.3): k ∈ {1, …, 22, 24, 26, 28, 30, 36, 42, 48, 54, 60}.
+/// Figs. 3–4's bin counts (Xian et al.'s sweeps): k ∈ {1, …, 22, 24, 26, 28, 30, 36, 42, 48, 54, 60}.
 fn fig3_ks() -> Vec<usize> {
     (1..=22)
         .chain([24, 26, 28, 30, 36, 42, 48, 54, 60])
@@ -73,7 +73,7 @@ fn linspace(a: f64, b: f64, n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The α grids of spec §4.3 (24 values for Law School, 28 for Communities).
+/// The α grids of Xian et al.'s sweeps (24 values for Law School, 28 for Communities).
 fn alpha_grid(dataset: &str) -> Vec<f64> {
     let (g, l) = if dataset == LAW {
         (geomspace(0.005, 0.1, 10), linspace(0.11, 0.35, 12))
@@ -87,7 +87,7 @@ fn alpha_grid(dataset: &str) -> Vec<f64> {
         .collect()
 }
 
-/// The public interval of each data set's response (spec §4.2).
+/// The public interval of each data set's response (Xian et al.'s data sets).
 fn range(dataset: &str) -> Result<[f64; 2]> {
     match dataset {
         LAW => Ok([1.0, 4.0]),
@@ -219,7 +219,7 @@ pub fn full_grid(repetitions: usize) -> Grid {
     )
 }
 
-/// Only what the §4.6 reference numbers need: α = 0 at Law k = 36 and Communities k = 12 for
+/// Only what the authors' notebooks' reference numbers need: α = 0 at Law k = 36 and Communities k = 12 for
 /// the six ε, the three baselines, and the k = 1 end point.
 pub fn reference_grid(repetitions: usize) -> Grid {
     grid_of(
@@ -256,15 +256,15 @@ pub fn law_k180_grid(repetitions: usize) -> Grid {
     g
 }
 
-/// Spec §4.6 (the authors' notebooks, α = 0, mean and std over 50 seeds) compared with our mean
+/// the authors' notebooks (α = 0, mean and std over 50 seeds) compared with our mean
 /// over `repetitions` seeds: tolerance three standard errors of the *difference* of the two
 /// means, 3·std·√(1/repetitions + 1/50) (the authors' std; both means carry sampling error, and
-/// the splits differ, H18; doubled at ε = 0.1), and the k = 1 end point MSE 0.6772 of
+/// the splits differ, `docs/deviations.md#fair-regression-rng-reproduction`; doubled at ε = 0.1), and the k = 1 end point MSE 0.6772 of
 /// Figs. 3–4 (±0.005: the figures' resolution). (Before, 3·std/√repetitions ignored the
 /// notebooks' own error: at 50 seeds it was √2 too tight, and 3 of 35 rows missed by less than
 /// that factor.)
 pub fn references_for(repetitions: usize) -> Vec<Reference> {
-    let src = "spec §4.6 (authors' notebooks)";
+    let src = "the authors' notebooks";
     let tol = |std: f64| 3.0 * std * (1.0 / repetitions.max(1) as f64 + 1.0 / 50.0).sqrt();
     let fair = |d: &str, k: usize, eps: f64, metric: &str, v: f64, std: f64| {
         let widen = if eps < 0.5 { 2.0 } else { 1.0 };
@@ -362,7 +362,7 @@ impl Paper for FairRegression {
     }
 
     fn description(&self) -> &'static str {
-        "Xian, Li, Kamath, Zhao (seed 001): DP post-processing for fair regression, Figs. 2–4, §4.6 numbers"
+        "Xian, Li, Kamath, Zhao: DP post-processing for fair regression, Figs. 2–4, the authors' notebooks numbers"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -457,12 +457,12 @@ impl Paper for FairRegression {
         }
     }
 
-    /// Spec §4.6 at the paper's 50 repetitions: see [`references_for`].
+    /// the authors' notebooks at the paper's 50 repetitions: see [`references_for`].
     fn references(&self) -> Vec<Reference> {
         references_for(REPETITIONS_FULL)
     }
 
-    /// Spec §4.6 with tolerances for a mean over `repetitions` seeds (`--quick` runs 5).
+    /// the authors' notebooks with tolerances for a mean over `repetitions` seeds (`--quick` runs 5).
     fn references_at(&self, repetitions: usize) -> Vec<Reference> {
         references_for(repetitions)
     }
@@ -520,7 +520,7 @@ impl Paper for FairRegression {
     }
 
     /// Algorithm 1 (α = 0.05, k = 36 on [1, 4]) at three ε, and the non-private Chzhen et al.
-    /// baseline, on the demo's Law-School-like data (`f` = identity on the response, as in §4.1).
+    /// baseline, on the demo's Law-School-like data (`f` = identity on the response, as in Xian et al., Section 4).
     fn demo(&self) -> Vec<DemoMethod> {
         vec![
             DemoMethod {
@@ -618,7 +618,7 @@ mod tests {
 
     #[test]
     fn grids_have_the_papers_sizes() {
-        // Spec §4.3: 24 Law α and 28 Communities α; values as printed there (rounded to 8
+        // Xian et al.'s sweeps: 24 Law α and 28 Communities α; values as printed there (rounded to 8
         // decimals): Law's third value, and Communities' 16th and 17th values (0 and the 14
         // geometric values come first, then linspace(0.13, 0.44, 12) starts at index 15).
         let (law, com) = (alpha_grid(LAW), alpha_grid(COMMUNITIES));
@@ -630,13 +630,13 @@ mod tests {
         );
         assert!((com[16] - 0.15818182).abs() < 1e-8, "{com:?}");
         assert_eq!(fig3_ks().len(), 31);
-        // §4.7: Law Fig. 2 (k ∈ {36, 180}) plus Figs. 3–4 (31 k, k = 36 shared) = 32 k × 24 α ×
+        // Xian et al., Figs. 2–4: Law Fig. 2 (k ∈ {36, 180}) plus Figs. 3–4 (31 k, k = 36 shared) = 32 k × 24 α ×
         // 6 ε; Communities 2 k × 28 α × 6 ε; one repetition count for all.
         let full = full_grid(50);
         assert_eq!(count(&full, LAW, "fair-regression"), 32 * 24 * 6);
         assert_eq!(count(&full, COMMUNITIES, "fair-regression"), 2 * 28 * 6);
         assert_eq!((full.repetitions, full.seed0), (50, 33));
-        // §4.6 needs α = 0 at one k per data set for six ε, three baselines each, and k = 1.
+        // the authors' notebooks needs α = 0 at one k per data set for six ε, three baselines each, and k = 1.
         let refs = reference_grid(7);
         assert_eq!(count(&refs, LAW, "fair-regression"), 6);
         assert_eq!(refs.settings.len(), 2 * (6 + 3) + 1);

@@ -1,21 +1,20 @@
-//! `fdp-fair`: the synthetic experiments of Xue & Yu (seed 000, §5.1 and Appendix A.2; spec
-//! §4.2–4.5) for CDP-Fair (Algorithm 5) and FDP-Fair (Algorithm 1), and both methods in
+//! `fdp-fair`: the synthetic experiments of Xue & Yu (§5.1 and Appendix A.2) for CDP-Fair (Algorithm 5) and FDP-Fair (Algorithm 1), and both methods in
 //! `dpfair demo`.
 //!
-//! | figure | sweep | spec |
+//! | figure | sweep | paper |
 //! |---|---|---|
-//! | 3 | CDP-Fair, N ∈ {5000, 7000, 9000}, ε ∈ {0.75, 1, 2, 3, 4}, α grid, test 4,000 | §4.2 |
-//! | 4 | FDP-Fair, N_s = 2000, S ∈ {4, 5, 6}, ε_s ∈ {0.75, 1, 2, 3, 4, 10}, test 2,000 | §4.3 |
-//! | 5 | N_total = 7200 over S ∈ {1, …, 5} sites (+ CDP-Fair at S = 1), test 2,500 | §4.4 |
-//! | 8 | ρ* ∈ {0, 0.02, …, 0.20}, S = 3, N_s = 2000, α = 0.3 | §4.5 |
-//! | 9 | C_ω ∈ {0.06, 0.08, …, 0.50}, S = 3, N_s = 2000, α = 0.3 | §4.5 |
-//! | 6, 7 | Adult, Law admissions: CDP-Fair, FDP-Fair (S = 1) and the §5.2 baselines | §4.6, [`real`] |
+//! | 3 | CDP-Fair, N ∈ {5000, 7000, 9000}, ε ∈ {0.75, 1, 2, 3, 4}, α grid, test 4,000 | Xue & Yu, §5.1.1 |
+//! | 4 | FDP-Fair, N_s = 2000, S ∈ {4, 5, 6}, ε_s ∈ {0.75, 1, 2, 3, 4, 10}, test 2,000 | Xue & Yu, §5.1.2 |
+//! | 5 | N_total = 7200 over S ∈ {1, …, 5} sites (+ CDP-Fair at S = 1), test 2,500 | Xue & Yu, §5.1.3 |
+//! | 8 | ρ* ∈ {0, 0.02, …, 0.20}, S = 3, N_s = 2000, α = 0.3 | Xue & Yu, Appendix A.2 |
+//! | 9 | C_ω ∈ {0.06, 0.08, …, 0.50}, S = 3, N_s = 2000, α = 0.3 | Xue & Yu, Appendix A.2 |
+//! | 6, 7 | Adult, Law admissions: CDP-Fair, FDP-Fair (S = 1) and the §5.2 baselines | Xue & Yu, §5.2, [`real`] |
 //!
-//! Metrics are the expected-value versions (spec H16): `error = mean |f̃ − y|`, `abs_dd = |DD|`
+//! Metrics are the expected-value versions (`docs/deviations.md#fdp-fair-randomised-final-classifier`): `error = mean |f̃ − y|`, `abs_dd = |DD|`
 //! from group means of `f̃` on an independent test set drawn from the cell's seed (synthetic) or
 //! the 30% test split (real data). Both accounting modes run in Figures 3 and 4 (param `mode`;
 //! `paper`: the paper's classical σ, empirical π, cross-fitting and CV for CDP-Fair, Algorithm 6
-//! clipped to [0, 1] for FDP-Fair). report.md carries the checks (`checks`).
+//! clipped to [0, 1] for FDP-Fair). report.md carries the project's checks (`checks`).
 //! `--quick` runs a thinned grid (3 repetitions, 10 for Fig. 8; fewer ε, α, N, S) in a few minutes.
 
 mod checks;
@@ -81,7 +80,7 @@ impl Paper for FdpFairPaper {
     }
 
     fn description(&self) -> &'static str {
-        "seed 000 §5.1, App. A.2: CDP-Fair and FDP-Fair on the synthetic design (Figures 3, 4, 5, 8, 9)"
+        "Xue & Yu, §5.1 and App. A.2: CDP-Fair and FDP-Fair on the synthetic design (Figures 3, 4, 5, 8, 9)"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -214,7 +213,7 @@ impl Paper for FdpFairPaper {
                     ),
             );
         // Fig. 9 in both modes: the paper's "|DD| rises slightly with C_ω" comes from
-        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (spec H5).
+        // Algorithm 6 clipped to [0, 1] (paper mode); strict mode clips to [−1, 1] (`docs/deviations.md#fdp-fair-algorithm-6-clipping`).
         for mode in MODES {
             grid = grid.with(
                 Sweep::new()

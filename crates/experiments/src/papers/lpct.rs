@@ -1,5 +1,4 @@
 //! `lpct`: Ma & Yang, "Optimal Locally Private Nonparametric Classification with Public Data"
-//! (seed 002; spec `shared/specs/seed-002-ldp-tree.md` §4).
 //!
 //! Each "data set" of the grid is one study of the paper (the plots filter on it):
 //!
@@ -19,13 +18,13 @@
 //! | `fig10` | Fig. 10 | Diabetes, 80 public, ε = 2 | private fraction | LPCT-M, LPDT, PHIST |
 //!
 //! Every method reports its best configuration by mean accuracy over the replications (the
-//! paper's oracle, H17; `oracle`), plus the configuration chosen (`p`, `lambda`, …) as metrics.
+//! paper's oracle, `docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`; `oracle`), plus the configuration chosen (`p`, `lambda`, …) as metrics.
 //! `lpct-theory`, `lpct-m-theory`, `lpct-c-theory` and LPCT-prune need no selection (honest).
 //! ε = 1000 stands for the non-private limit, as in the paper. Where the paper does not state an
 //! ε (Figs. 6, 9, 10) we use the values in the table above.
 //!
-//! Table 2's "ε = 8" column (c) matches the authors' code run at ε = 1000 (spec §4.3 measured
-//! note, `shared/bench/README.md`), so the report compares it with our ε = 1000 row, and our
+//! Table 2's "ε = 8" column (c) matches the authors' code run at ε = 1000 (Section 7.2; measured,
+//! BENCHMARKS.md "LPCT"), so the report compares it with our ε = 1000 row, and our
 //! ε = 8 row with the authors' code measured at ε = 8.
 //!
 //! `--quick`: 3 replications, coarse grids of the varied quantity. `--full`: the paper's grids
@@ -309,7 +308,7 @@ impl Paper for LpctPaper {
     }
 
     fn description(&self) -> &'static str {
-        "Ma & Yang (seed 002): LPCT / LPCT-prune, Figs. 4–10 and Table 2's Diabetes row"
+        "Ma & Yang: LPCT / LPCT-prune, Figs. 4–10 and Table 2's Diabetes row"
     }
 
     fn grid(&self, scale: Scale) -> Grid {
@@ -357,7 +356,7 @@ impl Paper for LpctPaper {
             }
         };
         let c = "Table 2(c) 'ε = 8' (authors' code reproduces it at ε = 1000)";
-        let bench = "authors' code at ε = 8 (shared/bench)";
+        let bench = "authors' code at ε = 8 (measured)";
         vec![
             t("Table 2(a)", "lpct-m", 0.5, 0.7067),
             t("Table 2(a)", "lpct-c", 0.5, 0.7590),

@@ -24,7 +24,7 @@ pub fn all() -> Vec<&'static dyn Paper> {
         &decoupled::Decoupled,
         &dp2dp::Dp2dpPaper,
         &fdp_fair::FdpFairPaper,
-        // one line per paper, e.g. `&seed003::Seed003,`
+        // one line per paper, e.g. `&decoupled::Decoupled,`
     ]
 }
 

@@ -1,5 +1,5 @@
-//! DP-SGD with Opacus semantics (Abadi et al. 2016, Algorithm 1; the procedure of spec 003
-//! §2.3 "TrainBaseDPSGD" and spec 004 §2.2 P1-SGD), for logistic regression (binary and
+//! DP-SGD with Opacus semantics (Abadi et al. 2016, Algorithm 1; the base classifier of Ghoukasian &
+//! Asoodeh and Phase 1 of Say et al.), for logistic regression (binary and
 //! multinomial) and a one-hidden-layer ReLU MLP.
 //!
 //! Schedule (Opacus's `DataLoader` with `poisson_sampling=True`): K = ⌈N/B⌉ steps per epoch for
@@ -22,10 +22,10 @@
 //! caller's thread computes the sums (`pipeline`); the result is the same as on one thread.
 //!
 //! The noise multiplier z is the smallest meeting the target (ε, δ) under the chosen accountant
-//! (`sgm_noise_multiplier`; RDP, PRV or GDP, spec 003 §2.4), or a given z whose cost the ledger
+//! (`sgm_noise_multiplier`; RDP, PRV or GDP, `docs/reference-values.md#decoupled`), or a given z whose cost the ledger
 //! records (`noise_multiplier`, the paper's fixed-σ procedure).
 //!
-//! Neighbours (spec 003 hazard H7): the subsampled-Gaussian accountants certify add/remove-one
+//! Neighbours (`docs/deviations.md#decoupled-accountants-certify-add-remove`): the subsampled-Gaussian accountants certify add/remove-one
 //! neighbours, as in Opacus, and the privacy crate's ledger entry names that relation; this is
 //! the default here. With `relation = Substitution` the noise multiplier is calibrated for
 //! replace-one neighbours (sensitivity 2C: twice the add/remove multiplier,
@@ -61,7 +61,7 @@ pub enum Architecture {
     Mlp { hidden: usize },
 }
 
-/// DP-SGD hyperparameters. Defaults: spec 003 §2.8 (the Opacus runs of Ghoukasian & Asoodeh):
+/// DP-SGD hyperparameters. Defaults: the Opacus runs of Ghoukasian & Asoodeh:
 /// C = 1.5, η = 0.01, expected batch 1024, 50 epochs, δ = 1e-5; ε = 1; RDP accountant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -1,7 +1,7 @@
 //! The models DP-SGD trains, each with a vectorised "sum of clipped per-example gradients" over a
 //! batch (no per-example model copies) and a per-example reference used by the tests.
 //!
-//! Clipping is Opacus's flat clipping: g_i ← g_i · min(1, C / (‖g_i‖₂ + 10⁻⁶)) (spec 003 §2.3),
+//! Clipping is Opacus's flat clipping: g_i ← g_i · min(1, C / (‖g_i‖₂ + 10⁻⁶)) (Ghoukasian & Asoodeh's DP-SGD base classifier),
 //! with a relative margin of 2^−30 on the computed norm so that the bound holds in floating point
 //! ([`clip_factor`]). Features are the `f32` rows of [`CompactRows`]; all arithmetic is `f64`.
 //! Both models are built from linear layers, whose per-example gradient is an outer product

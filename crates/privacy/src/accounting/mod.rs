@@ -20,7 +20,7 @@
 //! replacement moves the clipped sum by at most 2C (‖g − g'‖ ≤ ‖g‖ + ‖g'‖), so dpfair certifies
 //! substitution by running the add/remove accountant with sensitivity 2C, i.e. at noise multiplier
 //! z/2 ([`sgm_effective_noise_multiplier`], [`sgm_epsilon_for`]). This is the convention of the
-//! DP-SGD literature (and of spec seed-004 H2); it is conservative: the tests compare it with
+//! DP-SGD literature (and of `docs/deviations.md#dp2dp-gradient-sensitivity`); it is conservative: the tests compare it with
 //! the exact Rényi divergence of the substitution pair ((1−q)N(0,z²) + qN(−1,z²) against
 //! (1−q)N(0,z²) + qN(1,z²)) and find it never smaller, and equal at q = 1. A ledger entry for
 //! DP-SGD must therefore name `AddRemove` when it reports [`sgm_epsilon`] at z, and

@@ -142,7 +142,7 @@ pub fn rdp_to_dp_with_order(orders: &[f64], rdp: &[f64], delta: f64) -> (f64, f6
 }
 
 /// The classical conversion `ε = min_α r_α + ln(1/δ)/(α − 1)` (Mironov 2017, Prop. 3), looser
-/// than [`rdp_to_dp_with_order`]; kept to check the "classic conversion" columns of the specs.
+/// than [`rdp_to_dp_with_order`]; kept to check published "classic conversion" values (`docs/reference-values.md`).
 pub fn rdp_to_dp_classic(orders: &[f64], rdp: &[f64], delta: f64) -> f64 {
     orders
         .iter()

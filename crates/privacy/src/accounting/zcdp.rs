@@ -5,7 +5,7 @@
 //! Corollary 13) gives (ε, δ)-DP with
 //! `ε = min_{α>1} αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)`,
 //! minimised here over continuous α. The classical `ρ + 2√(ρ ln(1/δ))` (Bun & Steinke 2016,
-//! Prop. 1.3) is never smaller; it is kept for the specs' reference values.
+//! Prop. 1.3) is never smaller; it is kept for published reference values (`docs/reference-values.md`).
 //! The relation is whatever the zCDP guarantee was derived for (ρ = Δ²/(2σ²) with Δ the
 //! sensitivity under that relation).
 

@@ -32,7 +32,7 @@
 //!
 //! Certification ([`Ledger::is_certified`]): every rule above is a proven upper bound provided
 //! each entry's own conversion is. The one exception is a DP-SGD entry accounted with
-//! [`Accountant::Gdp`], the Gaussian-DP central-limit *approximation* (it can under-state ε at
+//! [`Accountant::Gdp`](crate::accounting::Accountant::Gdp), the Gaussian-DP central-limit *approximation* (it can under-state ε at
 //! finite T). A total that relies on such an entry says so: its rule ends with
 //! [`UNCERTIFIED_MARK`], and [`Ledger::summary`] prints a warning naming the entries.
 
@@ -251,7 +251,7 @@ impl Ledger {
     }
 
     /// Whether [`Ledger::total`] is a proven upper bound: false as soon as one entry is accounted
-    /// by an approximation (DP-SGD with [`Accountant::Gdp`]), whose ε can be under-stated.
+    /// by an approximation (DP-SGD with [`Accountant::Gdp`](crate::accounting::Accountant::Gdp)), whose ε can be under-stated.
     /// Also false when the noise is reproducible from a seed ([`Ledger::is_private`]).
     pub fn is_certified(&self) -> bool {
         self.is_private() && self.entries.iter().all(|e| e.cost.is_certified())

@@ -1,7 +1,7 @@
 //! Mechanisms: the only way dpfair turns sensitive values into released values.
 //!
 //! Every mechanism computes its cost from its sensitivity and noise scale, records one
-//! [`Entry`](crate::Entry) (label, mechanism, neighbouring relation, sensitivity, norm, scale,
+//! [`Entry`] (label, mechanism, neighbouring relation, sensitivity, norm, scale,
 //! cost) with [`Ledger::charge`](crate::Ledger::charge) *before* it draws any noise, and refuses
 //! to release when the ledger refuses the charge. Noise comes from the exact samplers of
 //! [`crate::samplers`]; real values are released on a 2^k lattice

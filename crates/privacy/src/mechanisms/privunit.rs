@@ -21,7 +21,7 @@
 //!
 //! K = 2 is exactly PrivUnitG at γ = 0 (q = 1/2, p = e^ε/(1+e^ε)); larger K plays the role of the
 //! cap γ > 0 (the release is the best-aligned of K Gaussian directions with probability π_K), and
-//! [`PrivUnitG::new`] picks the K ≤ [`MAX_CANDIDATES`] of least σ for the given ε.
+//! [`PrivUnitG::new`] picks the K ≤ `MAX_CANDIDATES` of least σ for the given ε.
 //!
 //! **Privacy (exact).** Given the candidate set (independent of the data), the released index is
 //! k* with probability π_K and any other index with (1 − π_K)/(K − 1), exactly (integer
@@ -78,7 +78,7 @@ fn max_mean(k: usize) -> f64 {
 }
 
 impl PrivUnitG {
-    /// The randomizer with the K ∈ {2, 4, …, [`MAX_CANDIDATES`]} of least noise scale σ (a
+    /// The randomizer with the K ∈ {2, 4, …, `MAX_CANDIDATES`} of least noise scale σ (a
     /// data-independent choice from ε alone).
     pub fn new(epsilon: f64, clip: f64) -> Result<Self> {
         let mut best = Self::with_candidates(epsilon, clip, 2)?;

@@ -1,4 +1,4 @@
-//! Audit of LPCT's local randomiser (Ma & Yang, §2.3: Ũ = e_j + Lap(4/ε), Ṽ = y·e_j + Lap(4/ε))
+//! Audit of LPCT's local randomiser (Ma & Yang, eq. (5)–(6): Ũ = e_j + Lap(4/ε), Ṽ = y·e_j + Lap(4/ε))
 //! on its worst-case pair of holders, through `dpfair::lpct::privatiser::LocalRelease` as shipped
 //! (`dpfair_privacy::audit::local`).
 //!
@@ -14,7 +14,7 @@ use dpfair_privacy::audit::local::{LaplacePair, audit_laplace_randomiser};
 use dpfair_privacy::{Noise, audit::AuditReport};
 
 const ALPHA: f64 = 0.01;
-/// The claimed ε of the two audits (the black-box audit of issue 23 used 1 and 4).
+/// The claimed ε of the two audits (1 and 4, as the black-box audit).
 pub const CLAIMS: [f64; 2] = [1.0, 4.0];
 /// The planted bug's noise scale factor.
 pub const SCALE_BUG: f64 = 0.7;

@@ -1,5 +1,5 @@
 //! `dpfair fit cdp-fair`: CDP-Fair, the central-DP fair plug-in classifier under demographic
-//! disparity (Xue & Yu, seed 000, Algorithm 5).
+//! disparity (Xue & Yu, Algorithm 5).
 //!
 //! Features are scaled to [0, 1] with `--bounds` (public, free) or `--coarse-bounds` (private,
 //! `--bounds-share` of ε); the kernel bandwidth is then chosen by a public rule from the training

@@ -1,5 +1,5 @@
-//! `dpfair fit decoupled`: the private fair binary classifier of Ghoukasian & Asoodeh (seed 003,
-//! Algorithm 2): a DP-SGD base classifier h(x, a), the two groups' positive rates released with
+//! `dpfair fit decoupled`: the private fair binary classifier of Ghoukasian & Asoodeh
+//! (Algorithm 2): a DP-SGD base classifier h(x, a), the two groups' positive rates released with
 //! Laplace noise on held-out rows, and randomized flips that give both groups the same positive
 //! rate (statistical parity up to the noise).
 //!

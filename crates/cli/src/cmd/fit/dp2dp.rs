@@ -1,5 +1,5 @@
 //! `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing of a private multi-class
-//! probability model (Say, Denis, Pinot; seed 004, Algorithm 1).
+//! probability model (Say, Denis, Pinot; Algorithm 1).
 //!
 //! The rows are split at random (independently of the data) into a labelled part (Phase 1: a
 //! private multinomial logistic regression, DP-SGD by default, `--phase1 output-perturbation` for

@@ -1,8 +1,8 @@
 //! `dpfair fit dp-logistic`: differentially private logistic regression, binary or multi-class
 //! (the privacy-only baseline every comparison needs, like diffprivlib's LogisticRegression).
 //!
-//! Two mechanisms (crate `dpfair-learn`): DP-SGD with Opacus semantics (default; spec 003 §2.3)
-//! or Gaussian output perturbation of L2-regularised logistic regression (spec 004 §2.2 P1-OP).
+//! Two mechanisms (crate `dpfair-learn`): DP-SGD with Opacus semantics (default; as in Ghoukasian & Asoodeh's experiments)
+//! or Gaussian output perturbation of L2-regularised logistic regression (Chaudhuri et al., as DP2DP's phase 1 option).
 //! Both are private without feature bounds (gradient clipping / row clipping to R); public
 //! `--bounds` scale the features to [0, 1], which helps accuracy and costs nothing;
 //! `--coarse-bounds` estimates the bounds privately with `--bounds-share` of ε, and training

@@ -1,5 +1,5 @@
 //! `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing of a regressor's
-//! scores for statistical parity in KS distance (Xian, Li, Kamath, Zhao; seed 001, Algorithm 1).
+//! scores for statistical parity in KS distance (Xian, Li, Kamath, Zhao; Algorithm 1).
 //!
 //! The score column holds f(x, a) for every row (it may be the target itself, as in the paper's
 //! experiments, where f = Id). The whole ε goes to one Laplace release of the group × bin

@@ -1,4 +1,4 @@
-//! `dpfair fit fdp-fair`: FDP-Fair (Xue & Yu, seed 000, Algorithm 1) simulated over `--sites`
+//! `dpfair fit fdp-fair`: FDP-Fair (Xue & Yu, Algorithm 1) simulated over `--sites`
 //! sites of one CSV, in one process, through the same steps as `dpfair federated`.
 //!
 //! Rows go to sites in contiguous blocks in file order (site s gets rows ⌊sN/S⌋..⌊(s+1)N/S⌋);

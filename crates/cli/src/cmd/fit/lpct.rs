@@ -1,4 +1,4 @@
-//! `dpfair fit lpct`: LPCT (Ma & Yang, seed 002) in the simulated setting: the public CSV builds
+//! `dpfair fit lpct`: LPCT (Ma & Yang) in the simulated setting: the public CSV builds
 //! the partition, every row of the private CSV is one holder whose ε-LDP report is simulated
 //! exactly (per-leaf sums of Laplace noise drawn in O(1)).
 

@@ -1,4 +1,4 @@
-//! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang, seed 002) in the simulated
+//! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang) in the simulated
 //! setting; no tuning parameter (p0 and p_term from Algorithm 2).
 
 use crate::cmd::ldp::SimulatedArgs;
@@ -14,7 +14,8 @@ use dpfair::lpct::{Preset, PruneConfig, PruneOptions};
 pub struct Args {
     #[command(flatten)]
     common: SimulatedArgs,
-    /// Constants of the pruning statistic (H6): Algorithm 2 as printed, Proposition 6's
+    /// Constants of the pruning statistic (docs/deviations.md#lpct-pruning-radius-constants):
+    /// Algorithm 2 as printed, Proposition 6's
     /// radius (naive pruning), or the authors' code's.
     #[arg(long, value_enum, default_value_t = PresetArg::Code)]
     preset: PresetArg,

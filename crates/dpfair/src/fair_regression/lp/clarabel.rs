@@ -1,5 +1,5 @@
-//! The barycenter LP exactly as the spec's sparse form (§2.2.4) writes it, solved as a general LP by
-//! Clarabel (pure-Rust interior point; hazard H20). The reference back end: slow (`m·k²` coupling
+//! The barycenter LP in its sparse form (Xian et al., Algorithm 1, line 14), solved as a general LP by
+//! Clarabel (pure-Rust interior point; `docs/deviations.md#fair-regression-lp-solver-choice`). The reference back end: slow (`m·k²` coupling
 //! variables) but with no structure assumed beyond the formulation.
 //!
 //! Variables: `π_a(j,ℓ) ≥ 0` (rows j with `p_a(j) > 0` only: the others are forced to 0),

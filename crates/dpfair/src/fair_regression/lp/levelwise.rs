@@ -1,7 +1,7 @@
-//! An exact, solver-free algorithm for the barycenter LP (spec §2.2.4): the problem splits into
+//! An exact, solver-free algorithm for the barycenter LP (Xian et al., Algorithm 1, line 14): the problem splits into
 //! one convex one-dimensional problem per CDF level.
 //!
-//! **Derivation [derived].** In the CDF form of [`super::structured`], the cost is
+//! **Derivation \[derived\].** In the CDF form of [`super::structured`], the cost is
 //! `Σ_a w_a (const_a + Σ_{ℓ<k−1} ψ_{aℓ}(C_a(ℓ)))` with `ψ_{aℓ}(c) = ∫₀^c (2 Q_a(u) − 2ℓ − 1) du`
 //! (convex, minimal at `c = F_a(ℓ)`), valid for nondecreasing `C_a`; the constraints are
 //! `|C_a(ℓ) − B(ℓ)| ≤ h = α/2` level by level, plus the monotonicity of `C_a` over ℓ. Dropping

@@ -1,6 +1,6 @@
-//! A structure-exploiting interior-point method for the barycenter LP (spec §2.2.4).
+//! A structure-exploiting interior-point method for the barycenter LP (Xian et al., Algorithm 1, line 14).
 //!
-//! **Reformulation [derived].** Given the target CDF `C_a` of group a, the optimal transport
+//! **Reformulation \[derived\].** Given the target CDF `C_a` of group a, the optimal transport
 //! from `p_a` is the monotone coupling (Lemma B.9), whose cost `∫₀¹ (Q_p(u) − Q_q(u))² du` telescopes
 //! over the levels ℓ into a separable convex function of the CDF values:
 //! ```text

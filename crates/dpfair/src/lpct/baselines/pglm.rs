@@ -1,8 +1,8 @@
-//! **PGLM** (Wang, Gu, Xiang, Xu 2023, JMLR; Section 7.2's competitor, spec §4.3 item 8): a
+//! **PGLM** (Wang, Gu, Xiang, Xu 2023, JMLR; Section 7.2's competitor): a
 //! non-interactive (ε, δ)-LDP logistic GLM that uses *unlabelled* public features.
 //!
-//! Each private user i, with features min–max scaled by the public sample (clipped to [0,1]) and
-//! augmented by an intercept, x̃_i ∈ [0,1]^r (r = d + 1), releases once
+//! Each private user i, with features min–max scaled by the public sample (clipped to \[0,1\]) and
+//! augmented by an intercept, x̃_i ∈ \[0,1\]^r (r = d + 1), releases once
 //!   (upper triangle of x̃_i x̃_iᵀ, x̃_i y_i) + Gaussian noise,
 //! through the privacy crate's (analytic) Gaussian mechanism at (ε, δ = 1/n_P²). The vector has
 //! ℓ2 norm ≤ √(r² + r), so two users differ by at most Δ₂ = 2√(r² + r). The collector sums the
@@ -11,7 +11,7 @@
 //! (φ'' = s(1−s), s the logistic function), w = c β_ols (β_ols if c is not finite).
 //! Prediction: 1(x̃ᵀw > 1/2), the authors' rule ([`PglmLink`]).
 //!
-//! **H14.** The authors' code adds one aggregate noise of scale n_P^{1/4}·σ to the *sum* (σ² =
+//! **`docs/deviations.md#lpct-pglm-noise-scale`.** The authors' code adds one aggregate noise of scale n_P^{1/4}·σ to the *sum* (σ² =
 //! 32 r⁴ ln(2.5/δ)/ε²), which is far less than the n_P^{1/2}·σ that per-user noise adds up to, and
 //! predicts 1(x̃ᵀw > 0.5) (linear, no sigmoid). [`PglmNoise::CodeCompatible`] reproduces the
 //! noise as a *central* Gaussian release of the sum and records in the ledger what it really is
@@ -27,7 +27,7 @@ use dpfair_privacy::{Budget, Ledger, Noise};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
-/// Where the noise is added (H14).
+/// Where the noise is added (`docs/deviations.md#lpct-pglm-noise-scale`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PglmNoise {
@@ -39,7 +39,7 @@ pub enum PglmNoise {
     CodeCompatible,
 }
 
-/// The classification rule (H14).
+/// The classification rule (`docs/deviations.md#lpct-pglm-noise-scale`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PglmLink {

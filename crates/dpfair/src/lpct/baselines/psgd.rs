@@ -1,5 +1,5 @@
-//! **PSGD-L / PSGD-N** (Lowy, Li, Ghafelebashi, Razaviyayn 2023; Section 7.2's competitors, spec
-//! §4.3 item 9): sequentially interactive locally private SGD, warm-started on public data.
+//! **PSGD-L / PSGD-N** (Lowy, Li, Ghafelebashi, Razaviyayn 2023; Section 7.2's
+//! competitors): sequentially interactive locally private SGD, warm-started on public data.
 //!
 //! Features are min–max scaled by the public sample and clipped to [0, 1] (Section 7's
 //! preprocessing). The model is logistic regression (PSGD-L: Linear(d → 1) + sigmoid) or one
@@ -10,7 +10,7 @@
 //!    releases it once through the privacy crate's ε-LDP [`PrivUnitG`] (ℓ2 clip C = 1); the
 //!    collector steps with the report.
 //!
-//! **H15.** The authors' code privatises each parameter tensor (weight, bias) separately with the
+//! **`docs/deviations.md#lpct-psgd-budget-per-tensor`.** The authors' code privatises each parameter tensor (weight, bias) separately with the
 //! full ε, so each user spends ε × (number of tensors: 2 for PSGD-L, 4 for PSGD-N). Here the
 //! *concatenated* gradient is privatised once per private user with ε, and the ledger records one
 //! ε-LDP report per user (each user reports once; earlier reports are public when a later user
@@ -31,7 +31,7 @@ use dpfair_privacy::{Ledger, Noise};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
-/// The network (spec §4.3 item 9).
+/// The network (Ma & Yang, Section 7.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PsgdNet {

@@ -1,9 +1,9 @@
-//! The private baselines of Figs. 2–4 (spec 004 §2.6.4, Appendix B): the results stored in Lowy
+//! The private baselines of Figs. 2–4 (Say et al., Figs. 2–4, Appendix B): the results stored in Lowy
 //! et al.'s repository (`devanshgupta160/Stochastic-Differentially-Private-and-Fair-Learning`,
 //! `Figures/…/*.pt`), which the paper plots instead of re-running the methods. Each point is
 //! (misclassification error, demographic-parity violation), the mean over their runs.
 //!
-//! Not like for like (H23): their δ = 1/n², a 75/25 split (`random_state = 100`), 200 epochs and
+//! Not like for like (`docs/deviations.md#dp2dp-stored-baselines`): their δ = 1/n², a 75/25 split (`random_state = 100`), 200 epochs and
 //! batch 1024; our DP2DP points use δ = 1e-5 and a 55/20/25 split.
 
 /// DP-FERMI (Lowy et al. 2023); key = its λ.

@@ -1,4 +1,4 @@
-//! The report's checks for DP2DP (spec 004 §3 and §4.5): the in-sample KKT bound of the exact
+//! The report's checks for DP2DP (Say et al.'s theory and the claims in their text): the in-sample KKT bound of the exact
 //! dual solve, the N^{−1/2} rate of the test unfairness, the paper's "close to non-private"
 //! claim on Fig. 1, and the claim that DP2DP's points are at or beyond the stored baselines'
 //! curves (Figs. 2–4).
@@ -61,7 +61,7 @@ fn metric<'a>(rows: &'a [Summary], name: &'a str) -> impl Iterator<Item = &'a Su
     rows.iter().filter(move |r| r.metric == name)
 }
 
-/// Spec §3 test 1: every Denis cell met ρ + (K − 1)/N_min (+ 2/N_min slack) in sample.
+/// the KKT bound of Say et al.'s dual: every Denis cell met ρ + (K − 1)/N_min (+ 2/N_min slack) in sample.
 fn kkt(rows: &[Summary]) -> Option<Check> {
     let met: Vec<&Summary> = metric(rows, "kkt_bound_met")
         .filter(|r| r.setting.method == DENIS)
@@ -83,7 +83,7 @@ fn kkt(rows: &[Summary]) -> Option<Check> {
         })
         .collect();
     Some(Check::new(
-        "spec §3 test 1: exact solve's in-sample unfairness ≤ ρ + (K−1)/N_min (+2/N_min slack)",
+        "the KKT bound of Say et al.'s dual: exact solve's in-sample unfairness ≤ ρ + (K−1)/N_min (+2/N_min slack)",
         bad.is_empty(),
         if bad.is_empty() {
             format!("all {} settings, every run", met.len())
@@ -104,7 +104,7 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     sxy / sxx
 }
 
-/// Spec §3 test 2: the slope of ln(E[Û] − ρ) on ln N is −0.5 ± 0.2.
+/// the unfairness rate of Say et al.'s theory: the slope of ln(E[Û] − ρ) on ln N is −0.5 ± 0.2.
 fn rate(rows: &[Summary]) -> Option<Check> {
     let mut points: Vec<(f64, f64)> = metric(rows, "unfairness_u")
         .filter(|r| r.setting.dataset == RATE)
@@ -124,13 +124,13 @@ fn rate(rows: &[Summary]) -> Option<Check> {
         .map(|(n, e)| format!("N = {n}: {e:.4}"))
         .collect();
     Some(Check::new(
-        "spec §3 test 2: log-log slope of E[Û] − ρ against N is −0.5 ± 0.2",
+        "the unfairness rate of Say et al.'s theory: log-log slope of E[Û] − ρ against N is −0.5 ± 0.2",
         (-0.7..=-0.3).contains(&slope),
         format!("slope {slope:.3}; {}", shown.join(", ")),
     ))
 }
 
-/// §4.5 (Fig. 1 left): the private DP2DP "remains very close" to the non-private one; here:
+/// Say et al.'s text (Fig. 1 left): the private DP2DP "remains very close" to the non-private one; here:
 /// within 0.05 accuracy and 0.05 unfairness at every ρ (our reading of "very close"), for the
 /// private series `method` (strict or paper accounting).
 fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
@@ -161,7 +161,7 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
     (n > 0).then(|| {
         Check::new(
             &format!(
-                "§4.5 Fig. 1 left: {method} (ε = 0.46) within 0.05 of the non-private DP2DP \
+                "Say et al., Fig. 1 left: {method} (ε = 0.46) within 0.05 of the non-private DP2DP \
                  (accuracy and Û, every ρ)"
             ),
             worst.0 <= 0.05 && worst.1 <= 0.05,
@@ -173,7 +173,7 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
     })
 }
 
-/// §4.5 (Figs. 2–4): every stored baseline point (error_b, U_b) of the (dataset, ε) panel is
+/// Say et al.'s text (Figs. 2–4): every stored baseline point (error_b, U_b) of the (dataset, ε) panel is
 /// weakly dominated by some DP2DP point: U ≤ U_b and error ≤ error_b, each up to our 95%
 /// half-width.
 fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> Option<Check> {
@@ -220,7 +220,7 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
         .collect::<Vec<_>>();
     Some(Check::new(
         &format!(
-            "§4.5 {dataset}, ε = {eps}: {method} points at or beyond every stored baseline \
+            "Say et al., {dataset}, ε = {eps}: {method} points at or beyond every stored baseline \
              point (error, Û), within our 95% half-widths"
         ),
         missed.is_empty(),

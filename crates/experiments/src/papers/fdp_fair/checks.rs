@@ -1,7 +1,7 @@
-//! The report checks of issue #8 on the aggregated results (report.md, "Checks"):
+//! The report checks on the aggregated results (report.md, "Checks"):
 //!
 //! * CDP-Fair: mean test `|DD| ≤ α + 0.02` at `N ≥ 5,000` (strict; synthetic and real data);
-//! * FDP-Fair: mean test `|DD| ≤ α + ρ* ` in strict mode, `+ ω` in paper mode (spec H5:
+//! * FDP-Fair: mean test `|DD| ≤ α + ρ* ` in strict mode, `+ ω` in paper mode (`docs/deviations.md#fdp-fair-algorithm-6-clipping`:
 //!   with Algorithm 6 clipped to `[0, 1]` the selected point sits up to ω further out);
 //! * each bound allows for the sampling error of the mean, `t_{0.975, n−1}·SE` with the SE from
 //!   the setting's own `n` repetitions (Student's t: 4.30 at `--quick`'s 3, ≈ 2 at 200). The
@@ -267,7 +267,7 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
         },
     ));
     // Trends per accounting mode: in paper mode the realised |DD| overshoots α more at small ε
-    // (spec H5: up to ρ* + ω, and ω shrinks with ε), which buys accuracy, so its error need not
+    // (`docs/deviations.md#fdp-fair-algorithm-6-clipping`: up to ρ* + ω, and ω shrinks with ε), which buys accuracy, so its error need not
     // fall with ε at a fixed α.
     for mode in MODES {
         let fig = |r: &&Row, f: &str| r.figure() == f && r.setting.accounting == mode;

@@ -1,6 +1,6 @@
 //! The report's checks (report.md, "Checks"): the paper's qualitative claims of Sections 6 and
 //! 7.3 on our aggregated accuracies, and the honest (non-test) selection reported beside the
-//! oracle without a target (H17).
+//! oracle without a target (`docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`).
 //!
 //! A comparison "A ≥ B" passes when A ≥ B − t_{0.975, ν}·SE(A − B) (Welch; SE from the two means'
 //! standard errors, an independent-sample bound: the runs share seeds, so it is conservative),
@@ -369,7 +369,7 @@ fn public_dominates(rows: &[Summary]) -> Option<Check> {
     ))
 }
 
-/// Honest selection (no test set; H17), reported without a target beside the oracle: the
+/// Honest selection (no test set; `docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`), reported without a target beside the oracle: the
 /// `dpfair fit lpct` defaults on Diabetes and on Fig. 9's synthetic setting. The check only
 /// fails if a value is missing.
 fn honest(rows: &[Summary]) -> Option<Check> {

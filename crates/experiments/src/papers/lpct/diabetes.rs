@@ -1,19 +1,19 @@
-//! Section 7 on Diabetes (the one real data set whose cleaned split is public, spec §4.2): the
+//! Section 7 on Diabetes (the one real data set whose cleaned split is public, Ma & Yang, Section 7.1): the
 //! Table 2 row and Figure 10's public-data gain.
 //!
 //! Protocol ([code] `realdata.py`): the 200 public rows are fixed; each replication splits the
 //! 2,568 private rows 80/20 (2,054 training, 514 test) with its seed; every data set is min–max
-//! scaled on the public rows (Section 4.3). Oracle selection over the grids (H17):
+//! scaled on the public rows (Section 4.3). Oracle selection over the grids (`docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`):
 //! * LPCT-M / LPCT-C / LPDT: p ∈ {1,…,8,10,12,14,16} × the paper's 17 λ (LPDT: λ = 0), with the
-//!   [code]'s stopping rules (H5: min_samples_split = 1, min_samples_leaf over
+//!   [code]'s stopping rules (`docs/deviations.md#lpct-stopping-rule`: min_samples_split = 1, min_samples_leaf over
 //!   {1, 2, 4, …, 256}, the code's grid for n_P = 2,054 — a deviation from the paper's stated
 //!   grids, needed to reproduce its numbers);
 //! * LPCT-prune-M / -C: no grid in the paper; the [code]'s min_samples_leaf ∈ {1, 5}, p0 and
-//!   p_term from Algorithm 2's formulas (the [code] leaves the depth at 2, H10);
+//!   p_term from Algorithm 2's formulas (the [code] leaves the depth at 2, `docs/deviations.md#lpct-prune-depth-and-fallback`);
 //! * PHIST: h^{−1} ∈ {1,…,6} bins per axis; CT-W / CT-Q: max_depth ∈ {1,…,8,10,12,14,16};
-//!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², H14);
+//!   PGLM: no grid (per-user Gaussian noise at δ = 1/n_P², `docs/deviations.md#lpct-pglm-noise-scale`);
 //! * PSGD-L / PSGD-N: the paper's η ∈ {1e−5, 1e−4, …, 1} (`--quick`: {1e−3, 1e−1}) and, for
-//!   PSGD-N, h ∈ {d/2, d, 2d} (`--quick`: h = d); the exact PrivUnitG, once per user (H15).
+//!   PSGD-N, h ∈ {d/2, d, 2d} (`--quick`: h = d); the exact PrivUnitG, once per user (`docs/deviations.md#lpct-psgd-budget-per-tensor`).
 //!
 //! Honest selection (no test set): `lpct-m-theory` / `lpct-c-theory` use Theorem 4's depth and λ
 //! (the `dpfair fit lpct` default) and LPCT-prune has nothing to tune.
@@ -33,7 +33,7 @@ use dpfair_data::split::Stratify;
 
 /// The data set name of the built-in catalogue.
 pub const BUILTIN: &str = "diabetes-lpct";
-/// The real-data depth grid (§2.11).
+/// The real-data depth grid (Ma & Yang, Section 7 and the authors' code).
 pub const DEPTHS: [u32; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16];
 /// Public rows of Figure 10.
 const FIG10_PUBLIC: usize = 80;

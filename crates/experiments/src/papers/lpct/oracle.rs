@@ -1,4 +1,4 @@
-//! The paper's **oracle selection** (H17): "for each model, we report the best result over its
+//! The paper's **oracle selection** (`docs/deviations.md#lpct-hyperparameters-chosen-on-test-accuracy`): "for each model, we report the best result over its
 //! parameter grids, with the best result determined based on the average result of [the]
 //! replications" (Section 6.1; Section 7.2 likewise over 20 splits).
 //!

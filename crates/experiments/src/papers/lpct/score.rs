@@ -2,7 +2,7 @@
 //! data, and the test accuracy of every configuration (for [`super::oracle`]).
 //!
 //! LPCT's (p, λ) grid costs one noisy query per depth p: every λ reuses that query's per-leaf sums
-//! (H20), and the test rows are routed once per partition.
+//! (`docs/deviations.md#lpct-noise-reused-across-lambda`), and the test rows are routed once per partition.
 
 use super::oracle::Scored;
 use crate::error::{Result, method_error};
@@ -47,7 +47,7 @@ fn query_tools(epsilon: f64, seed: u64, tag: u64) -> Result<(Ledger, Noise)> {
 }
 
 /// The accuracy of f̃ = 1(η̃ > 1/2) of eq. (8) at every λ, on one partition and one query:
-/// what [`lpct::TreeClassifier`] predicts (label 0 outside the domain box, H16).
+/// what [`lpct::TreeClassifier`] predicts (label 0 outside the domain box, `docs/deviations.md#lpct-out-of-range-points`).
 fn lambda_accuracies(
     tree: &Tree,
     sums: &LeafSums,
@@ -210,7 +210,7 @@ pub fn cart(max_depth: usize, with_private: bool, data: &Split) -> Result<Scored
     })
 }
 
-/// PGLM (Wang et al. 2023) with per-user Gaussian reports at (ε, δ = 1/n_P²) (H14).
+/// PGLM (Wang et al. 2023) with per-user Gaussian reports at (ε, δ = 1/n_P²) (`docs/deviations.md#lpct-pglm-noise-scale`).
 pub fn pglm(epsilon: f64, data: &Split, seed: u64) -> Result<Scored> {
     let mut ledger = Ledger::unlimited();
     let mut noise = Noise::seeded(derive_seed(seed, 0x50474C4D));
@@ -228,7 +228,7 @@ pub fn pglm(epsilon: f64, data: &Split, seed: u64) -> Result<Scored> {
 }
 
 /// PSGD-L / PSGD-N (Lowy et al. 2023) at step `lr`: each private user's concatenated gradient
-/// privatised once by PrivUnitG (H15), charged to a fresh ε ledger.
+/// privatised once by PrivUnitG (`docs/deviations.md#lpct-psgd-budget-per-tensor`), charged to a fresh ε ledger.
 pub fn psgd(epsilon: f64, net: PsgdNet, lr: f64, data: &Split, seed: u64) -> Result<Scored> {
     let (mut ledger, mut noise) = query_tools(epsilon, seed, 0x5053_4744)?;
     let cfg = PsgdConfig {

@@ -1,4 +1,4 @@
-//! Section 6's simulations (spec §4.1, S1–S10): the authors' valid design (H3) with
+//! Section 6's simulations (Ma & Yang, Section 6.1, S1–S10): the authors' valid design (`docs/deviations.md#lpct-invalid-synthetic-eta`) with
 //! P_X = Q_X = Uniform([0,1]²), 2,000 fresh test points from P per replication, and each method's
 //! grid scored for the oracle selection.
 //!
@@ -15,7 +15,7 @@ use dpfair::lpct::{PruneConfig, RangeMode, Splitter, TreeSettings};
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{Design, LpctDesign, derive_seed};
 
-/// The paper's synthetic λ grid (§2.11).
+/// The paper's synthetic λ grid (Ma & Yang, Section 7).
 pub const LAMBDAS: [f64; 17] = [
     0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0, 200.0, 300.0, 400.0, 500.0, 750.0, 1000.0, 1250.0,
     1500.0, 2000.0,

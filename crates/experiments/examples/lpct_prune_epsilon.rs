@@ -6,7 +6,7 @@
 //! itself (no pruning); and the test accuracy of the default configuration (the authors'
 //! constants, one query), of the same walk without the early stop at p_term (p_term = 1), and of
 //! Proposition 6's constants. Printed, not asserted: it is a measurement. Run with
-//! `cargo test --release -p dpfair-experiments --test lpct_prune_epsilon -- --ignored --nocapture`.
+//! `cargo run --release -p dpfair-experiments --example lpct_prune_epsilon`.
 
 use dpfair::lpct::prune::{Preset, round1};
 use dpfair::lpct::{PruneConfig, collect, fit_prune, prune_depths};
@@ -21,9 +21,7 @@ fn accuracy(pred: &[u8], test: &Dataset) -> f64 {
     pred.iter().zip(y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64
 }
 
-#[test]
-#[ignore = "measurement: prints a table (see the module doc)"]
-fn lpct_prune_against_epsilon() {
+fn main() {
     let reps: u64 = std::env::var("PRUNE_REPS")
         .ok()
         .and_then(|v| v.parse().ok())

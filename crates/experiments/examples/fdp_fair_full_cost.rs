@@ -5,8 +5,8 @@
 //! shares its fits across its whole α, ρ* or C_ω sweep as at `--full`. The estimate is this run's
 //! CPU time × (cells of the full grid / cells run). Prints CPU seconds (user + system of this
 //! process, from /proc/self/stat) and wall time. Needs the data for Figures 6–7:
-//! `DPFAIR_DATA_DIR=/work/shared/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo test --release
-//! -p dpfair-experiments --test fdp_fair_full_cost -- --ignored --nocapture`.
+//! `DPFAIR_DATA_DIR=/path/to/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo run --release
+//! -p dpfair-experiments --example fdp_fair_full_cost`.
 
 use dpfair_experiments::aggregate::Summary;
 use dpfair_experiments::papers::fdp_fair::FdpFairPaper;
@@ -50,12 +50,10 @@ fn cpu_seconds() -> f64 {
     ticks / 100.0
 }
 
-#[test]
-#[ignore = "long measurement (see the module doc)"]
-fn fdp_fair_full_grid_cost() {
+fn main() {
     if std::env::var_os("DPFAIR_DATA_DIR").is_none() {
-        eprintln!("skipped: DPFAIR_DATA_DIR is not set");
-        return;
+        eprintln!("error: needs DPFAIR_DATA_DIR, the folder holding the data files");
+        std::process::exit(2);
     }
     let reps: usize = std::env::var("FULL_COST_REPS")
         .ok()

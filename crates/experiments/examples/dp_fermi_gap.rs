@@ -3,18 +3,15 @@
 //! reproduction's own cells (`dpfair reproduce decoupled`, same splits and seeds) at the claimed
 //! ε' = 3 and at ε' = 1000 (noise ≈ 0), for λ ∈ {0.5, 1, 2.5}. If the gap stays at ε' = 1000 it
 //! is the optimisation, not the noise. Printed, not asserted. Needs the data:
-//! `DPFAIR_DATA_DIR=/work/shared/datasets cargo test --release -p dpfair-experiments --test
-//! dp_fermi_gap -- --ignored --nocapture`.
+//! `DPFAIR_DATA_DIR=/path/to/datasets cargo run --release -p dpfair-experiments --example dp_fermi_gap`.
 
 use dpfair_experiments::papers::decoupled::Decoupled;
 use dpfair_experiments::{Cell, Paper, Params, Setting};
 
-#[test]
-#[ignore = "measurement on real data (see the module doc)"]
-fn dp_fermi_accuracy_against_noise() {
+fn main() {
     if std::env::var_os("DPFAIR_DATA_DIR").is_none() {
-        eprintln!("skipped: DPFAIR_DATA_DIR is not set");
-        return;
+        eprintln!("error: needs DPFAIR_DATA_DIR, the folder holding the data files");
+        std::process::exit(2);
     }
     let reps: u64 = std::env::var("FERMI_REPS")
         .ok()

@@ -1,5 +1,5 @@
-//! DP-FERMI (Lowy, Gupta, Razaviyayn, ICLR 2023), the baseline of seed 003's Tables II–XIII, as
-//! the comparison code runs it (spec 003 §2.6, hazard H17): logistic regression on the
+//! DP-FERMI (Lowy, Gupta, Razaviyayn, ICLR 2023), the baseline of Ghoukasian & Asoodeh's Tables II–XIII, as
+//! the comparison code runs it (`docs/deviations.md#decoupled-dp-fermi-code-quirks`): logistic regression on the
 //! non-sensitive features, trained by noisy stochastic gradient descent-ascent on
 //!
 //!   BCE(θ) + λ·ψ(θ, W),   ψ = −W²·m + 2·W·v/√p̂ − 1,
@@ -25,7 +25,7 @@
 //!
 //! * [`Accounting::Paper`]: the code. Mini-batch clipping, σ from the closed form at the claimed
 //!   ε' ([`FermiModel::claimed_epsilon`]); p̂, the smallest group count and the z-scores are
-//!   taken from the data without noise (ledger: non-private, spec H9). The ledger's total is what
+//!   taken from the data without noise (ledger: non-private, `docs/deviations.md#decoupled-non-private-preprocessing`). The ledger's total is what
 //!   the run really spends: with mini-batch clipping, far more than ε'.
 //! * [`Accounting::Strict`]: per-example clipping, full batches only, the ψ group's count
 //!   released with Laplace noise, σ_θ and σ_W calibrated so the total is (ε', δ). The code's
@@ -35,10 +35,10 @@
 //! Tests: the sensitivities (`batch_gradient`'s and [`w_step_sensitivity`]) by unit tests
 //! here; strict mode's θ release by an empirical audit (`tests/fermi_audit.rs`).
 
-use super::config::Training;
-use super::error::{DecoupledError, Result, invalid};
-use super::scaling::Standardize;
-use crate::model::Accounting;
+use crate::decoupled::config::Training;
+use crate::decoupled::error::{DecoupledError, Result, invalid};
+use crate::decoupled::scaling::Standardize;
+use crate::predictor::Accounting;
 use dpfair_privacy::mechanisms::{Gaussian, Laplace};
 use dpfair_privacy::{Entry, Ledger, Noise, Partition};
 use ndarray::ArrayView2;
@@ -50,14 +50,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clipping {
-    /// The comparison code: the mini-batch mean gradient rescaled to norm ≤ L_θ (H17).
+    /// The comparison code: the mini-batch mean gradient rescaled to norm ≤ L_θ (`docs/deviations.md#decoupled-dp-fermi-code-quirks`).
     #[default]
     MiniBatch,
     /// Each row's gradient clipped to L_θ before averaging (what the noise formula assumes).
     PerExample,
 }
 
-/// DP-FERMI hyperparameters; defaults are the comparison code's (spec §2.8).
+/// DP-FERMI hyperparameters; defaults are the comparison code's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FermiConfig {
@@ -78,7 +78,7 @@ pub struct FermiConfig {
     pub w_radius: f64,
     /// Gradient-norm bound L_θ (5).
     pub lipschitz: f64,
-    /// The group code whose one-hot column the 1 × 1 W reads (H17). The code takes the first
+    /// The group code whose one-hot column the 1 × 1 W reads (`docs/deviations.md#decoupled-dp-fermi-code-quirks`). The code takes the first
     /// group to appear in its shuffled training split; its published gaps fall with λ only if
     /// that was the higher-rate group (Male in Adult and Credit Card), which the reproduction
     /// sets.
@@ -113,7 +113,7 @@ impl Default for FermiConfig {
 
 impl FermiConfig {
     /// The strict schedule for `n` training rows: the decoupled method's strict DP-SGD
-    /// schedule and clip ([`Training::resolve`], issue 6), so the baseline trains like the
+    /// schedule and clip ([`Training::resolve`]), so the baseline trains like the
     /// method it is compared with: batch B = clamp(⌊n/16⌋, 32, 1024), epochs so that
     /// T ≈ 1,500 steps (20 to 400), η_θ = 0.05, per-row clip L_θ = 1.5; η_W scaled with η_θ
     /// so the descent-ascent keeps its two-timescale ratio η_W/η_θ (the code's 2).
@@ -156,7 +156,7 @@ pub struct FermiModel {
     pub claimed_epsilon: f64,
 }
 
-/// (σ_θ, σ_W) of the comparison code (spec §2.6; "privacy w.r.t. all features"): n training
+/// (σ_θ, σ_W) of the comparison code ("privacy w.r.t. all features"): n training
 /// rows, smallest group count `min_count`, T steps, claimed (ε, δ), radius C_W, bound L_θ.
 pub fn noise_levels(
     n: usize,
@@ -335,7 +335,7 @@ pub fn fit(
     } else {
         ledger.charge(Entry::non_private(
             "DP-FERMI group shares p̂ and smallest group count",
-            "training-split statistics used by the noise formula and ψ without noise (spec H9)",
+            "training-split statistics used by the noise formula and ψ without noise (docs/deviations.md#decoupled-non-private-preprocessing)",
         ))?;
         let (st, sw) = noise_levels(
             n,
@@ -348,7 +348,7 @@ pub fn fit(
         );
         ledger.charge(Entry::non_private(
             "DP-FERMI feature z-scores",
-            "mean and sample sd of the numeric columns of the training rows (spec H9)",
+            "mean and sample sd of the numeric columns of the training rows (docs/deviations.md#decoupled-non-private-preprocessing)",
         ))?;
         let p_hat = counts[config.ermi_group as usize] as f64 / n as f64;
         (p_hat, st, sw, Some(Standardize::fit(x)))
@@ -654,9 +654,9 @@ mod tests {
     }
 
     #[test]
-    fn noise_levels_match_the_spec_reference_values() {
-        // Spec §2.6 "Reference noise values": Adult n = 33,916, ρ ≈ 0.3249, T = 1700:
-        // ε' = 3 → σ_W ≈ 0.0412, σ_θ ≈ 2.003; ε' = 9 → 0.0137, 0.668. The spec rounds ρ
+    fn noise_levels_match_the_reference_values() {
+        // Reference noise values (`docs/reference-values.md#decoupled`): Adult n = 33,916, ρ ≈ 0.3249, T = 1700:
+        // ε' = 3 → σ_W ≈ 0.0412, σ_θ ≈ 2.003; ε' = 9 → 0.0137, 0.668. The reference rounds ρ
         // (min count ≈ 0.3249·n + 1), hence 0.5 % tolerance.
         let (n, t) = (33_916usize, 1700usize);
         let min = (0.3249 * n as f64).round() as usize + 1;

@@ -2,8 +2,7 @@
 //! docs/deviations.md#lpct-phist-at-large-epsilon and #lpct-ct-q: the majority-class rate of the
 //! test splits, PHIST's accuracy per number of bins per axis at ε = 2 and 1000, and CT-Q's
 //! (CART on the 200 public rows) per depth, on the reproduction's splits (80/20 of the private
-//! rows by seed). Printed, not asserted. `DPFAIR_DATA_DIR=/work/shared/datasets cargo test
-//! --release -p dpfair-experiments --test lpct_table2_baselines -- --ignored --nocapture`.
+//! rows by seed). Printed, not asserted. `DPFAIR_DATA_DIR=/path/to/datasets cargo run --release -p dpfair-experiments --example lpct_table2_baselines`.
 
 use dpfair::lpct::baselines::{PhistConfig, fit_phist};
 use dpfair_data::split::Stratify;
@@ -26,12 +25,10 @@ fn accuracy(pred: &[u8], d: &Dataset) -> f64 {
 /// The runner's CART depth grid (Table 2's real-data p grid).
 const DEPTHS: [usize; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16];
 
-#[test]
-#[ignore = "measurement on real data (see the module doc)"]
-fn phist_and_ct_q_on_diabetes() {
+fn main() {
     if std::env::var_os("DPFAIR_DATA_DIR").is_none() {
-        eprintln!("skipped: DPFAIR_DATA_DIR is not set");
-        return;
+        eprintln!("error: needs DPFAIR_DATA_DIR, the folder holding the data files");
+        std::process::exit(2);
     }
     let reps = 10u64;
     let b = dpfair_experiments::load_builtin("diabetes-lpct").expect("diabetes");
