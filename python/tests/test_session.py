@@ -3,6 +3,8 @@ noise is drawn."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import dpfair
@@ -94,3 +96,27 @@ def test_paper_accounting_needs_an_unlimited_budget(adult):
     with pytest.raises(dpfair.BudgetExceededError):
         est.fit(X, y, sensitive_features="sex")
     assert session.ledger["entries"] == []
+
+
+def test_random_state_never_seeds_the_release_noise(adult):
+    """random_state repeats public choices only: two fits with it still draw fresh OS noise
+    (their models differ), while an insecure seeded session repeats the noise exactly."""
+    X, y = adult
+
+    def weights(session=None):
+        est = dpfair.DPLogisticRegression(
+            epsilon=1.0,
+            epochs=2,
+            substitution=True,
+            random_state=1,
+            session=session,
+            bounds={"age": (17, 90), "hours": (1, 99)},
+        ).fit(X, y, sensitive_features="sex")
+        return json.loads(est.model_.to_json())["model"]
+
+    assert weights() != weights()
+    seeded = [
+        weights(dpfair.PrivacySession.insecure_seeded(epsilon=1.0, delta=1e-4, seed=5))
+        for _ in range(2)
+    ]
+    assert seeded[0] == seeded[1]
