@@ -96,9 +96,16 @@ class DPFairEstimator:
     def _coding(self) -> dict:
         """How the target is coded (`pos_label`, the task)."""
         pos_label = getattr(self, "pos_label", None)
+
+        def declared(name: str) -> list | None:
+            levels = getattr(self, name, None)
+            return None if levels is None else [_label_text(v) for v in levels]
+
         return {
             "positive": None if pos_label is None else _label_text(pos_label),
             "task": "regression" if self._regression else None,
+            "groups": declared("groups"),
+            "classes": declared("classes"),
         }
 
     def _fit_frame(self, frame: Frame, public: Frame | None = None) -> Any:

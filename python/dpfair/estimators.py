@@ -17,6 +17,10 @@ Common hyper-parameters:
   `bounds` are estimated privately, with `bounds_share` of ε (default 0.05).
 * `pos_label`: the positive class of a binary target (default: the larger label, numerically
   for numbers, else in string order: `1` over `0`, `>50K` over `<=50K`, `True` over `False`).
+* `groups`, `classes`: declare the sensitive groups and the target's classes (public), in code
+  order, as `--groups` and `--classes` do; a value outside them is an error, and a declared level
+  need not occur in the data. Without them the levels are those found in the data, recorded in
+  the model as public schema information.
 """
 
 from __future__ import annotations
@@ -117,6 +121,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
         pos_label: Any = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -134,6 +139,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
         self.pos_label = pos_label
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -200,6 +206,8 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
         pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -216,6 +224,8 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
         self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -271,6 +281,8 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         accounting: str | None = None,
         bounds: dict | None = None,
         pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -282,6 +294,8 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.accounting = accounting
         self.bounds = bounds
         self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -334,6 +348,7 @@ class PrivateFairRegressor(DPFairEstimator):
         bins: int | None = None,
         score_range: tuple | None = None,
         score_column: str | None = None,
+        groups: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -342,6 +357,7 @@ class PrivateFairRegressor(DPFairEstimator):
         self.bins = bins
         self.score_range = score_range
         self.score_column = score_column
+        self.groups = groups
         self.session = session
         self.random_state = random_state
 
@@ -433,6 +449,7 @@ class LPCTClassifier(_LPCTBase):
         criterion: str | None = None,
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -443,6 +460,7 @@ class LPCTClassifier(_LPCTBase):
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
         self.pos_label = pos_label
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -483,6 +501,7 @@ class LPCTPruneClassifier(_LPCTBase):
         criterion: str | None = None,
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -491,6 +510,7 @@ class LPCTPruneClassifier(_LPCTBase):
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
         self.pos_label = pos_label
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -537,6 +557,8 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
         pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -549,6 +571,8 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
         self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 
@@ -598,6 +622,8 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         pool_fraction: float | None = None,
         accounting: str | None = None,
         bounds: dict | None = None,
+        groups: list | None = None,
+        classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -609,6 +635,8 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         self.pool_fraction = pool_fraction
         self.accounting = accounting
         self.bounds = bounds
+        self.groups = groups
+        self.classes = classes
         self.session = session
         self.random_state = random_state
 

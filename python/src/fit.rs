@@ -249,7 +249,7 @@ fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<Scaling> {
     })
 }
 
-/// The target's coding: `positive` (the positive label) and `task`.
+/// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
 fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
     let mut h = Hyper {
         dict,
@@ -266,7 +266,8 @@ fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
     let coding = Coding {
         positive: h.get("positive")?,
         task,
-        ..Coding::default()
+        groups: h.get("groups")?,
+        classes: h.get("classes")?,
     };
     h.done()?;
     Ok(coding)

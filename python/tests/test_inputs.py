@@ -142,3 +142,16 @@ def test_a_panic_never_reaches_python():
     # whatever happens inside, Python sees an exception, not an abort.
     with pytest.raises((ValueError, OSError)):
         _native.Model.from_json("{}", "empty.json")
+
+
+def test_declared_groups_and_classes(adult):
+    X, y = adult
+    est = dpfair.CDPFairClassifier(
+        frequencies=64, bounds=BOUNDS, groups=["Male", "Female"], classes=[">50K", "<=50K"]
+    ).fit(X, y, sensitive_features="sex")
+    assert list(est.groups_) == ["Male", "Female"]
+    assert list(est.classes_) == [">50K", "<=50K"]
+    with pytest.raises(ValueError, match=r"column `sex`, row \d+: `Male` is not one of the levels"):
+        dpfair.CDPFairClassifier(frequencies=64, bounds=BOUNDS, groups=["Female"]).fit(
+            X, y, sensitive_features="sex"
+        )

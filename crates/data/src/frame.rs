@@ -249,6 +249,17 @@ impl<'a> Frame<'a> {
         for c in &text {
             factors.push(c.checked_codes()?.expect("text columns are factors"));
         }
+        // Declared levels: a value outside them is refused here, naming its row in the frame.
+        let declared = [
+            (&self.sensitive, &coding.groups, "groups"),
+            (&self.target, &coding.classes, "classes"),
+        ];
+        for (column, levels, option) in declared {
+            if let (Some(column), Some(levels)) = (column, levels) {
+                let why = format!("is not one of the levels declared with {option}");
+                stored_codes(column, levels, true, &why)?;
+            }
+        }
         let coded = if text.is_empty() {
             None
         } else {
@@ -393,7 +404,7 @@ impl<'a> Frame<'a> {
             match (f, &column.values) {
                 (FeatureColumn::Numeric { name }, Values::Numeric(v)) => check_finite(name, v)?,
                 (FeatureColumn::Categorical { levels, .. }, Values::Factor { .. }) => {
-                    one_hot_codes.push(stored_codes(column, levels, false)?);
+                    one_hot_codes.push(stored_codes(column, levels, false, UNSEEN)?);
                 }
                 (FeatureColumn::Numeric { name }, Values::Factor { .. }) => {
                     return Err(invalid(
@@ -423,7 +434,7 @@ impl<'a> Frame<'a> {
         schema.scaling.apply(&mut x)?;
         let groups = match (&schema.sensitive, &self.sensitive) {
             (Some(s), Some(column)) => Some(Groups {
-                codes: stored_codes(column, &s.levels, true)?
+                codes: stored_codes(column, &s.levels, true, UNSEEN)?
                     .into_iter()
                     .map(|c| c as u32)
                     .collect(),
@@ -444,14 +455,14 @@ impl<'a> Frame<'a> {
                     ));
                 }
                 (TargetEncoding::Binary { labels }, _) => Target::Binary(
-                    stored_codes(column, labels, true)?
+                    stored_codes(column, labels, true, UNSEEN)?
                         .into_iter()
                         .map(|c| c as u8)
                         .collect(),
                 ),
                 (TargetEncoding::Multiclass { labels }, _) => Target::Multiclass {
                     k: labels.len(),
-                    labels: stored_codes(column, labels, true)?
+                    labels: stored_codes(column, labels, true, UNSEEN)?
                         .into_iter()
                         .map(|c| c as u32)
                         .collect(),
@@ -500,12 +511,16 @@ fn map_codes(codes: ArrayView1<'_, i64>, per_value: &[usize]) -> Vec<usize> {
     codes.iter().map(|&c| per_value[c as usize]).collect()
 }
 
-/// Each row's level under stored `levels` (labels compared as numbers when `numeric_labels`);
-/// an unseen value is an error naming its first row.
+/// Why a value outside a stored schema's levels is refused at prediction.
+const UNSEEN: &str = "was not seen when the model was fitted";
+
+/// Each row's level under stored or declared `levels` (labels compared as numbers when
+/// `numeric_labels`); a value outside them is an error naming its first row and saying `why`.
 fn stored_codes(
     column: &Column<'_>,
     levels: &[String],
     numeric_labels: bool,
+    why: &str,
 ) -> Result<Vec<usize>> {
     let (codes, uniques) = match &column.values {
         Values::Factor { .. } => column.checked_codes()?.expect("a factor"),
@@ -529,7 +544,7 @@ fn stored_codes(
                     return Err(invalid(
                         "X",
                         format!(
-                            "column `{}`, row {row}: `{}` was not seen when the model was fitted (known: {})",
+                            "column `{}`, row {row}: `{}` {why} (levels: {})",
                             clip(&column.name),
                             clip(u),
                             clip(&levels.join(", "))
@@ -790,6 +805,44 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("column `g` has 1 rows, column `a` has 3"), "{e}");
+    }
+
+    #[test]
+    fn declared_groups_and_classes_keep_their_order_and_refuse_other_values() {
+        let x = array![1.0, 2.0, 3.0];
+        let g = Owned::new(&["b", "a", "b"]);
+        let y = Owned::new(&["no", "yes", "no"]);
+        let frame = Frame {
+            features: vec![Column::numeric("x", x.view())],
+            sensitive: Some(g.column("g")),
+            target: Some(y.column("y")),
+        };
+        let coding = Coding {
+            groups: Some(strings(&["b", "a", "c"])),
+            classes: Some(strings(&["yes", "no", "maybe"])),
+            ..Coding::default()
+        };
+        let loaded = frame.learn(&coding).unwrap();
+        let groups = loaded.dataset.groups.unwrap();
+        assert_eq!(groups.names, ["b", "a", "c"]);
+        assert_eq!(groups.codes, [0, 1, 0]);
+        assert_eq!(loaded.schema.class_labels(), ["yes", "no", "maybe"]);
+        assert_eq!(
+            loaded.dataset.target,
+            Some(Target::Multiclass {
+                k: 3,
+                labels: vec![1, 0, 1]
+            })
+        );
+        let narrow = Coding {
+            groups: Some(strings(&["b"])),
+            ..Coding::default()
+        };
+        let e = frame.learn(&narrow).unwrap_err().to_string();
+        assert!(
+            e.contains("column `g`, row 1: `a` is not one of the levels declared with groups"),
+            "{e}"
+        );
     }
 
     #[test]
