@@ -15,6 +15,7 @@
 pub mod builtin;
 pub mod dataset;
 pub mod error;
+pub mod frame;
 pub mod fuzz;
 pub mod load;
 pub mod lock;

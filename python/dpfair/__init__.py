@@ -1,0 +1,88 @@
+"""dpfair: machine learning that is both differentially private and fair.
+
+scikit-learn-style estimators over the dpfair Rust library (the same code as the `dpfair`
+command line, and the same model files), fairness metrics under Fairlearn's names
+(`dpfair.metrics`) and DP-SGD accounting under Opacus's (`dpfair.accounting`).
+
+Example:
+    >>> import numpy as np, pandas as pd, dpfair
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"age": rng.integers(18, 90, 3000),
+    ...                    "sex": rng.choice(["F", "M"], 3000)})
+    >>> y = np.where(df.age + 10 * (df.sex == "M") > 55, ">50K", "<=50K")
+    >>> clf = dpfair.CDPFairClassifier(alpha=0.05, epsilon=1.0, frequencies=64,
+    ...                                bounds={"age": (17, 90)})
+    >>> clf = clf.fit(df, y, sensitive_features="sex")
+    >>> pred = clf.predict(df, sensitive_features=df["sex"])
+    >>> clf.ledger_["total"]["epsilon"] <= 1.0
+    True
+
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dpfair import accounting, metrics
+from dpfair._base import DPFairEstimator
+from dpfair._native import BudgetExceededError
+from dpfair.estimators import (
+    CDPFairClassifier,
+    DecoupledFairClassifier,
+    DP2DPClassifier,
+    DPLogisticRegression,
+    FDPFairClassifier,
+    LPCTClassifier,
+    LPCTPruneClassifier,
+    PrivateFairRegressor,
+)
+from dpfair.session import PrivacySession
+
+__all__ = [
+    "BudgetExceededError",
+    "CDPFairClassifier",
+    "DP2DPClassifier",
+    "DPFairEstimator",
+    "DPLogisticRegression",
+    "DecoupledFairClassifier",
+    "FDPFairClassifier",
+    "LPCTClassifier",
+    "LPCTPruneClassifier",
+    "PrivacySession",
+    "PrivateFairRegressor",
+    "accounting",
+    "load",
+    "metrics",
+]
+
+_BY_METHOD = {
+    cls._method: cls
+    for cls in (
+        DPLogisticRegression,
+        CDPFairClassifier,
+        FDPFairClassifier,
+        PrivateFairRegressor,
+        LPCTClassifier,
+        LPCTPruneClassifier,
+        DecoupledFairClassifier,
+        DP2DPClassifier,
+    )
+}
+
+
+def load(path: Any) -> DPFairEstimator:
+    """Read a model file (written by `save` or by `dpfair fit`) as a fitted estimator.
+
+    The estimator's hyper-parameters are left at their defaults (the file's configuration is in
+    `model_.config_json()`); `classes_` holds the class labels as text, as the file stores them.
+    """
+    from dpfair import _native
+
+    model = _native.Model.load(str(path))
+    cls = _BY_METHOD.get(model.method)
+    if cls is None:
+        raise ValueError(f"{path}: a `{model.method}` model has no Python estimator")
+    est = cls()
+    est._set_fitted(model, None)
+    est.n_features_in_ = len(model.feature_columns)
+    return est

@@ -1,0 +1,339 @@
+"""Inputs: numpy arrays, pandas and polars DataFrames and Arrow tables as one `Frame`.
+
+A `Frame` holds one numeric block (a 2-D float64 array, passed to Rust without a copy when the
+input already is float64) and the text columns, *factorized* (a code per row into the column's
+distinct values, as `pandas.factorize` gives them). The library codes the distinct values
+exactly as `dpfair fit` codes the same CSV column: one-hot levels sorted and recorded in the
+model's schema as public. Integer, boolean and float32 columns are converted to float64; text,
+categorical and object columns are text. Missing values (None, NaN, and the CSV reader's
+missing-value tokens: empty, `?`, `NA`) are refused with the column and row named.
+
+Labels (the sensitive groups and a class target) are passed as text: integers as `0`, `1`;
+floats as Python writes them (`1.0`); booleans as `False`, `True`; strings as they are. The
+library then codes them as the CLI codes the same CSV column (numbers compared as numbers, the
+positive class of a binary target is the larger label unless `pos_label` says otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Frame:
+    """Columns ready for the native module (see the module docs).
+
+    `features` lists `(name, j)` for column j of `numeric`, or `(name, (codes, uniques))` for a
+    text column; `sensitive` is `(name, (codes, uniques))`; `target` is `(name, (codes,
+    uniques))` or `(name, float64 array)` for a regression.
+    """
+
+    numeric: np.ndarray | None
+    features: list = field(default_factory=list)
+    sensitive: tuple | None = None
+    target: tuple | None = None
+    n_rows: int = 0
+    #: The target's distinct values and their text, for `classes_` (not sent to Rust).
+    target_labels: tuple | None = None
+    #: X's column names before the sensitive column was taken out (not sent to Rust), and
+    #: whether X named them (a DataFrame or table) rather than dpfair (`x0`, `x1`, … for arrays).
+    columns: list = field(default_factory=list)
+    named_columns: bool = False
+
+
+def _module(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def _missing_error(column: str, row: int) -> ValueError:
+    return ValueError(f"column `{column}`, row {row}: missing value (None/NaN) refused")
+
+
+def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or Arrow array."""
+    mod = _module(values)
+    if mod == "polars":
+        values = values.to_numpy()
+    elif mod == "pyarrow":
+        values = values.to_numpy(zero_copy_only=False)
+    elif mod == "pandas":
+        values = values.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one column, got shape {arr.shape}")
+    return arr
+
+
+def _label_text(value: Any) -> str:
+    """A value as text (module docs); a non-finite float is an error (raised by the caller)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} is not a label")
+        return repr(float(value))
+    return str(value)
+
+
+def factorize(values: Any, what: str) -> tuple:
+    """Factorize a column: `(codes, uniques, texts)`.
+
+    int64 codes per row (−1 for a missing value), the distinct values in order of first
+    appearance, and their text (module docs).
+    """
+    # A pandas Series is factorized as it is (fast for Arrow-backed strings).
+    is_series = _module(values) == "pandas" and getattr(values, "ndim", 0) == 1
+    arr = values if is_series else _as_numpy_1d(values, what)
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is the usual companion
+        pd = None
+    if pd is not None:
+        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+        uniques = list(np.asarray(uniques, dtype=object))
+    else:  # pragma: no cover
+        missing = [i for i, v in enumerate(arr.tolist()) if v is None or v != v]
+        if missing:
+            raise _missing_error(what, missing[0])
+        uniques_arr, codes = np.unique(arr, return_inverse=True)
+        uniques = uniques_arr.tolist()
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    texts = []
+    for j, u in enumerate(uniques):
+        try:
+            texts.append(_label_text(u))
+        except ValueError:
+            row = int(np.flatnonzero(codes == j)[0])
+            raise ValueError(f"{what}, row {row}: {u} is not a label (NaN or infinite)") from None
+    return codes, uniques, texts
+
+
+def labels_as_text(values: Any, what: str) -> list:
+    """Group names or class labels as text per row (module docs), refusing missing values."""
+    codes, _, texts = factorize(values, what)
+    if codes.size and codes.min() < 0:
+        raise _missing_error(what, int(np.flatnonzero(codes < 0)[0]))
+    return [texts[c] for c in codes.tolist()]
+
+
+def name_of(values: Any, default: str) -> str:
+    """The name of a Series (pandas, polars), else `default`."""
+    name = getattr(values, "name", None)
+    return name if isinstance(name, str) and name else default
+
+
+def numbers(values: Any, what: str) -> np.ndarray:
+    """A real-valued column as float64, refusing NaN and infinities."""
+    arr = _as_numpy_1d(values, what)
+    if arr.dtype.kind not in "iufb":
+        raise TypeError(f"{what} must be numeric, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{what}, row {bad[0]}: {arr[bad[0]]} is not finite")
+    return arr
+
+
+def _factor(values: Any, what: str) -> tuple:
+    """`(codes, texts)` of a text column for the native module."""
+    codes, _, texts = factorize(values, what)
+    return codes, texts
+
+
+def _from_numpy(X: np.ndarray) -> Frame:
+    if X.ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (rows × columns), got shape {X.shape}; "
+            "reshape a single feature with X.reshape(-1, 1)"
+        )
+    names = [f"x{j}" for j in range(X.shape[1])]
+    if X.dtype.kind in "OUS":
+        cols = [(n, _factor(X[:, j], n)) for j, n in enumerate(names)]
+        return Frame(numeric=None, features=cols, n_rows=X.shape[0])
+    if X.dtype.kind not in "iufb":
+        raise TypeError(f"X has dtype {X.dtype}: expected numbers or text")
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    return Frame(numeric=X, features=[(n, j) for j, n in enumerate(names)], n_rows=X.shape[0])
+
+
+def _from_pandas(df: Any) -> Frame:
+    import pandas as pd
+
+    numeric_names, features = [], []
+    for name in df.columns:
+        col = df[name]
+        label = str(name)
+        is_numeric = pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(
+            col.dtype
+        )
+        if is_numeric and not isinstance(col.dtype, pd.CategoricalDtype):
+            features.append((label, len(numeric_names)))
+            numeric_names.append(name)
+        else:
+            features.append((label, _factor(col, label)))
+    numeric = None
+    if numeric_names:
+        numeric = df[numeric_names].to_numpy(dtype=np.float64, na_value=np.nan)
+    return Frame(numeric=numeric, features=features, n_rows=len(df))
+
+
+def _from_polars(df: Any) -> Frame:
+    numeric_names, features = [], []
+    for name, dtype in df.schema.items():
+        if dtype.is_numeric() or str(dtype) == "Boolean":
+            features.append((name, len(numeric_names)))
+            numeric_names.append(name)
+        else:
+            features.append((name, _factor(df.get_column(name).to_numpy(), name)))
+    numeric = None
+    if numeric_names:
+        numeric = df.select(numeric_names).cast(float).to_numpy()
+    return Frame(numeric=numeric, features=features, n_rows=df.height)
+
+
+def _from_arrow(table: Any) -> Frame:
+    import pyarrow as pa
+
+    if not isinstance(table, pa.Table):
+        table = pa.table(table)
+    numeric_cols, features = [], []
+    for name, col in zip(table.column_names, table.columns):
+        t = col.type
+        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+            if col.null_count:
+                raise _missing_error(name, int(np.flatnonzero(col.is_null().to_numpy(False))[0]))
+            features.append((name, len(numeric_cols)))
+            numeric_cols.append(col.to_numpy().astype(np.float64, copy=False))
+        else:
+            features.append((name, _factor(col.to_numpy(zero_copy_only=False), name)))
+    numeric = np.column_stack(numeric_cols) if numeric_cols else None
+    return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
+
+
+def features_frame(X: Any) -> Frame:
+    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists)."""
+    mod = _module(X)
+    if isinstance(X, np.ndarray):
+        frame = _from_numpy(X)
+    elif mod == "pandas" and hasattr(X, "columns"):
+        frame = _from_pandas(X)
+    elif mod == "polars" and hasattr(X, "schema"):
+        frame = _from_polars(X)
+    elif hasattr(X, "__arrow_c_stream__") or mod == "pyarrow":
+        frame = _from_arrow(X)
+    elif isinstance(X, (list, tuple)):
+        frame = _from_numpy(np.asarray(X))
+    else:
+        raise TypeError(
+            f"X of type {type(X).__name__}: expected a numpy array, a pandas or polars "
+            "DataFrame, or an Arrow table (anything with __arrow_c_stream__)"
+        )
+    if frame.n_rows == 0:
+        raise ValueError("X has no rows")
+    if not frame.features:
+        raise ValueError("X has no columns")
+    frame.columns = [name for name, _ in frame.features]
+    frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
+    return frame
+
+
+def _drop_feature(frame: Frame, name: str) -> bool:
+    """Remove feature column `name` (used as the sensitive column); whether it was there."""
+    for k, (n, _) in enumerate(frame.features):
+        if n == name:
+            del frame.features[k]
+            return True
+    return False
+
+
+def _column_values(X: Any, name: str) -> Any:
+    mod = _module(X)
+    if mod in ("pandas", "polars"):
+        return X[name]
+    import pyarrow as pa
+
+    table = X if isinstance(X, pa.Table) else pa.table(X)
+    return table.column(name)
+
+
+def _rows(values: Any) -> int:
+    return len(values) if hasattr(values, "__len__") else len(np.asarray(values))
+
+
+def to_frame(
+    X: Any,
+    y: Any = None,
+    sensitive_features: Any = None,
+    *,
+    regression: bool = False,
+    target_name: str = "y",
+) -> Frame:
+    """The frame of a fit or predict call.
+
+    `sensitive_features` is an array-like of group labels or the name of a column of X; the
+    group column is never a feature (a column of X with its name is left out, as in the CLI).
+    `y` is coded as labels, or as numbers when `regression`; it is named after the Series, or
+    `y` when X has a column of that name.
+    """
+    if _module(X) not in ("numpy", "pandas", "polars") and hasattr(X, "__arrow_c_stream__"):
+        import pyarrow as pa
+
+        X = pa.table(X)  # a stream may be read once: read it into a table first
+    frame = features_frame(X)
+    n = frame.n_rows
+    if sensitive_features is not None:
+        if isinstance(sensitive_features, str):
+            name = sensitive_features
+            if not _drop_feature(frame, name):
+                raise ValueError(f"sensitive_features=`{name}` is not a column of X")
+            values = _column_values(X, name)
+        else:
+            name, values = name_of(sensitive_features, "sensitive"), sensitive_features
+            # A group column that is also a column of X is not a feature (as in the CLI).
+            _drop_feature(frame, name)
+        if _rows(values) != n:
+            raise ValueError(f"sensitive_features has {_rows(values)} rows, X has {n}")
+        frame.sensitive = (name, _factor(values, "sensitive_features"))
+    if y is not None:
+        taken = {n for n, _ in frame.features} | {frame.sensitive[0] if frame.sensitive else None}
+        name = name_of(y, target_name)
+        for candidate in (name, target_name, "target"):
+            if candidate not in taken:
+                name = candidate
+                break
+        else:
+            raise ValueError(f"y's name `{name}` is also the name of a column of X")
+        if _rows(y) != n:
+            raise ValueError(f"y has {_rows(y)} rows, X has {n}")
+        if regression:
+            frame.target = (name, numbers(y, "y"))
+        else:
+            codes, uniques, texts = factorize(y, "y")
+            frame.target = (name, (codes, texts))
+            frame.target_labels = (uniques, texts)
+    if not frame.features:
+        raise ValueError("X has no feature columns besides the sensitive column")
+    return frame
+
+
+def original_labels(y: Any, labels: list, known: tuple | None = None) -> np.ndarray:
+    """The model's class labels (text, in code order) as the values of `y` they stand for.
+
+    `known`: `y`'s distinct values and their text, when already factorized.
+    """
+    arr = _as_numpy_1d(y, "y")
+    uniques, texts = known if known is not None else factorize(arr, "y")[1:]
+    by_text = dict(zip(texts, uniques))
+    values = [by_text.get(label, label) for label in labels]
+    return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)

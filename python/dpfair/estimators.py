@@ -1,0 +1,653 @@
+"""The estimators: one class per dpfair method, scikit-learn style.
+
+Every estimator fits through the Rust library (`dpfair::estimators`), charges its releases to a
+privacy ledger (`ledger_` after `fit`), and saves the model file `dpfair predict` reads.
+Hyper-parameters left at `None` take the library's default (stated in each docstring).
+
+Common hyper-parameters:
+
+* `session`: a `dpfair.PrivacySession` the fit is charged to (several fits compose against one
+  budget; an overspend raises `dpfair.BudgetExceededError` before any noise is drawn). Without
+  one, the fit runs in a session of its own whose budget is exactly what its parameters say.
+* `random_state`: seeds the *public* randomness only (splits, random bases, tree seeds) and
+  the draws of a randomized predictor. Release noise always comes from the operating system.
+* `bounds`: public bounds `{column: (lo, hi)}` of the numeric feature columns: features are
+  clipped and scaled to [0, 1] with them (free: no privacy spent). `coarse_bounds` with
+  `bounds_share`: wide public ranges within which the bounds of the numeric columns without
+  `bounds` are estimated privately, with `bounds_share` of ε (default 0.05).
+* `pos_label`: the positive class of a binary target (default: the larger label, numerically
+  for numbers, else in string order: `1` over `0`, `>50K` over `<=50K`, `True` over `False`).
+* `groups`, `classes`: declare the sensitive groups and the target's classes (public), in code
+  order, as `--groups` and `--classes` do; a value outside them is an error, and a declared level
+  need not occur in the data. Without them the levels are those found in the data, recorded in
+  the model as public schema information.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpfair._base import DPFairEstimator
+from dpfair._input import to_frame
+
+__all__ = [
+    "DPLogisticRegression",
+    "CDPFairClassifier",
+    "FDPFairClassifier",
+    "PrivateFairRegressor",
+    "LPCTClassifier",
+    "LPCTPruneClassifier",
+    "DecoupledFairClassifier",
+    "DP2DPClassifier",
+]
+
+
+def _given(**params: Any) -> dict:
+    """The hyper-parameters that were set (None: the library's default)."""
+    return {k: v for k, v in params.items() if v is not None}
+
+
+class _ProbabilisticClassifier(DPFairEstimator):
+    """A classifier whose model gives class probabilities."""
+
+    def predict_proba(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
+        """Class probabilities, one column per class of `classes_`."""
+        out = self._predict_native(X, sensitive_features)
+        if "probabilities" not in out:
+            raise AttributeError(f"{type(self).__name__}'s model has no probabilities")
+        return np.asarray(out["probabilities"])
+
+
+def _scaling_params(est: Any) -> dict:
+    return _given(
+        bounds=None if est.bounds is None else _bounds_list(est.bounds),
+        coarse_bounds=None if est.coarse_bounds is None else _bounds_list(est.coarse_bounds),
+        bounds_share=est.bounds_share,
+    )
+
+
+def _bounds_list(bounds: Any) -> list:
+    if not isinstance(bounds, dict):
+        raise TypeError(f"bounds must be a dict {{column: (lo, hi)}}, got {type(bounds).__name__}")
+    out = []
+    for col, pair in bounds.items():
+        try:
+            lo, hi = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds[{col!r}] must be a pair (lo, hi), got {pair!r}") from None
+        out.append((str(col), float(lo), float(hi)))
+    return out
+
+
+class DPLogisticRegression(_ProbabilisticClassifier):
+    """Differentially private logistic regression (privacy only, no fairness constraint).
+
+    DP-SGD with Opacus's semantics (Poisson sampling, per-example clipping, Gaussian noise),
+    or Gaussian output perturbation of L2-regularised logistic regression. Library defaults:
+    ε = 1, δ = 10⁻⁵, DP-SGD, 30 epochs, expected batch n/16 clamped to 16..1024, learning rate
+    0.5, clipping norm 1, the RDP accountant, add/remove-one neighbours (`substitution=True`
+    for replace-one).
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(2000, 3)); y = (X[:, 0] + X[:, 1] > 1).astype(int)
+        >>> clf = dpfair.DPLogisticRegression(epsilon=2.0, epochs=10).fit(X, y)
+        >>> float(clf.ledger_["total"]["epsilon"]) <= 2.0
+        True
+        >>> bool((clf.predict(X) == y).mean() > 0.8)
+        True
+
+    """
+
+    _method = "dp-logistic"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        mechanism: str | None = None,
+        epochs: int | None = None,
+        learning_rate: float | None = None,
+        clip: float | None = None,
+        batch_size: int | None = None,
+        accountant: str | None = None,
+        substitution: bool | None = None,
+        feature_bound: float | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
+        pos_label: Any = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.clip = clip
+        self.batch_size = batch_size
+        self.accountant = accountant
+        self.substitution = substitution
+        self.feature_bound = feature_bound
+        self.bounds = bounds
+        self.coarse_bounds = coarse_bounds
+        self.bounds_share = bounds_share
+        self.pos_label = pos_label
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return {
+            **_given(
+                epsilon=self.epsilon,
+                delta=self.delta,
+                mechanism=self.mechanism,
+                epochs=self.epochs,
+                learning_rate=self.learning_rate,
+                clip=self.clip,
+                batch_size=self.batch_size,
+                accountant=self.accountant,
+                substitution=self.substitution,
+                feature_bound=self.feature_bound,
+            ),
+            **_scaling_params(self),
+        }
+
+
+class CDPFairClassifier(_ProbabilisticClassifier):
+    """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier.
+
+    It keeps the demographic disparity |P(ŷ=1 | A=1) − P(ŷ=1 | A=0)| within `alpha`, for two
+    groups.
+
+    Half the rows estimate each group's regression function and base rate (kernel estimates
+    released in a public random-feature basis), the other half choose the group threshold by the
+    exponential mechanism. Features should be on [0, 1]: give public `bounds` (or
+    `coarse_bounds`). Library defaults: α = 0.1, ε = 1, δ = (N/2)⁻², strict accounting, the
+    public bandwidth rule, 1,024 random frequencies. Predicting needs `sensitive_features`.
+
+    Example:
+        >>> import numpy as np, pandas as pd, dpfair
+        >>> rng = np.random.default_rng(0)
+        >>> n = 4000
+        >>> df = pd.DataFrame({"x": rng.uniform(size=n),
+        ...                    "sex": rng.choice(["F", "M"], size=n)})
+        >>> y = np.where(df.x + 0.2 * (df.sex == "M") > 0.6, "yes", "no")
+        >>> clf = dpfair.CDPFairClassifier(alpha=0.05, epsilon=1.0, frequencies=64,
+        ...                                bounds={"x": (0, 1)})
+        >>> clf = clf.fit(df, y, sensitive_features="sex")
+        >>> sorted(clf.classes_)
+        ['no', 'yes']
+
+    """
+
+    _method = "cdp-fair"
+
+    def __init__(
+        self,
+        *,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        bandwidth: float | None = None,
+        frequencies: int | None = None,
+        cross_fit: bool | None = None,
+        tau_grid: int | None = None,
+        min_group: int | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
+        pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bandwidth = bandwidth
+        self.frequencies = frequencies
+        self.cross_fit = cross_fit
+        self.tau_grid = tau_grid
+        self.min_group = min_group
+        self.accounting = accounting
+        self.bounds = bounds
+        self.coarse_bounds = coarse_bounds
+        self.bounds_share = bounds_share
+        self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return {
+            **_given(
+                alpha=self.alpha,
+                epsilon=self.epsilon,
+                delta=self.delta,
+                bandwidth=self.bandwidth,
+                frequencies=self.frequencies,
+                cross_fit=self.cross_fit,
+                tau_grid=self.tau_grid,
+                min_group=self.min_group,
+                accounting=self.accounting,
+            ),
+            **_scaling_params(self),
+        }
+
+
+class FDPFairClassifier(_ProbabilisticClassifier):
+    """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process.
+
+    The rows are split into `sites` contiguous sites, each runs both rounds on its own rows
+    with its own randomness (federated DP: ε per site), and the server's selection builds one
+    classifier.
+
+    Features should be on [0, 1] (public `bounds` only: every site must scale alike). Library
+    defaults: α = 0.1, ε = 1 per site, δ = (N_s/2)⁻² per site, 3 sites. Predicting needs
+    `sensitive_features`.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.uniform(size=(6000, 2)); g = rng.choice(["a", "b"], size=6000)
+        >>> y = (X[:, 0] > 0.5).astype(int)
+        >>> clf = dpfair.FDPFairClassifier(sites=3, frequencies=64).fit(X, y, g)
+        >>> clf.predict(X[:5], sensitive_features=g[:5]).shape
+        (5,)
+
+    """
+
+    _method = "fdp-fair"
+
+    def __init__(
+        self,
+        *,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        sites: int | None = None,
+        frequencies: int | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.delta = delta
+        self.sites = sites
+        self.frequencies = frequencies
+        self.accounting = accounting
+        self.bounds = bounds
+        self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return _given(
+            alpha=self.alpha,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            sites=self.sites,
+            frequencies=self.frequencies,
+            accounting=self.accounting,
+            bounds=None if self.bounds is None else _bounds_list(self.bounds),
+        )
+
+
+class PrivateFairRegressor(DPFairEstimator):
+    """Private post-processing of regression scores for statistical parity.
+
+    The method of Xian, Li, Kamath and Zhao: each group's score distribution is moved towards
+    their Wasserstein barycenter, so that the groups' output distributions are within `alpha`
+    in Kolmogorov–Smirnov distance.
+
+    It post-processes *scores*: `X` is one column of scores (or name it with `score_column`),
+    such as the predictions of a regressor fitted on other rows; `y` is the real target. The
+    public interval `score_range=(lo, hi)` holding the scores is required (never the data's own
+    min/max). Library defaults: α = 0 (exact parity), ε = 1 (pure DP), 36 bins. Predicting
+    needs `sensitive_features`.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(2)
+        >>> g = rng.choice(["a", "b"], size=3000)
+        >>> scores = rng.uniform(size=3000) + 0.3 * (g == "b")
+        >>> reg = dpfair.PrivateFairRegressor(alpha=0.05, score_range=(0, 1.3), bins=20)
+        >>> reg = reg.fit(scores.reshape(-1, 1), scores, sensitive_features=g)
+        >>> out = reg.predict(scores.reshape(-1, 1), sensitive_features=g)
+        >>> bool(dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=g) < 0.2)
+        True
+
+    """
+
+    _method = "fair-regression"
+    _regression = True
+
+    def __init__(
+        self,
+        *,
+        alpha: float | None = None,
+        epsilon: float | None = None,
+        bins: int | None = None,
+        score_range: tuple | None = None,
+        score_column: str | None = None,
+        groups: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.bins = bins
+        self.score_range = score_range
+        self.score_column = score_column
+        self.groups = groups
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        score_range = None
+        if self.score_range is not None:
+            lo, hi = self.score_range
+            score_range = (float(lo), float(hi))
+        return _given(
+            alpha=self.alpha,
+            epsilon=self.epsilon,
+            bins=self.bins,
+            score_range=score_range,
+            score_column=self._score_column,
+        )
+
+    def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> PrivateFairRegressor:
+        """Fit on scores `X` (one column, or `score_column`), real target `y` and groups."""
+        frame = to_frame(X, y, sensitive_features, regression=True)
+        if self.score_column is None and len(frame.features) != 1:
+            raise ValueError(
+                f"X has {len(frame.features)} columns: give the scores as one column, "
+                "or name the score column with score_column="
+            )
+        self._score_column = self.score_column or frame.features[0][0]
+        self._set_fitted(self._fit_frame(frame), y, frame)
+        return self
+
+
+class _LPCTBase(_ProbabilisticClassifier):
+    """LPCT fits on private rows with public rows: `fit(X, y, X_public=, y_public=)`."""
+
+    def fit(  # type: ignore[override]
+        self,
+        X: Any,
+        y: Any,
+        sensitive_features: Any = None,
+        *,
+        X_public: Any = None,  # noqa: N803 - scikit-learn's capitalised X
+        y_public: Any = None,
+    ) -> _LPCTBase:
+        """Fit on private rows `X`, `y` with public rows `X_public`, `y_public` (same columns).
+
+        The public rows build the partition; every private row is one holder whose ε-LDP report
+        is simulated here exactly as the holder's device would make it. The method does not use
+        groups: `sensitive_features` must be None.
+        """
+        if X_public is None or y_public is None:
+            raise ValueError(f"{type(self).__name__} needs public rows: X_public= and y_public=")
+        if sensitive_features is not None:
+            raise ValueError(
+                f"{type(self).__name__} does not use sensitive_features (LPCT is private, not "
+                "fairness-constrained): leave the group column among the features or drop it"
+            )
+        private = to_frame(X, y)
+        public = to_frame(X_public, y_public)
+        self._set_fitted(self._fit_frame(private, public), y, private)
+        return self
+
+
+class LPCTClassifier(_LPCTBase):
+    """LPCT (Ma & Yang): a locally private classification tree that uses public data.
+
+    The public rows grow a max-edge partition; each private row's holder reports its leaf and
+    label under ε-LDP, and the leaves combine public and private counts with weight λ
+    (`public_weight`). Library defaults: ε = 1, Theorem 4's depth and λ, max-edge splitter,
+    Gini criterion, complete growth (`min_samples_leaf` for practical growth).
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(3)
+        >>> Xp = rng.uniform(size=(500, 2)); yp = (Xp[:, 0] > 0.5).astype(int)
+        >>> X = rng.uniform(size=(4000, 2)); y = (X[:, 0] > 0.5).astype(int)
+        >>> clf = dpfair.LPCTClassifier(epsilon=2.0).fit(X, y, X_public=Xp, y_public=yp)
+        >>> clf.ledger_["total"]["epsilon"]
+        2.0
+
+    """
+
+    _method = "lpct"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = None,
+        depth: int | None = None,
+        public_weight: float | None = None,
+        splitter: str | None = None,
+        criterion: str | None = None,
+        min_samples_leaf: int | None = None,
+        pos_label: Any = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.depth = depth
+        self.public_weight = public_weight
+        self.splitter = splitter
+        self.criterion = criterion
+        self.min_samples_leaf = min_samples_leaf
+        self.pos_label = pos_label
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return _given(
+            epsilon=self.epsilon,
+            depth=self.depth,
+            public_weight=self.public_weight,
+            splitter=self.splitter,
+            criterion=self.criterion,
+            min_samples_leaf=self.min_samples_leaf,
+        )
+
+
+class LPCTPruneClassifier(_LPCTBase):
+    """LPCT-prune (Ma & Yang, Algorithm 2): LPCT with data-driven pruning of the tree.
+
+    Library defaults: ε = 1, max-edge splitter, Gini criterion.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(4)
+        >>> Xp = rng.uniform(size=(500, 2)); yp = (Xp[:, 1] > 0.3).astype(int)
+        >>> X = rng.uniform(size=(4000, 2)); y = (X[:, 1] > 0.3).astype(int)
+        >>> clf = dpfair.LPCTPruneClassifier(epsilon=2.0).fit(X, y, X_public=Xp, y_public=yp)
+        >>> clf.predict(X[:3]).shape
+        (3,)
+
+    """
+
+    _method = "lpct-prune"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = None,
+        splitter: str | None = None,
+        criterion: str | None = None,
+        min_samples_leaf: int | None = None,
+        pos_label: Any = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.splitter = splitter
+        self.criterion = criterion
+        self.min_samples_leaf = min_samples_leaf
+        self.pos_label = pos_label
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return _given(
+            epsilon=self.epsilon,
+            splitter=self.splitter,
+            criterion=self.criterion,
+            min_samples_leaf=self.min_samples_leaf,
+        )
+
+
+class DecoupledFairClassifier(_ProbabilisticClassifier):
+    """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
+
+    A DP-SGD base model, then private group rates and a post-processing that flips decisions per
+    group towards demographic parity.
+
+    Library defaults: ε = 3 in total, δ = 10⁻⁵, strict accounting. Give public `bounds` (DP-SGD
+    learns poorly on wide ranges). Predicting needs `sensitive_features`.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(5)
+        >>> X = rng.uniform(size=(3000, 2)); g = rng.choice(["a", "b"], size=3000)
+        >>> y = (X[:, 0] + 0.3 * (g == "b") > 0.6).astype(int)
+        >>> clf = dpfair.DecoupledFairClassifier(epsilon=3.0).fit(X, y, g)
+        >>> clf.predict(X[:4], sensitive_features=g[:4]).shape
+        (4,)
+
+    """
+
+    _method = "decoupled"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        rate_share: float | None = None,
+        post_fraction: float | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
+        pos_label: Any = None,
+        groups: list | None = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.rate_share = rate_share
+        self.post_fraction = post_fraction
+        self.accounting = accounting
+        self.bounds = bounds
+        self.coarse_bounds = coarse_bounds
+        self.bounds_share = bounds_share
+        self.pos_label = pos_label
+        self.groups = groups
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return {
+            **_given(
+                epsilon=self.epsilon,
+                delta=self.delta,
+                rate_share=self.rate_share,
+                post_fraction=self.post_fraction,
+                accounting=self.accounting,
+            ),
+            **_scaling_params(self),
+        }
+
+
+class DP2DPClassifier(_ProbabilisticClassifier):
+    """DP2DP (Say, Denis, Pinot): private demographic-parity post-processing, multi-class.
+
+    Phase 1 fits a private probability model on part of the rows; phase 2 runs a
+    private dual ascent on the rest so that the unfairness U is at most `rho`.
+
+    Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
+    100 iterations, batch 128. Predicting needs `sensitive_features`.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(6)
+        >>> X = rng.uniform(size=(4000, 2)); g = rng.choice(["a", "b"], size=4000)
+        >>> y = np.digitize(X[:, 0] + 0.2 * (g == "b"), [0.4, 0.8])
+        >>> clf = dpfair.DP2DPClassifier(rho=0.05, epsilon=2.0).fit(X, y, g)
+        >>> sorted(clf.classes_.tolist())
+        [0, 1, 2]
+
+    """
+
+    _method = "dp2dp"
+
+    def __init__(
+        self,
+        *,
+        rho: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        iterations: int | None = None,
+        batch_size: int | None = None,
+        pool_fraction: float | None = None,
+        accounting: str | None = None,
+        bounds: dict | None = None,
+        groups: list | None = None,
+        classes: list | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.rho = rho
+        self.epsilon = epsilon
+        self.delta = delta
+        self.iterations = iterations
+        self.batch_size = batch_size
+        self.pool_fraction = pool_fraction
+        self.accounting = accounting
+        self.bounds = bounds
+        self.groups = groups
+        self.classes = classes
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return _given(
+            rho=self.rho,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            iterations=self.iterations,
+            batch_size=self.batch_size,
+            pool_fraction=self.pool_fraction,
+            accounting=self.accounting,
+            bounds=None if self.bounds is None else _bounds_list(self.bounds),
+        )

@@ -1,0 +1,367 @@
+//! `fit`: one fit through the library's pipeline ([`dpfair::pipeline::fit`]): the training frame
+//! coded into a data set and its schema ([`Frame::learn`]), the method's params built from the
+//! Python estimator's hyper-parameters (one adapter per method below: names and enums only),
+//! checked, and fitted in a [`Session`] with the feature scaling asked for.
+
+use crate::error::{api_error, data_error, guard, value_error};
+use crate::frame::FrameInput;
+use crate::model::PyModel;
+use crate::session::PySession;
+use dpfair::estimators::{
+    CdpFair, Decoupled, Dp2dp, DpLogistic, FairRegression, FdpFair, LogisticMechanism, Lpct,
+    LpctPrune,
+};
+use dpfair::model::Accounting;
+use dpfair::pipeline::Scaling;
+use dpfair::{Estimator, Params, Session};
+use dpfair_data::frame::Coding;
+use dpfair_data::{Bounds, Dataset, Loaded, TaskKind};
+use dpfair_privacy::Noise;
+use dpfair_privacy::accounting::Accountant;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::collections::BTreeSet;
+
+/// The hyper-parameters given, read by name; a name left unread is a bug in the Python layer.
+struct Hyper<'a, 'py> {
+    dict: &'a Bound<'py, PyDict>,
+    read: BTreeSet<String>,
+}
+
+impl<'py> Hyper<'_, 'py> {
+    /// The value of `name`, `None` when absent or `None` (the library's default).
+    fn get<T>(&mut self, name: &str) -> PyResult<Option<T>>
+    where
+        T: for<'a> FromPyObject<'a, 'py>,
+        for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+    {
+        self.read.insert(name.to_string());
+        match self.dict.get_item(name)? {
+            Some(v) if !v.is_none() => v.extract::<T>().map(Some).map_err(|e| {
+                let e: PyErr = e.into();
+                pyo3::exceptions::PyTypeError::new_err(format!("`{name}`: {e}"))
+            }),
+            _ => Ok(None),
+        }
+    }
+
+    /// A choice among `options` (`(python name, value)`).
+    fn choice<T: Copy>(&mut self, name: &str, options: &[(&str, T)]) -> PyResult<Option<T>> {
+        let Some(given) = self.get::<String>(name)? else {
+            return Ok(None);
+        };
+        options
+            .iter()
+            .find(|(n, _)| *n == given)
+            .map(|(_, v)| Some(*v))
+            .ok_or_else(|| {
+                let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+                value_error(format!(
+                    "`{name}` = `{given}`: expected one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    fn accounting(&mut self) -> PyResult<Option<Accounting>> {
+        self.choice(
+            "accounting",
+            &[("strict", Accounting::Strict), ("paper", Accounting::Paper)],
+        )
+    }
+
+    /// Every name given was read.
+    fn done(self) -> PyResult<()> {
+        for key in self.dict.keys() {
+            let key: String = key.extract()?;
+            if !self.read.contains(&key) {
+                return Err(value_error(format!("unknown hyper-parameter `{key}`")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Apply `setter` when the value was given.
+fn set<P, T>(params: P, value: Option<T>, setter: impl FnOnce(P, T) -> P) -> P {
+    match value {
+        Some(v) => setter(params, v),
+        None => params,
+    }
+}
+
+fn dp_logistic(h: &mut Hyper<'_, '_>) -> PyResult<DpLogistic> {
+    let mut p = DpLogistic::params();
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    let mechanisms = [
+        ("dp-sgd", LogisticMechanism::DpSgd),
+        ("output-perturbation", LogisticMechanism::OutputPerturbation),
+    ];
+    p = set(p, h.choice("mechanism", &mechanisms)?, |p, v| {
+        p.mechanism(v)
+    });
+    p = set(p, h.get("epochs")?, |p, v| p.epochs(v));
+    p = set(p, h.get("learning_rate")?, |p, v| p.learning_rate(v));
+    p = set(p, h.get("clip")?, |p, v| p.clip(v));
+    p = set(p, h.get("batch_size")?, |p, v| p.batch(v));
+    let accountants = [
+        ("rdp", Accountant::Rdp),
+        ("prv", Accountant::Prv),
+        ("gdp", Accountant::Gdp),
+    ];
+    p = set(p, h.choice("accountant", &accountants)?, |p, v| {
+        p.accountant(v)
+    });
+    p = set(p, h.get("substitution")?, |p, v| p.substitution(v));
+    p = set(p, h.get("feature_bound")?, |p, v| p.feature_bound(v));
+    p.check().map_err(api_error)
+}
+
+fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
+    let mut p = CdpFair::params();
+    p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.accounting()?, |p, v| p.accounting(v));
+    p = set(p, h.get("bandwidth")?, |p, v| p.bandwidth(v));
+    p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
+    p = set(p, h.get("cross_fit")?, |p, v| p.cross_fit(v));
+    p = set(p, h.get("tau_grid")?, |p, v| p.tau_grid(v));
+    p = set(p, h.get("min_group")?, |p, v| {
+        p.dd_floor(dpfair::cdp_fair::DdFloor::Public { min_group: v })
+    });
+    p.check().map_err(api_error)
+}
+
+fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
+    let mut p = FdpFair::params();
+    p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.accounting()?, |p, v| p.accounting(v));
+    p = set(p, h.get("sites")?, |p, v| p.sites(v));
+    p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
+    p.check().map_err(api_error)
+}
+
+fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
+    let mut p = FairRegression::params();
+    p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("bins")?, |p, v| p.bins(v));
+    p = set(p, h.get::<(f64, f64)>("score_range")?, |p, (lo, hi)| {
+        p.range(lo, hi)
+    });
+    p = set(p, h.get::<String>("score_column")?, |p, v| {
+        p.score_column(v)
+    });
+    p.check().map_err(api_error)
+}
+
+fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
+    let mut p = Decoupled::params();
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.accounting()?, |p, v| p.accounting(v));
+    p = set(p, h.get("rate_share")?, |p, v| p.rate_share(v));
+    p = set(p, h.get("post_fraction")?, |p, v| p.post_fraction(v));
+    p.check().map_err(api_error)
+}
+
+fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
+    let mut p = Dp2dp::params();
+    p = set(p, h.get("rho")?, |p, v| p.rho(v));
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.accounting()?, |p, v| p.accounting(v));
+    p = set(p, h.get("iterations")?, |p, v| p.iterations(v));
+    p = set(p, h.get("batch_size")?, |p, v| p.batch(v));
+    p = set(p, h.get("pool_fraction")?, |p, v| p.pool_fraction(v));
+    p.check().map_err(api_error)
+}
+
+/// LPCT's partition settings: splitter, criterion, leaf size and the seed of public randomness.
+fn tree(h: &mut Hyper<'_, '_>, seed: Option<u64>) -> PyResult<dpfair::lpct::TreeSettings> {
+    use dpfair::lpct::{Criterion, Growth, Splitter};
+    let mut t = dpfair::lpct::TreeSettings::default();
+    let splitters = [
+        ("max-edge", Splitter::MaxEdge),
+        ("random-max-edge", Splitter::RandomMaxEdge),
+        ("cart", Splitter::Cart),
+    ];
+    if let Some(s) = h.choice("splitter", &splitters)? {
+        t.splitter = s;
+    }
+    let criteria = [("gini", Criterion::Gini), ("entropy", Criterion::Entropy)];
+    if let Some(c) = h.choice("criterion", &criteria)? {
+        t.criterion = c;
+    }
+    if let Some(n) = h.get("min_samples_leaf")? {
+        t.growth = Growth::Practical {
+            min_samples_split: 1,
+            min_samples_leaf: n,
+        };
+    }
+    t.seed = seed.unwrap_or(0);
+    Ok(t)
+}
+
+fn lpct(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<Lpct> {
+    let mut p = Lpct::params(public);
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("depth")?, |p, v| p.depth(v));
+    p = set(p, h.get("public_weight")?, |p, v| p.lambda(v));
+    p = p.tree(tree(h, seed)?);
+    p.check().map_err(api_error)
+}
+
+fn lpct_prune(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<LpctPrune> {
+    let mut p = LpctPrune::params(public);
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = p.tree(tree(h, seed)?);
+    p.check().map_err(api_error)
+}
+
+/// `[(column, lo, hi)]` as bounds.
+fn bounds(list: Option<Vec<(String, f64, f64)>>) -> Bounds {
+    let mut b = Bounds::default();
+    for (column, lo, hi) in list.into_iter().flatten() {
+        b.0.insert(column, (lo, hi));
+    }
+    b
+}
+
+/// The feature scaling: public `bounds`, and with `coarse_bounds` private estimates of the other
+/// numeric columns with `bounds_share` of ε.
+fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<Scaling> {
+    let public = h.get::<Vec<(String, f64, f64)>>("bounds")?;
+    let coarse = h.get::<Vec<(String, f64, f64)>>("coarse_bounds")?;
+    let share = h.get::<f64>("bounds_share")?;
+    Ok(match (public, coarse) {
+        (None, None) => Scaling::None,
+        (public, None) => Scaling::Public(bounds(public)),
+        (public, coarse) => Scaling::Private {
+            public: bounds(public),
+            coarse: bounds(coarse),
+            share: share.unwrap_or(dpfair::pipeline::DEFAULT_BOUNDS_SHARE),
+        },
+    })
+}
+
+/// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
+fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
+    let mut h = Hyper {
+        dict,
+        read: BTreeSet::new(),
+    };
+    let task = h.choice(
+        "task",
+        &[
+            ("binary", TaskKind::Binary),
+            ("multiclass", TaskKind::Multiclass),
+            ("regression", TaskKind::Regression),
+        ],
+    )?;
+    let coding = Coding {
+        positive: h.get("positive")?,
+        task,
+        groups: h.get("groups")?,
+        classes: h.get("classes")?,
+    };
+    h.done()?;
+    Ok(coding)
+}
+
+/// Fit `estimator` on `loaded` in the caller's session, or in a session of its own (whose budget
+/// is the fit's declared spend; `seed` seeds only the public randomness).
+fn run<E: Estimator>(
+    estimator: E,
+    mut loaded: Loaded,
+    scaling: &Scaling,
+    session: Option<&Bound<'_, PySession>>,
+    seed: Option<u64>,
+) -> PyResult<PyModel> {
+    let fitted = match session {
+        Some(s) => dpfair::pipeline::fit(
+            &estimator,
+            &mut loaded,
+            scaling,
+            &mut s.borrow_mut().session,
+        ),
+        None => {
+            let noise = match seed {
+                Some(seed) => Noise::os_with_public_seed(seed),
+                None => Noise::os(),
+            };
+            let mut own = Session::unlimited().with_noise(noise);
+            dpfair::pipeline::fit(&estimator, &mut loaded, scaling, &mut own)
+        }
+    }
+    .map_err(api_error)?;
+    let file = fitted.to_model_file(loaded.schema).map_err(api_error)?;
+    Ok(PyModel { file })
+}
+
+/// Fit `method` with hyper-parameters `params` on `frame` (see the module docs). LPCT and
+/// LPCT-prune learn the schema from `public` (the public rows) and read `frame` (the private
+/// rows) with it.
+#[pyfunction]
+#[pyo3(signature = (method, params, frame, coding_options, session = None, seed = None, public = None))]
+pub fn fit(
+    method: &str,
+    params: &Bound<'_, PyDict>,
+    frame: FrameInput<'_>,
+    coding_options: &Bound<'_, PyDict>,
+    session: Option<&Bound<'_, PySession>>,
+    seed: Option<u64>,
+    public: Option<FrameInput<'_>>,
+) -> PyResult<PyModel> {
+    guard(|| {
+        let mut h = Hyper {
+            dict: params,
+            read: BTreeSet::new(),
+        };
+        let coding = coding(coding_options)?;
+        if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
+            let public = public.frame()?.learn(&coding).map_err(data_error)?;
+            let private = frame.frame()?.apply(&public.schema).map_err(data_error)?;
+            let loaded = Loaded {
+                dataset: private,
+                schema: public.schema.clone(),
+                report: public.report.clone(),
+            };
+            let model = if method == "lpct" {
+                let est = lpct(&mut h, public.dataset, seed)?;
+                h.done()?;
+                run(est, loaded, &Scaling::None, session, seed)
+            } else {
+                let est = lpct_prune(&mut h, public.dataset, seed)?;
+                h.done()?;
+                run(est, loaded, &Scaling::None, session, seed)
+            };
+            return model;
+        }
+        let scaling = scaling(&mut h)?;
+        let loaded = frame.frame()?.learn(&coding).map_err(data_error)?;
+        macro_rules! with {
+            ($build:expr) => {{
+                let est = $build;
+                h.done()?;
+                run(est, loaded, &scaling, session, seed)
+            }};
+        }
+        match method {
+            "dp-logistic" => with!(dp_logistic(&mut h)?),
+            "cdp-fair" => with!(cdp_fair(&mut h)?),
+            "fdp-fair" => with!(fdp_fair(&mut h)?),
+            "fair-regression" => with!(fair_regression(&mut h)?),
+            "decoupled" => with!(decoupled(&mut h)?),
+            "dp2dp" => with!(dp2dp(&mut h)?),
+            "lpct" | "lpct-prune" => Err(value_error(format!(
+                "{method} needs public rows: fit(X, y, X_public=..., y_public=...)"
+            ))),
+            other => Err(value_error(format!("unknown method `{other}`"))),
+        }
+    })
+}

@@ -1,0 +1,176 @@
+//! `Model`: a fitted model as the CLI saves it ([`ModelFile`]: schema, ledger, configuration and
+//! model), predicting on Python frames, saved and loaded in the CLI's format.
+
+use crate::error::{data_error, guard, model_error, value_error};
+use crate::frame::FrameInput;
+use dpfair::model::ModelFile;
+use dpfair_privacy::{Ledger, Noise};
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// `(ε, δ, relation in words, private, certified, rule, readable summary)` of a ledger.
+pub type LedgerTotal = (f64, f64, String, bool, bool, String, String);
+
+/// The total of `ledger` as [`LedgerTotal`].
+pub fn ledger_total(ledger: &Ledger) -> PyResult<LedgerTotal> {
+    let t = ledger.total().map_err(crate::error::privacy_error)?;
+    Ok((
+        t.epsilon,
+        t.delta,
+        ledger.relation().describe().to_string(),
+        ledger.is_private(),
+        ledger.is_certified(),
+        t.rule,
+        ledger.summary(),
+    ))
+}
+
+/// A fitted model and its model file.
+#[pyclass(module = "dpfair._native", name = "Model", frozen)]
+pub struct PyModel {
+    pub file: ModelFile,
+}
+
+#[pymethods]
+impl PyModel {
+    /// Read a model file written by `dpfair fit` or by `save`.
+    #[staticmethod]
+    fn load(path: std::path::PathBuf) -> PyResult<Self> {
+        guard(|| {
+            Ok(PyModel {
+                file: ModelFile::load(&path).map_err(model_error)?,
+            })
+        })
+    }
+
+    /// Parse a model file's text (`origin` names it in messages).
+    #[staticmethod]
+    fn from_json(text: &str, origin: &str) -> PyResult<Self> {
+        guard(|| {
+            Ok(PyModel {
+                file: ModelFile::from_json(text, origin).map_err(model_error)?,
+            })
+        })
+    }
+
+    /// Write the model file (atomically), in the format `dpfair predict` reads.
+    fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
+        guard(|| self.file.save(&path).map_err(model_error))
+    }
+
+    /// The model file as JSON text.
+    fn to_json(&self) -> PyResult<String> {
+        guard(|| self.file.to_json().map_err(model_error))
+    }
+
+    /// Pickling: the model file's JSON text (read back with its digest checked).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let json = slf.get().to_json()?;
+        let from_json = slf.get_type().getattr("from_json")?;
+        Ok((from_json, (json, "a pickled model".to_string())))
+    }
+
+    /// Predict for `frame` (encoded and scaled with the model's schema). `seed` makes a
+    /// randomized predictor's draws reproducible (they are not a privacy release). Returns a dict:
+    /// `classes` (codes), `labels`, `probabilities` (n × k, when the model has them) or `values`.
+    #[pyo3(signature = (frame, seed = None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        frame: FrameInput<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        guard(|| {
+            let data = frame
+                .frame()?
+                .apply(&self.file.schema)
+                .map_err(data_error)?;
+            let mut rng = match seed {
+                Some(s) => Noise::seeded(s),
+                None => Noise::os(),
+            };
+            let p = self.file.predict(&data, &mut rng).map_err(model_error)?;
+            let out = PyDict::new(py);
+            if let Some(classes) = p.classes {
+                let codes: Bound<'py, PyArray1<u32>> = classes.into_pyarray(py);
+                out.set_item("classes", codes)?;
+                out.set_item("labels", p.labels)?;
+            }
+            if let Some(prob) = p.probabilities {
+                let prob: Bound<'py, PyArray2<f64>> = prob.into_pyarray(py);
+                out.set_item("probabilities", prob)?;
+            }
+            if let Some(values) = p.values {
+                out.set_item("values", values.into_pyarray(py))?;
+            }
+            Ok(out)
+        })
+    }
+
+    /// The method's name, as in `dpfair fit METHOD`.
+    #[getter]
+    fn method(&self) -> &str {
+        &self.file.method
+    }
+
+    /// The target's class labels in code order (empty for regression).
+    #[getter]
+    fn class_labels(&self) -> Vec<String> {
+        self.file.schema.class_labels().to_vec()
+    }
+
+    /// The task: `binary`, `multiclass` or `regression`.
+    #[getter]
+    fn task(&self) -> Option<String> {
+        self.file.schema.task().map(|t| t.to_string())
+    }
+
+    /// The sensitive column's name and its groups in code order.
+    #[getter]
+    fn sensitive(&self) -> Option<(String, Vec<String>)> {
+        self.file
+            .schema
+            .sensitive
+            .as_ref()
+            .map(|s| (s.name.clone(), s.levels.clone()))
+    }
+
+    /// The target column's name.
+    #[getter]
+    fn target_name(&self) -> Option<String> {
+        self.file.schema.target.as_ref().map(|t| t.name.clone())
+    }
+
+    /// The source columns the model reads, in order.
+    #[getter]
+    fn feature_columns(&self) -> Vec<String> {
+        self.file
+            .schema
+            .features
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect()
+    }
+
+    /// The encoded features' names (`col` or `col=level`).
+    #[getter]
+    fn feature_names(&self) -> Vec<String> {
+        self.file.schema.feature_names()
+    }
+
+    /// The privacy ledger as JSON text (entries, budget, relation, noise source).
+    fn ledger_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.file.ledger).map_err(value_error)
+    }
+
+    /// The ledger's total, relation, privacy and certification flags, rule and summary.
+    fn ledger_total(&self) -> PyResult<LedgerTotal> {
+        guard(|| ledger_total(&self.file.ledger))
+    }
+
+    /// The method's configuration as JSON text.
+    fn config_json(&self) -> String {
+        self.file.config.to_string()
+    }
+}

@@ -1,0 +1,58 @@
+//! `Session`: the library's [`dpfair::Session`] (a budget, the ledger of every fit made in it,
+//! the release noise) for `dpfair.PrivacySession`.
+
+use crate::error::{api_error, guard, value_error};
+use dpfair::Session;
+use dpfair_privacy::{Noise, Relation};
+use pyo3::prelude::*;
+
+/// A privacy session shared by several fits.
+#[pyclass(module = "dpfair._native", name = "Session")]
+pub struct PySession {
+    pub session: Session,
+}
+
+/// `substitution` or `add-remove`.
+pub fn relation(name: &str) -> PyResult<Relation> {
+    match name {
+        "substitution" => Ok(Relation::Substitution),
+        "add-remove" => Ok(Relation::AddRemove),
+        other => Err(value_error(format!(
+            "relation `{other}`: expected `substitution` or `add-remove`"
+        ))),
+    }
+}
+
+#[pymethods]
+impl PySession {
+    /// A session with budget `(epsilon, delta)` certifying `relation`; OS release noise.
+    #[new]
+    fn new(epsilon: f64, delta: f64, relation_name: &str) -> PyResult<Self> {
+        guard(|| {
+            let session = Session::with_relation(epsilon, delta, relation(relation_name)?)
+                .map_err(api_error)?;
+            Ok(PySession { session })
+        })
+    }
+
+    /// **Not private**: make the release noise reproducible from `seed` (tests only).
+    fn insecure_seed(&mut self, seed: u64) {
+        let session = std::mem::replace(&mut self.session, Session::unlimited());
+        self.session = session.with_noise(Noise::seeded(seed));
+    }
+
+    /// `(ε, δ)` left.
+    fn remaining(&self) -> (f64, f64) {
+        self.session.remaining()
+    }
+
+    /// The session's ledger as JSON text.
+    fn ledger_json(&self) -> PyResult<String> {
+        serde_json::to_string(self.session.ledger()).map_err(value_error)
+    }
+
+    /// The ledger's total, relation, privacy and certification flags, rule and summary.
+    fn ledger_total(&self) -> PyResult<crate::model::LedgerTotal> {
+        guard(|| crate::model::ledger_total(self.session.ledger()))
+    }
+}

@@ -1,0 +1,157 @@
+"""Inputs: numpy (float64 read in place, other dtypes converted), pandas, polars and Arrow give
+the same model; bad inputs raise ValueError/TypeError with the column and row named."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+from conftest import BOUNDS
+
+import dpfair
+from dpfair import _native
+from dpfair._input import to_frame
+
+
+def _seeded(epsilon=1.0):
+    return dpfair.PrivacySession.insecure_seeded(epsilon=epsilon, delta=1e-4, seed=11)
+
+
+def _logistic(session=None):
+    return dpfair.DPLogisticRegression(
+        epsilon=1.0, epochs=2, substitution=True, bounds=BOUNDS, session=session
+    )
+
+
+def test_float64_c_contiguous_input_is_not_copied():
+    X = np.random.default_rng(0).uniform(size=(100, 3))
+    assert X.flags.c_contiguous and X.dtype == np.float64
+    frame = to_frame(X)
+    assert _native.numeric_block_address(frame) == X.__array_interface__["data"][0]
+    # Fortran order and strided float64 are read in place too (views with strides).
+    F = np.asfortranarray(X)
+    assert _native.numeric_block_address(to_frame(F)) == F.__array_interface__["data"][0]
+
+
+def test_float32_and_integer_inputs_are_converted():
+    rng = np.random.default_rng(1)
+    X32 = rng.uniform(size=(600, 2)).astype(np.float32)
+    frame = to_frame(X32)
+    assert frame.numeric.dtype == np.float64
+    assert np.array_equal(frame.numeric, X32.astype(np.float64))
+    y = (X32[:, 0] > 0.5).astype(np.int64)
+    est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2).fit(X32, y)
+    assert est.classes_.tolist() == [0, 1] and est.predict(X32).dtype == y.dtype
+    Xi = rng.integers(0, 10, size=(600, 2))
+    est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2).fit(Xi, Xi[:, 0] > 4)
+    assert est.classes_.tolist() == [False, True]
+
+
+def test_pandas_polars_and_arrow_give_the_same_model(adult):
+    X, y = adult
+    fits = {}
+    for kind, data in {
+        "pandas": X,
+        "polars": pl.from_pandas(X),
+        "arrow": pa.Table.from_pandas(X, preserve_index=False),
+    }.items():
+        est = _logistic(_seeded()).fit(data, y, sensitive_features="sex")
+        fits[kind] = est
+    schema = {k: e.model_.feature_names for k, e in fits.items()}
+    assert schema["pandas"] == ["age", "hours", "job=clerical", "job=craft", "job=sales"]
+    assert schema["polars"] == schema["pandas"] == schema["arrow"]
+    # Any object with __arrow_c_stream__ (here a one-shot record batch reader).
+    reader = pa.Table.from_pandas(X, preserve_index=False).to_reader()
+    fits["stream"] = _logistic(_seeded()).fit(reader, y, sensitive_features="sex")
+    preds = {k: e.predict(X) for k, e in fits.items()}
+    # Seeded sessions: the same noise, so the same model from every input type.
+    for kind in ("polars", "arrow", "stream"):
+        assert (preds[kind] == preds["pandas"]).all(), kind
+
+
+def test_nan_is_refused_naming_column_and_row(adult):
+    X, y = adult
+    bad = X.copy()
+    bad.loc[5, "hours"] = np.nan
+    with pytest.raises(ValueError, match=r"column `hours`, row 5"):
+        _logistic().fit(bad, y, sensitive_features="sex")
+    bad = X.copy().astype({"job": object})
+    bad.loc[7, "job"] = None
+    with pytest.raises(ValueError, match=r"column `job`, row 7: missing value"):
+        _logistic().fit(bad, y, sensitive_features="sex")
+
+
+def test_mismatched_lengths(adult):
+    X, y = adult
+    with pytest.raises(ValueError, match="y has 2999 rows, X has 3000"):
+        _logistic().fit(X, y[:-1], sensitive_features="sex")
+    with pytest.raises(ValueError, match="sensitive_features has 10 rows, X has 3000"):
+        _logistic().fit(X.drop(columns="sex"), y, sensitive_features=X["sex"][:10])
+
+
+def test_unseen_group_and_level_at_predict(adult):
+    X, y = adult
+    est = dpfair.CDPFairClassifier(frequencies=64, bounds=BOUNDS).fit(
+        X, y, sensitive_features="sex"
+    )
+    other = X.head(20).copy()
+    other.loc[3, "sex"] = "Other"
+    with pytest.raises(ValueError, match=r"column `sex`, row 3: `Other` was not seen"):
+        est.predict(other, sensitive_features="sex")
+    other = X.head(20).copy()
+    other.loc[4, "job"] = "pilot"
+    with pytest.raises(ValueError, match=r"column `job`, row 4: `pilot` was not seen"):
+        est.predict(other, sensitive_features="sex")
+    with pytest.raises(ValueError, match="column `hours` of the model's schema is missing"):
+        est.predict(X.drop(columns="hours"), sensitive_features="sex")
+
+
+def test_wrong_options(adult):
+    X, y = adult
+    with pytest.raises(ValueError, match="epsilon"):
+        dpfair.CDPFairClassifier(epsilon=-1.0).fit(X, y, sensitive_features="sex")
+    with pytest.raises(ValueError, match="`mechanism` = `magic`"):
+        dpfair.DPLogisticRegression(mechanism="magic").fit(X, y, sensitive_features="sex")
+    with pytest.raises(TypeError, match="`epochs`"):
+        dpfair.DPLogisticRegression(epochs="many").fit(X, y, sensitive_features="sex")
+    with pytest.raises(ValueError, match="bounds"):
+        dpfair.CDPFairClassifier(bounds={"nope": (0, 1)}).fit(X, y, sensitive_features="sex")
+    with pytest.raises(ValueError, match="not a column of X"):
+        _logistic().fit(X, y, sensitive_features="gender")
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        _logistic().fit(np.zeros(10), np.zeros(10))
+    with pytest.raises(TypeError, match="X of type"):
+        _logistic().fit("data.csv", y)
+    with pytest.raises(ValueError, match="needs public rows"):
+        dpfair.LPCTClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="one class|single class|two classes"):
+        _logistic().fit(X, np.repeat("yes", len(X)), sensitive_features="sex")
+
+
+def test_pos_label_sets_the_positive_class(adult):
+    X, y = adult
+    est = _logistic().set_params(pos_label="<=50K").fit(X, y, sensitive_features="sex")
+    assert list(est.classes_) == [">50K", "<=50K"]
+    with pytest.raises(ValueError, match="positive"):
+        _logistic().set_params(pos_label="rich").fit(X, y, sensitive_features="sex")
+
+
+def test_a_panic_never_reaches_python():
+    # A model file that parses but is internally inconsistent is refused with an exception;
+    # whatever happens inside, Python sees an exception, not an abort.
+    with pytest.raises((ValueError, OSError)):
+        _native.Model.from_json("{}", "empty.json")
+
+
+def test_declared_groups_and_classes(adult):
+    X, y = adult
+    est = dpfair.CDPFairClassifier(
+        frequencies=64, bounds=BOUNDS, groups=["Male", "Female"], classes=[">50K", "<=50K"]
+    ).fit(X, y, sensitive_features="sex")
+    assert list(est.groups_) == ["Male", "Female"]
+    assert list(est.classes_) == [">50K", "<=50K"]
+    with pytest.raises(ValueError, match=r"column `sex`, row \d+: `Male` is not one of the levels"):
+        dpfair.CDPFairClassifier(frequencies=64, bounds=BOUNDS, groups=["Female"]).fit(
+            X, y, sensitive_features="sex"
+        )
