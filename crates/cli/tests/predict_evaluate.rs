@@ -109,7 +109,10 @@ fn predict_then_evaluate_round_trip() {
     assert_eq!(figure(&r, "accuracy"), 0.375);
     // 3 `yes` and 5 `no`: always `no` scores 5/8, and the report says the model does worse.
     assert_eq!(figure(&r, "majority_class_accuracy"), 0.625);
-    assert!(r.contains("no better than predicting the majority class"), "{r}");
+    assert!(
+        r.contains("no better than predicting the majority class"),
+        "{r}"
+    );
     assert_eq!(figure(&r, "demographic_parity_difference"), 0.0);
     // Expected accuracy from p_yes = 0.7: (3·0.7 + 5·0.3) / 8 = 0.45.
     assert!((figure(&r, "expected_accuracy") - 0.45).abs() < 1e-6, "{r}");
@@ -211,7 +214,10 @@ fn evaluate_multiclass_and_regression_by_hand() {
     // Correct: x y z | x ✗ x → 5 of 6. Rates of x: a 1/3, b 1 → U = 2/3.
     assert!((figure(&r, "accuracy") - 5.0 / 6.0).abs() < 1e-6);
     // Labels x x y y z x: `x` is the majority, 3 of 6.
-    assert!((figure(&r, "majority_class_accuracy") - 0.5).abs() < 1e-9, "{r}");
+    assert!(
+        (figure(&r, "majority_class_accuracy") - 0.5).abs() < 1e-9,
+        "{r}"
+    );
     assert!(
         (figure(&r, "multiclass_unfairness U") - 2.0 / 3.0).abs() < 1e-6,
         "{r}"

@@ -2,11 +2,16 @@
 //!
 //! Every fit through the library API ([`crate::Estimator::fit`]) runs in a session. Before a fit
 //! touches its data the session checks that the fit's declared spend ([`Spend`]) fits in what is
-//! left of the budget, under basic composition (a bound no composition rule exceeds); a fit that
-//! would overspend is refused with [`Error::BudgetExceeded`] and no noise is drawn. The fit's own
-//! releases go into a fresh ledger (saved in its model file) and then into the session's ledger,
-//! so [`Session::ledger`] composes every fit made in it (also those that failed half-way: a
-//! release made is a release paid for).
+//! left of the budget; a fit that would overspend is refused with [`Error::BudgetExceeded`] and
+//! no noise is drawn. The fit's own releases go into a fresh ledger whose budget is the declared
+//! spend (so the fit cannot spend more; this ledger is saved in its model file), and then into
+//! the session's ledger, so [`Session::ledger`] lists every release of every fit made in it (also
+//! of fits that failed half-way: a release made is a release paid for).
+//!
+//! **Composition across fits.** What is left is the budget minus the sum of the declared spends
+//! of the fits that released anything: basic composition of `(ε_i, δ_i)`-DP fits, each
+//! certified by its own ledger. The session's ledger may report a tighter total (it composes the
+//! releases themselves); the admission rule does not rely on it.
 //!
 //! Release noise comes from the operating system's CSPRNG ([`Session::new`]);
 //! [`Session::insecure_seeded`] is for tests and simulations only, and its ledgers say "NOT
@@ -62,6 +67,8 @@ impl Spend {
 pub struct Session {
     ledger: Ledger,
     noise: Noise,
+    /// Σ (ε_i, δ_i) of the fits that released anything (module docs).
+    spent: (f64, f64),
 }
 
 impl Session {
@@ -77,6 +84,7 @@ impl Session {
         Ok(Session {
             ledger: Ledger::for_relation(Budget::approx(epsilon, delta)?, relation),
             noise: Noise::os(),
+            spent: (0.0, 0.0),
         })
     }
 
@@ -86,6 +94,7 @@ impl Session {
         Session {
             ledger: Ledger::unlimited(),
             noise: Noise::os(),
+            spent: (0.0, 0.0),
         }
     }
 
@@ -112,16 +121,18 @@ impl Session {
         &mut self.noise
     }
 
-    /// `(ε, δ)` left under basic composition of what has been spent.
+    /// `(ε, δ)` left: the budget minus the declared spends of the fits made (module docs).
     pub fn remaining(&self) -> (f64, f64) {
         let b = self.ledger.budget();
-        match self.ledger.total() {
-            Ok(t) => (
-                (b.epsilon - t.epsilon).max(0.0),
-                (b.delta - t.delta).max(0.0),
-            ),
-            Err(_) => (0.0, 0.0),
-        }
+        (
+            (b.epsilon - self.spent.0).max(0.0),
+            (b.delta - self.spent.1).max(0.0),
+        )
+    }
+
+    /// `(ε, δ)` spent so far: the sum of the declared spends of the fits made.
+    pub fn spent(&self) -> (f64, f64) {
+        self.spent
     }
 
     /// Refuse `spend` if it does not fit in what is left (module docs); returns the spend
@@ -155,7 +166,7 @@ impl Session {
         spend: Spend,
         fit: impl FnOnce(&mut Ledger, &mut Noise) -> Result<T>,
     ) -> Result<(T, Ledger)> {
-        self.check_spend(spend)?;
+        let charged = self.check_spend(spend)?;
         let budget = if spend.epsilon == f64::INFINITY {
             Budget {
                 epsilon: f64::INFINITY,
@@ -168,8 +179,12 @@ impl Session {
         ledger.record_noise(&self.noise);
         let out = fit(&mut ledger, &mut self.noise);
         self.ledger.record_noise(&self.noise);
+        if !ledger.entries().is_empty() {
+            self.spent.0 += charged.epsilon;
+            self.spent.1 += charged.delta;
+        }
         for entry in ledger.entries() {
-            self.ledger.charge(entry.clone())?;
+            self.ledger.record_released(entry.clone())?;
         }
         Ok((out?, ledger))
     }

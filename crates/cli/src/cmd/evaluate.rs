@@ -194,7 +194,9 @@ pub fn run(args: Args) -> CliResult {
             let acc = fm::accuracy(&y_true, &y_pred)?;
             println!("accuracy: {acc:.6}");
             let majority = majority_accuracy(&y_true, labels.len());
-            println!("majority_class_accuracy (always predicting the most frequent label here): {majority:.6}");
+            println!(
+                "majority_class_accuracy (always predicting the most frequent label here): {majority:.6}"
+            );
             if acc <= majority {
                 println!("note: the model is no better than predicting the majority class");
             }

@@ -331,6 +331,15 @@ impl Ledger {
         Ok(())
     }
 
+    /// Record a release that was already made and admitted by another ledger's budget (e.g. a
+    /// fit's own ledger, gathered into a session's): restated for this ledger's relation like
+    /// [`Ledger::charge`], but never refused for the budget, because the noise has been drawn.
+    pub fn record_released(&mut self, mut entry: Entry) -> Result<()> {
+        self.restate_for_relation(&mut entry)?;
+        self.entries.push(entry);
+        Ok(())
+    }
+
     /// Restate `entry` for this ledger's relation, or refuse it (see the module docs).
     fn restate_for_relation(&self, entry: &mut Entry) -> Result<()> {
         if entry.relation == self.relation {
