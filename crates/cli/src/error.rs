@@ -83,4 +83,76 @@ impl From<dpfair_fairness::FairnessError> for CliError {
     }
 }
 
+/// The command-line flag behind a library parameter name (`tau_grid` → `--tau-grid`).
+pub fn flag_of(name: &str) -> String {
+    let flag = match name {
+        "score_column" | "scores" => "scores",
+        "expected_batch" => "batch",
+        "n_frequencies" => "frequencies",
+        other => other,
+    };
+    format!("--{}", flag.replace('_', "-"))
+}
+
+/// Bad parameters, bad data and overspent budgets are bad input; a failing solver is internal.
+impl From<dpfair::Error> for CliError {
+    fn from(e: dpfair::Error) -> Self {
+        use dpfair::Error as E;
+        match e {
+            E::InvalidParameter { name, reason } => {
+                CliError::BadInput(format!("{}: {reason}", flag_of(&name)))
+            }
+            E::InvalidData(reason) => CliError::BadInput(reason),
+            E::BudgetExceeded(_) => CliError::BadInput(e.to_string()),
+            E::Privacy(p) => (*p).into(),
+            E::Data(d) => (*d).into(),
+            E::Model(m) => (*m).into(),
+            E::Learn(ref l) if matches!(**l, dpfair_learn::LearnError::NotConverged { .. }) => {
+                CliError::Internal(e.to_string())
+            }
+            E::Method { .. } => CliError::Internal(e.to_string()),
+            E::Learn(l) => {
+                let msg = l.to_string();
+                match LEARNER_FLAGS
+                    .iter()
+                    .find(|(p, _)| msg.contains(&format!("`{p}`")))
+                {
+                    Some((_, flag)) => CliError::BadInput(format!("{flag}: {msg}")),
+                    None => CliError::BadInput(msg),
+                }
+            }
+        }
+    }
+}
+
+/// A method's own error, through [`dpfair::Error`].
+macro_rules! via_library_error {
+    ($($t:ty),*) => {
+        $(impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                dpfair::Error::from(e).into()
+            }
+        })*
+    };
+}
+
+via_library_error!(
+    dpfair::plugin::Error,
+    dpfair::decoupled::DecoupledError,
+    dpfair::dp2dp::Error,
+    dpfair::lpct::LpctError,
+    dpfair::fair_regression::FairRegressionError
+);
+
+/// The command-line option behind each learner parameter a learner's message may name.
+const LEARNER_FLAGS: [(&str, &str); 7] = [
+    ("expected_batch", "--batch"),
+    ("epochs", "--epochs"),
+    ("learning_rate", "--learning-rate"),
+    ("clip", "--clip"),
+    ("l2", "--l2"),
+    ("feature_bound", "--feature-bound"),
+    ("epsilon", "--epsilon"),
+];
+
 pub type CliResult<T = ()> = Result<T, CliError>;

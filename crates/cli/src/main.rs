@@ -26,6 +26,8 @@ enum Command {
     Predict(cmd::predict::Args),
     /// Accuracy / error and fairness of predictions, overall and per group.
     Evaluate(cmd::evaluate::Args),
+    /// Every method on one CSV at the same budget: one table and one accuracy/fairness plot.
+    Compare(Box<cmd::compare::Args>),
     /// Print the privacy ledger stored in a model or transcript file.
     Ledger(cmd::ledger::Args),
     /// Privacy accounting: ε of DP-SGD or a Gaussian release, or the noise a target ε needs.
@@ -80,6 +82,7 @@ fn dispatch(cli: Cli) -> error::CliResult {
         Command::Fit(a) => cmd::fit::run(*a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Evaluate(a) => cmd::evaluate::run(a),
+        Command::Compare(a) => cmd::compare::run(*a),
         Command::Ledger(a) => cmd::ledger::run(a),
         Command::Accountant(a) => cmd::accountant::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),

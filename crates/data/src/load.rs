@@ -77,9 +77,22 @@ pub struct LoadReport {
     pub missing_by_column: Vec<(String, usize)>,
     pub delimiter: u8,
     pub has_header: bool,
+    /// The file's first column had no name (pandas' index) and was left out of the features.
+    pub skipped_index: bool,
 }
 
 impl LoadReport {
+    /// One line for stderr when an unnamed index column was left out (a fact of the header).
+    pub fn skipped_index_message(&self) -> Option<String> {
+        self.skipped_index.then(|| {
+            format!(
+                "{}: the first column has no name (an index column, as pandas' to_csv() \
+                 writes): not used as a feature (name it with --features to use it)",
+                self.path.display()
+            )
+        })
+    }
+
     /// One line for stderr when rows were dropped. It names no count and no column: how many
     /// rows (and which columns) had missing values is private. The size of the loaded data set
     /// is treated as public (docs/privacy.md, "Failures and messages").
@@ -100,6 +113,28 @@ pub struct Loaded {
     pub dataset: Dataset,
     pub schema: Schema,
     pub report: LoadReport,
+}
+
+impl Loaded {
+    /// A data set built in memory (no file was read) with its `schema`: the report names the
+    /// source `(memory)` and records no dropped rows.
+    pub fn in_memory(dataset: Dataset, schema: Schema) -> Loaded {
+        let n = dataset.n_rows();
+        Loaded {
+            dataset,
+            schema,
+            report: LoadReport {
+                path: PathBuf::from("(memory)"),
+                rows_in_file: n,
+                rows: (0..n).collect(),
+                dropped: 0,
+                missing_by_column: Vec::new(),
+                delimiter: b',',
+                has_header: true,
+                skipped_index: false,
+            },
+        }
+    }
 }
 
 /// Load a training CSV: read the file, learn the schema (levels, target coding) and encode.
@@ -157,6 +192,7 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
         }
         None => (0..table.columns.len())
             .filter(|&i| Some(i) != target && Some(i) != sensitive)
+            .filter(|&i| !(i == 0 && table.unnamed_index))
             .collect(),
     };
     let mut categorical = vec![false; table.columns.len()];
@@ -654,6 +690,7 @@ fn encode(
             .collect(),
         delimiter: table.delimiter,
         has_header: table.has_header,
+        skipped_index: table.unnamed_index && !used.contains(&0),
     };
     Ok(Encoded {
         features: enc_features,

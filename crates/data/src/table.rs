@@ -31,6 +31,19 @@ pub fn is_missing(field: &str) -> bool {
     matches!(field, "" | "?" | "NA")
 }
 
+/// Auto-detection of a header row: every field is a name (not missing, not a number); the first
+/// field may also be empty, as in the header `,age,income` that pandas' `to_csv()` writes above
+/// its unnamed index column.
+fn looks_like_header(record: &csv::StringRecord) -> bool {
+    let is_name = |f: &str| !is_missing(f) && f.parse::<f64>().is_err();
+    let mut fields = record.iter();
+    match fields.next() {
+        Some("") => record.len() >= 2 && fields.all(is_name),
+        Some(first) => is_name(first) && fields.all(is_name),
+        None => false,
+    }
+}
+
 /// A file read into memory: column names and every data row, fields trimmed. The fields are
 /// stored back to back in one buffer (one allocation for the whole file, not one per row).
 #[derive(Debug)]
@@ -39,6 +52,9 @@ pub struct Table {
     pub columns: Vec<String>,
     pub has_header: bool,
     pub delimiter: u8,
+    /// The header's first field is empty: an unnamed index column (pandas' `to_csv()`), which
+    /// is not used as a feature unless named explicitly (as column `0`).
+    pub unnamed_index: bool,
     /// Every data field, concatenated.
     text: String,
     /// End offset in `text` of each field, row-major (`rows × width` entries).
@@ -104,9 +120,7 @@ impl Table {
                             has_header = match format.header {
                                 HeaderMode::Present => true,
                                 HeaderMode::Absent => false,
-                                HeaderMode::Auto => record
-                                    .iter()
-                                    .all(|f| !is_missing(f) && f.parse::<f64>().is_err()),
+                                HeaderMode::Auto => looks_like_header(&record),
                             };
                             first = Some(record.clone());
                             if has_header {
@@ -167,11 +181,13 @@ impl Table {
         if lines.is_empty() {
             return Err(DataError::EmptyFile { path });
         }
+        let unnamed_index = has_header && first.get(0).is_some_and(str::is_empty);
         Ok(Table {
             path,
             columns,
             has_header,
             delimiter,
+            unnamed_index,
             text,
             ends,
             lines,

@@ -1,4 +1,4 @@
-//! Diagnostic for DP-FERMI on Adult (spec 003 §2.6): accuracy and SP gap over seeds for given
+//! Diagnostic for DP-FERMI on Adult (the decoupled classifier paper's baseline): accuracy and SP gap over seeds for given
 //! λ and ε'. `DPFAIR_DATA_DIR=../shared/datasets cargo run --release -p dpfair --example
 //! fermi_adult -- adult 0.5 3 [epochs] [seeds]`.
 

@@ -322,7 +322,18 @@ fn check_alpha(alpha: f64) -> Result<()> {
     Ok(())
 }
 
+/// The most random frequencies `D` accepted: a resource bound checked before any data is read
+/// (the released coefficient vectors have `2D` entries per group, and every row's features are
+/// mapped to them).
+pub const MAX_FREQUENCIES: usize = 1 << 16;
+
 impl Config {
+    /// Check every parameter before any data is read (the row count is not known yet: the
+    /// checks that need it run again at fit time).
+    pub fn validate(&self) -> Result<()> {
+        self.resolve(1 << 32).map(|_| ())
+    }
+
     fn resolve(&self, n_rows: usize) -> Result<Resolved> {
         check_alpha(self.alpha)?;
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
@@ -340,8 +351,15 @@ impl Config {
         if !(delta > 0.0 && delta < 1.0) {
             return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
         }
-        if self.n_frequencies == 0 {
-            return Err(invalid("n_frequencies", "must be ≥ 1"));
+        if self.n_frequencies == 0 || self.n_frequencies > MAX_FREQUENCIES {
+            return Err(invalid(
+                "n_frequencies",
+                format!(
+                    "must be in 1..={MAX_FREQUENCIES} (a resource bound: the basis has 2D \
+                     functions per group and row), got {}",
+                    self.n_frequencies
+                ),
+            ));
         }
         let paper = self.accounting == Accounting::Paper;
         let bandwidth = self.bandwidth.clone().unwrap_or(if paper {

@@ -92,6 +92,30 @@ pub enum Output {
     Values(Vec<f64>),
 }
 
+impl Output {
+    /// The predicted class codes (classification), or `None` for regression outputs.
+    pub fn classes(&self) -> Option<&[u32]> {
+        match self {
+            Output::Classes { classes, .. } => Some(classes),
+            Output::Values(_) => None,
+        }
+    }
+
+    /// The predicted values (regression), or `None` for class outputs.
+    pub fn values(&self) -> Option<&[f64]> {
+        match self {
+            Output::Values(v) => Some(v),
+            Output::Classes { .. } => None,
+        }
+    }
+
+    /// Binary predictions as 0/1 bytes (the fairness metrics' input), or `None`.
+    pub fn binary(&self) -> Option<Vec<u8>> {
+        self.classes()
+            .map(|c| c.iter().map(|&k| u8::from(k == 1)).collect())
+    }
+}
+
 /// A fitted model that predicts. Randomized predictors draw their randomness from `rng` only
 /// (seeded for reproducible predictions).
 pub trait Predictor {
@@ -105,21 +129,43 @@ pub trait Predictor {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FittedModel {
     ConstantClassifier(ConstantClassifier),
-    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree (seed 002).
+    /// `dpfair fit lpct` / `dpfair ldp fit`: locally private classification tree.
     Lpct(crate::lpct::LpctModel),
-    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2 (seed 002).
+    /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2.
     LpctPrune(crate::lpct::PruneModel),
     /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression (issue #5).
     DpLogistic(dpfair_learn::PrivateLogistic),
-    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing (seed 001).
+    /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
-    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu (seed 000), and its baselines.
+    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, and its baselines.
     CdpFair(crate::cdp_fair::Model),
-    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing (seed 004).
+    /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing.
     Dp2dp(crate::dp2dp::Model),
-    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2 (seed 003).
+    /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2.
     Decoupled(crate::decoupled::Model),
 }
+
+/// `From<model> for FittedModel`, one line per variant.
+macro_rules! into_fitted_model {
+    ($($model:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$model> for FittedModel {
+            fn from(m: $model) -> Self {
+                FittedModel::$variant(m)
+            }
+        })*
+    };
+}
+
+into_fitted_model!(
+    ConstantClassifier => ConstantClassifier,
+    crate::lpct::LpctModel => Lpct,
+    crate::lpct::PruneModel => LpctPrune,
+    dpfair_learn::PrivateLogistic => DpLogistic,
+    crate::fair_regression::Model => FairRegression,
+    crate::cdp_fair::Model => CdpFair,
+    crate::dp2dp::Model => Dp2dp,
+    crate::decoupled::Model => Decoupled,
+);
 
 impl FittedModel {
     /// The model as a [`Predictor`]: one arm per variant.

@@ -326,11 +326,20 @@ const PLOT_WIDTH: u32 = 760;
 const LEGEND_LINE: u32 = 17;
 
 /// Draw `fig` into an SVG file: the plot on the left, the legend in its own panel on the right.
+/// The file is written atomically: an interrupted run leaves any previous plot intact.
 pub fn draw_figure(path: &Path, fig: &Figure) -> Result<()> {
-    let err = |e: String| ExpError::Plot {
+    let err = |reason: String| ExpError::Plot {
         file: path.display().to_string(),
-        reason: e,
+        reason,
     };
+    let mut svg = String::new();
+    render(fig, &mut svg).map_err(err)?;
+    dpfair_data::output::write_atomic(path, svg.as_bytes()).map_err(|e| err(e.to_string()))
+}
+
+/// [`draw_figure`]'s drawing, into `svg`.
+fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
+    let err = |e: String| e;
     let pts = fig.curves.iter().flat_map(|c| c.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for p in pts {
@@ -356,7 +365,8 @@ pub fn draw_figure(path: &Path, fig: &Figure) -> Result<()> {
     let (y0, y1) = pad(y0, y1);
     let entries = fig.curves.len() + fig.references.len() + usize::from(fig.envelope.is_some());
     let height = 560.max(80 + LEGEND_LINE * entries as u32);
-    let root = SVGBackend::new(path, (PLOT_WIDTH + LEGEND_WIDTH, height)).into_drawing_area();
+    let root =
+        SVGBackend::with_string(svg, (PLOT_WIDTH + LEGEND_WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let root = root
         .titled(fig.title, ("sans-serif", 18))

@@ -17,13 +17,11 @@
 // The shared pieces are used by the `fit` commands as they land.
 #![allow(dead_code)]
 
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use dpfair::model::{Accounting, FittedModel, ModelFile};
+use dpfair::pipeline::Scaling;
 pub use dpfair_data::output::{Input, check_output};
-use dpfair_data::{
-    Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MinMax, MissingPolicy, PrivateBounds,
-    Scaling, TaskKind,
-};
+use dpfair_data::{Bounds, CsvFormat, HeaderMode, LoadOptions, Loaded, MissingPolicy, TaskKind};
 use dpfair_privacy::accounting::Accountant;
 use dpfair_privacy::ledger::readable;
 use dpfair_privacy::{Budget, Entry, Ledger, Noise, Relation};
@@ -155,10 +153,36 @@ impl DataArgs {
     /// reported on stderr; every error is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
         let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
-        if let Some(msg) = loaded.report.dropped_message() {
+        for msg in [
+            loaded.report.skipped_index_message(),
+            loaded.report.dropped_message(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             eprintln!("{msg}");
         }
+        if let Some(note) = self.positive_note(&loaded) {
+            eprintln!("{note}");
+        }
         Ok(loaded)
+    }
+
+    /// Which label of a text binary target was taken as positive, when the user did not say
+    /// (`--positive`): the choice is by text order, which may not be the one they mean.
+    fn positive_note(&self, loaded: &Loaded) -> Option<String> {
+        let labels = match &loaded.schema.target.as_ref()?.encoding {
+            dpfair_data::TargetEncoding::Binary { labels } => labels,
+            _ => return None,
+        };
+        let text = labels.iter().any(|l| l.parse::<f64>().is_err());
+        (self.positive.is_none() && text && labels.len() == 2).then(|| {
+            format!(
+                "note: --target {}: `{}` is the positive class (coded 1; the later of `{}` and \
+                 `{}` in text order); give --positive to choose the other",
+                self.target, labels[1], labels[0], labels[1]
+            )
+        })
     }
 }
 
@@ -182,7 +206,7 @@ pub struct BoundsArgs {
 }
 
 /// Default share of ε for private bound estimation: 5%.
-pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
+pub use dpfair::pipeline::DEFAULT_BOUNDS_SHARE;
 
 impl BoundsArgs {
     /// Whether any bounds option was given.
@@ -203,58 +227,22 @@ impl BoundsArgs {
         Ok(inline.merge(file)?)
     }
 
-    /// Fit min-max scaling to [0, 1]^d on `loaded` (clipping to the bounds), record it in the
-    /// schema and apply it to the data set. Numeric columns take public bounds; the others, with
-    /// --coarse-bounds, are estimated privately with `--bounds-share` × the ledger's ε, charged
-    /// to `ledger`. Returns the ε spent (0 with public bounds only): the method must run with
-    /// what is left (`ledger.budget().epsilon − spent`).
-    pub fn scale_to_unit(
-        &self,
-        loaded: &mut Loaded,
-        ledger: &mut Ledger,
-        noise: &mut Noise,
-    ) -> CliResult<f64> {
+    /// The library's [`Scaling`] these options describe (checked: `--bounds-share` in (0, 1)).
+    pub fn scaling(&self) -> CliResult<Scaling> {
+        if !self.given() {
+            return Ok(Scaling::None);
+        }
         let public = self.public()?;
-        let mm = match &self.coarse_bounds {
-            None => MinMax::from_public(&loaded.schema, &public)?,
-            Some(spec) => {
-                if !(self.bounds_share > 0.0 && self.bounds_share < 1.0) {
-                    return Err(CliError::BadInput(format!(
-                        "--bounds-share must be in (0, 1), got {}",
-                        self.bounds_share
-                    )));
-                }
-                let coarse = Bounds::parse(spec)?;
-                let before = ledger.entries().len();
-                let epsilon = self.bounds_share * ledger.budget().epsilon;
-                let mm = MinMax::fit(
-                    &loaded.schema,
-                    Some(&loaded.dataset),
-                    &public,
-                    Some(PrivateBounds {
-                        ledger: &mut *ledger,
-                        noise,
-                        epsilon,
-                        coarse: &coarse,
-                    }),
-                )?;
-                if ledger.entries().len() > before {
-                    eprintln!(
-                        "private feature bounds: ε = {epsilon} spent ({} releases)",
-                        ledger.entries().len() - before
-                    );
-                    loaded
-                        .schema
-                        .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
-                    return Ok(epsilon);
-                }
-                mm
-            }
+        let scaling = match &self.coarse_bounds {
+            None => Scaling::Public(public),
+            Some(spec) => Scaling::Private {
+                public,
+                coarse: Bounds::parse(spec)?,
+                share: self.bounds_share,
+            },
         };
-        loaded
-            .schema
-            .set_scaling(Scaling::MinMax(mm), &mut loaded.dataset)?;
-        Ok(0.0)
+        scaling.check()?;
+        Ok(scaling)
     }
 }
 
@@ -280,6 +268,15 @@ impl From<AccountantArg> for Accountant {
 }
 
 impl AccountantArg {
+    /// The accountant's name as on the command line (`rdp`, `prv`, `gdp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AccountantArg::Rdp => "rdp",
+            AccountantArg::Prv => "prv",
+            AccountantArg::Gdp => "gdp",
+        }
+    }
+
     /// Warn on stderr when a strict-mode fit asks for the GDP accountant: its ε is a
     /// central-limit approximation, not a certified bound, so the stated guarantee is not proven
     /// (the ledger marks the total as uncertified too).

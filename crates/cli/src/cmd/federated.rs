@@ -100,9 +100,7 @@ pub(crate) fn load_site_data(data: &DataArgs, bounds: &BoundsArgs) -> CliResult<
     }
     let mut loaded = data.load(Some(TaskKind::Binary))?;
     if bounds.given() {
-        let mut ledger = dpfair_privacy::Ledger::unlimited();
-        let mut noise = dpfair_privacy::Noise::os();
-        bounds.scale_to_unit(&mut loaded, &mut ledger, &mut noise)?;
+        bounds.scaling()?.apply_public(&mut loaded)?;
     } else {
         eprintln!(
             "warning: no --bounds: features are used unscaled; the bandwidth rule assumes \

@@ -20,7 +20,7 @@ use dpfair::lpct::{
 use dpfair::model::FittedModel;
 use dpfair_data::output::{AtomicFile, write_atomic};
 use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
-use dpfair_privacy::{Budget, Ledger, Noise};
+use dpfair_privacy::{Budget, Ledger};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -516,6 +516,7 @@ fn fit(a: FitArgs) -> CliResult {
             missing_by_column: Vec::new(),
             delimiter: b',',
             has_header: true,
+            skipped_index: false,
         },
     };
     match p.protocol {
@@ -601,8 +602,8 @@ pub struct SimulatedArgs {
 }
 
 impl SimulatedArgs {
-    /// (public loaded with its schema, private data, ledger over ε, noise).
-    pub fn load(&self) -> CliResult<(Loaded, Dataset, Ledger, Noise)> {
+    /// The public data (with its schema) and the private data, after checking `--out`.
+    pub fn load(&self) -> CliResult<(Loaded, Dataset)> {
         self.out.check(&[
             Input {
                 option: "--public",
@@ -615,7 +616,20 @@ impl SimulatedArgs {
         ])?;
         let public = self.columns.load_public(&self.public)?;
         let private = self.columns.load_private(&public.schema, &self.private)?;
-        let ledger = Ledger::new(Budget::pure(self.epsilon)?);
-        Ok((public, private, ledger, self.seeds.noise()))
+        Ok((public, private))
+    }
+
+    /// Fit `estimator` on the private rows in a session over its declared spend (ε-LDP).
+    pub fn fit<E: dpfair::Estimator>(
+        &self,
+        estimator: impl FnOnce(Dataset) -> CliResult<E>,
+    ) -> CliResult<crate::cmd::fit::pipeline::Run<E::Model>> {
+        let (public, private) = self.load()?;
+        let est = estimator(public.dataset.clone())?;
+        let spend = est.spend(&private)?;
+        let mut session =
+            crate::cmd::fit::pipeline::session_for(&spend)?.with_noise(self.seeds.noise());
+        let fitted = est.fit(&private, &mut session)?;
+        Ok(crate::cmd::fit::pipeline::finish(&est, public, fitted))
     }
 }

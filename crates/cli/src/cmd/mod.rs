@@ -3,6 +3,7 @@
 pub mod accountant;
 pub mod audit;
 pub mod common;
+pub mod compare;
 pub mod datasets;
 pub mod demo;
 pub mod evaluate;

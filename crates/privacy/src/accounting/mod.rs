@@ -211,6 +211,16 @@ pub fn sgm_prv_bounds(q: f64, z: f64, steps: u64, delta: f64) -> Result<EpsilonB
     check_z(z)?;
     check_steps(steps)?;
     check_delta(delta)?;
+    if z < PRV_MIN_NOISE_MULTIPLIER {
+        return Err(PrivacyError::Numerical {
+            what: "PRV accountant",
+            reason: format!(
+                "noise multiplier z = {z} is below {PRV_MIN_NOISE_MULTIPLIER}: the privacy loss \
+                 (≈ 1/(2z²) per step) is too wide for the accountant's grid, and such a run is \
+                 hardly private (ε in the hundreds at q = 1, T = 1)"
+            ),
+        });
+    }
     let rough = rdp_epsilon(q, z, steps, delta);
     let b = prv::sgm_epsilon_bounds(q, z, steps, delta, rough);
     if !b.upper.is_finite() {
@@ -223,6 +233,11 @@ pub fn sgm_prv_bounds(q: f64, z: f64, steps: u64, delta: f64) -> Result<EpsilonB
     }
     Ok(b)
 }
+
+/// The smallest noise multiplier the PRV accountant evaluates. Calibration to a target ε
+/// ([`sgm_noise_multiplier`]) never returns less with the PRV accountant, so a huge target ε is
+/// met with more noise than it needs (sound), never with an overflowing grid.
+pub const PRV_MIN_NOISE_MULTIPLIER: f64 = 0.05;
 
 /// μ of the GDP central-limit accountant, μ = q √(T (e^{1/z²} − 1)) (Bu et al. 2020).
 pub fn gdp_mu(q: f64, z: f64, steps: u64) -> Result<f64> {

@@ -416,11 +416,21 @@ fn direction_bounds(prv: StepPrv, steps: u64, delta: f64, t_target: f64) -> Epsi
         let d = discretise(&prv, h, ERR_SHARE * delta / tf);
         let (lo, hi) = d.window(tf, 0.5 * ERR_SHARE * delta);
         let hi = hi.max(h);
-        let width = ((hi - lo) / h).ceil() as usize + 2;
-        if width > MAX_FFT && h < 1.0 {
-            h *= width as f64 / MAX_FFT as f64 * 1.01;
+        let width = ((hi - lo) / h).ceil() + 2.0;
+        if width > MAX_FFT as f64 && h < 1.0 {
+            h *= width / MAX_FFT as f64 * 1.01;
             continue;
         }
+        // A privacy loss too wide for the grid even at a coarse mesh (a noise multiplier near
+        // 0): report the trivial bounds [0, ∞], which hold, rather than overflow.
+        if !(width.is_finite() && width <= MAX_FFT as f64 && (lo / h).abs() < 1e15) {
+            return EpsilonBounds {
+                lower: 0.0,
+                estimate: f64::INFINITY,
+                upper: f64::INFINITY,
+            };
+        }
+        let width = width as usize;
         let n = width.next_power_of_two().max(64);
         let k0 = (lo / h).floor() as i64 - 1;
         let c = Profile::new(&compose(&d, steps, k0, n));

@@ -3,7 +3,6 @@
 use crate::cmd::common::{Input, check_output};
 use crate::cmd::federated::args::{SearchArgs, ServerArgs};
 use crate::cmd::federated::{read_json, write_json};
-use crate::cmd::fit::cdp_fair::method_error;
 use crate::error::{CliError, CliResult};
 use clap::Subcommand;
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
@@ -107,7 +106,7 @@ fn round1(args: Round1Args) -> CliResult {
             "warning: no --run id: transcripts replayed from another run cannot be told apart"
         );
     }
-    let global = aggregate_round1(&rounds, &params).map_err(method_error)?;
+    let global = aggregate_round1(&rounds, &params)?;
     write_json(&args.out, &global)?;
     eprintln!(
         "server: {} sites, M = {}, π̃ = ({:.4}, {:.4}); send {} to every site",
@@ -129,7 +128,7 @@ fn round2(args: Round2Args) -> CliResult {
         .map(|p| read_json(p, "round-2 transcript"))
         .collect::<CliResult<_>>()?;
     let config = args.search.config();
-    let (model, ledger) = aggregate_round2(&global, &rounds, &config).map_err(method_error)?;
+    let (model, ledger) = aggregate_round2(&global, &rounds, &config)?;
     let schema = global.schema.clone().ok_or_else(|| {
         CliError::BadInput(
             "the global file carries no data schema (not written by dpfair federated)".into(),

@@ -3,7 +3,6 @@
 use crate::cmd::common::{BoundsArgs, DataArgs, Input, PrivacyArgs, check_output};
 use crate::cmd::federated::args::BasisArgs;
 use crate::cmd::federated::{load_site_data, read_json, write_json};
-use crate::cmd::fit::cdp_fair::method_error;
 use crate::error::{CliError, CliResult};
 use clap::Subcommand;
 use dpfair::fdp_fair::protocol::{
@@ -148,7 +147,7 @@ fn round1(args: Round1Args) -> CliResult {
         },
         split_seed: None,
     };
-    let mut ledger = site_ledger(params.epsilon, params.delta, accounting).map_err(method_error)?;
+    let mut ledger = site_ledger(params.epsilon, params.delta, accounting)?;
     let mut noise = s.privacy.noise();
     let mut r1 = site_round1(
         &params,
@@ -156,8 +155,7 @@ fn round1(args: Round1Args) -> CliResult {
         Some(loaded.schema.clone()),
         &mut ledger,
         &mut noise,
-    )
-    .map_err(method_error)?;
+    )?;
     r1.bind(args.run.clone());
     write_json(&s.out, &r1)?;
     eprintln!(
@@ -177,9 +175,9 @@ fn round2(args: Round2Args) -> CliResult {
     s.check_out(Some(&args.global))?;
     s.check_epsilon()?;
     let global: Global = read_json(&args.global, "global file")?;
-    global.validate().map_err(method_error)?;
+    global.validate()?;
     let name = s.name();
-    let entry = global.site(&name).map_err(method_error)?.clone();
+    let entry = global.site(&name)?.clone();
     let loaded = load_site_data(&s.data, &s.bounds)?;
     if global.schema.as_ref() != Some(&loaded.schema) {
         return Err(CliError::BadInput(format!(
@@ -203,12 +201,10 @@ fn round2(args: Round2Args) -> CliResult {
             global.accounting
         )));
     }
-    let mut ledger =
-        site_ledger(entry.epsilon, entry.delta, global.accounting).map_err(method_error)?;
+    let mut ledger = site_ledger(entry.epsilon, entry.delta, global.accounting)?;
     let mut noise = s.privacy.noise();
     skip_round1(&mut noise);
-    let r2 = site_round2(&global, &name, &loaded.dataset, &mut ledger, &mut noise)
-        .map_err(method_error)?;
+    let r2 = site_round2(&global, &name, &loaded.dataset, &mut ledger, &mut noise)?;
     write_json(&s.out, &r2)?;
     eprintln!(
         "site {name}: round 2 written to {} (trees of depth M = {}); send it to the server",

@@ -1,5 +1,5 @@
 //! `dpfair fit cdp-fair`: CDP-Fair, the central-DP fair plug-in classifier under demographic
-//! disparity (Xue & Yu, seed 000, Algorithm 5).
+//! disparity (Xue & Yu, Algorithm 5).
 //!
 //! Features are scaled to [0, 1] with `--bounds` (public, free) or `--coarse-bounds` (private,
 //! `--bounds-share` of ε); the kernel bandwidth is then chosen by a public rule from the training
@@ -9,14 +9,13 @@
 //! `--accounting paper` runs the authors' procedure (cross-fitting, bandwidth CV, "known" π,
 //! their σ formulas, a Gaussian shift of the DD curve) and prints what it really costs.
 
+use super::pipeline::{self, Common};
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
-use dpfair::cdp_fair::{Accounting, Config, DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID, DdFloor, fit};
-use dpfair::model::FittedModel;
-use dpfair::plugin::Error as MethodError;
-use dpfair::plugin::kernel::Bandwidth;
+use dpfair::Params;
+use dpfair::cdp_fair::{Accounting, DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID, DdFloor};
+use dpfair::estimators::{CdpFair, CdpFairParams};
 use dpfair_data::TaskKind;
-use dpfair_privacy::{Budget, Ledger};
 
 #[derive(clap::Args)]
 #[command(
@@ -63,31 +62,34 @@ pub struct Args {
     tau_grid: usize,
 }
 
-pub(crate) fn method_error(e: MethodError) -> CliError {
-    match e {
-        MethodError::InvalidParameter { name, reason } => {
-            CliError::BadInput(format!("--{}: {reason}", name.replace('_', "-")))
+impl Args {
+    /// The library's params these flags describe.
+    fn params(&self) -> CdpFairParams {
+        let mut p = CdpFair::params()
+            .alpha(self.alpha)
+            .epsilon(self.privacy.epsilon)
+            .accounting(self.privacy.accounting())
+            .frequencies(self.frequencies)
+            .tau_grid(self.tau_grid)
+            .dd_floor(match self.min_group {
+                Some(min_group) => DdFloor::Public { min_group },
+                None => DdFloor::default(),
+            });
+        if let Some(d) = self.privacy.delta {
+            p = p.delta(d);
         }
-        MethodError::InvalidData(reason) => CliError::BadInput(reason),
-        MethodError::Privacy(p) => p.into(),
+        if let Some(h) = self.bandwidth {
+            p = p.bandwidth(h);
+        }
+        if let Some(c) = self.cross_fit {
+            p = p.cross_fit(c);
+        }
+        p
     }
 }
 
 pub fn run(args: Args) -> CliResult {
-    args.out.check(&[args.data.input()])?;
-    // Parameters first: bad input is reported before the file is read.
-    if !(args.alpha.is_finite() && args.alpha >= 0.0) {
-        return Err(CliError::BadInput(format!(
-            "--alpha must be finite and ≥ 0, got {}",
-            args.alpha
-        )));
-    }
-    if !(args.privacy.epsilon.is_finite() && args.privacy.epsilon > 0.0) {
-        return Err(CliError::BadInput(format!(
-            "--epsilon must be finite and > 0, got {}",
-            args.privacy.epsilon
-        )));
-    }
+    let est = args.params().check()?;
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
             "--sensitive is required: CDP-Fair constrains the disparity between two groups".into(),
@@ -100,64 +102,18 @@ pub fn run(args: Args) -> CliResult {
                 .into(),
         ));
     }
-    let mut loaded = args.data.load(Some(TaskKind::Binary))?;
-    let n = loaded.dataset.n_rows();
-    // δ = (N/2)^{−2}, the paper's choice (§5.1.1).
-    let default_delta = (n as f64 / 2.0).powi(-2).min(0.5);
-    let mut ledger = match accounting {
-        Accounting::Strict => args.privacy.ledger(default_delta)?,
-        // The paper's procedure spends more than (ε, δ): record it without refusing.
-        Accounting::Paper => Ledger::new(Budget::approx(f64::INFINITY, 0.999)?),
+    let common = Common {
+        data: &args.data,
+        bounds: &args.bounds,
+        privacy: &args.privacy,
+        out: &args.out,
     };
-    let mut noise = args.privacy.noise();
-    let spent = if args.bounds.given() {
-        args.bounds
-            .scale_to_unit(&mut loaded, &mut ledger, &mut noise)?
-    } else {
-        eprintln!(
-            "warning: no --bounds: features are used unscaled (still private); the bandwidth rule \
-             assumes features on [0, 1], so give public --bounds or --coarse-bounds"
-        );
-        0.0
-    };
-    let config = Config {
-        alpha: args.alpha,
-        epsilon: args.privacy.epsilon - spent,
-        delta: Some(args.privacy.delta.unwrap_or(default_delta)),
-        accounting,
-        bandwidth: args.bandwidth.map(|h| Bandwidth::Fixed { h }),
-        n_frequencies: args.frequencies,
-        cross_fit: args.cross_fit,
-        dd_floor: match args.min_group {
-            Some(min_group) => DdFloor::Public { min_group },
-            None => DdFloor::default(),
-        },
-        tau_grid: args.tau_grid,
-        ..Config::default()
-    };
-    let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
-    for (k, f) in model.folds.iter().enumerate() {
-        eprintln!(
-            "cdp-fair fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
-            k + 1,
-            model.bandwidth,
-            f.estimate.pi[0],
-            f.estimate.pi[1],
-            f.rule.tau
-        );
-    }
-    if accounting == Accounting::Paper {
-        eprintln!(
-            "--accounting paper: what the authors' procedure really spends:\n{}",
-            ledger.summary()
-        );
-    }
-    args.out.save(
-        &loaded,
-        ledger,
-        Some(&noise),
-        &config,
-        FittedModel::CdpFair(model),
-    )?;
+    pipeline::fit(common, Some(TaskKind::Binary), &est, Some(UNSCALED), |_| {
+        Ok(())
+    })?
+    .save(&args.out)?;
     Ok(())
 }
+
+const UNSCALED: &str = "warning: no --bounds: features are used unscaled (still private); the \
+     bandwidth rule assumes features on [0, 1], so give public --bounds or --coarse-bounds";

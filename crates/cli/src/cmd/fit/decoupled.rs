@@ -1,5 +1,5 @@
-//! `dpfair fit decoupled`: the private fair binary classifier of Ghoukasian & Asoodeh (seed 003,
-//! Algorithm 2): a DP-SGD base classifier h(x, a), the two groups' positive rates released with
+//! `dpfair fit decoupled`: the private fair binary classifier of Ghoukasian & Asoodeh
+//! (Algorithm 2): a DP-SGD base classifier h(x, a), the two groups' positive rates released with
 //! Laplace noise on held-out rows, and randomized flips that give both groups the same positive
 //! rate (statistical parity up to the noise).
 //!
@@ -18,12 +18,13 @@
 //! data, public group sizes, ε₀ = ε₁, B = 1024, η = 0.01, 50 epochs, `--noise-multiplier` as the
 //! paper's σ/1.5) and prints what it really spends.
 
+use super::pipeline::{self, Common};
 use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
-use dpfair::decoupled::{Accounting, BaseModel, Config, DecoupledError, Training, fit};
-use dpfair::model::FittedModel;
+use dpfair::Params;
+use dpfair::decoupled::{Accounting, BaseModel, Config, Training};
+use dpfair::estimators::DecoupledParams;
 use dpfair_data::TaskKind;
-use dpfair_privacy::{Budget, Ledger};
 
 /// The base classifiers (`--base`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,15 +81,30 @@ pub struct Args {
     noise_multiplier: Option<f64>,
 }
 
-fn method_error(e: DecoupledError) -> CliError {
-    match e {
-        DecoupledError::InvalidParameter { name, reason } => {
-            CliError::BadInput(format!("--{}: {reason}", name.replace('_', "-")))
-        }
-        DecoupledError::InvalidData(reason) => CliError::BadInput(reason),
-        DecoupledError::Data(e) => e.into(),
-        DecoupledError::Privacy(e) => e.into(),
-        DecoupledError::Learn(e) => CliError::BadInput(e.to_string()),
+impl Args {
+    /// The library's params these flags describe.
+    fn params(&self) -> DecoupledParams {
+        DecoupledParams::from_config(Config {
+            epsilon: self.privacy.epsilon,
+            delta: self.privacy.delta.unwrap_or(1e-5),
+            accounting: self.privacy.accounting(),
+            accountant: self.accountant.into(),
+            base: match self.base {
+                BaseArg::Joint => BaseModel::Joint,
+                BaseArg::Decoupled => BaseModel::Decoupled,
+            },
+            rate_share: self.rate_share,
+            paper_rate_epsilon: self.rate_epsilon,
+            post_fraction: self.post_fraction,
+            training: Training {
+                epochs: self.epochs,
+                expected_batch: self.batch,
+                learning_rate: self.learning_rate,
+                clip: Some(self.clip),
+            },
+            noise_multiplier: self.noise_multiplier,
+            split_seed: None,
+        })
     }
 }
 
@@ -102,98 +118,19 @@ pub fn run(args: Args) -> CliResult {
             "--sensitive is required: the classifier equalises two groups' positive rates".into(),
         ));
     }
+    let est = args.params().check()?;
     let accounting = args.privacy.accounting();
-    let delta = args.privacy.delta.unwrap_or(1e-5);
-    let mut config = Config {
-        epsilon: args.privacy.epsilon,
-        delta,
-        accounting,
-        accountant: args.accountant.into(),
-        base: match args.base {
-            BaseArg::Joint => BaseModel::Joint,
-            BaseArg::Decoupled => BaseModel::Decoupled,
-        },
-        rate_share: args.rate_share,
-        paper_rate_epsilon: args.rate_epsilon,
-        post_fraction: args.post_fraction,
-        training: Training {
-            epochs: args.epochs,
-            expected_batch: args.batch,
-            learning_rate: args.learning_rate,
-            clip: Some(args.clip),
-        },
-        noise_multiplier: args.noise_multiplier,
-        split_seed: None,
+    let common = Common {
+        data: &args.data,
+        bounds: &args.bounds,
+        privacy: &args.privacy,
+        out: &args.out,
     };
-    // Parameters first: bad input is reported before the file is read.
-    config.budget_split().map_err(method_error)?;
-    let mut loaded = args.data.load(Some(TaskKind::Binary))?;
-    let mut ledger = match accounting {
-        Accounting::Strict => args.privacy.ledger(delta)?,
-        // The paper's procedure has non-private steps: record everything, refuse nothing.
-        Accounting::Paper => Ledger::new(Budget::approx(f64::INFINITY, delta)?),
-    };
-    let mut noise = args.privacy.noise();
-    let spent = if args.bounds.given() {
-        args.bounds
-            .scale_to_unit(&mut loaded, &mut ledger, &mut noise)?
-    } else {
-        if accounting == Accounting::Strict {
-            eprintln!(
-                "warning: no --bounds: features are used unscaled (still private, but DP-SGD \
-                 learns poorly on wide ranges); give public --bounds or --coarse-bounds"
-            );
-        }
-        0.0
-    };
-    config.epsilon -= spent;
-    let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
-    eprintln!(
-        "decoupled: released rates α̃ = {:.4}, β̃ = {:.4}; p_keep = {:.4} (group `{}`), p_flip = {:.4}",
-        model.rates.alpha,
-        model.rates.beta,
-        model.flips.p_keep,
-        loaded
-            .dataset
-            .groups
-            .as_ref()
-            .and_then(|g| g.names.get(model.flips.down as usize))
-            .map_or("?", String::as_str),
-        model.flips.p_flip
-    );
-    let names = loaded.dataset.groups.as_ref().map(|g| g.names.clone());
-    for (a, fell) in model.rates.fallback.iter().enumerate() {
-        if *fell {
-            eprintln!(
-                "decoupled: the released counts of group `{}` are empty: its rate falls back to \
-                 {} (recorded in the model)",
-                names
-                    .as_ref()
-                    .and_then(|n| n.get(a))
-                    .map_or("?", String::as_str),
-                dpfair::decoupled::private_rates::FALLBACK_RATE
-            );
-        }
-    }
-    for r in &model.runs {
-        // The row count of a per-group run is a private group size: not printed.
-        eprintln!(
-            "DP-SGD: z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {delta:e}",
-            r.noise_multiplier, r.sampling_rate, r.steps, model.sgd_epsilon
-        );
-    }
-    if accounting == Accounting::Paper {
-        eprintln!(
-            "--accounting paper: what the authors' procedure really spends:\n{}",
-            ledger.summary()
-        );
-    }
-    args.out.save(
-        &loaded,
-        ledger,
-        Some(&noise),
-        &config,
-        FittedModel::Decoupled(model),
-    )?;
+    let unscaled = (accounting == Accounting::Strict).then_some(UNSCALED);
+    let run = pipeline::fit(common, Some(TaskKind::Binary), &est, unscaled, |_| Ok(()))?;
+    run.save(&args.out)?;
     Ok(())
 }
+
+const UNSCALED: &str = "warning: no --bounds: features are used unscaled (still private, but \
+     DP-SGD learns poorly on wide ranges); give public --bounds or --coarse-bounds";

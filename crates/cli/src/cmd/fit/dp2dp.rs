@@ -1,5 +1,5 @@
 //! `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing of a private multi-class
-//! probability model (Say, Denis, Pinot; seed 004, Algorithm 1).
+//! probability model (Say, Denis, Pinot; Algorithm 1).
 //!
 //! The rows are split at random (independently of the data) into a labelled part (Phase 1: a
 //! private multinomial logistic regression, DP-SGD by default, `--phase1 output-perturbation` for
@@ -9,12 +9,13 @@
 //! composition). `--accounting paper` runs the published procedure and prints what it really
 //! costs.
 
+use super::pipeline::{self, Common};
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
-use dpfair::dp2dp::{Config, Error as MethodError, Iterate, Phase1, TieBreak, fit};
-use dpfair::model::{Accounting, FittedModel};
+use dpfair::Params;
+use dpfair::dp2dp::{Config, Iterate, Phase1, TieBreak};
+use dpfair::estimators::Dp2dpParams;
 use dpfair_data::TaskKind;
-use dpfair_privacy::{Budget, Ledger};
 
 /// Phase-1 model choice.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,59 +86,51 @@ pub struct Args {
     no_jitter: bool,
 }
 
-fn method_error(e: MethodError) -> CliError {
-    match e {
-        MethodError::Invalid { name, reason } => {
-            CliError::BadInput(format!("--{}: {reason}", name.replace('_', "-")))
-        }
-        MethodError::Data(reason) => CliError::BadInput(reason),
-        MethodError::Phase1(reason) => CliError::BadInput(format!("phase 1: {reason}")),
-        MethodError::Privacy(p) => p.into(),
+impl Args {
+    /// The library's params these flags describe.
+    fn params(&self) -> Dp2dpParams {
+        Dp2dpParams::from_config(Config {
+            rho: self.rho,
+            epsilon: self.privacy.epsilon,
+            delta: self.privacy.delta.unwrap_or(1e-5),
+            accounting: self.privacy.accounting(),
+            pool_fraction: self.pool_fraction,
+            phase1: match self.phase1 {
+                Phase1Arg::OutputPerturbation => Phase1::OutputPerturbation {
+                    l2: self.l2,
+                    feature_bound: 1.0,
+                },
+                Phase1Arg::Auto => Phase1::Auto {
+                    l2: self.l2,
+                    feature_bound: 1.0,
+                },
+                Phase1Arg::DpSgd => Phase1::dp_sgd_default(),
+            },
+            beta: self.beta,
+            iterations: self.iterations,
+            batch: self.batch,
+            c_lambda: self.c_lambda,
+            sigma_pi: self.sigma_pi,
+            iterate: if self.last_iterate {
+                Iterate::Last
+            } else {
+                Iterate::Average
+            },
+            ties: if self.no_jitter {
+                TieBreak::LowestIndex
+            } else {
+                TieBreak::default()
+            },
+            ..Config::default()
+        })
     }
 }
 
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
     super::check_passes("--iterations", args.iterations)?;
-    let accounting: Accounting = args.privacy.accounting();
-    let delta = args.privacy.delta.unwrap_or(1e-5);
-    let config = Config {
-        rho: args.rho,
-        epsilon: args.privacy.epsilon,
-        delta,
-        accounting,
-        pool_fraction: args.pool_fraction,
-        phase1: match args.phase1 {
-            Phase1Arg::OutputPerturbation => Phase1::OutputPerturbation {
-                l2: args.l2,
-                feature_bound: 1.0,
-            },
-            Phase1Arg::Auto => Phase1::Auto {
-                l2: args.l2,
-                feature_bound: 1.0,
-            },
-            Phase1Arg::DpSgd => Phase1::dp_sgd_default(),
-        },
-        beta: args.beta,
-        iterations: args.iterations,
-        batch: args.batch,
-        c_lambda: args.c_lambda,
-        sigma_pi: args.sigma_pi,
-        iterate: if args.last_iterate {
-            Iterate::Last
-        } else {
-            Iterate::Average
-        },
-        ties: if args.no_jitter {
-            TieBreak::LowestIndex
-        } else {
-            TieBreak::default()
-        },
-        ..Config::default()
-    };
-    // Parameters first: bad input is reported before the file is read.
-    config.validate().map_err(method_error)?;
-    if !config.is_private() {
+    let est = args.params().check()?;
+    if !args.privacy.epsilon.is_finite() {
         return Err(CliError::BadInput(
             "--epsilon must be finite (the non-private reference is `dpfair reproduce dp2dp`)"
                 .into(),
@@ -148,67 +141,26 @@ pub fn run(args: Args) -> CliResult {
             "--sensitive is required: DP2DP constrains the disparity between two groups".into(),
         ));
     }
-    let mut loaded = args.data.load(Some(TaskKind::Multiclass))?;
-    let mut ledger = match accounting {
-        Accounting::Strict => args.privacy.ledger(delta)?,
-        // The paper's procedure spends more than (ε, δ): record it without refusing.
-        Accounting::Paper => Ledger::new(Budget::approx(f64::INFINITY, delta)?),
+    if args.bounds.coarse_bounds.is_some() {
+        return Err(CliError::BadInput(
+            "--coarse-bounds: DP2DP needs public --bounds (its phases split the rows; a \
+             private bounds release would need its own share)"
+                .into(),
+        ));
+    }
+    let common = Common {
+        data: &args.data,
+        bounds: &args.bounds,
+        privacy: &args.privacy,
+        out: &args.out,
     };
-    let mut noise = args.privacy.noise();
-    if args.bounds.given() {
-        let spent = args
-            .bounds
-            .scale_to_unit(&mut loaded, &mut ledger, &mut noise)?;
-        if spent > 0.0 {
-            return Err(CliError::BadInput(
-                "--coarse-bounds: DP2DP needs public --bounds (its phases split the rows; a \
-                 private bounds release would need its own share)"
-                    .into(),
-            ));
-        }
-    } else if args.phase1 != Phase1Arg::DpSgd {
-        eprintln!(
-            "note: no --bounds: Phase 1 scales each row [x; 1] to ℓ2 norm ≤ 1 (R = 1), so \
-             features on very different scales lose resolution; give public --bounds"
-        );
-    }
-    let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
-    let r = &model.phase2.report;
-    if let Some(p) = &model.phase1_procedure {
-        eprintln!("dp2dp: phase 1 = {p:?}");
-    }
-    eprintln!(
-        "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); σ_SGD = {:.4} \
-         (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
-        model.classes,
-        model.rho,
-        model.n_train,
-        r.n_pool,
-        model.phase2.pi[0],
-        model.phase2.pi[1],
-        r.sigma_sgd,
-        r.noise_multiplier,
-        r.sampling_rate,
-        r.steps,
-        100.0 * r.at_bound
-    );
-    if r.at_bound > 0.0 {
-        eprintln!("warning: some multipliers hit the box bound C_λ; consider --c-lambda 2");
-    }
-    if let Some(claimed) = r.claimed_epsilon {
-        let real = ledger.total_at(delta)?;
-        eprintln!(
-            "--accounting paper: the paper claims ε = {claimed} per phase; the ledger's real \
-             cost is ε = {:.4} at δ = {delta} ({})",
-            real.epsilon, real.rule
-        );
-    }
-    args.out.save(
-        &loaded,
-        ledger,
-        Some(&noise),
-        &config,
-        FittedModel::Dp2dp(model),
-    )?;
+    let unscaled = (args.phase1 != Phase1Arg::DpSgd).then_some(UNSCALED);
+    let run = pipeline::fit(common, Some(TaskKind::Multiclass), &est, unscaled, |_| {
+        Ok(())
+    })?;
+    run.save(&args.out)?;
     Ok(())
 }
+
+const UNSCALED: &str = "note: no --bounds: Phase 1 scales each row [x; 1] to ℓ2 norm ≤ 1 (R = 1), \
+     so features on very different scales lose resolution; give public --bounds";

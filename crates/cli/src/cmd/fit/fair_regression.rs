@@ -1,19 +1,18 @@
 //! `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing of a regressor's
-//! scores for statistical parity in KS distance (Xian, Li, Kamath, Zhao; seed 001, Algorithm 1).
+//! scores for statistical parity in KS distance (Xian, Li, Kamath, Zhao; Algorithm 1).
 //!
 //! The score column holds f(x, a) for every row (it may be the target itself, as in the paper's
 //! experiments, where f = Id). The whole ε goes to one Laplace release of the group × bin
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
-use crate::cmd::common::{
-    HeaderArg, Input, OutArgs, SeedArgs, csv_format, non_private_fit, parse_delimiter,
-};
+use super::pipeline::{finish, session_for};
+use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
+use dpfair::estimators::FairRegressionParams;
+use dpfair::fair_regression::Config;
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
-use dpfair::fair_regression::{Config, FairRegressionError, fit};
-use dpfair::model::FittedModel;
+use dpfair::{Estimator, Params};
 use dpfair_data::{LoadOptions, MissingPolicy, TaskKind};
-use dpfair_privacy::{Budget, Ledger};
 use std::path::PathBuf;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,25 +99,6 @@ fn parse_range(s: &str) -> CliResult<[f64; 2]> {
     Ok([lo, hi])
 }
 
-fn method_error(e: FairRegressionError) -> CliError {
-    match e {
-        FairRegressionError::Invalid { name, reason } => {
-            CliError::BadInput(format!("--{}: {reason}", cli_name(name)))
-        }
-        FairRegressionError::Privacy(p) => p.into(),
-        FairRegressionError::Lp(l) => CliError::Internal(l.to_string()),
-    }
-}
-
-/// The command-line flag behind a configuration field.
-fn cli_name(field: &str) -> &str {
-    match field {
-        "score_column" | "scores" => "scores",
-        "weight_floor" => "weight-floor",
-        other => other,
-    }
-}
-
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[Input {
         option: "--data",
@@ -142,7 +122,7 @@ pub fn run(args: Args) -> CliResult {
         ..Config::default()
     };
     // Parameters first: bad input is reported before the file is read.
-    config.validate().map_err(method_error)?;
+    let est = FairRegressionParams::from_config(config).check()?;
     let target = args.target.clone().filter(|t| *t != args.scores);
     let options = LoadOptions {
         task: target.as_ref().map(|_| TaskKind::Regression),
@@ -158,40 +138,11 @@ pub fn run(args: Args) -> CliResult {
     if let Some(msg) = loaded.report.dropped_message() {
         eprintln!("{msg}");
     }
-    let mut ledger = if args.epsilon.is_infinite() {
+    if args.epsilon.is_infinite() {
         eprintln!("warning: --epsilon inf: the non-private reference; the model is NOT private");
-        let mut ledger = Ledger::unlimited();
-        ledger.charge(non_private_fit())?;
-        ledger
-    } else {
-        Ledger::new(Budget::pure(args.epsilon)?)
-    };
-    let mut noise = args.seeds.noise();
-    let model = fit(&config, &loaded.dataset, &mut ledger, &mut noise).map_err(method_error)?;
-    if !model.near_empty_groups.is_empty() {
-        eprintln!(
-            "warning: groups {:?} have (near-)zero private weight (absent or tiny): their weight \
-             was floored at {} and their transports rest on noise",
-            model.near_empty_groups, config.weight_floor
-        );
     }
-    eprintln!(
-        "fair regression: {} groups, k = {}, α = {}, ε = {}; LP value {:.6e} (value units), \
-         targets' max pairwise KS {:.4} ({:?})",
-        model.group_names.len(),
-        model.grid.k,
-        model.alpha,
-        model.epsilon,
-        model.lp_value,
-        dpfair::fair_regression::transport::max_pairwise_ks(&model.targets),
-        model.solved_by
-    );
-    args.out.save(
-        &loaded,
-        ledger,
-        Some(&noise),
-        &config,
-        FittedModel::FairRegression(model),
-    )?;
+    let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
+    let fitted = est.fit(&loaded.dataset, &mut session)?;
+    finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

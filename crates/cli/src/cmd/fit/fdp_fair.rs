@@ -1,4 +1,4 @@
-//! `dpfair fit fdp-fair`: FDP-Fair (Xue & Yu, seed 000, Algorithm 1) simulated over `--sites`
+//! `dpfair fit fdp-fair`: FDP-Fair (Xue & Yu, Algorithm 1) simulated over `--sites`
 //! sites of one CSV, in one process, through the same steps as `dpfair federated`.
 //!
 //! Rows go to sites in contiguous blocks in file order (site s gets rows ⌊sN/S⌋..⌊(s+1)N/S⌋);
@@ -10,12 +10,12 @@
 use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
 use crate::cmd::federated::load_site_data;
-use crate::cmd::fit::cdp_fair::method_error;
+use crate::cmd::fit::pipeline::{finish, session_for};
 use crate::error::{CliError, CliResult};
-use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
+use dpfair::estimators::FdpFairParams;
 use dpfair::fdp_fair::{Accounting, Config};
-use dpfair::model::FittedModel;
 use dpfair::plugin::release::PiRelease;
+use dpfair::{Estimator, Params};
 use dpfair_privacy::Noise;
 
 #[derive(clap::Args)]
@@ -48,57 +48,38 @@ pub struct Args {
     empirical_pi: bool,
 }
 
+impl Args {
+    /// The library's params these flags describe.
+    fn params(&self) -> FdpFairParams {
+        let config = Config {
+            epsilon: self.privacy.epsilon,
+            delta: self.privacy.delta,
+            accounting: self.privacy.accounting(),
+            bandwidth: self.basis.bandwidth,
+            n_frequencies: self.basis.frequencies,
+            basis_seed: self.basis.basis_seed,
+            pi: self.empirical_pi.then_some(PiRelease::Empirical),
+            server: self.server.params(),
+            search: self.search.config(),
+        };
+        FdpFairParams::from_config(config, self.sites)
+    }
+}
+
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
-    let e = args.privacy.epsilon;
-    if !(e.is_finite() && e > 0.0) {
-        return Err(CliError::BadInput(format!(
-            "--epsilon must be finite and > 0, got {e}"
-        )));
-    }
-    let accounting = args.privacy.accounting();
-    if args.empirical_pi && accounting == Accounting::Strict {
+    let est = args.params().check()?;
+    if args.empirical_pi && args.privacy.accounting() == Accounting::Strict {
         return Err(CliError::BadInput(
             "--empirical-pi is not private: only with --accounting paper".into(),
         ));
     }
-    let search = args.search.config();
-    search.validate().map_err(method_error)?;
     let loaded = load_site_data(&args.data, &args.bounds)?;
-    let sites = contiguous_sites(&loaded.dataset, args.sites).map_err(method_error)?;
-    let config = Config {
-        epsilon: e,
-        delta: args.privacy.delta,
-        accounting,
-        bandwidth: args.basis.bandwidth,
-        n_frequencies: args.basis.frequencies,
-        basis_seed: args.basis.basis_seed,
-        pi: args.empirical_pi.then_some(PiRelease::Empirical),
-        server: args.server.params(),
-        search,
-    };
-    let mut noises: Vec<Noise> = (0..sites.len())
+    let mut noises: Vec<Noise> = (0..est.sites())
         .map(|s| args.privacy.seeds.noise_for_site(s as u64))
         .collect();
-    let fitted = fit(&config, &sites, &mut noises).map_err(method_error)?;
-    if let Some(info) = &fitted.model.federated {
-        eprintln!(
-            "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, non-increasing: {})",
-            sites.len(),
-            fitted.model.bandwidth,
-            info.search.depth,
-            info.search.omega,
-            info.search.tau,
-            info.search.feasible,
-            info.search.monotone
-        );
-    }
-    args.out.save(
-        &loaded,
-        fitted.ledger,
-        noises.first(),
-        &config,
-        FittedModel::CdpFair(fitted.model),
-    )?;
+    let mut session = session_for(&est.spend(&loaded.dataset)?)?;
+    let fitted = est.fit_sites(&loaded.dataset, &mut noises, &mut session)?;
+    finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

@@ -1,11 +1,11 @@
-//! `dpfair fit lpct`: LPCT (Ma & Yang, seed 002) in the simulated setting: the public CSV builds
+//! `dpfair fit lpct`: LPCT (Ma & Yang) in the simulated setting: the public CSV builds
 //! the partition, every row of the private CSV is one holder whose ε-LDP report is simulated
 //! exactly (per-leaf sums of Laplace noise drawn in O(1)).
 
-use crate::cmd::ldp::{SimulatedArgs, lpct_err};
+use crate::cmd::ldp::SimulatedArgs;
 use crate::error::CliResult;
-use dpfair::lpct::{self, LpctConfig};
-use dpfair::model::FittedModel;
+use dpfair::Params;
+use dpfair::estimators::Lpct;
 
 #[derive(clap::Args)]
 #[command(
@@ -25,18 +25,18 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> CliResult {
-    let (public, private, mut ledger, mut noise) = a.common.load()?;
-    let cfg = LpctConfig {
-        epsilon: a.common.epsilon,
-        depth: a.depth,
-        lambda: a.lambda,
-        tree: a.common.tree.settings(a.common.seeds.seed),
-    };
-    let m =
-        lpct::fit(&cfg, &public.dataset, &private, &mut ledger, &mut noise).map_err(lpct_err)?;
-    eprintln!("LPCT: depth {}, λ = {}", m.depth, m.lambda);
-    a.common
-        .out
-        .save(&public, ledger, Some(&noise), &cfg, FittedModel::Lpct(m))?;
+    let run = a.common.fit(|public| {
+        let mut p = Lpct::params(public)
+            .epsilon(a.common.epsilon)
+            .tree(a.common.tree.settings(a.common.seeds.seed));
+        if let Some(d) = a.depth {
+            p = p.depth(d);
+        }
+        if let Some(l) = a.lambda {
+            p = p.lambda(l);
+        }
+        Ok(p.check()?)
+    })?;
+    run.save(&a.common.out)?;
     Ok(())
 }

@@ -1,10 +1,11 @@
-//! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang, seed 002) in the simulated
+//! `dpfair fit lpct-prune`: LPCT-prune (Algorithm 2 of Ma & Yang) in the simulated
 //! setting; no tuning parameter (p0 and p_term from Algorithm 2).
 
-use crate::cmd::ldp::{SimulatedArgs, lpct_err};
+use crate::cmd::ldp::SimulatedArgs;
 use crate::error::CliResult;
-use dpfair::lpct::{self, Preset, PruneConfig, PruneOptions};
-use dpfair::model::FittedModel;
+use dpfair::Params;
+use dpfair::estimators::LpctPruneParams;
+use dpfair::lpct::{Preset, PruneConfig, PruneOptions};
 
 #[derive(clap::Args)]
 #[command(
@@ -13,7 +14,8 @@ use dpfair::model::FittedModel;
 pub struct Args {
     #[command(flatten)]
     common: SimulatedArgs,
-    /// Constants of the pruning statistic (H6): Algorithm 2 as printed, Proposition 6's
+    /// Constants of the pruning statistic (docs/deviations.md#lpct-pruning-radius-constants):
+    /// Algorithm 2 as printed, Proposition 6's
     /// radius (naive pruning), or the authors' code's.
     #[arg(long, value_enum, default_value_t = PresetArg::Code)]
     preset: PresetArg,
@@ -34,7 +36,6 @@ enum PresetArg {
 }
 
 pub fn run(a: Args) -> CliResult {
-    let (public, private, mut ledger, mut noise) = a.common.load()?;
     let cfg = PruneConfig {
         epsilon: a.common.epsilon,
         p0: a.p0,
@@ -50,18 +51,9 @@ pub fn run(a: Args) -> CliResult {
         },
         tree: a.common.tree.settings(a.common.seeds.seed),
     };
-    let m = lpct::fit_prune(&cfg, &public.dataset, &private, &mut ledger, &mut noise)
-        .map_err(lpct_err)?;
-    eprintln!(
-        "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
-        m.p0, m.p_term, m.flag, m.rounds
-    );
-    a.common.out.save(
-        &public,
-        ledger,
-        Some(&noise),
-        &cfg,
-        FittedModel::LpctPrune(m),
-    )?;
+    let run = a
+        .common
+        .fit(|public| Ok(LpctPruneParams::from_config(cfg, public).check()?))?;
+    run.save(&a.common.out)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod fair_regression;
 pub mod fdp_fair;
 pub mod lpct;
 pub mod lpct_prune;
+pub mod pipeline;
 
 /// The most training passes (`--epochs`, dp2dp's `--iterations`) a `fit` command accepts: a
 /// resource bound checked before the data is read. The papers use at most 1,000; 10⁵ passes of
@@ -38,19 +39,19 @@ pub struct Args {
 enum Method {
     /// Differentially private logistic regression (DP-SGD or output perturbation): privacy only.
     DpLogistic(dp_logistic::Args),
-    /// Decoupled private fair binary classifier (Ghoukasian & Asoodeh; seed 003).
+    /// Decoupled private fair binary classifier (Ghoukasian & Asoodeh).
     Decoupled(decoupled::Args),
-    /// CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu; seed 000).
+    /// CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu).
     CdpFair(cdp_fair::Args),
-    /// FDP-Fair simulated over S sites of one CSV (Xue & Yu; seed 000).
+    /// FDP-Fair simulated over S sites of one CSV (Xue & Yu).
     FdpFair(fdp_fair::Args),
-    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.; seed 001).
+    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.).
     FairRegression(fair_regression::Args),
-    /// LPCT: locally private classification tree with public data (Ma & Yang; seed 002).
+    /// LPCT: locally private classification tree with public data (Ma & Yang).
     Lpct(lpct::Args),
-    /// LPCT-prune: LPCT with data-driven pruning (Ma & Yang; seed 002).
+    /// LPCT-prune: LPCT with data-driven pruning (Ma & Yang).
     LpctPrune(lpct_prune::Args),
-    /// DP2DP: private demographic-parity post-processing, multi-class (Say et al.; seed 004).
+    /// DP2DP: private demographic-parity post-processing, multi-class (Say et al.).
     Dp2dp(dp2dp::Args),
 }
 

@@ -1,0 +1,225 @@
+//! `dpfair compare`: every applicable method on one CSV at the same (ε, δ) and fairness level,
+//! scored on a held-out part, in one table and one SVG (the library's [`dpfair::compare`]).
+
+use crate::cmd::common::{BoundsArgs, DataArgs, check_output};
+use crate::error::{CliError, CliResult};
+use dpfair::compare::{self, Config, Method, Report, Row};
+use dpfair_experiments::plot::{Curve, Figure, Point, draw_figure};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example (Adult, two ε):\n  dpfair compare --data adult.csv \
+    --target income --sensitive sex --bounds age:17:90,hours-per-week:1:99 --epsilon 1,2 \
+    --out compare\n\nThe held-out scores read the held-out rows without noise: they are an \
+    evaluation for the data owner (like `dpfair evaluate`), not a private release. Each fit is \
+    private at its own (ε, δ); its release noise comes from the OS, --seed fixes only the \
+    splits."
+)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    #[command(flatten)]
+    bounds: BoundsArgs,
+    /// The ε of every fit; a comma-separated list compares each method at each ε.
+    #[arg(long, value_name = "E,...", value_delimiter = ',', default_value = "1")]
+    epsilon: Vec<f64>,
+    /// The δ of every fit.
+    #[arg(long, value_name = "D", default_value_t = 1e-5)]
+    delta: f64,
+    /// The fairness level: CDP-Fair's and FDP-Fair's α, DP2DP's ρ (the decoupled classifier
+    /// targets parity, 0).
+    #[arg(long, value_name = "A", default_value_t = 0.1)]
+    alpha: f64,
+    /// The methods to compare [default: every one that applies].
+    #[arg(long, value_name = "M,...", value_delimiter = ',')]
+    methods: Vec<String>,
+    /// The held-out fraction of the rows.
+    #[arg(long, value_name = "F", default_value_t = 0.3)]
+    test_fraction: f64,
+    /// Repetitions (new split and new noise each): means with standard errors.
+    #[arg(long, value_name = "R", default_value_t = 1)]
+    repetitions: usize,
+    /// Seed of the public splits.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A folder for `compare.md` (the table) and `frontier.svg` (accuracy vs unfairness).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let methods = if args.methods.is_empty() {
+        Method::ALL.to_vec()
+    } else {
+        args.methods
+            .iter()
+            .map(|m| Method::parse(m.trim()))
+            .collect::<dpfair::Result<_>>()?
+    };
+    let config = Config {
+        methods,
+        epsilons: args.epsilon.clone(),
+        delta: args.delta,
+        alpha: args.alpha,
+        test_fraction: args.test_fraction,
+        repetitions: args.repetitions,
+        seed: args.seed,
+    };
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::BadInput(format!("--out {}: {e}", dir.display())))?;
+        check_output("--out", &dir.join("compare.md"), &[args.data.input()])?;
+    }
+    let scaling = args.bounds.scaling()?;
+    if scaling.is_none() {
+        eprintln!(
+            "warning: no --bounds: features are used unscaled; most methods need them on [0, 1] \
+             (give public --bounds or --coarse-bounds)"
+        );
+    }
+    let loaded = args.data.load(None)?;
+    let report = compare::compare(&loaded, &scaling, &config, progress())?;
+    for (m, why) in &report.skipped {
+        eprintln!("note: {} left out: {why}", m.name());
+    }
+    let table = table(&report, &config);
+    print!("{table}");
+    if let Some(dir) = &args.out {
+        let md = dir.join("compare.md");
+        dpfair_data::output::write_atomic(&md, table.as_bytes())
+            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", md.display())))?;
+        let svg = dir.join("frontier.svg");
+        frontier(&report, &svg)?;
+        eprintln!("wrote {} and {}", md.display(), svg.display());
+    }
+    Ok(())
+}
+
+/// A one-line progress indicator on stderr, only on a terminal.
+fn progress() -> impl FnMut(usize, usize, &str) {
+    let terminal = std::io::stderr().is_terminal();
+    move |done, total, what| {
+        if terminal {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\r\x1b[2K[{done}/{total}] {what}");
+            if done == total {
+                let _ = writeln!(err);
+            }
+            let _ = err.flush();
+        }
+    }
+}
+
+/// `mean ± se` (just the mean with one repetition).
+fn estimate(e: &compare::Estimate) -> String {
+    if e.mean.is_nan() {
+        "-".into()
+    } else if e.se.is_nan() {
+        format!("{:.4}", e.mean)
+    } else {
+        format!("{:.4} ± {:.4}", e.mean, e.se)
+    }
+}
+
+/// The table as Markdown: one row per (method, ε), the references first.
+fn table(report: &Report, config: &Config) -> String {
+    let mut s = String::from(
+        "| method | ε | accuracy | unfairness | target | met | ε spent | seconds | note |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    let majority = report.majority().map(|r| r.accuracy.mean);
+    for r in &report.rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.method,
+            if r.epsilon.is_finite() {
+                dpfair_privacy::ledger::readable(r.epsilon)
+            } else {
+                "not private".into()
+            },
+            estimate(&r.accuracy),
+            estimate(&r.unfairness),
+            r.target.map_or("-".into(), |t| format!("≤ {t}")),
+            match r.met {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            },
+            if r.spent.is_nan() {
+                "-".into()
+            } else {
+                dpfair_privacy::ledger::readable(r.spent)
+            },
+            if r.seconds.is_nan() {
+                "-".into()
+            } else {
+                format!("{:.2}", r.seconds)
+            },
+            note(r, majority, report.tolerance),
+        ));
+    }
+    s.push_str(&format!(
+        "\n{} held-out rows, {} repetition(s); unfairness = demographic-parity difference \
+         (binary) or DP2DP's multi-class U; a target is met within {:.4} (one-sided 95% sampling \
+         bound at the held-out group sizes). δ = {} for every fit.\n",
+        report.test_rows, config.repetitions, report.tolerance, config.delta
+    ));
+    s
+}
+
+/// A warning when a method is no better than the majority class, or failed.
+fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
+    if let Some(e) = &r.error {
+        return format!("failed: {}", e.replace('|', "/"));
+    }
+    match majority {
+        Some(m) if r.method != compare::MAJORITY && r.accuracy.mean <= m + tolerance / 2.0 => {
+            "no better than the majority class".into()
+        }
+        _ => String::new(),
+    }
+}
+
+/// Accuracy against unfairness, one point (with its standard errors as a band) per row.
+fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
+    let curves: Vec<Curve> = report
+        .rows
+        .iter()
+        .filter(|r| !r.accuracy.mean.is_nan())
+        .map(|r| Curve {
+            label: if r.epsilon.is_finite() {
+                format!(
+                    "{} (ε = {})",
+                    r.method,
+                    dpfair_privacy::ledger::readable(r.epsilon)
+                )
+            } else {
+                r.method.clone()
+            },
+            points: vec![Point {
+                x: r.unfairness.mean,
+                y: r.accuracy.mean,
+                band: if r.accuracy.se.is_nan() {
+                    0.0
+                } else {
+                    r.accuracy.se
+                },
+            }],
+        })
+        .collect();
+    draw_figure(
+        path,
+        &Figure {
+            title: "held-out accuracy against unfairness",
+            x_label: "unfairness (demographic-parity difference)",
+            y_label: "accuracy",
+            curves: &curves,
+            lines: false,
+            envelope: None,
+            references: &[],
+        },
+    )
+    .map_err(|e| CliError::Internal(e.to_string()))
+}

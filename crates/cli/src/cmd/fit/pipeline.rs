@@ -1,0 +1,126 @@
+//! The one `fit` pipeline every `dpfair fit METHOD` command runs: refuse a bad `--out`, load the
+//! CSV, open a session over the method's declared spend, scale and fit through the library
+//! ([`dpfair::pipeline::fit`]), then write the model. Each method's module only turns its flags
+//! into the library's params and prints what its fit released.
+
+use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::error::CliResult;
+use dpfair::model::ModelFile;
+use dpfair::{Estimator, Fitted, Session, Spend};
+use dpfair_data::{Loaded, TaskKind};
+
+/// The flags every central fit shares.
+pub struct Common<'a> {
+    pub data: &'a DataArgs,
+    pub bounds: &'a BoundsArgs,
+    pub privacy: &'a PrivacyArgs,
+    pub out: &'a OutArgs,
+}
+
+/// A fitted model and the data it was fitted on (its schema goes into the model file).
+pub struct Run<M> {
+    pub loaded: Loaded,
+    pub fitted: Fitted<M>,
+}
+
+impl<M: dpfair::model::Predictor + Clone + Into<dpfair::model::FittedModel>> Run<M> {
+    /// Write the model file to `--out` (and print the ledger's total).
+    pub fn save(&self, out: &OutArgs) -> CliResult<ModelFile> {
+        out.save(
+            &self.loaded,
+            self.fitted.ledger.clone(),
+            None,
+            &self.fitted.config,
+            self.fitted.model.clone().into(),
+        )
+    }
+}
+
+/// Check the output path, load the data with `task`, run the command's own `check` of the
+/// loaded schema (public facts only), warn when the features stay unscaled (`unscaled_warning`,
+/// or nothing when `None`), then fit `estimator` in a session over its declared spend
+/// (unlimited for a non-private reference or a paper procedure).
+pub fn fit<E: Estimator>(
+    common: Common<'_>,
+    task: Option<TaskKind>,
+    estimator: &E,
+    unscaled_warning: Option<&str>,
+    check: impl FnOnce(&Loaded) -> CliResult,
+) -> CliResult<Run<E::Model>> {
+    common.out.check(&[common.data.input()])?;
+    let scaling = common.bounds.scaling()?;
+    let mut loaded = common.data.load(task)?;
+    check(&loaded)?;
+    if scaling.is_none()
+        && let Some(warning) = unscaled_warning
+    {
+        eprintln!("{warning}");
+    }
+    let spend = estimator.spend(&loaded.dataset)?;
+    if common.privacy.epsilon.is_infinite() {
+        eprintln!("warning: --epsilon inf: a non-private reference; the model is NOT private");
+    }
+    let mut session = session_for(&spend)?.with_noise(common.privacy.noise());
+    let fitted = dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)?;
+    report_private_bounds(&fitted.ledger);
+    Ok(finish(estimator, loaded, fitted))
+}
+
+/// Print what the fit released (the estimator's report; with a paper procedure, what it really
+/// spent) and pair the model with its data.
+pub fn finish<E: Estimator>(
+    estimator: &E,
+    loaded: Loaded,
+    fitted: Fitted<E::Model>,
+) -> Run<E::Model> {
+    for line in estimator.report(&fitted, &loaded.dataset) {
+        eprintln!("{line}");
+    }
+    let paper = estimator
+        .spend(&loaded.dataset)
+        .is_ok_and(|s| s.epsilon.is_infinite())
+        && fitted
+            .config
+            .get("accounting")
+            .is_some_and(|a| a == "paper");
+    if paper {
+        eprintln!(
+            "--accounting paper: what the authors' procedure really spends:\n{}",
+            fitted.ledger.summary()
+        );
+    }
+    Run { loaded, fitted }
+}
+
+/// A session whose budget is the command's (the fit's declared spend): unlimited for a
+/// non-private reference or a paper procedure, whose ledger records what it really spends.
+pub fn session_for(spend: &Spend) -> CliResult<Session> {
+    Ok(if spend.epsilon.is_finite() {
+        Session::with_relation(spend.epsilon, spend.delta, spend.relation)?
+    } else {
+        Session::unlimited()
+    })
+}
+
+/// Print what private feature bounds cost, when the fit estimated any.
+fn report_private_bounds(ledger: &dpfair_privacy::Ledger) {
+    let bounds: Vec<_> = ledger
+        .entries()
+        .iter()
+        .filter(|e| e.label.starts_with("feature bounds of column"))
+        .collect();
+    if !bounds.is_empty() {
+        let epsilon: f64 = bounds
+            .iter()
+            .map(|e| match e.cost {
+                dpfair_privacy::Cost::Pure { epsilon } => epsilon,
+                _ => 0.0,
+            })
+            .sum();
+        eprintln!(
+            "private feature bounds: ε = {} spent ({} releases)",
+            dpfair_privacy::ledger::readable(epsilon),
+            bounds.len()
+        );
+    }
+}

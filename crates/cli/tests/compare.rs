@@ -1,0 +1,82 @@
+//! `dpfair compare`: every applicable method at the same budget on one CSV, one table, one SVG.
+
+mod common;
+use common::{arg, bad, design_csv, dpfair, ok, scratch};
+
+#[test]
+fn compare_writes_a_table_with_references_and_a_frontier() {
+    let dir = scratch("compare", "table");
+    let data = design_csv(&dir, "d.csv", 3_000, 1);
+    let out = dir.join("cmp");
+    let stdout = ok(&dpfair(&[
+        "compare",
+        "--data",
+        arg(&data),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+        "--bounds",
+        "x1:0:1,x2:0:1",
+        "--methods",
+        "dp-logistic,cdp-fair,dp2dp",
+        "--epsilon",
+        "1,2",
+        "--out",
+        arg(&out),
+    ]));
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    // Header, the two references, then three methods at two ε each.
+    assert_eq!(rows.len(), 1 + 2 + 3 * 2, "{stdout}");
+    assert!(rows[1].starts_with("| majority class |"), "{stdout}");
+    assert!(rows[2].starts_with("| non-private logistic |"), "{stdout}");
+    for method in ["dp-logistic", "cdp-fair", "dp2dp"] {
+        for eps in ["1", "2"] {
+            let row = rows
+                .iter()
+                .find(|r| r.starts_with(&format!("| {method} | {eps} |")))
+                .unwrap_or_else(|| panic!("no row for {method} at ε = {eps}: {stdout}"));
+            // The ε each fit spent (from its ledger) is at most the ε asked for.
+            let spent: f64 = row.split('|').nth(7).unwrap().trim().parse().unwrap();
+            assert!(spent <= eps.parse::<f64>().unwrap() * (1.0 + 1e-9), "{row}");
+        }
+    }
+    let cdp = rows
+        .iter()
+        .find(|r| r.starts_with("| cdp-fair | 1 |"))
+        .unwrap();
+    assert!(cdp.contains("≤ 0.1"), "CDP-Fair's target is α: {cdp}");
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert_eq!(md.trim_end(), stdout.trim_end());
+    let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("cdp-fair (ε = 1)"),
+        "{svg}"
+    );
+}
+
+#[test]
+fn compare_refuses_bad_options_before_fitting() {
+    let dir = scratch("compare", "bad");
+    let data = design_csv(&dir, "d.csv", 200, 2);
+    let base = [
+        "compare",
+        "--data",
+        arg(&data),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+    ];
+    for (extra, flag) in [
+        (vec!["--methods", "nope"], "--methods"),
+        (vec!["--epsilon", "0"], "--epsilon"),
+        (vec!["--test-fraction", "1.5"], "--test-fraction"),
+        (vec!["--repetitions", "0"], "--repetitions"),
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(extra.iter());
+        let err = bad(&dpfair(&args));
+        assert!(err.contains(flag), "{extra:?}: {err}");
+    }
+}

@@ -1,0 +1,591 @@
+//! Every applicable method on one data set at the same budget and fairness level: the
+//! cross-method comparison behind `dpfair compare` (and the demo).
+//!
+//! The rows are split once per repetition into a training and a held-out part by a public
+//! random split; each method is fitted on the training part in its own [`Session`] at `(ε, δ)`
+//! (with the same feature scaling, [`crate::pipeline`]) and scored on the held-out part:
+//! accuracy and demographic-parity difference (binary targets) or DP2DP's multi-class
+//! unfairness. Two references are scored the same way: the majority class of the training part
+//! and non-private L2-regularised logistic regression.
+//!
+//! **What the numbers are.** Held-out scores are an *evaluation* of the data owner's own data,
+//! like `dpfair evaluate`: they read private rows without noise and are for the owner's eyes,
+//! not for publication. The fitted models are private; the table about them is not.
+//!
+//! Fairness targets are judged met when the mean held-out unfairness is within
+//! `target + z₀.₉₅ · √(1/(4n₀) + 1/(4n₁))`: the one-sided 95% bound on the sampling error of a
+//! difference of two proportions with held-out group sizes `n₀, n₁` (variance at most `1/4`).
+
+use crate::error::{Error, Result};
+use crate::estimator::{Estimator, Params};
+use crate::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair};
+use crate::model::Output;
+use crate::pipeline::{self, Scaling};
+use crate::session::Session;
+use dpfair_data::{Dataset, Loaded, Target};
+use dpfair_fairness::{accuracy, demographic_parity_difference, multiclass_unfairness};
+use dpfair_privacy::Noise;
+use std::time::Instant;
+
+/// A method `compare` can run (those that need only the training CSV and a class target).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Method {
+    DpLogistic,
+    CdpFair,
+    FdpFair,
+    Decoupled,
+    Dp2dp,
+}
+
+impl Method {
+    /// Every method, in table order.
+    pub const ALL: [Method; 5] = [
+        Method::DpLogistic,
+        Method::CdpFair,
+        Method::FdpFair,
+        Method::Decoupled,
+        Method::Dp2dp,
+    ];
+
+    /// The name as in `dpfair fit METHOD`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::DpLogistic => "dp-logistic",
+            Method::CdpFair => "cdp-fair",
+            Method::FdpFair => "fdp-fair",
+            Method::Decoupled => "decoupled",
+            Method::Dp2dp => "dp2dp",
+        }
+    }
+
+    /// The method named `name`.
+    pub fn parse(name: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "methods",
+                    format!(
+                        "`{name}` is not one of {}",
+                        Method::ALL.map(Method::name).join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// Whether the method applies to a target with `classes` classes and `groups` groups.
+    pub fn applies(self, classes: usize, groups: usize) -> bool {
+        match self {
+            Method::DpLogistic => classes >= 2,
+            Method::Dp2dp => classes >= 2 && groups == 2,
+            _ => classes == 2 && groups == 2,
+        }
+    }
+
+    /// The fairness level the method targets at `alpha` (`None`: it has none).
+    pub fn target(self, alpha: f64) -> Option<f64> {
+        match self {
+            Method::DpLogistic => None,
+            Method::Decoupled => Some(0.0),
+            Method::CdpFair | Method::FdpFair | Method::Dp2dp => Some(alpha),
+        }
+    }
+}
+
+/// What to compare.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub methods: Vec<Method>,
+    pub epsilons: Vec<f64>,
+    pub delta: f64,
+    /// The fairness level α (CDP-Fair, FDP-Fair; DP2DP's ρ).
+    pub alpha: f64,
+    /// The held-out fraction of the rows.
+    pub test_fraction: f64,
+    pub repetitions: usize,
+    /// Seed of the public splits (the release noise always comes from the OS).
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            methods: Method::ALL.to_vec(),
+            epsilons: vec![1.0],
+            delta: 1e-5,
+            alpha: 0.1,
+            test_fraction: 0.3,
+            repetitions: 1,
+            seed: 0,
+        }
+    }
+}
+
+/// The most repetitions accepted (each refits every method).
+pub const MAX_REPETITIONS: usize = 1_000;
+
+impl Config {
+    fn check(&self) -> Result<()> {
+        if self.methods.is_empty() {
+            return Err(Error::invalid("methods", "name at least one method"));
+        }
+        if self.epsilons.is_empty() || self.epsilons.iter().any(|e| !(e.is_finite() && *e > 0.0)) {
+            return Err(Error::invalid(
+                "epsilon",
+                format!("each ε must be finite and > 0, got {:?}", self.epsilons),
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(Error::invalid(
+                "delta",
+                format!("must be in (0, 1), got {}", self.delta),
+            ));
+        }
+        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
+            return Err(Error::invalid(
+                "alpha",
+                format!("must be finite and ≥ 0, got {}", self.alpha),
+            ));
+        }
+        if !(self.test_fraction > 0.0 && self.test_fraction < 1.0) {
+            return Err(Error::invalid(
+                "test_fraction",
+                format!("must be in (0, 1), got {}", self.test_fraction),
+            ));
+        }
+        if !(1..=MAX_REPETITIONS).contains(&self.repetitions) {
+            return Err(Error::invalid(
+                "repetitions",
+                format!("must be in 1..={MAX_REPETITIONS}, got {}", self.repetitions),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Mean and standard error over repetitions (`se` is NaN with one repetition).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub mean: f64,
+    pub se: f64,
+}
+
+impl Estimate {
+    fn of(values: &[f64]) -> Estimate {
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let se = if values.len() > 1 {
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            (var / n).sqrt()
+        } else {
+            f64::NAN
+        };
+        Estimate { mean, se }
+    }
+}
+
+/// One line of the comparison: a method (or a reference) at one ε.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The method's name, or `majority class` / `non-private logistic`.
+    pub method: String,
+    /// ε of the fit (`inf` for the references).
+    pub epsilon: f64,
+    pub accuracy: Estimate,
+    pub unfairness: Estimate,
+    /// The fairness level the method targets, if any.
+    pub target: Option<f64>,
+    /// Whether the target was met within the held-out tolerance (module docs).
+    pub met: Option<bool>,
+    /// ε spent by one fit, from its ledger.
+    pub spent: f64,
+    /// Wall seconds of one fit (mean).
+    pub seconds: f64,
+    /// Why the method failed, when it did (its message).
+    pub error: Option<String>,
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    /// The held-out tolerance on unfairness (module docs) at the first split.
+    pub tolerance: f64,
+    /// The methods left out, with the reason.
+    pub skipped: Vec<(Method, String)>,
+    pub test_rows: usize,
+}
+
+impl Report {
+    /// The majority-class reference row.
+    pub fn majority(&self) -> Option<&Row> {
+        self.rows.iter().find(|r| r.method == MAJORITY)
+    }
+}
+
+/// The reference rows' names.
+pub const MAJORITY: &str = "majority class";
+pub const NON_PRIVATE: &str = "non-private logistic";
+
+/// What one fit scored.
+#[derive(Clone)]
+struct Score {
+    accuracy: f64,
+    unfairness: f64,
+    spent: f64,
+    seconds: f64,
+}
+
+/// Run the comparison on `loaded` (features raw; `scaling` as in [`pipeline::fit`]).
+/// `progress(done, total, what)` is called before each fit.
+///
+/// ```
+/// use dpfair::compare::{Config, Method, compare};
+/// # let dataset = dpfair::estimators::example_data(2_000, 2, 1);
+/// # let schema = dpfair::estimators::example_schema(2);
+/// let loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+/// let config = Config { methods: vec![Method::DpLogistic, Method::CdpFair], ..Config::default() };
+/// let report = compare(&loaded, &dpfair::pipeline::Scaling::None, &config, |_, _, _| {})?;
+/// assert_eq!(report.rows.len(), 2 + 2); // two references, two methods at one ε
+/// assert!(report.majority().is_some());
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+pub fn compare(
+    loaded: &Loaded,
+    scaling: &Scaling,
+    config: &Config,
+    mut progress: impl FnMut(usize, usize, &str),
+) -> Result<Report> {
+    config.check()?;
+    scaling.check()?;
+    let data = &loaded.dataset;
+    let y = class_codes(data)?;
+    let classes = match data.target.as_ref() {
+        Some(Target::Binary(_)) => 2,
+        Some(Target::Multiclass { k, .. }) => *k,
+        _ => unreachable!("class_codes checked the target"),
+    };
+    let groups = data
+        .groups
+        .as_ref()
+        .ok_or_else(|| Error::InvalidData("compare needs a sensitive column (groups)".into()))?;
+    let n_groups = groups.count();
+    let mut methods = Vec::new();
+    let mut skipped = Vec::new();
+    for &m in &config.methods {
+        if m.applies(classes, n_groups) {
+            methods.push(m);
+        } else {
+            skipped.push((
+                m,
+                format!("needs a binary target and two groups ({classes} classes, {n_groups} groups here)"),
+            ));
+        }
+    }
+    let total = config.repetitions * (methods.len() * config.epsilons.len() + 1);
+    let mut done = 0;
+    let mut scores: Vec<Vec<std::result::Result<Score, String>>> =
+        vec![Vec::new(); methods.len() * config.epsilons.len() + 2];
+    let mut tolerance = f64::NAN;
+    let mut test_rows = 0;
+    for rep in 0..config.repetitions {
+        let seed = dpfair_data::synthetic::derive_seed(config.seed, rep as u64);
+        let parts = dpfair_data::split_indices(
+            data.n_rows(),
+            &[1.0 - config.test_fraction, config.test_fraction],
+            seed,
+            None,
+        )?;
+        let (train_idx, test_idx) = (&parts[0], &parts[1]);
+        let test_raw = data.select(test_idx);
+        let y_test: Vec<u32> = test_idx.iter().map(|&i| y[i]).collect();
+        let g_test = &test_raw.groups.as_ref().expect("groups checked").codes;
+        if rep == 0 {
+            tolerance = unfairness_tolerance(g_test);
+            test_rows = test_idx.len();
+        }
+        progress(done, total, "references");
+        done += 1;
+        let train = Loaded {
+            dataset: data.select(train_idx),
+            schema: loaded.schema.clone(),
+            report: loaded.report.clone(),
+        };
+        let y_train: Vec<u32> = train_idx.iter().map(|&i| y[i]).collect();
+        let refs = references(&train, &test_raw, scaling, &y_train, &y_test, classes)?;
+        let n_rows = scores.len();
+        for (slot, score) in [n_rows - 2, n_rows - 1].into_iter().zip(refs) {
+            scores[slot].push(Ok(score));
+        }
+        for (mi, &method) in methods.iter().enumerate() {
+            for (ei, &epsilon) in config.epsilons.iter().enumerate() {
+                progress(done, total, &format!("{} at ε = {epsilon}", method.name()));
+                done += 1;
+                let score = fit_and_score(
+                    method, epsilon, config, &train, &test_raw, scaling, &y_test, classes, seed,
+                )
+                .map_err(|e| e.to_string());
+                scores[mi * config.epsilons.len() + ei].push(score);
+            }
+        }
+    }
+    progress(done, total, "done");
+    let mut rows = Vec::new();
+    let n_rows = scores.len();
+    rows.push(summarise(
+        MAJORITY,
+        f64::INFINITY,
+        None,
+        &scores[n_rows - 2],
+        tolerance,
+    ));
+    rows.push(summarise(
+        NON_PRIVATE,
+        f64::INFINITY,
+        None,
+        &scores[n_rows - 1],
+        tolerance,
+    ));
+    for (mi, &method) in methods.iter().enumerate() {
+        for (ei, &epsilon) in config.epsilons.iter().enumerate() {
+            rows.push(summarise(
+                method.name(),
+                epsilon,
+                method.target(config.alpha),
+                &scores[mi * config.epsilons.len() + ei],
+                tolerance,
+            ));
+        }
+    }
+    Ok(Report {
+        rows,
+        tolerance,
+        skipped,
+        test_rows,
+    })
+}
+
+/// `z₀.₉₅ · √(1/(4n₀) + 1/(4n₁))` over the two largest held-out groups.
+fn unfairness_tolerance(groups: &[u32]) -> f64 {
+    let mut counts = std::collections::BTreeMap::<u32, f64>::new();
+    for &g in groups {
+        *counts.entry(g).or_default() += 1.0;
+    }
+    let inv: f64 = counts.values().map(|n| 1.0 / (4.0 * n)).sum();
+    1.645 * inv.sqrt()
+}
+
+/// The class codes of a binary or multi-class target.
+fn class_codes(data: &Dataset) -> Result<Vec<u32>> {
+    data.target
+        .as_ref()
+        .and_then(|t| t.classes())
+        .ok_or_else(|| Error::InvalidData("compare needs a binary or multi-class target".into()))
+}
+
+/// Mean and standard error of the successful fits; the first failure's message otherwise.
+fn summarise(
+    method: &str,
+    epsilon: f64,
+    target: Option<f64>,
+    scores: &[std::result::Result<Score, String>],
+    tolerance: f64,
+) -> Row {
+    let ok: Vec<&Score> = scores.iter().filter_map(|s| s.as_ref().ok()).collect();
+    let error = scores.iter().find_map(|s| s.as_ref().err().cloned());
+    if ok.is_empty() {
+        let nan = Estimate {
+            mean: f64::NAN,
+            se: f64::NAN,
+        };
+        return Row {
+            method: method.into(),
+            epsilon,
+            accuracy: nan,
+            unfairness: nan,
+            target,
+            met: None,
+            spent: f64::NAN,
+            seconds: f64::NAN,
+            error,
+        };
+    }
+    let pick = |f: fn(&Score) -> f64| ok.iter().map(|s| f(s)).collect::<Vec<_>>();
+    let unfairness = Estimate::of(&pick(|s| s.unfairness));
+    Row {
+        method: method.into(),
+        epsilon,
+        accuracy: Estimate::of(&pick(|s| s.accuracy)),
+        unfairness,
+        target,
+        met: target.map(|t| unfairness.mean <= t + tolerance),
+        spent: pick(|s| s.spent).into_iter().fold(0.0, f64::max),
+        seconds: pick(|s| s.seconds).iter().sum::<f64>() / ok.len() as f64,
+        error,
+    }
+}
+
+/// Held-out accuracy and unfairness of class predictions.
+fn score(predicted: &[u32], y_test: &[u32], groups: &[u32], classes: usize) -> Result<(f64, f64)> {
+    let acc = accuracy(y_test, predicted).map_err(fairness_error)?;
+    let unfair = if classes == 2 {
+        let binary: Vec<u8> = predicted.iter().map(|&c| u8::from(c == 1)).collect();
+        demographic_parity_difference(&binary, groups)
+    } else {
+        multiclass_unfairness(predicted, classes, groups)
+    }
+    .map_err(fairness_error)?;
+    Ok((acc, unfair))
+}
+
+fn fairness_error(e: dpfair_fairness::FairnessError) -> Error {
+    Error::InvalidData(e.to_string())
+}
+
+/// The majority class of the training part, and non-private logistic regression.
+fn references(
+    train: &Loaded,
+    test_raw: &Dataset,
+    scaling: &Scaling,
+    y_train: &[u32],
+    y_test: &[u32],
+    classes: usize,
+) -> Result<[Score; 2]> {
+    let groups = &test_raw.groups.as_ref().expect("groups checked").codes;
+    let mut counts = vec![0usize; classes];
+    for &c in y_train {
+        counts[c as usize] += 1;
+    }
+    let majority = (0..classes).max_by_key(|&c| counts[c]).unwrap_or(0) as u32;
+    let (acc, unfair) = score(&vec![majority; y_test.len()], y_test, groups, classes)?;
+    let constant = Score {
+        accuracy: acc,
+        unfairness: unfair,
+        spent: f64::INFINITY,
+        seconds: 0.0,
+    };
+    let start = Instant::now();
+    let mut train = train.clone();
+    let mut test = test_raw.clone();
+    // Public bounds only (the reference spends nothing, so it fits no private ones); where they
+    // do not cover every column, the features stay raw.
+    let public = match scaling {
+        Scaling::Public(b) | Scaling::Private { public: b, .. } => Some(b.clone()),
+        Scaling::None => None,
+    };
+    if let Some(bounds) = public
+        && Scaling::Public(bounds).apply_public(&mut train).is_ok()
+    {
+        train.schema.scaling.apply(&mut test.features)?;
+    }
+    let model = dpfair_learn::fit_logistic(
+        &dpfair_learn::LogisticConfig::default(),
+        train.dataset.features.view(),
+        y_train,
+        classes,
+    )?;
+    let predicted = model.predict(test.features.view())?;
+    let (acc, unfair) = score(&predicted, y_test, groups, classes)?;
+    Ok([
+        constant,
+        Score {
+            accuracy: acc,
+            unfairness: unfair,
+            spent: f64::INFINITY,
+            seconds: start.elapsed().as_secs_f64(),
+        },
+    ])
+}
+
+/// Fit `method` at `epsilon` on `train` and score it on the held-out rows.
+#[allow(clippy::too_many_arguments)]
+fn fit_and_score(
+    method: Method,
+    epsilon: f64,
+    config: &Config,
+    train: &Loaded,
+    test_raw: &Dataset,
+    scaling: &Scaling,
+    y_test: &[u32],
+    classes: usize,
+    seed: u64,
+) -> Result<Score> {
+    let delta = config.delta;
+    let alpha = config.alpha;
+    match method {
+        Method::DpLogistic => {
+            let est = DpLogistic::params()
+                .epsilon(epsilon)
+                .delta(delta)
+                .substitution(true)
+                .check()?;
+            run(&est, train, test_raw, scaling, y_test, classes, seed)
+        }
+        Method::CdpFair => {
+            let est = CdpFair::params()
+                .alpha(alpha)
+                .epsilon(epsilon)
+                .delta(delta)
+                .check()?;
+            run(&est, train, test_raw, scaling, y_test, classes, seed)
+        }
+        Method::FdpFair => {
+            let est = FdpFair::params()
+                .alpha(alpha)
+                .epsilon(epsilon)
+                .delta(delta)
+                .check()?;
+            run(&est, train, test_raw, scaling, y_test, classes, seed)
+        }
+        Method::Decoupled => {
+            let est = Decoupled::params().epsilon(epsilon).delta(delta).check()?;
+            run(&est, train, test_raw, scaling, y_test, classes, seed)
+        }
+        Method::Dp2dp => {
+            let est = Dp2dp::params()
+                .rho(alpha)
+                .epsilon(epsilon)
+                .delta(delta)
+                .check()?;
+            run(&est, train, test_raw, scaling, y_test, classes, seed)
+        }
+    }
+}
+
+/// One fit in its own session over the estimator's spend, then its held-out score.
+fn run<E: Estimator>(
+    estimator: &E,
+    train: &Loaded,
+    test_raw: &Dataset,
+    scaling: &Scaling,
+    y_test: &[u32],
+    classes: usize,
+    seed: u64,
+) -> Result<Score> {
+    let start = Instant::now();
+    let mut train = train.clone();
+    let spend = estimator.spend(&train.dataset)?;
+    let mut session = Session::with_relation(spend.epsilon, spend.delta, spend.relation)?
+        .with_noise(Noise::os_with_public_seed(seed));
+    let fitted = pipeline::fit(estimator, &mut train, scaling, &mut session)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut test = test_raw.clone();
+    train.schema.scaling.apply(&mut test.features)?;
+    let out = fitted.predict(&test, session.noise())?;
+    let predicted = match &out {
+        Output::Classes { classes, .. } => classes.clone(),
+        Output::Values(_) => {
+            return Err(Error::InvalidData("a classifier returned values".into()));
+        }
+    };
+    let groups = &test.groups.as_ref().expect("groups checked").codes;
+    let (accuracy, unfairness) = score(&predicted, y_test, groups, classes)?;
+    let spent = fitted.ledger.total()?.epsilon;
+    Ok(Score {
+        accuracy,
+        unfairness,
+        spent,
+        seconds,
+    })
+}

@@ -1,0 +1,153 @@
+//! `dpfair::Error`: the one error type of the library API ([`crate::Session`],
+//! [`crate::Estimator`], [`crate::estimators`]).
+//!
+//! The methods' own error enums (one per paper module) convert into it, so a caller matches on
+//! four kinds whatever the method: a bad parameter, bad data, a refused release (the budget), or
+//! a failure inside a layer below (privacy accounting, learning, the model file).
+
+use dpfair_data::DataError;
+use dpfair_learn::LearnError;
+use dpfair_privacy::PrivacyError;
+use thiserror::Error;
+
+/// Everything the library API can refuse or fail with. Messages name the parameter, column or
+/// row at fault.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A parameter outside its domain, found by [`crate::Params::check`] before any data is
+    /// touched (or by the method, for a value that depends on the data's public shape).
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter { name: String, reason: String },
+    /// The data do not fit the method (missing groups or target, wrong number of groups, NaN …).
+    #[error("invalid data: {0}")]
+    InvalidData(String),
+    /// The fit would take the session over its budget: refused before any noise was drawn.
+    #[error("privacy budget exceeded: {0}")]
+    BudgetExceeded(String),
+    /// The privacy layer refused or failed a release.
+    #[error(transparent)]
+    Privacy(Box<PrivacyError>),
+    /// Reading or encoding data.
+    #[error(transparent)]
+    Data(Box<DataError>),
+    /// A learner below the method (DP-SGD, output perturbation).
+    #[error(transparent)]
+    Learn(Box<LearnError>),
+    /// The model file (reading, writing, integrity).
+    #[error(transparent)]
+    Model(Box<crate::model::ModelError>),
+    /// A numerical routine of a method did not converge or a solver failed.
+    #[error("{method}: {reason}")]
+    Method {
+        method: &'static str,
+        reason: String,
+    },
+}
+
+/// `Result` with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(name: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::InvalidParameter {
+            name: name.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl From<PrivacyError> for Error {
+    fn from(e: PrivacyError) -> Self {
+        match e {
+            PrivacyError::InvalidParameter { name, reason } => Error::invalid(name, reason),
+            PrivacyError::BudgetExceeded { .. } => Error::BudgetExceeded(e.to_string()),
+            other => Error::Privacy(Box::new(other)),
+        }
+    }
+}
+
+impl From<DataError> for Error {
+    fn from(e: DataError) -> Self {
+        Error::Data(Box::new(e))
+    }
+}
+
+impl From<LearnError> for Error {
+    fn from(e: LearnError) -> Self {
+        match e {
+            LearnError::Privacy(p) => p.into(),
+            other => Error::Learn(Box::new(other)),
+        }
+    }
+}
+
+impl From<crate::model::ModelError> for Error {
+    fn from(e: crate::model::ModelError) -> Self {
+        match e {
+            crate::model::ModelError::Data(d) => Error::Data(Box::new(d)),
+            other => Error::Model(Box::new(other)),
+        }
+    }
+}
+
+impl From<crate::plugin::Error> for Error {
+    fn from(e: crate::plugin::Error) -> Self {
+        use crate::plugin::Error as E;
+        match e {
+            E::InvalidParameter { name, reason } => Error::invalid(name, reason),
+            E::InvalidData(reason) => Error::InvalidData(reason),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}
+
+impl From<crate::decoupled::DecoupledError> for Error {
+    fn from(e: crate::decoupled::DecoupledError) -> Self {
+        use crate::decoupled::DecoupledError as E;
+        match e {
+            E::InvalidParameter { name, reason } => Error::invalid(name, reason),
+            E::InvalidData(reason) => Error::InvalidData(reason),
+            E::Data(d) => d.into(),
+            E::Learn(l) => l.into(),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}
+
+impl From<crate::dp2dp::Error> for Error {
+    fn from(e: crate::dp2dp::Error) -> Self {
+        use crate::dp2dp::Error as E;
+        match e {
+            E::Invalid { name, reason } => Error::invalid(name, reason),
+            E::Data(reason) => Error::InvalidData(reason),
+            E::Phase1(reason) => Error::InvalidData(format!("phase 1: {reason}")),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}
+
+impl From<crate::lpct::LpctError> for Error {
+    fn from(e: crate::lpct::LpctError) -> Self {
+        use crate::lpct::LpctError as E;
+        match e {
+            E::InvalidParameter { name, reason } => Error::invalid(name, reason),
+            E::InvalidData { what, reason } => Error::InvalidData(format!("{what}: {reason}")),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}
+
+impl From<crate::fair_regression::FairRegressionError> for Error {
+    fn from(e: crate::fair_regression::FairRegressionError) -> Self {
+        use crate::fair_regression::FairRegressionError as E;
+        match e {
+            E::Invalid { name, reason } => Error::invalid(name, reason),
+            E::Privacy(p) => p.into(),
+            E::Lp(lp) => Error::Method {
+                method: "fair-regression",
+                reason: lp.to_string(),
+            },
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The estimator shape every method shares, in the spirit of linfa's `ParamGuard` and `Fit`.
+//!
+//! 1. A method's *params* (e.g. [`crate::estimators::CdpFairParams`]) are built with setters and
+//!    hold unchecked values. [`Params::check`] validates every value before any data is touched
+//!    and returns the *checked estimator*; only a checked estimator can be fitted.
+//! 2. [`Estimator::fit`] runs the method in a [`Session`]: the session refuses a fit that would
+//!    overspend its budget before any noise is drawn, gives the fit a fresh ledger and its
+//!    randomness, and composes the fit's releases into the session's ledger.
+//! 3. The result is a [`Fitted`] model: the model (a [`Predictor`]), the fit's own ledger and the
+//!    configuration it used, ready to predict or to be written as a model file
+//!    ([`Fitted::to_model_file`]) that `dpfair predict` reads.
+//!
+//! ```
+//! use dpfair::estimators::DpLogistic;
+//! use dpfair::{Estimator, Params, Session};
+//! # let data = dpfair::estimators::example_data(400, 2, 7);
+//! let mut session = Session::new(1.0, 1e-5)?;
+//! // DP-SGD certifies replace-one neighbours here, as the session does.
+//! let est = DpLogistic::params().epsilon(1.0).substitution(true).epochs(5).check()?;
+//! let fitted = est.fit(&data, &mut session)?;
+//! let predicted = fitted.predict(&data, session.noise())?;
+//! // A second fit would overspend: refused before any noise is drawn.
+//! assert!(matches!(est.fit(&data, &mut session), Err(dpfair::Error::BudgetExceeded(_))));
+//! # Ok::<(), dpfair::Error>(())
+//! ```
+
+use crate::error::Result;
+use crate::model::{FittedModel, ModelFile, Output, Predictor};
+use crate::session::{Session, Spend};
+use dpfair_data::{Dataset, Schema};
+use dpfair_privacy::{Ledger, Noise};
+use serde::Serialize;
+
+/// Unchecked hyper-parameters of a method.
+pub trait Params {
+    /// The checked estimator.
+    type Checked: Estimator;
+    /// Validate every value (ranges, combinations, resource bounds) before any data is touched.
+    fn check(self) -> Result<Self::Checked>;
+}
+
+/// A checked estimator: a method with valid hyper-parameters, ready to fit.
+pub trait Estimator {
+    /// The fitted model.
+    type Model: Predictor + Clone + Into<FittedModel>;
+    /// The method's configuration as saved in the model file.
+    type Config: Serialize;
+
+    /// The method's name, as in `dpfair fit METHOD`.
+    fn method(&self) -> &'static str;
+
+    /// What the fit spends on `data`, declared before the data is read (it may use public facts
+    /// about the data only: the number of rows and columns).
+    fn spend(&self, data: &Dataset) -> Result<Spend>;
+
+    /// The configuration as used on `data` (defaults that depend on the public shape resolved).
+    fn config(&self, data: &Dataset) -> Self::Config;
+
+    /// The method itself: fit on `data`, charging every release to `ledger` (whose budget is the
+    /// declared [`Estimator::spend`]) and drawing noise from `noise`.
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<Self::Model>;
+
+    /// What the fit released, in a few lines for a person (printed by `dpfair fit`): public
+    /// facts of `data` (its shape, the group names) and released quantities of `model` only.
+    fn report(&self, fitted: &Fitted<Self::Model>, data: &Dataset) -> Vec<String> {
+        let _ = (fitted, data);
+        Vec::new()
+    }
+
+    /// The same estimator with another total ε (what private feature bounds leave of it:
+    /// [`crate::pipeline::fit`]).
+    fn with_epsilon(&self, epsilon: f64) -> Result<Self>
+    where
+        Self: Sized;
+
+    /// Fit in `session` (module docs): checked against its budget, composed into its ledger.
+    fn fit(&self, data: &Dataset, session: &mut Session) -> Result<Fitted<Self::Model>>
+    where
+        Self: Sized,
+    {
+        let spend = self.spend(data)?;
+        let (model, ledger) =
+            session.run(spend, |ledger, noise| self.fit_with(data, ledger, noise))?;
+        let config = crate::pipeline::config_json(self, data)?;
+        Ok(Fitted {
+            model,
+            ledger,
+            config,
+        })
+    }
+}
+
+/// A fitted model with the ledger of its fit and the configuration it used.
+#[derive(Clone, Debug)]
+pub struct Fitted<M> {
+    /// The model.
+    pub model: M,
+    /// The fit's own releases (the session's ledger holds them too).
+    pub ledger: Ledger,
+    /// The configuration, as saved in the model file.
+    pub config: serde_json::Value,
+}
+
+impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
+    /// Predict every row of `data` (features in the space the model was fitted in);
+    /// randomized predictors draw from `rng`.
+    pub fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
+        Ok(self.model.predict(data, rng)?)
+    }
+
+    /// The model file `dpfair predict` reads, with the `schema` that turns raw columns into the
+    /// model's feature space.
+    pub fn to_model_file(&self, schema: Schema) -> Result<ModelFile> {
+        Ok(ModelFile::new(
+            schema,
+            self.ledger.clone(),
+            &self.config,
+            self.model.clone().into(),
+        )?)
+    }
+}

@@ -1,0 +1,151 @@
+//! [`Decoupled`]: the decoupled private fair binary classifier (Ghoukasian & Asoodeh,
+//! Algorithm 2; [`crate::decoupled`]): a DP-SGD base model, then private group rates and a
+//! fairness post-processing that flips decisions per group.
+
+use super::{check_epsilon, setters};
+use crate::decoupled::{Config, Model, config::MAX_DELTA};
+use crate::error::{Error, Result};
+use crate::estimator::{Estimator, Fitted, Params};
+use crate::model::Accounting;
+use crate::session::Spend;
+use dpfair_data::Dataset;
+use dpfair_privacy::{Ledger, Noise, Relation};
+
+/// Params of [`Decoupled`]: [`crate::decoupled::Config`]'s defaults (ε = 3, δ = 10⁻⁵, strict
+/// accounting, a joint DP-SGD base model).
+#[derive(Clone, Debug, Default)]
+pub struct DecoupledParams {
+    config: Config,
+}
+
+setters!(DecoupledParams {
+    /// Total ε (DP-SGD and the rate release).
+    epsilon: f64 => config.epsilon;
+    /// Total δ (all of it DP-SGD's).
+    delta: f64 => config.delta;
+    /// Strict (default) or the paper's procedure (ledger records the real cost).
+    accounting: Accounting => config.accounting;
+    /// The share of ε spent on the group count table (strict).
+    rate_share: f64 => config.rate_share;
+    /// The fraction of rows held out for the rates.
+    post_fraction: f64 => config.post_fraction;
+});
+
+impl DecoupledParams {
+    /// Params from a whole configuration.
+    pub fn from_config(config: Config) -> Self {
+        DecoupledParams { config }
+    }
+}
+
+impl Params for DecoupledParams {
+    type Checked = Decoupled;
+
+    fn check(self) -> Result<Decoupled> {
+        check_epsilon(self.config.epsilon, false)?;
+        if !(0.0..=MAX_DELTA).contains(&self.config.delta) {
+            return Err(Error::invalid(
+                "delta",
+                format!("must be in [0, {MAX_DELTA}], got {}", self.config.delta),
+            ));
+        }
+        self.config.budget_split()?;
+        Ok(Decoupled {
+            config: self.config,
+        })
+    }
+}
+
+/// The checked estimator.
+///
+/// ```
+/// use dpfair::estimators::Decoupled;
+/// use dpfair::{Estimator, Params, Session};
+/// let data = dpfair::estimators::example_data(3_000, 3, 4);
+/// let mut session = Session::new(3.0, 1e-5)?;
+/// let fitted = Decoupled::params().epsilon(3.0).delta(1e-5).check()?.fit(&data, &mut session)?;
+/// let out = fitted.predict(&data, session.noise())?;
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Decoupled {
+    config: Config,
+}
+
+impl Decoupled {
+    /// Params with the defaults of [`DecoupledParams`].
+    pub fn params() -> DecoupledParams {
+        DecoupledParams::default()
+    }
+}
+
+impl Estimator for Decoupled {
+    type Model = Model;
+    type Config = Config;
+
+    fn method(&self) -> &'static str {
+        "decoupled"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        let name = |a: usize| {
+            data.groups
+                .as_ref()
+                .and_then(|g| g.names.get(a))
+                .map_or("?", String::as_str)
+        };
+        let mut lines = vec![format!(
+            "decoupled: released rates α̃ = {:.4}, β̃ = {:.4}; p_keep = {:.4} (group `{}`), \
+             p_flip = {:.4}",
+            model.rates.alpha,
+            model.rates.beta,
+            model.flips.p_keep,
+            name(model.flips.down as usize),
+            model.flips.p_flip
+        )];
+        for (a, fell) in model.rates.fallback.iter().enumerate() {
+            if *fell {
+                lines.push(format!(
+                    "decoupled: the released counts of group `{}` are empty: its rate falls back \
+                     to {} (recorded in the model)",
+                    name(a),
+                    crate::decoupled::private_rates::FALLBACK_RATE
+                ));
+            }
+        }
+        // The row count of a per-group run is a private group size: not printed.
+        for r in &model.runs {
+            lines.push(format!(
+                "DP-SGD: z = {:.4}, q = {:.5}, T = {} steps; ε = {:.4} at δ = {:e}",
+                r.noise_multiplier, r.sampling_rate, r.steps, model.sgd_epsilon, self.config.delta
+            ));
+        }
+        lines
+    }
+
+    fn with_epsilon(&self, epsilon: f64) -> Result<Decoupled> {
+        DecoupledParams::from_config(self.config.clone())
+            .epsilon(epsilon)
+            .check()
+    }
+
+    fn spend(&self, _data: &Dataset) -> Result<Spend> {
+        Ok(Spend {
+            epsilon: match self.config.accounting {
+                Accounting::Strict => self.config.epsilon,
+                Accounting::Paper => f64::INFINITY,
+            },
+            delta: self.config.delta,
+            relation: Relation::Substitution,
+        })
+    }
+
+    fn config(&self, _data: &Dataset) -> Config {
+        self.config.clone()
+    }
+
+    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
+        Ok(crate::decoupled::fit(&self.config, data, ledger, noise)?)
+    }
+}

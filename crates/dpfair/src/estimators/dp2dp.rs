@@ -1,0 +1,158 @@
+//! [`Dp2dp`]: DP2DP, private demographic-parity post-processing for multi-class classifiers
+//! (Say, Denis, Pinot; [`crate::dp2dp`]): a private probability model (phase 1) on part of the
+//! rows, then a private dual ascent (phase 2) on the rest.
+
+use super::{check_epsilon, check_level, setters};
+use crate::dp2dp::{Config, Model};
+use crate::error::Result;
+use crate::estimator::{Estimator, Fitted, Params};
+use crate::model::Accounting;
+use crate::session::Spend;
+use dpfair_data::Dataset;
+use dpfair_privacy::{Ledger, Noise, Relation};
+
+/// Params of [`Dp2dp`]: [`crate::dp2dp::Config`]'s defaults (ρ = 0, ε = 1 per phase,
+/// δ = 10⁻⁵, 100 iterations, batch 128).
+#[derive(Clone, Debug, Default)]
+pub struct Dp2dpParams {
+    config: Config,
+}
+
+setters!(Dp2dpParams {
+    /// The fairness tolerance ρ ≥ 0: the classifier targets unfairness U ≤ ρ.
+    rho: f64 => config.rho;
+    /// ε of each phase (the phases use disjoint rows: parallel composition).
+    epsilon: f64 => config.epsilon;
+    /// δ.
+    delta: f64 => config.delta;
+    /// Strict (default) or the paper's procedure (ledger records the real cost).
+    accounting: Accounting => config.accounting;
+    /// Iterations T of the dual ascent.
+    iterations: usize => config.iterations;
+    /// The (expected) batch size b of the dual ascent.
+    batch: usize => config.batch;
+    /// The fraction of rows given to phase 2.
+    pool_fraction: f64 => config.pool_fraction;
+});
+
+impl Dp2dpParams {
+    /// Params from a whole configuration.
+    pub fn from_config(config: Config) -> Self {
+        Dp2dpParams { config }
+    }
+}
+
+impl Params for Dp2dpParams {
+    type Checked = Dp2dp;
+
+    fn check(self) -> Result<Dp2dp> {
+        check_level("rho", self.config.rho)?;
+        check_epsilon(self.config.epsilon, true)?;
+        self.config.validate()?;
+        Ok(Dp2dp {
+            config: self.config,
+        })
+    }
+}
+
+/// The checked estimator (`ε = ∞` is the non-private reference: it needs
+/// [`crate::Session::unlimited`]).
+///
+/// ```
+/// use dpfair::estimators::Dp2dp;
+/// use dpfair::{Estimator, Params, Session};
+/// let data = dpfair::estimators::example_data(4_000, 3, 6);
+/// let mut session = Session::new(1.0, 1e-5)?;
+/// let fitted = Dp2dp::params().rho(0.05).epsilon(1.0).check()?.fit(&data, &mut session)?;
+/// let out = fitted.predict(&data, session.noise())?;
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Dp2dp {
+    config: Config,
+}
+
+impl Dp2dp {
+    /// Params with the defaults of [`Dp2dpParams`].
+    pub fn params() -> Dp2dpParams {
+        Dp2dpParams::default()
+    }
+}
+
+impl Estimator for Dp2dp {
+    type Model = Model;
+    type Config = Config;
+
+    fn method(&self) -> &'static str {
+        "dp2dp"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        let r = &model.phase2.report;
+        let mut lines = Vec::new();
+        if let Some(p) = &model.phase1_procedure {
+            lines.push(format!("dp2dp: phase 1 = {p:?}"));
+        }
+        lines.push(format!(
+            "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); \
+             σ_SGD = {:.4} (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
+            model.classes,
+            model.rho,
+            model.n_train,
+            r.n_pool,
+            model.phase2.pi[0],
+            model.phase2.pi[1],
+            r.sigma_sgd,
+            r.noise_multiplier,
+            r.sampling_rate,
+            r.steps,
+            100.0 * r.at_bound
+        ));
+        if r.at_bound > 0.0 {
+            lines.push(
+                "warning: some multipliers hit the box bound C_λ; consider --c-lambda 2".into(),
+            );
+        }
+        if let Some(claimed) = r.claimed_epsilon {
+            let delta = self.config.delta;
+            lines.push(match fitted.ledger.total_at(delta) {
+                Ok(real) => format!(
+                    "--accounting paper: the paper claims ε = {claimed} per phase; the ledger's \
+                     real cost is ε = {:.4} at δ = {delta} ({})",
+                    real.epsilon, real.rule
+                ),
+                Err(e) => format!("--accounting paper: the ledger's total is unavailable: {e}"),
+            });
+        }
+        lines
+    }
+
+    fn with_epsilon(&self, epsilon: f64) -> Result<Dp2dp> {
+        Dp2dpParams::from_config(self.config.clone())
+            .epsilon(epsilon)
+            .check()
+    }
+
+    fn spend(&self, _data: &Dataset) -> Result<Spend> {
+        Ok(Spend {
+            epsilon: match self.config.accounting {
+                Accounting::Strict => self.config.epsilon,
+                Accounting::Paper => f64::INFINITY,
+            },
+            delta: self.config.delta,
+            relation: Relation::Substitution,
+        })
+    }
+
+    fn config(&self, _data: &Dataset) -> Config {
+        self.config.clone()
+    }
+
+    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
+        if self.config.epsilon.is_infinite() && self.config.accounting == Accounting::Strict {
+            super::charge_reference(ledger)?;
+        }
+        Ok(crate::dp2dp::fit(&self.config, data, ledger, noise)?)
+    }
+}

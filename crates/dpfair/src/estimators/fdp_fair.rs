@@ -1,0 +1,242 @@
+//! [`FdpFair`]: FDP-Fair (Xue & Yu, Algorithm 1; [`crate::fdp_fair`]) simulated in one process:
+//! the data are split into `S` contiguous sites, each site runs both rounds on its own rows with
+//! its own randomness, and the server's selection builds one classifier. (Real sites exchange
+//! files or messages: `dpfair federated`.)
+
+use super::{check_delta, check_epsilon, check_level};
+use crate::cdp_fair::{Accounting, Model};
+use crate::error::{Error, Result};
+use crate::estimator::{Estimator, Fitted, Params};
+use crate::fdp_fair::Config;
+use crate::fdp_fair::simulate::{contiguous_sites, fit};
+use crate::session::Session;
+use crate::session::Spend;
+use dpfair_data::Dataset;
+use dpfair_privacy::{Ledger, Noise, Relation};
+
+/// The most sites a simulation accepts (each needs its own rows).
+pub const MAX_SITES: usize = 1_000;
+
+/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites. Features
+/// must be on `[0, 1]^d`.
+#[derive(Clone, Debug)]
+pub struct FdpFairParams {
+    config: Config,
+    sites: usize,
+}
+
+impl Default for FdpFairParams {
+    fn default() -> Self {
+        FdpFairParams {
+            config: Config::default(),
+            sites: 3,
+        }
+    }
+}
+
+impl FdpFairParams {
+    /// The disparity level α ≥ 0.
+    pub fn alpha(mut self, alpha: f64) -> Self {
+        self.config.search.alpha = alpha;
+        self
+    }
+    /// ε of every site.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.config.epsilon = epsilon;
+        self
+    }
+    /// δ of every site (default `(N_s/2)⁻²` per site).
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.config.delta = Some(delta);
+        self
+    }
+    /// The number of simulated sites `S`.
+    pub fn sites(mut self, sites: usize) -> Self {
+        self.sites = sites;
+        self
+    }
+    /// Number of random frequencies `D` of the public basis.
+    pub fn frequencies(mut self, d: usize) -> Self {
+        self.config.n_frequencies = d;
+        self
+    }
+    /// Strict (default) or the paper's procedure (ledger records the real cost).
+    pub fn accounting(mut self, accounting: Accounting) -> Self {
+        self.config.accounting = accounting;
+        self
+    }
+    /// Params from a whole configuration.
+    pub fn from_config(config: Config, sites: usize) -> Self {
+        FdpFairParams { config, sites }
+    }
+}
+
+impl Params for FdpFairParams {
+    type Checked = FdpFair;
+
+    fn check(self) -> Result<FdpFair> {
+        check_epsilon(self.config.epsilon, false)?;
+        check_level("alpha", self.config.search.alpha)?;
+        if let Some(delta) = self.config.delta {
+            check_delta(delta)?;
+        }
+        if !(1..=MAX_SITES).contains(&self.sites) {
+            return Err(Error::invalid(
+                "sites",
+                format!("must be in 1..={MAX_SITES}, got {}", self.sites),
+            ));
+        }
+        if self.config.n_frequencies == 0
+            || self.config.n_frequencies > crate::cdp_fair::MAX_FREQUENCIES
+        {
+            return Err(Error::invalid(
+                "frequencies",
+                format!(
+                    "must be in 1..={}, got {}",
+                    crate::cdp_fair::MAX_FREQUENCIES,
+                    self.config.n_frequencies
+                ),
+            ));
+        }
+        self.config.search.validate()?;
+        Ok(FdpFair {
+            config: self.config,
+            sites: self.sites,
+        })
+    }
+}
+
+/// The checked FDP-Fair simulation.
+///
+/// ```
+/// use dpfair::estimators::FdpFair;
+/// use dpfair::{Estimator, Params, Session};
+/// let data = dpfair::estimators::example_data(3_000, 2, 5);
+/// let mut session = Session::new(1.0, 1e-4)?;
+/// let est = FdpFair::params().alpha(0.1).epsilon(1.0).delta(1e-5).sites(3).frequencies(64).check()?;
+/// let fitted = est.fit(&data, &mut session)?;
+/// let out = fitted.predict(&data, session.noise())?;
+/// assert_eq!(fitted.to_model_file(dpfair::estimators::example_schema(2))?.method, "fdp-fair");
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FdpFair {
+    config: Config,
+    sites: usize,
+}
+
+impl FdpFair {
+    /// Params with the defaults of [`FdpFairParams`].
+    pub fn params() -> FdpFairParams {
+        FdpFairParams::default()
+    }
+
+    /// The number of sites.
+    pub fn sites(&self) -> usize {
+        self.sites
+    }
+
+    /// Fit with one source of randomness per site, `noises[s]` for site `s` (each site's own
+    /// seed, e.g. to reproduce a run of the file protocol); [`Estimator::fit`] forks the
+    /// session's source instead.
+    pub fn fit_sites(
+        &self,
+        data: &Dataset,
+        noises: &mut [Noise],
+        session: &mut Session,
+    ) -> Result<Fitted<Model>> {
+        if noises.len() != self.sites {
+            return Err(Error::invalid(
+                "sites",
+                format!("{} sites but {} noise sources", self.sites, noises.len()),
+            ));
+        }
+        let spend = self.spend(data)?;
+        let (model, ledger) =
+            session.run(spend, |ledger, _| self.fit_noises(data, noises, ledger))?;
+        Ok(Fitted {
+            model,
+            ledger,
+            config: crate::pipeline::config_json(self, data)?,
+        })
+    }
+
+    /// Algorithm 1 over the contiguous sites of `data`, site `s` drawing from `noises[s]`; the
+    /// federation's releases are charged to `ledger`.
+    fn fit_noises(
+        &self,
+        data: &Dataset,
+        noises: &mut [Noise],
+        ledger: &mut Ledger,
+    ) -> Result<Model> {
+        let sites = contiguous_sites(data, self.sites)?;
+        let simulated = fit(&self.config, &sites, noises)?;
+        ledger.record_noise_source(simulated.ledger.noise_source());
+        for entry in simulated.ledger.entries() {
+            ledger.charge(entry.clone())?;
+        }
+        Ok(simulated.model)
+    }
+}
+
+impl Estimator for FdpFair {
+    type Model = Model;
+    type Config = Config;
+
+    fn method(&self) -> &'static str {
+        "fdp-fair"
+    }
+
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        model
+            .federated
+            .iter()
+            .map(|info| {
+                format!(
+                    "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
+                     non-increasing: {})",
+                    self.sites,
+                    model.bandwidth,
+                    info.search.depth,
+                    info.search.omega,
+                    info.search.tau,
+                    info.search.feasible,
+                    info.search.monotone
+                )
+            })
+            .collect()
+    }
+
+    fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {
+        FdpFairParams::from_config(self.config.clone(), self.sites)
+            .epsilon(epsilon)
+            .check()
+    }
+
+    /// Every site spends `(ε, δ_s)` on its own rows: parallel composition over the sites.
+    fn spend(&self, data: &Dataset) -> Result<Spend> {
+        let smallest = data.n_rows() / self.sites;
+        let delta = self
+            .config
+            .delta
+            .unwrap_or_else(|| crate::fdp_fair::default_delta(smallest.max(1)));
+        Ok(Spend {
+            epsilon: match self.config.accounting {
+                Accounting::Strict => self.config.epsilon,
+                Accounting::Paper => f64::INFINITY,
+            },
+            delta,
+            relation: Relation::Substitution,
+        })
+    }
+
+    fn config(&self, _data: &Dataset) -> Config {
+        self.config.clone()
+    }
+
+    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
+        let mut noises: Vec<Noise> = (0..self.sites).map(|_| noise.fork()).collect();
+        self.fit_noises(data, &mut noises, ledger)
+    }
+}

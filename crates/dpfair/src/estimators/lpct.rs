@@ -1,0 +1,290 @@
+//! [`Lpct`] and [`LpctPrune`]: locally private classification trees that use public data (Ma &
+//! Yang; [`crate::lpct`]). The public rows (in the params) build the partition; each private row
+//! is one holder whose ε-LDP report is simulated here exactly as the holder's own device would
+//! make it (`dpfair ldp` runs the real client/collector protocol).
+
+use super::check_epsilon;
+use crate::error::{Error, Result};
+use crate::estimator::{Estimator, Fitted, Params};
+use crate::lpct::{LpctConfig, LpctModel, PruneConfig, PruneModel, TreeSettings};
+use crate::session::Spend;
+use dpfair_data::Dataset;
+use dpfair_privacy::{Ledger, Noise, Relation};
+
+/// Each holder's report is ε-LDP; a local release is private for any neighbouring relation.
+fn ldp_spend(epsilon: f64) -> Spend {
+    Spend {
+        epsilon,
+        delta: 0.0,
+        relation: Relation::Substitution,
+    }
+}
+
+/// The public data set must have a binary target, like the private one.
+fn check_public(public: &Dataset) -> Result<()> {
+    if public.n_rows() == 0 {
+        return Err(Error::invalid("public", "the public data set has no rows"));
+    }
+    public.require_binary("lpct", "the public target")?;
+    Ok(())
+}
+
+/// Params of [`Lpct`]: ε = 1, the paper's max-edge + Gini partition, Theorem 4's depth and λ.
+#[derive(Clone, Debug)]
+pub struct LpctParams {
+    config: LpctConfig,
+    public: Dataset,
+}
+
+impl LpctParams {
+    /// ε of every holder's report.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.config.epsilon = epsilon;
+        self
+    }
+    /// A fixed depth p (default: Theorem 4's).
+    pub fn depth(mut self, depth: u32) -> Self {
+        self.config.depth = Some(depth);
+        self
+    }
+    /// A fixed public weight λ (default: Theorem 4's).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.config.lambda = Some(lambda);
+        self
+    }
+    /// The partition settings.
+    pub fn tree(mut self, tree: TreeSettings) -> Self {
+        self.config.tree = tree;
+        self
+    }
+}
+
+impl Params for LpctParams {
+    type Checked = Lpct;
+
+    fn check(self) -> Result<Lpct> {
+        check_epsilon(self.config.epsilon, false)?;
+        if let Some(p) = self.config.depth
+            && p > crate::lpct::partition::MAX_COMPLETE_DEPTH
+        {
+            return Err(Error::invalid(
+                "depth",
+                format!(
+                    "must be at most {} (2^depth leaves), got {p}",
+                    crate::lpct::partition::MAX_COMPLETE_DEPTH
+                ),
+            ));
+        }
+        if let Some(l) = self.config.lambda
+            && !(l.is_finite() && l >= 0.0)
+        {
+            return Err(Error::invalid(
+                "lambda",
+                format!("must be finite and ≥ 0, got {l}"),
+            ));
+        }
+        check_public(&self.public)?;
+        Ok(Lpct {
+            config: self.config,
+            public: self.public,
+        })
+    }
+}
+
+/// The checked LPCT estimator: `fit` takes the private rows.
+///
+/// ```
+/// use dpfair::estimators::Lpct;
+/// use dpfair::{Estimator, Params, Session};
+/// let public = dpfair::estimators::example_data(1_000, 2, 1);
+/// let private = dpfair::estimators::example_data(5_000, 2, 2);
+/// let mut session = Session::new(2.0, 0.0)?;
+/// let fitted = Lpct::params(public).epsilon(2.0).check()?.fit(&private, &mut session)?;
+/// let out = fitted.predict(&private, session.noise())?;
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Lpct {
+    config: LpctConfig,
+    public: Dataset,
+}
+
+impl Lpct {
+    /// Params with LPCT's defaults and the `public` rows (features and a binary target).
+    pub fn params(public: Dataset) -> LpctParams {
+        LpctParams {
+            config: LpctConfig::default(),
+            public,
+        }
+    }
+}
+
+impl Estimator for Lpct {
+    type Model = LpctModel;
+    type Config = LpctConfig;
+
+    fn method(&self) -> &'static str {
+        "lpct"
+    }
+
+    fn report(&self, fitted: &Fitted<LpctModel>, _data: &Dataset) -> Vec<String> {
+        let model = &fitted.model;
+        vec![format!("LPCT: depth {}, λ = {}", model.depth, model.lambda)]
+    }
+
+    fn with_epsilon(&self, epsilon: f64) -> Result<Lpct> {
+        LpctParams {
+            config: self.config.clone(),
+            public: self.public.clone(),
+        }
+        .epsilon(epsilon)
+        .check()
+    }
+
+    fn spend(&self, _data: &Dataset) -> Result<Spend> {
+        Ok(ldp_spend(self.config.epsilon))
+    }
+
+    fn config(&self, _data: &Dataset) -> LpctConfig {
+        self.config.clone()
+    }
+
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<LpctModel> {
+        Ok(crate::lpct::fit(
+            &self.config,
+            &self.public,
+            data,
+            ledger,
+            noise,
+        )?)
+    }
+}
+
+/// Params of [`LpctPrune`]: ε = 1; the depths come from Algorithm 2 (no tuning parameter).
+#[derive(Clone, Debug)]
+pub struct LpctPruneParams {
+    config: PruneConfig,
+    public: Dataset,
+}
+
+impl LpctPruneParams {
+    /// ε of every holder's report.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.config.epsilon = epsilon;
+        self
+    }
+    /// The partition settings.
+    pub fn tree(mut self, tree: TreeSettings) -> Self {
+        self.config.tree = tree;
+        self
+    }
+    /// Params from a whole configuration.
+    pub fn from_config(config: PruneConfig, public: Dataset) -> Self {
+        LpctPruneParams { config, public }
+    }
+}
+
+impl Params for LpctPruneParams {
+    type Checked = LpctPrune;
+
+    fn check(self) -> Result<LpctPrune> {
+        check_epsilon(self.config.epsilon, false)?;
+        for (name, p) in [("p0", self.config.p0), ("p_term", self.config.p_term)] {
+            if let Some(p) = p
+                && p > crate::lpct::partition::MAX_COMPLETE_DEPTH
+            {
+                return Err(Error::invalid(
+                    name,
+                    format!(
+                        "must be at most {}, got {p}",
+                        crate::lpct::partition::MAX_COMPLETE_DEPTH
+                    ),
+                ));
+            }
+        }
+        check_public(&self.public)?;
+        Ok(LpctPrune {
+            config: self.config,
+            public: self.public,
+        })
+    }
+}
+
+/// The checked LPCT-prune estimator (Algorithm 2, one or two rounds of reports).
+///
+/// ```
+/// use dpfair::estimators::LpctPrune;
+/// use dpfair::{Estimator, Params, Session};
+/// let public = dpfair::estimators::example_data(1_000, 2, 1);
+/// let private = dpfair::estimators::example_data(5_000, 2, 2);
+/// let mut session = Session::new(2.0, 0.0)?;
+/// let fitted = LpctPrune::params(public).epsilon(2.0).check()?.fit(&private, &mut session)?;
+/// let out = fitted.predict(&private, session.noise())?;
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct LpctPrune {
+    config: PruneConfig,
+    public: Dataset,
+}
+
+impl LpctPrune {
+    /// Params with LPCT-prune's defaults and the `public` rows.
+    pub fn params(public: Dataset) -> LpctPruneParams {
+        LpctPruneParams {
+            config: PruneConfig::default(),
+            public,
+        }
+    }
+}
+
+impl Estimator for LpctPrune {
+    type Model = PruneModel;
+    type Config = PruneConfig;
+
+    fn method(&self) -> &'static str {
+        "lpct-prune"
+    }
+
+    fn report(&self, fitted: &Fitted<PruneModel>, _data: &Dataset) -> Vec<String> {
+        let m = &fitted.model;
+        vec![format!(
+            "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
+            m.p0, m.p_term, m.flag, m.rounds
+        )]
+    }
+
+    fn with_epsilon(&self, epsilon: f64) -> Result<LpctPrune> {
+        LpctPruneParams::from_config(self.config.clone(), self.public.clone())
+            .epsilon(epsilon)
+            .check()
+    }
+
+    fn spend(&self, _data: &Dataset) -> Result<Spend> {
+        Ok(ldp_spend(self.config.epsilon))
+    }
+
+    fn config(&self, _data: &Dataset) -> PruneConfig {
+        self.config.clone()
+    }
+
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<PruneModel> {
+        Ok(crate::lpct::fit_prune(
+            &self.config,
+            &self.public,
+            data,
+            ledger,
+            noise,
+        )?)
+    }
+}

@@ -1,0 +1,160 @@
+//! One checked estimator per method, each built from its params ([`crate::Params`]) and fitted
+//! in a [`crate::Session`] ([`crate::Estimator`]).
+//!
+//! | estimator | method | data it needs |
+//! |---|---|---|
+//! | [`DpLogistic`] | DP-SGD or output-perturbed logistic regression (privacy only) | features, class target |
+//! | [`CdpFair`] | CDP-Fair, Algorithm 5 of Xue & Yu | features on `[0,1]^d`, binary target, two groups |
+//! | [`CdpFairBaseline`] | the privacy-only / fairness-only / unconstrained plug-in references | as CDP-Fair |
+//! | [`FdpFair`] | FDP-Fair, Algorithm 1 of Xue & Yu, simulated over sites | as CDP-Fair |
+//! | [`FairRegression`] | private Wasserstein-barycenter post-processing (Xian, Li, Kamath, Zhao) | a score column, groups |
+//! | [`Lpct`], [`LpctPrune`] | locally private classification trees with public data (Ma & Yang) | private rows; public rows in the params |
+//! | [`Decoupled`] | the decoupled private fair binary classifier (Ghoukasian & Asoodeh) | binary target, two groups |
+//! | [`Dp2dp`] | DP2DP, private demographic-parity post-processing (Say, Denis, Pinot) | class target, groups |
+//!
+//! `docs/choosing.md` says which method to use when.
+
+mod cdp_fair;
+mod decoupled;
+mod dp2dp;
+mod dp_logistic;
+mod fair_regression;
+mod fdp_fair;
+mod lpct;
+
+pub use cdp_fair::{Baseline, CdpFair, CdpFairBaseline, CdpFairBaselineParams, CdpFairParams};
+pub use decoupled::{Decoupled, DecoupledParams};
+pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
+pub use dp2dp::{Dp2dp, Dp2dpParams};
+pub use fair_regression::{FairRegression, FairRegressionParams};
+pub use fdp_fair::{FdpFair, FdpFairParams};
+pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};
+
+use crate::error::{Error, Result};
+use dpfair_data::{Dataset, Groups, Target};
+use ndarray::Array2;
+
+/// Setters on a params type: `name: Type => field.path` sets `self.field.path`.
+macro_rules! setters {
+    ($params:ty { $( $(#[$doc:meta])* $name:ident : $ty:ty => $($field:ident).+ ; )* }) => {
+        impl $params {
+            $(
+                $(#[$doc])*
+                pub fn $name(mut self, value: $ty) -> Self {
+                    self.$($field).+ = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use setters;
+
+/// `ε` must be `> 0` (finite, or `∞` where `allow_infinite`: the non-private reference).
+pub(crate) fn check_epsilon(epsilon: f64, allow_infinite: bool) -> Result<()> {
+    let ok = epsilon > 0.0 && (epsilon.is_finite() || (allow_infinite && epsilon.is_infinite()));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "epsilon",
+            format!(
+                "must be {} and > 0, got {epsilon}",
+                if allow_infinite {
+                    "a number (or inf)"
+                } else {
+                    "finite"
+                }
+            ),
+        ))
+    }
+}
+
+/// `δ` must be in `[0, 1)`.
+pub(crate) fn check_delta(delta: f64) -> Result<()> {
+    if (0.0..1.0).contains(&delta) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "delta",
+            format!("must be in [0, 1), got {delta}"),
+        ))
+    }
+}
+
+/// A finite, non-negative fairness level (`alpha`, `rho`).
+pub(crate) fn check_level(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            name,
+            format!("must be finite and ≥ 0, got {value}"),
+        ))
+    }
+}
+
+/// Record a non-private reference fit (`ε = ∞`) as what it is: the whole fit reads the data
+/// without noise, so the ledger's total reads `ε = ∞`, not 0.
+pub(crate) fn charge_reference(ledger: &mut dpfair_privacy::Ledger) -> Result<()> {
+    ledger.charge(dpfair_privacy::Entry::non_private(
+        "the whole fit (epsilon = inf)",
+        "a non-private reference: fitted without noise",
+    ))?;
+    Ok(())
+}
+
+/// Synthetic data for the examples and doctests (public, seeded: no privacy involved): `n` rows,
+/// `d` features uniform on `[0, 1]`, two groups `"a"`/`"b"` with different base rates, and a
+/// binary target `P(y = 1 | x, g) = σ(4 (x̄ − 1/2) + (g − 1/2))` where `x̄` is the mean feature.
+#[doc(hidden)]
+pub fn example_data(n: usize, d: usize, seed: u64) -> Dataset {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let features = Array2::from_shape_fn((n, d), |_| rng.random::<f64>());
+    let codes: Vec<u32> = (0..n)
+        .map(|_| u32::from(rng.random::<f64>() < 0.4))
+        .collect();
+    let y: Vec<u8> = (0..n)
+        .map(|i| {
+            let mean = features.row(i).mean().unwrap_or(0.5);
+            let logit = 4.0 * (mean - 0.5) + (f64::from(codes[i]) - 0.5);
+            u8::from(rng.random::<f64>() < 1.0 / (1.0 + (-logit).exp()))
+        })
+        .collect();
+    Dataset {
+        features,
+        feature_names: (0..d).map(|j| format!("x{j}")).collect(),
+        groups: Some(Groups {
+            codes,
+            names: vec!["a".into(), "b".into()],
+        }),
+        target: Some(Target::Binary(y)),
+    }
+}
+
+/// The schema of [`example_data`]: numeric features `x0..`, sensitive column `group` with levels
+/// `a`, `b`, binary target `y` with labels `0`, `1`.
+#[doc(hidden)]
+pub fn example_schema(d: usize) -> dpfair_data::Schema {
+    use dpfair_data::schema::{FeatureColumn, SensitiveColumn, TargetColumn, TargetEncoding};
+    dpfair_data::Schema {
+        features: (0..d)
+            .map(|j| FeatureColumn::Numeric {
+                name: format!("x{j}"),
+            })
+            .collect(),
+        sensitive: Some(SensitiveColumn {
+            name: "group".into(),
+            levels: vec!["a".into(), "b".into()],
+            declared: false,
+        }),
+        target: Some(TargetColumn {
+            name: "y".into(),
+            encoding: TargetEncoding::Binary {
+                labels: vec!["0".into(), "1".into()],
+            },
+        }),
+        scaling: Default::default(),
+    }
+}

@@ -1,0 +1,173 @@
+//! The fit pipeline every front end shares (the CLI's `fit` commands, the Python package):
+//! feature scaling (public bounds, or private bounds paid from the fit's budget), then the
+//! method, in one [`Session`] run so that the model's ledger holds both.
+//!
+//! ```
+//! use dpfair::estimators::CdpFair;
+//! use dpfair::pipeline::{Scaling, fit};
+//! use dpfair::{Params, Session};
+//! # let dataset = dpfair::estimators::example_data(1_000, 2, 1);
+//! # let schema = dpfair::estimators::example_schema(2);
+//! let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+//! let est = CdpFair::params().epsilon(1.0).delta(1e-6).frequencies(64).check()?;
+//! let scaling = Scaling::Public(dpfair::data::Bounds::parse("x0:0:1,x1:0:1")?);
+//! let mut session = Session::new(1.0, 1e-6)?;
+//! let fitted = fit(&est, &mut loaded, &scaling, &mut session)?;
+//! let file = fitted.to_model_file(loaded.schema.clone())?;
+//! # Ok::<(), dpfair::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::estimator::{Estimator, Fitted};
+use crate::session::Session;
+use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
+use dpfair_privacy::{Ledger, Noise};
+
+/// The default share of ε spent on private feature bounds.
+pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
+
+/// How features are scaled to `[0, 1]` before the method sees them.
+#[derive(Clone, Debug, Default)]
+pub enum Scaling {
+    /// Used as they are (one-hot columns are 0/1; numeric columns raw).
+    #[default]
+    None,
+    /// Min–max scaling with public bounds (free), clipping to them.
+    Public(Bounds),
+    /// Public bounds where given; the other numeric columns privately within `coarse` ranges,
+    /// with `share` of the fit's ε.
+    Private {
+        public: Bounds,
+        coarse: Bounds,
+        share: f64,
+    },
+}
+
+impl Scaling {
+    /// Whether any scaling is asked for.
+    pub fn is_none(&self) -> bool {
+        matches!(self, Scaling::None)
+    }
+
+    /// Check the share before any data is read.
+    pub fn check(&self) -> Result<()> {
+        if let Scaling::Private { share, .. } = self
+            && !(*share > 0.0 && *share < 1.0)
+        {
+            return Err(Error::invalid(
+                "bounds_share",
+                format!("must be in (0, 1), got {share}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Apply public bounds only (no privacy spent): for data that several parties must scale
+    /// alike, such as federated sites. Private bounds are refused.
+    pub fn apply_public(&self, loaded: &mut Loaded) -> Result<()> {
+        match self {
+            Scaling::None => Ok(()),
+            Scaling::Public(public) => {
+                let mm = MinMax::from_public(&loaded.schema, public)?;
+                Ok(loaded
+                    .schema
+                    .set_scaling(FittedScaling::MinMax(mm), &mut loaded.dataset)?)
+            }
+            Scaling::Private { .. } => Err(Error::invalid(
+                "coarse_bounds",
+                "only public bounds here (every party must scale with the same public bounds)",
+            )),
+        }
+    }
+
+    /// Fit the scaling on `loaded`, record it in the schema and apply it. Private bounds are
+    /// charged to `ledger` with `share × epsilon`. Returns the ε spent.
+    pub fn apply(
+        &self,
+        loaded: &mut Loaded,
+        epsilon: f64,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<f64> {
+        self.check()?;
+        let (mm, spent) = match self {
+            Scaling::None => return Ok(0.0),
+            Scaling::Public(public) => (MinMax::from_public(&loaded.schema, public)?, 0.0),
+            Scaling::Private {
+                public,
+                coarse,
+                share,
+            } => {
+                let before = ledger.entries().len();
+                let epsilon = share * epsilon;
+                let mm = MinMax::fit(
+                    &loaded.schema,
+                    Some(&loaded.dataset),
+                    public,
+                    Some(PrivateBounds {
+                        ledger: &mut *ledger,
+                        noise,
+                        epsilon,
+                        coarse,
+                    }),
+                )?;
+                let spent = if ledger.entries().len() > before {
+                    epsilon
+                } else {
+                    0.0
+                };
+                (mm, spent)
+            }
+        };
+        loaded
+            .schema
+            .set_scaling(FittedScaling::MinMax(mm), &mut loaded.dataset)?;
+        Ok(spent)
+    }
+}
+
+/// Scale `loaded` and fit `estimator` in one session run: the scaling's private bounds (if any)
+/// and the method share the estimator's declared spend, the method getting what the bounds
+/// leave ([`Estimator::with_epsilon`]).
+pub fn fit<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+) -> Result<Fitted<E::Model>> {
+    scaling.check()?;
+    let spend = estimator.spend(&loaded.dataset)?;
+    let mut used = None;
+    let (model, ledger) = session.run(spend, |ledger, noise| {
+        let spent = scaling.apply(loaded, spend.epsilon, ledger, noise)?;
+        let model = if spent > 0.0 {
+            let rest = estimator.with_epsilon(spend.epsilon - spent)?;
+            let model = rest.fit_with(&loaded.dataset, ledger, noise)?;
+            used = Some(config_json(&rest, &loaded.dataset)?);
+            model
+        } else {
+            estimator.fit_with(&loaded.dataset, ledger, noise)?
+        };
+        Ok(model)
+    })?;
+    let config = match used {
+        Some(c) => c,
+        None => config_json(estimator, &loaded.dataset)?,
+    };
+    Ok(Fitted {
+        model,
+        ledger,
+        config,
+    })
+}
+
+/// The estimator's configuration on `data` as JSON.
+pub(crate) fn config_json<E: Estimator>(
+    estimator: &E,
+    data: &dpfair_data::Dataset,
+) -> Result<serde_json::Value> {
+    serde_json::to_value(estimator.config(data)).map_err(|e| Error::Method {
+        method: estimator.method(),
+        reason: format!("configuration does not serialize: {e}"),
+    })
+}
