@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{ledger_rows, number_after};
+use common::{ledger_rows, number_after, predictions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -104,26 +104,11 @@ fn fits_saves_and_predicts_within_the_disparity_level() {
         "{entries:?}"
     );
     let pred = dir.join("pred.csv");
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        m,
-        "--data",
-        c,
-        "--out",
-        pred.to_str().unwrap(),
-        "--seed",
-        "1",
-    ]));
+    let labels = predictions(&model, &csv, &pred);
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     // Empirical DD of the one-draw predictions: the unconstrained rule has DD ≈ −0.56; CDP-Fair
     // keeps |DD| ≤ α = 0.1 up to calibration error (≈ 0.03 at ň = 2,000, ε = 2) and the
     // Bernoulli noise of one draw per row (sd ≈ 0.017): allow 0.1 + 0.08.
-    let p = std::fs::read_to_string(&pred).unwrap();
-    let labels: Vec<&str> = p
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
     assert_eq!(labels.len(), groups.len());
     let rate = |g: &str| {
         let rows: Vec<usize> = (0..groups.len()).filter(|&i| groups[i] == g).collect();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{ledger_rows, number_after};
+use common::{ledger_rows, number_after, predictions};
 use dpfair_privacy::Relation;
 use dpfair_privacy::accounting::{Accountant, sgm_epsilon_for};
 use std::path::{Path, PathBuf};
@@ -104,23 +104,8 @@ fn fits_saves_and_predicts_fairly() {
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(m["method"], "decoupled");
     assert_eq!(m["ledger"]["entries"].as_array().unwrap().len(), 2);
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        arg(&model),
-        "--data",
-        arg(&data),
-        "--out",
-        arg(&pred),
-        "--seed",
-        "1",
-    ]));
-    let p = std::fs::read_to_string(&pred).unwrap();
-    let labels: Vec<&str> = p
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
+    let labels = predictions(&model, &data, &pred);
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     assert_eq!(labels.len(), rows.len());
     let rate = |g: &str| {
         let idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].0 == g).collect();
@@ -142,18 +127,11 @@ fn fits_saves_and_predicts_fairly() {
     assert!(acc > 0.57, "accuracy {acc}");
     // Same seed, same predictions.
     let pred2 = dir.join("p2.csv");
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        arg(&model),
-        "--data",
-        arg(&data),
-        "--out",
-        arg(&pred2),
-        "--seed",
-        "1",
-    ]));
-    assert_eq!(p, std::fs::read_to_string(&pred2).unwrap());
+    assert_eq!(predictions(&model, &data, &pred2), labels);
+    assert_eq!(
+        std::fs::read_to_string(&pred).unwrap(),
+        std::fs::read_to_string(&pred2).unwrap()
+    );
 }
 
 #[test]

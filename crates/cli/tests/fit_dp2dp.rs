@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::number_after;
+use common::{number_after, predictions};
 use dpfair_privacy::accounting::{default_orders, rdp_sgm_curve, rdp_to_dp};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -118,24 +118,8 @@ fn fits_saves_and_predicts() {
         json["model"]["phase2"]["lambda"].as_array().unwrap().len(),
         12
     );
-    let pred = dir.join("pred.csv");
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        m,
-        "--data",
-        c,
-        "--out",
-        pred.to_str().unwrap(),
-        "--seed",
-        "1",
-    ]));
-    let p = std::fs::read_to_string(&pred).unwrap();
-    let labels: Vec<&str> = p
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
+    let labels = predictions(Path::new(m), &csv, &dir.join("pred.csv"));
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     assert_eq!(labels.len(), groups.len());
     assert!(labels.iter().all(|l| l.starts_with('c')));
     // Measured (seed 3, before the defaults became a DP-SGD Phase 1 and the averaged iterate):
@@ -168,24 +152,8 @@ fn unfairness_on(
     let i = args.iter().position(|a| *a == "--epsilon").unwrap();
     args[i + 1] = eps;
     ok(&dpfair(&args));
-    let pred = dir.join(format!("pred-{eps}-{rho}.csv"));
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        model.to_str().unwrap(),
-        "--data",
-        eval.to_str().unwrap(),
-        "--out",
-        pred.to_str().unwrap(),
-        "--seed",
-        "1",
-    ]));
-    let p = std::fs::read_to_string(&pred).unwrap();
-    let labels: Vec<&str> = p
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').next().unwrap())
-        .collect();
+    let labels = predictions(&model, eval, &dir.join(format!("pred-{eps}-{rho}.csv")));
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     assert_eq!(labels.len(), groups.len());
     unfairness(&labels, groups)
 }

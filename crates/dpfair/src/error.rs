@@ -44,7 +44,7 @@ pub enum Error {
     },
 }
 
-/// `Result` with [`Error`].
+/// `Result` with [`Error`](enum@Error).
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {

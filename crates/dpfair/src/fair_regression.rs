@@ -13,7 +13,7 @@
 //! | line 18 / Section 3.3: prediction | [`Model::predict`], sampling each output from its group's row |
 //!
 //! [`fit`] reads a [`Dataset`]; [`fit_scores`] takes scores and group codes; [`fit_from_histogram`]
-//! is everything after the release (post-processing, deterministic given the histogram: check T0).
+//! is everything after the release (post-processing, deterministic given the histogram).
 //! Baselines (Chzhen et al. (2020), as the authors' repository re-implements it): [`baselines`]. One-dimensional optimal transport: [`transport`].
 //!
 //! Privacy (Xian et al., Section 3.4): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
@@ -179,7 +179,7 @@ impl Transport {
         row.last().map_or(j, |e| e.0 as usize)
     }
 
-    /// The push-forward `Σ_j p(j) G(j, ·)` of a PMF on the bins (check T2).
+    /// The push-forward `Σ_j p(j) G(j, ·)` of a PMF on the bins (the output law on the training distribution).
     pub fn push_forward(&self, p: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; p.len()];
         for (row, pj) in self.rows.iter().zip(p) {
@@ -327,7 +327,7 @@ impl Model {
 }
 
 /// Lines 8–18 given the released histogram: post-processing only (no data access). Deterministic
-/// given the histogram and the configuration (check T0 (ii)).
+/// given the histogram and the configuration.
 pub fn fit_from_histogram(
     config: &Config,
     hist: &JointHistogram,

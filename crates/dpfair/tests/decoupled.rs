@@ -1,9 +1,12 @@
-//! Ghoukasian & Asoodeh: checks of the paper's properties (T1–T9, T11–T13), the noise calibration of `docs/reference-values.md#decoupled`
-//! noise levels at the paper's actual split (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`), the strict defaults' rate noise, and the
-//! method's input errors. T4 and T9 are also unit tests of `decoupled::flips`. T10 (the `docs/reference-values.md#decoupled`
-//! accountant vectors, PRV/RDP/GDP, and the calibrated noise multipliers) is
-//! `crates/privacy/tests/accounting.rs` (`rdp_epsilon_matches_dp_accounting`,
-//! `prv_matches_dp_accounting_*`, `gdp_matches_decoupled`, `prv_noise_multiplier_*`). T11's
+//! Ghoukasian & Asoodeh: checks of the paper's results (Theorems 2–3, Propositions 1 and 4, the
+//! worked example and degenerate rates of Algorithm 2, the Laplace sampler, the budget
+//! composition, an end-to-end run), the paper's noise levels at its actual split
+//! (`docs/deviations.md#decoupled-accounting-parameters-and-split-sizes`), the strict defaults'
+//! rate noise, and the method's input errors. The worked example and the degenerate rates are
+//! also unit tests of `decoupled::flips`. The accountant values of
+//! `docs/reference-values.md#decoupled` (PRV/RDP/GDP, and the calibrated noise multipliers) are
+//! checked in `crates/privacy/tests/accounting.rs` (`rdp_epsilon_matches_dp_accounting`,
+//! `prv_matches_dp_accounting_*`, `gdp_matches_decoupled`, `prv_noise_multiplier_*`); DP-SGD's
 //! noise-free clipped SGD and per-step σ = zC are learn-crate tests
 //! (`clipped_noise_free_sgd_learns_separable_blobs`, `per_step_noise_has_standard_deviation_z_times_clip`);
 //! its empty-batch case is here.

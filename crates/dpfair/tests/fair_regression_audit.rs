@@ -1,4 +1,4 @@
-//! Empirical privacy audits of Algorithm 1 (Xian et al., Section 3.4, check T0 (iii)) with the privacy crate's
+//! Empirical privacy audits of Algorithm 1 (Xian et al., Section 3.4) with the privacy crate's
 //! auditor on neighbouring data sets that differ in one substituted record. A correct ε-DP release
 //! reports ε_lower > ε with probability ≤ α = 0.01 (Clopper–Pearson, see `dpfair_privacy::audit`);
 //! the seeds are fixed, so each run is deterministic. A deliberately broken release (twice the

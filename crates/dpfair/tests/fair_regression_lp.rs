@@ -1,4 +1,4 @@
-//! The barycenter LP (Xian et al., Algorithm 1, line 14): the worked example of `docs/reference-values.md#fair-regression`, the special cases (check T4), both back
+//! The barycenter LP (Xian et al., Algorithm 1, line 14): the worked example of `docs/reference-values.md#fair-regression`, the special cases, both back
 //! ends against each other on random instances, and the Law School k = 180 instance against the
 //! objective values HiGHS reported for it (bench/fair_regression_law_k180.json).
 
@@ -90,7 +90,7 @@ fn random_problem(rng: &mut ChaCha8Rng, m: usize, k: usize, alpha: f64) -> Baryc
     BarycenterProblem::new(pmfs, weights, alpha).unwrap()
 }
 
-/// Check T4 (special cases) and cross-checks of the back ends on random instances (k ≤ 12, m ≤ 4):
+/// The special cases and cross-checks of the back ends on random instances (k ≤ 12, m ≤ 4):
 /// both back ends agree on the value (to 1e-7 relative, the interior-point tolerance plus
 /// polishing), the α = 0 closed form equals both LPs, the value is nonincreasing in α and 0 exactly
 /// from the largest pairwise KS distance on, and the α = 0 value exceeds the free-support bound by
@@ -143,7 +143,7 @@ fn random_instances_backends_agree_and_special_cases_hold() {
                 assert!(clar.value > 1e-9, "value 0 below the inputs' unfairness");
             }
         }
-        // α = 0 against the free-support barycenter (quantile average without rounding), check T4.
+        // α = 0 against the free-support barycenter (quantile average without rounding).
         let free = free_support_value(&base);
         let v0 = solve(&base, &SolveOptions::default()).unwrap().value;
         let w: f64 = base.weights.iter().sum();
@@ -208,7 +208,7 @@ fn free_support_value(p: &BarycenterProblem) -> f64 {
     v
 }
 
-/// Check T3: the polished couplings are the monotone couplings, and an LP coupling's cost equals
+/// Lemma B.9: the polished couplings are the monotone couplings, and an LP coupling's cost equals
 /// W₂² of its marginals.
 #[test]
 fn couplings_are_monotone_and_optimal() {

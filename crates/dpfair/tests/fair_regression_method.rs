@@ -77,7 +77,7 @@ fn two_groups(n: usize) -> (Vec<f64>, Vec<u32>) {
     (y, g)
 }
 
-/// Checks T2 and T0: with ε = 1, the push-forward of each p̃_a under G_a is q̃_a and the targets are
+/// The output law on the training distribution, and determinism: with ε = 1, the push-forward of each p̃_a under G_a is q̃_a and the targets are
 /// α-fair; one pure-ε ledger entry of sensitivity 2 (counts); the post-processing is deterministic
 /// given the released histogram.
 #[test]
@@ -104,7 +104,7 @@ fn private_fit_pushes_forward_to_fair_targets() {
     let again = fit_from_histogram(&cfg, &hist, names(&["a", "b"]), GroupSource::Declared).unwrap();
     assert_eq!(
         model, again,
-        "post-processing is deterministic given the histogram (T0 ii)"
+        "post-processing is deterministic given the histogram"
     );
     let pushed: Vec<Vec<f64>> = model
         .transports
@@ -199,7 +199,7 @@ fn bad_configurations_are_errors_naming_the_parameter() {
     assert!(e.contains("row 7"), "{e}");
 }
 
-/// Check T4: k = 1 gives a constant output (Δ_SP = 0); α ≥ 1 with ε = ∞ is binning exactly.
+/// Special cases: k = 1 gives a constant output (Δ_SP = 0); α ≥ 1 with ε = ∞ is binning exactly.
 #[test]
 fn single_bin_and_no_fairness_special_cases() {
     let (y, g) = two_groups(500);

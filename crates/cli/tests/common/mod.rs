@@ -153,3 +153,25 @@ pub fn ledger_rows(text: &str) -> Vec<LedgerRow> {
         })
         .collect()
 }
+
+/// `dpfair predict --model MODEL --data DATA --out OUT --seed 1` (randomised predictions drawn
+/// from a fixed stream), then the `prediction` column of OUT, one entry per data row.
+pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
+    ok(&dpfair(&[
+        "predict",
+        "--model",
+        arg(model),
+        "--data",
+        arg(data),
+        "--out",
+        arg(out),
+        "--seed",
+        "1",
+    ]));
+    std::fs::read_to_string(out)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or("").to_string())
+        .collect()
+}

@@ -230,7 +230,7 @@ mod tests {
         assert!(Grid::new(1.0, 1.0, 3).is_err() && Grid::new(0.0, 1.0, 0).is_err());
     }
 
-    /// Check T0 (i): under every single-record substitution of small data sets, the joint count
+    /// Privacy: under every single-record substitution of small data sets, the joint count
     /// vector moves by exactly 2 in ℓ1 when the record changes cell and 0 otherwise (so ≤ 2/n
     /// after dividing by n).
     #[test]

@@ -317,7 +317,7 @@ pub fn polish(
     }
 }
 
-/// Check a solution (checks T1 and T3): nonnegative monotone couplings whose rows sum to `p_a` and
+/// Check a solution (the LP's KS constraint and Lemma B.9's monotone couplings): nonnegative monotone couplings whose rows sum to `p_a` and
 /// columns to `q̃_a` (to `tol`), targets that are PMFs, and `max_{a,a'} D_KS(q̃_a, q̃_a') ≤ α + tol`.
 pub fn validate(
     problem: &BarycenterProblem,

@@ -109,7 +109,7 @@ impl Coupling {
         c
     }
 
-    /// No crossing (Lemma B.9 / check T3): `π(i,ℓ) > 0` and `π(i',ℓ') > 0` with `i < i'` imply `ℓ ≤ ℓ'`.
+    /// No crossing (Lemma B.9): `π(i,ℓ) > 0` and `π(i',ℓ') > 0` with `i < i'` imply `ℓ ≤ ℓ'`.
     pub fn is_monotone(&self) -> bool {
         self.entries
             .windows(2)
