@@ -28,6 +28,33 @@ pub enum Phase1 {
     Auto { l2: f64, feature_bound: f64 },
 }
 
+/// In words, for the fit's report (e.g. `DP-SGD (20 epochs, batch 128, learning rate 0.5, clip
+/// 1)`), not Rust's debug form.
+impl std::fmt::Display for Phase1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Phase1::OutputPerturbation { l2, feature_bound } => {
+                write!(f, "output perturbation (Λ = {l2}, R = {feature_bound})")
+            }
+            Phase1::DpSgd {
+                epochs,
+                expected_batch,
+                learning_rate,
+                clip,
+            } => write!(
+                f,
+                "DP-SGD ({epochs} epochs, expected batch {expected_batch}, learning rate \
+                 {learning_rate}, clip {clip})"
+            ),
+            Phase1::Auto { l2, feature_bound } => write!(
+                f,
+                "output perturbation if its noise is small (Λ = {l2}, R = {feature_bound}), else \
+                 DP-SGD"
+            ),
+        }
+    }
+}
+
 impl Default for Phase1 {
     fn default() -> Self {
         // DP-SGD: output perturbation (the paper's choice, [`Phase1::paper`]) is refused ("noise

@@ -95,7 +95,7 @@ impl Estimator for Dp2dp {
         let r = &model.phase2.report;
         let mut lines = Vec::new();
         if let Some(p) = &model.phase1_procedure {
-            lines.push(format!("dp2dp: phase 1 = {p:?}"));
+            lines.push(format!("dp2dp: phase 1 = {p}"));
         }
         lines.push(format!(
             "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); \
