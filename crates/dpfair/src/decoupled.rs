@@ -31,11 +31,8 @@ pub mod base;
 pub mod bounds;
 pub mod config;
 pub mod error;
-// DP-FERMI (Lowy et al. 2023), the paper's baseline: another paper's method, in its own file
-// `dp_fermi.rs`. Declared here (`decoupled::fermi`) until the crate root declares
-// `pub mod dp_fermi` (then this becomes `pub use crate::dp_fermi as fermi;`).
-#[path = "dp_fermi.rs"]
-pub mod fermi;
+/// DP-FERMI (Lowy et al.), the baseline of Ghoukasian & Asoodeh's experiments, at its old path.
+pub use crate::dp_fermi as fermi;
 pub mod flips;
 pub mod private_rates;
 pub mod scaling;

@@ -32,6 +32,7 @@
 //! | [`lpct`] | Ma & Yang, locally private classification trees with public data |
 //! | [`decoupled`] | Ghoukasian & Asoodeh, DP fair binary classification |
 //! | [`dp2dp`] | Say, Denis, Pinot, DP2DP |
+//! | [`dp_fermi`] | Lowy et al., DP-FERMI (the decoupled classifier's baseline) |
 //!
 //! Where dpfair departs from a paper, the code cites `docs/deviations.md`; `docs/choosing.md`
 //! says which method fits which task.
@@ -40,6 +41,7 @@ pub mod cdp_fair;
 pub mod compare;
 pub mod decoupled;
 pub mod dp2dp;
+pub mod dp_fermi;
 pub mod error;
 pub mod estimator;
 pub mod estimators;

@@ -41,7 +41,7 @@ pub enum FittedModel {
     Lpct(crate::lpct::LpctModel),
     /// `dpfair fit lpct-prune`: LPCT-prune, Algorithm 2.
     LpctPrune(crate::lpct::PruneModel),
-    /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression (issue #5).
+    /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression.
     DpLogistic(dpfair_learn::PrivateLogistic),
     /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
