@@ -26,7 +26,10 @@ fn frequencies_and_depth_are_bounded() {
             "--out",
             arg(&out),
         ]));
-        assert!(err.contains("--frequencies") && err.contains("65536"), "{method}: {err}");
+        assert!(
+            err.contains("--frequencies") && err.contains("65536"),
+            "{method}: {err}"
+        );
     }
     let err = bad(&dpfair(&[
         "fit",

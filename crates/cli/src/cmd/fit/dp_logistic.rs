@@ -8,67 +8,16 @@
 //! `--coarse-bounds` estimates the bounds privately with `--bounds-share` of ε, and training
 //! runs with the rest (the ledger composes both).
 
+pub use super::flags::dp_logistic::{Args, Method};
 use super::pipeline::{self, Common};
-use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::estimators::{DpLogistic, DpLogisticParams, LogisticMechanism};
 use dpfair_data::TaskKind;
 use dpfair_privacy::Relation;
-use serde::Serialize;
 
 /// Default δ when `--delta` is not given.
 const DEFAULT_DELTA: f64 = 1e-5;
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    /// DP-SGD: Poisson sampling, per-example clipping, Gaussian noise (Opacus semantics).
-    DpSgd,
-    /// Gaussian noise on the weights of L2-regularised logistic regression (Chaudhuri et al.).
-    OutputPerturbation,
-}
-
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    data: DataArgs,
-    #[command(flatten)]
-    bounds: BoundsArgs,
-    #[command(flatten)]
-    privacy: PrivacyArgs,
-    #[command(flatten)]
-    out: OutArgs,
-    /// The mechanism.
-    #[arg(long, value_enum, default_value_t = Method::DpSgd)]
-    method: Method,
-    /// DP-SGD: epochs.
-    #[arg(long, default_value_t = 30)]
-    epochs: usize,
-    /// DP-SGD: expected batch size [default: n/16 clamped to 16..=1024, so about 16 steps per
-    /// epoch].
-    #[arg(long, value_name = "B")]
-    batch: Option<usize>,
-    /// DP-SGD: learning rate (plain SGD on the mean clipped gradient).
-    #[arg(long, default_value_t = 0.5)]
-    learning_rate: f64,
-    /// DP-SGD: per-example clipping norm C.
-    #[arg(long, default_value_t = 1.0)]
-    clip: f64,
-    /// DP-SGD: the accountant calibrating the noise multiplier.
-    #[arg(long, value_enum, default_value_t = AccountantArg::Rdp)]
-    accountant: AccountantArg,
-    /// DP-SGD: certify replace-one neighbours (twice the noise) instead of add/remove-one (as
-    /// Opacus).
-    #[arg(long)]
-    substitution: bool,
-    /// Output perturbation: L2 strength Λ per sample (the intercept is penalised too).
-    #[arg(long, default_value_t = 1e-2)]
-    l2: f64,
-    /// Output perturbation: rows [x; 1] are scaled down to ℓ2 norm at most R.
-    #[arg(long, value_name = "R", default_value_t = 1.0)]
-    feature_bound: f64,
-}
 
 impl Args {
     /// The library's params these flags describe.

@@ -7,8 +7,7 @@
 //! default the federation's bandwidth rule, which a single site cannot compute) gives the same
 //! model.
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
-use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
+pub use super::flags::fdp_fair::Args;
 use crate::cmd::federated::load_site_data;
 use crate::cmd::fit::pipeline::{finish, session_for};
 use crate::error::{CliError, CliResult};
@@ -17,36 +16,6 @@ use dpfair::fdp_fair::{Accounting, Config};
 use dpfair::plugin::release::PiRelease;
 use dpfair::{Estimator, Params};
 use dpfair_privacy::Noise;
-
-#[derive(clap::Args)]
-#[command(
-    after_help = "Example: dpfair fit fdp-fair --data train.csv --target y --sensitive a \
-    --bounds x1:0:1,x2:0:1 --sites 4 --epsilon 1 --alpha 0.1 --out MODEL.json\n\n\
-    --epsilon and --delta are each site's (ε_s, δ_s) [default δ_s = (N_s/2)^−2]. \
-    See `dpfair federated --help` for the real protocol between sites."
-)]
-pub struct Args {
-    #[command(flatten)]
-    data: DataArgs,
-    #[command(flatten)]
-    bounds: BoundsArgs,
-    #[command(flatten)]
-    privacy: PrivacyArgs,
-    #[command(flatten)]
-    out: OutArgs,
-    /// Number of sites S the rows are split into (contiguous blocks in file order).
-    #[arg(long, value_name = "S", default_value_t = 4)]
-    sites: usize,
-    #[command(flatten)]
-    basis: BasisArgs,
-    #[command(flatten)]
-    server: ServerArgs,
-    #[command(flatten)]
-    search: SearchArgs,
-    /// --accounting paper only: empirical group proportions ("known π", not private).
-    #[arg(long)]
-    empirical_pi: bool,
-}
 
 impl Args {
     /// The library's params these flags describe.

@@ -9,6 +9,7 @@ pub mod dp2dp;
 pub mod dp_logistic;
 pub mod fair_regression;
 pub mod fdp_fair;
+pub mod flags;
 pub mod lpct;
 pub mod lpct_prune;
 pub mod pipeline;

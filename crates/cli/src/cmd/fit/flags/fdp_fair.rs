@@ -1,0 +1,35 @@
+//! The flags of `dpfair fit fdp-fair`: clap declarations only (`cmd::fit::fdp_fair` turns them into
+//! the library's params).
+
+use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example: dpfair fit fdp-fair --data train.csv --target y --sensitive a \
+    --bounds x1:0:1,x2:0:1 --sites 4 --epsilon 1 --alpha 0.1 --out MODEL.json\n\n\
+    --epsilon and --delta are each site's (ε_s, δ_s) [default δ_s = (N_s/2)^−2]. \
+    See `dpfair federated --help` for the real protocol between sites."
+)]
+pub struct Args {
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub bounds: BoundsArgs,
+    #[command(flatten)]
+    pub privacy: PrivacyArgs,
+    #[command(flatten)]
+    pub out: OutArgs,
+    /// Number of sites S the rows are split into (contiguous blocks in file order).
+    #[arg(long, value_name = "S", default_value_t = 4)]
+    pub sites: usize,
+    #[command(flatten)]
+    pub basis: BasisArgs,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// --accounting paper only: empirical group proportions ("known π", not private).
+    #[arg(long)]
+    pub empirical_pi: bool,
+}
