@@ -511,45 +511,32 @@ fn fit_and_score(
     classes: usize,
     seed: u64,
 ) -> Result<Score> {
-    let delta = config.delta;
-    let alpha = config.alpha;
+    let (delta, alpha) = (config.delta, config.alpha);
+    // One estimator per arm (their model types differ), each scored the same way.
+    macro_rules! score {
+        ($params:expr) => {
+            run(
+                &$params.check()?,
+                train,
+                test_raw,
+                scaling,
+                y_test,
+                classes,
+                seed,
+            )
+        };
+    }
     match method {
-        Method::DpLogistic => {
-            let est = DpLogistic::params()
+        Method::DpLogistic => score!(
+            DpLogistic::params()
                 .epsilon(epsilon)
                 .delta(delta)
                 .substitution(true)
-                .check()?;
-            run(&est, train, test_raw, scaling, y_test, classes, seed)
-        }
-        Method::CdpFair => {
-            let est = CdpFair::params()
-                .alpha(alpha)
-                .epsilon(epsilon)
-                .delta(delta)
-                .check()?;
-            run(&est, train, test_raw, scaling, y_test, classes, seed)
-        }
-        Method::FdpFair => {
-            let est = FdpFair::params()
-                .alpha(alpha)
-                .epsilon(epsilon)
-                .delta(delta)
-                .check()?;
-            run(&est, train, test_raw, scaling, y_test, classes, seed)
-        }
-        Method::Decoupled => {
-            let est = Decoupled::params().epsilon(epsilon).delta(delta).check()?;
-            run(&est, train, test_raw, scaling, y_test, classes, seed)
-        }
-        Method::Dp2dp => {
-            let est = Dp2dp::params()
-                .rho(alpha)
-                .epsilon(epsilon)
-                .delta(delta)
-                .check()?;
-            run(&est, train, test_raw, scaling, y_test, classes, seed)
-        }
+        ),
+        Method::CdpFair => score!(CdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
+        Method::FdpFair => score!(FdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
+        Method::Decoupled => score!(Decoupled::params().epsilon(epsilon).delta(delta)),
+        Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
     }
 }
 

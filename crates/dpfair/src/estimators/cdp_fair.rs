@@ -9,7 +9,7 @@ use crate::estimator::{Estimator, Fitted, Params};
 use crate::plugin::kernel::Bandwidth;
 use crate::session::Spend;
 use dpfair_data::Dataset;
-use dpfair_privacy::{Ledger, Noise, Relation};
+use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`CdpFair`]: [`crate::cdp_fair::Config`]'s defaults (α = 0.1, ε = 1,
 /// δ = (N/2)⁻², strict accounting, a public bandwidth rule, 1,024 random frequencies).
@@ -126,23 +126,13 @@ pub fn default_delta(n: usize) -> f64 {
     (n as f64 / 2.0).powi(-2).min(0.5)
 }
 
-/// The spend of a plug-in fit: strict accounting delivers `(ε, δ)`; the paper's procedure spends
-/// more than it claims, so its fit runs against an unlimited ledger (and needs an unlimited
-/// session) that records what it really spends.
+/// The spend of a plug-in fit (see [`super::accounted_spend`]).
 fn plugin_spend(config: &Config) -> Spend {
-    let delta = config.delta.unwrap_or(0.0);
-    match config.accounting {
-        Accounting::Strict => Spend {
-            epsilon: config.epsilon,
-            delta,
-            relation: Relation::Substitution,
-        },
-        Accounting::Paper => Spend {
-            epsilon: f64::INFINITY,
-            delta,
-            relation: Relation::Substitution,
-        },
-    }
+    super::accounted_spend(
+        config.accounting,
+        config.epsilon,
+        config.delta.unwrap_or(0.0),
+    )
 }
 
 impl Estimator for CdpFair {

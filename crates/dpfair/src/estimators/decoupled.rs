@@ -9,7 +9,7 @@ use crate::estimator::{Estimator, Fitted, Params};
 use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
-use dpfair_privacy::{Ledger, Noise, Relation};
+use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`Decoupled`]: [`crate::decoupled::Config`]'s defaults (ε = 3, δ = 10⁻⁵, strict
 /// accounting, a joint DP-SGD base model).
@@ -134,14 +134,11 @@ impl Estimator for Decoupled {
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
-        Ok(Spend {
-            epsilon: match self.config.accounting {
-                Accounting::Strict => self.config.epsilon,
-                Accounting::Paper => f64::INFINITY,
-            },
-            delta: self.config.delta,
-            relation: Relation::Substitution,
-        })
+        Ok(super::accounted_spend(
+            self.config.accounting,
+            self.config.epsilon,
+            self.config.delta,
+        ))
     }
 
     fn config(&self, _data: &Dataset) -> Config {

@@ -9,7 +9,7 @@ use crate::estimator::{Estimator, Fitted, Params};
 use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
-use dpfair_privacy::{Ledger, Noise, Relation};
+use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`Dp2dp`]: [`crate::dp2dp::Config`]'s defaults (ρ = 0, ε = 1 per phase,
 /// δ = 10⁻⁵, 100 iterations, batch 128).
@@ -138,14 +138,11 @@ impl Estimator for Dp2dp {
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
-        Ok(Spend {
-            epsilon: match self.config.accounting {
-                Accounting::Strict => self.config.epsilon,
-                Accounting::Paper => f64::INFINITY,
-            },
-            delta: self.config.delta,
-            relation: Relation::Substitution,
-        })
+        Ok(super::accounted_spend(
+            self.config.accounting,
+            self.config.epsilon,
+            self.config.delta,
+        ))
     }
 
     fn config(&self, _data: &Dataset) -> Config {

@@ -12,7 +12,7 @@ use crate::fdp_fair::simulate::{contiguous_sites, fit};
 use crate::session::Session;
 use crate::session::Spend;
 use dpfair_data::Dataset;
-use dpfair_privacy::{Ledger, Noise, Relation};
+use dpfair_privacy::{Ledger, Noise};
 
 /// The most sites a simulation accepts (each needs its own rows).
 pub const MAX_SITES: usize = 1_000;
@@ -223,14 +223,11 @@ impl Estimator for FdpFair {
             .config
             .delta
             .unwrap_or_else(|| crate::fdp_fair::default_delta(smallest.max(1)));
-        Ok(Spend {
-            epsilon: match self.config.accounting {
-                Accounting::Strict => self.config.epsilon,
-                Accounting::Paper => f64::INFINITY,
-            },
+        Ok(super::accounted_spend(
+            self.config.accounting,
+            self.config.epsilon,
             delta,
-            relation: Relation::Substitution,
-        })
+        ))
     }
 
     fn config(&self, _data: &Dataset) -> Config {

@@ -94,6 +94,24 @@ pub(crate) fn check_level(name: &str, value: f64) -> Result<()> {
     }
 }
 
+/// The spend of a fit under `accounting`: strict delivers `(ε, δ)` for replace-one neighbours;
+/// a paper's procedure spends more than it claims, so it runs against an unlimited ledger (and
+/// needs an unlimited session) that records what it really spends.
+pub(crate) fn accounted_spend(
+    accounting: crate::predictor::Accounting,
+    epsilon: f64,
+    delta: f64,
+) -> crate::session::Spend {
+    crate::session::Spend {
+        epsilon: match accounting {
+            crate::predictor::Accounting::Strict => epsilon,
+            crate::predictor::Accounting::Paper => f64::INFINITY,
+        },
+        delta,
+        relation: dpfair_privacy::Relation::Substitution,
+    }
+}
+
 /// Record a non-private reference fit (`ε = ∞`) as what it is: the whole fit reads the data
 /// without noise, so the ledger's total reads `ε = ∞`, not 0.
 pub(crate) fn charge_reference(ledger: &mut dpfair_privacy::Ledger) -> Result<()> {
