@@ -584,3 +584,57 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(curves: &[Curve]) -> Figure<'_> {
+        Figure {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            curves,
+            lines: true,
+            envelope: None,
+            references: &[],
+        }
+    }
+
+    /// The SVG goes to a temporary file renamed over the target: a replaced plot is whole,
+    /// nothing is left behind, and a plot that cannot be written leaves the old one intact.
+    #[test]
+    fn plots_are_written_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.svg");
+        std::fs::write(&path, "old").unwrap();
+        let curves = [Curve {
+            label: "a".into(),
+            points: vec![
+                Point {
+                    x: 0.0,
+                    y: 1.0,
+                    band: 0.1,
+                },
+                Point {
+                    x: 1.0,
+                    y: 2.0,
+                    band: 0.1,
+                },
+            ],
+        }];
+        draw_figure(&path, &figure(&curves)).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{svg}"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "only the plot: {names:?}");
+        // A target inside a missing folder cannot be written: an error, and nothing created.
+        let missing = dir.path().join("no-such-folder").join("p.svg");
+        assert!(draw_figure(&missing, &figure(&curves)).is_err());
+        assert!(!missing.exists());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), svg);
+    }
+}
