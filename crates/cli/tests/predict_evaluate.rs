@@ -23,9 +23,10 @@ fn evaluate(data: &Path, pred: &Path, target: &str, sensitive: &str, extra: &[&s
         pred.to_str().unwrap(),
         "--target",
         target,
-        "--sensitive",
-        sensitive,
     ];
+    if !sensitive.is_empty() {
+        args.extend(["--sensitive", sensitive]);
+    }
     args.extend_from_slice(extra);
     let o = dpfair(&args);
     assert!(o.status.success(), "{}", stderr(&o));

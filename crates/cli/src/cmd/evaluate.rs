@@ -39,9 +39,10 @@ pub struct Args {
     /// The target column of --data.
     #[arg(long, value_name = "COL")]
     pub target: String,
-    /// The sensitive-attribute column of --data.
+    /// The sensitive-attribute column of --data [default: none: accuracy or error only, no
+    /// fairness measures].
     #[arg(long, value_name = "COL")]
-    pub sensitive: String,
+    pub sensitive: Option<String>,
     /// The task [default: inferred from the target as `fit` does].
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
@@ -64,7 +65,7 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let mut options = LoadOptions {
         target: Some(args.target.clone()),
-        sensitive: Some(args.sensitive.clone()),
+        sensitive: args.sensitive.clone(),
         features: Some(Vec::new()),
         task: args.task.map(Into::into),
         positive: args.positive.clone(),
@@ -107,7 +108,7 @@ pub fn run(args: Args) -> CliResult {
     let pcol = pred_table.column_index("prediction", "--predictions")?;
     let target_col = loaded.schema.target.as_ref().expect("target requested");
     let labels = target_col.encoding.labels().to_vec();
-    let groups_all = &loaded.dataset.groups.as_ref().expect("sensitive requested");
+    let groups_all = loaded.dataset.groups.as_ref();
     let target = loaded.dataset.target.as_ref().expect("target requested");
 
     // Keep rows that have a prediction; `keep[j]` indexes the loaded data set.
@@ -126,12 +127,19 @@ pub fn run(args: Args) -> CliResult {
             args.data.display()
         )));
     }
-    let groups: Vec<u32> = keep.iter().map(|&j| groups_all.codes[j]).collect();
+    let groups: Option<(Vec<u32>, &[String])> =
+        groups_all.map(|g| (keep.iter().map(|&j| g.codes[j]).collect(), &g.names[..]));
     let task = target.task();
-    println!(
-        "task: {task}; target `{}`, sensitive `{}`",
-        target_col.name, args.sensitive
-    );
+    match &args.sensitive {
+        Some(sensitive) => println!(
+            "task: {task}; target `{}`, sensitive `{sensitive}`",
+            target_col.name
+        ),
+        None => println!(
+            "task: {task}; target `{}`; no --sensitive: no fairness measures",
+            target_col.name
+        ),
+    }
     if task == TaskKind::Binary {
         println!("positive label: {}", labels[1]);
     }
@@ -169,11 +177,14 @@ pub fn run(args: Args) -> CliResult {
             if mse >= constant {
                 println!("note: the model is no better than the constant predictor");
             }
+            let Some((groups, names)) = &groups else {
+                return Ok(());
+            };
             println!(
                 "ks_statistical_parity (max over pairs of groups): {:.6}",
-                fm::ks_statistical_parity(&y_pred, &groups)?
+                fm::ks_statistical_parity(&y_pred, groups)?
             );
-            fm::GroupReport::regression(&y_true, &y_pred, &groups, &groups_all.names)?
+            fm::GroupReport::regression(&y_true, &y_pred, groups, names)?
         }
         _ => {
             let classes = target.classes().expect("classification target");
@@ -200,18 +211,28 @@ pub fn run(args: Args) -> CliResult {
             if acc <= majority {
                 println!("note: the model is no better than predicting the majority class");
             }
+            let Some((groups, names)) = &groups else {
+                if let Some(p) = &probs {
+                    println!(
+                        "expected_accuracy (from p_ columns): {:.6}",
+                        fm::expected_accuracy(p.view(), &y_true)?
+                    );
+                }
+                return Ok(());
+            };
+            let (groups, names) = (&groups[..], *names);
             if task == TaskKind::Binary {
                 let yt: Vec<u8> = y_true.iter().map(|&c| c as u8).collect();
                 let yp: Vec<u8> = y_pred.iter().map(|&c| c as u8).collect();
                 println!(
                     "demographic_parity_difference (max - min positive rate): {:.6}",
-                    fm::demographic_parity_difference(&yp, &groups)?
+                    fm::demographic_parity_difference(&yp, groups)?
                 );
                 println!(
                     "demographic_parity_ratio (min / max positive rate): {:.6}",
-                    fm::demographic_parity_ratio(&yp, &groups)?
+                    fm::demographic_parity_ratio(&yp, groups)?
                 );
-                match fm::equal_opportunity_difference(&yt, &yp, &groups) {
+                match fm::equal_opportunity_difference(&yt, &yp, groups) {
                     Ok(v) => println!("equal_opportunity_difference: {v:.6}"),
                     Err(e) => println!("equal_opportunity_difference: n/a ({e})"),
                 }
@@ -223,15 +244,15 @@ pub fn run(args: Args) -> CliResult {
                     );
                     println!(
                         "expected_demographic_parity_difference (from p_ columns): {:.6}",
-                        fm::expected_demographic_parity_difference(&p_pos, &groups)?
+                        fm::expected_demographic_parity_difference(&p_pos, groups)?
                     );
                 }
                 println!();
-                fm::GroupReport::binary(&yt, &yp, &groups, &groups_all.names)?
+                fm::GroupReport::binary(&yt, &yp, groups, names)?
             } else {
                 println!(
                     "multiclass_unfairness U (max over classes and group pairs): {:.6}",
-                    fm::multiclass_unfairness(&y_pred, labels.len(), &groups)?
+                    fm::multiclass_unfairness(&y_pred, labels.len(), groups)?
                 );
                 if let Some(p) = &probs {
                     println!(
@@ -240,11 +261,11 @@ pub fn run(args: Args) -> CliResult {
                     );
                     println!(
                         "expected_multiclass_unfairness (from p_ columns): {:.6}",
-                        fm::expected_multiclass_unfairness(p.view(), &groups)?
+                        fm::expected_multiclass_unfairness(p.view(), groups)?
                     );
                 }
                 println!();
-                fm::GroupReport::multiclass(&y_true, &y_pred, &labels, &groups, &groups_all.names)?
+                fm::GroupReport::multiclass(&y_true, &y_pred, &labels, groups, names)?
             }
         }
     };
