@@ -629,7 +629,9 @@ impl SimulatedArgs {
         let spend = est.spend(&private)?;
         let mut session =
             crate::cmd::fit::pipeline::session_for(&spend)?.with_noise(self.seeds.noise());
-        let fitted = est.fit(&private, &mut session)?;
+        let fitted = crate::cmd::fit::pipeline::with_progress(est.method(), || {
+            est.fit(&private, &mut session)
+        })?;
         Ok(crate::cmd::fit::pipeline::finish(&est, public, fitted))
     }
 }

@@ -6,7 +6,7 @@
 //! histogram; the interval `--range`, `--bins`, `--alpha` and the group set are public.
 
 pub use super::flags::fair_regression::{Args, SolverArg};
-use super::pipeline::{finish, session_for};
+use super::pipeline::{finish, session_for, with_progress};
 use crate::cmd::common::{Input, csv_format};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FairRegressionParams;
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> CliResult {
         eprintln!("warning: --epsilon inf: the non-private reference; the model is NOT private");
     }
     let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
-    let fitted = est.fit(&loaded.dataset, &mut session)?;
+    let fitted = with_progress(est.method(), || est.fit(&loaded.dataset, &mut session))?;
     finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

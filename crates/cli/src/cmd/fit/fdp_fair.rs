@@ -9,7 +9,7 @@
 
 pub use super::flags::fdp_fair::Args;
 use crate::cmd::federated::load_site_data;
-use crate::cmd::fit::pipeline::{finish, session_for};
+use crate::cmd::fit::pipeline::{finish, session_for, with_progress};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FdpFairParams;
 use dpfair::fdp_fair::{Accounting, Config};
@@ -48,7 +48,9 @@ pub fn run(args: Args) -> CliResult {
         .map(|s| args.privacy.seeds.noise_for_site(s as u64))
         .collect();
     let mut session = session_for(&est.spend(&loaded.dataset)?)?;
-    let fitted = est.fit_sites(&loaded.dataset, &mut noises, &mut session)?;
+    let fitted = with_progress("fdp-fair", || {
+        est.fit_sites(&loaded.dataset, &mut noises, &mut session)
+    })?;
     finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

@@ -61,7 +61,9 @@ pub fn fit<E: Estimator>(
         eprintln!("warning: --epsilon inf: a non-private reference; the model is NOT private");
     }
     let mut session = session_for(&spend)?.with_noise(common.privacy.noise());
-    let fitted = dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)?;
+    let fitted = with_progress(estimator.method(), || {
+        dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)
+    })?;
     report_private_bounds(&fitted.ledger);
     Ok(finish(estimator, loaded, fitted))
 }
@@ -90,6 +92,38 @@ pub fn finish<E: Estimator>(
         );
     }
     Run { loaded, fitted }
+}
+
+/// Run `work`, showing on stderr (only on a terminal, after the first second) that `method` is
+/// still fitting and for how long, so that a long fit is not silent. The line is cleared at
+/// the end. It reads nothing but the clock.
+pub fn with_progress<T>(method: &str, work: impl FnOnce() -> T) -> T {
+    use std::io::{IsTerminal, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if !std::io::stderr().is_terminal() {
+        return work();
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let start = std::time::Instant::now();
+            let mut shown = false;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let secs = start.elapsed().as_secs();
+                if secs >= 1 && !done.load(Ordering::Relaxed) {
+                    let _ = write!(std::io::stderr(), "\r\x1b[2Kfitting {method}… {secs} s");
+                    shown = true;
+                }
+            }
+            if shown {
+                let _ = write!(std::io::stderr(), "\r\x1b[2K");
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    })
 }
 
 /// A session whose budget is the command's (the fit's declared spend): unlimited for a
