@@ -189,9 +189,17 @@ impl Predictor for Model {
         let s = signs(data).map_err(err)?;
         let probs = self.probabilities(data.features.view()).map_err(err)?;
         let classes = self.classify(probs.view(), &s, rng);
+        // The fair rule is an argmax of adjusted scores (randomized only to break near-ties), so
+        // the distribution each class is drawn from is the point mass on it. Phase 1's
+        // probabilities describe the classifier before the fairness step, not this one, and
+        // would make expected metrics describe another classifier.
+        let k = probs.ncols();
+        let chosen = ndarray::Array2::from_shape_fn((classes.len(), k), |(i, c)| {
+            f64::from(u8::from(classes[i] as usize == c))
+        });
         Ok(Output::Classes {
             classes,
-            probabilities: Some(probs),
+            probabilities: Some(chosen),
         })
     }
 }

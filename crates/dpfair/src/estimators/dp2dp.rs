@@ -65,6 +65,10 @@ impl Params for Dp2dpParams {
 /// let mut session = Session::new(1.0, 1e-5)?;
 /// let fitted = Dp2dp::params().rho(0.05).epsilon(1.0).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
+/// if let dpfair::model::Output::Classes { classes, probabilities: Some(p) } = &out {
+///     // The fair rule's own distribution (the point mass on each class), not phase 1's.
+///     assert!(classes.iter().enumerate().all(|(i, &c)| p[[i, c as usize]] == 1.0));
+/// }
 /// let path = std::env::temp_dir().join("dpfair-doc-dp2dp.json");
 /// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
 /// assert_eq!(dpfair::model::ModelFile::load(&path)?.method, "dp2dp");
