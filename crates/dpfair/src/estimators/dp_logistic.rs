@@ -189,6 +189,42 @@ pub fn default_batch(n: usize) -> usize {
 }
 
 impl DpLogistic {
+    /// A warning when the released weights are within the noise they carry: their norm is
+    /// below twice what the noise alone would give (√p·s for p weights of noise standard
+    /// deviation s: the output perturbation's σ, or for DP-SGD the random walk of T noisy steps,
+    /// s = lr·zC·√T / B with B the expected batch). The model is then likely no better than a
+    /// constant. It reads released weights and public settings only.
+    fn within_noise(&self, model: &PrivateLogistic, n: usize) -> Option<String> {
+        let (weights, sd) = match model {
+            PrivateLogistic::OutputPerturbation(fit) => (&fit.model, fit.sigma),
+            PrivateLogistic::DpSgd(fit) => {
+                let dpfair_learn::Classifier::Logistic(m) = &fit.model else {
+                    return None;
+                };
+                let batch = self.sgd_config(n).expected_batch.max(1) as f64;
+                let lr = self.params.sgd.learning_rate;
+                let sd = lr * fit.noise_multiplier * fit.clip * (fit.steps as f64).sqrt() / batch;
+                (m, sd)
+            }
+        };
+        let p = weights.coef.len() + weights.intercept.len();
+        let norm = weights
+            .coef
+            .iter()
+            .chain(weights.intercept.iter())
+            .map(|w| w * w)
+            .sum::<f64>()
+            .sqrt();
+        let noise = sd * (p as f64).sqrt();
+        (norm <= 2.0 * noise).then(|| {
+            format!(
+                "warning: the released weights are within the noise they carry (norm {norm:.3}, \
+                 noise alone ≈ {noise:.3}): the model is likely no better than a constant; more \
+                 rows, a larger ε or public --bounds help"
+            )
+        })
+    }
+
     /// The neighbouring relation the fit certifies.
     pub fn relation(&self) -> Relation {
         match self.params.mechanism {
@@ -220,9 +256,9 @@ impl Estimator for DpLogistic {
         "dp-logistic"
     }
 
-    fn report(&self, fitted: &Fitted<PrivateLogistic>, _data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<PrivateLogistic>, data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
-        vec![match model {
+        let mut lines = vec![match model {
             PrivateLogistic::DpSgd(fit) => format!(
                 "DP-SGD: q = {:.5}, {} steps, noise multiplier z = {:.4} (σ = zC = {:.4} on each \
                  clipped-gradient sum), {} accountant, {}",
@@ -238,7 +274,9 @@ impl Estimator for DpLogistic {
                  σ = {:.4e} per weight",
                 fit.l2, fit.feature_bound, fit.lipschitz, fit.sensitivity, fit.sigma
             ),
-        }]
+        }];
+        lines.extend(self.within_noise(model, data.n_rows()));
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<DpLogistic> {
