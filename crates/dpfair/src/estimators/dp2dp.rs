@@ -102,7 +102,7 @@ impl Estimator for Dp2dp {
             lines.push(format!("dp2dp: phase 1 = {p}"));
         }
         lines.push(format!(
-            "dp2dp: K = {}, ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); \
+            "dp2dp: K = {}, fairness tolerance ρ = {}, {} training rows, pool N = {}; π̄ = ({:.4}, {:.4}); \
              σ_SGD = {:.4} (z = {:.4}, q = {:.4}, T = {}); λ̄ at C_λ: {:.0}%",
             model.classes,
             model.rho,

@@ -31,9 +31,11 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
-    /// Fairness tolerance ρ ≥ 0: the classifier targets max_k |P(ĝ=k|S=+1) − P(ĝ=k|S=−1)| ≤ ρ.
+    /// Fairness tolerance ρ ≥ 0: the classifier targets max_k |P(ĝ=k|S=+1) − P(ĝ=k|S=−1)| ≤ ρ
+    /// (the paper's name; not the zCDP ρ that the ledger prints for some releases).
     #[arg(
         long,
+        visible_alias = "fairness-tolerance",
         value_name = "R",
         default_value_t = 0.0,
         allow_hyphen_values = true
