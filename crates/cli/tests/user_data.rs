@@ -64,3 +64,12 @@ fn pandas_index_is_skipped_and_the_positive_class_is_named() {
     let err = fit(&data, &model, &["--positive", "approved"]);
     assert!(!err.contains("is the positive class"), "{err}");
 }
+
+/// DP2DP's ρ is its fairness tolerance; the ledger's ρ is zCDP's. The help says so, and the
+/// option has a name that cannot be mistaken.
+#[test]
+fn dp2dp_tolerance_is_not_confused_with_zcdp() {
+    let help = ok(&dpfair(&["fit", "dp2dp", "--help"]));
+    assert!(help.contains("--fairness-tolerance"), "{help}");
+    assert!(help.contains("not the zCDP ρ"), "{help}");
+}
