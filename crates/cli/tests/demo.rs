@@ -15,6 +15,16 @@ fn demo_prints_a_table_and_writes_the_plot() {
     // Regression methods get their own plot (MSE does not share an axis with accuracy).
     let mse = std::fs::read_to_string(out.join("fairness_vs_mse.svg")).unwrap();
     assert!(mse.contains("fair regression") && !svg.contains("fair regression"));
+    // LPCT has no groups: its fairness is "-" in the table and it is not drawn at unfairness 0.
+    let lpct = stdout
+        .lines()
+        .find(|l| l.starts_with("LPCT"))
+        .unwrap_or_else(|| panic!("no LPCT row: {stdout}"));
+    assert!(
+        lpct.contains("none (no groups)") && lpct.contains(" - "),
+        "{lpct}"
+    );
+    assert!(!svg.contains("LPCT"), "LPCT drawn on the fairness plot");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

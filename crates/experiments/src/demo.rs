@@ -216,15 +216,21 @@ pub fn table(rows: &[DemoRow]) -> String {
                     Some((e, _)) => format!("ε = {e:.4}"),
                     None => "none (non-private)".into(),
                 };
+                // A method without groups has no fairness value: "-", and no point on the plot.
+                let fairness = if d.fairness.is_finite() {
+                    format!("{:.4}", d.fairness)
+                } else {
+                    "-".into()
+                };
                 s += &format!(
-                    "{:<28} {:<22} {:>6}  {:<9} {:>9.4}  {:<14} {:>9.4}  {}\n",
+                    "{:<28} {:<22} {:>6}  {:<9} {:>9.4}  {:<14} {:>9}  {}\n",
                     r.method,
                     r.task,
                     eps,
                     d.utility_name,
                     d.utility,
                     d.fairness_name,
-                    d.fairness,
+                    fairness,
                     spent
                 );
             }
@@ -251,6 +257,10 @@ pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<Vec<PathBuf>> {
     let mut curves: Vec<(&str, &str, Vec<String>, Vec<Point>)> = Vec::new();
     for r in rows {
         let Ok(d) = &r.result else { continue };
+        if !d.fairness.is_finite() {
+            // No groups, no unfairness: drawing it at 0 would read as perfectly fair.
+            continue;
+        }
         let eps = if r.epsilon.is_finite() {
             fmt_f64(r.epsilon)
         } else {

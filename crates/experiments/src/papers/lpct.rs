@@ -528,7 +528,7 @@ fn demo_result(pred: Vec<u8>, data: &DemoData, ledger: &Ledger) -> Result<DemoRe
     let (_, (_, test)) = data.lpct()?;
     let y = lpct::binary_xy(test, "test data").map_err(method_error)?.1;
     let acc = score::accuracy(pred, y);
-    DemoResult::new("accuracy", acc, "none (no groups)", 0.0).spent(ledger)
+    DemoResult::new("accuracy", acc, "none (no groups)", f64::NAN).spent(ledger)
 }
 
 fn demo_lpct(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
