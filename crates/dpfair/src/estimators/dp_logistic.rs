@@ -189,12 +189,14 @@ pub fn default_batch(n: usize) -> usize {
 }
 
 impl DpLogistic {
-    /// A warning when the released weights are within the noise they carry: their norm is
-    /// below twice what the noise alone would give (√p·s for p weights of noise standard
-    /// deviation s: the output perturbation's σ, or for DP-SGD the random walk of T noisy steps,
-    /// s = lr·zC·√T / B with B the expected batch). The model is then likely no better than a
-    /// constant. It reads released weights and public settings only.
-    fn within_noise(&self, model: &PrivateLogistic, n: usize) -> Option<String> {
+    /// How the released weights compare with the noise they carry: their norm, and the norm the
+    /// noise alone would give (√p·s for p weights of noise standard deviation s: the output
+    /// perturbation's σ, or for DP-SGD the random walk of T noisy steps, s = lr·zC·√T / B with
+    /// B the expected batch). A norm within twice the noise means the model is likely no better
+    /// than a constant. The line is printed for every fit, in the same form, so that which lines
+    /// a fit prints never depends on the data; its numbers are post-processing of the released
+    /// weights and public settings.
+    fn weights_against_noise(&self, model: &PrivateLogistic, n: usize) -> Option<String> {
         let (weights, sd) = match model {
             PrivateLogistic::OutputPerturbation(fit) => (&fit.model, fit.sigma),
             PrivateLogistic::DpSgd(fit) => {
@@ -216,13 +218,11 @@ impl DpLogistic {
             .sum::<f64>()
             .sqrt();
         let noise = sd * (p as f64).sqrt();
-        (norm <= 2.0 * noise).then(|| {
-            format!(
-                "warning: the released weights are within the noise they carry (norm {norm:.3}, \
-                 noise alone ≈ {noise:.3}): the model is likely no better than a constant; more \
-                 rows, a larger ε or public --bounds help"
-            )
-        })
+        Some(format!(
+            "released weights: norm {norm:.4}; the noise alone would give about {noise:.4} (a \
+             norm within twice that is noise, and the model then likely no better than a \
+             constant)"
+        ))
     }
 
     /// The neighbouring relation the fit certifies.
@@ -275,7 +275,7 @@ impl Estimator for DpLogistic {
                 fit.l2, fit.feature_bound, fit.lipschitz, fit.sensitivity, fit.sigma
             ),
         }];
-        lines.extend(self.within_noise(model, data.n_rows()));
+        lines.extend(self.weights_against_noise(model, data.n_rows()));
         lines
     }
 
