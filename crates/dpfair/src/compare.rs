@@ -366,7 +366,8 @@ pub fn compare(
     })
 }
 
-/// `z₀.₉₅ · √(1/(4n₀) + 1/(4n₁))` over the two largest held-out groups.
+/// `z₀.₉₅ · √(Σ_g 1/(4n_g))` over the held-out groups: the module docs' bound for two groups
+/// (every method with a fairness target here needs exactly two), conservative with more.
 fn unfairness_tolerance(groups: &[u32]) -> f64 {
     let mut counts = std::collections::BTreeMap::<u32, f64>::new();
     for &g in groups {
