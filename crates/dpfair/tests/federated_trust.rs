@@ -3,54 +3,19 @@
 //! budget) or `aggregate_round2`, and the honest federation still goes through. What is checked
 //! and what a dishonest site can still do: docs/federated-trust.md.
 
-use dpfair::data::Dataset;
-use dpfair::data::synthetic::{Design, FdpFairDesign};
+mod federation;
+
+use dpfair::fdp_fair::ServerParams;
 use dpfair::fdp_fair::protocol::{
-    Global, Round1, Round2, aggregate_round1, aggregate_round2, site_ledger, site_round1,
-    site_round2,
+    Round1, aggregate_round1, aggregate_round2, site_ledger, site_round1,
 };
 use dpfair::fdp_fair::simulate::site_name;
-use dpfair::fdp_fair::{Config, SearchConfig, ServerParams};
 use dpfair::privacy::{Ledger, Noise};
+use federation::Federation;
 
-/// Two honest sites' round-1 transcripts, with the ledgers and noise they continue with.
-pub struct Federation {
-    data: Vec<Dataset>,
-    r1: Vec<Round1>,
-    state: Vec<(Ledger, Noise)>,
-    cfg: Config,
-}
-
+/// The two honest sites every test starts from.
 fn federation(run: Option<&str>) -> Federation {
-    let cfg = Config {
-        epsilon: 1.0,
-        n_frequencies: 16,
-        search: SearchConfig {
-            alpha: 0.1,
-            ..SearchConfig::default()
-        },
-        ..Config::default()
-    };
-    let data: Vec<Dataset> = (0..2)
-        .map(|k| FdpFairDesign::default().generate(200, 40 + k).unwrap())
-        .collect();
-    let mut r1 = Vec::new();
-    let mut state = Vec::new();
-    for (k, d) in data.iter().enumerate() {
-        let p = cfg.site_params(&site_name(k), d).unwrap();
-        let mut ledger = site_ledger(p.epsilon, p.delta, p.accounting).unwrap();
-        let mut noise = Noise::seeded(70 + k as u64);
-        let mut t = site_round1(&p, d, None, &mut ledger, &mut noise).unwrap();
-        t.bind(run.map(String::from));
-        r1.push(t);
-        state.push((ledger, noise));
-    }
-    Federation {
-        data,
-        r1,
-        state,
-        cfg,
-    }
+    federation::two_sites(16, 200, 40, 70, run)
 }
 
 fn server(run: Option<&str>) -> ServerParams {
@@ -73,21 +38,12 @@ fn refused_round1(edit: impl Fn(&mut Round1), expect: &str) {
     assert!(err.contains(expect), "expected `{expect}` in: {err}");
 }
 
-fn honest_round2(f: &mut Federation, global: &Global) -> Vec<Round2> {
-    f.data
-        .iter()
-        .zip(f.state.iter_mut())
-        .enumerate()
-        .map(|(k, (d, (l, n)))| site_round2(global, &site_name(k), d, l, n).unwrap())
-        .collect()
-}
-
 #[test]
 fn honest_federation_passes_every_check() {
     let mut f = federation(Some("run-7"));
     let global = aggregate_round1(&f.r1, &server(Some("run-7"))).unwrap();
     assert_eq!(global.run.as_deref(), Some("run-7"));
-    let r2 = honest_round2(&mut f, &global);
+    let r2 = federation::round2(&mut f, &global);
     aggregate_round2(&global, &r2, &f.cfg.search).unwrap();
 }
 
@@ -187,7 +143,7 @@ fn an_edited_number_without_resealing_is_refused() {
 fn absurd_tree_counts_are_refused() {
     let mut f = federation(None);
     let global = aggregate_round1(&f.r1, &server(None)).unwrap();
-    let mut r2 = honest_round2(&mut f, &global);
+    let mut r2 = federation::round2(&mut f, &global);
     r2[1].trees.groups[0].levels[0][0] = 1e15;
     r2[1].bind();
     let err = aggregate_round2(&global, &r2, &f.cfg.search)
@@ -200,7 +156,7 @@ fn absurd_tree_counts_are_refused() {
 fn round_two_trees_replayed_under_another_name_are_refused() {
     let mut f = federation(None);
     let global = aggregate_round1(&f.r1, &server(None)).unwrap();
-    let mut r2 = honest_round2(&mut f, &global);
+    let mut r2 = federation::round2(&mut f, &global);
     r2[1].trees = r2[0].trees.clone();
     r2[1].bind();
     let err = aggregate_round2(&global, &r2, &f.cfg.search)

@@ -5,16 +5,11 @@
 //!
 //! Cases: 1,500 per round per `cargo test`; `DPFAIR_FUZZ_SCALE=N` runs N times more.
 
-use dpfair::data::Dataset;
+mod federation;
+
 use dpfair::data::fuzz::mutate_json;
-use dpfair::data::synthetic::{Design, FdpFairDesign};
-use dpfair::fdp_fair::protocol::{
-    Global, Round1, Round2, aggregate_round1, aggregate_round2, site_ledger, site_round1,
-    site_round2,
-};
-use dpfair::fdp_fair::simulate::site_name;
-use dpfair::fdp_fair::{Config, SearchConfig, ServerParams};
-use dpfair::privacy::Noise;
+use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
+use dpfair::fdp_fair::{SearchConfig, ServerParams};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 
@@ -36,39 +31,14 @@ struct Honest {
 }
 
 fn honest() -> Honest {
-    let cfg = Config {
-        epsilon: 1.0,
-        n_frequencies: 8,
-        search: SearchConfig {
-            alpha: 0.1,
-            ..SearchConfig::default()
-        },
-        ..Config::default()
-    };
-    let data: Vec<Dataset> = (0..2)
-        .map(|k| FdpFairDesign::default().generate(120, 90 + k).unwrap())
-        .collect();
-    let mut r1 = Vec::new();
-    let mut state = Vec::new();
-    for (k, d) in data.iter().enumerate() {
-        let p = cfg.site_params(&site_name(k), d).unwrap();
-        let mut ledger = site_ledger(p.epsilon, p.delta, p.accounting).unwrap();
-        let mut noise = Noise::seeded(11 + k as u64);
-        r1.push(site_round1(&p, d, None, &mut ledger, &mut noise).unwrap());
-        state.push((ledger, noise));
-    }
-    let global = aggregate_round1(&r1, &ServerParams::default()).unwrap();
-    let r2 = data
-        .iter()
-        .zip(state.iter_mut())
-        .enumerate()
-        .map(|(k, (d, (l, n)))| site_round2(&global, &site_name(k), d, l, n).unwrap())
-        .collect();
+    let mut f = federation::two_sites(8, 120, 90, 11, None);
+    let global = aggregate_round1(&f.r1, &ServerParams::default()).unwrap();
+    let r2 = federation::round2(&mut f, &global);
     Honest {
-        r1,
+        r1: f.r1,
         global,
         r2,
-        search: cfg.search,
+        search: f.cfg.search,
     }
 }
 

@@ -50,6 +50,39 @@ fn select<D>(candidates: Vec<Candidate<D>>, pair: Option<&str>) -> CliResult<Vec
     Ok(chosen)
 }
 
+/// The search and the planted bug, timed: `release(data, ε, noise)` is searched over the
+/// candidates at the claimed ε, then the chosen pair is audited with the release run at
+/// `bug_epsilon` (the ε whose noise scale is the planted fraction of the claim's).
+fn search_then_plant<D>(
+    size: Size,
+    seed: u64,
+    candidates: &[Candidate<D>],
+    delta: f64,
+    bug_epsilon: f64,
+    release: impl Fn(&D, f64, &mut Noise) -> dpfair_privacy::Result<f64>,
+) -> CliResult<super::Timed<(SearchReport, AuditReport)>> {
+    let (screen, confirm) = trials(size);
+    timed(|| {
+        let mut noise = Noise::seeded(seed);
+        let s = search_neighbours(
+            &mut noise,
+            candidates,
+            screen,
+            confirm,
+            delta,
+            ALPHA,
+            |d, n| release(d, CLAIM, n),
+        )
+        .map_err(CliError::internal)?;
+        let pair = &candidates[s.chosen].pair;
+        let p = audit(&mut noise, confirm, delta, ALPHA, |i, n| {
+            release(&pair[i], bug_epsilon, n)
+        })
+        .map_err(CliError::internal)?;
+        Ok((s, p))
+    })
+}
+
 /// The finding of a search and of the planted bug on the chosen pair.
 #[allow(clippy::too_many_arguments)]
 fn finding(
@@ -174,26 +207,7 @@ pub fn fair_regression(size: Size, seed: u64, pair: Option<&str>) -> CliResult<F
             (h.h[d.cells[0]] - h.h[d.cells[1]]) * n
         })
     };
-    let (screen, confirm) = trials(size);
-    let t = timed(|| {
-        let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(
-            &mut noise,
-            &candidates,
-            screen,
-            confirm,
-            0.0,
-            ALPHA,
-            |d, n| release(d, CLAIM, n),
-        )
-        .map_err(CliError::internal)?;
-        let pair = &candidates[s.chosen].pair;
-        let p = audit(&mut noise, confirm, 0.0, ALPHA, |i, n| {
-            release(&pair[i], CLAIM / 0.3, n)
-        })
-        .map_err(CliError::internal)?;
-        Ok((s, p))
-    })?;
+    let t = search_then_plant(size, seed, &candidates, 0.0, CLAIM / 0.3, release)?;
     let (s, p) = t.value;
     Ok(finding(
         "fair-regression: private joint histogram (Algorithm 1), ε-DP",
@@ -263,26 +277,7 @@ pub fn decoupled_rates(size: Size, seed: u64, pair: Option<&str>) -> CliResult<F
         .map_err(|e| dpfair_privacy::error::invalid("rates", e.to_string()))?;
         Ok(if d.group == 0 { r.alpha } else { r.beta })
     };
-    let (screen, confirm) = trials(size);
-    let t = timed(|| {
-        let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(
-            &mut noise,
-            &candidates,
-            screen,
-            confirm,
-            0.0,
-            ALPHA,
-            |d, n| release(d, CLAIM, n),
-        )
-        .map_err(CliError::internal)?;
-        let pair = &candidates[s.chosen].pair;
-        let p = audit(&mut noise, confirm, 0.0, ALPHA, |i, n| {
-            release(&pair[i], CLAIM / 0.3, n)
-        })
-        .map_err(CliError::internal)?;
-        Ok((s, p))
-    })?;
+    let t = search_then_plant(size, seed, &candidates, 0.0, CLAIM / 0.3, release)?;
     let (s, p) = t.value;
     Ok(finding(
         "decoupled: strict rate release (Laplace count table, post-processed to α̃, β̃)",
@@ -388,26 +383,7 @@ pub fn pi_release(size: Size, seed: u64, method: &str, pair: Option<&str>) -> Cl
         Ok(est.pi[1] - est.pi[0])
     };
     let bug_epsilon = epsilon_at_sigma_factor(CLAIM, DELTA, 0.3)?;
-    let (screen, confirm) = trials(size);
-    let t = timed(|| {
-        let mut noise = Noise::seeded(seed);
-        let s = search_neighbours(
-            &mut noise,
-            &candidates,
-            screen,
-            confirm,
-            DELTA,
-            ALPHA,
-            |d, n| release(d, CLAIM, n),
-        )
-        .map_err(CliError::internal)?;
-        let pair = &candidates[s.chosen].pair;
-        let p = audit(&mut noise, confirm, DELTA, ALPHA, |i, n| {
-            release(&pair[i], bug_epsilon, n)
-        })
-        .map_err(CliError::internal)?;
-        Ok((s, p))
-    })?;
+    let t = search_then_plant(size, seed, &candidates, DELTA, bug_epsilon, release)?;
     let (s, p) = t.value;
     Ok(finding(
         &format!("{method}: S1 release of π̃ (strict joint Gaussian, analytic calibration)"),
