@@ -3,34 +3,19 @@
 //! inconsistent input with exit code 2 and a message naming the problem.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(args)
-        .output()
-        .expect("run dpfair")
-}
+mod common;
+use common::{bad, dpfair, ok};
 
-fn ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn refused(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+/// `needle` is in the message of a run refused as bad input.
+fn refused(out: &std::process::Output, needle: &str) {
+    let err = bad(out);
     assert!(err.contains(needle), "expected `{needle}` in: {err}");
 }
 
+/// This run's scratch folder (emptied first).
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dpfair-federated-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("federated", "all")
 }
 
 const SITES: usize = 3;

@@ -4,14 +4,13 @@
 use dpfair::model::{FittedModel, ModelFile};
 use dpfair_data::synthetic::{Design, LpctDesign};
 use dpfair_data::{Dataset, Target};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpfair-ldp-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+mod common;
+use common::{bad, dpfair, ok};
+
+fn scratch(test: &str) -> std::path::PathBuf {
+    common::scratch("ldp", test)
 }
 
 fn write_csv(path: &Path, ds: &Dataset) {
@@ -23,34 +22,6 @@ fn write_csv(path: &Path, ds: &Dataset) {
         s.push_str(&format!("{},{},{}\n", r[0], r[1], y[i]));
     }
     std::fs::write(path, s).unwrap();
-}
-
-fn dpfair(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dpfair"))
-        .args(args)
-        .output()
-        .expect("run dpfair")
-}
-
-fn ok(o: &Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn bad(o: &Output) -> String {
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let e = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!e.contains("panicked"), "{e}");
-    e
 }
 
 fn data(dir: &Path) -> (String, String) {
