@@ -148,6 +148,7 @@ impl From<crate::fair_regression::FairRegressionError> for Error {
                 method: "fair-regression",
                 reason: lp.to_string(),
             },
+            E::Learn(l) => l.into(),
         }
     }
 }

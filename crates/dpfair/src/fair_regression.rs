@@ -14,6 +14,9 @@
 //!
 //! [`fit`] reads a [`Dataset`]; [`fit_scores`] takes scores and group codes; [`fit_from_histogram`]
 //! is everything after the release (post-processing, deterministic given the histogram).
+//! [`fit_chained`] fits a private linear regressor ([`LinearBase`]) on one part of a public
+//! random split and Algorithm 1 on its predictions for the other part, so the model predicts
+//! from features (parallel composition: `docs/privacy.md#dp-linear-regression`).
 //! Baselines (Chzhen et al. (2020), as the authors' repository re-implements it): [`baselines`]. One-dimensional optimal transport: [`transport`].
 //!
 //! Privacy (Xian et al., Section 3.4): the whole ε goes to one release of the `m × k` joint counts (sensitivity 2
@@ -26,7 +29,12 @@ pub mod lp;
 pub mod transport;
 
 use dpfair_data::{Dataset, Target};
+use dpfair_learn::linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
+use dpfair_learn::LearnError;
+use dpfair_privacy::ledger::Partition;
 use dpfair_privacy::{Ledger, Noise, PrivacyError};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use histogram::{Grid, JointHistogram, private_joint_histogram, repair_group};
 use lp::{BarycenterProblem, LpError, SolveOptions, SolvedBy};
 use rand::{Rng, RngExt};
@@ -42,6 +50,8 @@ pub enum FairRegressionError {
     Privacy(#[from] PrivacyError),
     #[error(transparent)]
     Lp(#[from] LpError),
+    #[error(transparent)]
+    Learn(#[from] LearnError),
 }
 
 impl FairRegressionError {
@@ -77,6 +87,9 @@ pub struct Config {
     /// [`fit`] only: the feature column holding the scores f(x, a); `None`: the real target
     /// (the paper's experiments use f = Id on the response).
     pub score_column: Option<String>,
+    /// Fit a private linear regressor first and post-process its predictions, so that the
+    /// model predicts from features ([`fit_chained`]); `None`: the scores are given.
+    pub base: Option<LinearBase>,
     /// Floor on the private group weights w̃_a (`docs/deviations.md#fair-regression-empty-group-weight`).
     pub weight_floor: f64,
     pub solver: SolveOptions,
@@ -91,6 +104,7 @@ impl Default for Config {
             range: None,
             groups: None,
             score_column: None,
+            base: None,
             weight_floor: 1e-6,
             solver: SolveOptions::default(),
         }
@@ -136,7 +150,72 @@ impl Config {
         let [lo, hi] = self.range.ok_or_else(|| {
             FairRegressionError::invalid("range", "the public interval [s, t] must be given")
         })?;
+        if let Some(base) = &self.base {
+            if self.score_column.is_some() {
+                return Err(FairRegressionError::invalid(
+                    "score_column",
+                    "a base regressor makes the scores: give one or the other",
+                ));
+            }
+            if !(base.fraction > 0.0 && base.fraction < 1.0) {
+                return Err(FairRegressionError::invalid(
+                    "base_fraction",
+                    format!("must be in (0, 1), got {}", base.fraction),
+                ));
+            }
+            base.linear_config(self).validate().map_err(|e| {
+                FairRegressionError::invalid("base", format!("the base regressor's {e}"))
+            })?;
+        }
         Grid::new(lo, hi, self.bins)
+    }
+}
+
+/// The private regressor fair regression chains after (`--base dp-linear`): DP linear
+/// regression by noisy sufficient statistics ([`dpfair_learn::linear_regression`]) on a share
+/// of the rows, its target clipped to the public interval `[s, t]`, which then also holds its
+/// predictions. Defaults: δ = 10⁻⁵, R = √d, the automatic ridge, half the rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LinearBase {
+    /// δ of the base's Gaussian release (the post-processor is pure ε-DP).
+    pub delta: f64,
+    /// R: rows are scaled down to ℓ2 norm at most R (`None`: √d).
+    pub row_bound: Option<f64>,
+    /// λ added to the released XᵀX (`None`: automatic).
+    pub ridge: Option<f64>,
+    /// The share of the rows the base is fitted on; the post-processor gets the others.
+    pub fraction: f64,
+}
+
+impl Default for LinearBase {
+    fn default() -> Self {
+        LinearBase {
+            delta: 1e-5,
+            row_bound: None,
+            ridge: None,
+            fraction: 0.5,
+        }
+    }
+}
+
+impl LinearBase {
+    /// The regressor's settings under `config`: the same ε (its rows are disjoint from the
+    /// post-processor's) and the public interval as its target range.
+    pub fn linear_config(&self, config: &Config) -> LinearRegressionConfig {
+        LinearRegressionConfig {
+            epsilon: config.epsilon,
+            delta: self.delta,
+            target_range: config.range,
+            row_bound: self.row_bound,
+            ridge: self.ridge,
+        }
+    }
+
+    /// (base rows, post-processor rows) of `n`: public sizes.
+    pub fn sizes(&self, n: usize) -> (usize, usize) {
+        let base = ((n as f64) * self.fraction).round() as usize;
+        (base, n - base)
     }
 }
 
@@ -227,6 +306,10 @@ pub struct Model {
     pub lp_value: f64,
     pub solved_by: SolvedBy,
     pub transports: Vec<Transport>,
+    /// The base regressor whose predictions are the scores (`--base dp-linear`); `None`: the
+    /// scores are read from `score_column` or the target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<LinearRegressionFit>,
 }
 
 /// Predictions and how many scores fell outside the public interval (clamped to the end bins).
@@ -381,6 +464,7 @@ pub fn fit_from_histogram(
         lp_value: sol.value * width * width,
         solved_by: sol.solved_by,
         transports: sol.couplings.iter().map(Transport::from_coupling).collect(),
+        base: None,
     })
 }
 
@@ -435,20 +519,35 @@ pub fn scores_and_groups(config: &Config, data: &Dataset) -> Result<ScoredGroups
                 })?;
             data.features.column(j).to_vec()
         }
-        None => match &data.target {
-            Some(Target::Real(y)) => y.clone(),
-            _ => {
-                return Err(FairRegressionError::invalid(
-                    "score_column",
-                    "not given and the data set has no real-valued target",
-                ));
-            }
-        },
+        None => real_target(data)?.to_vec(),
     };
+    let (codes, group_names, source) = group_codes(config, data)?;
+    Ok(ScoredGroups {
+        scores,
+        codes,
+        group_names,
+        source,
+    })
+}
+
+/// The real target of `data`, or an error saying that there is none.
+fn real_target(data: &Dataset) -> Result<&[f64]> {
+    match &data.target {
+        Some(Target::Real(y)) => Ok(y),
+        _ => Err(FairRegressionError::invalid(
+            "score_column",
+            "not given and the data set has no real-valued target",
+        )),
+    }
+}
+
+/// The group codes of `data` mapped to the configured group set, the group names and their
+/// source.
+fn group_codes(config: &Config, data: &Dataset) -> Result<(Vec<u32>, Vec<String>, GroupSource)> {
     let groups = data.groups.as_ref().ok_or_else(|| {
         FairRegressionError::invalid("groups", "the data set has no sensitive-attribute column")
     })?;
-    let (codes, names, source) = match &config.groups {
+    Ok(match &config.groups {
         None => (
             groups.codes.clone(),
             groups.names.clone(),
@@ -470,13 +569,61 @@ pub fn scores_and_groups(config: &Config, data: &Dataset) -> Result<ScoredGroups
             let codes = groups.codes.iter().map(|&c| map[c as usize]).collect();
             (codes, declared.clone(), GroupSource::Declared)
         }
-    };
-    Ok(ScoredGroups {
-        scores,
-        codes,
-        group_names: names,
-        source,
     })
+}
+
+/// Fair regression from features: the base regressor ([`LinearBase`]) on one part of a public,
+/// data-independent random split of the rows, Algorithm 1 on its predictions for the other
+/// part. Each part is charged in its own part of the split, so the two releases compose in
+/// parallel (a replaced row is in one part only): the fit is (ε, δ)-DP with δ the base's.
+pub fn fit_chained(
+    config: &Config,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    config.validate()?;
+    let base = config.base.as_ref().ok_or_else(|| {
+        FairRegressionError::invalid("base", "fit_chained needs a base regressor")
+    })?;
+    let y = real_target(data).map_err(|_| {
+        FairRegressionError::invalid(
+            "target",
+            "a base regressor needs a real-valued target to learn from",
+        )
+    })?;
+    let (codes, group_names, source) = group_codes(config, data)?;
+    let n = data.n_rows();
+    let (n_base, n_post) = base.sizes(n);
+    if n_base < 2 || n_post < 2 {
+        return Err(FairRegressionError::invalid(
+            "base_fraction",
+            format!("{n} rows split {n_base} / {n_post}: too few for the base or the post-processor"),
+        ));
+    }
+    let seed = noise.public_u64();
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    let post_rows = idx.split_off(n_base);
+    let partition = Partition::new(
+        "fair regression: base regressor / post-processor rows",
+        &["base regressor rows", "post-processor rows"],
+        seed,
+    );
+    let xb = data.features.select(ndarray::Axis(0), &idx);
+    let yb: Vec<f64> = idx.iter().map(|&i| y[i]).collect();
+    let linear = base.linear_config(config);
+    let fit = ledger.in_part(&partition, 0, |l| {
+        Ok(fit_dp_linear(&linear, xb.view(), &yb, l, noise))
+    })??;
+    let xp = data.features.select(ndarray::Axis(0), &post_rows);
+    let scores = fit.predict(xp.view())?;
+    let groups: Vec<u32> = post_rows.iter().map(|&i| codes[i]).collect();
+    let mut model = ledger.in_part(&partition, 1, |l| {
+        Ok(fit_scores(config, &scores, &groups, group_names, source, l, noise))
+    })??;
+    model.base = Some(fit);
+    Ok(model)
 }
 
 /// Algorithm 1 on a data set (`fit(&Config, &Dataset, &mut Ledger, &mut Noise)`, DESIGN.md).
@@ -486,6 +633,9 @@ pub fn fit(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Model> {
+    if config.base.is_some() {
+        return fit_chained(config, data, ledger, noise);
+    }
     let d = scores_and_groups(config, data)?;
     fit_scores(
         config,
@@ -515,9 +665,11 @@ impl crate::predictor::Predictor for Model {
             method: "fair-regression".into(),
             reason,
         };
-        let scores =
-            match &self.score_column {
-                Some(col) => {
+        let scores = match (&self.base, &self.score_column) {
+            (Some(base), _) => base
+                .predict(data.features.view())
+                .map_err(|e| err(e.to_string()))?,
+            (None, Some(col)) => {
                     let j = data
                         .feature_names
                         .iter()
@@ -525,14 +677,14 @@ impl crate::predictor::Predictor for Model {
                         .ok_or_else(|| err(format!("the data has no score column `{col}`")))?;
                     data.features.column(j).to_vec()
                 }
-                None => match &data.target {
-                    Some(Target::Real(y)) => y.clone(),
-                    _ => return Err(err(
-                        "the model reads its scores from the target column, which the data lacks"
-                            .into(),
-                    )),
-                },
-            };
+            (None, None) => match &data.target {
+                Some(Target::Real(y)) => y.clone(),
+                _ => return Err(err(
+                    "the model reads its scores from the target column, which the data lacks"
+                        .into(),
+                )),
+            },
+        };
         let groups = data
             .groups
             .as_ref()

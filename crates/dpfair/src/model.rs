@@ -43,6 +43,8 @@ pub enum FittedModel {
     LpctPrune(crate::lpct::PruneModel),
     /// `dpfair fit dp-logistic`: DP-SGD or output-perturbed logistic regression.
     DpLogistic(dpfair_learn::PrivateLogistic),
+    /// `dpfair fit dp-linear`: DP linear regression by noisy sufficient statistics.
+    DpLinear(dpfair_learn::LinearRegressionFit),
     /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
     /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, and its baselines.
@@ -69,6 +71,7 @@ into_fitted_model!(
     crate::lpct::LpctModel => Lpct,
     crate::lpct::PruneModel => LpctPrune,
     dpfair_learn::PrivateLogistic => DpLogistic,
+    dpfair_learn::LinearRegressionFit => DpLinear,
     crate::fair_regression::Model => FairRegression,
     crate::cdp_fair::Model => CdpFair,
     crate::dp2dp::Model => Dp2dp,
@@ -83,6 +86,7 @@ impl FittedModel {
             FittedModel::Lpct(m) => m,
             FittedModel::LpctPrune(m) => m,
             FittedModel::DpLogistic(m) => m,
+            FittedModel::DpLinear(m) => m,
             FittedModel::FairRegression(m) => m,
             FittedModel::CdpFair(m) => m,
             FittedModel::Dp2dp(m) => m,

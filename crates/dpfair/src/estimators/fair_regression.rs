@@ -1,12 +1,13 @@
 //! [`FairRegression`]: private post-processing of regression scores for statistical parity via
 //! Wasserstein barycenters (Xian, Li, Kamath, Zhao; [`crate::fair_regression`]). It takes
-//! scores (a feature column, or the real target itself), not raw features: chain it after a
-//! regressor.
+//! scores (a feature column, or the real target itself), or, with a base regressor
+//! ([`FairRegressionParams::base`]), fits a private linear regressor on part of the rows and
+//! post-processes its predictions, so that the model predicts from features.
 
 use super::{check_level, setters};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
-use crate::fair_regression::{Config, Model};
+use crate::fair_regression::{Config, LinearBase, Model};
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
@@ -41,6 +42,14 @@ impl FairRegressionParams {
     /// The public group set, in code order (default: the data's levels).
     pub fn groups(mut self, groups: Vec<String>) -> Self {
         self.config.groups = Some(groups);
+        self
+    }
+    /// Chain after a private linear regressor ([`LinearBase`]; `--base dp-linear`): it is fitted
+    /// on `base.fraction` of a public random split of the rows, with the target clipped to the
+    /// public range, and its predictions on the other rows are post-processed. The two parts
+    /// compose in parallel: the fit is (ε, δ)-DP, δ the base's.
+    pub fn base(mut self, base: LinearBase) -> Self {
+        self.config.base = Some(base);
         self
     }
     /// Params from a whole configuration.
@@ -81,6 +90,25 @@ impl Params for FairRegressionParams {
 /// let mut schema = dpfair::estimators::example_schema(1);
 /// schema.target.as_mut().unwrap().encoding = dpfair::data::TargetEncoding::Real;
 /// fitted.save(schema, std::env::temp_dir().join("dpfair-doc-fair-regression.json"))?;
+///
+/// // From features: a private linear regressor on half the rows, then the post-processor.
+/// let mut data = dpfair::estimators::example_data(4_000, 2, 3);
+/// let codes = data.groups.as_ref().unwrap().codes.clone();
+/// let y: Vec<f64> = (0..data.n_rows())
+///     .map(|i| data.features[[i, 0]] + 0.3 * f64::from(codes[i]))
+///     .collect();
+/// data.target = Some(Target::Real(y));
+/// let est = FairRegression::params()
+///     .alpha(0.05)
+///     .range(0.0, 1.3)
+///     .bins(20)
+///     .base(dpfair::fair_regression::LinearBase::default())
+///     .check()?;
+/// let mut session = Session::new(1.0, 1e-5)?;
+/// let fitted = est.fit(&data, &mut session)?;
+/// assert!(fitted.model.base.is_some());
+/// let out = fitted.predict(&data, session.noise())?; // no score column needed
+/// assert_eq!(out.values().unwrap().len(), 4_000);
 /// # Ok::<(), dpfair::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -103,9 +131,16 @@ impl Estimator for FairRegression {
         "fair-regression"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
         let mut lines = Vec::new();
+        if let (Some(base), Some(fit)) = (&self.config.base, &model.base) {
+            let (n_base, n_post) = base.sizes(data.n_rows());
+            lines.push(format!(
+                "base regressor: dp-linear on {n_base} rows, the post-processor on the other                  {n_post} (a public random split: parallel composition, each part gets the whole                  budget)"
+            ));
+            lines.extend(super::DpLinear::describe(fit));
+        }
         if !model.near_empty_groups.is_empty() {
             lines.push(format!(
                 "warning: groups {:?} have (near-)zero private weight (absent or tiny): their \
@@ -134,9 +169,13 @@ impl Estimator for FairRegression {
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
+        let delta = match &self.config.base {
+            Some(base) if self.config.epsilon.is_finite() => base.delta,
+            _ => 0.0,
+        };
         Ok(Spend {
             epsilon: self.config.epsilon,
-            delta: 0.0,
+            delta,
             relation: Relation::Substitution,
         })
     }
@@ -155,5 +194,126 @@ impl Estimator for FairRegression {
             ledger,
             noise,
         )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Session;
+    use crate::fair_regression::transport::max_pairwise_ks;
+    use dpfair_data::Target;
+
+    /// Two groups, y = x₀ + 0.4·g + small noise on [0, 1.5]: the groups' outputs differ by 0.4.
+    fn data(n: usize) -> Dataset {
+        let mut data = crate::estimators::example_data(n, 2, 8);
+        let codes = data.groups.as_ref().unwrap().codes.clone();
+        let y = (0..n)
+            .map(|i| data.features[[i, 0]] + 0.4 * f64::from(codes[i]) + 0.05 * data.features[[i, 1]])
+            .collect();
+        data.target = Some(Target::Real(y));
+        data
+    }
+
+    fn chained(alpha: f64) -> FairRegression {
+        FairRegression::params()
+            .alpha(alpha)
+            .epsilon(1.0)
+            .range(0.0, 1.5)
+            .bins(30)
+            .base(LinearBase::default())
+            .check()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_base_and_the_post_processor_compose_in_parallel() {
+        let data = data(4_000);
+        let mut session = Session::insecure_seeded(1.0, 1e-5, 2).unwrap();
+        let fitted = chained(0.0).fit(&data, &mut session).unwrap();
+        let entries = fitted.ledger.entries();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert!(entries.iter().all(|e| matches!(
+            e.composition,
+            dpfair_privacy::Composition::Parallel { .. }
+        )));
+        // Parallel composition: the worst part, (1, 1e-5), not the sum (2, 1e-5).
+        let total = fitted.ledger.total().unwrap();
+        assert!((total.epsilon - 1.0).abs() < 1e-9, "{total:?}");
+        assert!((total.delta - 1e-5).abs() < 1e-12, "{total:?}");
+        // The session accepted exactly its budget: a second fit is refused before any noise.
+        assert!(matches!(
+            chained(0.0).fit(&data, &mut session),
+            Err(crate::Error::BudgetExceeded(_))
+        ));
+    }
+
+    #[test]
+    fn predicts_new_rows_from_features_with_parity_and_a_useful_error() {
+        let train = data(20_000);
+        let test = {
+            let mut d = crate::estimators::example_data(4_000, 2, 99);
+            let codes = d.groups.as_ref().unwrap().codes.clone();
+            let y = (0..4_000)
+                .map(|i| d.features[[i, 0]] + 0.4 * f64::from(codes[i]) + 0.05 * d.features[[i, 1]])
+                .collect();
+            d.target = Some(Target::Real(y));
+            d
+        };
+        let mut session = Session::insecure_seeded(1.0, 1e-5, 5).unwrap();
+        let fitted = chained(0.0).fit(&train, &mut session).unwrap();
+        let mut rng = dpfair_privacy::Noise::seeded(1);
+        let out = fitted.predict(&test, &mut rng).unwrap();
+        let pred = out.values().unwrap();
+        let codes = &test.groups.as_ref().unwrap().codes;
+        // Statistical parity in KS distance on new rows: each group's empirical output CDF over
+        // the 30 bins. α = 0 targets equal laws; what remains is the Laplace noise of the
+        // histogram (10,000 rows, ε = 1: a few percent of mass) and the two groups' sampling
+        // error on 4,000 test rows (DKW at β = 10⁻³: √(ln(2/β)/(2 n_g)) ≈ 0.04 per group with
+        // n_g ≈ 1,600).
+        let k = 30;
+        let bin = |v: f64| ((v / 1.5 * k as f64) as usize).min(k - 1);
+        let mut pmf = vec![vec![0.0; k]; 2];
+        for (v, &g) in pred.iter().zip(codes) {
+            pmf[g as usize][bin(*v)] += 1.0;
+        }
+        for p in &mut pmf {
+            let s: f64 = p.iter().sum();
+            p.iter_mut().for_each(|x| *x /= s);
+        }
+        let ks = max_pairwise_ks(&pmf);
+        assert!(ks < 0.15, "KS {ks}");
+        // Without the fairness step the groups differ by 0.4 of the value range: KS about 0.4.
+        let y = match &test.target {
+            Some(Target::Real(y)) => y,
+            _ => unreachable!(),
+        };
+        let mse: f64 = pred.iter().zip(y).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 4_000.0;
+        let mean = y.iter().sum::<f64>() / 4_000.0;
+        let var: f64 = y.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / 4_000.0;
+        // Parity costs the group gap (0.4 split between the groups: at most 0.2² = 0.04 per
+        // row), the binning (width 0.05: 0.05²/12) and the noise: below half the constant
+        // predictor's MSE (the variance, about 1/12 + 0.4²·0.24 ≈ 0.12).
+        assert!(mse < 0.5 * var, "MSE {mse} vs constant {var}");
+    }
+
+    #[test]
+    fn a_base_and_a_score_column_are_refused_together() {
+        let e = FairRegression::params()
+            .range(0.0, 1.0)
+            .score_column("s")
+            .base(LinearBase::default())
+            .check()
+            .unwrap_err();
+        assert!(e.to_string().contains("score_column"), "{e}");
+        let e = FairRegression::params()
+            .range(0.0, 1.0)
+            .base(LinearBase {
+                fraction: 1.0,
+                ..LinearBase::default()
+            })
+            .check()
+            .unwrap_err();
+        assert!(e.to_string().contains("base_fraction"), "{e}");
     }
 }

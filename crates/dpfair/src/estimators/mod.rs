@@ -4,10 +4,11 @@
 //! | estimator | method | data it needs |
 //! |---|---|---|
 //! | [`DpLogistic`] | DP-SGD or output-perturbed logistic regression (privacy only) | features, class target |
+//! | [`DpLinear`] | DP linear (ridge) regression by noisy sufficient statistics (privacy only) | features, real target in a public or privately estimated range |
 //! | [`CdpFair`] | CDP-Fair, Algorithm 5 of Xue & Yu | features on `[0,1]^d`, binary target, two groups |
 //! | [`CdpFairBaseline`] | the privacy-only / fairness-only / unconstrained plug-in references | as CDP-Fair |
 //! | [`FdpFair`] | FDP-Fair, Algorithm 1 of Xue & Yu, simulated over sites | as CDP-Fair |
-//! | [`FairRegression`] | private Wasserstein-barycenter post-processing (Xian, Li, Kamath, Zhao) | a score column, groups |
+//! | [`FairRegression`] | private Wasserstein-barycenter post-processing (Xian, Li, Kamath, Zhao) | a score column, groups; or features and a real target with a [`DpLinear`] base |
 //! | [`Lpct`], [`LpctPrune`] | locally private classification trees with public data (Ma & Yang) | private rows; public rows in the params |
 //! | [`Decoupled`] | the decoupled private fair binary classifier (Ghoukasian & Asoodeh) | binary target, two groups |
 //! | [`Dp2dp`] | DP2DP, private demographic-parity post-processing (Say, Denis, Pinot) | class target, groups |
@@ -17,6 +18,7 @@
 mod cdp_fair;
 mod decoupled;
 mod dp2dp;
+mod dp_linear;
 mod dp_logistic;
 mod fair_regression;
 mod fdp_fair;
@@ -24,6 +26,7 @@ mod lpct;
 
 pub use cdp_fair::{Baseline, CdpFair, CdpFairBaseline, CdpFairBaselineParams, CdpFairParams};
 pub use decoupled::{Decoupled, DecoupledParams};
+pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{Dp2dp, Dp2dpParams};
 pub use fair_regression::{FairRegression, FairRegressionParams};
