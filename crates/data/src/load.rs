@@ -49,9 +49,9 @@ pub struct LoadOptions {
     pub sensitive: Option<String>,
     /// Feature columns (`--features`); `None`: every column except target and sensitive.
     pub features: Option<Vec<String>>,
-    /// Feature columns to one-hot encode (`--categorical`). A feature column with a value that
-    /// is not a number (and not missing) is one-hot encoded too: its type, *text*, and its
-    /// levels are schema information (at most [`MAX_TEXT_LEVELS`] levels).
+    /// Feature columns to one-hot encode (`--categorical`). A feature column none of whose
+    /// values is a number (missing values aside) is one-hot encoded too: its type, *text*, and
+    /// its levels are schema information (at most [`MAX_TEXT_LEVELS`] levels).
     pub categorical: Vec<String>,
     /// Columns never used as features (`--drop`).
     pub drop: Vec<String>,
@@ -362,12 +362,15 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
     })
 }
 
-/// Whether column `col` has a value that is neither missing nor a number: a text column.
+/// Whether column `col` is a text column: no value of it is a number (missing values aside).
+/// A column mixing numbers and text is not: it stays numeric and its first non-number is an
+/// error naming the row (a typo or a decimal comma is more likely than text codes).
 fn holds_text(table: &Table, col: usize) -> bool {
-    (0..table.n_rows()).any(|r| {
-        let v = table.get(r, col);
-        !is_missing(v) && v.parse::<f64>().is_err()
-    })
+    let mut present = (0..table.n_rows())
+        .map(|r| table.get(r, col))
+        .filter(|v| !is_missing(v))
+        .peekable();
+    present.peek().is_some() && present.all(|v| v.parse::<f64>().is_err())
 }
 
 /// Read a CSV with a stored schema (see [`Schema::load`]).

@@ -275,6 +275,7 @@ pub fn bounds_lines(
     share: f64,
     epsilon: f64,
     spent: f64,
+    rows: usize,
 ) -> Vec<String> {
     let names = |v: &[String]| {
         v.iter()
@@ -312,8 +313,28 @@ pub fn bounds_lines(
             readable(share),
             readable(epsilon),
         ));
+        if let Some(w) = weak_bounds_warning(share * epsilon / m as f64, rows) {
+            lines.push(w);
+        }
     }
     lines
+}
+
+/// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
+/// likely too coarse to help: the spread's release (ε/3 of the column) scores the grid points
+/// beyond the data `n/4` below the best, and needs `ε/3 · n/4 / 2` well above
+/// `ln(86)` ≈ 4.5 (the log grid's 86 spread intervals; docs/privacy.md, "Feature bounds") to
+/// avoid them; below twice that it warns.
+pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
+    let margin = eps_column / 3.0 * rows as f64 / 4.0 / 2.0;
+    (margin.is_finite() && margin < 2.0 * 86f64.ln()).then(|| {
+        format!(
+            "warning: private bounds at ε = {} per column on {rows} rows are likely too coarse to \
+             help (the feature may end up squashed or clipped); give public --bounds for these \
+             columns, fewer columns, or a larger --bounds-share",
+            readable(eps_column)
+        )
+    })
 }
 
 /// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.

@@ -80,15 +80,21 @@ pub fn run(args: Args) -> CliResult {
     }
     let loaded = args.data.load(None)?;
     if let Some(plan) = scaling.plan(&loaded) {
-        let mut lines = crate::cmd::common::bounds_lines(&plan, scaling.share(), 1.0, 0.0);
+        let mut lines = crate::cmd::common::bounds_lines(&plan, scaling.share(), 1.0, 0.0, 0);
         if !plan.private.is_empty() {
             lines.truncate(1);
+            let train_rows = (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
+            let least = args.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
+            let eps_column = scaling.share() * least / plan.private.len() as f64;
             lines.push(format!(
                 "no --bounds: each fit spends {} of its ε on private bounds for {} column(s) \
                  (median and spread on a public log grid; in its ε spent); give --bounds to spend \
                  nothing",
                 dpfair_privacy::ledger::readable(scaling.share()),
                 plan.private.len()
+            ));
+            lines.extend(crate::cmd::common::weak_bounds_warning(
+                eps_column, train_rows,
             ));
         }
         for line in lines {

@@ -163,6 +163,7 @@ pub fn report_bounds(
         scaling.share(),
         epsilon,
         bounds_spent(ledger),
+        loaded.dataset.n_rows(),
     ) {
         eprintln!("{line}");
     }
