@@ -279,6 +279,7 @@ impl<'a> Frame<'a> {
                 sensitive: self.sensitive.as_ref().map(|s| s.name.clone()),
                 features: Some(features.clone()),
                 categorical: features,
+                drop: Vec::new(),
                 groups: coding.groups.clone(),
                 classes: coding.classes.clone(),
                 task: coding.task,
@@ -608,6 +609,8 @@ fn finish(
             delimiter: b',',
             has_header: true,
             skipped_index: false,
+            skipped_ids: Vec::new(),
+            text_columns: Vec::new(),
         },
         schema,
     }

@@ -26,6 +26,20 @@ pub enum MissingPolicy {
 /// with more, real. Override with an explicit task.
 pub const MAX_INFERRED_CLASSES: usize = 20;
 
+/// A text column found among the default features is one-hot encoded when it has at most this
+/// many levels; with more it is refused (an identifier or free text), naming the column.
+pub const MAX_TEXT_LEVELS: usize = 100;
+
+/// Whether a column's *name* says it identifies rows (`id`, `ID`, `*_id`, `index`, pandas'
+/// `Unnamed: 0`): such a column is left out of the default features, with a note. A rule on
+/// names only (public), never on values.
+pub fn is_id_like(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    matches!(n.as_str(), "id" | "index" | "idx" | "rowid" | "row")
+        || n.starts_with("unnamed:")
+        || ["_id", "-id", " id", ".id"].iter().any(|s| n.ends_with(s))
+}
+
 /// The schema given on the command line for a training load.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -35,8 +49,12 @@ pub struct LoadOptions {
     pub sensitive: Option<String>,
     /// Feature columns (`--features`); `None`: every column except target and sensitive.
     pub features: Option<Vec<String>>,
-    /// Feature columns to one-hot encode (`--categorical`); the others must be numeric.
+    /// Feature columns to one-hot encode (`--categorical`). A feature column none of whose
+    /// values is a number (missing values aside) is one-hot encoded too: its type, *text*, and
+    /// its levels are schema information (at most [`MAX_TEXT_LEVELS`] levels).
     pub categorical: Vec<String>,
+    /// Columns never used as features (`--drop`).
+    pub drop: Vec<String>,
     /// Declared sensitive levels (`--groups`), in code order; a value outside them is an error.
     /// `None`: the levels found in the data, sorted.
     pub groups: Option<Vec<String>>,
@@ -79,6 +97,10 @@ pub struct LoadReport {
     pub has_header: bool,
     /// The file's first column had no name (pandas' index) and was left out of the features.
     pub skipped_index: bool,
+    /// Columns left out of the default features because their names say they identify rows.
+    pub skipped_ids: Vec<String>,
+    /// Feature columns found to hold text and one-hot encoded (not named in `--categorical`).
+    pub text_columns: Vec<String>,
 }
 
 impl LoadReport {
@@ -89,6 +111,21 @@ impl LoadReport {
                 "{}: the first column has no name (an index column, as pandas' to_csv() \
                  writes): not used as a feature (name it with --features to use it)",
                 self.path.display()
+            )
+        })
+    }
+
+    /// One line for stderr naming the columns left out as identifiers (by their names).
+    pub fn skipped_ids_message(&self) -> Option<String> {
+        (!self.skipped_ids.is_empty()).then(|| {
+            format!(
+                "note: column(s) {} look like row identifiers (by name): not used as features \
+                 (name them in --features to use them)",
+                self.skipped_ids
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })
     }
@@ -132,6 +169,8 @@ impl Loaded {
                 delimiter: b',',
                 has_header: true,
                 skipped_index: false,
+                skipped_ids: Vec::new(),
+                text_columns: Vec::new(),
             },
         }
     }
@@ -165,6 +204,7 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
             second: "--sensitive",
         });
     }
+    let mut skipped_ids = Vec::new();
     let feature_idx: Vec<usize> = match &options.features {
         Some(names) => {
             let mut idx = Vec::with_capacity(names.len());
@@ -193,8 +233,20 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
         None => (0..table.columns.len())
             .filter(|&i| Some(i) != target && Some(i) != sensitive)
             .filter(|&i| !(i == 0 && table.unnamed_index))
+            .filter(|&i| {
+                let id = is_id_like(&table.columns[i]);
+                if id && !options.drop.contains(&table.columns[i]) {
+                    skipped_ids.push(table.columns[i].clone());
+                }
+                !id
+            })
             .collect(),
     };
+    let mut dropped = vec![false; table.columns.len()];
+    for name in &options.drop {
+        dropped[table.column_index(name, "--drop")?] = true;
+    }
+    let feature_idx: Vec<usize> = feature_idx.into_iter().filter(|&i| !dropped[i]).collect();
     let mut categorical = vec![false; table.columns.len()];
     for name in &options.categorical {
         let i = table.column_index(name, "--categorical")?;
@@ -205,6 +257,13 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
             ));
         }
         categorical[i] = true;
+    }
+    let mut text_columns = Vec::new();
+    for &i in &feature_idx {
+        if !categorical[i] && holds_text(table, i) {
+            categorical[i] = true;
+            text_columns.push(i);
+        }
     }
     let features = feature_idx
         .iter()
@@ -234,7 +293,28 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
             },
         }),
     };
-    let enc = encode(table, features, sensitive, target, options.missing)?;
+    let mut enc = encode(table, features, sensitive, target, options.missing)?;
+    for f in &enc.features {
+        if let Some(levels) = &f.levels
+            && text_columns.contains(&f.col)
+            && levels.len() > MAX_TEXT_LEVELS
+        {
+            return Err(invalid(
+                "--features",
+                format!(
+                    "column `{}` holds text with more than {MAX_TEXT_LEVELS} distinct values (an \
+                     identifier or free text?): leave it out with --drop {}, or one-hot encode it \
+                     anyway with --categorical {}",
+                    table.columns[f.col], table.columns[f.col], table.columns[f.col]
+                ),
+            ));
+        }
+    }
+    enc.report.skipped_ids = skipped_ids;
+    enc.report.text_columns = text_columns
+        .iter()
+        .map(|&i| table.columns[i].clone())
+        .collect();
 
     let feature_cols: Vec<FeatureColumn> = enc
         .features
@@ -280,6 +360,17 @@ pub fn load_table(table: &Table, options: &LoadOptions) -> Result<Loaded> {
         schema,
         report: enc.report,
     })
+}
+
+/// Whether column `col` is a text column: no value of it is a number (missing values aside).
+/// A column mixing numbers and text is not: it stays numeric and its first non-number is an
+/// error naming the row (a typo or a decimal comma is more likely than text codes).
+fn holds_text(table: &Table, col: usize) -> bool {
+    let mut present = (0..table.n_rows())
+        .map(|r| table.get(r, col))
+        .filter(|v| !is_missing(v))
+        .peekable();
+    present.peek().is_some() && present.all(|v| v.parse::<f64>().is_err())
 }
 
 /// Read a CSV with a stored schema (see [`Schema::load`]).
@@ -691,6 +782,8 @@ fn encode(
         delimiter: table.delimiter,
         has_header: table.has_header,
         skipped_index: table.unnamed_index && !used.contains(&0),
+        skipped_ids: Vec::new(),
+        text_columns: Vec::new(),
     };
     Ok(Encoded {
         features: enc_features,

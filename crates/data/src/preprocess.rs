@@ -3,11 +3,14 @@
 //!
 //! **Bounds are privacy-relevant** (DESIGN.md, "The privacy boundary"): min-max scaling needs a
 //! range per feature. Public bounds ([`Bounds`], from `--bounds col:lo:hi,...` or a bounds file)
-//! cost nothing; one-hot columns are in \[0,1\] by construction. Bounds are never the min/max of
-//! private data: without public bounds they must be estimated privately, with a documented share
-//! of the budget recorded in the ledger, through the privacy crate's range mechanism
-//! ([`dpfair_privacy::mechanisms::private_range`]: private 1% and 99% quantiles by the
-//! exponential mechanism over a grid on a coarse *public* domain). See [`MinMax::fit`].
+//! cost nothing; one-hot columns are in \[0,1\] by construction, and so is a numeric column whose
+//! values are all 0 or 1 (its type, *binary*, is schema information like a text column's
+//! levels: docs/privacy.md, "Feature bounds"). Bounds are never the min/max of private data:
+//! without public bounds they are estimated privately, with a documented share of the budget
+//! recorded in the ledger ([`MinMax::fit`]): by default from nothing but a data-independent
+//! log-scale grid ([`dpfair_privacy::mechanisms::auto_range`]), or, for a column given a coarse
+//! *public* range (`--coarse-bounds`), as private 1% and 99% quantiles on a grid over that range
+//! ([`dpfair_privacy::mechanisms::private_range`]).
 
 use crate::error::{DataError, Result, invalid};
 use crate::schema::{FeatureColumn, Schema};
@@ -100,9 +103,10 @@ impl Bounds {
 pub struct PrivateBounds<'a> {
     pub ledger: &'a mut Ledger,
     pub noise: &'a mut Noise,
-    /// Total ε for all the columns estimated.
+    /// Total ε for all the columns estimated (split equally over them).
     pub epsilon: f64,
-    /// A coarse public range per column (`--coarse-bounds`), e.g. `age:0:150`.
+    /// A coarse public range per column (`--coarse-bounds`), e.g. `age:0:150`; the columns
+    /// without one get [`dpfair_privacy::mechanisms::auto_range`].
     pub coarse: &'a Bounds,
 }
 
@@ -114,8 +118,51 @@ pub enum BoundSource {
     Public,
     /// A one-hot indicator: [0, 1] by construction.
     OneHot,
+    /// A numeric column whose values are all 0 or 1: [0, 1] by its type (schema information).
+    Binary,
     /// Estimated privately; `ledger_label` names the ledger entry that paid for it.
     Private { ledger_label: String },
+}
+
+/// How each source column's bounds were set ([`MinMax::plan`]): column names, one-hot columns
+/// with their number of levels. Schema information only (names, types, levels).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BoundsPlan {
+    pub private: Vec<String>,
+    pub binary: Vec<String>,
+    pub public: Vec<String>,
+    pub one_hot: Vec<(String, usize)>,
+}
+
+impl BoundsPlan {
+    /// How [`MinMax::fit`] will set each column's bounds with these `public` bounds, before any
+    /// release: public where given, [0, 1] for one-hot and 0/1 columns, private for the rest.
+    pub fn of(schema: &Schema, data: &crate::Dataset, public: &Bounds) -> BoundsPlan {
+        let mut plan = BoundsPlan::default();
+        let mut j = 0;
+        for f in &schema.features {
+            match f {
+                FeatureColumn::Categorical { name, levels } => {
+                    plan.one_hot.push((name.clone(), levels.len()))
+                }
+                FeatureColumn::Numeric { name } if public.get(name).is_some() => {
+                    plan.public.push(name.clone())
+                }
+                FeatureColumn::Numeric { name } if is_binary(data, j) => {
+                    plan.binary.push(name.clone())
+                }
+                FeatureColumn::Numeric { name } => plan.private.push(name.clone()),
+            }
+            j += f.width();
+        }
+        plan
+    }
+}
+
+/// Whether encoded feature `j` of `data` takes only the values 0 and 1 (a binary column: its
+/// type is schema information, docs/privacy.md "Feature bounds").
+fn is_binary(data: &crate::Dataset, j: usize) -> bool {
+    data.features.column(j).iter().all(|&v| v == 0.0 || v == 1.0)
 }
 
 /// Min-max scaling of each encoded feature to [0, 1]: `(x − lo) / (hi − lo)`, clipped to [0, 1]
@@ -137,12 +184,48 @@ impl MinMax {
     }
 
     /// Bounds for every encoded feature: public ones from `public` (free), one-hot columns
-    /// [0, 1], and, for numeric columns without public bounds, private estimates when `private`
-    /// is given: [`dpfair_privacy::mechanisms::private_range`] on the column of `data` (not yet
-    /// scaled) over its coarse public domain, `private.epsilon / m` each for the m columns
-    /// estimated (sequential composition: `private.epsilon` in total, pure ε, one ledger entry
-    /// per quantile). If both private quantiles land on the same grid point the range is widened
-    /// by one grid step on each side (post-processing), so the column is not collapsed to 0.
+    /// [0, 1], binary columns (every value 0 or 1, when `data` is given) [0, 1], and, for the
+    /// other numeric columns, private estimates when `private` is given, on the column of `data`
+    /// (not yet scaled): `private.epsilon / m` each for the m columns estimated (sequential
+    /// composition: `private.epsilon` in total, pure ε). A column with a coarse public range uses
+    /// [`dpfair_privacy::mechanisms::private_range`] (two entries; if both quantiles land on the
+    /// same grid point the range is widened by one grid step on each side, post-processing);
+    /// the others [`dpfair_privacy::mechanisms::auto_range`] (three entries).
+    ///
+    /// ```
+    /// use dpfair_data::{Bounds, Dataset, FeatureColumn, MinMax, PrivateBounds, Schema};
+    /// use dpfair_privacy::{Budget, Ledger, Noise};
+    /// // Column `x` in [20, 70]; column `flag` is 0/1 (bounds [0, 1] by its type, free).
+    /// let rows: Vec<f64> = (0..500).flat_map(|i| [20.0 + (i % 51) as f64, (i % 2) as f64]).collect();
+    /// let dataset = Dataset {
+    ///     features: ndarray::Array2::from_shape_vec((500, 2), rows).unwrap(),
+    ///     feature_names: vec!["x".into(), "flag".into()],
+    ///     groups: None,
+    ///     target: None,
+    /// };
+    /// let schema = Schema {
+    ///     features: vec![
+    ///         FeatureColumn::Numeric { name: "x".into() },
+    ///         FeatureColumn::Numeric { name: "flag".into() },
+    ///     ],
+    ///     sensitive: None,
+    ///     target: None,
+    ///     scaling: Default::default(),
+    /// };
+    /// let mut ledger = Ledger::new(Budget::pure(0.1).unwrap());
+    /// let private = PrivateBounds {
+    ///     ledger: &mut ledger,
+    ///     noise: &mut Noise::os(),
+    ///     epsilon: 0.1,
+    ///     coarse: &Bounds::default(),
+    /// };
+    /// let mm = MinMax::fit(&schema, Some(&dataset), &Bounds::default(), Some(private))?;
+    /// assert!(mm.lo[0] < mm.hi[0]);
+    /// assert_eq!((mm.lo[1], mm.hi[1]), (0.0, 1.0));
+    /// assert_eq!(ledger.entries().len(), 3); // x only: three releases
+    /// assert_eq!(mm.plan(&schema).private, ["x"]);
+    /// # Ok::<(), dpfair_data::DataError>(())
+    /// ```
     pub fn fit(
         schema: &Schema,
         data: Option<&crate::Dataset>,
@@ -169,21 +252,23 @@ impl MinMax {
         }
         let (mut lo, mut hi, mut sources) = (Vec::new(), Vec::new(), Vec::new());
         let mut missing = Vec::new();
+        let mut j = 0;
         for f in &schema.features {
             match f {
-                FeatureColumn::Numeric { name } => match public.get(name) {
-                    Some((l, h)) => {
-                        lo.push(l);
-                        hi.push(h);
-                        sources.push(BoundSource::Public);
-                    }
-                    None => {
-                        missing.push(name.clone());
-                        lo.push(f64::NAN);
-                        hi.push(f64::NAN);
-                        sources.push(BoundSource::Public);
-                    }
-                },
+                FeatureColumn::Numeric { name } => {
+                    let binary = data.is_some_and(|d| is_binary(d, j));
+                    let (l, h, source) = match public.get(name) {
+                        Some((l, h)) => (l, h, BoundSource::Public),
+                        None if binary => (0.0, 1.0, BoundSource::Binary),
+                        None => {
+                            missing.push((j, name.clone()));
+                            (f64::NAN, f64::NAN, BoundSource::Public)
+                        }
+                    };
+                    lo.push(l);
+                    hi.push(h);
+                    sources.push(source);
+                }
                 FeatureColumn::Categorical { levels, .. } => {
                     for _ in levels {
                         lo.push(0.0);
@@ -192,59 +277,83 @@ impl MinMax {
                     }
                 }
             }
+            j += f.width();
         }
         if missing.is_empty() {
             return Ok(MinMax { lo, hi, sources });
         }
         let (Some(data), Some(private)) = (data, private) else {
             return Err(DataError::PrivateBoundsUnavailable {
-                columns: missing.join(", "),
+                columns: missing
+                    .iter()
+                    .map(|(_, n)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         };
-        let no_coarse: Vec<&str> = missing
-            .iter()
-            .filter(|c| private.coarse.get(c).is_none())
-            .map(String::as_str)
-            .collect();
-        if !no_coarse.is_empty() {
-            return Err(invalid(
-                "--coarse-bounds",
-                format!(
-                    "private bound estimation needs a coarse public range for column(s) {} (or give their bounds with --bounds)",
-                    no_coarse.join(", ")
-                ),
-            ));
-        }
         let eps_each = private.epsilon / missing.len() as f64;
+        for (j, name) in missing {
+            let values = data.features.column(j).to_vec();
+            let label = format!("feature bounds of column `{name}`");
+            let (l, h) = match private.coarse.get(&name) {
+                Some((clo, chi)) => {
+                    let (l, h) = dpfair_privacy::mechanisms::private_range(
+                        private.ledger,
+                        private.noise,
+                        &label,
+                        &values,
+                        eps_each,
+                        (clo, chi),
+                    )?;
+                    if l >= h {
+                        let step =
+                            (chi - clo) / (dpfair_privacy::mechanisms::RANGE_GRID - 1) as f64;
+                        ((l - step).max(clo), (h + step).min(chi))
+                    } else {
+                        (l, h)
+                    }
+                }
+                None => {
+                    let r = dpfair_privacy::mechanisms::auto_range(
+                        private.ledger,
+                        private.noise,
+                        &label,
+                        &values,
+                        eps_each,
+                    )?;
+                    (r.lo, r.hi)
+                }
+            };
+            lo[j] = l;
+            hi[j] = h;
+            sources[j] = BoundSource::Private {
+                ledger_label: label,
+            };
+        }
+        Ok(MinMax { lo, hi, sources })
+    }
+
+    /// The source columns by how their bounds were set, for the one line a fit prints: (private,
+    /// binary, public) column names, and the one-hot columns with their number of levels.
+    pub fn plan(&self, schema: &Schema) -> BoundsPlan {
+        let mut plan = BoundsPlan::default();
         let mut j = 0;
         for f in &schema.features {
-            if let FeatureColumn::Numeric { name } = f
-                && public.get(name).is_none()
-            {
-                let (clo, chi) = private.coarse.get(name).expect("checked above");
-                let values = data.features.column(j).to_vec();
-                let label = format!("feature bounds of column `{name}`");
-                let (mut l, mut h) = dpfair_privacy::mechanisms::private_range(
-                    private.ledger,
-                    private.noise,
-                    &label,
-                    &values,
-                    eps_each,
-                    (clo, chi),
-                )?;
-                if l >= h {
-                    let step = (chi - clo) / (dpfair_privacy::mechanisms::RANGE_GRID - 1) as f64;
-                    (l, h) = ((l - step).max(clo), (h + step).min(chi));
+            match (f, &self.sources[j]) {
+                (FeatureColumn::Categorical { name, levels }, _) => {
+                    plan.one_hot.push((name.clone(), levels.len()))
                 }
-                lo[j] = l;
-                hi[j] = h;
-                sources[j] = BoundSource::Private {
-                    ledger_label: label,
-                };
+                (FeatureColumn::Numeric { name }, BoundSource::Private { .. }) => {
+                    plan.private.push(name.clone())
+                }
+                (FeatureColumn::Numeric { name }, BoundSource::Binary) => {
+                    plan.binary.push(name.clone())
+                }
+                (FeatureColumn::Numeric { name }, _) => plan.public.push(name.clone()),
             }
             j += f.width();
         }
-        Ok(MinMax { lo, hi, sources })
+        plan
     }
 
     /// Scale in place (columns must match the fitted ones).

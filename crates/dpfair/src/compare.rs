@@ -469,16 +469,23 @@ fn references(
     let start = Instant::now();
     let mut train = train.clone();
     let mut test = test_raw.clone();
-    // Public bounds only (the reference spends nothing, so it fits no private ones); where they
-    // do not cover every column, the features stay raw.
+    // Public bounds when they cover every column (the reference spends nothing, so it fits no
+    // private ones); otherwise standardisation fitted on the training part, without noise: the
+    // reference is not private anyway.
     let public = match scaling {
-        Scaling::Public(b) | Scaling::Private { public: b, .. } => Some(b.clone()),
+        Scaling::Public(b) | Scaling::Private { public: b, .. } | Scaling::Auto { public: b, .. } => {
+            Some(b.clone())
+        }
         Scaling::None => None,
     };
     if let Some(bounds) = public
         && Scaling::Public(bounds).apply_public(&mut train).is_ok()
     {
         train.schema.scaling.apply(&mut test.features)?;
+    } else {
+        let standard = dpfair_data::Standardizer::fit(&train.dataset.features)?;
+        standard.apply(&mut train.dataset.features)?;
+        standard.apply(&mut test.features)?;
     }
     let model = dpfair_learn::fit_logistic(
         &dpfair_learn::LogisticConfig::default(),

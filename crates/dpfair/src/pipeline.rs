@@ -26,34 +26,74 @@ use dpfair_privacy::{Ledger, Noise};
 /// The default share of ε spent on private feature bounds.
 pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
 
-/// How features are scaled to `[0, 1]` before the method sees them.
-#[derive(Clone, Debug, Default)]
+/// How features are scaled to `[0, 1]` before the method sees them. The default is
+/// [`Scaling::Auto`] with no public bounds and [`DEFAULT_BOUNDS_SHARE`]: every numeric column
+/// gets private bounds from a data-independent log-scale grid (docs/privacy.md, "Feature
+/// bounds").
+#[derive(Clone, Debug)]
 pub enum Scaling {
     /// Used as they are (one-hot columns are 0/1; numeric columns raw).
-    #[default]
     None,
-    /// Min–max scaling with public bounds (free), clipping to them.
+    /// Min–max scaling with public bounds (free), clipping to them; a column without bounds is
+    /// an error, except binary (0/1) columns, which are [0, 1] by their type.
     Public(Bounds),
-    /// Public bounds where given; the other numeric columns privately within `coarse` ranges,
-    /// with `share` of the fit's ε.
+    /// Public bounds where given, binary columns [0, 1]; the other numeric columns privately
+    /// within `coarse` ranges where given, from the public log grid otherwise
+    /// ([`dpfair_privacy::mechanisms::auto_range`]), with `share` of the fit's ε.
     Private {
         public: Bounds,
         coarse: Bounds,
         share: f64,
     },
+    /// [`Scaling::Private`] without coarse ranges: what a fit does when nothing is said.
+    Auto { public: Bounds, share: f64 },
 }
 
+impl Default for Scaling {
+    fn default() -> Self {
+        Scaling::Auto {
+            public: Bounds::default(),
+            share: DEFAULT_BOUNDS_SHARE,
+        }
+    }
+}
+
+/// What private bounds spend in total when the fit is a non-private reference (`ε = ∞`): a
+/// large finite ε, so the releases are near exact (the model says NOT private anyway).
+const REFERENCE_BOUNDS_EPSILON: f64 = 1000.0;
+
 impl Scaling {
-    /// Whether any scaling is asked for.
+    /// Whether no scaling is asked for.
     pub fn is_none(&self) -> bool {
         matches!(self, Scaling::None)
     }
 
+    /// The share of ε spent on private bounds (0 for `None` and `Public`).
+    pub fn share(&self) -> f64 {
+        match self {
+            Scaling::Private { share, .. } | Scaling::Auto { share, .. } => *share,
+            _ => 0.0,
+        }
+    }
+
+    /// How each column of `loaded` will be scaled, before any release (schema information:
+    /// names, types, levels); `None` without scaling.
+    pub fn plan(&self, loaded: &Loaded) -> Option<dpfair_data::BoundsPlan> {
+        let public = match self {
+            Scaling::None => return None,
+            Scaling::Public(b) | Scaling::Private { public: b, .. } | Scaling::Auto { public: b, .. } => b,
+        };
+        Some(dpfair_data::BoundsPlan::of(
+            &loaded.schema,
+            &loaded.dataset,
+            public,
+        ))
+    }
+
     /// Check the share before any data is read.
     pub fn check(&self) -> Result<()> {
-        if let Scaling::Private { share, .. } = self
-            && !(*share > 0.0 && *share < 1.0)
-        {
+        let share = self.share();
+        if !matches!(self, Scaling::None | Scaling::Public(_)) && !(share > 0.0 && share < 1.0) {
             return Err(Error::invalid(
                 "bounds_share",
                 format!("must be in (0, 1), got {share}"),
@@ -63,21 +103,23 @@ impl Scaling {
     }
 
     /// Apply public bounds only (no privacy spent): for data that several parties must scale
-    /// alike, such as federated sites. Private bounds are refused.
+    /// alike, such as federated sites. [`Scaling::Auto`] applies its public bounds (a column
+    /// without is an error); coarse ranges are refused.
     pub fn apply_public(&self, loaded: &mut Loaded) -> Result<()> {
-        match self {
-            Scaling::None => Ok(()),
-            Scaling::Public(public) => {
-                let mm = MinMax::from_public(&loaded.schema, public)?;
-                Ok(loaded
-                    .schema
-                    .set_scaling(FittedScaling::MinMax(mm), &mut loaded.dataset)?)
+        let public = match self {
+            Scaling::None => return Ok(()),
+            Scaling::Public(public) | Scaling::Auto { public, .. } => public,
+            Scaling::Private { .. } => {
+                return Err(Error::invalid(
+                    "coarse_bounds",
+                    "only public bounds here (every party must scale with the same public bounds)",
+                ));
             }
-            Scaling::Private { .. } => Err(Error::invalid(
-                "coarse_bounds",
-                "only public bounds here (every party must scale with the same public bounds)",
-            )),
-        }
+        };
+        let mm = MinMax::fit(&loaded.schema, Some(&loaded.dataset), public, None)?;
+        Ok(loaded
+            .schema
+            .set_scaling(FittedScaling::MinMax(mm), &mut loaded.dataset)?)
     }
 
     /// Fit the scaling on `loaded`, record it in the schema and apply it. Private bounds are
@@ -90,16 +132,24 @@ impl Scaling {
         noise: &mut Noise,
     ) -> Result<f64> {
         self.check()?;
+        let empty = Bounds::default();
         let (mm, spent) = match self {
             Scaling::None => return Ok(0.0),
-            Scaling::Public(public) => (MinMax::from_public(&loaded.schema, public)?, 0.0),
-            Scaling::Private {
-                public,
-                coarse,
-                share,
-            } => {
+            Scaling::Public(public) => (
+                MinMax::fit(&loaded.schema, Some(&loaded.dataset), public, None)?,
+                0.0,
+            ),
+            Scaling::Private { public, share, .. } | Scaling::Auto { public, share } => {
+                let coarse = match self {
+                    Scaling::Private { coarse, .. } => coarse,
+                    _ => &empty,
+                };
                 let before = ledger.entries().len();
-                let epsilon = share * epsilon;
+                let epsilon = if epsilon.is_finite() {
+                    share * epsilon
+                } else {
+                    REFERENCE_BOUNDS_EPSILON
+                };
                 let mm = MinMax::fit(
                     &loaded.schema,
                     Some(&loaded.dataset),

@@ -42,9 +42,14 @@ pub struct DataArgs {
     /// Feature columns [default: every column except target and sensitive].
     #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
     pub features: Option<Vec<String>>,
-    /// Feature columns to one-hot encode (levels found in the data, recorded as public).
+    /// Feature columns to one-hot encode (levels found in the data, recorded as public). Text
+    /// columns are one-hot encoded without being listed.
     #[arg(long, value_name = "C,...", value_delimiter = ',')]
     pub categorical: Vec<String>,
+    /// Columns never to use as features (identifiers, leaks of the target). Columns named like
+    /// identifiers (`id`, `*_id`, `index`, `Unnamed: 0`) are left out without being listed.
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub drop: Vec<String>,
     /// Declare the sensitive groups (public), in order; a value outside them is an error.
     #[arg(long, value_name = "G,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
@@ -136,6 +141,7 @@ impl DataArgs {
             sensitive: self.sensitive.clone(),
             features: self.features.clone(),
             categorical: self.categorical.clone(),
+            drop: self.drop.clone(),
             groups: self.groups.clone(),
             classes: self.classes.clone(),
             task,
@@ -155,6 +161,7 @@ impl DataArgs {
         let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
         for msg in [
             loaded.report.skipped_index_message(),
+            loaded.report.skipped_ids_message(),
             loaded.report.dropped_message(),
         ]
         .into_iter()
@@ -186,23 +193,32 @@ impl DataArgs {
     }
 }
 
-/// Feature bounds: public (no privacy cost) or privately estimated within coarse public ranges.
+/// Feature bounds: public (no privacy cost), or estimated privately with `--bounds-share` of ε
+/// (the default for every numeric column without public bounds).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct BoundsArgs {
     /// Public bounds of numeric columns, `col:lo:hi,...`: values are clipped to them and scaled
-    /// to [0, 1]; they cost no privacy.
+    /// to [0, 1]; they cost no privacy. Numeric columns without them get private bounds
+    /// (--bounds-share of ε), except 0/1 columns ([0, 1] by their type).
     #[arg(long, value_name = "COL:LO:HI,...")]
     pub bounds: Option<String>,
     /// A file of public bounds, one `col:lo:hi` per line (`#` comments).
     #[arg(long, value_name = "FILE")]
     pub bounds_file: Option<PathBuf>,
-    /// Coarse public ranges `col:lo:hi,...` for numeric columns without --bounds: their bounds
-    /// are then estimated privately (1% and 99% quantiles, exponential mechanism on a grid).
+    /// Coarse public ranges `col:lo:hi,...`: these columns' private bounds are the 1% and 99%
+    /// quantiles on a grid over the range (exponential mechanism). Without a coarse range a
+    /// column's private bounds are its median ± 2 spreads, found on a public log-scale grid
+    /// from 10^-9 to 10^12 (docs/privacy.md, "Feature bounds").
     #[arg(long, value_name = "COL:LO:HI,...")]
     pub coarse_bounds: Option<String>,
-    /// Share of ε spent on private bound estimation (only with --coarse-bounds).
+    /// Share of ε spent on private feature bounds, split equally over the columns that need
+    /// them.
     #[arg(long, value_name = "F", default_value_t = DEFAULT_BOUNDS_SHARE)]
     pub bounds_share: f64,
+    /// Use numeric features unscaled (no private bounds, no cost; methods that assume features
+    /// on [0, 1] then do poorly).
+    #[arg(long, conflicts_with_all = ["bounds", "bounds_file", "coarse_bounds"])]
+    pub unscaled: bool,
 }
 
 /// Default share of ε for private bound estimation: 5%.
@@ -227,14 +243,19 @@ impl BoundsArgs {
         Ok(inline.merge(file)?)
     }
 
-    /// The library's [`Scaling`] these options describe (checked: `--bounds-share` in (0, 1)).
+    /// The library's [`Scaling`] these options describe (checked: `--bounds-share` in (0, 1)):
+    /// `--unscaled` none; with `--coarse-bounds` private within them; otherwise public bounds
+    /// where given and automatic private bounds for the rest.
     pub fn scaling(&self) -> CliResult<Scaling> {
-        if !self.given() {
+        if self.unscaled {
             return Ok(Scaling::None);
         }
         let public = self.public()?;
         let scaling = match &self.coarse_bounds {
-            None => Scaling::Public(public),
+            None => Scaling::Auto {
+                public,
+                share: self.bounds_share,
+            },
             Some(spec) => Scaling::Private {
                 public,
                 coarse: Bounds::parse(spec)?,
@@ -244,6 +265,76 @@ impl BoundsArgs {
         scaling.check()?;
         Ok(scaling)
     }
+}
+
+/// The one line a fit prints about its columns (schema information only: names, types,
+/// levels) and what its private bounds cost, when it estimated any: `epsilon` is the fit's ε
+/// and `spent` the ε its bounds were charged (from the ledger).
+pub fn bounds_lines(
+    plan: &dpfair_data::BoundsPlan,
+    share: f64,
+    epsilon: f64,
+    spent: f64,
+    rows: usize,
+) -> Vec<String> {
+    let names = |v: &[String]| {
+        v.iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut kinds = Vec::new();
+    if !plan.one_hot.is_empty() {
+        kinds.push(format!(
+            "one-hot (levels public) {}",
+            plan.one_hot
+                .iter()
+                .map(|(c, k)| format!("`{c}` ({k})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !plan.binary.is_empty() {
+        kinds.push(format!("0/1 [0, 1] {}", names(&plan.binary)));
+    }
+    if !plan.public.is_empty() {
+        kinds.push(format!("public --bounds {}", names(&plan.public)));
+    }
+    if !plan.private.is_empty() {
+        kinds.push(format!("private bounds {}", names(&plan.private)));
+    }
+    let mut lines = vec![format!("columns: {}", kinds.join("; "))];
+    if !plan.private.is_empty() {
+        let m = plan.private.len();
+        lines.push(format!(
+            "no --bounds: private bounds for {m} column(s), cost ε = {} ({} of ε = {}, ε/{m} \
+             per column, median and spread on a public log grid; give --bounds to spend nothing)",
+            readable(spent),
+            readable(share),
+            readable(epsilon),
+        ));
+        if let Some(w) = weak_bounds_warning(share * epsilon / m as f64, rows) {
+            lines.push(w);
+        }
+    }
+    lines
+}
+
+/// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
+/// likely too coarse to help: the spread's release (ε/3 of the column) scores the grid points
+/// beyond the data `n/4` below the best, and needs `ε/3 · n/4 / 2` well above
+/// `ln(86)` ≈ 4.5 (the log grid's 86 spread intervals; docs/privacy.md, "Feature bounds") to
+/// avoid them; below twice that it warns.
+pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
+    let margin = eps_column / 3.0 * rows as f64 / 4.0 / 2.0;
+    (margin.is_finite() && margin < 2.0 * 86f64.ln()).then(|| {
+        format!(
+            "warning: private bounds at ε = {} per column on {rows} rows are likely too coarse to \
+             help (the feature may end up squashed or clipped); give public --bounds for these \
+             columns, fewer columns, or a larger --bounds-share",
+            readable(eps_column)
+        )
+    })
 }
 
 /// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.

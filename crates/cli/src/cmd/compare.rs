@@ -11,8 +11,8 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(
     after_help = "Example (Adult, two ε):\n  dpfair compare --data adult.csv \
-    --target income --sensitive sex --bounds age:17:90,hours-per-week:1:99 --epsilon 1,2 \
-    --out compare\n\nThe held-out scores read the held-out rows without noise: they are an \
+    --target income --sensitive sex --epsilon 1,2 --out compare\n\nWithout --bounds every fit \
+    spends --bounds-share of its ε on private feature bounds; public --bounds cost nothing.\n\nThe held-out scores read the held-out rows without noise: they are an \
     evaluation for the data owner (like `dpfair evaluate`), not a private release. Each fit is \
     private at its own (ε, δ); its release noise comes from the OS, --seed fixes only the \
     splits."
@@ -75,11 +75,32 @@ pub fn run(args: Args) -> CliResult {
     let scaling = args.bounds.scaling()?;
     if scaling.is_none() {
         eprintln!(
-            "warning: no --bounds: features are used unscaled; most methods need them on [0, 1] \
-             (give public --bounds or --coarse-bounds)"
+            "warning: --unscaled: features are used unscaled; most methods need them on [0, 1]"
         );
     }
     let loaded = args.data.load(None)?;
+    if let Some(plan) = scaling.plan(&loaded) {
+        let mut lines = crate::cmd::common::bounds_lines(&plan, scaling.share(), 1.0, 0.0, 0);
+        if !plan.private.is_empty() {
+            lines.truncate(1);
+            let train_rows = (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
+            let least = args.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
+            let eps_column = scaling.share() * least / plan.private.len() as f64;
+            lines.push(format!(
+                "no --bounds: each fit spends {} of its ε on private bounds for {} column(s) \
+                 (median and spread on a public log grid; in its ε spent); give --bounds to spend \
+                 nothing",
+                dpfair_privacy::ledger::readable(scaling.share()),
+                plan.private.len()
+            ));
+            lines.extend(crate::cmd::common::weak_bounds_warning(
+                eps_column, train_rows,
+            ));
+        }
+        for line in lines {
+            eprintln!("{line}");
+        }
+    }
     let report = compare::compare(&loaded, &scaling, &config, progress())?;
     for (m, why) in &report.skipped {
         eprintln!("note: {} left out: {why}", m.name());

@@ -517,6 +517,8 @@ fn fit(a: FitArgs) -> CliResult {
             delimiter: b',',
             has_header: true,
             skipped_index: false,
+            skipped_ids: Vec::new(),
+            text_columns: Vec::new(),
         },
     };
     match p.protocol {

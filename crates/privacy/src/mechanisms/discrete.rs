@@ -261,6 +261,38 @@ pub fn exponential_mechanism(
     permute_and_flip(noise, &steps, &unit_num, &unit_den)
 }
 
+/// Permute-and-flip on integer `scores` whose sensitivity is 1 under *both* replace-one and
+/// add/remove-one neighbours (the caller's claim, e.g. distances of counts to a rank target:
+/// adding a record moves a count and the target ⌈q·n⌉ by at most 1 each, in the same
+/// direction): ε-DP for either relation, so the entry is certified for the ledger's own
+/// relation. One pure-ε entry, charged before the draw.
+pub(crate) fn choose_by_counts(
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    label: &str,
+    mechanism: &str,
+    scores: &[i128],
+    epsilon: f64,
+    note: String,
+) -> Result<usize> {
+    let epsilon = positive("epsilon", epsilon)?;
+    if scores.is_empty() {
+        return Err(invalid("scores", "no candidates"));
+    }
+    let (en, ed) = dyadic(epsilon)?;
+    ledger.charge(entry(
+        label,
+        mechanism,
+        ledger.relation(),
+        1.0,
+        "linf",
+        2.0 / epsilon,
+        Cost::Pure { epsilon },
+        Some(note),
+    ))?;
+    permute_and_flip(noise, scores, &en, &(ed * 2u32))
+}
+
 /// Checks a coarse public domain.
 fn check_domain(coarse: (f64, f64)) -> Result<(f64, f64)> {
     let (lo, hi) = coarse;

@@ -25,6 +25,7 @@
 //! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
 //! | [`noisy_histogram`] | 2 (substitution) | discrete Laplace on counts | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
+//! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, three releases | pure ε |
 //!
 //! Gaussian cost units: the (ε, δ) calibrations record `Cost::Approx` because (ε, δ) is what was
 //! asked for and is the tight point of that release's privacy profile; a later conversion to zCDP
@@ -34,6 +35,7 @@
 //! costs add up, and the ledger composes many of them through their RDP curves (α·ρ) with one
 //! conversion at the end: far tighter than adding per-release (ε_i, δ_i).
 
+mod auto_range;
 mod discrete;
 mod dpsgd;
 mod gaussian;
@@ -44,6 +46,10 @@ mod privunit;
 pub use discrete::{
     RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
     private_quantile, private_range,
+};
+pub use auto_range::{
+    AUTO_RANGE_DECADES, AUTO_RANGE_STEPS_PER_DECADE, AutoRange, SPREAD_MULTIPLE, SPREAD_QUANTILE,
+    auto_range, auto_range_grid,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;

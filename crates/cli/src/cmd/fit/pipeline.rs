@@ -48,7 +48,18 @@ pub fn fit<E: Estimator>(
     check: impl FnOnce(&Loaded) -> CliResult,
 ) -> CliResult<Run<E::Model>> {
     common.out.check(&[common.data.input()])?;
-    let scaling = common.bounds.scaling()?;
+    let mut scaling = common.bounds.scaling()?;
+    if common.privacy.accounting() == dpfair::model::Accounting::Paper
+        && let dpfair::pipeline::Scaling::Auto { public, .. } = &scaling
+    {
+        // The papers scale nothing: a paper procedure gets public bounds or none, never a
+        // private release it did not make.
+        scaling = if public.0.is_empty() {
+            dpfair::pipeline::Scaling::None
+        } else {
+            dpfair::pipeline::Scaling::Public(public.clone())
+        };
+    }
     let mut loaded = common.data.load(task)?;
     check(&loaded)?;
     if scaling.is_none()
@@ -64,7 +75,7 @@ pub fn fit<E: Estimator>(
     let fitted = with_progress(estimator.method(), || {
         dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)
     })?;
-    report_private_bounds(&fitted.ledger);
+    report_bounds(&loaded, &scaling, common.privacy.epsilon, &fitted.ledger);
     Ok(finish(estimator, loaded, fitted))
 }
 
@@ -136,25 +147,37 @@ pub fn session_for(spend: &Spend) -> CliResult<Session> {
     })
 }
 
-/// Print what private feature bounds cost, when the fit estimated any.
-fn report_private_bounds(ledger: &dpfair_privacy::Ledger) {
-    let bounds: Vec<_> = ledger
+/// Print, once per fit, how the columns were encoded and scaled and what private feature
+/// bounds cost (schema information and the ledger's charges only).
+pub fn report_bounds(
+    loaded: &Loaded,
+    scaling: &dpfair::pipeline::Scaling,
+    epsilon: f64,
+    ledger: &dpfair_privacy::Ledger,
+) {
+    let dpfair_data::Scaling::MinMax(mm) = &loaded.schema.scaling else {
+        return;
+    };
+    for line in crate::cmd::common::bounds_lines(
+        &mm.plan(&loaded.schema),
+        scaling.share(),
+        epsilon,
+        bounds_spent(ledger),
+        loaded.dataset.n_rows(),
+    ) {
+        eprintln!("{line}");
+    }
+}
+
+/// The ε the ledger charged for private feature bounds.
+pub fn bounds_spent(ledger: &dpfair_privacy::Ledger) -> f64 {
+    ledger
         .entries()
         .iter()
         .filter(|e| e.label.starts_with("feature bounds of column"))
-        .collect();
-    if !bounds.is_empty() {
-        let epsilon: f64 = bounds
-            .iter()
-            .map(|e| match e.cost {
-                dpfair_privacy::Cost::Pure { epsilon } => epsilon,
-                _ => 0.0,
-            })
-            .sum();
-        eprintln!(
-            "private feature bounds: ε = {} spent ({} releases)",
-            dpfair_privacy::ledger::readable(epsilon),
-            bounds.len()
-        );
-    }
+        .map(|e| match e.cost {
+            dpfair_privacy::Cost::Pure { epsilon } => epsilon,
+            _ => 0.0,
+        })
+        .sum()
 }
