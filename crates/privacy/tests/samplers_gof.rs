@@ -207,8 +207,8 @@ fn chi_square_rejects_a_wrong_law() {
     );
 }
 
-/// The bulk sampler (lazily read bits) against the exact pmf, on σ where its Laplace scale is
-/// CKS20's t = σ + 1 (σ < 32) and where it is m·2^j (σ ≥ 32), and on its exact big-integer
+/// The bulk sampler (lazily read bits) against the exact pmf, on σ whose Laplace scale t = 2^j
+/// is below σ (σ = 3, 45, 100) and above it (1, 20, 31, 32), and on its exact big-integer
 /// comparison path (thresholds loosened by 2^61, so about one fraction comparison in eight takes
 /// it). Power of the chi-square at level 1e-4 with N = 40,000 (noncentral χ², computed from the
 /// exact pmfs): a 3% error in σ is rejected with probability ≈ 0.96 at σ = 3 and a 5% error

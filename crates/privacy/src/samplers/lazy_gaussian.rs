@@ -5,8 +5,8 @@
 //!
 //! # The algorithm
 //!
-//! For an integer σ ≥ 1 and a Laplace scale t = m·2^j (m ≤ 32, j = max(0, bits(σ) − 5), the
-//! smallest such t > σ, so σ < t ≤ σ·(1 + 1/16)):
+//! For an integer σ ≥ 1 and a Laplace scale t = 2^j, the power of two nearest σ on a log scale
+//! (t/σ ∈ (1/√2, √2]; then U below is j raw bits and U/t needs no division):
 //!
 //! 1. X ~ Geometric(1 − e^{−1/t}) on {0, 1, …} as X = U + t·V (Algorithm 2): U uniform on
 //!    {0, …, t − 1}, accepted with probability e^{−U/t}; V the number of successes of
@@ -14,7 +14,7 @@
 //!    ±X is the discrete Laplace of scale t.
 //! 2. Accept ±X with probability exp(−γ), γ = (X·t − σ²)²/(2σ²t²) (Algorithm 3). The accepted
 //!    law is ∝ exp(−X/t)·exp(−(X − σ²/t)²/(2σ²)) ∝ exp(−X²/(2σ²)) for *any* t > 0 (CKS20 take
-//!    t = ⌊σ⌋ + 1; a t within 1/16 of σ keeps the acceptance rate at ≈ 0.76).
+//!    t = ⌊σ⌋ + 1, with acceptance rate ≈ 0.76; t/σ ∈ (1/√2, √2] keeps it ≥ 0.64).
 //! 3. Bernoulli(e^{−γ}) is Algorithm 1: ⌊γ⌋ Bernoulli(e^{−1}) must all succeed, then for the
 //!    fraction f = γ − ⌊γ⌋, A_K ~ Bernoulli(f/K) for K = 1, 2, … until the first A_K = 0 and
 //!    the answer is "K odd"; A_K is drawn as Bernoulli(1/K) ∧ Bernoulli(f) (independent; the
@@ -83,6 +83,18 @@ impl Threshold {
         Threshold { lo, hi, num, den }
     }
 
+    /// p = U/t for t = 2^j and U < t: U·2^(64−j) exactly.
+    #[inline]
+    fn fraction_of_t(u: u64, j: u32) -> Self {
+        let lo = if j == 0 { 0 } else { u128::from(u) << (64 - j) };
+        Threshold {
+            lo,
+            hi: lo,
+            num: u128::from(u),
+            den: 1u128 << j,
+        }
+    }
+
     /// Whether U < p for a fresh uniform U read from `bits` (module doc).
     #[inline]
     fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
@@ -135,12 +147,9 @@ fn take_bits<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, k: u32) -> u64 {
 #[derive(Clone, Debug)]
 pub struct LazyDiscreteGaussian {
     sigma2: u128,
-    /// t = m·2^j.
-    m: u64,
+    /// t = 2^j.
     j: u32,
     t: u128,
-    /// Bits of m − 1 (the width of the rejection draw of a uniform below m).
-    m_bits: u32,
     /// 2σ²t², the denominator of γ.
     den: u128,
     /// Test hook: widen every fraction threshold by this much (0 in use).
@@ -148,7 +157,7 @@ pub struct LazyDiscreteGaussian {
 }
 
 impl LazyDiscreteGaussian {
-    /// The sampler for an integer σ with 1 ≤ σ ≤ 2^31 − 2 (so that 2σ²t² < 2^127).
+    /// The sampler for an integer σ with 1 ≤ σ ≤ 2^31 − 2 (so that 2σ²t² ≤ 4σ⁴ < 2^127).
     pub fn new(sigma: u64) -> Result<Self> {
         if !(1..=FAST_SIGMA_MAX).contains(&sigma) {
             return Err(invalid(
@@ -156,16 +165,17 @@ impl LazyDiscreteGaussian {
                 format!("must be 1..={FAST_SIGMA_MAX} lattice steps, got {sigma}"),
             ));
         }
-        let j = (64 - sigma.leading_zeros()).saturating_sub(5);
-        let m = (sigma >> j) + 1;
-        let t = u128::from(m) << j;
+        // 2^j ≤ σ < 2^(j+1); round j up when σ > 2^j·√2 (σ² > 2^(2j+1)).
+        let mut j = 63 - sigma.leading_zeros();
         let sigma2 = u128::from(sigma) * u128::from(sigma);
+        if sigma2 > 1u128 << (2 * j + 1) {
+            j += 1;
+        }
+        let t = 1u128 << j;
         Ok(LazyDiscreteGaussian {
             sigma2,
-            m,
             j,
             t,
-            m_bits: 64 - (m - 1).leading_zeros(),
             den: 2 * sigma2 * t * t,
             slack: 0,
         })
@@ -194,7 +204,7 @@ impl LazyDiscreteGaussian {
                 None => self.bernoulli_exp_gamma_big(bits, x),
             };
             if accept {
-                // x < 2^96: X = U + t·V with t < 2^36 and V < 2^60 in any feasible run.
+                // x < 2^96: X = U + t·V with t < 2^32 and V < 2^64.
                 let x = x as i128;
                 return if negative { -x } else { x };
             }
@@ -213,9 +223,8 @@ impl LazyDiscreteGaussian {
     #[inline]
     fn laplace<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> (bool, u128) {
         loop {
-            let u = self.uniform_below_t(bits);
-            // U/t·2^64 = U·2^(64−j)/m exactly.
-            let g = Threshold::fraction_of_t(u, self.j, self.m).loosened(self.slack);
+            let u = take_bits(bits, self.j);
+            let g = Threshold::fraction_of_t(u, self.j).loosened(self.slack);
             if !bernoulli_exp_fraction(bits, &g) {
                 continue;
             }
@@ -223,25 +232,13 @@ impl LazyDiscreteGaussian {
             while bernoulli_exp_one(bits) {
                 v += 1;
             }
-            let x = u + self.t * v;
+            let x = u128::from(u) + self.t * v;
             let negative = take_bits(bits, 1) == 1;
             if negative && x == 0 {
                 continue;
             }
             return (negative, x);
         }
-    }
-
-    /// Uniform on {0, …, t − 1}: a uniform below m by rejection from `m_bits` bits, then j bits.
-    #[inline]
-    fn uniform_below_t<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> u128 {
-        let high = loop {
-            let v = take_bits(bits, self.m_bits);
-            if v < self.m {
-                break v;
-            }
-        };
-        (u128::from(high) << self.j) | u128::from(take_bits(bits, self.j))
     }
 
     /// Step 2 when γ = num/den with num = (X·t − σ²)² fits in 128 bits.
@@ -277,35 +274,6 @@ impl LazyDiscreteGaussian {
         let b = BigUint::from(self.sigma2);
         let diff = if a >= b { a - b } else { b - a };
         bernoulli_exp_nat(bits, &(&diff * &diff), &BigUint::from(self.den))
-    }
-}
-
-impl Threshold {
-    /// p = U/t for t = m·2^j and U < t, with exact bounds U·2^(64−j)/m from 64-bit divisions
-    /// (U·2^(64−j) < m·2^64 is divided in 32-bit limbs).
-    #[inline]
-    fn fraction_of_t(u: u128, j: u32, m: u64) -> Self {
-        // U = a·2^j + b with a < m, b < 2^j: U·2^(64−j) = a·2^64 + b·2^(64−j).
-        let a = (u >> j) as u64;
-        let low = if j == 0 {
-            0
-        } else {
-            ((u as u64) & ((1u64 << j) - 1)) << (64 - j)
-        };
-        let mut rem = a;
-        let mut quot = 0u64;
-        for half in [low >> 32, low & 0xffff_ffff] {
-            let cur = (rem << 32) | half; // rem < m ≤ 32
-            quot = (quot << 32) | (cur / m);
-            rem = cur % m;
-        }
-        let lo = u128::from(quot);
-        Threshold {
-            lo,
-            hi: lo + u128::from(rem != 0),
-            num: u,
-            den: u128::from(m) << j,
-        }
     }
 }
 
@@ -372,11 +340,13 @@ mod tests {
         }
         for sigma in [1u64, 5, 31, 32, 1000, (1 << 29) + 12_345, FAST_SIGMA_MAX] {
             let g = LazyDiscreteGaussian::new(sigma).unwrap();
-            assert!(g.t > u128::from(sigma) && g.t * 16 <= u128::from(sigma) * 17 + 16);
+            // t/σ ∈ (1/√2, √2].
+            let (t, s) = (g.t as f64, sigma as f64);
+            assert!(t * t > s * s / 2.0 && t * t <= 2.0 * s * s, "σ {sigma}: t {t}");
             for _ in 0..200 {
-                let u = u128::below_for_test(&mut rng, g.t);
-                let t = Threshold::fraction_of_t(u, g.j, g.m);
-                assert!(encloses(&t) && t.hi - t.lo <= 1, "σ {sigma}, U {u}");
+                let u = u128::below_for_test(&mut rng, g.t) as u64;
+                let t = Threshold::fraction_of_t(u, g.j);
+                assert!(encloses(&t) && t.hi == t.lo, "σ {sigma}, U {u}");
             }
         }
         for _ in 0..2000 {
