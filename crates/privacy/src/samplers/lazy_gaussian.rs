@@ -342,7 +342,10 @@ mod tests {
             let g = LazyDiscreteGaussian::new(sigma).unwrap();
             // t/σ ∈ (1/√2, √2].
             let (t, s) = (g.t as f64, sigma as f64);
-            assert!(t * t > s * s / 2.0 && t * t <= 2.0 * s * s, "σ {sigma}: t {t}");
+            assert!(
+                t * t > s * s / 2.0 && t * t <= 2.0 * s * s,
+                "σ {sigma}: t {t}"
+            );
             for _ in 0..200 {
                 let u = u128::below_for_test(&mut rng, g.t) as u64;
                 let t = Threshold::fraction_of_t(u, g.j);
