@@ -547,3 +547,20 @@ mod properties {
         }
     }
 }
+
+/// The PRV noise-multiplier search returns a z whose *certified upper bound* meets the target,
+/// and z·(1 − 2·tolerance) does not (the search does not over-noise by more than its tolerance).
+#[test]
+fn prv_search_result_meets_the_target_under_the_upper_bound() {
+    use dpfair_privacy::accounting::NOISE_MULTIPLIER_TOLERANCE as TOL;
+    for (q, t, eps) in [(0.034, 1500u64, 2.9), (0.064, 100, 0.5), (0.01, 2000, 1.0)] {
+        let z = sgm_noise_multiplier(Accountant::Prv, q, t, eps, 1e-5).unwrap();
+        let at = sgm_prv_bounds(q, z, t, 1e-5).unwrap();
+        assert!(at.upper <= eps, "q={q} T={t}: upper {} > {eps}", at.upper);
+        let below = sgm_prv_bounds(q, z * (1.0 - 2.0 * TOL), t, 1e-5).unwrap();
+        assert!(
+            below.upper > eps,
+            "q={q} T={t}: z = {z} is not the smallest"
+        );
+    }
+}

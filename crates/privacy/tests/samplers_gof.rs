@@ -6,8 +6,8 @@
 
 use dpfair_privacy::Noise;
 use dpfair_privacy::samplers::{
-    bernoulli_exp_small, discrete_gaussian, discrete_gaussian_small, discrete_laplace,
-    discrete_laplace_small,
+    LazyDiscreteGaussian, bernoulli_exp_small, discrete_gaussian, discrete_gaussian_fill,
+    discrete_gaussian_small, discrete_laplace, discrete_laplace_small,
 };
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
@@ -205,4 +205,99 @@ fn chi_square_rejects_a_wrong_law() {
         stat > crit,
         "χ² = {stat:.1} did not reject a 10% scale error"
     );
+}
+
+/// The bulk sampler (lazily read bits) against the exact pmf, on σ whose Laplace scale t = 2^j
+/// is below σ (σ = 3, 45, 100) and above it (1, 20, 31, 32), and on its exact big-integer
+/// comparison path (thresholds loosened by 2^61, so about one fraction comparison in eight takes
+/// it). Power of the chi-square at level 1e-4 with N = 40,000 (noncentral χ², computed from the
+/// exact pmfs): a 3% error in σ is rejected with probability ≈ 0.96 at σ = 3 and a 5% error
+/// with probability > 0.99 at σ = 20 (`bulk_chi_square_rejects_a_wrong_scale` checks one).
+#[test]
+fn bulk_discrete_gaussian_fits_its_law_on_both_paths() {
+    let mut rng = Noise::seeded(606);
+    for sigma in [1u64, 3, 20, 31, 32, 45, 100] {
+        let mut xs = vec![0i128; N];
+        discrete_gaussian_fill(&mut rng, sigma, &mut xs).unwrap();
+        let (stat, crit) = chi_square(&xs, gaussian_pmf((sigma * sigma) as f64));
+        assert!(stat < crit, "σ = {sigma}: χ² = {stat:.1} ≥ {crit:.1}");
+        let loose = LazyDiscreteGaussian::new(sigma)
+            .unwrap()
+            .with_loose_bounds(1 << 61);
+        let mut xs = vec![0i128; N / 4];
+        loose.fill(&mut rng, &mut xs);
+        let (stat, crit) = chi_square(&xs, gaussian_pmf((sigma * sigma) as f64));
+        assert!(
+            stat < crit,
+            "σ = {sigma}, exact path: χ² = {stat:.1} ≥ {crit:.1}"
+        );
+    }
+}
+
+#[test]
+fn bulk_chi_square_rejects_a_wrong_scale() {
+    let mut rng = Noise::seeded(607);
+    let mut xs = vec![0i128; N];
+    discrete_gaussian_fill(&mut rng, 20, &mut xs).unwrap();
+    let (stat, crit) = chi_square(&xs, gaussian_pmf(21.0 * 21.0));
+    assert!(
+        stat > crit,
+        "χ² = {stat:.1} did not reject a 5% scale error"
+    );
+}
+
+/// Same law as the word-at-a-time sampler (two-sample chi-square on 30 cells of width σ/4 plus
+/// two tails, level 1e-4), at a σ with j > 0.
+#[test]
+fn bulk_and_word_at_a_time_samplers_agree() {
+    let mut rng = Noise::seeded(608);
+    let sigma = 1_000u64;
+    let cells = |xs: &[i128]| {
+        let mut c = vec![0.0f64; 32];
+        for &x in xs {
+            let k = (x.div_euclid(250) + 16).clamp(0, 31) as usize;
+            c[k] += 1.0;
+        }
+        c
+    };
+    let mut bulk = vec![0i128; N];
+    discrete_gaussian_fill(&mut rng, sigma, &mut bulk).unwrap();
+    let word: Vec<i128> = (0..N)
+        .map(|_| discrete_gaussian_small(&mut rng, sigma).unwrap())
+        .collect();
+    let (a, b) = (cells(&bulk), cells(&word));
+    // Equal sample sizes: Σ (a − b)²/(a + b) ~ χ² with (cells − 1) degrees of freedom.
+    let (mut stat, mut df) = (0.0, -1.0);
+    for (x, y) in a.iter().zip(&b) {
+        if x + y > 0.0 {
+            stat += (x - y).powi(2) / (x + y);
+            df += 1.0;
+        }
+    }
+    let crit = ChiSquared::new(df).unwrap().inverse_cdf(1.0 - 1e-4);
+    assert!(stat < crit, "two-sample χ² = {stat:.1} ≥ {crit:.1}");
+}
+
+/// At DP-SGD's scale (σ ≈ 2^29 lattice steps): KS against the normal CDF (the discrete CDF
+/// differs by < 1e-9 there), and the last four bits uniform (chi-square on 16 cells, level
+/// 1e-4: N_ℤ(0, σ²) mod 16 is uniform to within e^{−2π²σ²/256}), which checks the low-order
+/// bits a floating-point sampler would get wrong.
+#[test]
+fn bulk_discrete_gaussian_fits_at_dpsgd_scale() {
+    let mut rng = Noise::seeded(609);
+    let sigma = (1u64 << 29) + 12_345;
+    let n = 40_000;
+    let mut xs = vec![0i128; n];
+    discrete_gaussian_fill(&mut rng, sigma, &mut xs).unwrap();
+    let mut low = vec![0.0f64; 16];
+    for &x in &xs {
+        low[x.rem_euclid(16) as usize] += 1.0;
+    }
+    let e = n as f64 / 16.0;
+    let stat: f64 = low.iter().map(|o| (o - e).powi(2) / e).sum();
+    let crit = ChiSquared::new(15.0).unwrap().inverse_cdf(1.0 - 1e-4);
+    assert!(stat < crit, "low bits: χ² = {stat:.1} ≥ {crit:.1}");
+    let norm = statrs::distribution::Normal::new(0.0, sigma as f64).unwrap();
+    let (d, crit) = ks(&mut xs, |y| norm.cdf(y as f64 + 0.5));
+    assert!(d < crit, "KS {d} ≥ {crit}");
 }

@@ -280,8 +280,10 @@ pub const NOISE_MULTIPLIER_TOLERANCE: f64 = 1e-4;
 
 /// Smallest noise multiplier meeting (ε, δ) for `steps` steps at sampling rate `q` (add/remove;
 /// like Opacus `get_noise_multiplier`). ε is decreasing in z: the search brackets the answer by
-/// doubling/halving (starting, for PRV, from the RDP answer, which needs at least as much noise)
-/// and bisects until the bracket is within [`NOISE_MULTIPLIER_TOLERANCE`] (relative). It returns
+/// doubling/halving and bisects until the bracket is within [`NOISE_MULTIPLIER_TOLERANCE`]
+/// (relative); for PRV, whose evaluations are dearer, it starts from the RDP answer (which needs
+/// at least as much noise) and closes the bracket by secant steps
+/// ([`prv::search_noise_multiplier`], about four evaluations). It returns
 /// the upper end, so the run with the returned z meets the target: `sgm_epsilon(z) ≤ ε`.
 pub fn sgm_noise_multiplier(
     acc: Accountant,
@@ -295,6 +297,24 @@ pub fn sgm_noise_multiplier(
     check_epsilon(epsilon)?;
     check_delta(delta)?;
     let mut failure = None;
+    if acc == Accountant::Prv {
+        // Secant bracketing from the RDP answer (which needs at least as much noise).
+        let start = sgm_noise_multiplier(Accountant::Rdp, q, steps, epsilon, delta)?;
+        let found = prv::search_noise_multiplier(start, epsilon, NOISE_MULTIPLIER_TOLERANCE, |z| {
+            sgm_epsilon(acc, q, z, steps, delta).unwrap_or_else(|e| {
+                failure.get_or_insert(e);
+                f64::INFINITY
+            })
+        });
+        return found.ok_or_else(|| {
+            failure.unwrap_or(PrivacyError::Numerical {
+                what: "noise multiplier search",
+                reason: format!(
+                    "no z ≤ 1e6 reaches ε = {epsilon} at δ = {delta} (q = {q}, T = {steps})"
+                ),
+            })
+        });
+    }
     let mut meets = |z: f64| match sgm_epsilon(acc, q, z, steps, delta) {
         Ok(e) => e <= epsilon,
         Err(e) => {
@@ -302,14 +322,10 @@ pub fn sgm_noise_multiplier(
             false
         }
     };
-    let start = if acc == Accountant::Prv {
-        sgm_noise_multiplier(Accountant::Rdp, q, steps, epsilon, delta)?
-    } else {
-        1.0
-    };
+    let start = 1.0;
     let (mut lo, mut hi) = (start, start);
     if meets(hi) {
-        lo = hi * if acc == Accountant::Prv { 0.8 } else { 0.5 };
+        lo = hi * 0.5;
         while meets(lo) {
             hi = lo;
             lo *= 0.5;

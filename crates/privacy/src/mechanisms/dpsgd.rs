@@ -14,7 +14,7 @@ use crate::Noise;
 use crate::accounting::{self, Accountant};
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
-use crate::samplers::discrete_gaussian_small;
+use crate::samplers::discrete_gaussian_fill;
 use crate::samplers::lattice::{Lattice, Norm};
 
 /// A DP-SGD run whose privacy cost was charged up front; hands out the noise of each step.
@@ -142,9 +142,8 @@ impl SubsampledGaussianRun {
     pub fn draw_step_noise(&mut self, noise: &mut Noise, dim: usize) -> Result<StepNoise> {
         self.check_step()?;
         let (lattice, sigma_steps) = self.plan(dim)?;
-        let draws = (0..dim)
-            .map(|_| discrete_gaussian_small(noise, sigma_steps))
-            .collect::<Result<Vec<_>>>()?;
+        let mut draws = vec![0; dim];
+        discrete_gaussian_fill(noise, sigma_steps, &mut draws)?;
         self.done += 1;
         Ok(StepNoise { lattice, draws })
     }

@@ -61,7 +61,7 @@ use crate::Noise;
 use crate::error::{Result, invalid};
 use crate::ledger::{Composition, Cost, Entry, Relation};
 use crate::samplers::lattice::Lattice;
-use crate::samplers::{discrete_gaussian_small, discrete_laplace, discrete_laplace_small};
+use crate::samplers::{discrete_gaussian_fill, discrete_laplace, discrete_laplace_small};
 use num_traits::ToPrimitive;
 
 /// Checks that `value` is finite and > 0.
@@ -152,9 +152,12 @@ pub(crate) fn add_gaussian(
     steps: &[i128],
     sigma_steps: u64,
 ) -> Result<Vec<f64>> {
+    let mut draws = vec![0; steps.len()];
+    discrete_gaussian_fill(noise, sigma_steps, &mut draws)?;
     steps
         .iter()
-        .map(|&k| noisy_value(lattice, k, discrete_gaussian_small(noise, sigma_steps)?))
+        .zip(draws)
+        .map(|(&k, z)| noisy_value(lattice, k, z))
         .collect()
 }
 

@@ -54,6 +54,28 @@ impl<'a, R: Rng + ?Sized> BitStream<'a, R> {
     }
 }
 
+/// Whole 64-bit words of the stream (for the rare cold paths that run the word-at-a-time
+/// samplers on the same stream, and so keep its bits in order).
+impl<R: Rng + ?Sized> rand_core::TryRng for BitStream<'_, R> {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.take64() >> 32) as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.take64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(8) {
+            let w = self.take64().to_be_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
 /// The number of leading bits of `w` that decide a comparison with the threshold `t ≠ w`: the
 /// bits up to and including the first one where `w` and `t` differ (at most 64).
 ///

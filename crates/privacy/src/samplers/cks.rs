@@ -145,7 +145,7 @@ pub fn discrete_laplace<R: Rng + ?Sized>(
 }
 
 /// Largest σ for which the integer-σ fast path keeps 2σ²t² (t = σ + 1) below 2^127.
-const FAST_SIGMA_MAX: u64 = (1 << 31) - 2;
+pub(crate) const FAST_SIGMA_MAX: u64 = (1 << 31) - 2;
 
 /// Discrete Gaussian N_ℤ(0, σ²) for an integer σ ≥ 1 (CKS20 Algorithm 3, fast path):
 /// P(Y = y) ∝ exp(−y²/(2σ²)). This is what the mechanisms call: they put σ on their lattice as

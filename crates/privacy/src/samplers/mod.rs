@@ -7,6 +7,9 @@
 //!   rational scale (Algorithm 2).
 //! * [`discrete_gaussian`] / [`discrete_gaussian_small`]: P(Y = y) ∝ exp(−y²/(2σ²)) on ℤ for a
 //!   rational σ² (Algorithm 3).
+//! * [`discrete_gaussian_fill`] / [`LazyDiscreteGaussian`]: the same Algorithm 3 in bulk over
+//!   lazily read bits (≈ 80 bits per draw at DP-SGD's σ instead of ≈ 1,000): what the Gaussian
+//!   mechanisms call.
 //! * [`geometric`]: exact Geometric(q) skips for an `f64` rate q (Poisson subsampling at one draw
 //!   per selected row), over the lazily read bits of [`bits`].
 //! * [`lattice`]: real-valued queries are rounded to a 2^k lattice and get integer noise in lattice
@@ -22,6 +25,7 @@ pub mod bits;
 mod cks;
 pub mod geometric;
 pub mod lattice;
+mod lazy_gaussian;
 pub mod simulation;
 mod uniform;
 
@@ -29,6 +33,7 @@ pub use cks::{
     bernoulli_exp, bernoulli_exp_small, discrete_gaussian, discrete_gaussian_small,
     discrete_laplace, discrete_laplace_small,
 };
+pub use lazy_gaussian::{LazyDiscreteGaussian, discrete_gaussian_fill};
 
 use crate::error::{Result, invalid};
 use rand::Rng;

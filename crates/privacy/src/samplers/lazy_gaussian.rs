@@ -1,0 +1,404 @@
+//! The discrete Gaussian of Canonne, Kamath & Steinke (2020, §5, Algorithms 1–3) drawn in bulk
+//! from lazily read bits: the same exact algorithm as [`super::discrete_gaussian_small`], but
+//! every Bernoulli decision reads only the bits of its uniform that decide it, so a draw at the
+//! σ of DP-SGD (≈ 2^29 lattice steps) costs about 80 random bits instead of about 1,000.
+//!
+//! # The algorithm
+//!
+//! For an integer σ ≥ 1 and a Laplace scale t = 2^j, the power of two nearest σ on a log scale
+//! (t/σ ∈ (1/√2, √2]; then U below is j raw bits and U/t needs no division):
+//!
+//! 1. X ~ Geometric(1 − e^{−1/t}) on {0, 1, …} as X = U + t·V (Algorithm 2): U uniform on
+//!    {0, …, t − 1}, accepted with probability e^{−U/t}; V the number of successes of
+//!    Bernoulli(e^{−1}) before the first failure. A fair sign; (negative, 0) is rejected, so
+//!    ±X is the discrete Laplace of scale t.
+//! 2. Accept ±X with probability exp(−γ), γ = (X·t − σ²)²/(2σ²t²) (Algorithm 3). The accepted
+//!    law is ∝ exp(−X/t)·exp(−(X − σ²/t)²/(2σ²)) ∝ exp(−X²/(2σ²)) for *any* t > 0 (CKS20 take
+//!    t = ⌊σ⌋ + 1, with acceptance rate ≈ 0.76; t/σ ∈ (1/√2, √2] keeps it ≥ 0.64).
+//! 3. Bernoulli(e^{−γ}) is Algorithm 1: ⌊γ⌋ Bernoulli(e^{−1}) must all succeed, then for the
+//!    fraction f = γ − ⌊γ⌋, A_K ~ Bernoulli(f/K) for K = 1, 2, … until the first A_K = 0 and
+//!    the answer is "K odd"; A_K is drawn as Bernoulli(1/K) ∧ Bernoulli(f) (independent; the
+//!    product of the probabilities), and Bernoulli(e^{−1}) is the case f = 1.
+//!
+//! # Why the law is exact
+//!
+//! Every Bernoulli(p) above is "U < p" for a fresh uniform real U, decided by
+//! [`Threshold::decide`]: integer bounds lo ≤ p·2^64 ≤ hi settle it from U's first 64 bits unless
+//! those bits lie in [lo, hi), and then the comparison is redone with the exact rational p and
+//! as many further bits as it takes ([`LazyUniform`]). The bounds are exact integer quotients
+//! for U/t and 1/K; for the fraction f they come from `f64` arithmetic whose rounding is bounded
+//! (see [`Threshold::ratio`]). Either way the outcome is exactly "U < p"; the bounds only decide
+//! how fast. Each decision consumes only the bits of U up to the first one that differs from the
+//! bound (a stopping time of the bit sequence), so the following bits are still independent
+//! uniform bits for the next decision ([`BitStream`]). Uniform integers are drawn from whole bits
+//! with rejection. So every step has exactly the law of the corresponding step of CKS20.
+
+use super::bits::{BitStream, LazyUniform, deciding_bits};
+use super::cks::{FAST_SIGMA_MAX, bernoulli_exp_nat, discrete_gaussian_small};
+use crate::error::{Result, invalid};
+use num_bigint::BigUint;
+use rand::Rng;
+
+const TWO64: u128 = 1 << 64;
+
+/// A Bernoulli(p) decision "U < p": bounds lo ≤ p·2^64 ≤ hi (hi ≤ 2^64) and p = num/den exactly.
+#[derive(Clone, Copy, Debug)]
+struct Threshold {
+    lo: u128,
+    hi: u128,
+    num: u128,
+    den: u128,
+}
+
+impl Threshold {
+    /// p = 1/k for k ≥ 1, with exact bounds from 64-bit arithmetic: 2^64 = k·Q + R.
+    #[inline]
+    fn one_over(k: u64) -> Self {
+        let (q, r) = (u64::MAX / k, u64::MAX % k);
+        let (lo, exact) = if r + 1 == k {
+            (u128::from(q) + 1, true)
+        } else {
+            (u128::from(q), false)
+        };
+        Threshold {
+            lo,
+            hi: lo + u128::from(!exact),
+            num: 1,
+            den: u128::from(k),
+        }
+    }
+
+    /// p = num/den < 1 for any 128-bit num < den, with bounds from `f64` arithmetic. Converting
+    /// each integer to `f64` and dividing are correctly rounded (relative error ≤ 2^−53 each), so
+    /// the computed p̂ is within a factor 1 ± 3.01·2^−53 of p; scaling by 2^64 is exact; scaling by
+    /// 1 ∓ 2^−50 (one more rounding) moves below / above p·2^64 with room to spare, and the casts
+    /// truncate (lo) or are followed by +1 (hi). The window [lo, hi) has width ≈ p·2^15 + 2, so
+    /// the exact path runs with probability below 2^−48.
+    #[inline]
+    fn ratio(num: u128, den: u128) -> Self {
+        debug_assert!(num < den);
+        let x = num as f64 / den as f64 * 2f64.powi(64);
+        let lo = (x * (1.0 - 2f64.powi(-50))) as u128;
+        let hi = ((x * (1.0 + 2f64.powi(-50))) as u128 + 1).min(TWO64);
+        Threshold { lo, hi, num, den }
+    }
+
+    /// p = U/t for t = 2^j and U < t: U·2^(64−j) exactly.
+    #[inline]
+    fn fraction_of_t(u: u64, j: u32) -> Self {
+        let lo = if j == 0 { 0 } else { u128::from(u) << (64 - j) };
+        Threshold {
+            lo,
+            hi: lo,
+            num: u128::from(u),
+            den: 1u128 << j,
+        }
+    }
+
+    /// Whether U < p for a fresh uniform U read from `bits` (module doc).
+    #[inline]
+    fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
+        let w = bits.peek64();
+        let wide = u128::from(w);
+        if wide < self.lo {
+            // Every U with the deciding prefix is < lo·2^−64 ≤ p.
+            bits.consume(deciding_bits(w, (self.lo - 1) as u64));
+            true
+        } else if wide >= self.hi {
+            if self.hi == 0 {
+                return false; // p = 0
+            }
+            // Every U with the deciding prefix is ≥ hi·2^−64 ≥ p.
+            bits.consume(deciding_bits(w, (self.hi - 1) as u64));
+            false
+        } else {
+            bits.consume(64);
+            self.decide_exactly(bits, w)
+        }
+    }
+
+    #[cold]
+    fn decide_exactly<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>, w: u64) -> bool {
+        let (num, den) = (BigUint::from(self.num), BigUint::from(self.den));
+        LazyUniform::from_word(w).less_than(bits, &num, &den)
+    }
+
+    /// The same p with the bounds widened by `slack` (still valid bounds): the exact path runs
+    /// far more often. For tests of that path.
+    fn loosened(mut self, slack: u128) -> Self {
+        self.lo = self.lo.saturating_sub(slack);
+        self.hi = (self.hi + slack).min(TWO64);
+        self
+    }
+}
+
+/// `k ≤ 64` uniform bits as an integer.
+#[inline]
+fn take_bits<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, k: u32) -> u64 {
+    if k == 0 {
+        return 0;
+    }
+    let v = bits.peek64() >> (64 - k);
+    bits.consume(k);
+    v
+}
+
+/// Exact N_ℤ(0, σ²) draws for one integer σ over lazily read bits (module doc).
+#[derive(Clone, Debug)]
+pub struct LazyDiscreteGaussian {
+    sigma2: u128,
+    /// t = 2^j.
+    j: u32,
+    t: u128,
+    /// 2σ²t², the denominator of γ.
+    den: u128,
+    /// Test hook: widen every fraction threshold by this much (0 in use).
+    slack: u128,
+}
+
+impl LazyDiscreteGaussian {
+    /// The sampler for an integer σ with 1 ≤ σ ≤ 2^31 − 2 (so that 2σ²t² ≤ 4σ⁴ < 2^127).
+    pub fn new(sigma: u64) -> Result<Self> {
+        if !(1..=FAST_SIGMA_MAX).contains(&sigma) {
+            return Err(invalid(
+                "sigma",
+                format!("must be 1..={FAST_SIGMA_MAX} lattice steps, got {sigma}"),
+            ));
+        }
+        // 2^j ≤ σ < 2^(j+1); round j up when σ > 2^j·√2 (σ² > 2^(2j+1)).
+        let mut j = 63 - sigma.leading_zeros();
+        let sigma2 = u128::from(sigma) * u128::from(sigma);
+        if sigma2 > 1u128 << (2 * j + 1) {
+            j += 1;
+        }
+        let t = 1u128 << j;
+        Ok(LazyDiscreteGaussian {
+            sigma2,
+            j,
+            t,
+            den: 2 * sigma2 * t * t,
+            slack: 0,
+        })
+    }
+
+    /// A copy whose fraction thresholds are widened by `slack` units of 2^−64, so that the exact
+    /// big-integer comparisons run often (the law is unchanged). For tests of that path.
+    #[doc(hidden)]
+    pub fn with_loose_bounds(&self, slack: u64) -> Self {
+        LazyDiscreteGaussian {
+            slack: u128::from(slack),
+            ..self.clone()
+        }
+    }
+
+    /// One draw, reading the bits it needs from `bits`.
+    pub fn sample<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> i128 {
+        loop {
+            let (negative, x) = self.laplace(bits);
+            let accept = match x
+                .checked_mul(self.t)
+                .map(|a| a.abs_diff(self.sigma2))
+                .and_then(|d| d.checked_mul(d))
+            {
+                Some(num) => self.bernoulli_exp_gamma(bits, num),
+                None => self.bernoulli_exp_gamma_big(bits, x),
+            };
+            if accept {
+                // x < 2^96: X = U + t·V with t < 2^32 and V < 2^64.
+                let x = x as i128;
+                return if negative { -x } else { x };
+            }
+        }
+    }
+
+    /// Fills `out` with independent draws from one bit stream over `rng`.
+    pub fn fill<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut [i128]) {
+        let mut bits = BitStream::new(rng);
+        for o in out {
+            *o = self.sample(&mut bits);
+        }
+    }
+
+    /// Step 1: (negative, X) with ±X discrete Laplace of scale t.
+    #[inline]
+    fn laplace<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> (bool, u128) {
+        loop {
+            let u = take_bits(bits, self.j);
+            let g = Threshold::fraction_of_t(u, self.j).loosened(self.slack);
+            if !bernoulli_exp_fraction(bits, &g) {
+                continue;
+            }
+            let mut v: u128 = 0;
+            while bernoulli_exp_one(bits) {
+                v += 1;
+            }
+            let x = u128::from(u) + self.t * v;
+            let negative = take_bits(bits, 1) == 1;
+            if negative && x == 0 {
+                continue;
+            }
+            return (negative, x);
+        }
+    }
+
+    /// Step 2 when γ = num/den with num = (X·t − σ²)² fits in 128 bits.
+    #[inline]
+    fn bernoulli_exp_gamma<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>, num: u128) -> bool {
+        let den = self.den;
+        // ⌊γ⌋ from an f64 estimate, corrected exactly.
+        let mut q = (num as f64 / den as f64) as u128;
+        while q > 0 && q.checked_mul(den).is_none_or(|p| p > num) {
+            q -= 1;
+        }
+        while (q + 1).checked_mul(den).is_some_and(|p| p <= num) {
+            q += 1;
+        }
+        let r = num - q * den;
+        for _ in 0..q {
+            if !bernoulli_exp_one(bits) {
+                return false;
+            }
+        }
+        bernoulli_exp_fraction(bits, &Threshold::ratio(r, den).loosened(self.slack))
+    }
+
+    /// Step 2 in big integers, for X so far in the tail that (X·t − σ²)² overflows 128 bits
+    /// (X > 2^64/t, probability < e^{−2^28} at σ = 2^30). Reads whole words from `bits`.
+    #[cold]
+    fn bernoulli_exp_gamma_big<R: Rng + ?Sized>(
+        &self,
+        bits: &mut BitStream<'_, R>,
+        x: u128,
+    ) -> bool {
+        let a = BigUint::from(x) * self.t;
+        let b = BigUint::from(self.sigma2);
+        let diff = if a >= b { a - b } else { b - a };
+        bernoulli_exp_nat(bits, &(&diff * &diff), &BigUint::from(self.den))
+    }
+}
+
+/// Bernoulli(e^{−1}) (Algorithm 1 with γ = 1): A_1 = 1; A_K ~ Bernoulli(1/K) for K ≥ 2 until
+/// the first 0; "K odd".
+#[inline]
+fn bernoulli_exp_one<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>) -> bool {
+    let mut k = 2u64;
+    while Threshold::one_over(k).decide(bits) {
+        k += 1;
+    }
+    k % 2 == 1
+}
+
+/// Bernoulli(e^{−f}) for the fraction f ∈ [0, 1) of `g` (Algorithm 1, A_K as in the module doc).
+#[inline]
+fn bernoulli_exp_fraction<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, g: &Threshold) -> bool {
+    if !g.decide(bits) {
+        return true;
+    }
+    let mut k = 2u64;
+    while Threshold::one_over(k).decide(bits) && g.decide(bits) {
+        k += 1;
+    }
+    k % 2 == 1
+}
+
+/// `out.len()` independent exact draws of N_ℤ(0, σ²) for an integer σ ≥ 1 (CKS20 Algorithm 3),
+/// from one lazily read bit stream over `rng` ([`LazyDiscreteGaussian`]); σ beyond the
+/// 128-bit range takes the big-integer path of [`discrete_gaussian_small`] draw by draw.
+pub fn discrete_gaussian_fill<R: Rng + ?Sized>(
+    rng: &mut R,
+    sigma: u64,
+    out: &mut [i128],
+) -> Result<()> {
+    if sigma > FAST_SIGMA_MAX {
+        for o in out {
+            *o = discrete_gaussian_small(rng, sigma)?;
+        }
+        return Ok(());
+    }
+    LazyDiscreteGaussian::new(sigma)?.fill(rng, out);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Noise;
+
+    /// lo·den ≤ num·2^64 ≤ hi·den, checked in big integers.
+    fn encloses(t: &Threshold) -> bool {
+        let (num, den) = (BigUint::from(t.num) << 64u32, BigUint::from(t.den));
+        BigUint::from(t.lo) * &den <= num && num <= BigUint::from(t.hi) * &den && t.hi <= TWO64
+    }
+
+    #[test]
+    fn thresholds_enclose_their_rationals() {
+        let mut rng = Noise::seeded(31);
+        for k in (1..200u64).chain([1 << 20, (1 << 33) + 1, u64::MAX]) {
+            let t = Threshold::one_over(k);
+            assert!(encloses(&t), "1/{k}");
+            assert_eq!(t.hi - t.lo, u128::from(!k.is_power_of_two()));
+        }
+        for sigma in [1u64, 5, 31, 32, 1000, (1 << 29) + 12_345, FAST_SIGMA_MAX] {
+            let g = LazyDiscreteGaussian::new(sigma).unwrap();
+            // t/σ ∈ (1/√2, √2].
+            let (t, s) = (g.t as f64, sigma as f64);
+            assert!(
+                t * t > s * s / 2.0 && t * t <= 2.0 * s * s,
+                "σ {sigma}: t {t}"
+            );
+            for _ in 0..200 {
+                let u = u128::below_for_test(&mut rng, g.t) as u64;
+                let t = Threshold::fraction_of_t(u, g.j);
+                assert!(encloses(&t) && t.hi == t.lo, "σ {sigma}, U {u}");
+            }
+        }
+        for _ in 0..2000 {
+            let den = (u128::from(rng.next_u64()) << 63 | u128::from(rng.next_u64()))
+                >> (rng.next_u32() % 60);
+            let den = den.max(2);
+            let num = u128::below_for_test(&mut rng, den);
+            let t = Threshold::ratio(num, den);
+            assert!(encloses(&t), "{num}/{den}");
+            assert!(t.hi - t.lo < 1 << 17, "{num}/{den}: window {}", t.hi - t.lo);
+        }
+        assert!(encloses(&Threshold::ratio(0, 7)));
+    }
+
+    /// Uniform below n for the tests (the samplers' own integer path).
+    trait BelowForTest {
+        fn below_for_test(rng: &mut Noise, n: u128) -> u128;
+    }
+    impl BelowForTest for u128 {
+        fn below_for_test(rng: &mut Noise, n: u128) -> u128 {
+            <u128 as super::super::uniform::Nat>::below(rng, &n)
+        }
+    }
+
+    /// The bulk sampler reads far fewer bits than the word-at-a-time one (the point of it):
+    /// at σ ≈ 2^29 fewer than 2 words per draw on average.
+    #[test]
+    fn draws_read_few_bits() {
+        struct Counting(Noise, u64);
+        impl rand_core::TryRng for Counting {
+            type Error = core::convert::Infallible;
+            fn try_next_u32(&mut self) -> core::result::Result<u32, Self::Error> {
+                self.1 += 1;
+                Ok(self.0.next_u32())
+            }
+            fn try_next_u64(&mut self) -> core::result::Result<u64, Self::Error> {
+                self.1 += 1;
+                Ok(self.0.next_u64())
+            }
+            fn try_fill_bytes(&mut self, d: &mut [u8]) -> core::result::Result<(), Self::Error> {
+                self.0.fill_bytes(d);
+                Ok(())
+            }
+        }
+        let mut rng = Counting(Noise::seeded(3), 0);
+        let mut out = vec![0i128; 10_000];
+        discrete_gaussian_fill(&mut rng, (1 << 29) + 777, &mut out).unwrap();
+        let per_draw = rng.1 as f64 / out.len() as f64;
+        assert!(per_draw < 2.0, "{per_draw} words per draw");
+        assert!(discrete_gaussian_fill(&mut rng, 0, &mut out).is_err());
+    }
+}
