@@ -11,6 +11,7 @@
 //! `[0, 1]^d`, so the features are min-max scaled with **public** domain bounds ([`BOUNDS`]), never
 //! with the data's own minimum and maximum.
 
+use super::shared;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
 use dpfair::cdp_fair::{self, Model};
@@ -72,8 +73,8 @@ fn scale(dataset: &str, data: &mut Dataset) -> Result<()> {
     Ok(())
 }
 
-/// One cell of Figures 6–7.
-pub fn run(cell: &Cell) -> Result<Outcome> {
+/// One cell of Figures 6–7, the fair methods' fits and test scores shared through `caches`.
+pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let s = &cell.setting;
     let data = crate::load_builtin(&s.dataset)?;
     let mut parts = data
@@ -112,17 +113,18 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
         f64::INFINITY
     };
     let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
-    let model: Model = match s.method.as_str() {
+    // The fair methods' fits are shared across α (the split depends on the seed only), and so
+    // are their scores on the test split.
+    let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+    let (model, m): (Model, _) = match s.method.as_str() {
         CDP | CDP_PAPER => {
-            // S1 shared across α (the split depends on the seed only).
-            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
-            let (model, l) = super::cdp_at_alpha(&key, &config, &train, ledger, noise)?;
+            let train = || Ok(train.clone());
+            let (shared, model, l) =
+                shared::cdp_at_alpha(caches, &key, &config, train, ledger, noise)?;
             ledger = l;
-            Ok(model)
+            let m = shared.metrics(&model, || Ok(test.clone()))?;
+            (model, m)
         }
-        PRIVACY_ONLY => cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise),
-        FAIRNESS_ONLY => cdp_fair::fit_fairness_only(&config, &train, &mut ledger, &mut noise),
-        UNCONSTRAINED => cdp_fair::fit_unconstrained(&config, &train, &mut ledger, &mut noise),
         FDP1 | FDP1_PAPER => {
             let config = Config {
                 epsilon,
@@ -137,26 +139,38 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
             };
             // The protocol rounds depend on the seed, ε and the mode only: shared across α
             // (Alg. 2 S3 selects per cell), as in the synthetic figures.
-            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
-            let fitted = super::ROUNDS
-                .get_or_fit(&key, || {
-                    rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
-                        .map_err(method_error)
-                })?
-                .select(&config.search)
-                .map_err(method_error)?;
+            let shared = caches.rounds.get_or_fit(&key, || {
+                rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
+                    .map_err(method_error)
+            })?;
+            let fitted = shared.fit.select(&config.search).map_err(method_error)?;
             ledger = fitted.ledger;
-            Ok(fitted.model)
+            let m = shared.metrics(&fitted.model, || Ok(test.clone()))?;
+            (fitted.model, m)
         }
-        other => {
-            return Err(ExpError::InvalidParameter {
-                parameter: "method",
-                reason: format!("unknown method `{other}` for Figures 6–7"),
-            });
+        method => {
+            let model = match method {
+                PRIVACY_ONLY => {
+                    cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise)
+                }
+                FAIRNESS_ONLY => {
+                    cdp_fair::fit_fairness_only(&config, &train, &mut ledger, &mut noise)
+                }
+                UNCONSTRAINED => {
+                    cdp_fair::fit_unconstrained(&config, &train, &mut ledger, &mut noise)
+                }
+                other => {
+                    return Err(ExpError::InvalidParameter {
+                        parameter: "method",
+                        reason: format!("unknown method `{other}` for Figures 6–7"),
+                    });
+                }
+            }
+            .map_err(method_error)?;
+            let m = model.expected_metrics(&test).map_err(method_error)?;
+            (model, m)
         }
-    }
-    .map_err(method_error)?;
-    let m = model.expected_metrics(&test).map_err(method_error)?;
+    };
     let out = super::search_metrics(
         Outcome::new()
             .metric("error", m.error)
@@ -224,7 +238,11 @@ mod tests {
             (FAIRNESS_ONLY, "none", f64::INFINITY),
             (UNCONSTRAINED, "none", f64::INFINITY),
         ] {
-            let out = run(&cell(LAW, method, accounting, eps)).unwrap();
+            let out = run(
+                &cell(LAW, method, accounting, eps),
+                &shared::Caches::new(true),
+            )
+            .unwrap();
             match accounting {
                 "strict" => assert!(out.epsilon_spent.unwrap() <= 1.0 + 1e-9, "{method}"),
                 "paper" => assert_eq!(out.epsilon_spent, Some(f64::INFINITY), "{method}"),
