@@ -442,12 +442,14 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
         // enters at S2, so the cells of one seed share S1.
         // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
         let budget = if paper { f64::INFINITY } else { epsilon };
-        let ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
+        let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
         let key = format!(
             "synthetic|{}|{n}|{epsilon}|{}|{test_n}",
             cell.seed, cell.setting.accounting
         );
         let data = || design.generate(n, cell.seed).map_err(method_error);
+        let cv_key = format!("synthetic|{}|{n}", cell.seed);
+        let config = caches.share_paper_cv(&cv_key, config, data, cell.seed, &mut ledger)?;
         let (shared, model, ledger) =
             shared::cdp_at_alpha(caches, &key, &config, data, ledger, cell.noise())?;
         let m = shared.metrics(&model, test)?;
@@ -549,14 +551,14 @@ mod tests {
     use crate::grid::Setting;
 
     /// A synthetic cell outside the paper's grid: small enough for the test profile.
-    fn cell(method: &str, mode: &str, alpha: f64, seed: u64) -> Cell {
+    fn cell(method: &str, mode: &str, alpha: f64, epsilon: f64, seed: u64) -> Cell {
         let (n, sites) = if method == CDP { (800, 1) } else { (500, 2) };
         Cell {
             setting: Setting {
                 dataset: DATASET.into(),
                 method: method.into(),
                 accounting: mode.into(),
-                epsilon: 2.0,
+                epsilon,
                 delta: 0.0,
                 fairness_level: Some(alpha),
                 params: params("test", n, sites, 300)
@@ -571,17 +573,26 @@ mod tests {
     /// The shared fits and the test scores cached per fit give, bit for bit, the raw values of
     /// fitting and evaluating every cell on its own (fresh caches per cell, the model's own
     /// `expected_metrics`), for both methods and both accounting modes (paper-mode CDP-Fair
-    /// cross-fits: two folds' scores).
+    /// cross-fits: two folds' scores). In a one-thread pool: the basis sums of a fit are a rayon
+    /// fold whose split points, and so their last bits, depend on work stealing.
     #[test]
     fn cached_cells_equal_fresh_fits() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(cached_cells_equal_fresh_fits_in_pool);
+    }
+
+    fn cached_cells_equal_fresh_fits_in_pool() {
         let shared = shared::Caches::new(true);
         let mut cells = Vec::new();
-        // Setting-major order, as the runner: α outer, seeds inner.
+        // Setting-major order, as the runner: ε and α outer, seeds inner.
         for method in [CDP, FDP] {
             for mode in MODES {
-                for alpha in [0.05, 0.2, 0.5] {
+                for (epsilon, alpha) in [(2.0, 0.05), (2.0, 0.2), (2.0, 0.5), (4.0, 0.2)] {
                     for seed in [1, 2] {
-                        cells.push(cell(method, mode, alpha, seed));
+                        cells.push(cell(method, mode, alpha, epsilon, seed));
                     }
                 }
             }
@@ -605,8 +616,9 @@ mod tests {
             assert_eq!(bits(&cached), bits(&fresh), "{c}");
             taus.push(cached.metrics.iter().find(|(k, _)| k == "tau").unwrap().1);
         }
-        // One fit per (method, mode, seed) served all three α, which chose different thresholds.
-        assert_eq!(shared.len(), 2 * 2 * 2);
+        // One fit per (method, mode, ε, seed) served its α, which chose different thresholds;
+        // paper-mode CDP-Fair ran one bandwidth CV per seed for both ε.
+        assert_eq!(shared.len(), 2 * 2 * 2 * 2 + 2);
         taus.dedup();
         assert!(taus.len() > cells.len() / 2, "{taus:?}");
     }

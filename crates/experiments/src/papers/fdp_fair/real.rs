@@ -119,6 +119,8 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let (model, m): (Model, _) = match s.method.as_str() {
         CDP | CDP_PAPER => {
             let train = || Ok(train.clone());
+            let cv_key = format!("{}|{}", s.dataset, cell.seed);
+            let config = caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
             let (shared, model, l) =
                 shared::cdp_at_alpha(caches, &key, &config, train, ledger, noise)?;
             ledger = l;
@@ -148,27 +150,44 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             let m = shared.metrics(&fitted.model, || Ok(test.clone()))?;
             (fitted.model, m)
         }
-        method => {
-            let model = match method {
-                PRIVACY_ONLY => {
-                    cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise)
-                }
-                FAIRNESS_ONLY => {
-                    cdp_fair::fit_fairness_only(&config, &train, &mut ledger, &mut noise)
-                }
-                UNCONSTRAINED => {
-                    cdp_fair::fit_unconstrained(&config, &train, &mut ledger, &mut noise)
-                }
-                other => {
-                    return Err(ExpError::InvalidParameter {
-                        parameter: "method",
-                        reason: format!("unknown method `{other}` for Figures 6–7"),
-                    });
-                }
-            }
-            .map_err(method_error)?;
-            let m = model.expected_metrics(&test).map_err(method_error)?;
+        PRIVACY_ONLY | UNCONSTRAINED => {
+            // Neither reads α (threshold 1/2): one fit per (data set, seed, ε) serves the sweep
+            // (test `unfair_baselines_ignore_alpha`).
+            let key = format!("{}|{key}", s.method);
+            let shared = caches.baselines.get_or_fit(&key, || {
+                let fit = if s.method == PRIVACY_ONLY {
+                    cdp_fair::fit_privacy_only
+                } else {
+                    cdp_fair::fit_unconstrained
+                };
+                let model = fit(&config, &train, &mut ledger, &mut noise).map_err(method_error)?;
+                Ok((model, ledger.clone()))
+            })?;
+            let (model, l) = &shared.fit;
+            ledger = l.clone();
+            let m = shared.metrics(model, || Ok(test.clone()))?;
+            (model.clone(), m)
+        }
+        FAIRNESS_ONLY => {
+            // α enters at the threshold only: the folds' estimates and calibration scores are
+            // shared across α (`cdp_fair::fairness_only_folds`).
+            let key = format!("{}|{key}", s.method);
+            let shared = caches.fairness_only.get_or_fit(&key, || {
+                let folds = cdp_fair::fairness_only_folds(&config, &train, &mut ledger, &mut noise)
+                    .map_err(method_error)?;
+                Ok((folds, ledger.clone()))
+            })?;
+            let (folds, l) = &shared.fit;
+            ledger = l.clone();
+            let model = folds.select(alpha).map_err(method_error)?;
+            let m = shared.metrics(&model, || Ok(test.clone()))?;
             (model, m)
+        }
+        other => {
+            return Err(ExpError::InvalidParameter {
+                parameter: "method",
+                reason: format!("unknown method `{other}` for Figures 6–7"),
+            });
         }
     };
     let out = super::search_metrics(
@@ -218,6 +237,34 @@ mod tests {
             data.features,
             ndarray::array![[0.0, 1.0, 1.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.5]]
         );
+    }
+
+    /// The privacy-only and unconstrained baselines do not read α: fitted at two α from the same
+    /// seed they are the same classifier (what lets one fit serve an α sweep).
+    #[test]
+    fn unfair_baselines_ignore_alpha() {
+        use dpfair_data::synthetic::{Design, FdpFairDesign};
+        let data = FdpFairDesign::default().generate(600, 4).unwrap();
+        for fit in [cdp_fair::fit_privacy_only, cdp_fair::fit_unconstrained] {
+            let models: Vec<(Model, Ledger)> = [0.05, 0.4]
+                .into_iter()
+                .map(|alpha| {
+                    let config = cdp_fair::Config {
+                        alpha,
+                        n_frequencies: 64,
+                        ..cdp_fair::Config::default()
+                    };
+                    let budget = Budget::approx(f64::INFINITY, 1e-6).unwrap();
+                    let mut ledger = Ledger::new(budget);
+                    let model = fit(&config, &data, &mut ledger, &mut Noise::seeded(7)).unwrap();
+                    (model, ledger)
+                })
+                .collect();
+            let (a, b) = (&models[0], &models[1]);
+            assert_eq!(a.0.folds, b.0.folds);
+            assert_eq!(a.1, b.1);
+            assert_ne!(a.0.alpha, b.0.alpha);
+        }
     }
 
     /// One cell of every real-data method on Law admissions (needs the data set):

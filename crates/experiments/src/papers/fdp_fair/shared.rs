@@ -13,8 +13,10 @@ use dpfair::cdp_fair::{self, Model, groups_and_labels};
 use dpfair::data::Dataset;
 use dpfair::fdp_fair::simulate::Rounds;
 use dpfair::plugin::ExpectedMetrics;
+use dpfair::plugin::kernel::{Bandwidth, cross_validate};
 use dpfair::plugin::threshold::score;
-use dpfair_privacy::{Ledger, Noise};
+use dpfair::predictor::Accounting;
+use dpfair_privacy::{Entry, Ledger, Noise};
 use rand::Rng;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -121,6 +123,16 @@ pub(super) struct Caches {
     /// S2's noise, shared by the cells that differ only in α ([`cdp_fair::fit_s1`]; ≈ 70 KB each
     /// at D = 1,024 and N = 9,000: the release and 4,500 calibration scores).
     cdp_s1: SharedFits<CdpS1>,
+    /// Figures 6–7's baselines that do not read α (privacy only, unconstrained) by method, data
+    /// set, seed and ε, with their ledgers.
+    pub baselines: SharedFits<(Model, Ledger)>,
+    /// Figures 6–7's fairness-only baseline before its threshold, by data set and seed.
+    pub fairness_only: SharedFits<(cdp_fair::FairnessOnlyFolds, Ledger)>,
+    /// Paper-mode CDP-Fair's bandwidth from the authors' CV, by data set and seed
+    /// ([`Caches::share_paper_cv`]).
+    cv: SharedFits<f64>,
+    /// Whether the bandwidth CV is shared across ε (else each fit runs its own).
+    share_cv: bool,
 }
 
 impl Caches {
@@ -130,7 +142,58 @@ impl Caches {
         Caches {
             rounds: SharedFits::new(score_once),
             cdp_s1: SharedFits::new(score_once),
+            baselines: SharedFits::new(score_once),
+            fairness_only: SharedFits::new(score_once),
+            cv: SharedFits::new(score_once),
+            share_cv: score_once,
         }
+    }
+
+    /// `config` with its bandwidth fixed to what paper-mode CDP-Fair's 3-fold CV
+    /// ([`Bandwidth::paper_cv`]) chooses on `data()` for a fit whose noise is seeded with `seed`,
+    /// chosen once per `cv_key` (data set and seed): the CV reads the data and the public split
+    /// seed only, never ε or α. `ledger` is charged the CV's non-private entry, as `fit` charges
+    /// it. Other configurations are returned unchanged. This repeats `cdp_fair`'s preparation
+    /// (its public draws: the basis seed, then the split seed; the CV's seed
+    /// `split_seed ^ 0x5eed_000c`); test `cached_cells_equal_fresh_fits` compares it with a fit
+    /// that runs its own CV.
+    pub fn share_paper_cv(
+        &self,
+        cv_key: &str,
+        config: cdp_fair::Config,
+        data: impl Fn() -> Result<Dataset>,
+        seed: u64,
+        ledger: &mut Ledger,
+    ) -> Result<cdp_fair::Config> {
+        if !self.share_cv || config.accounting != Accounting::Paper || config.bandwidth.is_some() {
+            return Ok(config);
+        }
+        let Bandwidth::CrossValidated { grid, folds } = Bandwidth::paper_cv() else {
+            return Ok(config);
+        };
+        let h = self.cv.get_or_fit(cv_key, || {
+            let data = data()?;
+            let (_, y) = groups_and_labels(&data).map_err(method_error)?;
+            let mut public = Noise::seeded(seed);
+            let _basis_seed = public.public_u64();
+            let split_seed = public.public_u64();
+            cross_validate(
+                data.features.view(),
+                y,
+                &grid,
+                folds,
+                split_seed ^ 0x5eed_000c,
+            )
+            .map_err(method_error)
+        })?;
+        ledger.charge(Entry::non_private(
+            "bandwidth: cross-validation on the training data",
+            "the paper's 3-fold CV reads the data without noise (docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments)",
+        ))?;
+        Ok(cdp_fair::Config {
+            bandwidth: Some(Bandwidth::Fixed { h: h.fit }),
+            ..config
+        })
     }
 }
 
@@ -241,5 +304,13 @@ impl Caches {
     pub fn len(&self) -> usize {
         self.rounds.inner.lock().expect("not poisoned").map.len()
             + self.cdp_s1.inner.lock().expect("not poisoned").map.len()
+            + self.baselines.inner.lock().expect("not poisoned").map.len()
+            + self
+                .fairness_only
+                .inner
+                .lock()
+                .expect("not poisoned")
+                .map
+                .len()
     }
 }
