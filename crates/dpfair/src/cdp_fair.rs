@@ -81,7 +81,9 @@ pub use crate::predictor::Accounting;
 
 mod baselines;
 mod model;
-pub use baselines::{fit_fairness_only, fit_privacy_only, fit_unconstrained};
+pub use baselines::{
+    FairnessOnlyFolds, fairness_only_folds, fit_fairness_only, fit_privacy_only, fit_unconstrained,
+};
 pub use model::{Method, Model};
 
 /// Floor `m ≤ min(ň_0, ň_1)` on the calibration group sizes in strict mode: the DD curve is

@@ -3,7 +3,8 @@
 //! repetition and per ε, so the cost is linear in the repetitions, and with `FULL_COST_EPS=e`
 //! (keep only the settings at ε = e, plus the non-private ones) every (seed, N, S, mode) still
 //! shares its fits across its whole α, ρ* or C_ω sweep as at `--full`. The estimate is this run's
-//! CPU time × (cells of the full grid / cells run). Prints CPU seconds (user + system of this
+//! CPU time × (cells of the full grid / cells run); `FULL_COST_METHODS=cdp-fair,fdp-fair` keeps
+//! only those methods' settings (the scale factor is then that part's, not the grid's). Prints CPU seconds (user + system of this
 //! process, from /proc/self/stat) and wall time. Needs the data for Figures 6–7:
 //! `DPFAIR_DATA_DIR=/path/to/datasets FULL_COST_REPS=1 FULL_COST_EPS=1 cargo run --release
 //! -p dpfair-experiments --example fdp_fair_full_cost`.
@@ -12,8 +13,8 @@ use dpfair_experiments::aggregate::Summary;
 use dpfair_experiments::papers::fdp_fair::FdpFairPaper;
 use dpfair_experiments::{Cell, Check, Grid, Outcome, Paper, RunOptions, Scale, run};
 
-/// The full grid at fewer repetitions, optionally at one ε.
-struct FewerRepetitions(usize, Option<f64>);
+/// The full grid at fewer repetitions, optionally at one ε and for some methods only.
+struct FewerRepetitions(usize, Option<f64>, Option<Vec<String>>);
 
 impl Paper for FewerRepetitions {
     fn name(&self) -> &'static str {
@@ -29,6 +30,10 @@ impl Paper for FewerRepetitions {
         if let Some(e) = self.1 {
             g.settings
                 .retain(|s| s.epsilon == e || s.epsilon.is_infinite());
+        }
+        if let Some(methods) = &self.2 {
+            g.settings
+                .retain(|s| methods.iter().any(|m| *m == s.method));
         }
         g
     }
@@ -65,9 +70,15 @@ fn main() {
     let eps: Option<f64> = std::env::var("FULL_COST_EPS")
         .ok()
         .and_then(|v| v.parse().ok());
-    let paper = FewerRepetitions(reps, eps);
+    let methods: Option<Vec<String>> = std::env::var("FULL_COST_METHODS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let full_cells = FewerRepetitions(200, None, methods.clone())
+        .grid(Scale::Full)
+        .cells()
+        .len();
+    let paper = FewerRepetitions(reps, eps, methods);
     let cells = paper.grid(Scale::Full).cells().len();
-    let full_cells = FdpFairPaper.grid(Scale::Full).cells().len();
     let (cpu0, wall0) = (cpu_seconds(), std::time::Instant::now());
     let mut opts = RunOptions::new(&dir, Scale::Full);
     opts.jobs = Some(2);
@@ -77,7 +88,7 @@ fn main() {
     let scale = full_cells as f64 / cells as f64;
     println!(
         "{cells} cells ({} ran, {} resumed, {} failed) at {reps} repetitions, ε = {eps:?}: \
-         {cpu:.1} CPU s, {wall:.1} s wall; the full grid has {full_cells} cells (× {scale:.1}): \
+         {cpu:.1} CPU s, {wall:.1} s wall; the full grid (these methods) has {full_cells} cells (× {scale:.1}): \
          ≈ {:.2} CPU hours",
         s.ran,
         s.resumed,

@@ -85,6 +85,9 @@ pub struct Reason {
     pub deviation: String,
     /// One sentence with the measured effect.
     pub text: String,
+    /// `Some(true)`: the reason explains a miss below the paper's number only (`Some(false)`:
+    /// above only); a miss on the other side is reported as unexplained.
+    pub below: Option<bool>,
 }
 
 /// The in-repo page the reports link to for the reasons behind misses.
@@ -160,7 +163,19 @@ impl Reference {
         self.reason = Some(Reason {
             deviation: anchor.into(),
             text: text.into(),
+            below: None,
         });
+        self
+    }
+
+    /// As [`Reference::explained_by`] for a reason that explains a miss below the paper's
+    /// number only (`below = true`) or above it only (`false`): a miss on the other side says
+    /// "unexplained" (builder style).
+    pub fn explained_on_side(mut self, anchor: &str, text: impl Into<String>, below: bool) -> Self {
+        self = self.explained_by(anchor, text);
+        if let Some(r) = &mut self.reason {
+            r.below = Some(below);
+        }
         self
     }
 
@@ -225,6 +240,7 @@ impl Check {
         self.reason = Some(Reason {
             deviation: anchor.into(),
             text: text.into(),
+            below: None,
         });
         self
     }

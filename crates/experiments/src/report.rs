@@ -100,6 +100,21 @@ pub fn reason_text(reason: Option<&Reason>) -> String {
     }
 }
 
+/// The reason of a reference miss by `diff = ours − paper`: [`reason_text`], or "unexplained"
+/// when the reason explains misses on the other side only.
+fn miss_reason(reason: Option<&Reason>, diff: f64) -> String {
+    match reason {
+        Some(r) if r.below.is_some_and(|below| below != (diff < 0.0)) => format!(
+            "unexplained: ours is {} the paper's number, and the known reason \
+             ([{}]({DEVIATIONS_PAGE}#{})) moves it the other way",
+            if diff < 0.0 { "below" } else { "above" },
+            r.deviation,
+            r.deviation
+        ),
+        _ => reason_text(reason),
+    }
+}
+
 fn num(v: f64) -> String {
     format!("{v:.4}")
 }
@@ -184,7 +199,7 @@ pub(crate) fn write(
                         if ok {
                             String::new()
                         } else {
-                            reason_text(r.reason.as_ref())
+                            miss_reason(r.reason.as_ref(), d)
                         },
                     )
                 }
@@ -287,4 +302,30 @@ pub(crate) fn write(
         path: path.into(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reason for misses below the paper does not explain one above it.
+    #[test]
+    fn a_one_sided_reason_explains_its_side_only() {
+        let reason = Reason {
+            deviation: "some-anchor".into(),
+            text: "noise lowers it".into(),
+            below: Some(true),
+        };
+        let below = miss_reason(Some(&reason), -0.02);
+        assert!(below.starts_with("noise lowers it"), "{below}");
+        let above = miss_reason(Some(&reason), 0.02);
+        assert!(above.starts_with("unexplained: ours is above"), "{above}");
+        assert!(above.contains("#some-anchor"), "{above}");
+        let any_side = Reason {
+            below: None,
+            ..reason
+        };
+        assert!(miss_reason(Some(&any_side), 0.02).starts_with("noise lowers it"));
+        assert_eq!(miss_reason(None, 0.02), "unexplained");
+    }
 }

@@ -650,18 +650,23 @@ impl Paper for Decoupled {
                 for &(lambda, accuracy, gap) in paper_fermi(dataset, eps) {
                     // Targets: accuracy within 0.015; the gap is compared for
                     // information (its target is the trend in λ), band 0.02.
+                    // Both reasons lower our numbers: a miss above the table is unexplained.
                     let why = "the comparison code's noise at ε': without it (ε' = 1000) the \
                                same cells reach the table's accuracy (Adult λ = 0.5: 0.7965 vs \
                                0.7998); why the published runs carry less noise is unexplained";
+                    let why_gap = "the comparison code's noise at ε' fits less: our SP gaps are \
+                                   lower at every λ (Adult ε' = 3, λ = 0.5: 0.038 vs 0.102), \
+                                   the same direction as the accuracy gap";
+                    let anchor = "decoupled-dp-fermi-accuracy-at-small-lambda";
                     let a =
                         Reference::new(t, dataset, "dp-fermi", eps, "accuracy", accuracy, 0.015)
                             .with_params(fermi_params(lambda, "paper"))
                             .in_mode("paper")
-                            .explained_by("decoupled-dp-fermi-accuracy-at-small-lambda", why);
+                            .explained_on_side(anchor, why, true);
                     let g = Reference::new(t, dataset, "dp-fermi", eps, "dp_gap", gap, 0.02)
                         .with_params(fermi_params(lambda, "paper"))
                         .in_mode("paper")
-                        .explained_by("decoupled-dp-fermi-accuracy-at-small-lambda", why);
+                        .explained_on_side(anchor, why_gap, true);
                     out.extend([a, g]);
                 }
             }

@@ -19,6 +19,7 @@
 
 mod checks;
 pub mod real;
+mod shared;
 
 use super::fair_bayes;
 use crate::aggregate::Summary;
@@ -30,13 +31,10 @@ use crate::{
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
-use dpfair::fdp_fair::simulate::{Rounds, contiguous_sites, fit, rounds};
+use dpfair::fdp_fair::simulate::{contiguous_sites, fit, rounds};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
-use rand::Rng;
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, LazyLock, Mutex};
 
 pub struct FdpFairPaper;
 
@@ -271,93 +269,9 @@ impl Paper for FdpFairPaper {
 
     fn run(&self, cell: &Cell) -> Result<Outcome> {
         if cell.setting.dataset != DATASET {
-            return real::run(cell);
+            return real::run(cell, &shared::CACHES);
         }
-        let n: usize = cell.param("n")?;
-        let sites: usize = cell.param("sites")?;
-        let test_n: usize = cell.param("test")?;
-        let alpha = cell.fairness_level()?;
-        let epsilon = cell.setting.epsilon;
-        let paper = cell.setting.accounting == "paper";
-        let design = FdpFairDesign::default();
-        let test = design
-            .generate(test_n, cell.seed ^ 0x7e57)
-            .map_err(method_error)?;
-        let mut out = Outcome::new();
-        let (model, ledger) = if cell.setting.method == CDP {
-            let config = cdp_fair::Config {
-                alpha,
-                epsilon,
-                accounting: if paper {
-                    Accounting::Paper
-                } else {
-                    Accounting::Strict
-                },
-                ..cdp_fair::Config::default()
-            };
-            // S1 (and the calibration scores) depend on the seed, N, ε and the mode only; α
-            // enters at S2, so the cells of one seed share S1.
-            let data = design.generate(n, cell.seed).map_err(method_error)?;
-            // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
-            let budget = if paper { f64::INFINITY } else { epsilon };
-            let ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
-            let key = format!(
-                "synthetic|{}|{n}|{epsilon}|{}",
-                cell.seed, cell.setting.accounting
-            );
-            let (model, ledger) = cdp_at_alpha(&key, &config, &data, ledger, cell.noise())?;
-            (model, ledger)
-        } else {
-            let rho_star = cell.param::<f64>("rho_star").unwrap_or(0.03);
-            let c_omega = cell.param::<f64>("c_omega").unwrap_or(0.1);
-            let config = Config {
-                epsilon,
-                accounting: if paper {
-                    Accounting::Paper
-                } else {
-                    Accounting::Strict
-                },
-                pi: paper.then_some(PiRelease::Empirical),
-                search: SearchConfig {
-                    alpha,
-                    rho_star,
-                    c_omega,
-                    ..SearchConfig::default()
-                },
-                ..Config::default()
-            };
-            // Both rounds depend on the seed, N_s, S, ε and the mode only; α, ρ* and C_ω enter
-            // at the server's selection (Alg. 2 S3), so the cells of one seed share them.
-            let key = format!(
-                "{}|{n}|{sites}|{epsilon}|{}",
-                cell.seed, cell.setting.accounting
-            );
-            let shared = ROUNDS.get_or_fit(&key, || {
-                let data: Vec<Dataset> = (0..sites)
-                    .map(|s| design.generate(n, cell.seed * 64 + s as u64))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(method_error)?;
-                let mut noises: Vec<Noise> = (0..sites)
-                    .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
-                    .collect();
-                rounds(&config, &data, &mut noises).map_err(method_error)
-            })?;
-            let fitted = shared.select(&config.search).map_err(method_error)?;
-            out = search_metrics(out, &fitted.model);
-            (fitted.model, fitted.ledger)
-        };
-        let m = model.expected_metrics(&test).map_err(method_error)?;
-        let out = out
-            .metric("error", m.error)
-            .metric("abs_dd", m.dd.abs())
-            .metric("tau", model.folds[0].rule.tau);
-        if paper {
-            // Paper mode records non-private steps as ε = ∞; report ε only.
-            let t = ledger.total().map(|t| t.epsilon).unwrap_or(f64::INFINITY);
-            Ok(out.spent_epsilon(t))
-        } else {
-            out.spent(&ledger)
-        }
+        run_synthetic(cell, &shared::CACHES)
     }
 
     fn plots(&self) -> Vec<PlotSpec> {
@@ -497,103 +411,99 @@ impl Paper for FdpFairPaper {
     }
 }
 
-/// FDP-Fair's protocol rounds by (seed, N_s, S, ε, mode) (Figures 6–7: by data set, seed, ε and
-/// mode), shared by the cells that differ only in α, ρ* or C_ω (bit-identical to fitting per
-/// cell: same data, same noise seeds; test `one_set_of_rounds_serves_every_alpha`). ≈ 90 KB
-/// each at D = 1,024.
-static ROUNDS: LazyLock<SharedFits<Rounds>> = LazyLock::new(SharedFits::default);
-
-/// CDP-Fair's S1 by (seed, N, ε, mode) with the ledger it charged and the seed of S2's noise,
-/// shared by the cells that differ only in α ([`cdp_fair::fit_s1`]; ≈ 70 KB each at D = 1,024
-/// and N = 9,000: the release and 4,500 calibration scores).
-static CDP_S1: LazyLock<SharedFits<CdpS1>> = LazyLock::new(SharedFits::default);
-
-/// CDP-Fair at `config.alpha` from the S1 fit shared by the cells under `key` (made by
-/// [`cdp_fair::fit_s1`] on `data`, charging `ledger` and drawing from `noise`, when missing).
-/// S2 draws from its own stream, seeded from `noise` after S1: the same for every α, as `fit`
-/// would continue it. Returns the model and its ledger (S1's entries and this α's S2).
-pub(super) fn cdp_at_alpha(
-    key: &str,
-    config: &cdp_fair::Config,
-    data: &Dataset,
-    ledger: Ledger,
-    noise: Noise,
-) -> Result<(cdp_fair::Model, Ledger)> {
-    let shared = CDP_S1.get_or_fit(key, || {
-        let (mut ledger, mut noise) = (ledger, noise);
-        let s1 = cdp_fair::fit_s1(config, data, &mut ledger, &mut noise).map_err(method_error)?;
-        Ok(CdpS1 {
-            s1,
-            ledger,
-            s2_seed: noise.next_u64(),
-        })
-    })?;
-    let mut ledger = shared.ledger.clone();
-    let model = shared
-        .s1
-        .select(
-            config.alpha,
-            &mut ledger,
-            &mut Noise::seeded(shared.s2_seed),
-        )
-        .map_err(method_error)?;
-    Ok((model, ledger))
-}
-
-/// One CDP-Fair S1 fit with what its cells need to finish it.
-struct CdpS1 {
-    s1: cdp_fair::SharedS1,
-    ledger: Ledger,
-    s2_seed: u64,
-}
-
-/// Entries kept per cache. Cells run setting-major, so the cells of one seed that share a fit
-/// are `repetitions × (param sets)` cells apart (≤ 5 S × 200 repetitions of one sweep's ε at
-/// `--full`), and rayon's two halves of the cell list run at once: 2,048 keeps both alive.
-const SHARED_CAPACITY: usize = 2048;
-
-/// A bounded cache of fits shared across cells; the oldest entries are dropped beyond
-/// [`SHARED_CAPACITY`].
-struct SharedFits<T> {
-    inner: Mutex<Entries<T>>,
-}
-
-impl<T> Default for SharedFits<T> {
-    fn default() -> Self {
-        SharedFits {
-            inner: Mutex::new(Entries {
-                map: HashMap::new(),
-                order: VecDeque::new(),
-            }),
-        }
-    }
-}
-
-/// The cached fits and their keys, oldest first.
-struct Entries<T> {
-    map: HashMap<String, Arc<T>>,
-    order: VecDeque<String>,
-}
-
-impl<T> SharedFits<T> {
-    /// The fit under `key`, made by `fit` (outside the lock) when missing.
-    fn get_or_fit(&self, key: &str, fit: impl FnOnce() -> Result<T>) -> Result<Arc<T>> {
-        let lock = || self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = lock().map.get(key) {
-            return Ok(Arc::clone(r));
-        }
-        let fitted = Arc::new(fit()?);
-        let mut guard = lock();
-        let Entries { map, order } = &mut *guard;
-        if map.insert(key.to_string(), Arc::clone(&fitted)).is_none() {
-            order.push_back(key.to_string());
-        }
-        while order.len() > SHARED_CAPACITY {
-            if let Some(old) = order.pop_front() {
-                map.remove(&old);
-            }
-        }
-        Ok(fitted)
+/// One cell of Figures 3, 4, 5, 8 or 9, with its fit and test scores shared through `caches`.
+fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
+    let n: usize = cell.param("n")?;
+    let sites: usize = cell.param("sites")?;
+    let test_n: usize = cell.param("test")?;
+    let alpha = cell.fairness_level()?;
+    let epsilon = cell.setting.epsilon;
+    let paper = cell.setting.accounting == "paper";
+    let design = FdpFairDesign::default();
+    // The test set depends on the seed and its size only: made once per shared fit.
+    let test = || {
+        design
+            .generate(test_n, cell.seed ^ 0x7e57)
+            .map_err(method_error)
+    };
+    let mut out = Outcome::new();
+    let (model, ledger, m) = if cell.setting.method == CDP {
+        let config = cdp_fair::Config {
+            alpha,
+            epsilon,
+            accounting: if paper {
+                Accounting::Paper
+            } else {
+                Accounting::Strict
+            },
+            ..cdp_fair::Config::default()
+        };
+        // S1 (and the calibration scores) depend on the seed, N, ε and the mode only; α
+        // enters at S2, so the cells of one seed share S1.
+        // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
+        let budget = if paper { f64::INFINITY } else { epsilon };
+        let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
+        let key = format!(
+            "synthetic|{}|{n}|{epsilon}|{}|{test_n}",
+            cell.seed, cell.setting.accounting
+        );
+        let data = || design.generate(n, cell.seed).map_err(method_error);
+        let cv_key = format!("synthetic|{}|{n}", cell.seed);
+        let config = caches.share_paper_cv(&cv_key, config, data, cell.seed, &mut ledger)?;
+        let (shared, model, ledger) =
+            shared::cdp_at_alpha(caches, &key, &config, data, ledger, cell.noise())?;
+        let m = shared.metrics(&model, test)?;
+        (model, ledger, m)
+    } else {
+        let rho_star = cell.param::<f64>("rho_star").unwrap_or(0.03);
+        let c_omega = cell.param::<f64>("c_omega").unwrap_or(0.1);
+        let config = Config {
+            epsilon,
+            accounting: if paper {
+                Accounting::Paper
+            } else {
+                Accounting::Strict
+            },
+            pi: paper.then_some(PiRelease::Empirical),
+            search: SearchConfig {
+                alpha,
+                rho_star,
+                c_omega,
+                ..SearchConfig::default()
+            },
+            ..Config::default()
+        };
+        // Both rounds depend on the seed, N_s, S, ε and the mode only; α, ρ* and C_ω enter
+        // at the server's selection (Alg. 2 S3), so the cells of one seed share them.
+        let key = format!(
+            "{}|{n}|{sites}|{epsilon}|{}|{test_n}",
+            cell.seed, cell.setting.accounting
+        );
+        let shared = caches.rounds.get_or_fit(&key, || {
+            let data: Vec<Dataset> = (0..sites)
+                .map(|s| design.generate(n, cell.seed * 64 + s as u64))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(method_error)?;
+            let mut noises: Vec<Noise> = (0..sites)
+                .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
+                .collect();
+            rounds(&config, &data, &mut noises).map_err(method_error)
+        })?;
+        let fitted = shared.fit.select(&config.search).map_err(method_error)?;
+        out = search_metrics(out, &fitted.model);
+        let m = shared.metrics(&fitted.model, test)?;
+        (fitted.model, fitted.ledger, m)
+    };
+    let out = out
+        .metric("error", m.error)
+        .metric("abs_dd", m.dd.abs())
+        .metric("tau", model.folds[0].rule.tau);
+    if paper {
+        // Paper mode records non-private steps as ε = ∞; report ε only.
+        let t = ledger.total().map(|t| t.epsilon).unwrap_or(f64::INFINITY);
+        Ok(out.spent_epsilon(t))
+    } else {
+        out.spent(&ledger)
     }
 }
 
@@ -633,4 +543,83 @@ fn demo_fdp(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
     let mut noises: Vec<Noise> = (0..3).map(|s| Noise::seeded(seed + s)).collect();
     let fitted = fit(&config, &sites, &mut noises).map_err(method_error)?;
     demo_result(&fitted.model, test, &fitted.ledger)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Setting;
+
+    /// A synthetic cell outside the paper's grid: small enough for the test profile.
+    fn cell(method: &str, mode: &str, alpha: f64, epsilon: f64, seed: u64) -> Cell {
+        let (n, sites) = if method == CDP { (800, 1) } else { (500, 2) };
+        Cell {
+            setting: Setting {
+                dataset: DATASET.into(),
+                method: method.into(),
+                accounting: mode.into(),
+                epsilon,
+                delta: 0.0,
+                fairness_level: Some(alpha),
+                params: params("test", n, sites, 300)
+                    .with("mode", mode)
+                    .with("rho_star", 0.03),
+            },
+            repetition: seed as usize,
+            seed,
+        }
+    }
+
+    /// The shared fits and the test scores cached per fit give, bit for bit, the raw values of
+    /// fitting and evaluating every cell on its own (fresh caches per cell, the model's own
+    /// `expected_metrics`), for both methods and both accounting modes (paper-mode CDP-Fair
+    /// cross-fits: two folds' scores). In a one-thread pool: the basis sums of a fit are a rayon
+    /// fold whose split points, and so their last bits, depend on work stealing.
+    #[test]
+    fn cached_cells_equal_fresh_fits() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(cached_cells_equal_fresh_fits_in_pool);
+    }
+
+    fn cached_cells_equal_fresh_fits_in_pool() {
+        let shared = shared::Caches::new(true);
+        let mut cells = Vec::new();
+        // Setting-major order, as the runner: ε and α outer, seeds inner.
+        for method in [CDP, FDP] {
+            for mode in MODES {
+                for (epsilon, alpha) in [(2.0, 0.05), (2.0, 0.2), (2.0, 0.5), (4.0, 0.2)] {
+                    for seed in [1, 2] {
+                        cells.push(cell(method, mode, alpha, epsilon, seed));
+                    }
+                }
+            }
+        }
+        let bits = |o: &Outcome| {
+            let mut v: Vec<(String, u64)> = o
+                .metrics
+                .iter()
+                .map(|(k, x)| (k.clone(), x.to_bits()))
+                .collect();
+            v.push((
+                "spent".into(),
+                o.epsilon_spent.unwrap_or(f64::NAN).to_bits(),
+            ));
+            v
+        };
+        let mut taus = Vec::new();
+        for c in &cells {
+            let cached = run_synthetic(c, &shared).unwrap();
+            let fresh = run_synthetic(c, &shared::Caches::new(false)).unwrap();
+            assert_eq!(bits(&cached), bits(&fresh), "{c}");
+            taus.push(cached.metrics.iter().find(|(k, _)| k == "tau").unwrap().1);
+        }
+        // One fit per (method, mode, ε, seed) served its α, which chose different thresholds;
+        // paper-mode CDP-Fair ran one bandwidth CV per seed for both ε.
+        assert_eq!(shared.len(), 2 * 2 * 2 * 2 + 2);
+        taus.dedup();
+        assert!(taus.len() > cells.len() / 2, "{taus:?}");
+    }
 }

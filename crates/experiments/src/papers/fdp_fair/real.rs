@@ -11,6 +11,7 @@
 //! `[0, 1]^d`, so the features are min-max scaled with **public** domain bounds ([`BOUNDS`]), never
 //! with the data's own minimum and maximum.
 
+use super::shared;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
 use dpfair::cdp_fair::{self, Model};
@@ -72,8 +73,8 @@ fn scale(dataset: &str, data: &mut Dataset) -> Result<()> {
     Ok(())
 }
 
-/// One cell of Figures 6–7.
-pub fn run(cell: &Cell) -> Result<Outcome> {
+/// One cell of Figures 6–7, the fair methods' fits and test scores shared through `caches`.
+pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let s = &cell.setting;
     let data = crate::load_builtin(&s.dataset)?;
     let mut parts = data
@@ -112,17 +113,20 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
         f64::INFINITY
     };
     let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
-    let model: Model = match s.method.as_str() {
+    // The fair methods' fits are shared across α (the split depends on the seed only), and so
+    // are their scores on the test split.
+    let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+    let (model, m): (Model, _) = match s.method.as_str() {
         CDP | CDP_PAPER => {
-            // S1 shared across α (the split depends on the seed only).
-            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
-            let (model, l) = super::cdp_at_alpha(&key, &config, &train, ledger, noise)?;
+            let train = || Ok(train.clone());
+            let cv_key = format!("{}|{}", s.dataset, cell.seed);
+            let config = caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
+            let (shared, model, l) =
+                shared::cdp_at_alpha(caches, &key, &config, train, ledger, noise)?;
             ledger = l;
-            Ok(model)
+            let m = shared.metrics(&model, || Ok(test.clone()))?;
+            (model, m)
         }
-        PRIVACY_ONLY => cdp_fair::fit_privacy_only(&config, &train, &mut ledger, &mut noise),
-        FAIRNESS_ONLY => cdp_fair::fit_fairness_only(&config, &train, &mut ledger, &mut noise),
-        UNCONSTRAINED => cdp_fair::fit_unconstrained(&config, &train, &mut ledger, &mut noise),
         FDP1 | FDP1_PAPER => {
             let config = Config {
                 epsilon,
@@ -137,16 +141,47 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
             };
             // The protocol rounds depend on the seed, ε and the mode only: shared across α
             // (Alg. 2 S3 selects per cell), as in the synthetic figures.
-            let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
-            let fitted = super::ROUNDS
-                .get_or_fit(&key, || {
-                    rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
-                        .map_err(method_error)
-                })?
-                .select(&config.search)
-                .map_err(method_error)?;
+            let shared = caches.rounds.get_or_fit(&key, || {
+                rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
+                    .map_err(method_error)
+            })?;
+            let fitted = shared.fit.select(&config.search).map_err(method_error)?;
             ledger = fitted.ledger;
-            Ok(fitted.model)
+            let m = shared.metrics(&fitted.model, || Ok(test.clone()))?;
+            (fitted.model, m)
+        }
+        PRIVACY_ONLY | UNCONSTRAINED => {
+            // Neither reads α (threshold 1/2): one fit per (data set, seed, ε) serves the sweep
+            // (test `unfair_baselines_ignore_alpha`).
+            let key = format!("{}|{key}", s.method);
+            let shared = caches.baselines.get_or_fit(&key, || {
+                let fit = if s.method == PRIVACY_ONLY {
+                    cdp_fair::fit_privacy_only
+                } else {
+                    cdp_fair::fit_unconstrained
+                };
+                let model = fit(&config, &train, &mut ledger, &mut noise).map_err(method_error)?;
+                Ok((model, ledger.clone()))
+            })?;
+            let (model, l) = &shared.fit;
+            ledger = l.clone();
+            let m = shared.metrics(model, || Ok(test.clone()))?;
+            (model.clone(), m)
+        }
+        FAIRNESS_ONLY => {
+            // α enters at the threshold only: the folds' estimates and calibration scores are
+            // shared across α (`cdp_fair::fairness_only_folds`).
+            let key = format!("{}|{key}", s.method);
+            let shared = caches.fairness_only.get_or_fit(&key, || {
+                let folds = cdp_fair::fairness_only_folds(&config, &train, &mut ledger, &mut noise)
+                    .map_err(method_error)?;
+                Ok((folds, ledger.clone()))
+            })?;
+            let (folds, l) = &shared.fit;
+            ledger = l.clone();
+            let model = folds.select(alpha).map_err(method_error)?;
+            let m = shared.metrics(&model, || Ok(test.clone()))?;
+            (model, m)
         }
         other => {
             return Err(ExpError::InvalidParameter {
@@ -154,9 +189,7 @@ pub fn run(cell: &Cell) -> Result<Outcome> {
                 reason: format!("unknown method `{other}` for Figures 6–7"),
             });
         }
-    }
-    .map_err(method_error)?;
-    let m = model.expected_metrics(&test).map_err(method_error)?;
+    };
     let out = super::search_metrics(
         Outcome::new()
             .metric("error", m.error)
@@ -206,6 +239,34 @@ mod tests {
         );
     }
 
+    /// The privacy-only and unconstrained baselines do not read α: fitted at two α from the same
+    /// seed they are the same classifier (what lets one fit serve an α sweep).
+    #[test]
+    fn unfair_baselines_ignore_alpha() {
+        use dpfair_data::synthetic::{Design, FdpFairDesign};
+        let data = FdpFairDesign::default().generate(600, 4).unwrap();
+        for fit in [cdp_fair::fit_privacy_only, cdp_fair::fit_unconstrained] {
+            let models: Vec<(Model, Ledger)> = [0.05, 0.4]
+                .into_iter()
+                .map(|alpha| {
+                    let config = cdp_fair::Config {
+                        alpha,
+                        n_frequencies: 64,
+                        ..cdp_fair::Config::default()
+                    };
+                    let budget = Budget::approx(f64::INFINITY, 1e-6).unwrap();
+                    let mut ledger = Ledger::new(budget);
+                    let model = fit(&config, &data, &mut ledger, &mut Noise::seeded(7)).unwrap();
+                    (model, ledger)
+                })
+                .collect();
+            let (a, b) = (&models[0], &models[1]);
+            assert_eq!(a.0.folds, b.0.folds);
+            assert_eq!(a.1, b.1);
+            assert_ne!(a.0.alpha, b.0.alpha);
+        }
+    }
+
     /// One cell of every real-data method on Law admissions (needs the data set):
     /// strict cells record a spent ε within the budget, the paper's record ε = ∞ (empirical π,
     /// CV), the non-private baselines none. Slow in the dev profile (CDP-Fair's paper mode runs
@@ -224,7 +285,11 @@ mod tests {
             (FAIRNESS_ONLY, "none", f64::INFINITY),
             (UNCONSTRAINED, "none", f64::INFINITY),
         ] {
-            let out = run(&cell(LAW, method, accounting, eps)).unwrap();
+            let out = run(
+                &cell(LAW, method, accounting, eps),
+                &shared::Caches::new(true),
+            )
+            .unwrap();
             match accounting {
                 "strict" => assert!(out.epsilon_spent.unwrap() <= 1.0 + 1e-9, "{method}"),
                 "paper" => assert_eq!(out.epsilon_spent, Some(f64::INFINITY), "{method}"),
