@@ -60,6 +60,8 @@
 //! the half-line events) and the location of `τ̃` as non-private (`ε = ∞`).
 
 use crate::plugin::RffBasis;
+use crate::plugin::eta_model::{EtaModel, S1Statistics};
+use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result, invalid};
 use crate::plugin::kernel::{Bandwidth, cross_validate, public_rule};
@@ -135,6 +137,9 @@ pub struct Config {
     pub dd_floor: DdFloor,
     /// Number of public candidate thresholds of strict S2 (odd, ≥ 3; see the module docs).
     pub tau_grid: usize,
+    /// The estimator of `η_a` (default: the paper's kernel; `auto` picks by a public rule,
+    /// [`EtaModel::resolve`]; `docs/deviations.md#fdp-fair-logistic-plug-in`).
+    pub eta_model: EtaModel,
 }
 
 impl Default for Config {
@@ -152,6 +157,7 @@ impl Default for Config {
             pi: None,
             dd_floor: DdFloor::default(),
             tau_grid: DEFAULT_TAU_GRID,
+            eta_model: EtaModel::Kernel,
         }
     }
 }
@@ -238,6 +244,7 @@ struct Resolved {
     pi: PiRelease,
     dd_floor: DdFloor,
     tau_grid: usize,
+    eta_model: EtaModel,
 }
 
 /// `alpha` must be finite and ≥ 0.
@@ -346,6 +353,7 @@ impl Config {
             pi,
             dd_floor: self.dd_floor,
             tau_grid: self.tau_grid,
+            eta_model: self.eta_model,
         })
     }
 }
@@ -371,8 +379,18 @@ struct Prepared<'d> {
     y: &'d [u8],
     h: f64,
     basis: RffBasis,
+    /// The resolved estimator of `η_a` (kernel or logistic) and, for the logistic plug-in, Λ.
+    eta: ResolvedEta,
     split_seed: u64,
     folds: Vec<Fold>,
+}
+
+/// The estimator `prepare` resolved `η_a` to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ResolvedEta {
+    Kernel,
+    /// The logistic plug-in with ridge strength Λ ([`public_l2`]).
+    Logistic { l2: f64 },
 }
 
 fn prepare<'d>(
@@ -405,6 +423,20 @@ fn prepare<'d>(
         }
     };
     let basis = RffBasis::new(data.n_features(), h, config.n_frequencies, basis_seed)?;
+    let eta = match r
+        .eta_model
+        .resolve(data.n_features(), r.accounting == Accounting::Paper)
+    {
+        EtaModel::Logistic => {
+            // Blocks of the joint S1 release: π̃_0, π̃_1 and the weights (weights alone when π̃ is skipped).
+            let blocks = if r.pi == PiRelease::Skip { 1 } else { 3 };
+            let (_, delta) = fold_budget(&r);
+            ResolvedEta::Logistic {
+                l2: public_l2(n_train, blocks, public_epsilon, delta)?,
+            }
+        }
+        _ => ResolvedEta::Kernel,
+    };
     Ok(Prepared {
         r,
         x,
@@ -412,6 +444,7 @@ fn prepare<'d>(
         y,
         h,
         basis,
+        eta,
         split_seed,
         folds,
     })
@@ -426,9 +459,17 @@ impl Prepared<'_> {
         )
     }
 
-    fn sums(&self, rows: &[usize]) -> Result<KernelSums> {
+    /// The statistics S1 releases on `rows`, for the resolved estimator of `η_a`.
+    fn sums(&self, rows: &[usize]) -> Result<S1Statistics> {
         let (x, a, y) = self.rows(rows);
-        KernelSums::compute(&self.basis, x.view(), &a, &y)
+        Ok(match self.eta {
+            ResolvedEta::Kernel => {
+                S1Statistics::Kernel(KernelSums::compute(&self.basis, x.view(), &a, &y)?)
+            }
+            ResolvedEta::Logistic { l2 } => {
+                S1Statistics::Logistic(LogisticS1::compute(x.view(), &a, &y, l2)?)
+            }
+        })
     }
 
     /// Calibration scores of the estimate on `rows`, per group (what S2 reads; no noise).
@@ -448,7 +489,15 @@ impl Prepared<'_> {
     }
 
     fn model(&self, method: Method, folds: Vec<FairPluginClassifier>) -> Model {
-        assemble(&self.r, self.h, self.split_seed, method, folds)
+        assemble(&self.r, self.bandwidth(), self.split_seed, method, folds)
+    }
+
+    /// The kernel bandwidth the model records (0 for the logistic plug-in, which has none).
+    fn bandwidth(&self) -> f64 {
+        match self.eta {
+            ResolvedEta::Kernel => self.h,
+            ResolvedEta::Logistic { .. } => 0.0,
+        }
     }
 }
 
@@ -590,8 +639,8 @@ pub fn fit_s1(
         .map(|k| s1_fold(&p, k, ledger, noise))
         .collect::<Result<Vec<_>>>()?;
     Ok(SharedS1 {
+        bandwidth: p.bandwidth(),
         r: p.r,
-        bandwidth: p.h,
         split_seed: p.split_seed,
         folds,
     })
@@ -750,6 +799,32 @@ fn s2(
             Ok(sweep_threshold(&scores, w, r.alpha).rule)
         }
     }
+}
+
+/// The accuracy of strict S2's private choice on fold `fold` of a fit on `n_rows` rows: with
+/// probability at least `1 − beta` the exponential mechanism picks a grid point whose utility is
+/// within `(2Δ/ε)(ln G + ln(1/β))` of the best (Dwork & Roth, Thm 3.11; permute-and-flip has the
+/// same bound), `Δ = 2/m` with `m` from the released `π̃` ([`DdFloor`]), `G` the grid size: the
+/// calibration half's `|D̂D(τ̃) − α sgn τ̃|` exceeds the best grid point's by at most that.
+/// Post-processing of released values and public settings; `None` under the paper's accounting.
+pub(crate) fn s2_accuracy(
+    config: &Config,
+    n_rows: usize,
+    fold: usize,
+    est: &PluginEstimate,
+    beta: f64,
+) -> Result<Option<f64>> {
+    let r = config.resolve(n_rows)?;
+    if r.accounting == Accounting::Paper {
+        return Ok(None);
+    }
+    let (epsilon, _) = fold_budget(&r);
+    let n_train = n_rows / 2;
+    let n_cal = if fold == 0 { n_rows - n_train } else { n_train };
+    let m = dd_floor(&r, est, n_cal as f64)? as f64;
+    Ok(Some(
+        2.0 * (2.0 / m) / epsilon * ((r.tau_grid as f64).ln() + (1.0 / beta).ln()),
+    ))
 }
 
 /// The strict DD floor `m` (see [`DdFloor`]).

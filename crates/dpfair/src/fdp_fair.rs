@@ -52,6 +52,7 @@ pub use search::{DepthRule, Monotoniser, SearchConfig};
 
 use crate::plugin::error::{Result, invalid};
 use crate::plugin::kernel::{PUBLIC_RULE_RANGE, public_rule};
+use crate::plugin::eta_model::EtaModel;
 use crate::plugin::release::PiRelease;
 use dpfair_data::Dataset;
 use serde::{Deserialize, Serialize};
@@ -74,6 +75,9 @@ pub struct Config {
     pub pi: Option<PiRelease>,
     pub server: ServerParams,
     pub search: SearchConfig,
+    /// The estimator of `η_a` (default: the paper's kernel; `auto` picks by a public rule,
+    /// [`EtaModel::resolve`]; `docs/deviations.md#fdp-fair-logistic-plug-in`).
+    pub eta_model: EtaModel,
 }
 
 impl Default for Config {
@@ -88,6 +92,7 @@ impl Default for Config {
             pi: None,
             server: ServerParams::default(),
             search: SearchConfig::default(),
+            eta_model: EtaModel::Kernel,
         }
     }
 }
@@ -151,6 +156,9 @@ impl Config {
             basis_seed: self.basis_seed,
             pi: self.pi.unwrap_or_default(),
             split_seed: None,
+            eta_model: self
+                .eta_model
+                .resolve(data.n_features(), self.accounting == Accounting::Paper),
         })
     }
 }

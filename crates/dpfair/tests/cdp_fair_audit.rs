@@ -132,7 +132,8 @@ fn functional_audit(redraws: usize, trials: usize) -> f64 {
                 let est = sums[input]
                     .release(&plan(PiRelease::Skip), &mut ledger(), noise)
                     .unwrap();
-                total += basis.evaluate(&[&est.numerator[1]], point.view()).unwrap()[[0, 0]];
+                let numerator = &est.kernel().expect("kernel estimate").numerator[1];
+                total += basis.evaluate(&[numerator], point.view()).unwrap()[[0, 0]];
             }
             Ok(total / redraws as f64)
         },

@@ -133,7 +133,9 @@ fn transcripts_round_trip_to_the_simulated_model() {
     wrong[1].trees.groups[0].levels[2].pop();
     assert!(err(aggregate_round2(&global, &wrong, &cfg.search)).contains("level 3"));
     let mut other = r1.clone();
-    other[2].release.basis = dpfair::plugin::RffBasis::new(2, 0.3, 256, 1).unwrap();
+    if let dpfair::plugin::EtaEstimate::Kernel(k) = &mut other[2].release.eta {
+        k.basis = dpfair::plugin::RffBasis::new(2, 0.3, 256, 1).unwrap();
+    }
     assert!(err(aggregate_round1(&other, &ServerParams::default())).contains("basis"));
     let mut version = r1.clone();
     version[0].version = 99;

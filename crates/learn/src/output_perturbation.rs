@@ -190,6 +190,36 @@ pub fn fit_output_perturbation(
             sigma * (p as f64).sqrt()
         )));
     }
+    let weights = penalised_minimiser(cfg, x, y, n_classes)?;
+    // Step 5: the release (the mechanism charges the ledger before drawing noise).
+    let noisy =
+        gaussian.release_vec(ledger, noise, "output-perturbed logistic weights", &weights)?;
+    Ok(OutputPerturbationFit {
+        model: LogisticModel::from_params(n_classes, d, &noisy, Some(cfg.feature_bound)),
+        l2: cfg.l2,
+        feature_bound: cfg.feature_bound,
+        lipschitz,
+        sensitivity,
+        sigma,
+    })
+}
+
+/// Steps 1–2 of the module doc without any release: the exact penalised minimiser Ŵ on the
+/// bounded feature map φ(x) = clip_R([x; 1]), as `score_rows` blocks of `[w (d values), b]`.
+/// Not private on its own: [`fit_output_perturbation`] (or a caller releasing it jointly with
+/// other statistics, CDP-Fair's logistic plug-in) adds Gaussian noise scaled to the sensitivity
+/// of [`OutputPerturbationConfig::calibrate`]. Never refuses on the labels (one class is fine:
+/// the objective is strongly convex whatever the data).
+pub fn penalised_minimiser(
+    cfg: &OutputPerturbationConfig,
+    x: ArrayView2<'_, f64>,
+    y: &[u32],
+    n_classes: usize,
+) -> Result<Vec<f64>> {
+    cfg.validate()?;
+    check_classification(x, y, n_classes, "output perturbation")?;
+    let (n, d) = x.dim();
+    let m = LogisticModel::score_rows(n_classes);
     // Step 1: φ(x) = clip_R([x; 1]).
     let mut phi = Array2::zeros((n, d + 1));
     for (mut out, row) in phi.rows_mut().into_iter().zip(x.rows()) {
@@ -214,15 +244,5 @@ pub fn fit_output_perturbation(
         .chunks_exact(d + 2)
         .flat_map(|blk| blk[..d + 1].iter().copied())
         .collect();
-    // Step 5: the release (the mechanism charges the ledger before drawing noise).
-    let noisy =
-        gaussian.release_vec(ledger, noise, "output-perturbed logistic weights", &weights)?;
-    Ok(OutputPerturbationFit {
-        model: LogisticModel::from_params(n_classes, d, &noisy, Some(cfg.feature_bound)),
-        l2: cfg.l2,
-        feature_bound: cfg.feature_bound,
-        lipschitz,
-        sensitivity,
-        sigma,
-    })
+    Ok(weights)
 }

@@ -176,6 +176,10 @@ fn non_private<'d>(
     let config = Config {
         accounting: Accounting::Paper,
         pi: Some(PiRelease::Empirical),
+        // The estimator the private fit would use (auto's rule depends on the mode).
+        eta_model: config
+            .eta_model
+            .resolve(data.n_features(), config.accounting == Accounting::Paper),
         bandwidth: Some(config.bandwidth.clone().unwrap_or(Bandwidth::Public)),
         ..config.clone()
     };

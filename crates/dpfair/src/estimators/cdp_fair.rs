@@ -6,17 +6,31 @@ use super::{check_delta, check_epsilon, check_level, setters};
 use crate::cdp_fair::{Accounting, Config, DdFloor, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::plugin::EtaModel;
 use crate::plugin::kernel::Bandwidth;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`CdpFair`]: [`crate::cdp_fair::Config`]'s defaults (α = 0.1, ε = 1,
-/// δ = (N/2)⁻², strict accounting, a public bandwidth rule, 1,024 random frequencies).
-/// Features must be on `[0, 1]^d` (scale them with public bounds first).
-#[derive(Clone, Debug, Default)]
+/// δ = (N/2)⁻², strict accounting, a public bandwidth rule, 1,024 random frequencies), except
+/// the estimator of `η_a`: [`EtaModel::Auto`] (the kernel up to 3 feature columns, the logistic
+/// plug-in above; the library's `Config` keeps the paper's kernel). Features must be on
+/// `[0, 1]^d` (scale them with public bounds first).
+#[derive(Clone, Debug)]
 pub struct CdpFairParams {
     config: Config,
+}
+
+impl Default for CdpFairParams {
+    fn default() -> Self {
+        CdpFairParams {
+            config: Config {
+                eta_model: EtaModel::Auto,
+                ..Config::default()
+            },
+        }
+    }
 }
 
 setters!(CdpFairParams {
@@ -32,6 +46,8 @@ setters!(CdpFairParams {
     tau_grid: usize => config.tau_grid;
     /// The floor on the calibration group sizes behind the disparity curve's sensitivity.
     dd_floor: DdFloor => config.dd_floor;
+    /// The estimator of `η_a`: kernel, logistic or auto (`docs/choosing.md`).
+    eta_model: EtaModel => config.eta_model;
 });
 
 impl CdpFairParams {
@@ -60,6 +76,7 @@ impl CdpFairParams {
 /// for the non-private baselines.
 fn check_config(config: &Config, allow_infinite: bool) -> Result<()> {
     check_level("alpha", config.alpha)?;
+    check_eta_model(config.eta_model, config.accounting)?;
     check_epsilon(config.epsilon, allow_infinite)?;
     if let Some(delta) = config.delta {
         check_delta(delta)?;
@@ -126,6 +143,18 @@ pub fn default_delta(n: usize) -> f64 {
     (n as f64 / 2.0).powi(-2).min(0.5)
 }
 
+/// The logistic plug-in has no paper procedure: refused with `--accounting paper`.
+pub(crate) fn check_eta_model(eta_model: EtaModel, accounting: Accounting) -> Result<()> {
+    if eta_model == EtaModel::Logistic && accounting == Accounting::Paper {
+        return Err(crate::error::Error::invalid(
+            "eta_model",
+            "the logistic plug-in has no paper procedure (the paper uses the kernel estimator): \
+             use strict accounting, or the kernel",
+        ));
+    }
+    Ok(())
+}
+
 /// The spend of a plug-in fit (see [`super::accounted_spend`]).
 fn plugin_spend(config: &Config) -> Spend {
     super::accounted_spend(
@@ -143,9 +172,32 @@ impl Estimator for CdpFair {
         "cdp-fair"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
-        plugin_report(model)
+        let mut lines = plugin_report(model);
+        let config = self.config_for(data.n_rows());
+        let accuracy: Vec<String> = model
+            .folds
+            .iter()
+            .enumerate()
+            .map(|(k, f)| {
+                match crate::cdp_fair::s2_accuracy(&config, data.n_rows(), k, &f.estimate, 0.05) {
+                    Ok(Some(u)) => format!("{u:.4}"),
+                    _ => "-".into(),
+                }
+            })
+            .collect();
+        lines.push(super::fairness_line(
+            &format!("|DD| ≤ α = {}", model.alpha),
+            &format!(
+                "no private estimate of the disparity is released (S2 releases τ̃ only); with \
+                 probability 0.95 the private choice of τ̃ keeps the calibration half's |DD| \
+                 within {} of α (exponential-mechanism bound, per fold; '-' under the paper's \
+                 accounting, which has none), plus the gap between calibration and new data",
+                accuracy.join(", ")
+            ),
+        ));
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
@@ -174,24 +226,28 @@ impl Estimator for CdpFair {
     }
 }
 
-/// One line per fold: the bandwidth, the released group proportions and threshold.
+/// Two lines per fold: the estimator of `η_a`, the released group proportions and threshold;
+/// the released signal against its noise (fixed form, [`super::signal_line`]).
 pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
-    model
-        .folds
-        .iter()
-        .enumerate()
-        .map(|(k, f)| {
-            format!(
-                "{} fold {}: h = {:.4}, π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
-                crate::predictor::Predictor::method(model),
-                k + 1,
-                model.bandwidth,
-                f.estimate.pi[0],
-                f.estimate.pi[1],
-                f.rule.tau
-            )
-        })
-        .collect()
+    let method = crate::predictor::Predictor::method(model);
+    let mut lines = Vec::new();
+    for (k, f) in model.folds.iter().enumerate() {
+        lines.push(format!(
+            "{method} fold {}: {}; π̃ = ({:.4}, {:.4}), τ̃ = {:.5}",
+            k + 1,
+            f.estimate.describe(),
+            f.estimate.pi[0],
+            f.estimate.pi[1],
+            f.rule.tau
+        ));
+        let (norm, noise) = f.estimate.signal_and_noise();
+        let what = match f.estimate.kernel() {
+            Some(_) => "η̃ numerator coefficients",
+            None => "η̃ weights (all but the intercept)",
+        };
+        lines.push(super::signal_line(what, norm, noise));
+    }
+    lines
 }
 
 /// The reference classifiers of Xue & Yu's experiments (§5.2), on CDP-Fair's plug-in.

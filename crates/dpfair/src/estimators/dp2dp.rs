@@ -116,6 +116,14 @@ impl Estimator for Dp2dp {
             r.steps,
             100.0 * r.at_bound
         ));
+        lines.push(super::fairness_line(
+            &format!("unfairness U ≤ ρ = {}", model.rho),
+            &format!(
+                "no private estimate of U is released (Phase 2 releases π̄ and the multipliers \
+                 λ̄); {:.0}% of λ̄ at the box bound C_λ, where the constraint may not be met",
+                100.0 * r.at_bound
+            ),
+        ));
         if r.at_bound > 0.0 {
             lines.push(
                 "warning: some multipliers hit the box bound C_λ; consider --c-lambda 2".into(),

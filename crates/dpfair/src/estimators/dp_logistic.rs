@@ -218,11 +218,7 @@ impl DpLogistic {
             .sum::<f64>()
             .sqrt();
         let noise = sd * (p as f64).sqrt();
-        Some(format!(
-            "released weights: norm {norm:.4}; the noise alone would give about {noise:.4} (a \
-             norm within twice that is noise, and the model then likely no better than a \
-             constant)"
-        ))
+        Some(super::signal_line("weights", norm, noise))
     }
 
     /// The neighbouring relation the fit certifies.
@@ -276,6 +272,10 @@ impl Estimator for DpLogistic {
             ),
         }];
         lines.extend(self.weights_against_noise(model, data.n_rows()));
+        lines.push(super::fairness_line(
+            "nothing (private only, no fairness constraint)",
+            "compare groups with `dpfair evaluate --sensitive`",
+        ));
         lines
     }
 

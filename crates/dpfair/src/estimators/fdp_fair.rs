@@ -28,7 +28,14 @@ pub struct FdpFairParams {
 impl Default for FdpFairParams {
     fn default() -> Self {
         FdpFairParams {
-            config: Config::default(),
+            config: Config {
+                eta_model: crate::plugin::EtaModel::Auto,
+                search: crate::fdp_fair::SearchConfig {
+                    band_inside: true,
+                    ..Default::default()
+                },
+                ..Config::default()
+            },
             sites: 3,
         }
     }
@@ -65,6 +72,11 @@ impl FdpFairParams {
         self.config.accounting = accounting;
         self
     }
+    /// The estimator of `η_a`: kernel, logistic or auto (default, `docs/choosing.md`).
+    pub fn eta_model(mut self, eta_model: crate::plugin::EtaModel) -> Self {
+        self.config.eta_model = eta_model;
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: Config, sites: usize) -> Self {
         FdpFairParams { config, sites }
@@ -77,6 +89,7 @@ impl Params for FdpFairParams {
     fn check(self) -> Result<FdpFair> {
         check_epsilon(self.config.epsilon, false)?;
         check_level("alpha", self.config.search.alpha)?;
+        super::cdp_fair::check_eta_model(self.config.eta_model, self.config.accounting)?;
         if let Some(delta) = self.config.delta {
             check_delta(delta)?;
         }
@@ -104,6 +117,20 @@ impl Params for FdpFairParams {
             sites: self.sites,
         })
     }
+}
+
+/// The released disparity curve `dd` on Algorithm 2's grid of depth `depth`, linearly
+/// interpolated at `tau` (post-processing of the sites' released trees).
+fn released_dd_at(dd: &[f64], depth: usize, tau: f64) -> f64 {
+    use crate::fdp_fair::search::grid_point;
+    if dd.is_empty() {
+        return f64::NAN;
+    }
+    let last = dd.len().saturating_sub(1);
+    let step = 2.0 / (1u64 << depth) as f64;
+    let i = (((tau + 1.0) / step).floor().max(0.0) as usize).min(last.saturating_sub(1));
+    let (t0, f0, f1) = (grid_point(i, depth), dd[i], dd[(i + 1).min(last)]);
+    f0 + (f1 - f0) * ((tau - t0) / step).clamp(0.0, 1.0)
 }
 
 /// The checked FDP-Fair simulation.
@@ -191,23 +218,35 @@ impl Estimator for FdpFair {
 
     fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
-        model
-            .federated
-            .iter()
-            .map(|info| {
-                format!(
-                    "fdp-fair: S = {}, h = {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
-                     non-increasing: {})",
-                    self.sites,
-                    model.bandwidth,
-                    info.search.depth,
-                    info.search.omega,
-                    info.search.tau,
-                    info.search.feasible,
-                    info.search.monotone
-                )
-            })
-            .collect()
+        let mut lines = Vec::new();
+        if let Some(info) = &model.federated {
+            let estimate = model.folds.first().map(|f| &f.estimate);
+            lines.push(format!(
+                "fdp-fair: S = {}, {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
+                 non-increasing: {})",
+                self.sites,
+                estimate.map_or_else(String::new, |e| e.describe()),
+                info.search.depth,
+                info.search.omega,
+                info.search.tau,
+                info.search.feasible,
+                info.search.monotone
+            ));
+            let (norm, noise) = estimate.map_or((f64::NAN, f64::NAN), |e| e.signal_and_noise());
+            lines.push(super::signal_line("η̃ (the server's aggregate)", norm, noise));
+            let alpha = info.config.alpha;
+            let corrected = released_dd_at(&info.search.dd_corrected, info.search.depth, info.search.tau);
+            let raw = released_dd_at(&info.search.dd, info.search.depth, info.search.tau);
+            lines.push(super::fairness_line(
+                &format!("|DD| ≤ α = {alpha}"),
+                &format!(
+                    "the server's private estimate at τ̃ (from the sites' noisy trees): \
+                     monotone D̃D = {corrected:.4} (raw {raw:.4}); within α: {}",
+                    corrected.abs() <= alpha
+                ),
+            ));
+        }
+        lines
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {

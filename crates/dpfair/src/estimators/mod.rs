@@ -115,6 +115,23 @@ pub(crate) fn accounted_spend(
     }
 }
 
+/// The fixed-form line every fit prints about its released signal (one line, in the same form
+/// on every fit, so that which lines a fit prints never depends on the data): the norm of the
+/// released vector `what` and the norm its release noise alone would give (public settings).
+/// Within twice the noise, the model is likely no better than a constant.
+pub(crate) fn signal_line(what: &str, norm: f64, noise: f64) -> String {
+    format!(
+        "released {what}: norm {norm:.4}; the noise alone would give about {noise:.4} (a \
+         norm within twice that is noise, and the model then likely no better than a constant)"
+    )
+}
+
+/// The fixed-form line every fit prints about fairness: the level it targets and what its own
+/// private (released) estimate of that level says, from released values and public settings.
+pub(crate) fn fairness_line(target: &str, estimate: &str) -> String {
+    format!("fairness: targets {target}; {estimate}")
+}
+
 /// Record a non-private reference fit (`ε = ∞`) as what it is: the whole fit reads the data
 /// without noise, so the ledger's total reads `ε = ∞`, not 0.
 pub(crate) fn charge_reference(ledger: &mut dpfair_privacy::Ledger) -> Result<()> {

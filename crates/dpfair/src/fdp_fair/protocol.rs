@@ -37,8 +37,10 @@ use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
 use crate::plugin::RffBasis;
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::eta_model::{EtaModel, S1Statistics};
+use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::release::{
-    KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
+    EtaEstimate, KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
 };
 use crate::plugin::split::random_split;
 use crate::plugin::threshold::{GroupRule, score};
@@ -89,6 +91,9 @@ pub struct SiteParams {
     pub pi: PiRelease,
     /// A fixed split seed (tests); `None` = drawn from the noise stream.
     pub split_seed: Option<u64>,
+    /// The estimator of `η_a` (resolved: kernel or logistic; every site must use the same).
+    #[serde(default)]
+    pub eta_model: EtaModel,
 }
 
 /// A site's round-1 transcript (Alg. 1 S1 at site `s`).
@@ -336,16 +341,28 @@ pub fn site_round1(
     let drawn = noise.public_u64();
     let split_seed = params.split_seed.unwrap_or(drawn);
     let (train, _) = site_split(data.n_rows(), split_seed);
-    let basis = RffBasis::new(
-        data.n_features(),
-        params.bandwidth,
-        params.n_frequencies,
-        params.basis_seed,
-    )?;
     let x = data.features.select(Axis(0), &train);
     let at: Vec<u32> = train.iter().map(|&i| a[i]).collect();
     let yt: Vec<u8> = train.iter().map(|&i| y[i]).collect();
-    let sums = KernelSums::compute(&basis, x.view(), &at, &yt)?;
+    let sums = match params
+        .eta_model
+        .resolve(data.n_features(), params.accounting == Accounting::Paper)
+    {
+        EtaModel::Logistic => {
+            // Blocks of the joint release: π̃_0, π̃_1 and the weights.
+            let l2 = public_l2(train.len(), 3, params.epsilon, params.delta)?;
+            S1Statistics::Logistic(LogisticS1::compute(x.view(), &at, &yt, l2)?)
+        }
+        _ => {
+            let basis = RffBasis::new(
+                data.n_features(),
+                params.bandwidth,
+                params.n_frequencies,
+                params.basis_seed,
+            )?;
+            S1Statistics::Kernel(KernelSums::compute(&basis, x.view(), &at, &yt)?)
+        }
+    };
     let plan = S1Plan {
         epsilon: params.epsilon,
         delta: params.delta,
@@ -470,13 +487,33 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
             first.accounting
         ));
     }
-    if r.release.basis != first.release.basis {
-        return bad(format!(
-            "basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
-            r.release.basis.spec(),
-            clip(&first.site),
-            first.release.basis.spec()
-        ));
+    match (&r.release.eta, &first.release.eta) {
+        (EtaEstimate::Kernel(k), EtaEstimate::Kernel(k0)) => {
+            if k.basis != k0.basis {
+                return bad(format!(
+                    "basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
+                    k.basis.spec(),
+                    clip(&first.site),
+                    k0.basis.spec()
+                ));
+            }
+        }
+        (EtaEstimate::Logistic { logistic: l }, EtaEstimate::Logistic { logistic: l0 }) => {
+            if l.weights.len() != l0.weights.len() {
+                return bad(format!(
+                    "{} logistic weights, site `{}` sent {}; agree on the feature columns",
+                    l.weights.len(),
+                    clip(&first.site),
+                    l0.weights.len()
+                ));
+            }
+        }
+        _ => {
+            return bad(format!(
+                "a different estimator of η than site `{}`'s; agree on --eta-model",
+                clip(&first.site)
+            ));
+        }
     }
     if r.schema != first.schema {
         return bad(format!(
@@ -491,22 +528,32 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
             r.n_rows
         ));
     }
-    let len = r.release.basis.len();
-    for a in 0..2 {
-        for (name, v) in [
-            ("denominator", &r.release.denominator[a]),
-            ("numerator", &r.release.numerator[a]),
-        ] {
-            if v.len() != len {
-                return bad(format!(
-                    "{name} coefficients of group {a}: {} values, the basis has {len}",
-                    v.len()
-                ));
+    match &r.release.eta {
+        EtaEstimate::Kernel(k) => {
+            let len = k.basis.len();
+            for a in 0..2 {
+                for (name, v) in [
+                    ("denominator", &k.denominator[a]),
+                    ("numerator", &k.numerator[a]),
+                ] {
+                    if v.len() != len {
+                        return bad(format!(
+                            "{name} coefficients of group {a}: {} values, the basis has {len}",
+                            v.len()
+                        ));
+                    }
+                    if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+                        return bad(format!(
+                            "{name} coefficients of group {a}: non-finite value {x}"
+                        ));
+                    }
+                }
             }
-            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
-                return bad(format!(
-                    "{name} coefficients of group {a}: non-finite value {x}"
-                ));
+        }
+        EtaEstimate::Logistic { logistic } => {
+            let settings = [logistic.l2, logistic.noise_sd];
+            if let Some(x) = logistic.weights.iter().chain(&settings).find(|x| !x.is_finite()) {
+                return bad(format!("logistic plug-in: non-finite value {x}"));
             }
         }
     }
@@ -691,11 +738,11 @@ pub fn aggregate_round1(rounds: &[Round1], params: &ServerParams) -> Result<Glob
         |a, b| a.split_seed == b.split_seed || a.release == b.release,
         "round 1",
     )?;
+    // Eq. (8)'s h^d for the kernel; the logistic plug-in has no bandwidth (ν = μ).
     let h_d = first
         .release
-        .basis
-        .bandwidth()
-        .powi(first.release.basis.dim() as i32);
+        .kernel()
+        .map_or(1.0, |k| k.basis.bandwidth().powi(k.basis.dim() as i32));
     let u = |r: &Round1, hd: f64| {
         let n = r.n_rows as f64;
         n.min(n * n * r.epsilon * r.epsilon * hd)
@@ -767,11 +814,11 @@ pub fn site_round2(
             entry.n_rows
         )));
     }
-    if data.n_features() != global.estimate.basis.dim() {
+    if data.n_features() != global.estimate.dim() {
         return Err(Error::InvalidData(format!(
             "site `{site}`: {} feature columns, the broadcast estimate has {}",
             data.n_features(),
-            global.estimate.basis.dim()
+            global.estimate.dim()
         )));
     }
     let (a, _) = groups_and_labels(data)?;
@@ -937,7 +984,7 @@ pub fn aggregate_round2(
         epsilon: eps,
         delta,
         accounting: global.accounting,
-        bandwidth: global.estimate.basis.bandwidth(),
+        bandwidth: global.estimate.bandwidth(),
         split_seed: global.sites[0].split_seed,
         folds: vec![FairPluginClassifier {
             estimate: global.estimate.clone(),

@@ -136,6 +136,11 @@ pub struct SearchConfig {
     pub clip: Option<Clip>,
     /// Accept `τ̃ = 0` when `|D̃D_↓(0)| ≤ α + ρ*` (the code) instead of `≤ α` (the paper).
     pub zero_within_band: bool,
+    /// Put the selection band inside the target: `|D̃D_↓(τ) − sign·(α − b)| ≤ b` with
+    /// `b = min(ρ*, α)`, i.e. `α − 2b ≤ |D̃D_↓(τ̃)| ≤ α`, instead of the paper's band centred on
+    /// `α` (`|D̃D_↓(τ̃)|` up to `α + ρ*`). Off in the library (the paper); the estimator's and
+    /// the CLI's default (`docs/deviations.md#fdp-fair-rho-star-in-practice`).
+    pub band_inside: bool,
 }
 
 impl Default for SearchConfig {
@@ -148,6 +153,7 @@ impl Default for SearchConfig {
             monotoniser: Monotoniser::Numerical,
             clip: None,
             zero_within_band: false,
+            band_inside: false,
         }
     }
 }
@@ -232,10 +238,17 @@ pub fn select(
     let zero = 1usize << (depth - 1);
     let d0 = corrected[zero];
     let (alpha, band) = (config.alpha, config.rho_star);
-    let accept = if config.zero_within_band {
+    let accept = if config.zero_within_band && !config.band_inside {
         alpha + band
     } else {
         alpha
+    };
+    // The band's centre below α and its half-width (`band_inside`).
+    let (centre, band) = if config.band_inside {
+        let b = band.min(alpha);
+        (alpha - b, b)
+    } else {
+        (alpha, band)
     };
     let done = |tau: f64, feasible: bool| Search {
         tau,
@@ -250,7 +263,7 @@ pub fn select(
     if d0.abs() <= accept {
         return Ok(done(0.0, true));
     }
-    let target = if d0 > 0.0 { alpha } else { -alpha };
+    let target = if d0 > 0.0 { centre } else { -centre };
     // Grid indices on the side of sign(D̃D_↓(0)), by increasing |τ| (starting at τ = 0).
     let side: Vec<usize> = if d0 > 0.0 {
         (zero..n).collect()

@@ -7,6 +7,8 @@
 //! |---|---|
 //! | [`kernel`] | Gaussian kernel `K(u) = exp(−‖u‖²/2)` (§5, `C_K = K(0) = 1`), exact kernel sums, bandwidth rules (the authors' cross-validation, public rules) |
 //! | [`basis`] | random Fourier features: the public finite basis the functions are released in (`docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`) |
+//! | [`logistic`] | the logistic plug-in, a private parametric `η̃_a` for high dimension (`docs/deviations.md#fdp-fair-logistic-plug-in`) |
+//! | [`eta_model`] | which `η̃_a` estimator (`--eta-model kernel`, `logistic`, `auto`) and `auto`'s public rule |
 //! | [`release`] | Algorithm 1 S1 (S1.1 class probabilities, S1.2 densities) as one exactly private finite object |
 //! | [`threshold`] | the DD curve of eq. (4)/(20), the exact sweep for `τ̃` (Algorithm 5 S2) and the output rule (eq. 2–3) |
 //! | [`classifier`] | the output classifier `f̃` (Alg. 1/5 OUTPUT) and its expected metrics (`docs/deviations.md#fdp-fair-randomised-final-classifier`) |
@@ -19,7 +21,9 @@
 pub mod basis;
 pub mod classifier;
 pub mod error;
+pub mod eta_model;
 pub mod kernel;
+pub mod logistic;
 pub mod release;
 pub mod split;
 pub mod threshold;
@@ -28,5 +32,6 @@ pub use basis::RffBasis;
 pub use classifier::{ExpectedMetrics, FairPluginClassifier};
 pub use error::{Error, Result};
 pub use kernel::Bandwidth;
-pub use release::{Calibration, KernelSums, PluginEstimate};
+pub use eta_model::EtaModel;
+pub use release::{Calibration, EtaEstimate, KernelEta, KernelSums, PluginEstimate};
 pub use threshold::{GroupRule, ScoreSet, Side, sweep_threshold};

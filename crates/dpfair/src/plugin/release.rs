@@ -83,7 +83,46 @@ pub fn gaussian_release_vec(
     Ok(mechanism.release_vec(ledger, noise, label, values)?)
 }
 
-fn check_eps_delta(epsilon: f64, delta: f64) -> Result<()> {
+/// One vector Gaussian release of several blocks at `(ε, δ)` (analytic Gaussian), each block
+/// with its own ℓ2-sensitivity `Δ_b` (the second element): block `b` is scaled to sensitivity
+/// `1/√B` (`B` blocks, equal shares), so the stacked vector has sensitivity 1, and the noisy
+/// blocks are returned on their own scale (block `b` carries noise `√B Δ_b σ_1`, `σ_1` the
+/// analytic σ of sensitivity 1). The strict S1 release of both plug-in estimators.
+pub fn joint_release(
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    label: &str,
+    blocks: &[(Vec<f64>, f64)],
+    epsilon: f64,
+    delta: f64,
+) -> Result<Vec<Vec<f64>>> {
+    let per_block = 1.0 / (blocks.len() as f64).sqrt();
+    let mut scaled = Vec::new();
+    for (v, d) in blocks {
+        scaled.extend(v.iter().map(|x| x * per_block / d));
+    }
+    let out = gaussian_release_vec(
+        ledger,
+        noise,
+        label,
+        1.0,
+        Calibration::Analytic { epsilon, delta },
+        &scaled,
+    )?;
+    let mut it = out.into_iter();
+    Ok(blocks
+        .iter()
+        .map(|(v, d)| it.by_ref().take(v.len()).map(|x| x * d / per_block).collect())
+        .collect())
+}
+
+/// `σ_1` of [`joint_release`] with `blocks` blocks: the noise standard deviation a block of
+/// sensitivity `Δ_b` carries is `σ_1 √blocks Δ_b` (public: from `(ε, δ)` only).
+pub fn joint_noise_per_unit(blocks: usize, epsilon: f64, delta: f64) -> Result<f64> {
+    Ok(Gaussian::analytic(1.0, epsilon, delta)?.sigma() * (blocks as f64).sqrt())
+}
+
+pub(crate) fn check_eps_delta(epsilon: f64, delta: f64) -> Result<()> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(invalid(
             "epsilon",
@@ -209,6 +248,7 @@ impl KernelSums {
             [f0, f1],
             [g0, g1],
         )
+        .with_noise_sd(0.0)
     }
 
     /// Algorithm 1 S1 at one site / Algorithm 5 S1: release `π̃_a` and the two function pairs
@@ -230,7 +270,7 @@ impl KernelSums {
         let len = f0.len();
         let dk = self.function_sensitivity();
         let dpi = 1.0 / n;
-        let (pi, f, g) = match plan.accounting {
+        let (pi, f, g, sd) = match plan.accounting {
             S1Accounting::Strict => {
                 if plan.pi == PiRelease::Empirical {
                     return Err(invalid(
@@ -238,8 +278,6 @@ impl KernelSums {
                         "empirical (non-private) class probabilities need the paper accounting mode",
                     ));
                 }
-                // Blocks with their sensitivities; each scaled to sensitivity 1/2·(4/B)^{1/2} so that
-                // the joint sensitivity is 1 and every block gets the same share.
                 let mut blocks: Vec<(Vec<f64>, f64)> = Vec::new();
                 if plan.pi == PiRelease::Private {
                     blocks.push((vec![pi_hat[0]], dpi));
@@ -247,35 +285,26 @@ impl KernelSums {
                 }
                 blocks.push(([f0, f1].concat(), dk));
                 blocks.push(([g0, g1].concat(), dk));
-                let per_block = 1.0 / (blocks.len() as f64).sqrt();
-                let mut scaled = Vec::new();
-                for (v, d) in &blocks {
-                    scaled.extend(v.iter().map(|x| x * per_block / d));
-                }
-                let out = gaussian_release_vec(
+                let sd = joint_noise_per_unit(blocks.len(), plan.epsilon, plan.delta)? * dk;
+                let mut out = joint_release(
                     ledger,
                     noise,
                     &format!(
                         "{}S1: π̃_a and kernel-estimator coefficients (joint)",
                         plan.label_prefix
                     ),
-                    1.0,
-                    Calibration::Analytic {
-                        epsilon: plan.epsilon,
-                        delta: plan.delta,
-                    },
-                    &scaled,
-                )?;
-                let mut it = out.into_iter();
-                let mut take = |k: usize, d: f64| -> Vec<f64> {
-                    it.by_ref().take(k).map(|v| v * d / per_block).collect()
-                };
+                    &blocks,
+                    plan.epsilon,
+                    plan.delta,
+                )?
+                .into_iter();
+                let mut next = || out.next().unwrap_or_default();
                 let pi = if plan.pi == PiRelease::Private {
-                    [take(1, dpi)[0], take(1, dpi)[0]]
+                    [next()[0], next()[0]]
                 } else {
                     SKIPPED_PI
                 };
-                (pi, take(2 * len, dk), take(2 * len, dk))
+                (pi, next(), next(), sd)
             }
             S1Accounting::Paper => {
                 let (share, pi) = match plan.pi {
@@ -319,7 +348,7 @@ impl KernelSums {
                 };
                 let f = rel("S1.2: density coefficients (F_0, F_1)", [f0, f1].concat())?;
                 let g = rel("S1.2: numerator coefficients (G_0, G_1)", [g0, g1].concat())?;
-                (pi, f, g)
+                (pi, f, g, sigma)
             }
         };
         let (f0, f1) = f.split_at(len);
@@ -329,7 +358,8 @@ impl KernelSums {
             pi,
             [f0.to_vec(), f1.to_vec()],
             [g0.to_vec(), g1.to_vec()],
-        ))
+        )
+        .with_noise_sd(sd))
     }
 }
 
@@ -376,106 +406,267 @@ pub const SKIPPED_PI: [f64; 2] = [0.5, 0.5];
 /// Floor of the π̃ clamp (`docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`: `π̃ ← clip(π̃, 1e−6, 1 − 1e−6)`).
 pub const PI_FLOOR: f64 = 1e-6;
 
-/// The released S1 estimate: evaluable anywhere by anyone holding it. `η̃_a(x) = clip(G̃_a·φ(x) /
-/// max(F̃_a·φ(x), floor), 0, 1)` (S1.2 and `docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`).
+/// The released S1 estimate: `π̃_a` and `η̃_a`, evaluable anywhere by anyone holding it. `η̃_a`
+/// is the papers' kernel ratio ([`KernelEta`]) or the logistic plug-in
+/// ([`crate::plugin::logistic::LogisticEta`], `--eta-model logistic`,
+/// `docs/deviations.md#fdp-fair-logistic-plug-in`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PluginEstimate {
-    pub basis: RffBasis,
     /// `π̃_a`, clamped to `[1e−6, 1 − 1e−6]` ([`SKIPPED_PI`] when not released).
     pub pi: [f64; 2],
+    /// `η̃_a`.
+    #[serde(flatten)]
+    pub eta: EtaEstimate,
+}
+
+/// How `η̃_a(x)` is represented (a model file holds the kernel's fields, as before the logistic
+/// plug-in existed, or one `logistic` object).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EtaEstimate {
+    /// The kernel ratio in a public random-feature basis (Algorithm 1 S1.2).
+    Kernel(KernelEta),
+    /// The output-perturbed logistic plug-in.
+    Logistic {
+        logistic: crate::plugin::logistic::LogisticEta,
+    },
+}
+
+/// The kernel estimator's released functions: `η̃_a(x) = clip(G̃_a·φ(x) / max(F̃_a·φ(x), floor),
+/// 0, 1)` (S1.2 and `docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelEta {
+    pub basis: RffBasis,
     /// Coefficients of the (n-normalised) density `F̃_a`.
     pub denominator: [Vec<f64>; 2],
     /// Coefficients of the (n-normalised) numerator `G̃_a`.
     pub numerator: [Vec<f64>; 2],
+    /// Standard deviation of the release noise on each coefficient (public; 0 without noise;
+    /// absent in models written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_sd: Option<f64>,
+}
+
+/// `π̃` clamped into `[PI_FLOOR, 1 − PI_FLOOR]` (NaN kept, for the server's validation).
+fn clamp_pi(pi: [f64; 2]) -> [f64; 2] {
+    pi.map(|p| {
+        if p.is_nan() {
+            p
+        } else {
+            p.clamp(PI_FLOOR, 1.0 - PI_FLOOR)
+        }
+    })
+}
+
+/// The group codes of `x`'s rows, checked to be 0/1.
+pub(crate) fn check_groups(x: ArrayView2<f64>, a: &[u32]) -> Result<()> {
+    if a.len() != x.nrows() {
+        return Err(Error::InvalidData(format!(
+            "{} group codes for {} rows",
+            a.len(),
+            x.nrows()
+        )));
+    }
+    if let Some(i) = a.iter().position(|&g| g > 1) {
+        return Err(Error::InvalidData(format!(
+            "row {i}: group code {} (need 0 or 1)",
+            a[i]
+        )));
+    }
+    Ok(())
 }
 
 impl PluginEstimate {
+    /// A kernel estimate.
     pub fn new(
         basis: RffBasis,
         pi: [f64; 2],
         denominator: [Vec<f64>; 2],
         numerator: [Vec<f64>; 2],
     ) -> Self {
-        let pi = pi.map(|p| {
-            if p.is_nan() {
-                p
-            } else {
-                p.clamp(PI_FLOOR, 1.0 - PI_FLOOR)
-            }
-        });
         PluginEstimate {
-            basis,
-            pi,
-            denominator,
-            numerator,
+            pi: clamp_pi(pi),
+            eta: EtaEstimate::Kernel(KernelEta {
+                basis,
+                denominator,
+                numerator,
+                noise_sd: None,
+            }),
         }
     }
 
-    /// The ν-weighted aggregate of several sites' estimates in the same basis (Alg. 1 S1, server
-    /// side): `π̃_a = Σ ν_s π̃_a^s`, coefficients `Σ ν_s c^s` for numerator and denominator
-    /// separately (the ratio of weighted sums).
+    /// The estimate with the standard deviation of its coefficients' release noise recorded
+    /// (kernel; the logistic plug-in records its own at release).
+    pub fn with_noise_sd(mut self, sd: f64) -> Self {
+        if let EtaEstimate::Kernel(k) = &mut self.eta {
+            k.noise_sd = Some(sd);
+        }
+        self
+    }
+
+    /// The released signal against its noise, for the report's fixed-form line: the norm of
+    /// the released coefficients that carry the dependence on `x` (kernel: the numerators
+    /// `G̃_0, G̃_1`; logistic: every weight but the intercept) and the norm the release noise
+    /// alone would give them (√p times the recorded noise standard deviation). Public.
+    pub fn signal_and_noise(&self) -> (f64, f64) {
+        let norm = |v: &mut dyn Iterator<Item = &f64>| v.map(|x| x * x).sum::<f64>().sqrt();
+        match &self.eta {
+            EtaEstimate::Kernel(k) => {
+                let p = (k.numerator[0].len() + k.numerator[1].len()) as f64;
+                (
+                    norm(&mut k.numerator[0].iter().chain(&k.numerator[1])),
+                    k.noise_sd.unwrap_or(f64::NAN) * p.sqrt(),
+                )
+            }
+            EtaEstimate::Logistic { logistic } => {
+                let w = &logistic.weights[..logistic.weights.len().saturating_sub(1)];
+                (
+                    norm(&mut w.iter()),
+                    logistic.noise_sd * (w.len() as f64).sqrt(),
+                )
+            }
+        }
+    }
+
+    /// A logistic-plug-in estimate.
+    pub fn logistic(pi: [f64; 2], logistic: crate::plugin::logistic::LogisticEta) -> Self {
+        PluginEstimate {
+            pi: clamp_pi(pi),
+            eta: EtaEstimate::Logistic { logistic },
+        }
+    }
+
+    /// The kernel estimator's functions (`None` for the logistic plug-in).
+    pub fn kernel(&self) -> Option<&KernelEta> {
+        match &self.eta {
+            EtaEstimate::Kernel(k) => Some(k),
+            EtaEstimate::Logistic { .. } => None,
+        }
+    }
+
+    /// Number of feature columns the estimate reads.
+    pub fn dim(&self) -> usize {
+        match &self.eta {
+            EtaEstimate::Kernel(k) => k.basis.dim(),
+            EtaEstimate::Logistic { logistic } => logistic.dim(),
+        }
+    }
+
+    /// The kernel bandwidth `h` (0 for the logistic plug-in, which has none).
+    pub fn bandwidth(&self) -> f64 {
+        self.kernel().map_or(0.0, |k| k.basis.bandwidth())
+    }
+
+    /// One line naming the estimator and its public settings (for reports).
+    pub fn describe(&self) -> String {
+        match &self.eta {
+            EtaEstimate::Kernel(k) => format!(
+                "kernel plug-in (h = {:.4}, {} random features)",
+                k.basis.bandwidth(),
+                k.basis.len()
+            ),
+            EtaEstimate::Logistic { logistic } => logistic.describe(),
+        }
+    }
+
+    /// The ν-weighted aggregate of several sites' estimates of the same kind (Alg. 1 S1, server
+    /// side): `π̃_a = Σ ν_s π̃_a^s`; kernel: coefficients `Σ ν_s c^s` for numerator and
+    /// denominator separately (the ratio of weighted sums), in one basis; logistic: the weights
+    /// `Σ ν_s w̃^s` (`docs/deviations.md#fdp-fair-logistic-plug-in`).
     pub fn aggregate(parts: &[(f64, &PluginEstimate)]) -> Result<Self> {
         let Some((_, first)) = parts.first() else {
             return Err(invalid("sites", "nothing to aggregate"));
         };
-        let len = first.basis.len();
         let mut pi = [0.0; 2];
-        let mut den = [vec![0.0; len], vec![0.0; len]];
-        let mut num = [vec![0.0; len], vec![0.0; len]];
         for (s, (w, e)) in parts.iter().enumerate() {
-            if e.basis != first.basis {
-                return Err(invalid("basis", format!("site {s} uses a different basis")));
-            }
             if !(w.is_finite() && *w >= 0.0) {
                 return Err(invalid("weights", format!("site {s}: weight {w}")));
             }
             for a in 0..2 {
                 pi[a] += w * e.pi[a];
-                den[a]
-                    .iter_mut()
-                    .zip(&e.denominator[a])
-                    .for_each(|(x, y)| *x += w * y);
-                num[a]
-                    .iter_mut()
-                    .zip(&e.numerator[a])
-                    .for_each(|(x, y)| *x += w * y);
             }
         }
-        Ok(PluginEstimate::new(first.basis.clone(), pi, den, num))
+        let weighted_sum = |vectors: &mut dyn Iterator<Item = (f64, &Vec<f64>)>, len: usize| {
+            let mut out = vec![0.0; len];
+            for (w, v) in vectors {
+                out.iter_mut().zip(v).for_each(|(x, y)| *x += w * y);
+            }
+            out
+        };
+        match &first.eta {
+            EtaEstimate::Kernel(k0) => {
+                let mut kernels = Vec::with_capacity(parts.len());
+                for (s, (w, e)) in parts.iter().enumerate() {
+                    match e.kernel() {
+                        Some(k) if k.basis == k0.basis => kernels.push((*w, k)),
+                        Some(_) => {
+                            return Err(invalid("basis", format!("site {s} uses a different basis")));
+                        }
+                        None => return Err(invalid("eta_model", format!("site {s} is not a kernel estimate"))),
+                    }
+                }
+                let len = k0.basis.len();
+                let part = |f: &dyn Fn(&KernelEta) -> &Vec<f64>| {
+                    weighted_sum(&mut kernels.iter().map(|(w, k)| (*w, f(k))), len)
+                };
+                let den = [part(&|k| &k.denominator[0]), part(&|k| &k.denominator[1])];
+                let num = [part(&|k| &k.numerator[0]), part(&|k| &k.numerator[1])];
+                let estimate = PluginEstimate::new(k0.basis.clone(), pi, den, num);
+                // Independent site noises: the weighted sum's variance is Σ ν_s² σ_s².
+                let variance: Option<f64> = kernels
+                    .iter()
+                    .map(|(w, k)| k.noise_sd.map(|sd| w * w * sd * sd))
+                    .sum();
+                Ok(match variance {
+                    Some(v) => estimate.with_noise_sd(v.sqrt()),
+                    None => estimate,
+                })
+            }
+            EtaEstimate::Logistic { logistic: l0 } => {
+                let mut models = Vec::with_capacity(parts.len());
+                for (s, (w, e)) in parts.iter().enumerate() {
+                    match &e.eta {
+                        EtaEstimate::Logistic { logistic } if logistic.weights.len() == l0.weights.len() => {
+                            models.push((*w, logistic));
+                        }
+                        _ => return Err(invalid("eta_model", format!("site {s} is not a logistic estimate of the same dimension"))),
+                    }
+                }
+                let weights = weighted_sum(
+                    &mut models.iter().map(|(w, l)| (*w, &l.weights)),
+                    l0.weights.len(),
+                );
+                let noise_sd = models.iter().map(|(w, l)| w * w * l.noise_sd * l.noise_sd).sum::<f64>().sqrt();
+                Ok(PluginEstimate::logistic(
+                    pi,
+                    crate::plugin::logistic::LogisticEta {
+                        weights,
+                        noise_sd,
+                        ..l0.clone()
+                    },
+                ))
+            }
+        }
     }
 
+    /// `η̃_{a_i}(x_i)` for every row, each row in its own group.
+    pub fn eta_grouped(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
+        check_groups(x, a)?;
+        match &self.eta {
+            EtaEstimate::Kernel(k) => k.eta_grouped(x, a),
+            EtaEstimate::Logistic { logistic } => logistic.eta_grouped(x, a),
+        }
+    }
+}
+
+impl KernelEta {
     /// Floor of the denominator (`docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`): tiny relative to the kernel scale `h^{−d}`.
     fn floor(&self) -> f64 {
         1e-12 * self.basis.bandwidth().powi(-(self.basis.dim() as i32))
     }
 
-    /// `η̃_a` at every row of `x`.
-    pub fn eta(&self, a: usize, x: ArrayView2<f64>) -> Result<Vec<f64>> {
-        if a > 1 {
-            return Err(invalid("group", format!("group {a} (need 0 or 1)")));
-        }
-        let v = self
-            .basis
-            .evaluate(&[&self.numerator[a], &self.denominator[a]], x)?;
-        let floor = self.floor();
-        Ok(v.outer_iter().map(|r| ratio(r[0], r[1], floor)).collect())
-    }
-
-    /// `η̃_{a_i}(x_i)` for every row, each row in its own group.
-    pub fn eta_grouped(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
-        if a.len() != x.nrows() {
-            return Err(Error::InvalidData(format!(
-                "{} group codes for {} rows",
-                a.len(),
-                x.nrows()
-            )));
-        }
-        if let Some(i) = a.iter().position(|&g| g > 1) {
-            return Err(Error::InvalidData(format!(
-                "row {i}: group code {} (need 0 or 1)",
-                a[i]
-            )));
-        }
+    /// `η̃_{a_i}(x_i)` for every row (groups already checked).
+    fn eta_grouped(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
         let v = self.basis.evaluate(
             &[
                 &self.numerator[0],

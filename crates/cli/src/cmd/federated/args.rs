@@ -20,6 +20,38 @@ pub struct BasisArgs {
     /// Seed of the public basis (the same at every site).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BASIS_SEED)]
     pub basis_seed: u64,
+    #[command(flatten)]
+    pub eta: EtaModelArgs,
+}
+
+/// `--eta-model`: the estimator of η_a(x) = P(Y=1 | X=x, A=a) in the plug-in (CDP-Fair, FDP-Fair).
+#[derive(clap::Args, Clone, Debug)]
+pub struct EtaModelArgs {
+    /// Estimator of η_a(x) = P(Y=1 | X=x, A=a): `kernel` (the paper's kernel ratio), `logistic`
+    /// (output-perturbed logistic regression with the group as a feature, released jointly with
+    /// π̃ at the same (ε, δ); strict accounting only; in the file protocol each site releases its
+    /// weights and the server averages them), or `auto`: the kernel for at most 3 feature
+    /// columns after one-hot encoding or with --accounting paper, the logistic plug-in above
+    /// (a public rule: the column count, never the data). See docs/choosing.md.
+    #[arg(long, value_enum, default_value_t = EtaModelArg::Auto)]
+    pub eta_model: EtaModelArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtaModelArg {
+    Kernel,
+    Logistic,
+    Auto,
+}
+
+impl From<EtaModelArg> for dpfair::plugin::EtaModel {
+    fn from(e: EtaModelArg) -> Self {
+        match e {
+            EtaModelArg::Kernel => dpfair::plugin::EtaModel::Kernel,
+            EtaModelArg::Logistic => dpfair::plugin::EtaModel::Logistic,
+            EtaModelArg::Auto => dpfair::plugin::EtaModel::Auto,
+        }
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +102,12 @@ impl ServerArgs {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandArg {
+    Inside,
+    Centred,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MonotoniserArg {
     /// Algorithm 6 (the paper's experiments).
     Numerical,
@@ -96,9 +134,14 @@ pub struct SearchArgs {
         allow_hyphen_values = true
     )]
     pub alpha: f64,
-    /// Half-width ρ* of the band |D̃D(τ)| ∈ [α − ρ*, α + ρ*] the threshold is chosen in.
+    /// Half-width ρ* of the band the threshold is chosen in: |D̃D(τ)| ∈ [α − 2b, α] with
+    /// b = min(ρ*, α) (--band inside, default), or [α − ρ*, α + ρ*] (--band centred, the paper).
     #[arg(long, value_name = "R", default_value_t = 0.03)]
     pub rho_star: f64,
+    /// Where the selection band lies: `inside` the target (the released estimate of |DD| at τ̃
+    /// is at most α), or `centred` on α as in the paper (it may exceed α by ρ*).
+    #[arg(long, value_enum, default_value_t = BandArg::Inside)]
+    pub band: BandArg,
     /// C_ω of the monotone correction's tolerance ω.
     #[arg(long, value_name = "C", default_value_t = 0.1)]
     pub c_omega: f64,
@@ -132,6 +175,7 @@ impl SearchArgs {
                 ClipArg::Paper => Clip::Paper,
             }),
             zero_within_band: self.zero_within_band,
+            band_inside: self.band == BandArg::Inside,
         }
     }
 }

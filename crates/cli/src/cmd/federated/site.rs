@@ -146,6 +146,8 @@ fn round1(args: Round1Args) -> CliResult {
             PiRelease::Private
         },
         split_seed: None,
+        eta_model: dpfair::plugin::EtaModel::from(args.basis.eta.eta_model)
+            .resolve(data.n_features(), accounting == Accounting::Paper),
     };
     let mut ledger = site_ledger(params.epsilon, params.delta, accounting)?;
     let mut noise = s.privacy.noise();

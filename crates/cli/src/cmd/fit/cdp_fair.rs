@@ -26,6 +26,7 @@ impl Args {
             .accounting(self.privacy.accounting())
             .frequencies(self.frequencies)
             .tau_grid(self.tau_grid)
+            .eta_model(self.eta.eta_model.into())
             .dd_floor(match self.min_group {
                 Some(min_group) => DdFloor::Public { min_group },
                 None => DdFloor::default(),

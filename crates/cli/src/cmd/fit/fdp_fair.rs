@@ -30,6 +30,7 @@ impl Args {
             pi: self.empirical_pi.then_some(PiRelease::Empirical),
             server: self.server.params(),
             search: self.search.config(),
+            eta_model: self.basis.eta.eta_model.into(),
         };
         FdpFairParams::from_config(config, self.sites)
     }

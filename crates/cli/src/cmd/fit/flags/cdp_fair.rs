@@ -47,4 +47,6 @@ pub struct Args {
     /// [−max π̃, max π̃] (strict only; the paper sweeps the calibration scores).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_TAU_GRID)]
     pub tau_grid: usize,
+    #[command(flatten)]
+    pub eta: crate::cmd::federated::args::EtaModelArgs,
 }
