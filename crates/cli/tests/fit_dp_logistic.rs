@@ -202,6 +202,9 @@ fn gdp_accountant_is_flagged_as_uncertified() {
         "2",
         "--accountant",
         "gdp",
+        // Public bounds: the GDP entry is then the ledger's first (#1).
+        "--bounds",
+        "a:0:10,b:0:10",
         "--seed",
         "5",
         "--out",

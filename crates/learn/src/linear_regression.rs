@@ -351,7 +351,10 @@ pub fn fit_dp_linear(
                 &exact,
             )?;
             // The σ actually drawn (the calibration's, rounded up to whole lattice steps).
-            let sigma = ledger.entries().last().map_or(gaussian.sigma(), |e| e.scale);
+            let sigma = ledger
+                .entries()
+                .last()
+                .map_or(gaussian.sigma(), |e| e.scale);
             (released, gaussian.sensitivity(), sigma)
         }
     };
@@ -516,12 +519,21 @@ mod tests {
         let e_norm = fit.sigma * ((p as f64).sqrt() + 2.0 * ln_beta);
         let tol = (e_norm + 2.0 * fit.ridge * l2(&ols)) / lambda_min;
         assert!(l2(&err) <= tol, "‖θ̃ − θ‖ = {} > {tol}", l2(&err));
-        eprintln!("‖θ̃ − θ‖ = {}, tolerance {tol}, ‖θ‖ = {}", l2(&err), l2(&ols));
+        eprintln!(
+            "‖θ̃ − θ‖ = {}, tolerance {tol}, ‖θ‖ = {}",
+            l2(&err),
+            l2(&ols)
+        );
         // The bound is informative: the tolerance is well below the coefficients' own size.
         assert!(tol < 0.5 * l2(&ols), "tol {tol} vs ‖θ‖ {}", l2(&ols));
         // OLS recovers the generating weights (scaled target units: y_s = y / 3).
         for (j, wj) in w.iter().enumerate() {
-            assert!((ols[j] - wj / 3.0).abs() < 0.01, "{} vs {}", ols[j], wj / 3.0);
+            assert!(
+                (ols[j] - wj / 3.0).abs() < 0.01,
+                "{} vs {}",
+                ols[j],
+                wj / 3.0
+            );
         }
         // Predictions stay in the public range.
         let pred = fit.predict(x.view()).unwrap();

@@ -128,10 +128,30 @@ impl Estimator for Decoupled {
             noise,
         ));
         let after = [
-            model.rates.alpha * if model.flips.down == 0 { model.flips.p_keep } else { 1.0 }
-                + (1.0 - model.rates.alpha) * if model.flips.down == 0 { 0.0 } else { model.flips.p_flip },
-            model.rates.beta * if model.flips.down == 1 { model.flips.p_keep } else { 1.0 }
-                + (1.0 - model.rates.beta) * if model.flips.down == 1 { 0.0 } else { model.flips.p_flip },
+            model.rates.alpha
+                * if model.flips.down == 0 {
+                    model.flips.p_keep
+                } else {
+                    1.0
+                }
+                + (1.0 - model.rates.alpha)
+                    * if model.flips.down == 0 {
+                        0.0
+                    } else {
+                        model.flips.p_flip
+                    },
+            model.rates.beta
+                * if model.flips.down == 1 {
+                    model.flips.p_keep
+                } else {
+                    1.0
+                }
+                + (1.0 - model.rates.beta)
+                    * if model.flips.down == 1 {
+                        0.0
+                    } else {
+                        model.flips.p_flip
+                    },
         ];
         lines.push(super::fairness_line(
             "equal positive rates (DD = 0, by randomised flips)",

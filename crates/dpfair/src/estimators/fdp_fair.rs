@@ -233,9 +233,17 @@ impl Estimator for FdpFair {
                 info.search.monotone
             ));
             let (norm, noise) = estimate.map_or((f64::NAN, f64::NAN), |e| e.signal_and_noise());
-            lines.push(super::signal_line("η̃ (the server's aggregate)", norm, noise));
+            lines.push(super::signal_line(
+                "η̃ (the server's aggregate)",
+                norm,
+                noise,
+            ));
             let alpha = info.config.alpha;
-            let corrected = released_dd_at(&info.search.dd_corrected, info.search.depth, info.search.tau);
+            let corrected = released_dd_at(
+                &info.search.dd_corrected,
+                info.search.depth,
+                info.search.tau,
+            );
             let raw = released_dd_at(&info.search.dd, info.search.depth, info.search.tau);
             lines.push(super::fairness_line(
                 &format!("|DD| ≤ α = {alpha}"),
