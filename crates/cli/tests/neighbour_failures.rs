@@ -375,6 +375,19 @@ fn cdp_fair() {
 }
 
 #[test]
+fn cdp_fair_logistic_plug_in() {
+    check_fit("cdp-fair", &["--epsilon", "2", "--eta-model", "logistic"]);
+}
+
+#[test]
+fn fdp_fair_logistic_plug_in() {
+    check_fit(
+        "fdp-fair",
+        &["--epsilon", "2", "--sites", "2", "--eta-model", "logistic"],
+    );
+}
+
+#[test]
 fn fdp_fair() {
     check_fit(
         "fdp-fair",

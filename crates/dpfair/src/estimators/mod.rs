@@ -23,7 +23,7 @@ mod fdp_fair;
 mod lpct;
 
 pub use cdp_fair::{Baseline, CdpFair, CdpFairBaseline, CdpFairBaselineParams, CdpFairParams};
-pub use decoupled::{Decoupled, DecoupledParams};
+pub use decoupled::{DEFAULT_PARITY_LEVEL, Decoupled, DecoupledParams, STRICT_LEARNING_RATE};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{Dp2dp, Dp2dpParams};
 pub use fair_regression::{FairRegression, FairRegressionParams};
