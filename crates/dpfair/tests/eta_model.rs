@@ -108,7 +108,7 @@ fn fdp_fair_logistic_plug_in_beats_the_majority_class() {
 /// fit, bit for bit: the same model and the same ledger from the same seeds.
 #[test]
 fn the_kernel_path_is_the_library_default() {
-    let data = design(1_200, 3, 8);
+    let data = design(1_200, 5, 8);
     let config = dpfair::cdp_fair::Config {
         epsilon: 1.0,
         delta: Some(1e-6),

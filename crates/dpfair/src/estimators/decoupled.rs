@@ -173,6 +173,7 @@ impl Estimator for Decoupled {
             "positive rates of the base model (α̃, β̃)",
             rates.iter().map(|r| r * r).sum::<f64>().sqrt(),
             noise,
+            2,
         ));
         let after = [
             model.rates.alpha * if model.flips.down == 0 { model.flips.p_keep } else { 1.0 }

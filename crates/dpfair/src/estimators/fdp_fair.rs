@@ -232,8 +232,9 @@ impl Estimator for FdpFair {
                 info.search.feasible,
                 info.search.monotone
             ));
-            let (norm, noise) = estimate.map_or((f64::NAN, f64::NAN), |e| e.signal_and_noise());
-            lines.push(super::signal_line("η̃ (the server's aggregate)", norm, noise));
+            let (norm, noise, p) =
+                estimate.map_or((f64::NAN, f64::NAN, 1), |e| e.signal_and_noise());
+            lines.push(super::signal_line("η̃ (the server's aggregate)", norm, noise, p));
             let alpha = info.config.alpha;
             let corrected = released_dd_at(&info.search.dd_corrected, info.search.depth, info.search.tau);
             let raw = released_dd_at(&info.search.dd, info.search.depth, info.search.tau);
