@@ -60,11 +60,11 @@
 //! the half-line events) and the location of `τ̃` as non-private (`ε = ∞`).
 
 use crate::plugin::RffBasis;
-use crate::plugin::eta_model::{EtaModel, S1Statistics};
-use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::eta_model::{EtaModel, S1Statistics};
 use crate::plugin::kernel::{Bandwidth, cross_validate, public_rule};
+use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::release::{
     Calibration, KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan, classical_sigma,
     gaussian_release_vec,
@@ -388,7 +388,9 @@ struct Prepared<'d> {
 enum ResolvedEta {
     Kernel,
     /// The logistic plug-in with ridge strength Λ ([`public_l2`]).
-    Logistic { l2: f64 },
+    Logistic {
+        l2: f64,
+    },
 }
 
 fn prepare<'d>(

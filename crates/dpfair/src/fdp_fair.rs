@@ -51,8 +51,8 @@ pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SitePara
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 
 use crate::plugin::error::{Result, invalid};
-use crate::plugin::kernel::{PUBLIC_RULE_RANGE, public_rule};
 use crate::plugin::eta_model::EtaModel;
+use crate::plugin::kernel::{PUBLIC_RULE_RANGE, public_rule};
 use crate::plugin::release::PiRelease;
 use dpfair_data::Dataset;
 use serde::{Deserialize, Serialize};

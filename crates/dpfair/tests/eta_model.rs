@@ -16,8 +16,11 @@ use rand::{RngExt, SeedableRng};
 /// columns, base rate about 0.35 (the majority class is 0).
 fn design(n: usize, d: usize, seed: u64) -> Dataset {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let features = Array2::from_shape_fn((n, d), |_| f64::from(u8::from(rng.random::<f64>() < 0.3)));
-    let codes: Vec<u32> = (0..n).map(|_| u32::from(rng.random::<f64>() < 0.4)).collect();
+    let features =
+        Array2::from_shape_fn((n, d), |_| f64::from(u8::from(rng.random::<f64>() < 0.3)));
+    let codes: Vec<u32> = (0..n)
+        .map(|_| u32::from(rng.random::<f64>() < 0.4))
+        .collect();
     let y = (0..n)
         .map(|i| {
             let r = features.row(i);
@@ -39,13 +42,25 @@ fn design(n: usize, d: usize, seed: u64) -> Dataset {
 /// (accuracy, DD, majority-class accuracy, n_0, n_1) of expected predictions on `test`.
 fn score(model: &dpfair::cdp_fair::Model, test: &Dataset) -> (f64, f64, f64, f64, f64) {
     let groups = &test.groups.as_ref().unwrap().codes;
-    let Some(Target::Binary(y)) = &test.target else { panic!() };
+    let Some(Target::Binary(y)) = &test.target else {
+        panic!()
+    };
     let p = model.predict_proba(test.features.view(), groups).unwrap();
     let n = y.len() as f64;
-    let acc = p.iter().zip(y).map(|(p, &y)| if y == 1 { *p } else { 1.0 - p }).sum::<f64>() / n;
+    let acc = p
+        .iter()
+        .zip(y)
+        .map(|(p, &y)| if y == 1 { *p } else { 1.0 - p })
+        .sum::<f64>()
+        / n;
     let rate = y.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
     let mean = |g: u32| {
-        let v: Vec<f64> = p.iter().zip(groups).filter(|(_, a)| **a == g).map(|(p, _)| *p).collect();
+        let v: Vec<f64> = p
+            .iter()
+            .zip(groups)
+            .filter(|(_, a)| **a == g)
+            .map(|(p, _)| *p)
+            .collect();
         (v.iter().sum::<f64>() / v.len() as f64, v.len() as f64)
     };
     let ((m0, n0), (m1, n1)) = (mean(0), mean(1));
@@ -80,7 +95,10 @@ fn logistic_plug_in_beats_the_majority_class_in_high_dimension() {
         let (acc, dd, majority, n0, n1) = score(&fitted.model, &test);
         // 3 standard errors of an accuracy on 4,000 rows (sd ≤ 1/2).
         let se = 3.0 * 0.5 / 4_000f64.sqrt();
-        assert!(acc > majority + se, "{eta:?}: accuracy {acc}, majority {majority}");
+        assert!(
+            acc > majority + se,
+            "{eta:?}: accuracy {acc}, majority {majority}"
+        );
         let tol = dd_tolerance(n0, n1, (n - n / 2) as f64, epsilon);
         assert!(dd.abs() <= alpha + tol, "{eta:?}: DD {dd}, α + {tol}");
     }
@@ -101,7 +119,10 @@ fn fdp_fair_logistic_plug_in_beats_the_majority_class() {
     let mut session = Session::insecure_seeded(epsilon, 1e-6, 7).unwrap();
     let fitted = est.fit(&train, &mut session).unwrap();
     let (acc, _, majority, _, _) = score(&fitted.model, &test);
-    assert!(acc > majority + 3.0 * 0.5 / 4_000f64.sqrt(), "accuracy {acc}, majority {majority}");
+    assert!(
+        acc > majority + 3.0 * 0.5 / 4_000f64.sqrt(),
+        "accuracy {acc}, majority {majority}"
+    );
 }
 
 /// Selecting the kernel through the estimator is the library's default (the paper's) kernel
@@ -126,7 +147,9 @@ fn the_kernel_path_is_the_library_default() {
         .check()
         .unwrap();
     let mut l2 = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
-    let via = est.fit_with(&data, &mut l2, &mut Noise::seeded(11)).unwrap();
+    let via = est
+        .fit_with(&data, &mut l2, &mut Noise::seeded(11))
+        .unwrap();
     assert_eq!(direct, via);
     assert_eq!(l1.entries(), l2.entries());
     assert!(direct.folds[0].estimate.kernel().is_some());

@@ -70,7 +70,9 @@ fn released_weights_are_compared_with_their_noise() {
 
 /// The number printed right after `key` in `report`.
 fn number_after(report: &str, key: &str) -> f64 {
-    let at = report.find(key).unwrap_or_else(|| panic!("{key}: {report}"));
+    let at = report
+        .find(key)
+        .unwrap_or_else(|| panic!("{key}: {report}"));
     report[at + key.len()..]
         .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
         .next()
@@ -97,10 +99,20 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
             .unwrap();
         let fitted = est.fit(&data, &mut session()).unwrap();
         let report = est.report(&fitted, &data).join("\n");
-        assert_eq!(report.matches("fairness: targets |DD| ≤ α = 0.1").count(), 1, "{report}");
+        assert_eq!(
+            report.matches("fairness: targets |DD| ≤ α = 0.1").count(),
+            1,
+            "{report}"
+        );
         let (norm, noise, _) = fitted.model.folds[0].estimate.signal_and_noise();
-        assert!((number_after(&report, ": norm ") - norm).abs() < 1e-4, "{report}");
-        assert!((number_after(&report, "would give about ") - noise).abs() < 1e-4, "{report}");
+        assert!(
+            (number_after(&report, ": norm ") - norm).abs() < 1e-4,
+            "{report}"
+        );
+        assert!(
+            (number_after(&report, "would give about ") - noise).abs() < 1e-4,
+            "{report}"
+        );
         assert!(noise > 0.0, "{eta:?}: a private release has noise");
     }
     let est = FdpFair::params()
@@ -116,18 +128,33 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
     let met = report.contains(&format!("within α: {}", dd.abs() <= 0.1));
     assert!(met, "the verdict follows the printed estimate: {report}");
     let est = Decoupled::params().epsilon(3.0).check().unwrap();
-    let fitted = est.fit(&data, &mut Session::insecure_seeded(3.0, 1e-5, 3).unwrap()).unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(3.0, 1e-5, 3).unwrap())
+        .unwrap();
     let report = est.report(&fitted, &data).join("\n");
     let rates = &fitted.model.rates;
     let norm = (rates.alpha.powi(2) + rates.beta.powi(2)).sqrt();
-    assert!((number_after(&report, "(α̃, β̃): norm ") - norm).abs() < 1e-4, "{report}");
-    assert!(report.contains("fairness: targets |DD| ≤ α = 0.1 (randomised flips"), "{report}");
+    assert!(
+        (number_after(&report, "(α̃, β̃): norm ") - norm).abs() < 1e-4,
+        "{report}"
+    );
+    assert!(
+        report.contains("fairness: targets |DD| ≤ α = 0.1 (randomised flips"),
+        "{report}"
+    );
     let est = Dp2dp::params().epsilon(1.0).check().unwrap();
-    let fitted = est.fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap()).unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
+        .unwrap();
     let report = est.report(&fitted, &data).join("\n");
-    assert!(report.contains("fairness: targets unfairness U ≤ ρ"), "{report}");
+    assert!(
+        report.contains("fairness: targets unfairness U ≤ ρ"),
+        "{report}"
+    );
     let est = DpLogistic::params().epsilon(1.0).check().unwrap();
-    let fitted = est.fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap()).unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
+        .unwrap();
     let report = est.report(&fitted, &data).join("\n");
     assert!(report.contains("fairness: targets nothing"), "{report}");
 }

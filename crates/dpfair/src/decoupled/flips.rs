@@ -68,7 +68,10 @@ impl FairFlips {
     /// to `m − level/2`, `m` their midpoint. `level = 0` is [`FairFlips::from_rates`] exactly.
     pub fn from_rates_within(alpha: f64, beta: f64, level: f64) -> Result<Self> {
         if !(level.is_finite() && level >= 0.0) {
-            return Err(invalid("level", format!("must be finite and ≥ 0, got {level}")));
+            return Err(invalid(
+                "level",
+                format!("must be finite and ≥ 0, got {level}"),
+            ));
         }
         let exact = Self::from_rates(alpha, beta)?;
         if level == 0.0 {
@@ -86,7 +89,11 @@ impl FairFlips {
         let (hi_to, lo_to) = (mid + 0.5 * level, mid - 0.5 * level);
         Ok(FairFlips {
             p_keep: hi_to / hi,
-            p_flip: if lo < 1.0 { (lo_to - lo) / (1.0 - lo) } else { 0.0 },
+            p_flip: if lo < 1.0 {
+                (lo_to - lo) / (1.0 - lo)
+            } else {
+                0.0
+            },
             ..exact
         })
     }

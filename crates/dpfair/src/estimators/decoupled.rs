@@ -176,10 +176,30 @@ impl Estimator for Decoupled {
             2,
         ));
         let after = [
-            model.rates.alpha * if model.flips.down == 0 { model.flips.p_keep } else { 1.0 }
-                + (1.0 - model.rates.alpha) * if model.flips.down == 0 { 0.0 } else { model.flips.p_flip },
-            model.rates.beta * if model.flips.down == 1 { model.flips.p_keep } else { 1.0 }
-                + (1.0 - model.rates.beta) * if model.flips.down == 1 { 0.0 } else { model.flips.p_flip },
+            model.rates.alpha
+                * if model.flips.down == 0 {
+                    model.flips.p_keep
+                } else {
+                    1.0
+                }
+                + (1.0 - model.rates.alpha)
+                    * if model.flips.down == 0 {
+                        0.0
+                    } else {
+                        model.flips.p_flip
+                    },
+            model.rates.beta
+                * if model.flips.down == 1 {
+                    model.flips.p_keep
+                } else {
+                    1.0
+                }
+                + (1.0 - model.rates.beta)
+                    * if model.flips.down == 1 {
+                        0.0
+                    } else {
+                        model.flips.p_flip
+                    },
         ];
         let level = self.config.parity_level;
         lines.push(super::fairness_line(

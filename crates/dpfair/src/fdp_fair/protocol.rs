@@ -552,7 +552,12 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
         }
         EtaEstimate::Logistic { logistic } => {
             let settings = [logistic.l2, logistic.noise_sd];
-            if let Some(x) = logistic.weights.iter().chain(&settings).find(|x| !x.is_finite()) {
+            if let Some(x) = logistic
+                .weights
+                .iter()
+                .chain(&settings)
+                .find(|x| !x.is_finite())
+            {
                 return bad(format!("logistic plug-in: non-finite value {x}"));
             }
         }

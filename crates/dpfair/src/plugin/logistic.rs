@@ -143,8 +143,9 @@ impl LogisticS1 {
             group_counts[g as usize] += 1;
         }
         let labels: Vec<u32> = y.iter().map(|&v| u32::from(v)).collect();
-        let weights = penalised_minimiser(&Self::op_config(l2, 1.0, 0.5), design.view(), &labels, 2)
-            .map_err(learn_error)?;
+        let weights =
+            penalised_minimiser(&Self::op_config(l2, 1.0, 0.5), design.view(), &labels, 2)
+                .map_err(learn_error)?;
         Ok(LogisticS1 {
             n,
             dim: d,

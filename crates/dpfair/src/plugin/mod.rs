@@ -31,7 +31,7 @@ pub mod threshold;
 pub use basis::RffBasis;
 pub use classifier::{ExpectedMetrics, FairPluginClassifier};
 pub use error::{Error, Result};
-pub use kernel::Bandwidth;
 pub use eta_model::EtaModel;
+pub use kernel::Bandwidth;
 pub use release::{Calibration, EtaEstimate, KernelEta, KernelSums, PluginEstimate};
 pub use threshold::{GroupRule, ScoreSet, Side, sweep_threshold};

@@ -112,7 +112,12 @@ pub fn joint_release(
     let mut it = out.into_iter();
     Ok(blocks
         .iter()
-        .map(|(v, d)| it.by_ref().take(v.len()).map(|x| x * d / per_block).collect())
+        .map(|(v, d)| {
+            it.by_ref()
+                .take(v.len())
+                .map(|x| x * d / per_block)
+                .collect()
+        })
         .collect())
 }
 
@@ -602,9 +607,17 @@ impl PluginEstimate {
                     match e.kernel() {
                         Some(k) if k.basis == k0.basis => kernels.push((*w, k)),
                         Some(_) => {
-                            return Err(invalid("basis", format!("site {s} uses a different basis")));
+                            return Err(invalid(
+                                "basis",
+                                format!("site {s} uses a different basis"),
+                            ));
                         }
-                        None => return Err(invalid("eta_model", format!("site {s} is not a kernel estimate"))),
+                        None => {
+                            return Err(invalid(
+                                "eta_model",
+                                format!("site {s} is not a kernel estimate"),
+                            ));
+                        }
                     }
                 }
                 let len = k0.basis.len();
@@ -628,17 +641,30 @@ impl PluginEstimate {
                 let mut models = Vec::with_capacity(parts.len());
                 for (s, (w, e)) in parts.iter().enumerate() {
                     match &e.eta {
-                        EtaEstimate::Logistic { logistic } if logistic.weights.len() == l0.weights.len() => {
+                        EtaEstimate::Logistic { logistic }
+                            if logistic.weights.len() == l0.weights.len() =>
+                        {
                             models.push((*w, logistic));
                         }
-                        _ => return Err(invalid("eta_model", format!("site {s} is not a logistic estimate of the same dimension"))),
+                        _ => {
+                            return Err(invalid(
+                                "eta_model",
+                                format!(
+                                    "site {s} is not a logistic estimate of the same dimension"
+                                ),
+                            ));
+                        }
                     }
                 }
                 let weights = weighted_sum(
                     &mut models.iter().map(|(w, l)| (*w, &l.weights)),
                     l0.weights.len(),
                 );
-                let noise_sd = models.iter().map(|(w, l)| w * w * l.noise_sd * l.noise_sd).sum::<f64>().sqrt();
+                let noise_sd = models
+                    .iter()
+                    .map(|(w, l)| w * w * l.noise_sd * l.noise_sd)
+                    .sum::<f64>()
+                    .sqrt();
                 Ok(PluginEstimate::logistic(
                     pi,
                     crate::plugin::logistic::LogisticEta {
