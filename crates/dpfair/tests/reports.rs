@@ -151,7 +151,11 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
         report.contains("fairness: targets unfairness U ≤ ρ"),
         "{report}"
     );
-    let est = DpLogistic::params().epsilon(1.0).check().unwrap();
+    let est = DpLogistic::params()
+        .epsilon(1.0)
+        .substitution(true)
+        .check()
+        .unwrap();
     let fitted = est
         .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
         .unwrap();
