@@ -589,8 +589,8 @@ impl PluginEstimate {
             if !(w.is_finite() && *w >= 0.0) {
                 return Err(invalid("weights", format!("site {s}: weight {w}")));
             }
-            for a in 0..2 {
-                pi[a] += w * e.pi[a];
+            for (p, q) in pi.iter_mut().zip(&e.pi) {
+                *p += w * q;
             }
         }
         let weighted_sum = |vectors: &mut dyn Iterator<Item = (f64, &Vec<f64>)>, len: usize| {
