@@ -294,6 +294,12 @@ const SCHEMA: [&str; 8] = [
 
 /// Checks one `fit` method: both neighbour pairs, then the distinctive counts.
 fn check_fit(method: &str, options: &[&str]) {
+    check_fit_in(method, method, options);
+}
+
+/// [`check_fit`] in scratch folders named after `suite` (tests of one method with different
+/// options run in parallel and must not share folders).
+fn check_fit_in(suite: &str, method: &str, options: &[&str]) {
     let mut args = strings(&["fit", method, "--data", "{dir}/train.csv"]);
     args.extend(strings(&SCHEMA));
     args.extend(strings(&["--out", "{dir}/model.json"]));
@@ -303,13 +309,13 @@ fn check_fit(method: &str, options: &[&str]) {
         ("empty-group", empty_group as fn(bool) -> Rows),
         ("one-class-group", one_class_group),
     ] {
-        let d = neighbour_pair(method, pair, |dir, odd| {
+        let d = neighbour_pair(suite, pair, |dir, odd| {
             write_rows(&dir.join("train.csv"), &rows(odd))
         });
-        same_outcomes(&format!("{method} {pair}"), [&d[0], &d[1]], &steps);
+        same_outcomes(&format!("{suite} {pair}"), [&d[0], &d[1]], &steps);
     }
     let (rows, private) = distinctive();
-    let dir = neighbour_dir(method, "distinctive", |dir| {
+    let dir = neighbour_dir(suite, "distinctive", |dir| {
         write_with_missing(&dir.join("train.csv"), &rows);
     });
     no_private_count(method, &dir, &steps, &private);
@@ -372,6 +378,24 @@ fn decoupled_per_group_base() {
 #[test]
 fn cdp_fair() {
     check_fit("cdp-fair", &["--epsilon", "2", "--frequencies", "32"]);
+}
+
+#[test]
+fn cdp_fair_logistic_plug_in() {
+    check_fit_in(
+        "cdp-fair-logistic",
+        "cdp-fair",
+        &["--epsilon", "2", "--eta-model", "logistic"],
+    );
+}
+
+#[test]
+fn fdp_fair_logistic_plug_in() {
+    check_fit_in(
+        "fdp-fair-logistic",
+        "fdp-fair",
+        &["--epsilon", "2", "--sites", "2", "--eta-model", "logistic"],
+    );
 }
 
 #[test]

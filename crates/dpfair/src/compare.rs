@@ -87,8 +87,7 @@ impl Method {
     pub fn target(self, alpha: f64) -> Option<f64> {
         match self {
             Method::DpLogistic => None,
-            Method::Decoupled => Some(0.0),
-            Method::CdpFair | Method::FdpFair | Method::Dp2dp => Some(alpha),
+            Method::Decoupled | Method::CdpFair | Method::FdpFair | Method::Dp2dp => Some(alpha),
         }
     }
 }
@@ -543,7 +542,12 @@ fn fit_and_score(
         ),
         Method::CdpFair => score!(CdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
         Method::FdpFair => score!(FdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
-        Method::Decoupled => score!(Decoupled::params().epsilon(epsilon).delta(delta)),
+        Method::Decoupled => score!(
+            Decoupled::params()
+                .alpha(alpha)
+                .epsilon(epsilon)
+                .delta(delta)
+        ),
         Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
     }
 }

@@ -186,7 +186,7 @@ pub fn fit(
     }
     let rates = private_rates::release_rates(split.rates, &g_d, &pred_d, ledger, noise)?;
     // 4. The flips.
-    let flips = FairFlips::from_rates(rates.alpha, rates.beta)?;
+    let flips = FairFlips::from_rates_within(rates.alpha, rates.beta, config.parity_level)?;
     Ok(Model {
         base,
         flips,

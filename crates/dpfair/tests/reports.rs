@@ -67,3 +67,98 @@ fn released_weights_are_compared_with_their_noise() {
         );
     }
 }
+
+/// The number printed right after `key` in `report`.
+fn number_after(report: &str, key: &str) -> f64 {
+    let at = report
+        .find(key)
+        .unwrap_or_else(|| panic!("{key}: {report}"));
+    report[at + key.len()..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|e| panic!("{key}: {e}: {report}"))
+}
+
+/// Every fair method prints one `fairness:` line and one `released …: norm …` line; their
+/// numbers are the released values of the fitted model (recomputed here from the model).
+#[test]
+fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
+    use dpfair::estimators::{CdpFair, Decoupled, Dp2dp, FdpFair};
+    use dpfair::plugin::EtaModel;
+    let data = example_data(3_000, 2, 7);
+    let session = || Session::insecure_seeded(2.0, 1e-5, 3).unwrap();
+    for eta in [EtaModel::Kernel, EtaModel::Logistic] {
+        let est = CdpFair::params()
+            .epsilon(2.0)
+            .delta(1e-6)
+            .frequencies(64)
+            .eta_model(eta)
+            .check()
+            .unwrap();
+        let fitted = est.fit(&data, &mut session()).unwrap();
+        let report = est.report(&fitted, &data).join("\n");
+        assert_eq!(
+            report.matches("fairness: targets |DD| ≤ α = 0.1").count(),
+            1,
+            "{report}"
+        );
+        let (norm, noise, _) = fitted.model.folds[0].estimate.signal_and_noise();
+        assert!(
+            (number_after(&report, ": norm ") - norm).abs() < 1e-4,
+            "{report}"
+        );
+        assert!(
+            (number_after(&report, "would give about ") - noise).abs() < 1e-4,
+            "{report}"
+        );
+        assert!(noise > 0.0, "{eta:?}: a private release has noise");
+    }
+    let est = FdpFair::params()
+        .epsilon(2.0)
+        .delta(1e-6)
+        .sites(2)
+        .frequencies(64)
+        .check()
+        .unwrap();
+    let fitted = est.fit(&data, &mut session()).unwrap();
+    let report = est.report(&fitted, &data).join("\n");
+    let dd = number_after(&report, "monotone D̃D = ");
+    let met = report.contains(&format!("within α: {}", dd.abs() <= 0.1));
+    assert!(met, "the verdict follows the printed estimate: {report}");
+    let est = Decoupled::params().epsilon(3.0).check().unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(3.0, 1e-5, 3).unwrap())
+        .unwrap();
+    let report = est.report(&fitted, &data).join("\n");
+    let rates = &fitted.model.rates;
+    let norm = (rates.alpha.powi(2) + rates.beta.powi(2)).sqrt();
+    assert!(
+        (number_after(&report, "(α̃, β̃): norm ") - norm).abs() < 1e-4,
+        "{report}"
+    );
+    assert!(
+        report.contains("fairness: targets |DD| ≤ α = 0.1 (randomised flips"),
+        "{report}"
+    );
+    let est = Dp2dp::params().epsilon(1.0).check().unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
+        .unwrap();
+    let report = est.report(&fitted, &data).join("\n");
+    assert!(
+        report.contains("fairness: targets unfairness U ≤ ρ"),
+        "{report}"
+    );
+    let est = DpLogistic::params()
+        .epsilon(1.0)
+        .substitution(true)
+        .check()
+        .unwrap();
+    let fitted = est
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
+        .unwrap();
+    let report = est.report(&fitted, &data).join("\n");
+    assert!(report.contains("fairness: targets nothing"), "{report}");
+}

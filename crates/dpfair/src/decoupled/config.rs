@@ -98,6 +98,9 @@ pub struct Config {
     pub noise_multiplier: Option<f64>,
     /// Seed of the random split; `None` = drawn from the noise source (recorded in the model).
     pub split_seed: Option<u64>,
+    /// The disparity the flips allow on the released rates: 0 = the paper's exact parity;
+    /// `α > 0` flips only until the rates are within α ([`super::FairFlips::from_rates_within`]).
+    pub parity_level: f64,
 }
 
 impl Default for Config {
@@ -114,6 +117,7 @@ impl Default for Config {
             training: Training::default(),
             noise_multiplier: None,
             split_seed: None,
+            parity_level: 0.0,
         }
     }
 }
@@ -138,6 +142,12 @@ impl Config {
     /// Checks every parameter and divides ε (an error names the part left ≤ 0).
     pub fn budget_split(&self) -> Result<Split> {
         use super::private_rates::RateRelease;
+        if !(self.parity_level.is_finite() && self.parity_level >= 0.0) {
+            return Err(invalid(
+                "alpha",
+                format!("must be finite and ≥ 0, got {}", self.parity_level),
+            ));
+        }
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(invalid(
                 "epsilon",

@@ -62,6 +62,42 @@ impl FairFlips {
         })
     }
 
+    /// The flips that bring the rates only within `level` of each other (a relaxed parity
+    /// `|DD| ≤ level` on the given rates, `docs/deviations.md#decoupled-parity-level`): no flips
+    /// when `|alpha − beta| ≤ level`, else the higher rate down to `m + level/2` and the lower up
+    /// to `m − level/2`, `m` their midpoint. `level = 0` is [`FairFlips::from_rates`] exactly.
+    pub fn from_rates_within(alpha: f64, beta: f64, level: f64) -> Result<Self> {
+        if !(level.is_finite() && level >= 0.0) {
+            return Err(invalid(
+                "level",
+                format!("must be finite and ≥ 0, got {level}"),
+            ));
+        }
+        let exact = Self::from_rates(alpha, beta)?;
+        if level == 0.0 {
+            return Ok(exact);
+        }
+        let (hi, lo) = (alpha.max(beta), alpha.min(beta));
+        if hi - lo <= level {
+            return Ok(FairFlips {
+                p_keep: 1.0,
+                p_flip: 0.0,
+                ..exact
+            });
+        }
+        let mid = 0.5 * (hi + lo);
+        let (hi_to, lo_to) = (mid + 0.5 * level, mid - 0.5 * level);
+        Ok(FairFlips {
+            p_keep: hi_to / hi,
+            p_flip: if lo < 1.0 {
+                (lo_to - lo) / (1.0 - lo)
+            } else {
+                0.0
+            },
+            ..exact
+        })
+    }
+
     /// The prediction for a row of `group` (0 or 1) whose base prediction is `base`, with the
     /// query's uniform draw `s` ∈ [0, 1) (Algorithm 1 step 3). The paper's `s ≤ p` is taken as
     /// `s < p` (the same probability for a continuous s), so that p_flip = 0 and p_keep = 1 are

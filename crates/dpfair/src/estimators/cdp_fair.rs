@@ -240,12 +240,12 @@ pub(crate) fn plugin_report(model: &Model) -> Vec<String> {
             f.estimate.pi[1],
             f.rule.tau
         ));
-        let (norm, noise) = f.estimate.signal_and_noise();
+        let (norm, noise, p) = f.estimate.signal_and_noise();
         let what = match f.estimate.kernel() {
             Some(_) => "η̃ numerator coefficients",
             None => "η̃ weights (all but the intercept)",
         };
-        lines.push(super::signal_line(what, norm, noise));
+        lines.push(super::signal_line(what, norm, noise, p));
     }
     lines
 }

@@ -218,7 +218,7 @@ impl DpLogistic {
             .sum::<f64>()
             .sqrt();
         let noise = sd * (p as f64).sqrt();
-        Some(super::signal_line("weights", norm, noise))
+        Some(super::signal_line("weights", norm, noise, p))
     }
 
     /// The neighbouring relation the fit certifies.

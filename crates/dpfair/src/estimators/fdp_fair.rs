@@ -17,8 +17,9 @@ use dpfair_privacy::{Ledger, Noise};
 /// The most sites a simulation accepts (each needs its own rows).
 pub const MAX_SITES: usize = 1_000;
 
-/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites. Features
-/// must be on `[0, 1]^d`.
+/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites, except two
+/// estimator defaults: `η_a` by [`crate::plugin::EtaModel::Auto`] and the selection band inside
+/// α ([`crate::fdp_fair::SearchConfig::band_inside`]). Features must be on `[0, 1]^d`.
 #[derive(Clone, Debug)]
 pub struct FdpFairParams {
     config: Config,
@@ -232,11 +233,13 @@ impl Estimator for FdpFair {
                 info.search.feasible,
                 info.search.monotone
             ));
-            let (norm, noise) = estimate.map_or((f64::NAN, f64::NAN), |e| e.signal_and_noise());
+            let (norm, noise, p) =
+                estimate.map_or((f64::NAN, f64::NAN, 1), |e| e.signal_and_noise());
             lines.push(super::signal_line(
                 "η̃ (the server's aggregate)",
                 norm,
                 noise,
+                p,
             ));
             let alpha = info.config.alpha;
             let corrected = released_dd_at(

@@ -25,7 +25,7 @@ mod fdp_fair;
 mod lpct;
 
 pub use cdp_fair::{Baseline, CdpFair, CdpFairBaseline, CdpFairBaselineParams, CdpFairParams};
-pub use decoupled::{Decoupled, DecoupledParams};
+pub use decoupled::{DEFAULT_PARITY_LEVEL, Decoupled, DecoupledParams, STRICT_LEARNING_RATE};
 pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{Dp2dp, Dp2dpParams};
@@ -117,12 +117,16 @@ pub(crate) fn accounted_spend(
 
 /// The fixed-form line every fit prints about its released signal (one line, in the same form
 /// on every fit, so that which lines a fit prints never depends on the data): the norm of the
-/// released vector `what` and the norm its release noise alone would give (public settings).
-/// Within twice the noise, the model is likely no better than a constant.
-pub(crate) fn signal_line(what: &str, norm: f64, noise: f64) -> String {
+/// released vector `what` (`p` values) and the norm its release noise alone would give
+/// (public settings). The noise's squared norm is `σ²χ²_p`, mean `pσ²`, standard deviation
+/// `√(2p)σ²`: a norm below `noise·√(1 + 3√(2/p))` (3 standard deviations; twice the noise at
+/// p = 2) is consistent with noise alone, and the model then likely no better than a constant.
+pub(crate) fn signal_line(what: &str, norm: f64, noise: f64, p: usize) -> String {
+    let limit = noise * (1.0 + 3.0 * (2.0 / p.max(1) as f64).sqrt()).sqrt();
     format!(
         "released {what}: norm {norm:.4}; the noise alone would give about {noise:.4} (a \
-         norm within twice that is noise, and the model then likely no better than a constant)"
+         norm below {limit:.4} is consistent with noise alone, and the model then likely no \
+         better than a constant)"
     )
 }
 

@@ -513,7 +513,7 @@ impl PluginEstimate {
     /// the released coefficients that carry the dependence on `x` (kernel: the numerators
     /// `G̃_0, G̃_1`; logistic: every weight but the intercept) and the norm the release noise
     /// alone would give them (√p times the recorded noise standard deviation). Public.
-    pub fn signal_and_noise(&self) -> (f64, f64) {
+    pub fn signal_and_noise(&self) -> (f64, f64, usize) {
         let norm = |v: &mut dyn Iterator<Item = &f64>| v.map(|x| x * x).sum::<f64>().sqrt();
         match &self.eta {
             EtaEstimate::Kernel(k) => {
@@ -521,6 +521,7 @@ impl PluginEstimate {
                 (
                     norm(&mut k.numerator[0].iter().chain(&k.numerator[1])),
                     k.noise_sd.unwrap_or(f64::NAN) * p.sqrt(),
+                    p as usize,
                 )
             }
             EtaEstimate::Logistic { logistic } => {
@@ -528,6 +529,7 @@ impl PluginEstimate {
                 (
                     norm(&mut w.iter()),
                     logistic.noise_sd * (w.len() as f64).sqrt(),
+                    w.len(),
                 )
             }
         }
@@ -587,8 +589,8 @@ impl PluginEstimate {
             if !(w.is_finite() && *w >= 0.0) {
                 return Err(invalid("weights", format!("site {s}: weight {w}")));
             }
-            for a in 0..2 {
-                pi[a] += w * e.pi[a];
+            for (p, q) in pi.iter_mut().zip(&e.pi) {
+                *p += w * q;
             }
         }
         let weighted_sum = |vectors: &mut dyn Iterator<Item = (f64, &Vec<f64>)>, len: usize| {

@@ -2,8 +2,9 @@
 //! disparity (Xue & Yu, Algorithm 5).
 //!
 //! Features are scaled to [0, 1] with `--bounds` (public, free) or `--coarse-bounds` (private,
-//! `--bounds-share` of ε); the kernel bandwidth is then chosen by a public rule from the training
-//! size, the dimension and ε. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
+//! `--bounds-share` of ε); `η̃_a` is the paper's kernel estimator (bandwidth by a public rule from
+//! the training size, the dimension and ε) or, with more than 3 feature columns (`--eta-model
+//! auto`), the output-perturbed logistic plug-in. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
 //! the threshold `τ̃` (S2, by the exponential mechanism on a public grid of `--tau-grid`
 //! points); the model satisfies |DD| ≤ α up to `O(N^{−1/2} + log(grid)/(Nε))`.
 //! `--accounting paper` runs the authors' procedure (cross-fitting, bandwidth CV, "known" π,

@@ -25,6 +25,11 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    /// Disparity level α ≥ 0: the flips bring the groups' released positive rates within α of
+    /// each other (|DD| ≤ α on them); 0 is the paper's exact parity, which flips about half of
+    /// one group's decisions when the base rates differ much.
+    #[arg(long, value_name = "A", default_value_t = dpfair::estimators::DEFAULT_PARITY_LEVEL)]
+    pub alpha: f64,
     /// Accountant of the DP-SGD run.
     #[arg(long, value_enum, default_value_t = AccountantArg::Prv)]
     pub accountant: AccountantArg,
