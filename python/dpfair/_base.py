@@ -42,20 +42,38 @@ class DPFairEstimator:
     def get_params(self, deep: bool = True) -> dict:
         """The hyper-parameters, by name.
 
-        `deep` is accepted for sklearn; there are no nested estimators.
+        With `deep`, a nested estimator's (`base`) are included as `base__name`, as sklearn does.
         """
-        return {name: getattr(self, name) for name in self._get_param_names()}
+        out = {name: getattr(self, name) for name in self._get_param_names()}
+        if deep:
+            for name, value in list(out.items()):
+                if isinstance(value, DPFairEstimator):
+                    out.update({f"{name}__{k}": v for k, v in value.get_params().items()})
+        return out
 
     def set_params(self, **params: Any) -> DPFairEstimator:
-        """Set hyper-parameters by name; an unknown name is a `ValueError`."""
+        """Set hyper-parameters by name (`base__name` for a nested estimator's).
+
+        An unknown name is a `ValueError`.
+        """
         valid = self._get_param_names()
+        nested: dict = {}
         for name, value in params.items():
-            if name not in valid:
+            outer, _, inner = name.partition("__")
+            if outer not in valid:
                 raise ValueError(
                     f"invalid parameter `{name}` for {type(self).__name__}; "
                     f"valid parameters: {', '.join(valid)}"
                 )
-            setattr(self, name, value)
+            if inner:
+                nested.setdefault(outer, {})[inner] = value
+            else:
+                setattr(self, name, value)
+        for outer, sub in nested.items():
+            target = getattr(self, outer)
+            if not isinstance(target, DPFairEstimator):
+                raise ValueError(f"`{outer}` is not an estimator: cannot set {sorted(sub)}")
+            target.set_params(**sub)
         return self
 
     def __repr__(self) -> str:

@@ -143,6 +143,18 @@ fn write_scores(path: &Path, rows: &Rows) {
     std::fs::write(path, format!("score,group\n{text}")).unwrap();
 }
 
+/// The same rows for regression: a real target y = x1 − x2 (+ 0.3 in group `b`).
+fn write_regression(path: &Path, rows: &Rows) {
+    let text: String = rows
+        .iter()
+        .map(|(x1, x2, g, _)| {
+            let y = x1 - x2 + if *g == "b" { 0.3 } else { 0.0 };
+            format!("{x1:.5},{x2:.5},{g},{y:.5}\n")
+        })
+        .collect();
+    std::fs::write(path, format!("x1,x2,group,y\n{text}")).unwrap();
+}
+
 /// What one run printed, as classes, and its exit status.
 #[derive(Debug, PartialEq, Eq)]
 struct Outcome {
@@ -418,6 +430,64 @@ fn fair_regression() {
         write_scores(&dir.join("scores.csv"), &base(37))
     });
     no_private_count("fair-regression", &dir, &steps, &[37, 363]);
+}
+
+#[test]
+fn dp_linear_and_fair_regression_from_features() {
+    let common = [
+        "--data",
+        "{dir}/train.csv",
+        "--target",
+        "y",
+        "--sensitive",
+        "group",
+        "--groups",
+        "a,b",
+        "--bounds",
+        "x1:0:1,x2:0:1",
+        "--epsilon",
+        "1",
+        "--out",
+        "{dir}/model.json",
+    ];
+    let mut linear = strings(&["fit", "dp-linear", "--target-range", "-1,1.3"]);
+    linear.extend(strings(&common));
+    let mut private_range = strings(&["fit", "dp-linear", "--coarse-target-range", "-5,5"]);
+    private_range.extend(strings(&common));
+    let mut chained = strings(&[
+        "fit",
+        "fair-regression",
+        "--base",
+        "dp-linear",
+        "--range",
+        "-1,1.3",
+        "--bins",
+        "8",
+    ]);
+    chained.extend(strings(&common));
+    let predict = strings(&[
+        "predict",
+        "--model",
+        "{dir}/model.json",
+        "--data",
+        "{dir}/train.csv",
+        "--out",
+        "{dir}/pred.csv",
+    ]);
+    for steps in [
+        vec![linear, predict.clone()],
+        vec![private_range],
+        vec![chained, predict],
+    ] {
+        let d = neighbour_pair("dp-linear", "empty-group", |dir, odd| {
+            write_regression(&dir.join("train.csv"), &empty_group(odd))
+        });
+        same_outcomes(&format!("{:?} empty-group", steps[0]), [&d[0], &d[1]], &steps);
+        let dir = neighbour_dir("dp-linear", "distinctive", |dir| {
+            write_regression(&dir.join("train.csv"), &base(37))
+        });
+        no_private_count("dp-linear", &dir, &steps, &[37, 363]);
+    }
 }
 
 /// LPCT's public file (fixed) and private file (the neighbour's labels), without groups.

@@ -137,7 +137,9 @@ impl Estimator for FairRegression {
         if let (Some(base), Some(fit)) = (&self.config.base, &model.base) {
             let (n_base, n_post) = base.sizes(data.n_rows());
             lines.push(format!(
-                "base regressor: dp-linear on {n_base} rows, the post-processor on the other                  {n_post} (a public random split: parallel composition, each part gets the whole                  budget)"
+                "base regressor: dp-linear on {n_base} rows, the post-processor on the other \
+                 {n_post} (a public random split: parallel composition, each part gets the whole \
+                 budget)"
             ));
             lines.extend(super::DpLinear::describe(fit));
         }
