@@ -139,11 +139,12 @@ fn bad_input_is_refused_before_the_data_is_read() {
     args.extend(base);
     args.extend(SCHEMA);
     assert!(bad(&dpfair(&args)).contains("--target-range"));
-    // A class target.
+    // A text target (the loader reads a regression target as numbers).
     let mut args = vec!["fit", "dp-linear", "--target-range", "0,1"];
     args.extend(base);
-    args.extend(["--target", "color", "--epsilon", "1"]);
-    assert!(bad(&dpfair(&args)).contains("real-valued"));
+    args.extend(["--target", "color", "--sensitive", "group", "--epsilon", "1"]);
+    let err = bad(&dpfair(&args));
+    assert!(err.contains("`color`") && err.contains("not a number"), "{err}");
     // Base-only options without --base, and --base with --scores.
     let fr = |extra: &[&str]| {
         let mut a = vec![
