@@ -150,7 +150,7 @@ class DPFairEstimator:
 
     def _set_fitted(self, model: Any, y: Any, frame: Frame | None = None) -> None:
         self.model_ = model
-        self.ledger_ = Ledger(model)
+        self._ledger = None
         if frame is not None:
             self.n_features_in_ = len(frame.columns)
             if frame.named_columns:
@@ -168,6 +168,18 @@ class DPFairEstimator:
         if sensitive is not None:
             self.sensitive_feature_name_, groups = sensitive
             self.groups_ = np.array(groups, dtype=object)
+
+    @property
+    def ledger_(self) -> Ledger:
+        """The privacy ledger of the fit (`dpfair._ledger.Ledger`), read from the model file.
+
+        Built on first access (the fit itself does not need it), then kept.
+        """
+        if "model_" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__} is not fitted yet: it has no ledger_")
+        if self.__dict__.get("_ledger") is None:
+            self._ledger = Ledger(self.model_)
+        return self._ledger
 
     # -- prediction -----------------------------------------------------------------------
 

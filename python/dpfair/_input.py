@@ -167,13 +167,15 @@ def _from_numpy(X: np.ndarray) -> Frame:
     return Frame(numeric=X, features=[(n, j) for j, n in enumerate(names)], n_rows=X.shape[0])
 
 
-def _from_pandas(df: Any) -> Frame:
+def _from_pandas(df: Any, skip: str | None = None) -> Frame:
     import pandas as pd
 
     numeric_names, features = [], []
     for name in df.columns:
-        col = df[name]
         label = str(name)
+        if label == skip:
+            continue
+        col = df[name]
         is_numeric = pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(
             col.dtype
         )
@@ -188,9 +190,11 @@ def _from_pandas(df: Any) -> Frame:
     return Frame(numeric=numeric, features=features, n_rows=len(df))
 
 
-def _from_polars(df: Any) -> Frame:
+def _from_polars(df: Any, skip: str | None = None) -> Frame:
     numeric_names, features = [], []
     for name, dtype in df.schema.items():
+        if name == skip:
+            continue
         if dtype.is_numeric() or str(dtype) == "Boolean":
             features.append((name, len(numeric_names)))
             numeric_names.append(name)
@@ -221,15 +225,22 @@ def _from_arrow(table: Any) -> Frame:
     return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
 
 
-def features_frame(X: Any) -> Frame:
-    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists)."""
+def features_frame(X: Any, skip: str | None = None) -> Frame:
+    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists).
+
+    `skip`: a column of a DataFrame left out unread (the sensitive column, read on its own);
+    `columns` still lists it.
+    """
     mod = _module(X)
+    skipped = False
     if isinstance(X, np.ndarray):
         frame = _from_numpy(X)
     elif mod == "pandas" and hasattr(X, "columns"):
-        frame = _from_pandas(X)
+        skipped = skip is not None and skip in [str(c) for c in X.columns]
+        frame = _from_pandas(X, skip)
     elif mod == "polars" and hasattr(X, "schema"):
-        frame = _from_polars(X)
+        skipped = skip is not None and skip in X.schema
+        frame = _from_polars(X, skip)
     elif hasattr(X, "__arrow_c_stream__") or mod == "pyarrow":
         frame = _from_arrow(X)
     elif isinstance(X, (list, tuple)):
@@ -239,11 +250,14 @@ def features_frame(X: Any) -> Frame:
             f"X of type {type(X).__name__}: expected a numpy array, a pandas or polars "
             "DataFrame, or an Arrow table (anything with __arrow_c_stream__)"
         )
+    if skipped:
+        frame.columns = [str(c) for c in X.columns]
+    else:
+        frame.columns = [name for name, _ in frame.features]
     if frame.n_rows == 0:
         raise ValueError("X has no rows")
-    if not frame.features:
+    if not frame.columns:
         raise ValueError("X has no columns")
-    frame.columns = [name for name, _ in frame.features]
     frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
     return frame
 
@@ -290,13 +304,15 @@ def to_frame(
         import pyarrow as pa
 
         X = pa.table(X)  # a stream may be read once: read it into a table first
-    frame = features_frame(X)
+    by_name = sensitive_features if isinstance(sensitive_features, str) else None
+    frame = features_frame(X, skip=by_name)
     n = frame.n_rows
     if sensitive_features is not None:
-        if isinstance(sensitive_features, str):
-            name = sensitive_features
-            if not _drop_feature(frame, name):
+        if by_name is not None:
+            name = by_name
+            if name not in frame.columns:
                 raise ValueError(f"sensitive_features=`{name}` is not a column of X")
+            _drop_feature(frame, name)  # numpy or Arrow input: read as a feature first
             values = _column_values(X, name)
         else:
             name, values = name_of(sensitive_features, "sensitive"), sensitive_features
