@@ -170,23 +170,26 @@ def _from_numpy(X: np.ndarray) -> Frame:
 def _from_pandas(df: Any, skip: str | None = None) -> Frame:
     import pandas as pd
 
-    numeric_names, features = [], []
-    for name in df.columns:
+    numeric_cols, features = [], []
+    for name, dtype in df.dtypes.items():
         label = str(name)
         if label == skip:
             continue
-        col = df[name]
-        is_numeric = pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(
-            col.dtype
-        )
-        if is_numeric and not isinstance(col.dtype, pd.CategoricalDtype):
-            features.append((label, len(numeric_names)))
-            numeric_names.append(name)
+        is_numeric = pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        if is_numeric and not isinstance(dtype, pd.CategoricalDtype):
+            features.append((label, len(numeric_cols)))
+            numeric_cols.append(df[name])
         else:
-            features.append((label, _factor(col, label)))
+            features.append((label, _factor(df[name], label)))
     numeric = None
-    if numeric_names:
-        numeric = df[numeric_names].to_numpy(dtype=np.float64, na_value=np.nan)
+    if len(numeric_cols) == len(df.columns):
+        # All numeric: one conversion (a float64 frame's block is read without a copy).
+        numeric = df.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif numeric_cols:
+        # Column by column into one block (cheaper than selecting a sub-frame first).
+        numeric = np.empty((len(df), len(numeric_cols)))
+        for j, col in enumerate(numeric_cols):
+            numeric[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
     return Frame(numeric=numeric, features=features, n_rows=len(df))
 
 
@@ -348,8 +351,14 @@ def original_labels(y: Any, labels: list, known: tuple | None = None) -> np.ndar
 
     `known`: `y`'s distinct values and their text, when already factorized.
     """
-    arr = _as_numpy_1d(y, "y")
-    uniques, texts = known if known is not None else factorize(arr, "y")[1:]
+    if known is None:
+        arr = _as_numpy_1d(y, "y")
+        uniques, texts = factorize(arr, "y")[1:]
+        dtype = arr.dtype
+    else:
+        # y was factorized already: its distinct values give the dtype (no pass over y).
+        uniques, texts = known
+        dtype = np.asarray(uniques).dtype if uniques else np.dtype(object)
     by_text = dict(zip(texts, uniques))
     values = [by_text.get(label, label) for label in labels]
-    return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)
+    return np.array(values, dtype=dtype if dtype.kind in "iufb" else object)

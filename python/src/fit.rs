@@ -126,9 +126,11 @@ fn dp_linear(h: &mut Hyper<'_, '_>) -> PyResult<DpLinear> {
     p = set(p, h.get::<(f64, f64)>("target_range")?, |p, (lo, hi)| {
         p.target_range(lo, hi)
     });
-    p = set(p, h.get::<(f64, f64)>("coarse_target_range")?, |p, (lo, hi)| {
-        p.private_target_range(lo, hi)
-    });
+    p = set(
+        p,
+        h.get::<(f64, f64)>("coarse_target_range")?,
+        |p, (lo, hi)| p.private_target_range(lo, hi),
+    );
     p = set(p, h.get("target_share")?, |p, v| p.target_share(v));
     p = set(p, h.get("row_bound")?, |p, v| p.row_bound(v));
     p = set(p, h.get("ridge")?, |p, v| p.ridge(v));

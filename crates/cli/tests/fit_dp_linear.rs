@@ -3,7 +3,7 @@
 //! refusals of bad input (exit 2).
 
 mod common;
-use common::{arg, bad, dpfair, number_after, ok, scratch, stderr, write};
+use common::{arg, bad, dpfair, number_after, ok, predictions, scratch, stderr, write};
 use std::path::{Path, PathBuf};
 
 /// 4,000 rows: y = 0.3·x1 + 2·x2 + 0.5·[red] + 1·[group b] + small noise, x1 on [0, 10].
@@ -41,15 +41,7 @@ const SCHEMA: [&str; 10] = [
 /// `dpfair predict` then `dpfair evaluate`: the evaluation's text.
 fn predict_and_evaluate(dir: &Path, data: &Path, model: &Path) -> String {
     let pred = dir.join("pred.csv");
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        arg(model),
-        "--data",
-        arg(data),
-        "--out",
-        arg(&pred),
-    ]));
+    assert_eq!(predictions(model, data, &pred).len(), 4_000);
     let out = dpfair(&[
         "evaluate",
         "--data",
@@ -69,20 +61,33 @@ fn dp_linear_fits_predicts_and_beats_the_constant() {
     let dir = scratch("fit-dp-linear", "round-trip");
     let data = regression_csv(&dir);
     let model = dir.join("model.json");
-    let mut args = vec!["fit", "dp-linear", "--data", arg(&data), "--out", arg(&model)];
+    let mut args = vec![
+        "fit",
+        "dp-linear",
+        "--data",
+        arg(&data),
+        "--out",
+        arg(&model),
+    ];
     args.extend(SCHEMA);
     args.extend(["--target-range", "-1,7"]);
     let out = dpfair(&args);
     ok(&out);
     let err = stderr(&out);
-    assert!(err.contains("DP linear regression: target clipped to [-1, 7]"), "{err}");
+    assert!(
+        err.contains("DP linear regression: target clipped to [-1, 7]"),
+        "{err}"
+    );
     assert!(err.contains("ε = 1, δ = 1e-5"), "{err}");
     let eval = predict_and_evaluate(&dir, &data, &model);
     // y's variance is about 0.3²·100/12 + 4/12 + 0.25·2/9 + 0.25 ≈ 1.4; the linear model misses
     // only the group's effect (0.25 of variance), and the noise at n = 4,000, ε = 1 adds little.
     let (mse, constant) = (
         number_after(&eval, "mse: "),
-        number_after(&eval, "constant_mse (always predicting the mean target here): "),
+        number_after(
+            &eval,
+            "constant_mse (always predicting the mean target here): ",
+        ),
     );
     assert!(mse < 0.5 * constant, "{eval}");
 }
@@ -123,7 +128,10 @@ fn fair_regression_on_a_private_base_predicts_from_features_with_parity() {
     assert!(ks < 0.12, "{eval}");
     let (mse, constant) = (
         number_after(&eval, "mse: "),
-        number_after(&eval, "constant_mse (always predicting the mean target here): "),
+        number_after(
+            &eval,
+            "constant_mse (always predicting the mean target here): ",
+        ),
     );
     assert!(mse < constant, "{eval}");
 }
@@ -142,9 +150,19 @@ fn bad_input_is_refused_before_the_data_is_read() {
     // A text target (the loader reads a regression target as numbers).
     let mut args = vec!["fit", "dp-linear", "--target-range", "0,1"];
     args.extend(base);
-    args.extend(["--target", "color", "--sensitive", "group", "--epsilon", "1"]);
+    args.extend([
+        "--target",
+        "color",
+        "--sensitive",
+        "group",
+        "--epsilon",
+        "1",
+    ]);
     let err = bad(&dpfair(&args));
-    assert!(err.contains("`color`") && err.contains("not a number"), "{err}");
+    assert!(
+        err.contains("`color`") && err.contains("not a number"),
+        "{err}"
+    );
     // Base-only options without --base, and --base with --scores.
     let fr = |extra: &[&str]| {
         let mut a = vec![
@@ -163,7 +181,11 @@ fn bad_input_is_refused_before_the_data_is_read() {
     };
     let err = bad(&fr(&["--scores", "y", "--bounds", "x1:0:10"]));
     assert!(err.contains("--base dp-linear"), "{err}");
-    assert!(!fr(&["--scores", "y", "--base", "dp-linear"]).status.success());
+    assert!(
+        !fr(&["--scores", "y", "--base", "dp-linear"])
+            .status
+            .success()
+    );
     assert!(!fr(&["--base", "dp-linear"]).status.success()); // no --target
     assert!(!model.exists());
 }

@@ -482,7 +482,11 @@ fn dp_linear_and_fair_regression_from_features() {
         let d = neighbour_pair("dp-linear", "empty-group", |dir, odd| {
             write_regression(&dir.join("train.csv"), &empty_group(odd))
         });
-        same_outcomes(&format!("{:?} empty-group", steps[0]), [&d[0], &d[1]], &steps);
+        same_outcomes(
+            &format!("{:?} empty-group", steps[0]),
+            [&d[0], &d[1]],
+            &steps,
+        );
         let dir = neighbour_dir("dp-linear", "distinctive", |dir| {
             write_regression(&dir.join("train.csv"), &base(37))
         });

@@ -29,14 +29,14 @@ pub mod lp;
 pub mod transport;
 
 use dpfair_data::{Dataset, Target};
-use dpfair_learn::linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
 use dpfair_learn::LearnError;
+use dpfair_learn::linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
 use dpfair_privacy::ledger::Partition;
 use dpfair_privacy::{Ledger, Noise, PrivacyError};
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
 use histogram::{Grid, JointHistogram, private_joint_histogram, repair_group};
 use lp::{BarycenterProblem, LpError, SolveOptions, SolvedBy};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -598,7 +598,9 @@ pub fn fit_chained(
     if n_base < 2 || n_post < 2 {
         return Err(FairRegressionError::invalid(
             "base_fraction",
-            format!("{n} rows split {n_base} / {n_post}: too few for the base or the post-processor"),
+            format!(
+                "{n} rows split {n_base} / {n_post}: too few for the base or the post-processor"
+            ),
         ));
     }
     let seed = noise.public_u64();
@@ -620,7 +622,15 @@ pub fn fit_chained(
     let scores = fit.predict(xp.view())?;
     let groups: Vec<u32> = post_rows.iter().map(|&i| codes[i]).collect();
     let mut model = ledger.in_part(&partition, 1, |l| {
-        Ok(fit_scores(config, &scores, &groups, group_names, source, l, noise))
+        Ok(fit_scores(
+            config,
+            &scores,
+            &groups,
+            group_names,
+            source,
+            l,
+            noise,
+        ))
     })??;
     model.base = Some(fit);
     Ok(model)
@@ -665,11 +675,12 @@ impl crate::predictor::Predictor for Model {
             method: "fair-regression".into(),
             reason,
         };
-        let scores = match (&self.base, &self.score_column) {
-            (Some(base), _) => base
-                .predict(data.features.view())
-                .map_err(|e| err(e.to_string()))?,
-            (None, Some(col)) => {
+        let scores =
+            match (&self.base, &self.score_column) {
+                (Some(base), _) => base
+                    .predict(data.features.view())
+                    .map_err(|e| err(e.to_string()))?,
+                (None, Some(col)) => {
                     let j = data
                         .feature_names
                         .iter()
@@ -677,14 +688,14 @@ impl crate::predictor::Predictor for Model {
                         .ok_or_else(|| err(format!("the data has no score column `{col}`")))?;
                     data.features.column(j).to_vec()
                 }
-            (None, None) => match &data.target {
-                Some(Target::Real(y)) => y.clone(),
-                _ => return Err(err(
-                    "the model reads its scores from the target column, which the data lacks"
-                        .into(),
-                )),
-            },
-        };
+                (None, None) => match &data.target {
+                    Some(Target::Real(y)) => y.clone(),
+                    _ => return Err(err(
+                        "the model reads its scores from the target column, which the data lacks"
+                            .into(),
+                    )),
+                },
+            };
         let groups = data
             .groups
             .as_ref()

@@ -351,7 +351,10 @@ pub fn fit_dp_linear(
                 &exact,
             )?;
             // The σ actually drawn (the calibration's, rounded up to whole lattice steps).
-            let sigma = ledger.entries().last().map_or(gaussian.sigma(), |e| e.scale);
+            let sigma = ledger
+                .entries()
+                .last()
+                .map_or(gaussian.sigma(), |e| e.scale);
             (released, gaussian.sensitivity(), sigma)
         }
     };
@@ -516,12 +519,21 @@ mod tests {
         let e_norm = fit.sigma * ((p as f64).sqrt() + 2.0 * ln_beta);
         let tol = (e_norm + 2.0 * fit.ridge * l2(&ols)) / lambda_min;
         assert!(l2(&err) <= tol, "‖θ̃ − θ‖ = {} > {tol}", l2(&err));
-        eprintln!("‖θ̃ − θ‖ = {}, tolerance {tol}, ‖θ‖ = {}", l2(&err), l2(&ols));
+        eprintln!(
+            "‖θ̃ − θ‖ = {}, tolerance {tol}, ‖θ‖ = {}",
+            l2(&err),
+            l2(&ols)
+        );
         // The bound is informative: the tolerance is well below the coefficients' own size.
         assert!(tol < 0.5 * l2(&ols), "tol {tol} vs ‖θ‖ {}", l2(&ols));
         // OLS recovers the generating weights (scaled target units: y_s = y / 3).
         for (j, wj) in w.iter().enumerate() {
-            assert!((ols[j] - wj / 3.0).abs() < 0.01, "{} vs {}", ols[j], wj / 3.0);
+            assert!(
+                (ols[j] - wj / 3.0).abs() < 0.01,
+                "{} vs {}",
+                ols[j],
+                wj / 3.0
+            );
         }
         // Predictions stay in the public range.
         let pred = fit.predict(x.view()).unwrap();
@@ -631,7 +643,10 @@ mod tests {
         let s = [stats(true), stats(false)];
         let diff: Vec<f64> = s[0].iter().zip(&s[1]).map(|(a, b)| a - b).collect();
         let norm = l2(&diff);
-        assert!(norm > 0.9 * sensitivity(r) && norm <= sensitivity(r), "{norm}");
+        assert!(
+            norm > 0.9 * sensitivity(r) && norm <= sensitivity(r),
+            "{norm}"
+        );
         let u: Vec<f64> = diff.iter().map(|v| v / norm).collect();
         let cfg = LinearRegressionConfig {
             row_bound: Some(r),
@@ -641,15 +656,24 @@ mod tests {
         let buggy = Gaussian::from_sigma(correct.sensitivity(), 0.3 * correct.sigma()).unwrap();
         let run = |g: &Gaussian, seed: u64| {
             let mut ledger = Ledger::unlimited();
-            audit(&mut Noise::seeded(seed), 10_000, 1e-5, 0.01, |input, noise| {
-                let out = g.release_vec(&mut ledger, noise, "audit", &s[input])?;
-                Ok(out.iter().zip(&u).map(|(a, b)| a * b).sum())
-            })
+            audit(
+                &mut Noise::seeded(seed),
+                10_000,
+                1e-5,
+                0.01,
+                |input, noise| {
+                    let out = g.release_vec(&mut ledger, noise, "audit", &s[input])?;
+                    Ok(out.iter().zip(&u).map(|(a, b)| a * b).sum())
+                },
+            )
             .unwrap()
         };
         let ok = run(&correct, 1);
         let bug = run(&buggy, 2);
-        eprintln!("ε_lower: correct {:.3}, σ × 0.3 {:.3}", ok.epsilon_lower, bug.epsilon_lower);
+        eprintln!(
+            "ε_lower: correct {:.3}, σ × 0.3 {:.3}",
+            ok.epsilon_lower, bug.epsilon_lower
+        );
         assert!(ok.epsilon_lower <= 1.0, "{ok:?}");
         assert!(bug.epsilon_lower > 1.0, "the audit has no power: {bug:?}");
     }

@@ -185,7 +185,11 @@ impl DpLinear {
             let epsilon = self.params.share * config.epsilon;
             let (a, b) = private_range(ledger, noise, "target range", y, epsilon, (lo, hi))?;
             // A released range of zero width is widened by one grid step (post-processing).
-            let b = if b > a { b } else { a + (hi - lo) / RANGE_GRID as f64 };
+            let b = if b > a {
+                b
+            } else {
+                a + (hi - lo) / RANGE_GRID as f64
+            };
             config.target_range = Some([a, b]);
             config.epsilon -= epsilon;
         }
@@ -356,7 +360,10 @@ mod tests {
         // β = 10⁻³ (McSherry & Talwar's utility bound): within 0.9% of the rows of the 1% (99%)
         // quantile, i.e. lo ≤ the 1.9% quantile (< 8.6) and hi ≥ the 98.1% quantile (> 13.4).
         let [lo, hi] = fitted.model.target_range;
-        assert!((6.9..=8.6).contains(&lo) && (13.4..=15.1).contains(&hi), "{lo} {hi}");
+        assert!(
+            (6.9..=8.6).contains(&lo) && (13.4..=15.1).contains(&hi),
+            "{lo} {hi}"
+        );
     }
 
     #[test]

@@ -211,7 +211,9 @@ mod tests {
         let mut data = crate::estimators::example_data(n, 2, 8);
         let codes = data.groups.as_ref().unwrap().codes.clone();
         let y = (0..n)
-            .map(|i| data.features[[i, 0]] + 0.4 * f64::from(codes[i]) + 0.05 * data.features[[i, 1]])
+            .map(|i| {
+                data.features[[i, 0]] + 0.4 * f64::from(codes[i]) + 0.05 * data.features[[i, 1]]
+            })
             .collect();
         data.target = Some(Target::Real(y));
         data
@@ -235,10 +237,11 @@ mod tests {
         let fitted = chained(0.0).fit(&data, &mut session).unwrap();
         let entries = fitted.ledger.entries();
         assert_eq!(entries.len(), 2, "{entries:?}");
-        assert!(entries.iter().all(|e| matches!(
-            e.composition,
-            dpfair_privacy::Composition::Parallel { .. }
-        )));
+        assert!(
+            entries
+                .iter()
+                .all(|e| matches!(e.composition, dpfair_privacy::Composition::Parallel { .. }))
+        );
         // Parallel composition: the worst part, (1, 1e-5), not the sum (2, 1e-5).
         let total = fitted.ledger.total().unwrap();
         assert!((total.epsilon - 1.0).abs() < 1e-9, "{total:?}");
@@ -290,7 +293,12 @@ mod tests {
             Some(Target::Real(y)) => y,
             _ => unreachable!(),
         };
-        let mse: f64 = pred.iter().zip(y).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 4_000.0;
+        let mse: f64 = pred
+            .iter()
+            .zip(y)
+            .map(|(p, t)| (p - t).powi(2))
+            .sum::<f64>()
+            / 4_000.0;
         let mean = y.iter().sum::<f64>() / 4_000.0;
         let var: f64 = y.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / 4_000.0;
         // Parity costs the group gap (0.4 split between the groups: at most 0.2² = 0.04 per

@@ -13,8 +13,8 @@
 //! dpfair predict --model model.json --data new.csv --out pred.csv
 //! ```
 
-pub use super::flags::dp_linear::Args;
 use super::fair_regression::parse_range;
+pub use super::flags::dp_linear::Args;
 use super::pipeline::{self, Common};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;

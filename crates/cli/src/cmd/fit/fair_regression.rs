@@ -22,8 +22,8 @@ use super::pipeline::{self, Common, finish, session_for, with_progress};
 use crate::cmd::common::{AccountingArg, DataArgs, Input, PrivacyArgs, csv_format};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FairRegressionParams;
-use dpfair::fair_regression::{Config, LinearBase};
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
+use dpfair::fair_regression::{Config, LinearBase};
 use dpfair::{Estimator, Params};
 use dpfair_data::{LoadOptions, MissingPolicy, TaskKind};
 
@@ -61,7 +61,10 @@ pub fn run(args: Args) -> CliResult {
         groups: args.groups.clone(),
         score_column: args.scores.clone(),
         base: args.base.map(|BaseArg::DpLinear| LinearBase {
-            delta: args.base_options.delta.unwrap_or(LinearBase::default().delta),
+            delta: args
+                .base_options
+                .delta
+                .unwrap_or(LinearBase::default().delta),
             row_bound: args.base_options.row_bound,
             ridge: args.base_options.ridge,
             fraction: args.base_options.base_fraction,
