@@ -430,7 +430,8 @@ class PrivateFairRegressor(DPFairEstimator):
         >>> bool(dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=g) < 0.2)
         True
         >>> X = rng.uniform(size=(3000, 2)); y = X[:, 0] + 0.3 * (g == "b")
-        >>> reg = dpfair.PrivateFairRegressor(base=dpfair.DPLinearRegression(), score_range=(0, 1.3))
+        >>> base = dpfair.DPLinearRegression()
+        >>> reg = dpfair.PrivateFairRegressor(base=base, score_range=(0, 1.3))
         >>> reg.fit(X, y, sensitive_features=g).predict(X[:4], sensitive_features=g[:4]).shape
         (4,)
 
@@ -516,6 +517,7 @@ class PrivateFairRegressor(DPFairEstimator):
         }
 
     def _native_params(self) -> dict:
+        base = self._base_params()  # first: it checks what `base` is
         return {
             **_given(
                 alpha=self.alpha,
@@ -524,7 +526,7 @@ class PrivateFairRegressor(DPFairEstimator):
                 score_range=self._score_range(),
                 score_column=self._score_column,
             ),
-            **self._base_params(),
+            **base,
         }
 
     def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> PrivateFairRegressor:
