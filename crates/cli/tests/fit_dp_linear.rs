@@ -117,7 +117,7 @@ fn fair_regression_on_a_private_base_predicts_from_features_with_parity() {
     let out = dpfair(&args);
     ok(&out);
     let err = stderr(&out);
-    assert!(err.contains("dp-linear on 2000 rows"), "{err}");
+    assert!(err.contains("dp-linear on 0.5 of the rows"), "{err}");
     // Parallel composition: the total is one part's (ε, δ), not their sum.
     assert!(err.contains("ε = 1, δ = 1e-5"), "{err}");
     let eval = predict_and_evaluate(&dir, &data, &model);
