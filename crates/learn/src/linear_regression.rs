@@ -71,7 +71,7 @@ impl Default for LinearRegressionConfig {
 impl LinearRegressionConfig {
     /// Checks every setting (public quantities only; before any data is read).
     pub fn validate(&self) -> Result<[f64; 2]> {
-        if !(self.epsilon > 0.0) {
+        if self.epsilon.is_nan() || self.epsilon <= 0.0 {
             return Err(invalid(
                 "epsilon",
                 format!("must be > 0 (or inf), got {}", self.epsilon),
