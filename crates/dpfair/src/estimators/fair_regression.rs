@@ -131,7 +131,7 @@ impl Estimator for FairRegression {
         "fair-regression"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
         let mut lines = Vec::new();
         if let (Some(base), Some(fit)) = (&self.config.base, &model.base) {
