@@ -30,6 +30,7 @@ from dpfair.estimators import (
     CDPFairClassifier,
     DecoupledFairClassifier,
     DP2DPClassifier,
+    DPLinearRegression,
     DPLogisticRegression,
     FDPFairClassifier,
     LPCTClassifier,
@@ -43,6 +44,7 @@ __all__ = [
     "CDPFairClassifier",
     "DP2DPClassifier",
     "DPFairEstimator",
+    "DPLinearRegression",
     "DPLogisticRegression",
     "DecoupledFairClassifier",
     "FDPFairClassifier",
@@ -59,6 +61,7 @@ _BY_METHOD = {
     cls._method: cls
     for cls in (
         DPLogisticRegression,
+        DPLinearRegression,
         CDPFairClassifier,
         FDPFairClassifier,
         PrivateFairRegressor,

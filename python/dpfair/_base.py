@@ -42,20 +42,38 @@ class DPFairEstimator:
     def get_params(self, deep: bool = True) -> dict:
         """The hyper-parameters, by name.
 
-        `deep` is accepted for sklearn; there are no nested estimators.
+        With `deep`, a nested estimator's (`base`) are included as `base__name`, as sklearn does.
         """
-        return {name: getattr(self, name) for name in self._get_param_names()}
+        out = {name: getattr(self, name) for name in self._get_param_names()}
+        if deep:
+            for name, value in list(out.items()):
+                if isinstance(value, DPFairEstimator):
+                    out.update({f"{name}__{k}": v for k, v in value.get_params().items()})
+        return out
 
     def set_params(self, **params: Any) -> DPFairEstimator:
-        """Set hyper-parameters by name; an unknown name is a `ValueError`."""
+        """Set hyper-parameters by name (`base__name` for a nested estimator's).
+
+        An unknown name is a `ValueError`.
+        """
         valid = self._get_param_names()
+        nested: dict = {}
         for name, value in params.items():
-            if name not in valid:
+            outer, _, inner = name.partition("__")
+            if outer not in valid:
                 raise ValueError(
                     f"invalid parameter `{name}` for {type(self).__name__}; "
                     f"valid parameters: {', '.join(valid)}"
                 )
-            setattr(self, name, value)
+            if inner:
+                nested.setdefault(outer, {})[inner] = value
+            else:
+                setattr(self, name, value)
+        for outer, sub in nested.items():
+            target = getattr(self, outer)
+            if not isinstance(target, DPFairEstimator):
+                raise ValueError(f"`{outer}` is not an estimator: cannot set {sorted(sub)}")
+            target.set_params(**sub)
         return self
 
     def __repr__(self) -> str:
@@ -132,7 +150,7 @@ class DPFairEstimator:
 
     def _set_fitted(self, model: Any, y: Any, frame: Frame | None = None) -> None:
         self.model_ = model
-        self.ledger_ = Ledger(model)
+        self._ledger = None
         if frame is not None:
             self.n_features_in_ = len(frame.columns)
             if frame.named_columns:
@@ -150,6 +168,18 @@ class DPFairEstimator:
         if sensitive is not None:
             self.sensitive_feature_name_, groups = sensitive
             self.groups_ = np.array(groups, dtype=object)
+
+    @property
+    def ledger_(self) -> Ledger:
+        """The privacy ledger of the fit (`dpfair._ledger.Ledger`), read from the model file.
+
+        Built on first access (the fit itself does not need it), then kept.
+        """
+        if "model_" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__} is not fitted yet: it has no ledger_")
+        if self.__dict__.get("_ledger") is None:
+            self._ledger = Ledger(self.model_)
+        return self._ledger
 
     # -- prediction -----------------------------------------------------------------------
 

@@ -167,30 +167,37 @@ def _from_numpy(X: np.ndarray) -> Frame:
     return Frame(numeric=X, features=[(n, j) for j, n in enumerate(names)], n_rows=X.shape[0])
 
 
-def _from_pandas(df: Any) -> Frame:
+def _from_pandas(df: Any, skip: str | None = None) -> Frame:
     import pandas as pd
 
-    numeric_names, features = [], []
-    for name in df.columns:
-        col = df[name]
+    numeric_cols, features = [], []
+    for name, dtype in df.dtypes.items():
         label = str(name)
-        is_numeric = pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(
-            col.dtype
-        )
-        if is_numeric and not isinstance(col.dtype, pd.CategoricalDtype):
-            features.append((label, len(numeric_names)))
-            numeric_names.append(name)
+        if label == skip:
+            continue
+        is_numeric = pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        if is_numeric and not isinstance(dtype, pd.CategoricalDtype):
+            features.append((label, len(numeric_cols)))
+            numeric_cols.append(df[name])
         else:
-            features.append((label, _factor(col, label)))
+            features.append((label, _factor(df[name], label)))
     numeric = None
-    if numeric_names:
-        numeric = df[numeric_names].to_numpy(dtype=np.float64, na_value=np.nan)
+    if len(numeric_cols) == len(df.columns):
+        # All numeric: one conversion (a float64 frame's block is read without a copy).
+        numeric = df.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif numeric_cols:
+        # Column by column into one block (cheaper than selecting a sub-frame first).
+        numeric = np.empty((len(df), len(numeric_cols)))
+        for j, col in enumerate(numeric_cols):
+            numeric[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
     return Frame(numeric=numeric, features=features, n_rows=len(df))
 
 
-def _from_polars(df: Any) -> Frame:
+def _from_polars(df: Any, skip: str | None = None) -> Frame:
     numeric_names, features = [], []
     for name, dtype in df.schema.items():
+        if name == skip:
+            continue
         if dtype.is_numeric() or str(dtype) == "Boolean":
             features.append((name, len(numeric_names)))
             numeric_names.append(name)
@@ -221,15 +228,22 @@ def _from_arrow(table: Any) -> Frame:
     return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
 
 
-def features_frame(X: Any) -> Frame:
-    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists)."""
+def features_frame(X: Any, skip: str | None = None) -> Frame:
+    """The feature columns of `X` (numpy, pandas, polars, Arrow, or nested lists).
+
+    `skip`: a column of a DataFrame left out unread (the sensitive column, read on its own);
+    `columns` still lists it.
+    """
     mod = _module(X)
+    skipped = False
     if isinstance(X, np.ndarray):
         frame = _from_numpy(X)
     elif mod == "pandas" and hasattr(X, "columns"):
-        frame = _from_pandas(X)
+        skipped = skip is not None and skip in [str(c) for c in X.columns]
+        frame = _from_pandas(X, skip)
     elif mod == "polars" and hasattr(X, "schema"):
-        frame = _from_polars(X)
+        skipped = skip is not None and skip in X.schema
+        frame = _from_polars(X, skip)
     elif hasattr(X, "__arrow_c_stream__") or mod == "pyarrow":
         frame = _from_arrow(X)
     elif isinstance(X, (list, tuple)):
@@ -239,11 +253,14 @@ def features_frame(X: Any) -> Frame:
             f"X of type {type(X).__name__}: expected a numpy array, a pandas or polars "
             "DataFrame, or an Arrow table (anything with __arrow_c_stream__)"
         )
+    if skipped:
+        frame.columns = [str(c) for c in X.columns]
+    else:
+        frame.columns = [name for name, _ in frame.features]
     if frame.n_rows == 0:
         raise ValueError("X has no rows")
-    if not frame.features:
+    if not frame.columns:
         raise ValueError("X has no columns")
-    frame.columns = [name for name, _ in frame.features]
     frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
     return frame
 
@@ -290,13 +307,15 @@ def to_frame(
         import pyarrow as pa
 
         X = pa.table(X)  # a stream may be read once: read it into a table first
-    frame = features_frame(X)
+    by_name = sensitive_features if isinstance(sensitive_features, str) else None
+    frame = features_frame(X, skip=by_name)
     n = frame.n_rows
     if sensitive_features is not None:
-        if isinstance(sensitive_features, str):
-            name = sensitive_features
-            if not _drop_feature(frame, name):
+        if by_name is not None:
+            name = by_name
+            if name not in frame.columns:
                 raise ValueError(f"sensitive_features=`{name}` is not a column of X")
+            _drop_feature(frame, name)  # numpy or Arrow input: read as a feature first
             values = _column_values(X, name)
         else:
             name, values = name_of(sensitive_features, "sensitive"), sensitive_features
@@ -332,8 +351,14 @@ def original_labels(y: Any, labels: list, known: tuple | None = None) -> np.ndar
 
     `known`: `y`'s distinct values and their text, when already factorized.
     """
-    arr = _as_numpy_1d(y, "y")
-    uniques, texts = known if known is not None else factorize(arr, "y")[1:]
+    if known is None:
+        arr = _as_numpy_1d(y, "y")
+        uniques, texts = factorize(arr, "y")[1:]
+        dtype = arr.dtype
+    else:
+        # y was factorized already: its distinct values give the dtype (no pass over y).
+        uniques, texts = known
+        dtype = np.asarray(uniques).dtype if uniques else np.dtype(object)
     by_text = dict(zip(texts, uniques))
     values = [by_text.get(label, label) for label in labels]
-    return np.array(values, dtype=arr.dtype if arr.dtype.kind in "iufb" else object)
+    return np.array(values, dtype=dtype if dtype.kind in "iufb" else object)

@@ -34,6 +34,7 @@ from dpfair._input import to_frame
 
 __all__ = [
     "DPLogisticRegression",
+    "DPLinearRegression",
     "CDPFairClassifier",
     "FDPFairClassifier",
     "PrivateFairRegressor",
@@ -159,6 +160,89 @@ class DPLogisticRegression(_ProbabilisticClassifier):
             ),
             **_scaling_params(self),
         }
+
+
+class DPLinearRegression(DPFairEstimator):
+    """Differentially private linear (ridge) regression by noisy sufficient statistics.
+
+    One Gaussian release (analytic calibration at (ε, δ), exact discrete noise) of XᵀX and Xᵀy
+    over rows clipped to ℓ2 norm `row_bound` and a target clipped to its range, solved with a
+    ridge that keeps the noisy XᵀX positive definite (`docs/privacy.md`, "DP linear
+    regression"). Give public `bounds` (or `coarse_bounds`) so features lie on [0, 1], and the
+    target's range: public `target_range=(lo, hi)` (free) or `coarse_target_range=(lo, hi)`
+    within which it is estimated privately with `target_share` of ε (default 0.05).
+    Predictions lie in the range. Library defaults: ε = 1, δ = 10⁻⁵, R = √d, the automatic
+    ridge; replace-one neighbours.
+
+    Chain `PrivateFairRegressor(base=DPLinearRegression(...))` for fair predictions from
+    features.
+
+    Example:
+        >>> import numpy as np, dpfair
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(5000, 2)); y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=5000)
+        >>> reg = dpfair.DPLinearRegression(epsilon=1.0, target_range=(-2, 3)).fit(X, y)
+        >>> bool(np.mean((reg.predict(X) - y) ** 2) < np.var(y))
+        True
+
+    """
+
+    _method = "dp-linear"
+    _regression = True
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        target_range: tuple | None = None,
+        coarse_target_range: tuple | None = None,
+        target_share: float | None = None,
+        row_bound: float | None = None,
+        ridge: float | None = None,
+        bounds: dict | None = None,
+        coarse_bounds: dict | None = None,
+        bounds_share: float | None = None,
+        session: Any = None,
+        random_state: int | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.target_range = target_range
+        self.coarse_target_range = coarse_target_range
+        self.target_share = target_share
+        self.row_bound = row_bound
+        self.ridge = ridge
+        self.bounds = bounds
+        self.coarse_bounds = coarse_bounds
+        self.bounds_share = bounds_share
+        self.session = session
+        self.random_state = random_state
+
+    def _native_params(self) -> dict:
+        return {
+            **_given(
+                epsilon=self.epsilon,
+                delta=self.delta,
+                target_range=_pair("target_range", self.target_range),
+                coarse_target_range=_pair("coarse_target_range", self.coarse_target_range),
+                target_share=self.target_share,
+                row_bound=self.row_bound,
+                ridge=self.ridge,
+            ),
+            **_scaling_params(self),
+        }
+
+
+def _pair(name: str, value: Any) -> tuple | None:
+    """`(lo, hi)` as two floats, or None."""
+    if value is None:
+        return None
+    try:
+        lo, hi = value
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (lo, hi), got {value!r}") from None
+    return (float(lo), float(hi))
 
 
 class CDPFairClassifier(_ProbabilisticClassifier):
@@ -318,11 +402,22 @@ class PrivateFairRegressor(DPFairEstimator):
     their Wasserstein barycenter, so that the groups' output distributions are within `alpha`
     in Kolmogorov–Smirnov distance.
 
-    It post-processes *scores*: `X` is one column of scores (or name it with `score_column`),
-    such as the predictions of a regressor fitted on other rows; `y` is the real target. The
-    public interval `score_range=(lo, hi)` holding the scores is required (never the data's own
-    min/max). Library defaults: α = 0 (exact parity), ε = 1 (pure DP), 36 bins. Predicting
-    needs `sensitive_features`.
+    Two ways to use it:
+
+    * **from features**, chained after a private regressor:
+      `PrivateFairRegressor(base=DPLinearRegression(...), score_range=(lo, hi))`. The base is
+      fitted on `base_fraction` (default 0.5) of a public random split of the rows, with the
+      target clipped to `score_range`, and the post-processor on its predictions for the other
+      rows; the two parts compose in parallel, so the whole fit is (ε, δ)-DP with ε this
+      estimator's and δ the base's. `fit(X, y, sensitive_features=...)` and `predict(X,
+      sensitive_features=...)` take the features. The base's `bounds`/`coarse_bounds` scale
+      the features; its ε and target range are this estimator's (`epsilon`, `score_range`).
+    * **on scores**: `X` is one column of scores (or name it with `score_column`), such as the
+      predictions of a regressor fitted on other rows; `y` is the real target.
+
+    The public interval `score_range=(lo, hi)` is required (never the data's own min/max; with
+    a base, the base's `target_range` may give it). Library defaults: α = 0 (exact parity),
+    ε = 1 (pure DP on scores), 36 bins. Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair
@@ -334,6 +429,11 @@ class PrivateFairRegressor(DPFairEstimator):
         >>> out = reg.predict(scores.reshape(-1, 1), sensitive_features=g)
         >>> bool(dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=g) < 0.2)
         True
+        >>> X = rng.uniform(size=(3000, 2)); y = X[:, 0] + 0.3 * (g == "b")
+        >>> base = dpfair.DPLinearRegression()
+        >>> reg = dpfair.PrivateFairRegressor(base=base, score_range=(0, 1.3))
+        >>> reg.fit(X, y, sensitive_features=g).predict(X[:4], sensitive_features=g[:4]).shape
+        (4,)
 
     """
 
@@ -348,6 +448,8 @@ class PrivateFairRegressor(DPFairEstimator):
         bins: int | None = None,
         score_range: tuple | None = None,
         score_column: str | None = None,
+        base: Any = None,
+        base_fraction: float | None = None,
         groups: list | None = None,
         session: Any = None,
         random_state: int | None = None,
@@ -357,32 +459,89 @@ class PrivateFairRegressor(DPFairEstimator):
         self.bins = bins
         self.score_range = score_range
         self.score_column = score_column
+        self.base = base
+        self.base_fraction = base_fraction
         self.groups = groups
         self.session = session
         self.random_state = random_state
 
+    def _score_range(self) -> tuple | None:
+        score_range = _pair("score_range", self.score_range)
+        if self.base is None:
+            return score_range
+        base_range = _pair("base.target_range", self.base.target_range)
+        if score_range is None:
+            return base_range
+        if base_range is not None and base_range != score_range:
+            raise ValueError(
+                f"score_range {score_range} and the base's target_range {base_range} differ: "
+                "the base's target is clipped to score_range; give one of them"
+            )
+        return score_range
+
+    def _base_params(self) -> dict:
+        """The base regressor's params (module docs); its unused settings are refused."""
+        base = self.base
+        if base is None:
+            if self.base_fraction is not None:
+                raise ValueError("base_fraction needs a base regressor (base=DPLinearRegression())")
+            return {}
+        if not isinstance(base, DPLinearRegression):
+            raise TypeError(
+                f"base must be a dpfair.DPLinearRegression, got {type(base).__name__} (a "
+                "non-private regressor's scores would not be private: fit it on other rows "
+                "and pass its predictions as scores)"
+            )
+        if self.score_column is not None:
+            raise ValueError("give a base regressor or a score_column, not both")
+        if base.epsilon is not None and base.epsilon != self.epsilon:
+            raise ValueError(
+                "the base's epsilon is this estimator's (its rows are disjoint from the "
+                "post-processor's: parallel composition); set epsilon on PrivateFairRegressor"
+            )
+        for name in ("coarse_target_range", "target_share", "session", "random_state"):
+            if getattr(base, name) is not None:
+                raise ValueError(
+                    f"base.{name}: not used when chained (the target range is score_range; "
+                    "session and random_state are this estimator's)"
+                )
+        return {
+            "base": "dp-linear",
+            **_given(
+                base_delta=base.delta,
+                base_row_bound=base.row_bound,
+                base_ridge=base.ridge,
+                base_fraction=self.base_fraction,
+            ),
+            **_scaling_params(base),
+        }
+
     def _native_params(self) -> dict:
-        score_range = None
-        if self.score_range is not None:
-            lo, hi = self.score_range
-            score_range = (float(lo), float(hi))
-        return _given(
-            alpha=self.alpha,
-            epsilon=self.epsilon,
-            bins=self.bins,
-            score_range=score_range,
-            score_column=self._score_column,
-        )
+        base = self._base_params()  # first: it checks what `base` is
+        return {
+            **_given(
+                alpha=self.alpha,
+                epsilon=self.epsilon,
+                bins=self.bins,
+                score_range=self._score_range(),
+                score_column=self._score_column,
+            ),
+            **base,
+        }
 
     def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> PrivateFairRegressor:
-        """Fit on scores `X` (one column, or `score_column`), real target `y` and groups."""
+        """Fit on features (with a base) or scores `X`, real target `y` and groups."""
         frame = to_frame(X, y, sensitive_features, regression=True)
-        if self.score_column is None and len(frame.features) != 1:
-            raise ValueError(
-                f"X has {len(frame.features)} columns: give the scores as one column, "
-                "or name the score column with score_column="
-            )
-        self._score_column = self.score_column or frame.features[0][0]
+        if self.base is not None:
+            self._score_column = None
+        else:
+            if self.score_column is None and len(frame.features) != 1:
+                raise ValueError(
+                    f"X has {len(frame.features)} columns: give the scores as one column, "
+                    "name the score column with score_column=, or chain after a private "
+                    "regressor with base=DPLinearRegression()"
+                )
+            self._score_column = self.score_column or frame.features[0][0]
         self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 

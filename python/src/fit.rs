@@ -8,9 +8,10 @@ use crate::frame::FrameInput;
 use crate::model::PyModel;
 use crate::session::PySession;
 use dpfair::estimators::{
-    CdpFair, Decoupled, Dp2dp, DpLogistic, FairRegression, FdpFair, LogisticMechanism, Lpct,
-    LpctPrune,
+    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, LogisticMechanism,
+    Lpct, LpctPrune,
 };
+use dpfair::fair_regression::LinearBase;
 use dpfair::model::Accounting;
 use dpfair::pipeline::Scaling;
 use dpfair::{Estimator, Params, Session};
@@ -118,6 +119,24 @@ fn dp_logistic(h: &mut Hyper<'_, '_>) -> PyResult<DpLogistic> {
     p.check().map_err(api_error)
 }
 
+fn dp_linear(h: &mut Hyper<'_, '_>) -> PyResult<DpLinear> {
+    let mut p = DpLinear::params();
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.get::<(f64, f64)>("target_range")?, |p, (lo, hi)| {
+        p.target_range(lo, hi)
+    });
+    p = set(
+        p,
+        h.get::<(f64, f64)>("coarse_target_range")?,
+        |p, (lo, hi)| p.private_target_range(lo, hi),
+    );
+    p = set(p, h.get("target_share")?, |p, v| p.target_share(v));
+    p = set(p, h.get("row_bound")?, |p, v| p.row_bound(v));
+    p = set(p, h.get("ridge")?, |p, v| p.ridge(v));
+    p.check().map_err(api_error)
+}
+
 fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
     let mut p = CdpFair::params();
     p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
@@ -156,6 +175,23 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
     p = set(p, h.get::<String>("score_column")?, |p, v| {
         p.score_column(v)
     });
+    let defaults = LinearBase::default();
+    let base = LinearBase {
+        delta: h.get("base_delta")?.unwrap_or(defaults.delta),
+        row_bound: h.get("base_row_bound")?,
+        ridge: h.get("base_ridge")?,
+        fraction: h.get("base_fraction")?.unwrap_or(defaults.fraction),
+    };
+    match h.choice("base", &[("dp-linear", ())])? {
+        Some(()) => p = p.base(base),
+        None if base != defaults => {
+            return Err(value_error(
+                "base_delta, base_row_bound, base_ridge and base_fraction configure the base \
+                 regressor: they need base=\"dp-linear\"",
+            ));
+        }
+        None => {}
+    }
     p.check().map_err(api_error)
 }
 
@@ -353,6 +389,7 @@ pub fn fit(
         }
         match method {
             "dp-logistic" => with!(dp_logistic(&mut h)?),
+            "dp-linear" => with!(dp_linear(&mut h)?),
             "cdp-fair" => with!(cdp_fair(&mut h)?),
             "fdp-fair" => with!(fdp_fair(&mut h)?),
             "fair-regression" => with!(fair_regression(&mut h)?),

@@ -28,16 +28,37 @@ CLASSIFIERS = {
     "LPCTClassifier": lambda **kw: dpfair.LPCTClassifier(epsilon=2.0, **kw),
     "LPCTPruneClassifier": lambda **kw: dpfair.LPCTPruneClassifier(epsilon=2.0, **kw),
 }
-ALL = [*CLASSIFIERS, "PrivateFairRegressor"]
+REGRESSORS = {
+    "PrivateFairRegressor": lambda **kw: dpfair.PrivateFairRegressor(
+        alpha=0.05, epsilon=1.0, bins=20, score_range=(0, 2), **kw
+    ),
+    "DPLinearRegression": lambda **kw: dpfair.DPLinearRegression(
+        epsilon=1.0, target_range=(0, 3), bounds=BOUNDS, **kw
+    ),
+    # The post-processor chained after the private regressor, from features.
+    "PrivateFairRegressor+base": lambda **kw: dpfair.PrivateFairRegressor(
+        alpha=0.05,
+        epsilon=1.0,
+        bins=20,
+        score_range=(0, 3),
+        base=dpfair.DPLinearRegression(bounds=BOUNDS),
+        **kw,
+    ),
+}
+ALL = [*CLASSIFIERS, *REGRESSORS]
 LPCT = ("LPCTClassifier", "LPCTPruneClassifier")
 
 
 def make(name: str, **kw: Any) -> Any:
-    if name == "PrivateFairRegressor":
-        return dpfair.PrivateFairRegressor(
-            alpha=0.05, epsilon=1.0, bins=20, score_range=(0, 2), **kw
-        )
+    if name in REGRESSORS:
+        return REGRESSORS[name](**kw)
     return CLASSIFIERS[name](**kw)
+
+
+def real_target(X: Any) -> Any:
+    """A real response on the Adult-like frame (public formula): the score behind the labels."""
+    sales = 0.2 * (X["job"] == "sales")
+    return (X["age"] - 17) / 73 + X["hours"] / 99 + 0.35 * (X["sex"] == "Male") + sales
 
 
 def scores(X: Any) -> Any:
@@ -54,6 +75,8 @@ def fit_args(name: str, X: Any, y: Any, public: tuple) -> tuple:
     if name == "PrivateFairRegressor":
         s = scores(X)
         return s, s["score"] + 0.1, {"sensitive_features": X["sex"]}
+    if name in REGRESSORS:
+        return X, real_target(X), {"sensitive_features": "sex"}
     if name == "DP2DPClassifier":
         y3 = np.where(X["age"] < 35, "young", np.where(X["age"] < 55, "middle", "senior"))
         return X.drop(columns="sex"), y3, {"sensitive_features": X["sex"]}

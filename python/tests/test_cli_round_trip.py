@@ -9,7 +9,7 @@ import subprocess
 import pandas as pd
 import pytest
 from conftest import BOUNDS
-from estimator_cases import ALL, fit_args, make, predict_input, predict_kwargs
+from estimator_cases import ALL, REGRESSORS, fit_args, make, predict_input, predict_kwargs
 
 import dpfair
 
@@ -49,7 +49,7 @@ def test_python_model_predicts_with_the_cli(name, dpfair_bin, adult, adult_publi
     # The same seed for a randomized predictor's draws: Python's random_state, the CLI's --seed.
     cli = _cli_predict(dpfair_bin, path, csv, tmp_path / "pred.csv", est.random_state)
     ours = est.predict(test, **predict_kwargs(name, test))
-    if name == "PrivateFairRegressor":
+    if name in REGRESSORS:
         assert cli["prediction"].astype(float).tolist() == pytest.approx(list(ours), abs=1e-9)
     else:
         assert cli["prediction"].tolist() == [str(v) for v in ours]

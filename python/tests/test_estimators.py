@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from estimator_cases import ALL, LPCT, fit_args, make, predict_input, predict_kwargs
+from estimator_cases import (
+    ALL,
+    LPCT,
+    REGRESSORS,
+    fit_args,
+    make,
+    predict_input,
+    predict_kwargs,
+    real_target,
+)
 from fairlearn.metrics import MetricFrame, selection_rate
 
 import dpfair
@@ -28,7 +37,7 @@ def test_fit_predict_and_ledger(name, fitted, adult):
     est = fitted[name]
     pred = est.predict(predict_input(name, X), **predict_kwargs(name, X))
     assert pred.shape == (len(X),)
-    if name == "PrivateFairRegressor":
+    if name in REGRESSORS:
         assert np.isfinite(pred).all()
     else:
         assert set(pred) <= set(est.classes_)
@@ -49,7 +58,7 @@ def test_text_target_classes_are_the_original_labels(fitted):
     assert list(est.feature_names_in_) == ["age", "hours", "job", "sex"]
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if n not in LPCT and n != "PrivateFairRegressor"])
+@pytest.mark.parametrize("name", [n for n in ALL if n not in LPCT and n not in REGRESSORS])
 def test_predict_proba_rows_are_distributions(name, fitted, adult):
     X, _ = adult
     est = fitted[name]
@@ -61,7 +70,7 @@ def test_predict_proba_rows_are_distributions(name, fitted, adult):
     assert np.all(p >= 0) and np.allclose(p.sum(axis=1), 1.0)
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if n not in ("PrivateFairRegressor",)])
+@pytest.mark.parametrize("name", [n for n in ALL if n not in REGRESSORS])
 def test_fairlearn_metricframe_equals_dpfair_metrics(name, fitted, adult):
     X, y = adult
     est = fitted[name]
@@ -109,6 +118,55 @@ def test_regressor_ks_metric_matches_scipy(fitted, adult):
     a, b = out[X["sex"].to_numpy() == "Female"], out[X["sex"].to_numpy() == "Male"]
     ours = dpfair.metrics.ks_statistical_parity(None, out, sensitive_features=X["sex"])
     assert ours == pytest.approx(ks_2samp(a, b).statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["DPLinearRegression", "PrivateFairRegressor+base"])
+def test_regressors_from_features_agree_with_fairlearn_and_beat_the_constant(name, fitted, adult):
+    from sklearn.metrics import mean_squared_error
+
+    X, _ = adult
+    y = real_target(X)
+    est = fitted[name]
+    pred = est.predict(X, sensitive_features=X["sex"])
+    mf = MetricFrame(
+        metrics={"mse": mean_squared_error}, y_true=y, y_pred=pred, sensitive_features=X["sex"]
+    )
+    ours = group_report(y, pred, sensitive_features=X["sex"], task="regression")
+    for g in ("Female", "Male"):
+        assert ours.by_group[g]["mse"] == pytest.approx(mf.by_group["mse"][g], rel=1e-12)
+    # Better than predicting the mean: the linear signal (variance ≈ 0.2) dwarfs the noise at
+    # n = 3,000, ε = 1 with two scaled features and one text column (σ·√p against ‖Xᵀy‖ ≈ n·0.4).
+    # The fair one pays for parity (the groups differ by 0.35: at most 0.175² per row).
+    assert float(mf.overall["mse"]) < np.var(y), (float(mf.overall["mse"]), np.var(y))
+    if name == "PrivateFairRegressor+base":
+        ks = dpfair.metrics.ks_statistical_parity(None, pred, sensitive_features=X["sex"])
+        # α = 0.05, 20 bins; the histogram's noise on 1,500 rows at ε = 1 and DKW sampling
+        # error on ~1,200 and ~1,800 rows per group (≈ 0.05 each at β = 10⁻³).
+        assert ks < 0.2, ks
+        # Without the post-processor the groups' predictions differ.
+        base = est.ledger_["entries"]
+        assert len(base) == 2 and est.ledger_["total"]["epsilon"] == pytest.approx(1.0)
+
+
+def test_chained_regressor_refuses_settings_it_would_ignore(adult):
+    X, _ = adult
+    y = real_target(X)
+    for base, match in [
+        (dpfair.DPLinearRegression(epsilon=2.0), "epsilon"),
+        (dpfair.DPLinearRegression(target_range=(0, 1)), "target_range"),
+        (dpfair.DPLinearRegression(coarse_target_range=(0, 9)), "coarse_target_range"),
+    ]:
+        est = dpfair.PrivateFairRegressor(score_range=(0, 3), base=base)
+        with pytest.raises(ValueError, match=match):
+            est.fit(X, y, sensitive_features="sex")
+    with pytest.raises(TypeError, match="DPLinearRegression"):
+        dpfair.PrivateFairRegressor(score_range=(0, 3), base=object()).fit(
+            X, y, sensitive_features="sex"
+        )
+    # Nested parameters, as sklearn's grid search sets them.
+    est = dpfair.PrivateFairRegressor(base=dpfair.DPLinearRegression())
+    est.set_params(base__ridge=5.0)
+    assert est.base.ridge == 5.0 and est.get_params()["base__ridge"] == 5.0
 
 
 def test_groups_are_read_from_x_when_not_given(fitted, adult):

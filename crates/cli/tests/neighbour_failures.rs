@@ -143,6 +143,32 @@ fn write_scores(path: &Path, rows: &Rows) {
     std::fs::write(path, format!("score,group\n{text}")).unwrap();
 }
 
+/// The same rows for regression: a real target y = x1 − x2 (+ 0.3 in group `b`).
+fn write_regression(path: &Path, rows: &Rows) {
+    let text: String = rows
+        .iter()
+        .map(|(x1, x2, g, _)| {
+            let y = x1 - x2 + if *g == "b" { 0.3 } else { 0.0 };
+            format!("{x1:.5},{x2:.5},{g},{y:.5}\n")
+        })
+        .collect();
+    std::fs::write(path, format!("x1,x2,group,y\n{text}")).unwrap();
+}
+
+/// The distinctive rows (11 with a missing x2) for regression, a missing x2 written as `?`.
+fn write_regression_with_missing(path: &Path) {
+    let (rows, _) = distinctive();
+    let text: String = rows
+        .iter()
+        .map(|(x1, x2, g, _)| {
+            let y = x1 - x2.unwrap_or(0.0) + if *g == "b" { 0.3 } else { 0.0 };
+            let x2 = x2.map_or("?".to_string(), |v| format!("{v:.5}"));
+            format!("{x1:.5},{x2},{g},{y:.5}\n")
+        })
+        .collect();
+    std::fs::write(path, format!("x1,x2,group,y\n{text}")).unwrap();
+}
+
 /// What one run printed, as classes, and its exit status.
 #[derive(Debug, PartialEq, Eq)]
 struct Outcome {
@@ -442,6 +468,74 @@ fn fair_regression() {
         write_scores(&dir.join("scores.csv"), &base(37))
     });
     no_private_count("fair-regression", &dir, &steps, &[37, 363]);
+}
+
+#[test]
+fn dp_linear_and_fair_regression_from_features() {
+    let common = [
+        "--data",
+        "{dir}/train.csv",
+        "--target",
+        "y",
+        "--sensitive",
+        "group",
+        "--groups",
+        "a,b",
+        "--bounds",
+        "x1:0:1,x2:0:1",
+        "--epsilon",
+        "1",
+        "--out",
+        "{dir}/model.json",
+    ];
+    let mut linear = strings(&["fit", "dp-linear", "--target-range", "-1,1.3"]);
+    linear.extend(strings(&common));
+    let mut private_range = strings(&["fit", "dp-linear", "--coarse-target-range", "-5,5"]);
+    private_range.extend(strings(&common));
+    let mut chained = strings(&[
+        "fit",
+        "fair-regression",
+        "--base",
+        "dp-linear",
+        "--range",
+        "-1,1.3",
+        "--bins",
+        "8",
+    ]);
+    chained.extend(strings(&common));
+    let predict = strings(&[
+        "predict",
+        "--model",
+        "{dir}/model.json",
+        "--data",
+        "{dir}/train.csv",
+        "--out",
+        "{dir}/pred.csv",
+    ]);
+    for steps in [
+        vec![linear, predict.clone()],
+        vec![private_range],
+        vec![chained, predict],
+    ] {
+        let d = neighbour_pair("dp-linear", "empty-group", |dir, odd| {
+            write_regression(&dir.join("train.csv"), &empty_group(odd))
+        });
+        same_outcomes(
+            &format!("{:?} empty-group", steps[0]),
+            [&d[0], &d[1]],
+            &steps,
+        );
+        let dir = neighbour_dir("dp-linear", "distinctive", |dir| {
+            write_regression(&dir.join("train.csv"), &base(37))
+        });
+        no_private_count("dp-linear", &dir, &steps, &[37, 363]);
+        // Rows with a missing value are dropped: the rows left (389; 194 and 195 in the halves)
+        // are private, and so is the count dropped.
+        let dir = neighbour_dir("dp-linear", "missing", |dir| {
+            write_regression_with_missing(&dir.join("train.csv"))
+        });
+        no_private_count("dp-linear missing", &dir, &steps, &[11, 389, 194, 195]);
+    }
 }
 
 /// LPCT's public file (fixed) and private file (the neighbour's labels), without groups.

@@ -567,19 +567,30 @@ fn encode(
     n: usize,
     level: impl Fn(usize, usize) -> usize,
 ) -> Result<Array2<f64>> {
-    let mut x = Array2::<f64>::zeros((n, schema.n_features()));
+    // Where each column goes: its first encoded column, and its numeric values or its index
+    // among the text columns.
+    let mut layout = Vec::with_capacity(frame.features.len());
     let (mut offset, mut k) = (0, 0);
     for (f, c) in schema.features.iter().zip(&frame.features) {
-        match &c.values {
-            Values::Numeric(v) => x.column_mut(offset).assign(v),
+        layout.push(match &c.values {
+            Values::Numeric(v) => (offset, Some(v), 0),
             Values::Factor { .. } => {
-                for i in 0..n {
-                    x[[i, offset + level(k, i)]] = 1.0;
-                }
                 k += 1;
+                (offset, None, k - 1)
+            }
+        });
+        offset += f.width();
+    }
+    // Filled row by row (the matrix is row-major), so each row's cache lines are written once
+    // rather than once per source column (BENCHMARKS.md, "Python overhead").
+    let mut x = Array2::<f64>::zeros((n, schema.n_features()));
+    for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+        for &(offset, values, k) in &layout {
+            match values {
+                Some(v) => row[offset] = v[i],
+                None => row[offset + level(k, i)] = 1.0,
             }
         }
-        offset += f.width();
     }
     Ok(x)
 }

@@ -598,9 +598,7 @@ pub fn fit_chained(
     if n_base < 2 || n_post < 2 {
         return Err(FairRegressionError::invalid(
             "base_fraction",
-            format!(
-                "{n} rows split {n_base} / {n_post}: too few for the base or the post-processor"
-            ),
+            "too few rows for the base regressor or the post-processor (each needs 2)",
         ));
     }
     let seed = noise.public_u64();

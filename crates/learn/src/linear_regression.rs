@@ -71,7 +71,7 @@ impl Default for LinearRegressionConfig {
 impl LinearRegressionConfig {
     /// Checks every setting (public quantities only; before any data is read).
     pub fn validate(&self) -> Result<[f64; 2]> {
-        if !(self.epsilon > 0.0) {
+        if self.epsilon.is_nan() || self.epsilon <= 0.0 {
             return Err(invalid(
                 "epsilon",
                 format!("must be > 0 (or inf), got {}", self.epsilon),
@@ -615,5 +615,66 @@ mod tests {
         assert!(fit(bad_r, &[0.0; 3]).contains("row_bound"));
         assert!(fit(ok.clone(), &[0.0; 2]).contains("3 feature rows"));
         assert!(fit(ok, &[0.0, f64::NAN, 0.0]).contains("row 1"));
+    }
+
+    #[test]
+    fn audit_of_the_released_statistics_at_a_near_worst_neighbour_pair() {
+        // Two-sample threshold audit (dpfair_privacy::audit::threshold, α = 0.01) of the release
+        // of step 2 on neighbours that differ in one row: x = R·e₁ against x = R·e₂, y at the
+        // top of the range in both (d = 2, R = 3: the released vector moves by
+        // √(2R⁴ + 4R²) = 14.07, 0.90 of Δ₂ = √2·(R² + 2) = 15.56; the bound's slack is the
+        // y² and 1·1 entries, which are not released or never move). The projection on
+        // S(D) − S(D') is the Neyman–Pearson statistic of the Gaussian pair. Claim:
+        // (ε, δ) = (1, 10⁻⁵); 10,000 releases per input. Power: the planted bug (σ × 0.3)
+        // must be caught (ε_lower > 1); a correct release exceeds its claim with probability
+        // at most α.
+        use dpfair_privacy::audit::threshold::audit;
+        let (r, range) = (3.0, [0.0, 1.0]);
+        let base = Array2::from_shape_fn((10, 2), |(i, j)| 0.1 * (i + j) as f64 % 1.0);
+        let ybase: Vec<f64> = (0..10).map(|i| 0.1 * i as f64).collect();
+        let stats = |first: bool| {
+            let mut x = base.clone();
+            let mut y = ybase.clone();
+            x[[0, 0]] = if first { r } else { 0.0 };
+            x[[0, 1]] = if first { 0.0 } else { r };
+            y[0] = 1.0;
+            sufficient_statistics(x.view(), &y, range, r)
+        };
+        let s = [stats(true), stats(false)];
+        let diff: Vec<f64> = s[0].iter().zip(&s[1]).map(|(a, b)| a - b).collect();
+        let norm = l2(&diff);
+        assert!(
+            norm > 0.9 * sensitivity(r) && norm <= sensitivity(r),
+            "{norm}"
+        );
+        let u: Vec<f64> = diff.iter().map(|v| v / norm).collect();
+        let cfg = LinearRegressionConfig {
+            row_bound: Some(r),
+            ..config(1.0, range)
+        };
+        let correct = cfg.mechanism(2).unwrap().unwrap();
+        let buggy = Gaussian::from_sigma(correct.sensitivity(), 0.3 * correct.sigma()).unwrap();
+        let run = |g: &Gaussian, seed: u64| {
+            let mut ledger = Ledger::unlimited();
+            audit(
+                &mut Noise::seeded(seed),
+                10_000,
+                1e-5,
+                0.01,
+                |input, noise| {
+                    let out = g.release_vec(&mut ledger, noise, "audit", &s[input])?;
+                    Ok(out.iter().zip(&u).map(|(a, b)| a * b).sum())
+                },
+            )
+            .unwrap()
+        };
+        let ok = run(&correct, 1);
+        let bug = run(&buggy, 2);
+        eprintln!(
+            "ε_lower: correct {:.3}, σ × 0.3 {:.3}",
+            ok.epsilon_lower, bug.epsilon_lower
+        );
+        assert!(ok.epsilon_lower <= 1.0, "{ok:?}");
+        assert!(bug.epsilon_lower > 1.0, "the audit has no power: {bug:?}");
     }
 }

@@ -131,13 +131,16 @@ impl Estimator for FairRegression {
         "fair-regression"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
         let mut lines = Vec::new();
         if let (Some(base), Some(fit)) = (&self.config.base, &model.base) {
-            let (n_base, n_post) = base.sizes(data.n_rows());
+            // The share, not the row counts: after rows with missing values are dropped, the
+            // number of rows is private.
             lines.push(format!(
-                "base regressor: dp-linear on {n_base} rows, the post-processor on the other                  {n_post} (a public random split: parallel composition, each part gets the whole                  budget)"
+                "base regressor: dp-linear on {} of the rows, the post-processor on the others \
+                 (a public random split: parallel composition, each part gets the whole budget)",
+                dpfair_privacy::ledger::readable(base.fraction)
             ));
             lines.extend(super::DpLinear::describe(fit));
         }

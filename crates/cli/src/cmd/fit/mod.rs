@@ -6,6 +6,7 @@ use clap::Subcommand;
 pub mod cdp_fair;
 pub mod decoupled;
 pub mod dp2dp;
+pub mod dp_linear;
 pub mod dp_logistic;
 pub mod fair_regression;
 pub mod fdp_fair;
@@ -40,13 +41,16 @@ pub struct Args {
 enum Method {
     /// Differentially private logistic regression (DP-SGD or output perturbation): privacy only.
     DpLogistic(dp_logistic::Args),
+    /// Differentially private linear (ridge) regression by noisy sufficient statistics.
+    DpLinear(dp_linear::Args),
     /// Decoupled private fair binary classifier (Ghoukasian & Asoodeh).
     Decoupled(decoupled::Args),
     /// CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu).
     CdpFair(cdp_fair::Args),
     /// FDP-Fair simulated over S sites of one CSV (Xue & Yu).
     FdpFair(fdp_fair::Args),
-    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.).
+    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.), of a
+    /// score column or of a private base regressor (`--base dp-linear`).
     FairRegression(fair_regression::Args),
     /// LPCT: locally private classification tree with public data (Ma & Yang).
     Lpct(lpct::Args),
@@ -59,6 +63,7 @@ enum Method {
 pub fn run(args: Args) -> CliResult {
     match args.method {
         Method::DpLogistic(a) => dp_logistic::run(a),
+        Method::DpLinear(a) => dp_linear::run(a),
         Method::Decoupled(a) => decoupled::run(a),
         Method::CdpFair(a) => cdp_fair::run(a),
         Method::FdpFair(a) => fdp_fair::run(a),

@@ -1,8 +1,15 @@
 //! The flags of `dpfair fit fair-regression`: clap declarations only (`cmd::fit::fair_regression` turns them into
 //! the library's params).
 
-use crate::cmd::common::{HeaderArg, OutArgs, SeedArgs, parse_delimiter};
+use crate::cmd::common::{BoundsArgs, HeaderArg, OutArgs, SeedArgs, parse_delimiter};
 use std::path::PathBuf;
+
+/// The private regressor `--base` fits first.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseArg {
+    /// DP linear regression by noisy sufficient statistics (`dpfair fit dp-linear`).
+    DpLinear,
+}
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SolverArg {
@@ -21,14 +28,21 @@ pub struct Args {
     #[arg(long, value_name = "CSV")]
     pub data: PathBuf,
     /// The column of scores f(x, a) to post-process (may be the target, as in the paper).
-    #[arg(long, value_name = "COL")]
-    pub scores: String,
+    #[arg(long, value_name = "COL", required_unless_present = "base")]
+    pub scores: Option<String>,
+    /// Fit a private regressor first, on `--base-fraction` of a public random split of the rows,
+    /// and post-process its predictions on the other rows: the model then predicts new rows
+    /// from their features (parallel composition: the fit is (ε, δ)-DP). Needs --target;
+    /// --range is also the target's public range.
+    #[arg(long, value_enum, conflicts_with = "scores")]
+    pub base: Option<BaseArg>,
     /// The sensitive-attribute column.
     #[arg(long, value_name = "COL")]
     pub sensitive: String,
-    /// The target column, recorded in the model's schema for evaluation (post-processing reads
-    /// no labels). Ignored when it is the score column.
-    #[arg(long, value_name = "COL")]
+    /// The target column: with --scores, recorded in the model's schema for evaluation
+    /// (post-processing reads no labels; ignored when it is the score column); with --base,
+    /// what the base regressor learns (required).
+    #[arg(long, value_name = "COL", required_if_eq("base", "dp-linear"))]
     pub target: Option<String>,
     /// Declare the sensitive groups (public), in order [default: the levels found in the data,
     /// recorded as public]. A declared group absent from the data gets a near-zero weight.
@@ -49,7 +63,8 @@ pub struct Args {
     /// Number of bins k ≥ 1 (the outputs take the k bin midpoints).
     #[arg(long, value_name = "K", default_value_t = 36)]
     pub bins: usize,
-    /// The public interval `LO,HI` containing the scores (never derived from the data).
+    /// The public interval `LO,HI` containing the scores (never derived from the data); with
+    /// --base, the target is clipped to it too.
     #[arg(long, value_name = "LO,HI", allow_hyphen_values = true)]
     pub range: String,
     /// The LP solver.
@@ -65,4 +80,32 @@ pub struct Args {
     pub header: HeaderArg,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub base_options: BaseOptions,
+}
+
+/// The options of `--base dp-linear` (refused without it).
+#[derive(clap::Args, Clone, Debug)]
+pub struct BaseOptions {
+    /// --base: feature columns [default: every column except target and sensitive].
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+    /// --base: feature columns to one-hot encode (levels found in the data, recorded as public).
+    #[arg(long, value_name = "C,...", value_delimiter = ',')]
+    pub categorical: Vec<String>,
+    #[command(flatten)]
+    pub bounds: BoundsArgs,
+    /// --base: δ of the base regressor's Gaussian release [default: 1e-5].
+    #[arg(long, value_name = "D")]
+    pub delta: Option<f64>,
+    /// --base: the share of the rows the base regressor is fitted on (the post-processor gets
+    /// the others).
+    #[arg(long, value_name = "F", default_value_t = 0.5)]
+    pub base_fraction: f64,
+    /// --base: rows are scaled down to ℓ2 norm at most R [default: √d].
+    #[arg(long, value_name = "R")]
+    pub row_bound: Option<f64>,
+    /// --base: ridge λ added to the released XᵀX [default: automatic; docs/privacy.md].
+    #[arg(long, value_name = "L")]
+    pub ridge: Option<f64>,
 }

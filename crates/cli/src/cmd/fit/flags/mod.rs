@@ -4,6 +4,7 @@
 pub mod cdp_fair;
 pub mod decoupled;
 pub mod dp2dp;
+pub mod dp_linear;
 pub mod dp_logistic;
 pub mod fair_regression;
 pub mod fdp_fair;
