@@ -294,8 +294,13 @@ const SCHEMA: [&str; 8] = [
 
 /// Checks one `fit` method: both neighbour pairs, then the distinctive counts.
 fn check_fit(method: &str, options: &[&str]) {
+    check_fit_with(method, method, &SCHEMA, options);
+}
+
+/// [`check_fit`] with the schema options `schema`, its scratch folders named after `suite`.
+fn check_fit_with(suite: &str, method: &str, schema: &[&str], options: &[&str]) {
     let mut args = strings(&["fit", method, "--data", "{dir}/train.csv"]);
-    args.extend(strings(&SCHEMA));
+    args.extend(strings(schema));
     args.extend(strings(&["--out", "{dir}/model.json"]));
     args.extend(strings(options));
     let steps = [args];
@@ -303,16 +308,16 @@ fn check_fit(method: &str, options: &[&str]) {
         ("empty-group", empty_group as fn(bool) -> Rows),
         ("one-class-group", one_class_group),
     ] {
-        let d = neighbour_pair(method, pair, |dir, odd| {
+        let d = neighbour_pair(suite, pair, |dir, odd| {
             write_rows(&dir.join("train.csv"), &rows(odd))
         });
-        same_outcomes(&format!("{method} {pair}"), [&d[0], &d[1]], &steps);
+        same_outcomes(&format!("{suite} {pair}"), [&d[0], &d[1]], &steps);
     }
     let (rows, private) = distinctive();
-    let dir = neighbour_dir(method, "distinctive", |dir| {
+    let dir = neighbour_dir(suite, "distinctive", |dir| {
         write_with_missing(&dir.join("train.csv"), &rows);
     });
-    no_private_count(method, &dir, &steps, &private);
+    no_private_count(suite, &dir, &steps, &private);
 }
 
 #[test]
@@ -335,6 +340,28 @@ fn class_masks_values_but_not_words() {
 #[test]
 fn dp_logistic() {
     check_fit("dp-logistic", &["--epsilon", "1", "--epochs", "5"]);
+}
+
+/// The default path without `--bounds`: private feature bounds for x1 and x2 (median and
+/// spread on the public log grid), whose lines name the columns and the cost only.
+#[test]
+fn dp_logistic_with_private_bounds() {
+    check_fit_with(
+        "dp-logistic-auto-bounds",
+        "dp-logistic",
+        &SCHEMA[..6],
+        &["--epsilon", "1", "--epochs", "5"],
+    );
+}
+
+#[test]
+fn cdp_fair_with_private_bounds() {
+    check_fit_with(
+        "cdp-fair-auto-bounds",
+        "cdp-fair",
+        &SCHEMA[..6],
+        &["--epsilon", "2", "--frequencies", "32"],
+    );
 }
 
 #[test]
