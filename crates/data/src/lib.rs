@@ -30,7 +30,9 @@ pub mod testdata;
 pub use dataset::{Dataset, Groups, Target};
 pub use error::{DataError, Position, Result};
 pub use load::{ApplyOptions, LoadOptions, LoadReport, Loaded, MissingPolicy, load_csv};
-pub use preprocess::{BoundSource, Bounds, BoundsPlan, MinMax, PrivateBounds, Scaling, Standardizer};
+pub use preprocess::{
+    BoundSource, Bounds, BoundsPlan, MinMax, PrivateBounds, Scaling, Standardizer,
+};
 pub use schema::{FeatureColumn, Schema, SensitiveColumn, TargetColumn, TargetEncoding, TaskKind};
 pub use split::{Stratify, partition_indices, split_indices};
 pub use table::{CsvFormat, HeaderMode, Table};

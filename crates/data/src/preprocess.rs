@@ -162,7 +162,10 @@ impl BoundsPlan {
 /// Whether encoded feature `j` of `data` takes only the values 0 and 1 (a binary column: its
 /// type is schema information, docs/privacy.md "Feature bounds").
 fn is_binary(data: &crate::Dataset, j: usize) -> bool {
-    data.features.column(j).iter().all(|&v| v == 0.0 || v == 1.0)
+    data.features
+        .column(j)
+        .iter()
+        .all(|&v| v == 0.0 || v == 1.0)
 }
 
 /// Min-max scaling of each encoded feature to [0, 1]: `(x − lo) / (hi − lo)`, clipped to [0, 1]

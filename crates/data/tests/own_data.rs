@@ -48,8 +48,14 @@ fn text_columns_are_one_hot_and_identifier_names_are_left_out() {
     assert_eq!(l.report.skipped_ids, ["id", "customer_id"]);
     assert_eq!(l.report.text_columns, ["job"]);
     let note = l.report.skipped_ids_message().unwrap();
-    assert!(note.contains("`id`") && note.contains("`customer_id`"), "{note}");
-    assert_eq!(l.dataset.feature_names[..3], ["job=clerk", "job=driver", "job=nurse"]);
+    assert!(
+        note.contains("`id`") && note.contains("`customer_id`"),
+        "{note}"
+    );
+    assert_eq!(
+        l.dataset.feature_names[..3],
+        ["job=clerk", "job=driver", "job=nurse"]
+    );
     // --drop leaves out more (and is not reported again as an identifier).
     let l = load(&csv(), &["const", "id"]).unwrap();
     let names: Vec<&str> = l.schema.features.iter().map(|f| f.name()).collect();
@@ -74,7 +80,16 @@ fn a_text_column_with_too_many_values_is_refused_naming_it() {
 /// Identifier rule by name only: exact names and suffixes, never substrings of words.
 #[test]
 fn identifier_names() {
-    for id in ["id", "ID", "Id", "index", "Unnamed: 0", "customer_id", "row-id", "user id"] {
+    for id in [
+        "id",
+        "ID",
+        "Id",
+        "index",
+        "Unnamed: 0",
+        "customer_id",
+        "row-id",
+        "user id",
+    ] {
         assert!(dpfair_data::load::is_id_like(id), "{id}");
     }
     for not in ["paid", "valid", "idle", "width", "identity_score", "rider"] {

@@ -473,9 +473,9 @@ fn references(
     // private ones); otherwise standardisation fitted on the training part, without noise: the
     // reference is not private anyway.
     let public = match scaling {
-        Scaling::Public(b) | Scaling::Private { public: b, .. } | Scaling::Auto { public: b, .. } => {
-            Some(b.clone())
-        }
+        Scaling::Public(b)
+        | Scaling::Private { public: b, .. }
+        | Scaling::Auto { public: b, .. } => Some(b.clone()),
         Scaling::None => None,
     };
     if let Some(bounds) = public

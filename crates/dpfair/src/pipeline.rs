@@ -99,7 +99,9 @@ impl Scaling {
     pub fn plan(&self, loaded: &Loaded) -> Option<dpfair_data::BoundsPlan> {
         let public = match self {
             Scaling::None => return None,
-            Scaling::Public(b) | Scaling::Private { public: b, .. } | Scaling::Auto { public: b, .. } => b,
+            Scaling::Public(b)
+            | Scaling::Private { public: b, .. }
+            | Scaling::Auto { public: b, .. } => b,
         };
         Some(dpfair_data::BoundsPlan::of(
             &loaded.schema,

@@ -226,9 +226,20 @@ mod tests {
         let n = 4000usize;
         let g = auto_range_grid();
         let columns: Vec<(&str, Vec<f64>)> = vec![
-            ("tiny", (0..n).map(|i| 1e-9 * (1.0 + (i % 97) as f64)).collect()),
-            ("huge", (0..n).map(|i| 1e11 * (1.0 + (i % 89) as f64 / 10.0)).collect()),
-            ("negative", (0..n).map(|i| -5e4 - (i % 83) as f64 * 100.0).collect()),
+            (
+                "tiny",
+                (0..n).map(|i| 1e-9 * (1.0 + (i % 97) as f64)).collect(),
+            ),
+            (
+                "huge",
+                (0..n)
+                    .map(|i| 1e11 * (1.0 + (i % 89) as f64 / 10.0))
+                    .collect(),
+            ),
+            (
+                "negative",
+                (0..n).map(|i| -5e4 - (i % 83) as f64 * 100.0).collect(),
+            ),
             ("years", (0..n).map(|i| 1990.0 + (i % 31) as f64).collect()),
             ("constant", vec![7.0; n]),
         ];

@@ -43,13 +43,13 @@ mod laplace;
 mod local;
 mod privunit;
 
-pub use discrete::{
-    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
-    private_quantile, private_range,
-};
 pub use auto_range::{
     AUTO_RANGE_DECADES, AUTO_RANGE_STEPS_PER_DECADE, AutoRange, SPREAD_MULTIPLE, SPREAD_QUANTILE,
     auto_range, auto_range_grid,
+};
+pub use discrete::{
+    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
+    private_quantile, private_range,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;
