@@ -113,7 +113,8 @@ impl Scaling {
     /// Check the share before any data is read.
     pub fn check(&self) -> Result<()> {
         let share = self.share();
-        if !matches!(self, Scaling::None | Scaling::Public(_)) && !(share > 0.0 && share < 1.0) {
+        let estimates = !matches!(self, Scaling::None | Scaling::Public(_));
+        if estimates && !(share > 0.0 && share < 1.0) {
             return Err(Error::invalid(
                 "bounds_share",
                 format!("must be in (0, 1), got {share}"),
