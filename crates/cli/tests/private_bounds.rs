@@ -6,16 +6,13 @@
 mod common;
 use common::{arg, design_csv, dpfair, number_after, ok, scratch, stderr};
 
-#[test]
-fn default_fit_charges_private_bounds_and_says_so() {
-    let dir = scratch("private-bounds", "default");
-    let data = design_csv(&dir, "d.csv", 2_000, 3);
-    let model = dir.join("m.json");
-    let out = dpfair(&[
+/// `fit cdp-fair` on `data` at ε = 2 into `model`, with `extra` options.
+fn fit(data: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
         "fit",
         "cdp-fair",
         "--data",
-        arg(&data),
+        arg(data),
         "--target",
         "y",
         "--sensitive",
@@ -25,8 +22,18 @@ fn default_fit_charges_private_bounds_and_says_so() {
         "--frequencies",
         "32",
         "--out",
-        arg(&model),
-    ]);
+        arg(model),
+    ];
+    args.extend_from_slice(extra);
+    dpfair(&args)
+}
+
+#[test]
+fn default_fit_charges_private_bounds_and_says_so() {
+    let dir = scratch("private-bounds", "default");
+    let data = design_csv(&dir, "d.csv", 2_000, 3);
+    let model = dir.join("m.json");
+    let out = fit(&data, &model, &[]);
     ok(&out);
     let err = stderr(&out);
     assert!(
@@ -45,24 +52,7 @@ fn default_fit_charges_private_bounds_and_says_so() {
     assert!(ledger.contains("estimated privately (charged in the ledger above): x1, x2"));
 
     // Public bounds for both columns: nothing charged, no cost line.
-    let out = dpfair(&[
-        "fit",
-        "cdp-fair",
-        "--data",
-        arg(&data),
-        "--target",
-        "y",
-        "--sensitive",
-        "a",
-        "--epsilon",
-        "2",
-        "--frequencies",
-        "32",
-        "--bounds",
-        "x1:0:1,x2:0:1",
-        "--out",
-        arg(&model),
-    ]);
+    let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
     ok(&out);
     let err = stderr(&out);
     assert!(!err.contains("no --bounds"), "{err}");
