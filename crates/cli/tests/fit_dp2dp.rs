@@ -83,8 +83,8 @@ fn fit_args<'a>(csv: &'a str, model: &'a str, rho: &'a str) -> Vec<&'a str> {
         "1e-5",
         "--seed",
         "3",
-        // The mixture's features as they are (no bounds to estimate): these tests are about
-        // the post-processing.
+        // Raw features, as these tests were written for (the default scales them with
+        // private bounds, tested in private_bounds.rs and neighbour_failures.rs).
         "--unscaled",
         "--out",
         model,

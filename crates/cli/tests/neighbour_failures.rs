@@ -320,14 +320,13 @@ const SCHEMA: [&str; 8] = [
 
 /// Checks one `fit` method: both neighbour pairs, then the distinctive counts.
 fn check_fit(method: &str, options: &[&str]) {
-    check_fit_in(method, method, options);
+    check_fit_with(method, method, &SCHEMA, options);
 }
 
-/// [`check_fit`] in scratch folders named after `suite` (tests of one method with different
-/// options run in parallel and must not share folders).
-fn check_fit_in(suite: &str, method: &str, options: &[&str]) {
+/// [`check_fit`] with the schema options `schema`, its scratch folders named after `suite`.
+fn check_fit_with(suite: &str, method: &str, schema: &[&str], options: &[&str]) {
     let mut args = strings(&["fit", method, "--data", "{dir}/train.csv"]);
-    args.extend(strings(&SCHEMA));
+    args.extend(strings(schema));
     args.extend(strings(&["--out", "{dir}/model.json"]));
     args.extend(strings(options));
     let steps = [args];
@@ -344,7 +343,7 @@ fn check_fit_in(suite: &str, method: &str, options: &[&str]) {
     let dir = neighbour_dir(suite, "distinctive", |dir| {
         write_with_missing(&dir.join("train.csv"), &rows);
     });
-    no_private_count(method, &dir, &steps, &private);
+    no_private_count(suite, &dir, &steps, &private);
 }
 
 #[test]
@@ -367,6 +366,28 @@ fn class_masks_values_but_not_words() {
 #[test]
 fn dp_logistic() {
     check_fit("dp-logistic", &["--epsilon", "1", "--epochs", "5"]);
+}
+
+/// The default path without `--bounds`: private feature bounds for x1 and x2 (median and
+/// spread on the public log grid), whose lines name the columns and the cost only.
+#[test]
+fn dp_logistic_with_private_bounds() {
+    check_fit_with(
+        "dp-logistic-auto-bounds",
+        "dp-logistic",
+        &SCHEMA[..6],
+        &["--epsilon", "1", "--epochs", "5"],
+    );
+}
+
+#[test]
+fn cdp_fair_with_private_bounds() {
+    check_fit_with(
+        "cdp-fair-auto-bounds",
+        "cdp-fair",
+        &SCHEMA[..6],
+        &["--epsilon", "2", "--frequencies", "32"],
+    );
 }
 
 #[test]
@@ -408,18 +429,20 @@ fn cdp_fair() {
 
 #[test]
 fn cdp_fair_logistic_plug_in() {
-    check_fit_in(
+    check_fit_with(
         "cdp-fair-logistic",
         "cdp-fair",
+        &SCHEMA,
         &["--epsilon", "2", "--eta-model", "logistic"],
     );
 }
 
 #[test]
 fn fdp_fair_logistic_plug_in() {
-    check_fit_in(
+    check_fit_with(
         "fdp-fair-logistic",
         "fdp-fair",
+        &SCHEMA,
         &["--epsilon", "2", "--sites", "2", "--eta-model", "logistic"],
     );
 }

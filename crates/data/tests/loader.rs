@@ -233,7 +233,7 @@ fn error_non_numeric_names_row_and_column() {
     // A text column is one-hot encoded without being listed; a column mixing numbers and text
     // (`job` here: a code and words) is an error naming the first non-number.
     let text = load_csv(
-        &t.file("text.csv", PEOPLE),
+        t.file("text.csv", PEOPLE),
         &LoadOptions {
             sensitive: Some("sex".into()),
             ..opts("income")

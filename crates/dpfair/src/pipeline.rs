@@ -16,6 +16,24 @@
 //! let file = fitted.to_model_file(loaded.schema.clone())?;
 //! # Ok::<(), dpfair::Error>(())
 //! ```
+//!
+//! Without public bounds, [`Scaling::default()`] estimates them privately with 5% of the fit's
+//! ε ([`Scaling::Auto`]; docs/privacy.md, "Feature bounds"), and the ledger shows the cost:
+//!
+//! ```
+//! use dpfair::estimators::CdpFair;
+//! use dpfair::pipeline::{Scaling, fit};
+//! use dpfair::{Params, Session};
+//! # let dataset = dpfair::estimators::example_data(1_000, 2, 1);
+//! # let schema = dpfair::estimators::example_schema(2);
+//! let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+//! let est = CdpFair::params().epsilon(1.0).delta(1e-6).frequencies(64).check()?;
+//! let mut session = Session::new(1.0, 1e-6)?;
+//! let fitted = fit(&est, &mut loaded, &Scaling::default(), &mut session)?;
+//! let bounds = fitted.ledger.entries().iter().filter(|e| e.label.starts_with("feature bounds"));
+//! assert_eq!(bounds.count(), 3 * 2); // two numeric columns, three releases each
+//! # Ok::<(), dpfair::Error>(())
+//! ```
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted};
@@ -95,7 +113,8 @@ impl Scaling {
     /// Check the share before any data is read.
     pub fn check(&self) -> Result<()> {
         let share = self.share();
-        if !matches!(self, Scaling::None | Scaling::Public(_)) && !(share > 0.0 && share < 1.0) {
+        let estimates = !matches!(self, Scaling::None | Scaling::Public(_));
+        if estimates && !(share > 0.0 && share < 1.0) {
             return Err(Error::invalid(
                 "bounds_share",
                 format!("must be in (0, 1), got {share}"),

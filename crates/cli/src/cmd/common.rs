@@ -322,12 +322,12 @@ pub fn bounds_lines(
 
 /// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
 /// likely too coarse to help: the spread's release (ε/3 of the column) scores the grid points
-/// beyond the data `n/4` below the best, and needs `ε/3 · n/4 / 2` well above
-/// `ln(86)` ≈ 4.5 (the log grid's 86 spread intervals; docs/privacy.md, "Feature bounds") to
-/// avoid them; below twice that it warns.
+/// beyond the data `n/4` below the best, so their total weight against the best is at most
+/// `86 · exp(−ε/3 · n/8)` (the log grid's 86 spread intervals; docs/privacy.md, "Feature
+/// bounds"); it warns when that exceeds `e⁻²`, i.e. `ε/3 · n/8 < ln 86 + 2`.
 pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
-    let margin = eps_column / 3.0 * rows as f64 / 4.0 / 2.0;
-    (margin.is_finite() && margin < 2.0 * 86f64.ln()).then(|| {
+    let margin = eps_column / 3.0 * rows as f64 / 8.0;
+    (margin.is_finite() && margin < 86f64.ln() + 2.0).then(|| {
         format!(
             "warning: private bounds at ε = {} per column on {rows} rows are likely too coarse to \
              help (the feature may end up squashed or clipped); give public --bounds for these \

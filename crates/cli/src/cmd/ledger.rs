@@ -131,6 +131,10 @@ fn public_information(schema: &Schema) -> String {
                 "  min-max bounds, estimated privately (charged in the ledger above): {}\n",
                 pick(|b| matches!(b, BoundSource::Private { .. }))
             ));
+            s.push_str(&format!(
+                "  min-max bounds [0, 1] of 0/1 columns (their type): {}\n",
+                pick(|b| matches!(b, BoundSource::Binary))
+            ));
         }
     }
     s

@@ -1,0 +1,63 @@
+//! A fit without `--bounds` estimates every numeric column's bounds privately with
+//! `--bounds-share` of ε (docs/privacy.md, "Feature bounds"): one `columns:` line and one cost
+//! line on stderr, the charges in the model's ledger and `dpfair ledger`; public `--bounds` for
+//! every column spend nothing and print no cost line.
+
+mod common;
+use common::{arg, design_csv, dpfair, number_after, ok, scratch, stderr};
+
+/// `fit cdp-fair` on `data` at ε = 2 into `model`, with `extra` options.
+fn fit(data: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "fit",
+        "cdp-fair",
+        "--data",
+        arg(data),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+        "--epsilon",
+        "2",
+        "--frequencies",
+        "32",
+        "--out",
+        arg(model),
+    ];
+    args.extend_from_slice(extra);
+    dpfair(&args)
+}
+
+#[test]
+fn default_fit_charges_private_bounds_and_says_so() {
+    let dir = scratch("private-bounds", "default");
+    let data = design_csv(&dir, "d.csv", 2_000, 3);
+    let model = dir.join("m.json");
+    let out = fit(&data, &model, &[]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("columns: private bounds `x1`, `x2`"),
+        "stderr: {err}"
+    );
+    // 5% of ε = 2, split over two columns.
+    let cost = number_after(&err, "private bounds for 2 column(s), cost ε = ");
+    assert!((cost - 0.1).abs() < 1e-9, "{cost}");
+    let ledger = ok(&dpfair(&["ledger", arg(&model)]));
+    let rows: Vec<&str> = ledger
+        .lines()
+        .filter(|l| l.contains("feature bounds of column"))
+        .collect();
+    assert_eq!(rows.len(), 6, "{ledger}");
+    assert!(ledger.contains("estimated privately (charged in the ledger above): x1, x2"));
+
+    // Public bounds for both columns: nothing charged, no cost line.
+    let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("no --bounds"), "{err}");
+    assert!(err.contains("columns: public --bounds `x1`, `x2`"), "{err}");
+    let ledger = ok(&dpfair(&["ledger", arg(&model)]));
+    assert!(!ledger.contains("feature bounds of column"), "{ledger}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
