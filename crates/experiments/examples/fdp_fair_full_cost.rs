@@ -32,8 +32,7 @@ impl Paper for FewerRepetitions {
                 .retain(|s| s.epsilon == e || s.epsilon.is_infinite());
         }
         if let Some(methods) = &self.2 {
-            g.settings
-                .retain(|s| methods.iter().any(|m| *m == s.method));
+            g.settings.retain(|s| methods.contains(&s.method));
         }
         g
     }

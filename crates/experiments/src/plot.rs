@@ -73,7 +73,9 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             .series_param
             .as_ref()
             .map(|p| match s.params.get_str(p) {
-                Some(v) => format!("{p} = {v}"),
+                // Series by method: the parameter beside the method's name.
+                Some(v) if spec.series == Series::Epsilon => format!("{p} = {v}"),
+                Some(v) => format!("{}, {p} = {v}", s.method),
                 None => s.method.clone(),
             });
         let label = match spec.series {

@@ -162,7 +162,13 @@ pub(crate) fn write(
         );
     }
     let refs = paper.references_at(status.repetitions);
-    if !refs.is_empty() {
+    if refs.is_empty() {
+        let _ = writeln!(
+            md,
+            "## Paper numbers beside ours\n\nNone: the paper prints its results as figures only. \
+             The checks and plots below carry the comparison.\n"
+        );
+    } else {
         let _ = writeln!(md, "## Paper numbers beside ours\n");
         let _ = writeln!(
             md,

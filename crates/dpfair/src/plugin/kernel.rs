@@ -13,6 +13,7 @@ use crate::plugin::split::permutation;
 use ndarray::{Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// `K(u) = exp(−‖u‖²/2)` for `‖u‖² = sq_norm`.
 pub fn gaussian_kernel(sq_norm: f64) -> f64 {
@@ -111,21 +112,56 @@ pub fn kernel_sums_by_cell(
     }
     let train = train.as_standard_layout().into_owned();
     let inv = 1.0 / (h * h);
-    let mut out = Array2::<f64>::zeros((eval.nrows(), n_cells));
-    out.axis_iter_mut(Axis(0))
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(j, mut row)| {
+    // Feature rows repeat in real data (Adult's three features take ≈ 3,900 distinct values in
+    // 48,842 rows): the kernel is computed once per pair of distinct rows and each distinct
+    // evaluation point is summed once, over the training rows in their order, so every sum is
+    // the direct double loop's, bit for bit.
+    let (train_id, train_rows) = distinct_rows(train.view());
+    let (eval_id, eval_rows) = distinct_rows(eval);
+    let sums: Vec<Vec<f64>> = eval_rows
+        .par_iter()
+        .map(|&j| {
             let x = eval.row(j).to_vec();
-            for (i, t) in train.outer_iter().enumerate() {
-                let c = cell[i];
+            let k: Vec<f64> = train_rows
+                .iter()
+                .map(|&i| {
+                    let t = train.row(i);
+                    gaussian_kernel(sq_dist(t.as_slice().expect("standard layout"), &x) * inv)
+                })
+                .collect();
+            let mut row = vec![0.0; n_cells];
+            for (&c, &id) in cell.iter().zip(&train_id) {
                 if c < n_cells {
-                    row[c] +=
-                        gaussian_kernel(sq_dist(t.as_slice().expect("standard layout"), &x) * inv);
+                    row[c] += k[id];
                 }
             }
-        });
+            row
+        })
+        .collect();
+    let mut out = Array2::<f64>::zeros((eval.nrows(), n_cells));
+    for (mut row, &id) in out.axis_iter_mut(Axis(0)).zip(&eval_id) {
+        row.iter_mut().zip(&sums[id]).for_each(|(o, s)| *o = *s);
+    }
     Ok(out)
+}
+
+/// The distinct rows of `x` (bitwise equal features): each row's index among them, and the
+/// first row of each, in order of appearance.
+fn distinct_rows(x: ArrayView2<f64>) -> (Vec<usize>, Vec<usize>) {
+    let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
+    let mut first = Vec::new();
+    let ids = x
+        .outer_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let key: Vec<u64> = r.iter().map(|v| v.to_bits()).collect();
+            *seen.entry(key).or_insert_with(|| {
+                first.push(i);
+                first.len() - 1
+            })
+        })
+        .collect();
+    (ids, first)
 }
 
 /// The authors' bandwidth cross-validation (`cv_select_h`): random fold labels (a
@@ -224,6 +260,28 @@ mod tests {
                 want[*c] += (-d2 / (2.0 * 0.09)).exp();
             }
             assert!((s[[j, 0]] - want[0]).abs() < 1e-12 && (s[[j, 1]] - want[1]).abs() < 1e-12);
+        }
+    }
+
+    /// With repeated rows (the memo's case) every sum is the direct loop's, bit for bit.
+    #[test]
+    fn kernel_sums_with_repeated_rows_equal_the_direct_loop_exactly() {
+        let t = Array2::from_shape_fn((40, 2), |(i, k)| ((i * (k + 3)) % 7) as f64 / 7.0);
+        let e = Array2::from_shape_fn((15, 2), |(j, k)| ((j * (k + 2)) % 5) as f64 / 5.0);
+        let cell: Vec<usize> = (0..40).map(|i| i % 3).collect();
+        let s = kernel_sums_by_cell(t.view(), &cell, 2, e.view(), 0.3).unwrap();
+        for j in 0..15 {
+            let mut want = [0.0; 2];
+            for i in 0..40 {
+                if cell[i] < 2 {
+                    let d2 = sq_dist(t.row(i).as_slice().unwrap(), e.row(j).as_slice().unwrap());
+                    want[cell[i]] += gaussian_kernel(d2 * (1.0 / (0.3 * 0.3)));
+                }
+            }
+            assert_eq!(
+                [s[[j, 0]].to_bits(), s[[j, 1]].to_bits()],
+                want.map(f64::to_bits)
+            );
         }
     }
 

@@ -31,7 +31,9 @@ mod checks;
 use crate::aggregate::Summary;
 use crate::demo::{DemoData, DemoMethod, DemoResult};
 use crate::error::{ExpError, Result, method_error};
-use crate::{Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Scale, Series, Sweep};
+use crate::{
+    Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, RefLine, Scale, Series, Sweep,
+};
 use dpfair::dp2dp::{self, Config, Iterate, NoiseOn, Phase1, TieBreak, lp_baseline, rule};
 use dpfair::model::Accounting;
 use dpfair_data::Dataset;
@@ -354,7 +356,9 @@ impl Paper for Dp2dpPaper {
                 "unfairness_u",
                 Series::Method,
             )
-            .for_dataset("synthetic"),
+            .for_dataset("synthetic")
+            // The constraint DP2DP targets: Û ≤ ρ.
+            .reference(RefLine::linear("y = ρ (the constraint)", 0.0, 1.0)),
             PlotSpec::new(
                 "fig1_right_unfairness.svg",
                 "Fig. 1 right: synthetic, unfairness Û vs contamination p (ρ = 0)",

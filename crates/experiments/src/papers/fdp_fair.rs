@@ -618,7 +618,7 @@ mod tests {
         }
         // One fit per (method, mode, ε, seed) served its α, which chose different thresholds;
         // paper-mode CDP-Fair ran one bandwidth CV per seed for both ε.
-        assert_eq!(shared.len(), 2 * 2 * 2 * 2 + 2);
+        assert_eq!(shared.fits_held(), 2 * 2 * 2 * 2 + 2);
         taus.dedup();
         assert!(taus.len() > cells.len() / 2, "{taus:?}");
     }

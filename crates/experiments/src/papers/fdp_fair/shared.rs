@@ -301,7 +301,7 @@ impl<T> SharedFits<T> {
 #[cfg(test)]
 impl Caches {
     /// Fits held (both methods).
-    pub fn len(&self) -> usize {
+    pub fn fits_held(&self) -> usize {
         self.rounds.inner.lock().expect("not poisoned").map.len()
             + self.cdp_s1.inner.lock().expect("not poisoned").map.len()
             + self.baselines.inner.lock().expect("not poisoned").map.len()
@@ -312,5 +312,6 @@ impl Caches {
                 .expect("not poisoned")
                 .map
                 .len()
+            + self.cv.inner.lock().expect("not poisoned").map.len()
     }
 }
