@@ -18,8 +18,34 @@ fn accountants(c: &mut Criterion) {
         ("prv", Accountant::Prv),
         ("gdp", Accountant::Gdp),
     ] {
+        // The PRV accountant memoises evaluations: each iteration asks at a z one ulp-scale step
+        // away from the last, so every iteration is a fresh evaluation.
+        let mut i = 0u64;
         g.bench_function(name, |b| {
-            b.iter(|| sgm_epsilon(acc, black_box(q), black_box(z), t, d).unwrap())
+            b.iter(|| {
+                i += 1;
+                let z = z * (1.0 + i as f64 * 1e-12);
+                sgm_epsilon(acc, black_box(q), black_box(z), t, d).unwrap()
+            })
+        });
+    }
+    g.finish();
+
+    // The PRV noise-multiplier search, for the anchor and for the decoupled classifier's base
+    // learner on an Adult group (q = 1/16, T ≈ 1,500, ε = 1): fresh targets each iteration.
+    let mut g = c.benchmark_group("sgm_noise_multiplier prv");
+    g.sample_size(10);
+    for (name, q, t, eps) in [
+        ("T=10000 eps=5.632", 0.01, 10_000u64, 5.632),
+        ("q=1/16 T=1500 eps=1", 0.0625, 1500, 1.0),
+    ] {
+        let mut i = 0u64;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                let eps = eps * (1.0 + i as f64 * 1e-9);
+                sgm_noise_multiplier(Accountant::Prv, black_box(q), t, eps, d).unwrap()
+            })
         });
     }
     g.finish();

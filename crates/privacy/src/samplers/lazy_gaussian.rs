@@ -41,6 +41,22 @@ use rand::Rng;
 
 const TWO64: u128 = 1 << 64;
 
+/// [`Threshold::one_over`] for k < 64 (index 0 unused).
+const ONE_OVER: [Threshold; 64] = {
+    let mut t = [Threshold {
+        lo: 0,
+        hi: 0,
+        num: 0,
+        den: 1,
+    }; 64];
+    let mut k = 1;
+    while k < 64 {
+        t[k] = Threshold::one_over_computed(k as u64);
+        k += 1;
+    }
+    t
+};
+
 /// A Bernoulli(p) decision "U < p": bounds lo ≤ p·2^64 ≤ hi (hi ≤ 2^64) and p = num/den exactly.
 #[derive(Clone, Copy, Debug)]
 struct Threshold {
@@ -51,35 +67,44 @@ struct Threshold {
 }
 
 impl Threshold {
-    /// p = 1/k for k ≥ 1, with exact bounds from 64-bit arithmetic: 2^64 = k·Q + R.
+    /// p = 1/k for k ≥ 1, with exact bounds from 64-bit arithmetic: 2^64 = k·Q + R (a table for
+    /// the small k that Algorithm 1 nearly always stops at).
     #[inline]
     fn one_over(k: u64) -> Self {
-        let (q, r) = (u64::MAX / k, u64::MAX % k);
-        let (lo, exact) = if r + 1 == k {
-            (u128::from(q) + 1, true)
-        } else {
-            (u128::from(q), false)
-        };
-        Threshold {
-            lo,
-            hi: lo + u128::from(!exact),
-            num: 1,
-            den: u128::from(k),
+        match ONE_OVER.get(k as usize) {
+            Some(&t) => t,
+            None => Self::one_over_computed(k),
         }
     }
 
-    /// p = num/den < 1 for any 128-bit num < den, with bounds from `f64` arithmetic. Converting
-    /// each integer to `f64` and dividing are correctly rounded (relative error ≤ 2^−53 each), so
-    /// the computed p̂ is within a factor 1 ± 3.01·2^−53 of p; scaling by 2^64 is exact; scaling by
-    /// 1 ∓ 2^−50 (one more rounding) moves below / above p·2^64 with room to spare, and the casts
-    /// truncate (lo) or are followed by +1 (hi). The window [lo, hi) has width ≈ p·2^15 + 2, so
-    /// the exact path runs with probability below 2^−48.
+    const fn one_over_computed(k: u64) -> Self {
+        let (q, r) = (u64::MAX / k, u64::MAX % k);
+        let exact = r + 1 == k;
+        let lo = if exact { q as u128 + 1 } else { q as u128 };
+        Threshold {
+            lo,
+            hi: lo + !exact as u128,
+            num: 1,
+            den: k as u128,
+        }
+    }
+
+    /// p = num/den < 1 for any 128-bit num < den, with bounds from `f64` arithmetic on the top
+    /// 64 bits. With s = max(0, bits(den) − 64), num' = ⌊num/2^s⌋ and den' = ⌊den/2^s⌋ ≥ 2^63
+    /// (or den itself), |num'/den' − p| ≤ 2/den' ≤ 2^−62, i.e. 4 units of 2^−64. Converting
+    /// num' and den' to `f64` and dividing are correctly rounded (relative error ≤ 2^−53 each),
+    /// so the computed x = (num'/den')·2^64 is within a factor 1 ± 3.01·2^−53 of num'/den'·2^64;
+    /// scaling by 1 ∓ 2^−50 (one more rounding) moves below / above it with room to spare, the
+    /// casts truncate, and ∓ 4 (+1 for the truncation of hi) covers the shift. The window
+    /// [lo, hi) has width ≤ p·2^15 + 10, so the exact path runs with probability below 2^−48.
     #[inline]
     fn ratio(num: u128, den: u128) -> Self {
         debug_assert!(num < den);
-        let x = num as f64 / den as f64 * 2f64.powi(64);
-        let lo = (x * (1.0 - 2f64.powi(-50))) as u128;
-        let hi = ((x * (1.0 + 2f64.powi(-50))) as u128 + 1).min(TWO64);
+        let s = (128 - den.leading_zeros()).saturating_sub(64);
+        let (n, d) = ((num >> s) as u64, (den >> s) as u64);
+        let x = n as f64 / d as f64 * 2f64.powi(64);
+        let lo = ((x * (1.0 - 2f64.powi(-50))) as u128).saturating_sub(4);
+        let hi = ((x * (1.0 + 2f64.powi(-50))) as u128 + 5).min(TWO64);
         Threshold { lo, hi, num, den }
     }
 
@@ -245,8 +270,12 @@ impl LazyDiscreteGaussian {
     #[inline]
     fn bernoulli_exp_gamma<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>, num: u128) -> bool {
         let den = self.den;
-        // ⌊γ⌋ from an f64 estimate, corrected exactly.
-        let mut q = (num as f64 / den as f64) as u128;
+        // ⌊γ⌋ (usually 0) from an f64 estimate, corrected exactly.
+        let mut q = if num < den {
+            0
+        } else {
+            (num as f64 / den as f64) as u128
+        };
         while q > 0 && q.checked_mul(den).is_none_or(|p| p > num) {
             q -= 1;
         }
@@ -360,6 +389,14 @@ mod tests {
             let t = Threshold::ratio(num, den);
             assert!(encloses(&t), "{num}/{den}");
             assert!(t.hi - t.lo < 1 << 17, "{num}/{den}: window {}", t.hi - t.lo);
+        }
+        for den in [1u128, 2, 3, 1 << 64, (1 << 64) + 1, u128::MAX] {
+            for num in [0, 1, den / 3, den / 2, den - 1]
+                .into_iter()
+                .filter(|&n| n < den)
+            {
+                assert!(encloses(&Threshold::ratio(num, den)), "{num}/{den}");
+            }
         }
         assert!(encloses(&Threshold::ratio(0, 7)));
     }
