@@ -552,12 +552,13 @@ fn dp_linear_and_fair_regression_from_features() {
             write_regression(&dir.join("train.csv"), &base(37))
         });
         no_private_count("dp-linear", &dir, &steps, &[37, 363]);
-        // Rows with a missing value are dropped: the rows left (389; 194 and 195 in the halves)
-        // are private, and so is the count dropped.
+        // Rows with a missing value are dropped by the fit: the rows left (389; 194 and 195 in
+        // the halves) are private, and so is the count dropped. (`predict` on the same file
+        // says which rows it cannot predict: not a release of the training data.)
         let dir = neighbour_dir("dp-linear", "missing", |dir| {
             write_regression_with_missing(&dir.join("train.csv"))
         });
-        no_private_count("dp-linear missing", &dir, &steps, &[11, 389, 194, 195]);
+        no_private_count("dp-linear missing", &dir, &steps[..1], &[11, 389, 194, 195]);
     }
 }
 
