@@ -45,10 +45,8 @@ fn main() {
     for rep in 0..reps {
         // The ledger certifies the relation the default configuration calibrates for
         // (add/remove, as Opacus); `Ledger::new` is replace-one and would charge the run 2ε.
-        let mut ledger = Ledger::for_relation(
-            Budget::approx(1.0, 1e-5).expect("budget"),
-            cfg.relation,
-        );
+        let mut ledger =
+            Ledger::for_relation(Budget::approx(1.0, 1e-5).expect("budget"), cfg.relation);
         let mut noise = Noise::seeded(1000 + rep as u64);
         let fit =
             fit_dp_sgd(&cfg, train.features.view(), &y, k, &mut ledger, &mut noise).expect("fit");

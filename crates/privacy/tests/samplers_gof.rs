@@ -289,7 +289,7 @@ fn bulk_discrete_gaussian_fits_at_dpsgd_scale() {
     let n = 40_000;
     let mut xs = vec![0i128; n];
     discrete_gaussian_fill(&mut rng, sigma, &mut xs).unwrap();
-    let mut low = vec![0.0f64; 16];
+    let mut low = [0.0f64; 16];
     for &x in &xs {
         low[x.rem_euclid(16) as usize] += 1.0;
     }
