@@ -148,6 +148,7 @@ fn fit_with_base(args: &Args, est: &dpfair::estimators::FairRegression) -> CliRe
         sensitive: Some(args.sensitive.clone()),
         features: b.features.clone(),
         categorical: b.categorical.clone(),
+        drop: Vec::new(),
         groups: args.groups.clone(),
         classes: None,
         positive: None,
