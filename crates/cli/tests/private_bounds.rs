@@ -8,24 +8,7 @@ use common::{arg, design_csv, dpfair, number_after, ok, scratch, stderr};
 
 /// `fit cdp-fair` on `data` at ε = 2 into `model`, with `extra` options.
 fn fit(data: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "fit",
-        "cdp-fair",
-        "--data",
-        arg(data),
-        "--target",
-        "y",
-        "--sensitive",
-        "a",
-        "--epsilon",
-        "2",
-        "--frequencies",
-        "32",
-        "--out",
-        arg(model),
-    ];
-    args.extend_from_slice(extra);
-    dpfair(&args)
+    common::fit_cdp_fair(data, model, &[&["--frequencies", "32"], extra].concat())
 }
 
 #[test]

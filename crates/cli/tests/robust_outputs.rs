@@ -12,26 +12,8 @@ fn data_csv(dir: &Path) -> PathBuf {
 }
 
 fn fit_cdp(data: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "fit",
-        "cdp-fair",
-        "--data",
-        arg(data),
-        "--target",
-        "y",
-        "--sensitive",
-        "a",
-        "--bounds",
-        "x1:0:1,x2:0:1",
-        "--alpha",
-        "0.1",
-        "--epsilon",
-        "2",
-        "--out",
-        arg(out),
-    ];
-    args.extend_from_slice(extra);
-    dpfair(&args)
+    let public = ["--bounds", "x1:0:1,x2:0:1", "--alpha", "0.1"];
+    common::fit_cdp_fair(data, out, &[&public[..], extra].concat())
 }
 
 #[test]

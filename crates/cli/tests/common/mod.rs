@@ -175,3 +175,24 @@ pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
         .map(|l| l.split(',').next().unwrap_or("").to_string())
         .collect()
 }
+
+/// `dpfair fit cdp-fair` on a [`design_csv`] file (target `y`, group `a`) at ε = 2 into `model`,
+/// with `extra` options.
+pub fn fit_cdp_fair(data: &Path, model: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "fit",
+        "cdp-fair",
+        "--data",
+        arg(data),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+        "--epsilon",
+        "2",
+        "--out",
+        arg(model),
+    ];
+    args.extend_from_slice(extra);
+    dpfair(&args)
+}
