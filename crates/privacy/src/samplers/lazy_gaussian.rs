@@ -333,6 +333,17 @@ fn bernoulli_exp_fraction<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, g: &Thre
 /// `out.len()` independent exact draws of N_ℤ(0, σ²) for an integer σ ≥ 1 (CKS20 Algorithm 3),
 /// from one lazily read bit stream over `rng` ([`LazyDiscreteGaussian`]); σ beyond the
 /// 128-bit range takes the big-integer path of [`discrete_gaussian_small`] draw by draw.
+///
+/// ```
+/// use dpfair_privacy::Noise;
+/// use dpfair_privacy::samplers::discrete_gaussian_fill;
+///
+/// let mut noise = Noise::os();
+/// let mut draws = vec![0i128; 103];
+/// discrete_gaussian_fill(&mut noise, 1 << 29, &mut draws)?;
+/// assert!(draws.iter().all(|d| d.unsigned_abs() < 40 << 29));
+/// # Ok::<(), dpfair_privacy::PrivacyError>(())
+/// ```
 pub fn discrete_gaussian_fill<R: Rng + ?Sized>(
     rng: &mut R,
     sigma: u64,
