@@ -1,16 +1,18 @@
 """Python overhead against the Rust library, side by side in one command.
 
-For each repetition, runs the Rust example `fit_adult` (CSV loader, then `pipeline::fit`; the
-fit's CPU time is timed inside) and then the same fit from Python on a pandas DataFrame of the
-same file (`est.fit(X, y, sensitive_features="9")`, CPU time of the whole call: input
-conversion, one-hot coding, the fit and the fitted attributes). Both run in a seeded session with
+In alternating blocks, runs the Rust example `fit_adult` (one warm process per block: the CSV
+loader, then `pipeline::fit`, whose CPU time is timed inside) and then the same fit from Python
+on a pandas DataFrame of the same file, with its text columns as read and as `category`
+(`est.fit(X, y, sensitive_features="9")`, CPU time of the whole call: input conversion, one-hot
+coding, the fit and the fitted attributes). Both run in a seeded session with
 the same seed, so they draw the same noise: the script checks that the two model files have the
 same digest (the same work was done). CPU time, not wall clock: the machine is shared.
 
 Run from the repository root, after `cargo build --release -p dpfair-python --example fit_adult`
-and `maturin develop --release` (in python/):
+and `maturin develop --release` (in python/); the second argument is the number of blocks (5
+fits per side per block, alternating):
 
-    DPFAIR_DATA_DIR=../shared/datasets python python/bench/overhead.py dp-logistic 5
+    DPFAIR_DATA_DIR=../shared/datasets python python/bench/overhead.py dp-logistic 6
 """
 
 from __future__ import annotations
@@ -61,32 +63,72 @@ def python_fit(method: str, X: pd.DataFrame, y: pd.Series) -> tuple:
     return cpu, json.loads(est.model_.to_json())["digest"]
 
 
-def rust_fit(method: str) -> tuple:
-    """CPU seconds of one library fit (timed inside the Rust example), and its digest."""
+def rust_fits(method: str, reps: int) -> list:
+    """CPU seconds and model digest of `reps` library fits in one warm process.
+
+    Each fit is timed inside the Rust example.
+    """
     exe = REPO / "target" / "release" / "examples" / "fit_adult"
-    out = subprocess.run([str(exe), method, "1"], check=True, capture_output=True, text=True)
-    _, cpu, _, digest = out.stdout.split()
-    return float(cpu), digest
+    out = subprocess.run([str(exe), method, str(reps)], check=True, capture_output=True, text=True)
+    fits = []
+    for line in out.stdout.splitlines():
+        _, cpu, _, digest = line.split()
+        fits.append((float(cpu), digest))
+    return fits
+
+
+def as_categories(X: pd.DataFrame, y: pd.Series) -> tuple:
+    """The same frame with every text column as pandas `category` (codes read directly)."""
+    X = X.copy()
+    for c in X.columns:
+        if not pd.api.types.is_numeric_dtype(X[c]):
+            X[c] = X[c].astype("category")
+    return X, y.astype("category")
 
 
 def main() -> None:
-    """Alternate Rust and Python fits and print the medians (module docs)."""
+    """Alternate blocks of library and Python fits and print the medians (module docs)."""
     method = sys.argv[1] if len(sys.argv) > 1 else "dp-logistic"
-    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    blocks = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    per_block = 5
     X, y = adult()
-    rust, python = [], []
-    for _ in range(reps):
-        r_cpu, r_digest = rust_fit(method)
-        p_cpu, p_digest = python_fit(method, X, y)
-        if r_digest != p_digest:
-            sys.exit(f"the two fits differ: Rust {r_digest}, Python {p_digest}")
-        rust.append(r_cpu)
-        python.append(p_cpu)
-    r, p = statistics.median(rust), statistics.median(python)
-    print(f"{method} on Adult ({len(X)} rows), {reps} repetitions, same model digest")
-    print(f"Rust library fit, CPU s:  median {r:.4f}  all {[round(v, 4) for v in rust]}")
-    print(f"Python fit, CPU s:        median {p:.4f}  all {[round(v, 4) for v in python]}")
-    print(f"Python overhead: {100 * (p - r) / r:+.1f}% of the library fit")
+    inputs = {
+        "text columns as read (pandas `str`)": (X, y),
+        "text columns as `category`": as_categories(X, y),
+    }
+    rust, python = [], {name: [] for name in inputs}
+    # Warm both sides up (page faults of the first fit, lazy imports), untimed.
+    rust_fits(method, 1)
+    for XX, yy in inputs.values():
+        python_fit(method, XX, yy)
+    for _ in range(blocks):
+        for cpu, digest in rust_fits(method, per_block):
+            rust.append(cpu)
+            want = digest
+        for name, (XX, yy) in inputs.items():
+            for _ in range(per_block):
+                cpu, digest = python_fit(method, XX, yy)
+                if digest != want:
+                    sys.exit(f"the two fits differ: Rust {want}, Python {digest}")
+                python[name].append(cpu)
+    r = statistics.median(rust)
+    print(
+        f"{method} on Adult ({len(X)} rows), {blocks} blocks of {per_block} fits per side, "
+        f"same model digest; pandas {pd.__version__}"
+    )
+    print(f"Rust library fit, CPU s: median {r:.4f} (quartiles {quartiles(rust)})")
+    for name, cpus in python.items():
+        p = statistics.median(cpus)
+        print(
+            f"Python fit, {name}, CPU s: median {p:.4f} (quartiles {quartiles(cpus)}), "
+            f"overhead {100 * (p - r) / r:+.1f}%"
+        )
+
+
+def quartiles(values: list) -> str:
+    """The lower and upper quartiles, rounded."""
+    q = statistics.quantiles(values, n=4)
+    return f"{q[0]:.4f}–{q[2]:.4f}"
 
 
 if __name__ == "__main__":
