@@ -12,9 +12,10 @@ Common hyper-parameters:
 * `random_state`: seeds the *public* randomness only (splits, random bases, tree seeds) and
   the draws of a randomized predictor. Release noise always comes from the operating system.
 * `bounds`: public bounds `{column: (lo, hi)}` of the numeric feature columns: features are
-  clipped and scaled to [0, 1] with them (free: no privacy spent). `coarse_bounds` with
-  `bounds_share`: wide public ranges within which the bounds of the numeric columns without
-  `bounds` are estimated privately, with `bounds_share` of ε (default 0.05).
+  clipped and scaled to [0, 1] with them (free: no privacy spent). The bounds of the other
+  numeric columns are estimated privately with `bounds_share` of ε (default 0.05), within
+  `coarse_bounds` (wide public ranges) where given, else from a public log-scale grid, as the
+  CLI does; 0/1 columns are [0, 1] for free. `unscaled=True` leaves every feature as it is.
 * `pos_label`: the positive class of a binary target (default: the larger label, numerically
   for numbers, else in string order: `1` over `0`, `>50K` over `<=50K`, `True` over `False`).
 * `groups`, `classes`: declare the sensitive groups and the target's classes (public), in code
@@ -66,6 +67,7 @@ def _scaling_params(est: Any) -> dict:
         bounds=None if est.bounds is None else _bounds_list(est.bounds),
         coarse_bounds=None if est.coarse_bounds is None else _bounds_list(est.coarse_bounds),
         bounds_share=est.bounds_share,
+        unscaled=est.unscaled,
     )
 
 
@@ -121,6 +123,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
+        unscaled: bool | None = None,
         pos_label: Any = None,
         classes: list | None = None,
         session: Any = None,
@@ -139,6 +142,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         self.bounds = bounds
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
+        self.unscaled = unscaled
         self.pos_label = pos_label
         self.classes = classes
         self.session = session
@@ -203,6 +207,7 @@ class DPLinearRegression(DPFairEstimator):
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
+        unscaled: bool | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -216,6 +221,7 @@ class DPLinearRegression(DPFairEstimator):
         self.bounds = bounds
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
+        self.unscaled = unscaled
         self.session = session
         self.random_state = random_state
 
@@ -251,11 +257,14 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     It keeps the demographic disparity |P(ŷ=1 | A=1) − P(ŷ=1 | A=0)| within `alpha`, for two
     groups.
 
-    Half the rows estimate each group's regression function and base rate (kernel estimates
-    released in a public random-feature basis), the other half choose the group threshold by the
-    exponential mechanism. Features should be on [0, 1]: give public `bounds` (or
-    `coarse_bounds`). Library defaults: α = 0.1, ε = 1, δ = (N/2)⁻², strict accounting, the
-    public bandwidth rule, 1,024 random frequencies. Predicting needs `sensitive_features`.
+    Half the rows estimate each group's regression function and base rate, the other half choose
+    the group threshold by the exponential mechanism. `eta_model`: the papers' kernel estimate
+    released in a public random-feature basis (`"kernel"`), an output-perturbed logistic model
+    with the group as a feature (`"logistic"`), or `"auto"` (the default: the kernel up to 3
+    feature columns after one-hot coding, the logistic model above; see docs/choosing.md).
+    Features are scaled to [0, 1] (public `bounds`, else private bounds). Library defaults:
+    α = 0.1, ε = 1, δ = (N/2)⁻², strict accounting, the public bandwidth rule, 1,024 random
+    frequencies. Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, pandas as pd, dpfair
@@ -285,10 +294,12 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         cross_fit: bool | None = None,
         tau_grid: int | None = None,
         min_group: int | None = None,
+        eta_model: str | None = None,
         accounting: str | None = None,
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
+        unscaled: bool | None = None,
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
@@ -303,10 +314,12 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self.cross_fit = cross_fit
         self.tau_grid = tau_grid
         self.min_group = min_group
+        self.eta_model = eta_model
         self.accounting = accounting
         self.bounds = bounds
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
+        self.unscaled = unscaled
         self.pos_label = pos_label
         self.groups = groups
         self.classes = classes
@@ -324,6 +337,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
                 cross_fit=self.cross_fit,
                 tau_grid=self.tau_grid,
                 min_group=self.min_group,
+                eta_model=self.eta_model,
                 accounting=self.accounting,
             ),
             **_scaling_params(self),
@@ -362,6 +376,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         delta: float | None = None,
         sites: int | None = None,
         frequencies: int | None = None,
+        eta_model: str | None = None,
         accounting: str | None = None,
         bounds: dict | None = None,
         pos_label: Any = None,
@@ -375,6 +390,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.delta = delta
         self.sites = sites
         self.frequencies = frequencies
+        self.eta_model = eta_model
         self.accounting = accounting
         self.bounds = bounds
         self.pos_label = pos_label
@@ -390,6 +406,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
             delta=self.delta,
             sites=self.sites,
             frequencies=self.frequencies,
+            eta_model=self.eta_model,
             accounting=self.accounting,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
         )
@@ -688,8 +705,10 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     A DP-SGD base model, then private group rates and a post-processing that flips decisions per
     group towards demographic parity.
 
-    Library defaults: ε = 3 in total, δ = 10⁻⁵, strict accounting. Give public `bounds` (DP-SGD
-    learns poorly on wide ranges). Predicting needs `sensitive_features`.
+    `alpha`: the disparity level the flips aim at (the groups' released positive rates within
+    `alpha` of each other; 0 is the paper's exact parity). Library defaults: α = 0.1, ε = 3 in
+    total, δ = 10⁻⁵, strict accounting, features scaled with public `bounds` where given and
+    private bounds otherwise. Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair
@@ -707,6 +726,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
+        alpha: float | None = None,
         epsilon: float | None = None,
         delta: float | None = None,
         rate_share: float | None = None,
@@ -715,12 +735,14 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
+        unscaled: bool | None = None,
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
+        self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
         self.rate_share = rate_share
@@ -729,6 +751,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.bounds = bounds
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
+        self.unscaled = unscaled
         self.pos_label = pos_label
         self.groups = groups
         self.classes = classes
@@ -738,6 +761,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     def _native_params(self) -> dict:
         return {
             **_given(
+                alpha=self.alpha,
                 epsilon=self.epsilon,
                 delta=self.delta,
                 rate_share=self.rate_share,

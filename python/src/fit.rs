@@ -14,6 +14,7 @@ use dpfair::estimators::{
 use dpfair::fair_regression::LinearBase;
 use dpfair::model::Accounting;
 use dpfair::pipeline::Scaling;
+use dpfair::plugin::EtaModel;
 use dpfair::{Estimator, Params, Session};
 use dpfair_data::frame::Coding;
 use dpfair_data::{Bounds, Dataset, Loaded, TaskKind};
@@ -150,7 +151,20 @@ fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
     p = set(p, h.get("min_group")?, |p, v| {
         p.dd_floor(dpfair::cdp_fair::DdFloor::Public { min_group: v })
     });
+    p = set(p, eta_model(h)?, |p, v| p.eta_model(v));
     p.check().map_err(api_error)
+}
+
+/// The plug-in's estimator of η_a (`eta_model`): kernel, logistic or auto (the default).
+fn eta_model(h: &mut Hyper<'_, '_>) -> PyResult<Option<EtaModel>> {
+    h.choice(
+        "eta_model",
+        &[
+            ("kernel", EtaModel::Kernel),
+            ("logistic", EtaModel::Logistic),
+            ("auto", EtaModel::Auto),
+        ],
+    )
 }
 
 fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
@@ -161,6 +175,7 @@ fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
     p = set(p, h.get("sites")?, |p, v| p.sites(v));
     p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
+    p = set(p, eta_model(h)?, |p, v| p.eta_model(v));
     p.check().map_err(api_error)
 }
 
@@ -197,6 +212,7 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
 
 fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     let mut p = Decoupled::params();
+    p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
@@ -268,21 +284,36 @@ fn bounds(list: Option<Vec<(String, f64, f64)>>) -> Bounds {
     b
 }
 
-/// The feature scaling: public `bounds`, and with `coarse_bounds` private estimates of the other
-/// numeric columns with `bounds_share` of ε.
+/// The feature scaling, as the CLI's (`docs/privacy.md`): `unscaled` none; public `bounds`
+/// where given (free); the other numeric columns' bounds estimated privately with
+/// `bounds_share` of ε, within `coarse_bounds` when given, from the public log grid otherwise.
 fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<Scaling> {
     let public = h.get::<Vec<(String, f64, f64)>>("bounds")?;
     let coarse = h.get::<Vec<(String, f64, f64)>>("coarse_bounds")?;
-    let share = h.get::<f64>("bounds_share")?;
-    Ok(match (public, coarse) {
-        (None, None) => Scaling::None,
-        (public, None) => Scaling::Public(bounds(public)),
-        (public, coarse) => Scaling::Private {
+    let share = h
+        .get::<f64>("bounds_share")?
+        .unwrap_or(dpfair::pipeline::DEFAULT_BOUNDS_SHARE);
+    if h.get::<bool>("unscaled")?.unwrap_or(false) {
+        if public.is_some() || coarse.is_some() {
+            return Err(value_error(
+                "unscaled=True leaves every feature as it is: drop bounds and coarse_bounds",
+            ));
+        }
+        return Ok(Scaling::None);
+    }
+    let scaling = match coarse {
+        None => Scaling::Auto {
+            public: bounds(public),
+            share,
+        },
+        coarse => Scaling::Private {
             public: bounds(public),
             coarse: bounds(coarse),
-            share: share.unwrap_or(dpfair::pipeline::DEFAULT_BOUNDS_SHARE),
+            share,
         },
-    })
+    };
+    scaling.check().map_err(api_error)?;
+    Ok(scaling)
 }
 
 /// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
@@ -378,7 +409,13 @@ pub fn fit(
             };
             return model;
         }
-        let scaling = scaling(&mut h)?;
+        let mut scaling = scaling(&mut h)?;
+        let paper = params
+            .get_item("accounting")?
+            .is_some_and(|a| a.extract::<String>().is_ok_and(|a| a == "paper"));
+        if paper {
+            scaling = scaling.for_paper_procedure();
+        }
         let loaded = frame.frame()?.learn(&coding).map_err(data_error)?;
         macro_rules! with {
             ($build:expr) => {{

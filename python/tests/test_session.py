@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import BOUNDS
 
 import dpfair
 
@@ -120,3 +121,32 @@ def test_random_state_never_seeds_the_release_noise(adult):
         for _ in range(2)
     ]
     assert seeded[0] == seeded[1]
+
+
+def test_default_scaling_is_private_bounds_as_in_the_cli(adult):
+    """Without `bounds`, the numeric columns get private bounds, charged to the fit's budget
+    (at least `bounds_share`, raised on small data); `unscaled=True` spends nothing on them."""
+    X, y = adult
+    est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2).fit(X, y, sensitive_features="sex")
+    labels = [e["label"] for e in est.ledger_["entries"]]
+    for column in ("age", "hours"):
+        assert any(f"bounds of column `{column}`" in label for label in labels), labels
+    assert est.ledger_["total"]["epsilon"] <= 1.0 + 1e-9
+    raw = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, unscaled=True)
+    raw.fit(X, y, sensitive_features="sex")
+    assert not any("bounds of column" in e["label"] for e in raw.ledger_["entries"])
+    with pytest.raises(ValueError, match="unscaled"):
+        dpfair.DPLogisticRegression(unscaled=True, bounds={"age": (17, 90)}).fit(
+            X, y, sensitive_features="sex"
+        )
+
+
+def test_eta_model_and_parity_level_reach_the_library(adult):
+    X, y = adult
+    est = dpfair.CDPFairClassifier(eta_model="logistic", frequencies=16, bounds=BOUNDS)
+    est.fit(X, y, sensitive_features="sex")
+    assert "logistic" in est.model_.to_json()
+    with pytest.raises(ValueError, match="eta_model"):
+        dpfair.CDPFairClassifier(eta_model="forest").fit(X, y, sensitive_features="sex")
+    with pytest.raises(ValueError, match="alpha"):
+        dpfair.DecoupledFairClassifier(alpha=-1.0).fit(X, y, sensitive_features="sex")

@@ -26,11 +26,13 @@ const RUNS: usize = 2;
 /// Lines whose presence depends on a released value only, by construction:
 /// - decoupled: a group's rate falls back when its *noisy* counts sum to ≤ 0;
 /// - dp2dp: the warning on the *released* multipliers λ̄ at the box bound;
-/// - fair-regression: groups whose *noisy* histogram weight was floored.
-const RELEASED_NOTES: [&str; 3] = [
+/// - fair-regression: groups whose *noisy* histogram weight was floored;
+/// - dp-linear: the ridge is doubled until the *released* XᵀX + λI is positive definite.
+const RELEASED_NOTES: [&str; 4] = [
     "falls back to",
     "some multipliers hit the box bound",
     "(near-)zero private weight",
+    "to make the released XᵀX + λI positive definite",
 ];
 
 /// The rows of a data set: (x1, x2, group, label) with label "yes" / "no".

@@ -41,8 +41,52 @@ use crate::session::Session;
 use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
 use dpfair_privacy::{Ledger, Noise};
 
-/// The default share of ε spent on private feature bounds.
+/// The default share of ε spent on private feature bounds: the least share of
+/// [`Scaling::Auto`], which raises it on small data ([`auto_bounds_share`]).
 pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
+
+/// The largest share [`auto_bounds_share`] raises the bounds' share to.
+pub const MAX_AUTO_BOUNDS_SHARE: f64 = 0.25;
+
+/// Spread intervals of the public log grid (the spread release's candidates).
+const SPREAD_CANDIDATES: f64 = 86.0;
+
+/// The ε per column at which the automatic bounds' spread release
+/// ([`dpfair_privacy::mechanisms::auto_range`], ε/3 of the column) puts weight at most
+/// `e^{-margin}` on the grid points beyond the data, against the best point, on `rows` rows:
+/// those points score `n/4` below the best, so their total weight is at most
+/// `86 · exp(−ε/3 · n/8)` (docs/privacy.md, "Feature bounds").
+///
+/// ```
+/// use dpfair::pipeline::bounds_epsilon_needed;
+/// // 2,000 rows need ε ≈ 0.1 per column for a margin of e⁻⁴.
+/// assert!((bounds_epsilon_needed(2000, 4.0) - 0.1015).abs() < 1e-3);
+/// ```
+pub fn bounds_epsilon_needed(rows: usize, margin: f64) -> f64 {
+    24.0 * (SPREAD_CANDIDATES.ln() + margin) / rows.max(1) as f64
+}
+
+/// The share of `epsilon` that [`Scaling::Auto`] spends on the bounds of `columns` columns on
+/// `rows` rows: at least `least`, raised so that each column gets
+/// [`bounds_epsilon_needed`]`(rows, 4)` (the spread release fails with probability below ≈ e⁻⁴),
+/// but never above [`MAX_AUTO_BOUNDS_SHARE`] (nor below `least`). A public rule: it reads the
+/// schema's column count and the row count, which the methods' own calibration (DP-SGD's
+/// sampling rate, the plug-in's δ) already treats as public.
+///
+/// ```
+/// use dpfair::pipeline::auto_bounds_share;
+/// // Adult: 6 columns on 30,162 rows at ε = 1 keep the default 5%.
+/// assert_eq!(auto_bounds_share(0.05, 6, 30_162, 1.0), 0.05);
+/// // 3 columns on 2,000 rows at ε = 2 need ≈ 15%.
+/// assert!((auto_bounds_share(0.05, 3, 2_000, 2.0) - 0.152).abs() < 1e-3);
+/// ```
+pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) -> f64 {
+    if columns == 0 || !epsilon.is_finite() {
+        return least;
+    }
+    let needed = columns as f64 * bounds_epsilon_needed(rows, 4.0) / epsilon;
+    needed.min(MAX_AUTO_BOUNDS_SHARE).max(least)
+}
 
 /// How features are scaled to `[0, 1]` before the method sees them. The default is
 /// [`Scaling::Auto`] with no public bounds and [`DEFAULT_BOUNDS_SHARE`]: every numeric column
@@ -94,6 +138,18 @@ impl Scaling {
         }
     }
 
+    /// The share of `epsilon` this scaling spends on `loaded`: [`Scaling::share`], raised for
+    /// [`Scaling::Auto`] by [`auto_bounds_share`] (public: column and row counts).
+    pub fn share_on(&self, loaded: &Loaded, epsilon: f64) -> f64 {
+        match self {
+            Scaling::Auto { share, .. } => {
+                let columns = self.plan(loaded).map_or(0, |p| p.private.len());
+                auto_bounds_share(*share, columns, loaded.dataset.n_rows(), epsilon)
+            }
+            other => other.share(),
+        }
+    }
+
     /// How each column of `loaded` will be scaled, before any release (schema information:
     /// names, types, levels); `None` without scaling.
     pub fn plan(&self, loaded: &Loaded) -> Option<dpfair_data::BoundsPlan> {
@@ -108,6 +164,22 @@ impl Scaling {
             &loaded.dataset,
             public,
         ))
+    }
+
+    /// The scaling of a paper procedure: the papers scale nothing, so it gets the public bounds
+    /// or none, never a private release it did not make ([`Scaling::Auto`] only; an explicit
+    /// choice is kept).
+    ///
+    /// ```
+    /// use dpfair::pipeline::Scaling;
+    /// assert!(Scaling::default().for_paper_procedure().is_none());
+    /// ```
+    pub fn for_paper_procedure(self) -> Scaling {
+        match self {
+            Scaling::Auto { public, .. } if public.0.is_empty() => Scaling::None,
+            Scaling::Auto { public, .. } => Scaling::Public(public),
+            other => other,
+        }
     }
 
     /// Check the share before any data is read.
@@ -160,12 +232,13 @@ impl Scaling {
                 MinMax::fit(&loaded.schema, Some(&loaded.dataset), public, None)?,
                 0.0,
             ),
-            Scaling::Private { public, share, .. } | Scaling::Auto { public, share } => {
+            Scaling::Private { public, .. } | Scaling::Auto { public, .. } => {
                 let coarse = match self {
                     Scaling::Private { coarse, .. } => coarse,
                     _ => &empty,
                 };
                 let before = ledger.entries().len();
+                let share = self.share_on(loaded, epsilon);
                 let epsilon = if epsilon.is_finite() {
                     share * epsilon
                 } else {

@@ -211,8 +211,9 @@ pub struct BoundsArgs {
     /// from 10^-9 to 10^12 (docs/privacy.md, "Feature bounds").
     #[arg(long, value_name = "COL:LO:HI,...")]
     pub coarse_bounds: Option<String>,
-    /// Share of ε spent on private feature bounds, split equally over the columns that need
-    /// them.
+    /// Least share of ε spent on private feature bounds, split equally over the columns that
+    /// need them. Without --coarse-bounds it is raised on small data, up to 25%, so that each
+    /// column gets the ε its spread release needs (24·(ln 86 + 4)/rows; docs/privacy.md).
     #[arg(long, value_name = "F", default_value_t = DEFAULT_BOUNDS_SHARE)]
     pub bounds_share: f64,
     /// Use numeric features unscaled (no private bounds, no cost; methods that assume features
@@ -321,13 +322,11 @@ pub fn bounds_lines(
 }
 
 /// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
-/// likely too coarse to help: the spread's release (ε/3 of the column) scores the grid points
-/// beyond the data `n/4` below the best, so their total weight against the best is at most
-/// `86 · exp(−ε/3 · n/8)` (the log grid's 86 spread intervals; docs/privacy.md, "Feature
-/// bounds"); it warns when that exceeds `e⁻²`, i.e. `ε/3 · n/8 < ln 86 + 2`.
+/// likely too coarse to help: when the grid points beyond the data may weigh more than `e⁻²`
+/// against the best in the spread's release ([`dpfair::pipeline::bounds_epsilon_needed`]).
 pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
-    let margin = eps_column / 3.0 * rows as f64 / 8.0;
-    (margin.is_finite() && margin < 86f64.ln() + 2.0).then(|| {
+    let needed = dpfair::pipeline::bounds_epsilon_needed(rows, 2.0);
+    (eps_column.is_finite() && eps_column < needed).then(|| {
         format!(
             "warning: private bounds at ε = {} per column on {rows} rows are likely too coarse to \
              help (the feature may end up squashed or clipped); give public --bounds for these \

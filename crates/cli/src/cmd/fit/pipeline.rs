@@ -49,16 +49,8 @@ pub fn fit<E: Estimator>(
 ) -> CliResult<Run<E::Model>> {
     common.out.check(&[common.data.input()])?;
     let mut scaling = common.bounds.scaling()?;
-    if common.privacy.accounting() == dpfair::model::Accounting::Paper
-        && let dpfair::pipeline::Scaling::Auto { public, .. } = &scaling
-    {
-        // The papers scale nothing: a paper procedure gets public bounds or none, never a
-        // private release it did not make.
-        scaling = if public.0.is_empty() {
-            dpfair::pipeline::Scaling::None
-        } else {
-            dpfair::pipeline::Scaling::Public(public.clone())
-        };
+    if common.privacy.accounting() == dpfair::model::Accounting::Paper {
+        scaling = scaling.for_paper_procedure();
     }
     let mut loaded = common.data.load(task)?;
     check(&loaded)?;
@@ -158,11 +150,18 @@ pub fn report_bounds(
     let dpfair_data::Scaling::MinMax(mm) = &loaded.schema.scaling else {
         return;
     };
+    let spent = bounds_spent(ledger);
+    // The share actually spent (the automatic rule may raise the least share on small data).
+    let share = if epsilon.is_finite() && spent > 0.0 {
+        spent / epsilon
+    } else {
+        scaling.share()
+    };
     for line in crate::cmd::common::bounds_lines(
         &mm.plan(&loaded.schema),
-        scaling.share(),
+        share,
         epsilon,
-        bounds_spent(ledger),
+        spent,
         loaded.dataset.n_rows(),
     ) {
         eprintln!("{line}");
