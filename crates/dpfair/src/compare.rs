@@ -8,6 +8,11 @@
 //! unfairness. Two references are scored the same way: the majority class of the training part
 //! and non-private L2-regularised logistic regression.
 //!
+//! LPCT and LPCT-prune (Ma & Yang) need a *public* labelled sample beside the private holders:
+//! here a public random [`Config::public_fraction`] of the training part plays that sample (a
+//! simulation of having public data, as `dpfair fit lpct --public` would be given), and the rest
+//! are the private holders, each releasing its ε-LDP report.
+//!
 //! **What the numbers are.** Held-out scores are an *evaluation* of the data owner's own data,
 //! like `dpfair evaluate`: they read private rows without noise and are for the owner's eyes,
 //! not for publication. The fitted models are private; the table about them is not.
@@ -18,7 +23,7 @@
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
-use crate::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair};
+use crate::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair, Lpct, LpctPrune};
 use crate::pipeline::{self, Scaling};
 use crate::predictor::Output;
 use crate::session::Session;
@@ -35,16 +40,22 @@ pub enum Method {
     FdpFair,
     Decoupled,
     Dp2dp,
+    /// LPCT on a public part of the training rows (module docs).
+    Lpct,
+    /// LPCT-prune on a public part of the training rows (module docs).
+    LpctPrune,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 7] = [
         Method::DpLogistic,
         Method::CdpFair,
         Method::FdpFair,
         Method::Decoupled,
         Method::Dp2dp,
+        Method::Lpct,
+        Method::LpctPrune,
     ];
 
     /// The name as in `dpfair fit METHOD`.
@@ -55,6 +66,8 @@ impl Method {
             Method::FdpFair => "fdp-fair",
             Method::Decoupled => "decoupled",
             Method::Dp2dp => "dp2dp",
+            Method::Lpct => "lpct",
+            Method::LpctPrune => "lpct-prune",
         }
     }
 
@@ -79,6 +92,7 @@ impl Method {
         match self {
             Method::DpLogistic => classes >= 2,
             Method::Dp2dp => classes >= 2 && groups == 2,
+            Method::Lpct | Method::LpctPrune => classes == 2,
             _ => classes == 2 && groups == 2,
         }
     }
@@ -86,7 +100,7 @@ impl Method {
     /// The fairness level the method targets at `alpha` (`None`: it has none).
     pub fn target(self, alpha: f64) -> Option<f64> {
         match self {
-            Method::DpLogistic => None,
+            Method::DpLogistic | Method::Lpct | Method::LpctPrune => None,
             Method::Decoupled | Method::CdpFair | Method::FdpFair | Method::Dp2dp => Some(alpha),
         }
     }
@@ -102,6 +116,8 @@ pub struct Config {
     pub alpha: f64,
     /// The held-out fraction of the rows.
     pub test_fraction: f64,
+    /// The fraction of the training rows that plays LPCT's public sample (module docs).
+    pub public_fraction: f64,
     pub repetitions: usize,
     /// Seed of the public splits (the release noise always comes from the OS).
     pub seed: u64,
@@ -115,11 +131,15 @@ impl Default for Config {
             delta: 1e-5,
             alpha: 0.1,
             test_fraction: 0.3,
+            public_fraction: DEFAULT_PUBLIC_FRACTION,
             repetitions: 1,
             seed: 0,
         }
     }
 }
+
+/// The default fraction of the training rows that plays LPCT's public sample.
+pub const DEFAULT_PUBLIC_FRACTION: f64 = 0.1;
 
 /// The most repetitions accepted (each refits every method).
 pub const MAX_REPETITIONS: usize = 1_000;
@@ -151,6 +171,12 @@ impl Config {
             return Err(Error::invalid(
                 "test_fraction",
                 format!("must be in (0, 1), got {}", self.test_fraction),
+            ));
+        }
+        if !(self.public_fraction > 0.0 && self.public_fraction < 1.0) {
+            return Err(Error::invalid(
+                "public_fraction",
+                format!("must be in (0, 1), got {}", self.public_fraction),
             ));
         }
         if !(1..=MAX_REPETITIONS).contains(&self.repetitions) {
@@ -276,9 +302,13 @@ pub fn compare(
         if m.applies(classes, n_groups) {
             methods.push(m);
         } else {
+            let needs = match m {
+                Method::Lpct | Method::LpctPrune => "a binary target",
+                _ => "a binary target and two groups",
+            };
             skipped.push((
                 m,
-                format!("needs a binary target and two groups ({classes} classes, {n_groups} groups here)"),
+                format!("needs {needs} ({classes} classes, {n_groups} groups here)"),
             ));
         }
     }
@@ -549,7 +579,37 @@ fn fit_and_score(
                 .delta(delta)
         ),
         Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
+        Method::Lpct | Method::LpctPrune => {
+            let (public, private) = public_and_private(train, config.public_fraction, seed)?;
+            // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`).
+            let raw = &Scaling::None;
+            if method == Method::Lpct {
+                let est = Lpct::params(public).epsilon(epsilon).check()?;
+                run(&est, &private, test_raw, raw, y_test, classes, seed)
+            } else {
+                let est = LpctPrune::params(public).epsilon(epsilon).check()?;
+                run(&est, &private, test_raw, raw, y_test, classes, seed)
+            }
+        }
     }
+}
+
+/// LPCT's public sample and private holders: a public random split of the training part
+/// (module docs), by a seed derived from the repetition's.
+fn public_and_private(train: &Loaded, fraction: f64, seed: u64) -> Result<(Dataset, Loaded)> {
+    let data = &train.dataset;
+    let parts = dpfair_data::split_indices(
+        data.n_rows(),
+        &[fraction, 1.0 - fraction],
+        dpfair_data::synthetic::derive_seed(seed, 1),
+        None,
+    )?;
+    let private = Loaded {
+        dataset: data.select(&parts[1]),
+        schema: train.schema.clone(),
+        report: train.report.clone(),
+    };
+    Ok((data.select(&parts[0]), private))
 }
 
 /// One fit in its own session over the estimator's spend, then its held-out score.

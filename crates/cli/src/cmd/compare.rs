@@ -28,8 +28,7 @@ pub struct Args {
     /// The δ of every fit.
     #[arg(long, value_name = "D", default_value_t = 1e-5)]
     delta: f64,
-    /// The fairness level: CDP-Fair's and FDP-Fair's α, DP2DP's ρ (the decoupled classifier
-    /// targets parity, 0).
+    /// The fairness level: CDP-Fair's, FDP-Fair's and the decoupled classifier's α, DP2DP's ρ.
     #[arg(long, value_name = "A", default_value_t = 0.1)]
     alpha: f64,
     /// The methods to compare [default: every one that applies].
@@ -38,6 +37,10 @@ pub struct Args {
     /// The held-out fraction of the rows.
     #[arg(long, value_name = "F", default_value_t = 0.3)]
     test_fraction: f64,
+    /// The fraction of the training rows that plays LPCT's and LPCT-prune's public sample (a
+    /// simulation of having public data; the rest are the private holders).
+    #[arg(long, value_name = "F", default_value_t = compare::DEFAULT_PUBLIC_FRACTION)]
+    public_fraction: f64,
     /// Repetitions (new split and new noise each): means with standard errors.
     #[arg(long, value_name = "R", default_value_t = 1)]
     repetitions: usize,
@@ -64,6 +67,7 @@ pub fn run(args: Args) -> CliResult {
         delta: args.delta,
         alpha: args.alpha,
         test_fraction: args.test_fraction,
+        public_fraction: args.public_fraction,
         repetitions: args.repetitions,
         seed: args.seed,
     };
@@ -84,14 +88,28 @@ pub fn run(args: Args) -> CliResult {
         if !plan.private.is_empty() {
             lines.truncate(1);
             let train_rows = (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
+            let m = plan.private.len();
             let least = args.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
-            let eps_column = scaling.share() * least / plan.private.len() as f64;
+            // The share a fit at ε spends (raised on small data: docs/privacy.md).
+            let share_at = |e: f64| match &scaling {
+                dpfair::pipeline::Scaling::Auto { share, .. } => {
+                    dpfair::pipeline::auto_bounds_share(*share, m, train_rows, e)
+                }
+                other => other.share(),
+            };
+            let readable = dpfair_privacy::ledger::readable;
+            let shares: Vec<String> = args
+                .epsilon
+                .iter()
+                .map(|&e| format!("{} at ε = {}", readable(share_at(e)), readable(e)))
+                .collect();
+            let least_share = share_at(least);
+            let eps_column = least_share * least / m as f64;
             lines.push(format!(
-                "no --bounds: each fit spends {} of its ε on private bounds for {} column(s) \
-                 (median and spread on a public log grid; in its ε spent); give --bounds to spend \
-                 nothing",
-                dpfair_privacy::ledger::readable(scaling.share()),
-                plan.private.len()
+                "no --bounds: each fit spends a share of its ε on private bounds for {m} \
+                 column(s): {} (median and spread on a public log grid; in its ε spent); give \
+                 --bounds to spend nothing",
+                shares.join(", ")
             ));
             lines.extend(crate::cmd::common::weak_bounds_warning(
                 eps_column, train_rows,
