@@ -19,18 +19,18 @@ fn compare_writes_a_table_with_references_and_a_frontier() {
         "--bounds",
         "x1:0:1,x2:0:1",
         "--methods",
-        "dp-logistic,cdp-fair,dp2dp",
+        "dp-logistic,cdp-fair,dp2dp,lpct",
         "--epsilon",
         "1,2",
         "--out",
         arg(&out),
     ]));
     let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
-    // Header, the two references, then three methods at two ε each.
-    assert_eq!(rows.len(), 1 + 2 + 3 * 2, "{stdout}");
+    // Header, the two references, then four methods at two ε each.
+    assert_eq!(rows.len(), 1 + 2 + 4 * 2, "{stdout}");
     assert!(rows[1].starts_with("| majority class |"), "{stdout}");
     assert!(rows[2].starts_with("| non-private logistic |"), "{stdout}");
-    for method in ["dp-logistic", "cdp-fair", "dp2dp"] {
+    for method in ["dp-logistic", "cdp-fair", "dp2dp", "lpct"] {
         for eps in ["1", "2"] {
             let row = rows
                 .iter()
@@ -46,6 +46,9 @@ fn compare_writes_a_table_with_references_and_a_frontier() {
         .find(|r| r.starts_with("| cdp-fair | 1 |"))
         .unwrap();
     assert!(cdp.contains("≤ 0.1"), "CDP-Fair's target is α: {cdp}");
+    // LPCT (on a public part of the training rows) has no fairness target.
+    let lpct = rows.iter().find(|r| r.starts_with("| lpct | 1 |")).unwrap();
+    assert!(lpct.contains("| - | - |"), "LPCT has no target: {lpct}");
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert_eq!(md.trim_end(), stdout.trim_end());
     let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
@@ -72,6 +75,7 @@ fn compare_refuses_bad_options_before_fitting() {
         (vec!["--methods", "nope"], "--methods"),
         (vec!["--epsilon", "0"], "--epsilon"),
         (vec!["--test-fraction", "1.5"], "--test-fraction"),
+        (vec!["--public-fraction", "0"], "--public-fraction"),
         (vec!["--repetitions", "0"], "--repetitions"),
     ] {
         let mut args: Vec<&str> = base.to_vec();
