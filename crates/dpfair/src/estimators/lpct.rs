@@ -132,7 +132,10 @@ impl Estimator for Lpct {
 
     fn report(&self, fitted: &Fitted<LpctModel>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
-        vec![format!("LPCT: depth {}, λ = {}", model.depth, model.lambda)]
+        vec![
+            format!("LPCT: depth {}, λ = {}", model.depth, model.lambda),
+            no_fairness_target("LPCT"),
+        ]
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<Lpct> {
@@ -259,10 +262,13 @@ impl Estimator for LpctPrune {
 
     fn report(&self, fitted: &Fitted<PruneModel>, _data: &Dataset) -> Vec<String> {
         let m = &fitted.model;
-        vec![format!(
-            "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
-            m.p0, m.p_term, m.flag, m.rounds
-        )]
+        vec![
+            format!(
+                "LPCT-prune: p0 = {}, p_term = {}, terminated: {}, rounds: {}",
+                m.p0, m.p_term, m.flag, m.rounds
+            ),
+            no_fairness_target("LPCT-prune"),
+        ]
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<LpctPrune> {
@@ -293,4 +299,15 @@ impl Estimator for LpctPrune {
             noise,
         )?)
     }
+}
+
+/// The fixed-form fairness line of a method without a fairness constraint.
+fn no_fairness_target(method: &str) -> String {
+    super::fairness_line(
+        "nothing",
+        &format!(
+            "{method} has no fairness constraint and reads no groups (`dpfair evaluate \
+             --sensitive COL` reports its groups' rates)"
+        ),
+    )
 }
