@@ -1,9 +1,14 @@
-//! `dpfair demo`: every registered method on embedded synthetic data, a table and a plot.
+//! `dpfair demo`: the methods on embedded synthetic data (no download), compared on the same data
+//! in each panel.
 //!
-//! A method joins the demo by returning a [`DemoMethod`] from its paper's [`crate::Paper::demo`]
-//! (see the crate docs). The demo generates its data once ([`DemoData`]: synthetic designs of
-//! the papers, no download), runs each method at each of its ε, and reports utility (accuracy or
-//! MSE), the paper's fairness measure and the privacy the ledger says was spent.
+//! * The classification panels ([`compare_panels`]) are `dpfair compare` ([`dpfair::compare`])
+//!   on one synthetic data set each: every classifier that applies, at the same ε and fairness
+//!   level, scored on the same held-out rows beside the majority class and a non-private
+//!   reference.
+//! * The regression panel runs the methods registered through their paper's
+//!   [`crate::Paper::demo`] ([`DemoMethod`], see the crate docs) on one regression data set
+//!   ([`DemoData`]), and reports utility (MSE), the paper's fairness measure and the privacy the
+//!   ledger says was spent.
 
 use crate::error::{ExpError, Result};
 use crate::grid::fmt_f64;
@@ -19,6 +24,90 @@ use std::sync::OnceLock;
 
 /// A train/test pair.
 pub type TrainTest = (Dataset, Dataset);
+
+/// One classification panel: a synthetic data set for [`dpfair::compare::compare`] (which
+/// splits it into training and held-out rows itself).
+pub struct ComparePanel {
+    /// What the data are, for the panel's heading.
+    pub title: &'static str,
+    /// The file name of the panel's frontier plot.
+    pub plot: &'static str,
+    pub data: dpfair_data::Loaded,
+}
+
+/// The held-out fraction the panels use: the demo's test rows among all its rows.
+pub fn panel_test_fraction(size: DemoSize) -> f64 {
+    size.test as f64 / (size.train + size.test) as f64
+}
+
+/// The classification panels: two groups with different base rates and a binary target (every
+/// classifier applies), and six classes with two groups (DP-logistic and DP2DP apply), each of
+/// `size.train + size.test` rows.
+///
+/// ```
+/// use dpfair_experiments::demo::{DemoSize, compare_panels};
+/// let panels = compare_panels(DemoSize::SMALL, 1)?;
+/// assert_eq!(panels.len(), 2);
+/// assert_eq!(panels[0].data.dataset.n_rows(), 2_500);
+/// # Ok::<(), dpfair_experiments::ExpError>(())
+/// ```
+pub fn compare_panels(size: DemoSize, seed: u64) -> Result<Vec<ComparePanel>> {
+    let n = size.train + size.test;
+    let panel = |title, plot, design: &dyn Design| -> Result<ComparePanel> {
+        let dataset = design
+            .generate(n, seed)
+            .map_err(|e| ExpError::Method(e.to_string()))?;
+        let schema = synthetic_schema(&dataset);
+        Ok(ComparePanel {
+            title,
+            plot,
+            data: dpfair_data::Loaded::in_memory(dataset, schema),
+        })
+    };
+    Ok(vec![
+        panel(
+            "binary target, two groups with different base rates",
+            "frontier_binary.svg",
+            &TwoGroupLogisticDesign::default(),
+        )?,
+        panel(
+            "six classes, two groups",
+            "frontier_multiclass.svg",
+            &GaussianMixtureDesign::default(),
+        )?,
+    ])
+}
+
+/// The schema of a synthetic data set: numeric features `x0, x1, …`, the groups' names, and
+/// the target's classes as `0, 1, …` (or a real target).
+fn synthetic_schema(data: &Dataset) -> dpfair_data::Schema {
+    use dpfair_data::Target;
+    use dpfair_data::schema::{FeatureColumn, SensitiveColumn, TargetColumn, TargetEncoding};
+    let numbers = |k: usize| (0..k).map(|c| c.to_string()).collect::<Vec<_>>();
+    dpfair_data::Schema {
+        features: (0..data.features.ncols())
+            .map(|j| FeatureColumn::Numeric {
+                name: format!("x{j}"),
+            })
+            .collect(),
+        sensitive: data.groups.as_ref().map(|g| SensitiveColumn {
+            name: "group".into(),
+            levels: g.names.clone(),
+            declared: false,
+        }),
+        target: data.target.as_ref().map(|t| TargetColumn {
+            name: "y".into(),
+            encoding: match t {
+                Target::Binary(_) => TargetEncoding::Binary { labels: numbers(2) },
+                Target::Multiclass { k, .. } => TargetEncoding::Multiclass {
+                    labels: numbers(*k),
+                },
+                Target::Real(_) => TargetEncoding::Real,
+            },
+        }),
+        scaling: Default::default(),
+    }
+}
 
 /// Sizes of the demo data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -137,7 +137,7 @@ pub fn run(args: Args) -> CliResult {
 }
 
 /// A one-line progress indicator on stderr, only on a terminal.
-fn progress() -> impl FnMut(usize, usize, &str) {
+pub(crate) fn progress() -> impl FnMut(usize, usize, &str) {
     let terminal = std::io::stderr().is_terminal();
     move |done, total, what| {
         if terminal {
@@ -163,7 +163,7 @@ fn estimate(e: &compare::Estimate) -> String {
 }
 
 /// The table as Markdown: one row per (method, ε), the references first.
-fn table(report: &Report, config: &Config) -> String {
+pub(crate) fn table(report: &Report, config: &Config) -> String {
     let mut s = String::from(
         "| method | ε | accuracy | unfairness | target | met | ε spent | seconds | note |\n\
          |---|---|---|---|---|---|---|---|---|\n",
@@ -222,7 +222,7 @@ fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
 }
 
 /// Accuracy against unfairness, one point (with its standard errors as a band) per row.
-fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
+pub(crate) fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
     let curves: Vec<Curve> = report
         .rows
         .iter()

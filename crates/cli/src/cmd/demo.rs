@@ -1,5 +1,6 @@
-//! `dpfair demo [--out DIR]`: every registered method on embedded synthetic data (no download),
-//! a table of utility, fairness and privacy spent, and an SVG plot of fairness against utility.
+//! `dpfair demo [--out DIR]`: the methods on embedded synthetic data (no download), compared on
+//! the same data in each panel: `dpfair compare` on a binary and a six-class data set, and the
+//! regression methods on one regression data set; tables on stdout, SVG plots in `--out`.
 
 use crate::cmd::common::check_output;
 use crate::error::{CliError, CliResult};
@@ -8,10 +9,13 @@ use dpfair_experiments::papers;
 use std::path::PathBuf;
 
 const AFTER_LONG_HELP: &str = "\
-Runs every method registered for the demo on one synthetic data set at a few ε, prints one row \
-per (method, ε) with utility, fairness and the privacy the ledger spent, and writes two plots to \
---out: fairness_vs_utility.svg (classifiers: accuracy) and fairness_vs_mse.svg (regression), one \
-line per method through its ε.
+Three panels, each on one synthetic data set, so that the methods in a panel are compared on the \
+same rows: (1) a binary target with two groups: every classifier, as `dpfair compare` runs them \
+(the same ε, α = 0.1, the same held-out rows, beside the majority class and a non-private \
+reference; LPCT on a public 10 % of the training rows), plot frontier_binary.svg; (2) six \
+classes with two groups: DP-logistic and DP2DP, plot frontier_multiclass.svg; (3) a regression \
+target with four groups: private fair regression and its non-private reference, plot \
+fairness_vs_mse.svg. Features get automatic private bounds, as a fit without --bounds does.
 
 Example:
   dpfair demo --small --out demo-out";
@@ -38,34 +42,54 @@ pub fn run(args: Args) -> CliResult {
             args.out.display()
         ))
     })?;
-    check_output("--out", &args.out.join(demo::DEMO_PLOT), &[])?;
+    check_output("--out", &args.out.join(demo::DEMO_PLOT_REGRESSION), &[])?;
     let size = if args.small {
         DemoSize::SMALL
     } else {
         DemoSize::DEFAULT
     };
-    let methods = papers::demo_methods();
+    eprintln!(
+        "dpfair demo: synthetic data ({} train / {} test rows per panel, seed {})",
+        size.train, size.test, args.seed
+    );
+    let mut failed = 0;
+    for panel in
+        demo::compare_panels(size, args.seed).map_err(|e| CliError::Internal(e.to_string()))?
+    {
+        let config = dpfair::compare::Config {
+            epsilons: vec![1.0, 4.0],
+            test_fraction: demo::panel_test_fraction(size),
+            seed: args.seed,
+            ..dpfair::compare::Config::default()
+        };
+        let scaling = dpfair::pipeline::Scaling::default();
+        let report =
+            dpfair::compare::compare(&panel.data, &scaling, &config, super::compare::progress())?;
+        println!("## {}\n", panel.title);
+        print!("{}", super::compare::table(&report, &config));
+        let path = args.out.join(panel.plot);
+        super::compare::frontier(&report, &path)?;
+        println!("plot: {}\n", path.display());
+        failed += report.rows.iter().filter(|r| r.error.is_some()).count();
+    }
+    let methods: Vec<_> = papers::demo_methods()
+        .into_iter()
+        .filter(|m| m.task.starts_with("regression"))
+        .collect();
     if methods.is_empty() {
         return Err(CliError::Internal(
-            "no method is registered for the demo".into(),
+            "no regression method is registered for the demo".into(),
         ));
     }
-    eprintln!(
-        "dpfair demo: {} methods on synthetic data ({} train / {} test rows, seed {})",
-        methods.len(),
-        size.train,
-        size.test,
-        args.seed
-    );
     let data = DemoData::new(size, args.seed);
     let rows = demo::run_methods(&methods, &data);
+    println!("## regression target, four groups\n");
     print!("{}", demo::table(&rows));
     let plots = demo::plot(&rows, &args.out).map_err(|e| CliError::BadInput(e.to_string()))?;
-    println!();
     for plot in plots {
         println!("plot: {}", plot.display());
     }
-    let failed = rows.iter().filter(|r| r.result.is_err()).count();
+    failed += rows.iter().filter(|r| r.result.is_err()).count();
     if failed > 0 {
         return Err(CliError::Internal(format!(
             "{failed} demo runs failed (see the table)"
