@@ -7,6 +7,7 @@ use super::baselines;
 use super::{DENIS, NON_PRIVATE, PRIVATE, PRIVATE_PAPER, PRIVATE_SGD, PRIVATE_THM41, RATE};
 use crate::Check;
 use crate::aggregate::Summary;
+use dpfair_privacy::ledger::readable as fmt_f64;
 
 /// Every check whose rows are present (a data set that was not run gives no check).
 pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
@@ -77,9 +78,9 @@ fn kkt(rows: &[Summary]) -> Option<Check> {
         .filter(|r| r.mean < 1.0)
         .map(|r| {
             format!(
-                "{} ρ = {:?} {}: {:.0}% of runs",
+                "{} ρ = {} {}: {:.0}% of runs",
                 r.setting.dataset,
-                r.setting.fairness_level,
+                r.setting.fairness_level.map_or("-".into(), fmt_f64),
                 r.setting.params,
                 100.0 * r.mean
             )
@@ -214,8 +215,8 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
         .iter()
         .map(|(e, u)| {
             format!(
-                "ρ = {:?}: ({:.4}, {:.4})",
-                e.setting.fairness_level.unwrap_or(0.0),
+                "ρ = {}: ({:.4}, {:.4})",
+                fmt_f64(e.setting.fairness_level.unwrap_or(0.0)),
                 e.mean,
                 u.mean
             )
