@@ -200,12 +200,15 @@ class Site:
         return text
 
     def ledgers(self) -> dict:
-        """This site's ledgers by round (`round1`, `round2`): every release it made (JSON objects)."""
+        """The site's ledgers by round (`round1`, `round2`): every release it made (JSON)."""
         return {r: json.loads(t)["ledger"] for r, t in self._transcripts.items()}
 
     def spent(self) -> dict:
-        """What this site has spent so far: `{"epsilon", "delta"}`, the worst of its rounds
-        (the rounds read disjoint halves of its rows: parallel composition)."""
+        """What this site has spent so far: `{"epsilon", "delta"}`.
+
+        The worst of its rounds: the rounds read disjoint halves of its rows (parallel
+        composition).
+        """
         totals = [transcript_spend(t) for t in self._transcripts.values()]
         return {
             "epsilon": max((t[0] for t in totals), default=0.0),

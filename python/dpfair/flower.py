@@ -1,4 +1,4 @@
-"""FDP-Fair across sites with Flower: a `ClientApp` per site and a `ServerApp` (Flower's Message API).
+"""FDP-Fair across sites with Flower: a `ClientApp` per site and a `ServerApp` (Message API).
 
 The protocol is `dpfair.federated`'s (the CLI's `dpfair federated`), carried by Flower instead
 of files (docs/deploy.md has the commands and the trust model):
@@ -106,8 +106,10 @@ def _basis_options(run: Any) -> dict:
 
 
 def _site(context: Context) -> federated.Site:
-    """This SuperNode's site: its own data and budget (node config), or, in a simulation,
-    block `partition-id` of the run config's data at the run config's budget."""
+    """The SuperNode's site: its own data and budget (node config).
+
+    In a simulation: block `partition-id` of the run config's data at its budget.
+    """
     node, run = context.node_config, context.run_config
     data, basis = _data_options(run), _basis_options(run)
     if "data" in node:

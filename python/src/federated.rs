@@ -258,7 +258,7 @@ pub fn site_round2(
             round1.as_ref(),
             &mut noise(insecure_seed),
         )
-            .map_err(|e| api_error(e.into()))?;
+        .map_err(|e| api_error(e.into()))?;
         to_json(&r2)
     })
 }

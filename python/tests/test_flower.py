@@ -124,18 +124,57 @@ def file_protocol(binary: str, files: dict, folder: Path) -> Path:
     r1, r2 = [], []
     for name, csv in files.items():
         r1.append(str(folder / f"r1_{name}.json"))
-        cli(binary, "federated", "site", "round1", "--data", str(csv), *common, *basis,
-            "--site", name, "--run", "ref", "--out", r1[-1])  # fmt: skip
+        cli(
+            binary,
+            "federated",
+            "site",
+            "round1",
+            "--data",
+            str(csv),
+            *common,
+            *basis,
+            "--site",
+            name,
+            "--run",
+            "ref",
+            "--out",
+            r1[-1],
+        )
     global_ = str(folder / "global.json")
     cli(binary, "federated", "aggregate", "round1", *r1, "--run", "ref", "--out", global_)
     for name, csv in files.items():
         r2.append(str(folder / f"r2_{name}.json"))
-        cli(binary, "federated", "site", "round2", "--global", global_, "--data", str(csv),
-            *common, "--site", name, "--round1", str(folder / f"r1_{name}.json"),
-            "--out", r2[-1])  # fmt: skip
+        cli(
+            binary,
+            "federated",
+            "site",
+            "round2",
+            "--global",
+            global_,
+            "--data",
+            str(csv),
+            *common,
+            "--site",
+            name,
+            "--round1",
+            str(folder / f"r1_{name}.json"),
+            "--out",
+            r2[-1],
+        )
     model = folder / "file-protocol.json"
-    cli(binary, "federated", "aggregate", "round2", "--global", global_, *r2,
-        "--alpha", str(ALPHA), "--out", str(model))  # fmt: skip
+    cli(
+        binary,
+        "federated",
+        "aggregate",
+        "round2",
+        "--global",
+        global_,
+        *r2,
+        "--alpha",
+        str(ALPHA),
+        "--out",
+        str(model),
+    )
     return model
 
 
@@ -160,8 +199,16 @@ def in_process_run(files: dict, test: pd.DataFrame) -> tuple:
     process): for the spread of accuracy and unfairness between runs."""
     bounds = {c: (float(lo), float(hi)) for c, lo, hi in (b.split(":") for b in BOUNDS.split(","))}
     sites = [
-        federated.Site.from_csv(name, csv, target="Label", sensitive="Sensitive", groups=[0, 1],
-                                bounds=bounds, epsilon=EPSILON, **BASIS)  # fmt: skip
+        federated.Site.from_csv(
+            name,
+            csv,
+            target="Label",
+            sensitive="Sensitive",
+            groups=[0, 1],
+            bounds=bounds,
+            epsilon=EPSILON,
+            **BASIS,
+        )
         for name, csv in files.items()
     ]
     g = federated.aggregate_round1([s.round1() for s in sites])
@@ -184,8 +231,15 @@ def flower_run(files: dict, folder: Path) -> Path:
     with processes() as start:
         log = folder / "superlink.log"
         link = start(
-            [tool("flower-superlink"), "--insecure", "--disable-runtime-dependency-installation",
-             "--host", "127.0.0.1", "--port", str(link_port)],  # fmt: skip
+            [
+                tool("flower-superlink"),
+                "--insecure",
+                "--disable-runtime-dependency-installation",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(link_port),
+            ],
             log,
             env,
         )
@@ -195,8 +249,16 @@ def flower_run(files: dict, folder: Path) -> Path:
                 f'data="{csv}" site="{name}" epsilon={EPSILON} ledger-dir="{folder / "ledgers"}"'
             )
             start(
-                [tool("flower-supernode"), "--insecure", "--superlink", f"127.0.0.1:{link_port}",
-                 "--port", str(free_port()), "--node-config", node_config],  # fmt: skip
+                [
+                    tool("flower-supernode"),
+                    "--insecure",
+                    "--superlink",
+                    f"127.0.0.1:{link_port}",
+                    "--port",
+                    str(free_port()),
+                    "--node-config",
+                    node_config,
+                ],
                 folder / f"supernode-{name}.log",
                 env,
             )
@@ -209,8 +271,15 @@ def flower_run(files: dict, folder: Path) -> Path:
         )
         log = folder / "flwr-run.log"
         run = start(
-            [tool("flwr"), "run", str(REPO / "python" / "flower-app"), "test", "--stream",
-             "--run-config", run_config],  # fmt: skip
+            [
+                tool("flwr"),
+                "run",
+                str(REPO / "python" / "flower-app"),
+                "test",
+                "--stream",
+                "--run-config",
+                run_config,
+            ],
             log,
             env,
         )
@@ -239,8 +308,14 @@ def test_fdp_fair_over_flower_equals_the_file_protocol(sites, dpfair_bin, tmp_pa
     assert file["method"] == "fdp-fair"
     entries = file["ledger"]["entries"]
     for name in SITES:
-        mine = [e for e in entries if e["label"].startswith(f"site {name}:")]
-        assert len(mine) >= 2, f"site {name}: {len(mine)} ledger entries"
+        halves = {}
+        for e in entries:
+            if e["label"].startswith(f"site {name}:"):
+                part = e["composition"]["part"]
+                halves[part] = halves.get(part, 0.0) + e["cost"]["epsilon"]
+        assert sorted(halves) == [f"site {name}: {h} half" for h in ("calibration", "training")]
+        assert all(eps == pytest.approx(EPSILON, rel=1e-9) for eps in halves.values()), halves
+    assert len(entries) == sum(e["label"].startswith("site ") for e in entries)
     # Each site kept its own transcripts (its record of what it released), one per round.
     kept = sorted(p.name for p in (tmp_path / "ledgers").iterdir())
     assert len(kept) == 2 * len(SITES), kept
@@ -249,15 +324,19 @@ def test_fdp_fair_over_flower_equals_the_file_protocol(sites, dpfair_bin, tmp_pa
         assert epsilon == pytest.approx(EPSILON, rel=1e-9), p.name
 
     # The tolerance: the Flower run and the file-protocol run are two independent draws of
-    # the same randomised procedure (fresh OS noise and split seeds). Their difference has
-    # standard deviation √2·σ, σ the between-run spread of a metric; σ is estimated from R
-    # more independent draws of the same steps in process (s, R − 1 degrees of freedom), and
-    # (x_flower − x_file) / (s·√2) follows Student's t with R − 1 degrees of freedom, so
-    # |x_flower − x_file| ≤ t_{0.9995, R−1} · s · √2 fails an honest run with probability 10⁻³.
+    # the same randomised procedure (fresh OS noise and split seeds), so their difference has
+    # standard deviation √2·σ, σ the between-run spread of a metric. σ is estimated from R more
+    # independent draws of the same steps in process (s, R − 1 degrees of freedom). For a
+    # normal metric (x_flower − x_file) / (s·√2) follows Student's t with R − 1 degrees of
+    # freedom, so |x_flower − x_file| ≤ t_{0.9995, R−1}·s·√2 fails an honest run with
+    # probability 10⁻³. The unfairness is skewed (τ̃ = 0 in some runs gives the unconstrained
+    # disparity, ≈ 0.08 here, others ≈ 0.01), so the tolerance is at least the range of the R
+    # draws, the spread a distribution-free view of independent runs shows.
     from scipy.stats import t as student
 
-    draws = np.array([in_process_run(files, test) for _ in range(6)])
+    draws = np.array([in_process_run(files, test) for _ in range(24)])
     s = draws.std(axis=0, ddof=1)
-    tolerance = student.ppf(1 - 0.0005, len(draws) - 1) * s * np.sqrt(2)
+    t_bound = student.ppf(1 - 0.0005, len(draws) - 1) * s * np.sqrt(2)
+    tolerance = np.maximum(t_bound, draws.max(axis=0) - draws.min(axis=0))
     for what, f, r, tol in zip(("accuracy", "unfairness"), flower, reference, tolerance):
         assert abs(f - r) <= tol, f"{what}: Flower {f:.4f}, file protocol {r:.4f}, tol {tol:.4f}"

@@ -158,8 +158,20 @@ pub fn site_round2_from(
     let name = &options.site;
     let entry = global.site(name)?;
     if let Some(r1) = round1 {
-        let own = (r1.site.as_str(), r1.split_seed, r1.n_rows, r1.epsilon, r1.delta);
-        let handed = (name.as_str(), entry.split_seed, entry.n_rows, entry.epsilon, entry.delta);
+        let own = (
+            r1.site.as_str(),
+            r1.split_seed,
+            r1.n_rows,
+            r1.epsilon,
+            r1.delta,
+        );
+        let handed = (
+            name.as_str(),
+            entry.split_seed,
+            entry.n_rows,
+            entry.epsilon,
+            entry.delta,
+        );
         if own != handed {
             return Err(Error::InvalidData(format!(
                 "site {name}: the broadcast's entry for this site (split seed, N_s, ε_s, δ_s) is \

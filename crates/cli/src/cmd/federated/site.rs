@@ -156,7 +156,9 @@ fn round1(args: Round1Args) -> CliResult {
     let bandwidth = r1
         .release
         .kernel()
-        .map_or("none (logistic)".to_string(), |k| k.basis.bandwidth().to_string());
+        .map_or("none (logistic)".to_string(), |k| {
+            k.basis.bandwidth().to_string()
+        });
     eprintln!(
         "site {}: round 1 written to {} (N_s = {}, h = {bandwidth}, π̃ = ({:.4}, {:.4})); send it to the server",
         r1.site,
