@@ -200,6 +200,16 @@ class Site:
         self._transcripts["round2"] = text
         return text
 
+    def resume(self, round1: str) -> None:
+        """Take back this site's own round-1 transcript, kept by the site between rounds.
+
+        For a site that runs round 2 in another process (a Flower ClientApp, a restart):
+        `round2` then refuses a broadcast that does not hand back this round 1's split seed.
+        """
+        if self._transcripts:
+            raise ValueError(f"site {self.name}: has released already; nothing to resume")
+        self._transcripts["round1"] = round1
+
     def ledgers(self) -> dict:
         """The site's ledgers by round (`round1`, `round2`): every release it made (JSON)."""
         return {r: json.loads(t)["ledger"] for r, t in self._transcripts.items()}

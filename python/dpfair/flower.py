@@ -196,7 +196,7 @@ def _site_step(msg: Message, context: Context, round_name: str) -> Message:
         else:
             if "round1" not in released:
                 raise ValueError("round 2 before this site's round 1")
-            site._transcripts["round1"] = released["round1"]
+            site.resume(released["round1"])
             transcript = site.round2(_text(payload, "global"))
     except Exception as e:  # noqa: BLE001 - reported at the site, not to the server
         # The message may name rows or values of the site's data: it stays in the SuperNode's
@@ -260,6 +260,11 @@ def _ask(grid: Grid, nodes: list, round_name: str, timeout: float, **values: str
     return transcripts
 
 
+def _say(text: str) -> None:
+    """Progress in the run's log (`flwr run --stream`, `flwr log`): public values only."""
+    print(f"dpfair server: {text}", flush=True)
+
+
 @server_app.main()
 def _main(grid: Grid, context: Context) -> None:
     """FDP-Fair's two rounds over the connected sites; writes the model file `model-out`."""
@@ -269,7 +274,7 @@ def _main(grid: Grid, context: Context) -> None:
     out = Path(_text(run, "model-out", "fdp-fair-model.json"))
     run_id = f"flower-run-{context.run_id}"
     nodes = _wait_for_nodes(grid, sites, timeout)
-    log.warning("dpfair server: %d sites; round 1 (run id %s)", len(nodes), run_id)
+    _say(f"{len(nodes)} sites; round 1 (run id {run_id})")
     round1 = _ask(grid, nodes, "round1", timeout, run=run_id)
     global_ = federated.aggregate_round1(
         round1,
@@ -277,7 +282,7 @@ def _main(grid: Grid, context: Context) -> None:
         max_site_rows=_optional(run, "max-site-rows", int),
         depth=_optional(run, "depth", int),
     )
-    log.warning("dpfair server: round 1 checked and aggregated; round 2")
+    _say("round 1 checked and aggregated; round 2")
     round2 = _ask(grid, nodes, "round2", timeout, **{"global": global_})
     clf = federated.aggregate_round2(
         global_,
@@ -288,10 +293,7 @@ def _main(grid: Grid, context: Context) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     clf.model_.save(str(out))
     total = clf.ledger_["total"]
-    log.warning(
-        "dpfair server: wrote %s (fdp-fair, %d sites; worst site's spend ε = %.6g, δ = %.3g)",
-        out,
-        len(nodes),
-        total["epsilon"],
-        total["delta"],
+    _say(
+        f"wrote {out} (fdp-fair, {len(nodes)} sites; the worst site's spend: "
+        f"ε = {total['epsilon']:.6g}, δ = {total['delta']:.3g})"
     )
