@@ -7,12 +7,14 @@
 //! | `model` | `Model`: a fitted model file (predict, save, load, ledger) |
 //! | `session` | `Session`: a privacy budget several fits compose against |
 //! | `fit` | one fit through the library's pipeline, params built per method |
+//! | `federated` | FDP-Fair's protocol steps: a site's rounds, the server's aggregations |
 //! | `metrics` | the fairness crate's metrics and group report |
 //! | `accounting` | DP-SGD accounting (ε of a run, noise multiplier for a target ε) |
 //! | `error` | Rust errors and panics as Python exceptions |
 
 mod accounting;
 mod error;
+mod federated;
 mod fit;
 mod frame;
 mod metrics;
@@ -35,5 +37,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(frame::numeric_block_address, m)?)?;
     metrics::register(m)?;
     accounting::register(m)?;
+    federated::register(m)?;
     Ok(())
 }

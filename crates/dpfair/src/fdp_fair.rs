@@ -15,7 +15,8 @@
 //! 4. **OUTPUT** `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}`: the same classifier type as
 //!    CDP-Fair ([`crate::cdp_fair::Model`] with `method = fdp-fair`).
 //!
-//! [`simulate`] runs S sites in one process through exactly these steps.
+//! [`simulate`] runs S sites in one process through exactly these steps; [`steps`] is what each
+//! transport (the CLI's files, Python, Flower) calls for one site's or the server's step.
 //!
 //! ## Accounting
 //!
@@ -44,13 +45,14 @@ pub mod correction;
 pub mod protocol;
 pub mod search;
 pub mod simulate;
+pub mod steps;
 pub mod tree;
 
 pub use crate::predictor::Accounting;
 pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 
-use crate::plugin::error::{Result, invalid};
+use crate::plugin::error::Result;
 use crate::plugin::eta_model::EtaModel;
 use crate::plugin::kernel::{PUBLIC_RULE_RANGE, public_rule};
 use crate::plugin::release::PiRelease;
@@ -138,28 +140,17 @@ pub fn federated_bandwidth(sites: &[(usize, f64)], dim: usize) -> f64 {
 impl Config {
     /// The round-1 parameters of one site.
     pub fn site_params(&self, site: &str, data: &Dataset) -> Result<SiteParams> {
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(invalid(
-                "epsilon",
-                format!("must be finite and > 0, got {}", self.epsilon),
-            ));
-        }
-        Ok(SiteParams {
-            site: site.to_string(),
-            epsilon: self.epsilon,
-            delta: self.delta.unwrap_or_else(|| default_delta(data.n_rows())),
+        steps::SiteOptions {
+            delta: self.delta,
             accounting: self.accounting,
-            bandwidth: self.bandwidth.unwrap_or_else(|| {
-                default_bandwidth(data.n_rows(), data.n_features(), self.epsilon)
-            }),
+            bandwidth: self.bandwidth,
             n_frequencies: self.n_frequencies,
             basis_seed: self.basis_seed,
             pi: self.pi.unwrap_or_default(),
-            split_seed: None,
-            eta_model: self
-                .eta_model
-                .resolve(data.n_features(), self.accounting == Accounting::Paper),
-        })
+            eta_model: self.eta_model,
+            ..steps::SiteOptions::new(site, self.epsilon)
+        }
+        .params(data.n_rows(), data.n_features())
     }
 }
 

@@ -3,10 +3,11 @@
 use crate::cmd::common::{Input, check_output};
 use crate::cmd::federated::args::{SearchArgs, ServerArgs};
 use crate::cmd::federated::{read_json, write_json};
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use clap::Subcommand;
-use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1, aggregate_round2};
-use dpfair::model::{FittedModel, ModelFile};
+use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1};
+use dpfair::fdp_fair::steps::model_file;
+use dpfair::model::FittedModel;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -127,14 +128,10 @@ fn round2(args: Round2Args) -> CliResult {
         .iter()
         .map(|p| read_json(p, "round-2 transcript"))
         .collect::<CliResult<_>>()?;
-    let config = args.search.config();
-    let (model, ledger) = aggregate_round2(&global, &rounds, &config)?;
-    let schema = global.schema.clone().ok_or_else(|| {
-        CliError::BadInput(
-            "the global file carries no data schema (not written by dpfair federated)".into(),
-        )
-    })?;
-    if let Some(info) = &model.federated {
+    let file = model_file(&global, &rounds, &args.search.config())?;
+    if let FittedModel::CdpFair(model) = &file.model
+        && let Some(info) = &model.federated
+    {
         eprintln!(
             "server: τ̃ = {:.5} (M = {}, ω = {:.5}, band found: {}, corrected curve non-increasing: {})",
             info.search.tau,
@@ -144,7 +141,6 @@ fn round2(args: Round2Args) -> CliResult {
             info.search.monotone
         );
     }
-    let file = ModelFile::new(schema, ledger, &config, FittedModel::CdpFair(model))?;
     file.save(&args.out)?;
     eprintln!("wrote {} (fdp-fair)", args.out.display());
     Ok(())

@@ -5,10 +5,9 @@ use crate::cmd::federated::args::BasisArgs;
 use crate::cmd::federated::{load_site_data, read_json, write_json};
 use crate::error::{CliError, CliResult};
 use clap::Subcommand;
-use dpfair::fdp_fair::protocol::{
-    Global, SiteParams, site_ledger, site_round1, site_round2, skip_round1,
-};
-use dpfair::fdp_fair::{Accounting, default_bandwidth, default_delta};
+use dpfair::fdp_fair::Accounting;
+use dpfair::fdp_fair::protocol::{Global, Round1};
+use dpfair::fdp_fair::steps::{SiteOptions, site_round1_from, site_round2_from};
 use dpfair::plugin::release::PiRelease;
 use std::path::{Path, PathBuf};
 
@@ -105,6 +104,11 @@ struct Round2Args {
     /// The server's broadcast after round 1.
     #[arg(long, value_name = "GLOBAL.json")]
     global: PathBuf,
+    /// This site's own round-1 transcript: round 2 is refused unless the broadcast hands back
+    /// its split seed, N_s, ε and δ (otherwise a broadcast with another split seed would make
+    /// the trees re-read rows round 1 released, spending ε twice on them).
+    #[arg(long, value_name = "R1.json")]
+    round1: Option<PathBuf>,
     #[command(flatten)]
     site: SiteArgs,
 }
@@ -116,56 +120,50 @@ pub fn run(args: Args) -> CliResult {
     }
 }
 
+impl SiteArgs {
+    /// The site's options for the library's steps.
+    fn options(&self, basis: Option<&BasisArgs>, empirical_pi: bool) -> SiteOptions {
+        let mut o = SiteOptions::new(self.name(), self.privacy.epsilon);
+        o.delta = self.privacy.delta;
+        o.accounting = self.privacy.accounting();
+        if empirical_pi {
+            o.pi = PiRelease::Empirical;
+        }
+        if let Some(b) = basis {
+            o.bandwidth = b.bandwidth;
+            o.n_frequencies = b.frequencies;
+            o.basis_seed = b.basis_seed;
+            o.eta_model = b.eta.eta_model.into();
+        }
+        o
+    }
+}
+
 fn round1(args: Round1Args) -> CliResult {
     let s = &args.site;
     s.check_out(None)?;
     s.check_epsilon()?;
-    let accounting: Accounting = s.privacy.accounting();
-    if args.empirical_pi && accounting == Accounting::Strict {
+    let options = s.options(Some(&args.basis), args.empirical_pi);
+    if args.empirical_pi && options.accounting == Accounting::Strict {
         return Err(CliError::BadInput(
             "--empirical-pi is not private: only with --accounting paper".into(),
         ));
     }
     let loaded = load_site_data(&s.data, &s.bounds)?;
-    let data = &loaded.dataset;
-    let epsilon = s.privacy.epsilon;
-    let params = SiteParams {
-        site: s.name(),
-        epsilon,
-        delta: s.privacy.delta.unwrap_or(default_delta(data.n_rows())),
-        accounting,
-        bandwidth: args
-            .basis
-            .bandwidth
-            .unwrap_or_else(|| default_bandwidth(data.n_rows(), data.n_features(), epsilon)),
-        n_frequencies: args.basis.frequencies,
-        basis_seed: args.basis.basis_seed,
-        pi: if args.empirical_pi {
-            PiRelease::Empirical
-        } else {
-            PiRelease::Private
-        },
-        split_seed: None,
-        eta_model: dpfair::plugin::EtaModel::from(args.basis.eta.eta_model)
-            .resolve(data.n_features(), accounting == Accounting::Paper),
-    };
-    let mut ledger = site_ledger(params.epsilon, params.delta, accounting)?;
     let mut noise = s.privacy.noise();
-    let mut r1 = site_round1(
-        &params,
-        data,
-        Some(loaded.schema.clone()),
-        &mut ledger,
-        &mut noise,
-    )?;
-    r1.bind(args.run.clone());
+    let r1 = site_round1_from(&options, &loaded, args.run.clone(), &mut noise)?;
     write_json(&s.out, &r1)?;
+    let bandwidth = r1
+        .release
+        .kernel()
+        .map_or("none (logistic)".to_string(), |k| {
+            k.basis.bandwidth().to_string()
+        });
     eprintln!(
-        "site {}: round 1 written to {} (N_s = {}, h = {}, π̃ = ({:.4}, {:.4})); send it to the server",
+        "site {}: round 1 written to {} (N_s = {}, h = {bandwidth}, π̃ = ({:.4}, {:.4})); send it to the server",
         r1.site,
         s.out.display(),
         r1.n_rows,
-        params.bandwidth,
         r1.release.pi[0],
         r1.release.pi[1]
     );
@@ -177,39 +175,24 @@ fn round2(args: Round2Args) -> CliResult {
     s.check_out(Some(&args.global))?;
     s.check_epsilon()?;
     let global: Global = read_json(&args.global, "global file")?;
-    global.validate()?;
-    let name = s.name();
-    let entry = global.site(&name)?.clone();
+    let round1: Option<Round1> = args
+        .round1
+        .as_deref()
+        .map(|p| read_json(p, "round-1 transcript"))
+        .transpose()?;
     let loaded = load_site_data(&s.data, &s.bounds)?;
-    if global.schema.as_ref() != Some(&loaded.schema) {
-        return Err(CliError::BadInput(format!(
-            "site {name}: the columns, encodings or --bounds differ from round 1 (use the same \
-             data options in both rounds)"
-        )));
-    }
-    let delta = s
-        .privacy
-        .delta
-        .unwrap_or(default_delta(loaded.dataset.n_rows()));
-    if (s.privacy.epsilon, delta) != (entry.epsilon, entry.delta) {
-        return Err(CliError::BadInput(format!(
-            "site {name}: --epsilon {} --delta {delta} but round 1 used ε = {}, δ = {}",
-            s.privacy.epsilon, entry.epsilon, entry.delta
-        )));
-    }
-    if s.privacy.accounting() != global.accounting {
-        return Err(CliError::BadInput(format!(
-            "site {name}: --accounting differs from round 1 ({:?})",
-            global.accounting
-        )));
-    }
-    let mut ledger = site_ledger(entry.epsilon, entry.delta, global.accounting)?;
     let mut noise = s.privacy.noise();
-    skip_round1(&mut noise);
-    let r2 = site_round2(&global, &name, &loaded.dataset, &mut ledger, &mut noise)?;
+    let r2 = site_round2_from(
+        &global,
+        &s.options(None, false),
+        &loaded,
+        round1.as_ref(),
+        &mut noise,
+    )?;
     write_json(&s.out, &r2)?;
     eprintln!(
-        "site {name}: round 2 written to {} (trees of depth M = {}); send it to the server",
+        "site {}: round 2 written to {} (trees of depth M = {}); send it to the server",
+        r2.site,
         s.out.display(),
         global.depth
     );
