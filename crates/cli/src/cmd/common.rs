@@ -158,7 +158,7 @@ impl DataArgs {
     /// Load the CSV: the data set, its learned schema and the load report. Dropped rows are
     /// reported on stderr; every error is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
-        let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
+        let loaded = dpfair_data::load(&self.data, &self.options(task))?;
         for msg in [
             loaded.report.skipped_index_message(),
             loaded.report.skipped_ids_message(),

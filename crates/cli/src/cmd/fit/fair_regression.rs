@@ -124,7 +124,7 @@ fn fit_scores(args: &Args, scores: &str, est: &dpfair::estimators::FairRegressio
         format: csv_format(args.delimiter, args.header),
         ..LoadOptions::default()
     };
-    let loaded = dpfair_data::load_csv(&args.data, &options)?;
+    let loaded = dpfair_data::load(&args.data, &options)?;
     if let Some(msg) = loaded.report.dropped_message() {
         eprintln!("{msg}");
     }
