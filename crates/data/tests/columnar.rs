@@ -176,13 +176,15 @@ fn a_file_read_batch_by_batch_gives_the_rows_of_the_whole_load() {
         ..ApplyOptions::default()
     };
     for path in &columnar[1..] {
-        let (schema, report) = learn_schema(path, &options()).unwrap();
+        let header = learn_schema(path, &options()).unwrap();
+        let schema = header.schema;
         assert_eq!(schema, whole.schema);
-        assert_eq!(report.dropped, whole.report.dropped);
+        assert_eq!(header.report.dropped, whole.report.dropped);
+        assert_eq!(header.dataset.n_rows(), 0);
         let mut parts = Vec::new();
         let streamed = read_batches(path, &schema, &apply, |b| {
             parts.push(b);
-            Ok(())
+            Ok::<(), DataError>(())
         })
         .unwrap();
         assert!(parts.len() >= 2, "{} batches", parts.len());

@@ -13,7 +13,9 @@
 //! schema without storing rows, a second hands the coded rows to the caller batch by batch.
 
 use super::encode::{Encoder, FileInfo, Rows, Value};
-use super::{ApplyOptions, LoadOptions, LoadReport, Source, learn, stored_dataset, stored_plan};
+use super::{
+    ApplyOptions, LoadOptions, LoadReport, Loaded, Source, learn, stored_dataset, stored_plan,
+};
 use crate::dataset::Dataset;
 use crate::error::{DataError, Position, Result, clip};
 use crate::schema::Schema;
@@ -320,10 +322,10 @@ impl AnySource {
     }
 }
 
-/// The training load's schema and report for `path` without keeping its rows: one pass that
-/// codes and checks every row as [`super::load`] does (same schema, same errors) in bounded
-/// memory for a Parquet or Arrow IPC file. The report's `rows` is empty. Follow with
-/// [`read_batches`].
+/// The training load of `path` without keeping its rows: one pass that codes and checks every
+/// row as [`super::load`] does (same schema, same errors) in bounded memory for a Parquet or
+/// Arrow IPC file. The data set has the columns and the group names but no rows, and the
+/// report's `rows` is empty. Follow with [`read_batches`].
 ///
 /// ```no_run
 /// use dpfair_data::load::{learn_schema, read_batches};
@@ -333,33 +335,35 @@ impl AnySource {
 ///     sensitive: Some("group".into()),
 ///     ..LoadOptions::default()
 /// };
-/// let (schema, _) = learn_schema("big.parquet", &options)?;
+/// let schema = learn_schema("big.parquet", &options)?.schema;
 /// let apply = ApplyOptions { with_target: true, ..ApplyOptions::default() };
 /// let mut rows = 0;
 /// read_batches("big.parquet", &schema, &apply, |batch| {
 ///     rows += batch.n_rows();
-///     Ok(())
+///     Ok::<(), dpfair_data::DataError>(())
 /// })?;
 /// # Ok::<(), dpfair_data::DataError>(())
 /// ```
-pub fn learn_schema(path: impl AsRef<Path>, options: &LoadOptions) -> Result<(Schema, LoadReport)> {
+pub fn learn_schema(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Loaded> {
     let source = AnySource::open(path.as_ref(), &options.format)?;
-    let loaded = source.with(|s| learn(s, options, false))?;
-    Ok((loaded.schema, loaded.report))
+    source.with(|s| learn(s, options, false))
 }
 
 /// Read `path` under a stored `schema` batch by batch (at most [`BATCH_ROWS`] rows each; rows
 /// with missing values dropped or refused as `options` says), handing each batch's coded rows
-/// to `f` in file order. Returns the report (its `rows` empty). Memory is bounded by a batch for
-/// a Parquet or Arrow IPC file; a CSV is read whole and handed over in one batch.
-pub fn read_batches(
+/// to `f` in file order; an error of `f` stops the reading and is returned. Returns the report
+/// (its `rows` empty). Memory is bounded by a batch for a Parquet or Arrow IPC file; a CSV is
+/// read whole and handed over in one batch.
+pub fn read_batches<E: From<DataError>>(
     path: impl AsRef<Path>,
     schema: &Schema,
     options: &ApplyOptions,
-    mut f: impl FnMut(Dataset) -> Result<()>,
-) -> Result<LoadReport> {
+    mut f: impl FnMut(Dataset) -> std::result::Result<(), E>,
+) -> std::result::Result<LoadReport, E> {
     let source = AnySource::open(path.as_ref(), &options.format)?;
-    source.with(|source| {
+    // An error of `f` is kept here; the reader is stopped with a placeholder, replaced on return.
+    let mut stopped: Option<E> = None;
+    let read = source.with(|source| {
         let file = source.info();
         let plan = stored_plan(schema, file, options.with_target)?;
         let (mut seen, mut kept) = (0usize, 0usize);
@@ -373,7 +377,10 @@ pub fn read_batches(
             merge_missing(&mut missing_by_column, &enc.report.missing_by_column);
             if enc.kept > 0 {
                 kept += enc.kept;
-                f(stored_dataset(schema, &enc)?)?;
+                if let Err(e) = f(stored_dataset(schema, &enc)?) {
+                    stopped = Some(e);
+                    return Err(crate::error::invalid("batch", "stopped by the caller"));
+                }
             }
             Ok(())
         })?;
@@ -395,7 +402,11 @@ pub fn read_batches(
             skipped_ids: Vec::new(),
             text_columns: Vec::new(),
         })
-    })
+    });
+    match (read, stopped) {
+        (_, Some(e)) => Err(e),
+        (read, None) => Ok(read?),
+    }
 }
 
 fn merge_missing(total: &mut Vec<(String, usize)>, part: &[(String, usize)]) {
