@@ -187,7 +187,8 @@ fn a_file_read_batch_by_batch_gives_the_rows_of_the_whole_load() {
             Ok::<(), DataError>(())
         })
         .unwrap();
-        assert!(parts.len() >= 2, "{} batches", parts.len());
+        let sizes: Vec<usize> = parts.iter().map(|b| b.n_rows()).collect();
+        assert!(parts.len() >= 2, "{} batches: {sizes:?}", parts.len());
         assert_eq!(streamed.dropped, whole.report.dropped);
         let x: Vec<f64> = parts.iter().flat_map(|b| b.features.iter().copied()).collect();
         assert_eq!(x, whole.dataset.features.iter().copied().collect::<Vec<_>>());

@@ -30,8 +30,9 @@ Example:
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
-    /// The data file with the true target and the sensitive attribute.
-    #[arg(long, value_name = "CSV")]
+    /// The data file with the true target and the sensitive attribute (CSV, Parquet or Arrow
+    /// IPC, by extension).
+    #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// The predictions file, one row per data row (as written by `dpfair predict`).
     #[arg(long, value_name = "PRED.csv")]

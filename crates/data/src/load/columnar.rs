@@ -258,11 +258,17 @@ impl Source for ColumnarFile {
 
     fn scan(&self, cols: &[usize], f: &mut dyn FnMut(&dyn Rows) -> Result<()>) -> Result<()> {
         let mut seen = 0usize;
+        // A record batch as written may be larger than BATCH_ROWS (an IPC file's batches are
+        // the writer's): it is decoded in slices of at most BATCH_ROWS rows (zero-copy).
         let mut each = |batch: std::result::Result<RecordBatch, arrow::error::ArrowError>| {
             let batch = batch.map_err(|e| self.error(e))?;
-            let rows = self.batch(&batch, cols, seen)?;
-            seen += rows.rows;
-            f(&rows)
+            for start in (0..batch.num_rows()).step_by(BATCH_ROWS) {
+                let len = BATCH_ROWS.min(batch.num_rows() - start);
+                let rows = self.batch(&batch.slice(start, len), cols, seen)?;
+                seen += rows.rows;
+                f(&rows)?;
+            }
+            Ok::<(), DataError>(())
         };
         match self.format {
             FileFormat::Parquet => {
