@@ -12,7 +12,8 @@ N=${1:-10000000}
 TMP=target/tmp/parquet_fit
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
-cargo build -q --release -p dpfair-cli -p dpfair-data --example synthetic_parquet
+cargo build -q --release -p dpfair-cli
+cargo build -q --release -p dpfair-data --example synthetic_parquet
 BIN=target/release/dpfair
 GEN=target/release/examples/synthetic_parquet
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); N = $N"

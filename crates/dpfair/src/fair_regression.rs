@@ -660,7 +660,7 @@ pub fn fit(
 ///
 /// ```
 /// use dpfair::fair_regression::{Config, fit_batches};
-/// use dpfair_privacy::{Ledger, Noise};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
 /// let data = dpfair::estimators::example_data(600, 1, 4);
 /// let config = Config {
 ///     range: Some([0.0, 1.0]),
@@ -670,7 +670,7 @@ pub fn fit(
 /// };
 /// let (first, second) = (data.select(&(0..300).collect::<Vec<_>>()),
 ///                        data.select(&(300..600).collect::<Vec<_>>()));
-/// let mut ledger = Ledger::new(1.0, 0.0)?;
+/// let mut ledger = Ledger::new(Budget::pure(1.0)?);
 /// let model = fit_batches(&config, &data, &mut ledger, &mut Noise::seeded(1), |sink| {
 ///     sink(&first)?;
 ///     sink(&second)

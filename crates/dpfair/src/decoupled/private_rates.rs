@@ -83,13 +83,13 @@ pub const FALLBACK_RATE: f64 = 0.5;
 ///
 /// ```
 /// use dpfair::decoupled::private_rates::{RateCounts, RateRelease};
-/// use dpfair_privacy::{Ledger, Noise};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
 /// let (mut a, mut b) = (RateCounts::new(), RateCounts::new());
 /// a.update(&[0, 1], &[true, false]).unwrap();
 /// b.update(&[1], &[true]).unwrap();
 /// a.merge(&b);
 /// assert_eq!(a.table(), [[0, 1], [1, 1]]);
-/// let mut ledger = Ledger::new(1.0, 0.0).unwrap();
+/// let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
 /// let how = RateRelease::Histogram { epsilon: 1.0 };
 /// let rates = a.finalize(how, &mut ledger, &mut Noise::seeded(1)).unwrap();
 /// assert!((0.0..=1.0).contains(&rates.alpha));
@@ -358,7 +358,7 @@ mod tests {
         let base: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
         let how = RateRelease::Histogram { epsilon: 0.5 };
         let release = |c: &RateCounts| {
-            let mut ledger = Ledger::new(1.0, 0.0).unwrap();
+            let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
             c.finalize(how, &mut ledger, &mut Noise::seeded(5)).unwrap()
         };
         let mut one = RateCounts::new();

@@ -76,17 +76,17 @@ pub struct JointHistogram {
 ///
 /// ```
 /// use dpfair::fair_regression::histogram::{Grid, JointCounts};
-/// use dpfair_privacy::{Ledger, Noise};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
 /// let grid = Grid::new(0.0, 1.0, 4).unwrap();
 /// let (mut a, mut b) = (JointCounts::new(2, grid), JointCounts::new(2, grid));
 /// a.update(&[0.1, 0.9], &[0, 1]).unwrap();
 /// b.update(&[0.4], &[1]).unwrap();
 /// a.merge(&b).unwrap();
-/// let mut ledger = Ledger::new(1.0, 0.0).unwrap();
+/// let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
 /// let hist = a.finalize(1.0, &mut ledger, &mut Noise::seeded(1)).unwrap();
 /// assert_eq!((hist.n, hist.h.len()), (3, 8));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JointCounts {
     m: usize,
     grid: Grid,
@@ -393,7 +393,7 @@ mod tests {
         let mut one = JointCounts::new(3, grid);
         one.update(&scores, &groups).unwrap();
         let release = |c: &JointCounts| {
-            let mut ledger = Ledger::new(1.0, 0.0).unwrap();
+            let mut ledger = Ledger::new(dpfair_privacy::Budget::pure(1.0).unwrap());
             c.finalize(1.0, &mut ledger, &mut Noise::seeded(11)).unwrap()
         };
         let reference = release(&one);
