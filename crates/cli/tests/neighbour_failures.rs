@@ -139,8 +139,14 @@ fn write_with_missing(path: &Path, rows: &RowsWithMissing) {
 fn write_parquet_rows(path: &Path, rows: &RowsWithMissing) {
     use dpfair_data::write_parquet::{OutColumn, write_parquet};
     let columns = vec![
-        ("x1".into(), OutColumn::Number(rows.iter().map(|r| Some(r.0)).collect())),
-        ("x2".into(), OutColumn::Number(rows.iter().map(|r| r.1).collect())),
+        (
+            "x1".into(),
+            OutColumn::Number(rows.iter().map(|r| Some(r.0)).collect()),
+        ),
+        (
+            "x2".into(),
+            OutColumn::Number(rows.iter().map(|r| r.1).collect()),
+        ),
         (
             "group".into(),
             OutColumn::Text(rows.iter().map(|r| Some(r.2.to_string())).collect()),
@@ -448,7 +454,11 @@ fn fair_regression_from_parquet() {
     let d = neighbour_pair("fair-regression-parquet", "neighbour", |dir, odd| {
         write_scores_parquet(&dir.join("scores.parquet"), &empty_group(odd))
     });
-    same_outcomes("fair-regression parquet empty-group", [&d[0], &d[1]], &steps);
+    same_outcomes(
+        "fair-regression parquet empty-group",
+        [&d[0], &d[1]],
+        &steps,
+    );
     let dir = neighbour_dir("fair-regression-parquet", "distinctive", |dir| {
         write_scores_parquet(&dir.join("scores.parquet"), &base(37))
     });

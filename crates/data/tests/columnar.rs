@@ -75,7 +75,10 @@ fn batch(rows: &[Row], dictionary: bool) -> RecordBatch {
             "id",
             Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))) as ArrayRef,
         ),
-        ("age", Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.1)))),
+        (
+            "age",
+            Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.1))),
+        ),
         (
             "income",
             Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.2))),
@@ -151,7 +154,10 @@ fn columnar_files_load_as_the_csv_does() {
         assert_eq!(l.dataset, from_csv.dataset, "{}", path.display());
         assert_eq!(l.report.rows, from_csv.report.rows);
         assert_eq!(l.report.dropped, from_csv.report.dropped);
-        assert_eq!(l.report.missing_by_column, from_csv.report.missing_by_column);
+        assert_eq!(
+            l.report.missing_by_column,
+            from_csv.report.missing_by_column
+        );
         assert_eq!(l.report.skipped_ids, from_csv.report.skipped_ids);
         assert_eq!(l.report.text_columns, from_csv.report.text_columns);
         // The stored schema applied to the file (prediction) reads the same rows.
@@ -190,8 +196,14 @@ fn a_file_read_batch_by_batch_gives_the_rows_of_the_whole_load() {
         let sizes: Vec<usize> = parts.iter().map(|b| b.n_rows()).collect();
         assert!(parts.len() >= 2, "{} batches: {sizes:?}", parts.len());
         assert_eq!(streamed.dropped, whole.report.dropped);
-        let x: Vec<f64> = parts.iter().flat_map(|b| b.features.iter().copied()).collect();
-        assert_eq!(x, whole.dataset.features.iter().copied().collect::<Vec<_>>());
+        let x: Vec<f64> = parts
+            .iter()
+            .flat_map(|b| b.features.iter().copied())
+            .collect();
+        assert_eq!(
+            x,
+            whole.dataset.features.iter().copied().collect::<Vec<_>>()
+        );
         let g: Vec<u32> = parts
             .iter()
             .flat_map(|b| b.groups.as_ref().unwrap().codes.clone())
@@ -243,7 +255,12 @@ fn bad_values_are_named_by_file_row_and_column() {
     let p = one_column_parquet(
         dir.path(),
         "null.parquet",
-        Arc::new(Float64Array::from(vec![Some(1.0), None, Some(3.0), Some(4.0)])),
+        Arc::new(Float64Array::from(vec![
+            Some(1.0),
+            None,
+            Some(3.0),
+            Some(4.0),
+        ])),
     );
     let refuse = LoadOptions {
         missing: MissingPolicy::Refuse,

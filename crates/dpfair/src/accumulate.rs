@@ -119,7 +119,11 @@ pub(crate) mod testing {
     }
 
     /// Merge `items` in a random binary-tree order with `merge`.
-    pub fn merge_randomly<T, R: Rng>(mut items: Vec<T>, rng: &mut R, merge: impl Fn(&mut T, T)) -> T {
+    pub fn merge_randomly<T, R: Rng>(
+        mut items: Vec<T>,
+        rng: &mut R,
+        merge: impl Fn(&mut T, T),
+    ) -> T {
         while items.len() > 1 {
             items.shuffle(rng);
             let b = items.pop().expect("two items");

@@ -88,7 +88,8 @@ pub fn run(args: Args) -> CliResult {
             loaded.report.rows_in_file
         );
     }
-    let write_error = |e: String| CliError::BadInput(format!("cannot write {}: {e}", args.out.display()));
+    let write_error =
+        |e: String| CliError::BadInput(format!("cannot write {}: {e}", args.out.display()));
     if FileFormat::of(&args.out) == FileFormat::Parquet {
         write_parquet(
             &args.out,

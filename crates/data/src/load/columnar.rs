@@ -192,7 +192,10 @@ impl Rows for Batch {
     }
 
     fn value(&self, row: usize, col: usize) -> Value<'_> {
-        match self.columns[col].as_ref().expect("only used columns are asked for") {
+        match self.columns[col]
+            .as_ref()
+            .expect("only used columns are asked for")
+        {
             Column::Number(a) if a.is_valid(row) => Value::Number(a.value(row)),
             Column::Text(a) if a.is_valid(row) => Value::Text(a.value(row).trim()),
             _ => Value::Null,

@@ -526,7 +526,13 @@ impl<'f> Encoder<'f> {
 
     /// A class or group label that spells a non-finite number (`NaN`, `inf`) is an error, not
     /// a level: it is almost always a failed computation upstream.
-    fn refuse_non_finite_label(&self, chunk: &dyn Rows, r: usize, col: usize, v: Value) -> Result<()> {
+    fn refuse_non_finite_label(
+        &self,
+        chunk: &dyn Rows,
+        r: usize,
+        col: usize,
+        v: Value,
+    ) -> Result<()> {
         let non_finite = match v {
             Value::Number(x) => !x.is_finite(),
             Value::Text(s) => is_non_finite_number(s),
@@ -544,7 +550,12 @@ impl<'f> Encoder<'f> {
     }
 
     fn number(&self, chunk: &dyn Rows, r: usize, col: usize, v: Value) -> Result<f64> {
-        parse_number(&self.file.path, &self.file.columns[col], chunk.position(r), v)
+        parse_number(
+            &self.file.path,
+            &self.file.columns[col],
+            chunk.position(r),
+            v,
+        )
     }
 
     /// Final codes (learned levels remapped into sorted order) and the report. An empty result

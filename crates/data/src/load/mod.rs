@@ -13,8 +13,8 @@ use crate::schema::{
     FeatureColumn, Schema, SensitiveColumn, TargetColumn, TargetEncoding, TaskKind,
 };
 use crate::table::{CsvFormat, Table};
-pub use columnar::{FileFormat, learn_schema, read_batches};
 use columnar::ColumnarFile;
+pub use columnar::{FileFormat, learn_schema, read_batches};
 use csv::CsvSource;
 use encode::{
     Coder, Encoded, EncodedTarget, Encoder, FeaturePlan, FileInfo, Plan, Rows, SensitivePlan,

@@ -158,7 +158,7 @@ impl RateCounts {
     ) -> Result<ReleasedRates> {
         how.validate()?;
         let c = self.table();
-    match how {
+        match how {
             RateRelease::PublicCounts { epsilon0, epsilon1 } => {
                 let mut rates = [0.0; 2];
                 let mut scales = [0.0; 2];
@@ -188,7 +188,8 @@ impl RateCounts {
                 })
             }
             RateRelease::Histogram { epsilon } => {
-                let mech = Laplace::from_epsilon(2.0, epsilon)?.with_relation(Relation::Substitution);
+                let mech =
+                    Laplace::from_epsilon(2.0, epsilon)?.with_relation(Relation::Substitution);
                 let values = [c[0][0], c[0][1], c[1][0], c[1][1]].map(|v| v as f64);
                 let noisy = mech.release_vec(
                     ledger,

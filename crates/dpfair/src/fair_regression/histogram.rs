@@ -394,7 +394,8 @@ mod tests {
         one.update(&scores, &groups).unwrap();
         let release = |c: &JointCounts| {
             let mut ledger = Ledger::new(dpfair_privacy::Budget::pure(1.0).unwrap());
-            c.finalize(1.0, &mut ledger, &mut Noise::seeded(11)).unwrap()
+            c.finalize(1.0, &mut ledger, &mut Noise::seeded(11))
+                .unwrap()
         };
         let reference = release(&one);
         for parts in [1, 2, 5, 17] {

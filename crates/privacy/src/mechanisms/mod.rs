@@ -48,8 +48,8 @@ pub use auto_range::{
     auto_range, auto_range_grid,
 };
 pub use discrete::{
-    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_counts, noisy_histogram,
-    private_quantile, private_range,
+    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_counts,
+    noisy_histogram, private_quantile, private_range,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;
