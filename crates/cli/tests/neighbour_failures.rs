@@ -136,6 +136,47 @@ fn write_with_missing(path: &Path, rows: &RowsWithMissing) {
     std::fs::write(path, format!("x1,x2,group,label\n{text}")).unwrap();
 }
 
+/// The rows of [`write_with_missing`] as a Parquet file (a missing x2 is a null): the columnar
+/// input path must behave as the CSV one.
+fn write_parquet_rows(path: &Path, rows: &RowsWithMissing) {
+    use dpfair_data::write_parquet::{OutColumn, write_parquet};
+    let columns = vec![
+        (
+            "x1".into(),
+            OutColumn::Number(rows.iter().map(|r| Some(r.0)).collect()),
+        ),
+        (
+            "x2".into(),
+            OutColumn::Number(rows.iter().map(|r| r.1).collect()),
+        ),
+        (
+            "group".into(),
+            OutColumn::Text(rows.iter().map(|r| Some(r.2.to_string())).collect()),
+        ),
+        (
+            "label".into(),
+            OutColumn::Text(rows.iter().map(|r| Some(r.3.to_string())).collect()),
+        ),
+    ];
+    write_parquet(path, columns).unwrap();
+}
+
+/// The same rows for fair-regression as Parquet: a score column and the group.
+fn write_scores_parquet(path: &Path, rows: &Rows) {
+    use dpfair_data::write_parquet::{OutColumn, write_parquet};
+    let columns = vec![
+        (
+            "score".into(),
+            OutColumn::Number(rows.iter().map(|r| Some(0.5 * (r.0 + r.1))).collect()),
+        ),
+        (
+            "group".into(),
+            OutColumn::Text(rows.iter().map(|r| Some(r.2.to_string())).collect()),
+        ),
+    ];
+    write_parquet(path, columns).unwrap();
+}
+
 /// The same rows for fair-regression: a score column in [0, 1] and the group.
 fn write_scores(path: &Path, rows: &Rows) {
     let text: String = rows
@@ -346,6 +387,84 @@ fn check_fit_with(suite: &str, method: &str, schema: &[&str], options: &[&str]) 
         write_with_missing(&dir.join("train.csv"), &rows);
     });
     no_private_count(suite, &dir, &steps, &private);
+}
+
+/// [`check_fit_with`] on Parquet files: the columnar input path (nulls for missing values).
+fn check_fit_parquet(suite: &str, method: &str, options: &[&str]) {
+    let mut args = strings(&["fit", method, "--data", "{dir}/train.parquet"]);
+    args.extend(strings(&SCHEMA));
+    args.extend(strings(&["--out", "{dir}/model.json"]));
+    args.extend(strings(options));
+    let steps = [args];
+    for (pair, rows) in [
+        ("empty-group", empty_group as fn(bool) -> Rows),
+        ("one-class-group", one_class_group),
+    ] {
+        let d = neighbour_pair(suite, pair, |dir, odd| {
+            let rows: RowsWithMissing = rows(odd)
+                .iter()
+                .map(|&(a, b, g, y)| (a, Some(b), g, y))
+                .collect();
+            write_parquet_rows(&dir.join("train.parquet"), &rows)
+        });
+        same_outcomes(&format!("{suite} {pair}"), [&d[0], &d[1]], &steps);
+    }
+    let (rows, private) = distinctive();
+    let dir = neighbour_dir(suite, "distinctive", |dir| {
+        write_parquet_rows(&dir.join("train.parquet"), &rows);
+    });
+    no_private_count(suite, &dir, &steps, &private);
+}
+
+#[test]
+fn dp_logistic_from_parquet() {
+    check_fit_parquet("dp-logistic-parquet", "dp-logistic", &["--epsilon", "1"]);
+}
+
+#[test]
+fn decoupled_from_parquet() {
+    check_fit_parquet(
+        "decoupled-parquet",
+        "decoupled",
+        &["--epsilon", "3", "--accountant", "rdp", "--epochs", "2"],
+    );
+}
+
+/// The streamed fair-regression fit (a Parquet file read batch by batch).
+#[test]
+fn fair_regression_from_parquet() {
+    let steps = [strings(&[
+        "fit",
+        "fair-regression",
+        "--data",
+        "{dir}/scores.parquet",
+        "--scores",
+        "score",
+        "--sensitive",
+        "group",
+        "--groups",
+        "a,b",
+        "--range",
+        "0,1",
+        "--bins",
+        "8",
+        "--epsilon",
+        "1",
+        "--out",
+        "{dir}/model.json",
+    ])];
+    let d = neighbour_pair("fair-regression-parquet", "neighbour", |dir, odd| {
+        write_scores_parquet(&dir.join("scores.parquet"), &empty_group(odd))
+    });
+    same_outcomes(
+        "fair-regression parquet empty-group",
+        [&d[0], &d[1]],
+        &steps,
+    );
+    let dir = neighbour_dir("fair-regression-parquet", "distinctive", |dir| {
+        write_scores_parquet(&dir.join("scores.parquet"), &base(37))
+    });
+    no_private_count("fair-regression parquet", &dir, &steps, &[37, 363]);
 }
 
 #[test]

@@ -11,13 +11,17 @@ use thiserror::Error;
 pub struct Position {
     /// 1-based data row (the header is not counted).
     pub row: usize,
-    /// 1-based line in the file.
+    /// 1-based line in the file; 0 in a file without lines (Parquet, Arrow IPC), where the
+    /// data row alone says where.
     pub line: u64,
 }
 
 impl std::fmt::Display for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "data row {} (line {})", self.row, self.line)
+        match self.line {
+            0 => write!(f, "data row {}", self.row),
+            line => write!(f, "data row {} (line {line})", self.row),
+        }
     }
 }
 
@@ -30,6 +34,13 @@ pub enum DataError {
     },
     #[error("{}: malformed CSV: {reason}", path.display())]
     Csv { path: PathBuf, reason: String },
+    /// A Parquet or Arrow IPC file that cannot be read, or a column of a type dpfair cannot use.
+    #[error("{}: cannot read as {format}: {reason}", path.display())]
+    Columnar {
+        path: PathBuf,
+        format: &'static str,
+        reason: String,
+    },
     #[error("{}: the file has no data rows", path.display())]
     EmptyFile { path: PathBuf },
     #[error("{}: {at} has {found} fields, the header (or first row) has {expected}", path.display())]

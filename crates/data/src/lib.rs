@@ -2,7 +2,8 @@
 //! preprocessing, seeded splits, the built-in data sets of the five papers and their synthetic
 //! designs.
 //!
-//! * [`load_csv`] (training: learns a [`Schema`] from `--data --target --sensitive --features
+//! * [`load`] (any format: CSV, Parquet, Arrow IPC; [`load::columnar`] reads the columnar ones
+//!   in bounded batches and fits files larger than memory) and [`load_csv`] (training: learns a [`Schema`] from `--data --target --sensitive --features
 //!   --categorical`) and [`Schema::load`] (prediction: applies a stored schema to a new CSV).
 //! * [`MinMax`], [`Standardizer`], [`Scaling`], [`Bounds`]: preprocessing fitted on one split and
 //!   applied to others; public bounds cost nothing, private bounds go through the privacy crate.
@@ -26,10 +27,13 @@ pub mod split;
 pub mod synthetic;
 pub mod table;
 pub mod testdata;
+pub mod write_parquet;
 
 pub use dataset::{Dataset, Groups, Target};
 pub use error::{DataError, Position, Result};
-pub use load::{ApplyOptions, LoadOptions, LoadReport, Loaded, MissingPolicy, load_csv};
+pub use load::{
+    ApplyOptions, FileFormat, LoadOptions, LoadReport, Loaded, MissingPolicy, load, load_csv,
+};
 pub use preprocess::{
     BoundSource, Bounds, BoundsPlan, MinMax, PrivateBounds, Scaling, Standardizer,
 };

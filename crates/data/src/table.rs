@@ -198,6 +198,34 @@ impl Table {
         self.lines.len()
     }
 
+    /// A table of rows read from a file without lines (Parquet, Arrow IPC): `fields` row-major,
+    /// `columns.len()` per row; positions name data rows only.
+    pub(crate) fn from_fields(path: PathBuf, columns: Vec<String>, fields: &[String]) -> Table {
+        let width = columns.len().max(1);
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(fields.len());
+        for f in fields {
+            text.push_str(f);
+            ends.push(text.len());
+        }
+        Table {
+            path,
+            has_header: true,
+            delimiter: b',',
+            unnamed_index: false,
+            lines: vec![0; fields.len() / width],
+            columns,
+            text,
+            ends,
+        }
+    }
+
+    /// Read a file of any supported format ([`crate::FileFormat`]) into memory: a CSV as
+    /// [`Table::read`] does; a Parquet or Arrow IPC file with its values as text (nulls empty).
+    pub fn read_any(path: impl AsRef<Path>, format: &CsvFormat) -> Result<Table> {
+        crate::load::columnar::read_table(path.as_ref(), format)
+    }
+
     /// The field at 0-based data row `row`, column `col` (trimmed).
     pub fn get(&self, row: usize, col: usize) -> &str {
         let k = row * self.columns.len() + col;

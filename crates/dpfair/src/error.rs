@@ -149,6 +149,7 @@ impl From<crate::fair_regression::FairRegressionError> for Error {
                 reason: lp.to_string(),
             },
             E::Learn(l) => l.into(),
+            E::Data(d) => d.into(),
         }
     }
 }

@@ -33,7 +33,7 @@ use dpfair_learn::LearnError;
 use dpfair_learn::linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
 use dpfair_privacy::ledger::Partition;
 use dpfair_privacy::{Ledger, Noise, PrivacyError};
-use histogram::{Grid, JointHistogram, private_joint_histogram, repair_group};
+use histogram::{Grid, JointCounts, JointHistogram, private_joint_histogram, repair_group};
 use lp::{BarycenterProblem, LpError, SolveOptions, SolvedBy};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -52,6 +52,9 @@ pub enum FairRegressionError {
     Lp(#[from] LpError),
     #[error(transparent)]
     Learn(#[from] LearnError),
+    /// Reading a batch of rows failed (a streamed fit, [`fit_batches`]).
+    #[error(transparent)]
+    Data(#[from] dpfair_data::DataError),
 }
 
 impl FairRegressionError {
@@ -634,7 +637,8 @@ pub fn fit_chained(
     Ok(model)
 }
 
-/// Algorithm 1 on a data set (`fit(&Config, &Dataset, &mut Ledger, &mut Noise)`, DESIGN.md).
+/// Algorithm 1 on a data set (`fit(&Config, &Dataset, &mut Ledger, &mut Noise)`, DESIGN.md):
+/// with a base regressor [`fit_chained`], else [`fit_batches`] on the data set as one batch.
 pub fn fit(
     config: &Config,
     data: &Dataset,
@@ -644,16 +648,68 @@ pub fn fit(
     if config.base.is_some() {
         return fit_chained(config, data, ledger, noise);
     }
-    let d = scores_and_groups(config, data)?;
-    fit_scores(
-        config,
-        &d.scores,
-        &d.codes,
-        d.group_names,
-        d.source,
-        ledger,
-        noise,
-    )
+    fit_batches(config, data, ledger, noise, |sink| sink(data))
+}
+
+/// Algorithm 1 from batches of rows, never holding them all: `feed` hands each batch (a data
+/// set with the columns and groups of `header`) to the sink it is given, which adds the
+/// batch's scores to the mergeable joint counts ([`histogram::JointCounts`]); the counts are
+/// released once, after the last batch. `header` needs no rows: its feature names and group
+/// names say where the scores and groups are. Not with a base regressor (DP-linear needs all
+/// rows at once).
+///
+/// ```
+/// use dpfair::fair_regression::{Config, fit_batches};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
+/// let data = dpfair::estimators::example_data(600, 1, 4);
+/// let config = Config {
+///     range: Some([0.0, 1.0]),
+///     bins: 10,
+///     score_column: Some(data.feature_names[0].clone()),
+///     ..Config::default()
+/// };
+/// let (first, second) = (data.select(&(0..300).collect::<Vec<_>>()),
+///                        data.select(&(300..600).collect::<Vec<_>>()));
+/// let mut ledger = Ledger::new(Budget::pure(1.0)?);
+/// let model = fit_batches(&config, &data, &mut ledger, &mut Noise::seeded(1), |sink| {
+///     sink(&first)?;
+///     sink(&second)
+/// })?;
+/// assert_eq!(model.group_names.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fit_batches(
+    config: &Config,
+    header: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    feed: impl FnOnce(&mut dyn FnMut(&Dataset) -> Result<()>) -> Result<()>,
+) -> Result<Model> {
+    if config.base.is_some() {
+        return Err(FairRegressionError::invalid(
+            "base",
+            "the base regressor (DP-linear) needs all rows at once: it cannot be fitted batch \
+             by batch (give a score column instead)",
+        ));
+    }
+    let grid = config.validate()?;
+    let (_, group_names, source) = group_codes(config, header)?;
+    let mut counts = JointCounts::new(group_names.len(), grid);
+    feed(&mut |batch| {
+        let d = scores_and_groups(config, batch)?;
+        if d.group_names != group_names {
+            return Err(FairRegressionError::invalid(
+                "groups",
+                "a batch has other groups than the first",
+            ));
+        }
+        counts.update(&d.scores, &d.codes)
+    })?;
+    if counts.counts().iter().sum::<u64>() == 0 {
+        return Err(FairRegressionError::invalid("data", "no rows"));
+    }
+    let hist = counts.finalize(config.epsilon, ledger, noise)?;
+    fit_from_histogram(config, &hist, group_names, source)
 }
 
 /// `dpfair predict`: scores from the model's score column (or the real target), groups from the

@@ -37,6 +37,7 @@
 //! Where dpfair departs from a paper, the code cites `docs/deviations.md`; `docs/choosing.md`
 //! says which method fits which task.
 
+pub mod accumulate;
 pub mod cdp_fair;
 pub mod compare;
 pub mod decoupled;

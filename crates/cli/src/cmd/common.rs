@@ -30,8 +30,12 @@ use std::path::PathBuf;
 /// The training CSV and how to read it.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DataArgs {
-    /// The CSV file (comma, semicolon or tab separated, detected; header detected).
-    #[arg(long, value_name = "CSV")]
+    /// The data file: CSV (comma, semicolon or tab separated, detected; header detected), or
+    /// Parquet (`.parquet`) or Arrow IPC (`.arrow`, `.ipc`, `.feather`), read in batches with the
+    /// same column rules (nulls are missing values). Only `fit fair-regression --scores` streams
+    /// a columnar file without loading it whole; the other methods need all rows in memory
+    /// (DP-SGD samples from all rows, kernel sums and trees read all rows at once).
+    #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// The target column (a name, or a 0-based position for files without a header).
     #[arg(long, value_name = "COL")]
@@ -158,7 +162,7 @@ impl DataArgs {
     /// Load the CSV: the data set, its learned schema and the load report. Dropped rows are
     /// reported on stderr; every error is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
-        let loaded = dpfair_data::load_csv(&self.data, &self.options(task))?;
+        let loaded = dpfair_data::load(&self.data, &self.options(task))?;
         for msg in [
             loaded.report.skipped_index_message(),
             loaded.report.skipped_ids_message(),

@@ -30,8 +30,9 @@ Example:
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
-    /// The data file with the true target and the sensitive attribute.
-    #[arg(long, value_name = "CSV")]
+    /// The data file with the true target and the sensitive attribute (CSV, Parquet or Arrow
+    /// IPC, by extension).
+    #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// The predictions file, one row per data row (as written by `dpfair predict`).
     #[arg(long, value_name = "PRED.csv")]
@@ -74,14 +75,14 @@ pub fn run(args: Args) -> CliResult {
         format: csv_format(args.delimiter, args.header),
         ..Default::default()
     };
-    let pred_table = Table::read(
+    let pred_table = Table::read_any(
         &args.predictions,
         &CsvFormat {
             delimiter: None,
             header: HeaderMode::Present,
         },
     )?;
-    let loaded = match dpfair_data::load_csv(&args.data, &options) {
+    let loaded = match dpfair_data::load(&args.data, &options) {
         Err(DataError::OneClassTarget { value, .. })
             if args.positive.is_some() && args.classes.is_none() =>
         {
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> CliResult {
                 args.positive.as_deref().unwrap_or_default(),
                 &pred_table,
             )?);
-            dpfair_data::load_csv(&args.data, &options)?
+            dpfair_data::load(&args.data, &options)?
         }
         other => other?,
     };

@@ -1,16 +1,19 @@
-//! `dpfair predict`: apply a fitted model to a raw CSV in the training format.
+//! `dpfair predict`: apply a fitted model to a raw CSV, Parquet or Arrow IPC file in the
+//! training format.
 //!
 //! The output has a header and exactly one row per data row of the input, in order: column
 //! `prediction` (the label in the target's original coding; a sampled label for randomized
 //! classifiers; the value for regression) and, when the model has them, `p_<label>` probability
 //! columns. A row with a missing value (`?`, `NA`, empty) in a column the model reads gets empty
 //! fields (never dropped, so the output stays aligned with the input); the count goes to stderr.
+//! An `--out` ending in `.parquet` is written as Parquet (nulls for those rows).
 
 use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delimiter};
 use crate::error::{CliError, CliResult};
 use dpfair::model::{ModelFile, Predictions};
 use dpfair_data::output::AtomicFile;
-use dpfair_data::{ApplyOptions, MissingPolicy};
+use dpfair_data::write_parquet::{OutColumn, write_parquet};
+use dpfair_data::{ApplyOptions, FileFormat, MissingPolicy};
 use dpfair_privacy::Noise;
 use std::path::PathBuf;
 
@@ -18,6 +21,8 @@ const AFTER_LONG_HELP: &str = "\
 Writes one row per input row: the predicted label (or value), and for classifiers the class \
 probabilities `p_<label>` when the model has them. Input rows with a missing value in a column the \
 model reads get empty fields (counted on stderr). Columns are matched by name, in any order.
+--data may be CSV, Parquet (.parquet) or Arrow IPC (.arrow, .ipc, .feather); an --out ending in
+.parquet is written as Parquet (nulls for rows without a prediction).
 
 Example:
   dpfair predict --model model.json --data test.csv --out pred.csv --seed 1";
@@ -28,10 +33,11 @@ pub struct Args {
     /// The model file written by `dpfair fit`.
     #[arg(long, value_name = "MODEL.json")]
     pub model: PathBuf,
-    /// Rows to predict: a CSV with (at least) the model's feature columns, found by name.
-    #[arg(long, value_name = "CSV")]
+    /// Rows to predict: a CSV, Parquet or Arrow IPC file with (at least) the model's feature
+    /// columns, found by name.
+    #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
-    /// Where to write the predictions.
+    /// Where to write the predictions (CSV; Parquet when the name ends in `.parquet`).
     #[arg(long, value_name = "PRED.csv")]
     pub out: PathBuf,
     /// Seed of a randomized predictor's own coin flips (prediction only: the model's release
@@ -82,13 +88,23 @@ pub fn run(args: Args) -> CliResult {
             loaded.report.rows_in_file
         );
     }
-    write_predictions(
-        &args.out,
-        &preds,
-        &loaded.report.rows,
-        loaded.report.rows_in_file,
-    )
-    .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", args.out.display())))?;
+    let write_error =
+        |e: String| CliError::BadInput(format!("cannot write {}: {e}", args.out.display()));
+    if FileFormat::of(&args.out) == FileFormat::Parquet {
+        write_parquet(
+            &args.out,
+            prediction_columns(&preds, &loaded.report.rows, loaded.report.rows_in_file),
+        )
+        .map_err(|e| write_error(e.to_string()))?;
+    } else {
+        write_predictions(
+            &args.out,
+            &preds,
+            &loaded.report.rows,
+            loaded.report.rows_in_file,
+        )
+        .map_err(|e| write_error(e.to_string()))?;
+    }
     eprintln!(
         "wrote {} ({} rows)",
         args.out.display(),
@@ -132,6 +148,40 @@ fn write_predictions(
     }
     w.into_inner().map_err(|e| e.into_error())?.commit()?;
     Ok(())
+}
+
+/// The output columns for a Parquet file: as [`write_predictions`] writes them, with nulls for
+/// rows without a prediction and numbers as numbers.
+fn prediction_columns(
+    preds: &Predictions,
+    rows: &[usize],
+    rows_in_file: usize,
+) -> Vec<(String, OutColumn)> {
+    // For each input row, its prediction's index (None: a row with a missing value).
+    let mut at = vec![None; rows_in_file];
+    for (j, &r) in rows.iter().enumerate() {
+        at[r] = Some(j);
+    }
+    let mut columns = vec![(
+        "prediction".to_string(),
+        match &preds.values {
+            Some(v) => OutColumn::Number(at.iter().map(|j| j.map(|j| v[j])).collect()),
+            None => OutColumn::Text(
+                at.iter()
+                    .map(|j| j.map(|j| preds.labels[j].clone()))
+                    .collect(),
+            ),
+        },
+    )];
+    if let Some(p) = &preds.probabilities {
+        for (k, l) in preds.class_labels.iter().enumerate() {
+            columns.push((
+                format!("p_{l}"),
+                OutColumn::Number(at.iter().map(|j| j.map(|j| p[[j, k]])).collect()),
+            ));
+        }
+    }
+    columns
 }
 
 /// Warnings on stderr for a model that is not private (seeded noise) or whose integrity could

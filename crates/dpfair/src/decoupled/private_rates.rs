@@ -14,6 +14,7 @@
 //!   counts) and any change of group.
 
 use super::error::{DecoupledError, Result, invalid};
+use crate::accumulate::CountTable;
 use dpfair_privacy::mechanisms::Laplace;
 use dpfair_privacy::{Ledger, Noise, Relation};
 use serde::{Deserialize, Serialize};
@@ -75,29 +76,160 @@ pub struct ReleasedRates {
 /// The rate of a group whose fallback applies: 1/2, where the flips change least on average.
 pub const FALLBACK_RATE: f64 = 0.5;
 
-/// The 2 × 2 table `counts[a][b]`: rows of group a whose base prediction is b.
-pub fn count_table(groups: &[u32], base: &[bool]) -> Result<[[usize; 2]; 2]> {
-    if groups.len() != base.len() {
-        return Err(DecoupledError::InvalidData(format!(
-            "{} group codes for {} predictions",
-            groups.len(),
-            base.len()
-        )));
+/// Algorithm 2 steps 1–3's sufficient statistic, mergeable ([`crate::accumulate`]): the exact
+/// 2 × 2 table of counts (group × base prediction) of the rows of D seen so far. Any split of
+/// D, accumulated and merged in any order, gives the same table; [`RateCounts::finalize`]
+/// releases it once.
+///
+/// ```
+/// use dpfair::decoupled::private_rates::{RateCounts, RateRelease};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
+/// let (mut a, mut b) = (RateCounts::new(), RateCounts::new());
+/// a.update(&[0, 1], &[true, false]).unwrap();
+/// b.update(&[1], &[true]).unwrap();
+/// a.merge(&b);
+/// assert_eq!(a.table(), [[0, 1], [1, 1]]);
+/// let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
+/// let how = RateRelease::Histogram { epsilon: 1.0 };
+/// let rates = a.finalize(how, &mut ledger, &mut Noise::seeded(1)).unwrap();
+/// assert!((0.0..=1.0).contains(&rates.alpha));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateCounts {
+    table: CountTable,
+}
+
+impl Default for RateCounts {
+    fn default() -> Self {
+        RateCounts::new()
     }
-    let mut c = [[0usize; 2]; 2];
-    for (i, (&g, &b)) in groups.iter().zip(base).enumerate() {
-        if g > 1 {
+}
+
+impl RateCounts {
+    /// No rows yet.
+    pub fn new() -> Self {
+        RateCounts {
+            table: CountTable::new(4),
+        }
+    }
+
+    /// Count rows with group codes `groups` (0 or 1) and base predictions `base`. Errors name
+    /// the first bad row of the batch; the batch is then not counted.
+    pub fn update(&mut self, groups: &[u32], base: &[bool]) -> Result<()> {
+        if groups.len() != base.len() {
             return Err(DecoupledError::InvalidData(format!(
-                "row {i} has group code {g}; the method needs exactly two groups"
+                "{} group codes for {} predictions",
+                groups.len(),
+                base.len()
             )));
         }
-        c[g as usize][usize::from(b)] += 1;
+        let mut part = CountTable::new(4);
+        for (i, (&g, &b)) in groups.iter().zip(base).enumerate() {
+            if g > 1 {
+                return Err(DecoupledError::InvalidData(format!(
+                    "row {i} has group code {g}; the method needs exactly two groups"
+                )));
+            }
+            part.add(2 * g as usize + usize::from(b))
+                .expect("cell in range: group checked");
+        }
+        self.table.merge(&part).expect("same shape");
+        Ok(())
     }
-    Ok(c)
+
+    /// Add another part's counts.
+    pub fn merge(&mut self, other: &RateCounts) {
+        self.table.merge(&other.table).expect("both 2 × 2");
+    }
+
+    /// The exact table `counts[a][b]`: rows of group a whose base prediction is b.
+    pub fn table(&self) -> [[usize; 2]; 2] {
+        let c = self.table.counts();
+        [[c[0], c[1]], [c[2], c[3]]].map(|row| row.map(|v| v as usize))
+    }
+
+    /// Algorithm 2 steps 1–3: release α̃, β̃ from the counts as `how` says, charging `ledger`
+    /// (module doc).
+    pub fn finalize(
+        &self,
+        how: RateRelease,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<ReleasedRates> {
+        how.validate()?;
+        let c = self.table();
+        match how {
+            RateRelease::PublicCounts { epsilon0, epsilon1 } => {
+                let mut rates = [0.0; 2];
+                let mut scales = [0.0; 2];
+                let mut fallback = [false; 2];
+                for (a, eps) in [epsilon0, epsilon1].into_iter().enumerate() {
+                    let n = c[a][0] + c[a][1];
+                    // An empty group still gets its release (at n = 1), so that the ledger has the
+                    // same entries whatever the group sizes; its rate is then the fallback.
+                    let mech = Laplace::from_epsilon(1.0 / n.max(1) as f64, eps)?;
+                    scales[a] = mech.scale();
+                    let label = format!("group positive rate, a = {a} (Algorithm 2, n_{a} public)");
+                    let rate = c[a][1] as f64 / n.max(1) as f64;
+                    let noisy = mech.release(ledger, noise, &label, rate)?;
+                    fallback[a] = n == 0;
+                    rates[a] = if fallback[a] {
+                        FALLBACK_RATE
+                    } else {
+                        noisy.clamp(0.0, 1.0)
+                    };
+                }
+                Ok(ReleasedRates {
+                    alpha: rates[0],
+                    beta: rates[1],
+                    scales,
+                    release: how,
+                    fallback,
+                })
+            }
+            RateRelease::Histogram { epsilon } => {
+                let mech =
+                    Laplace::from_epsilon(2.0, epsilon)?.with_relation(Relation::Substitution);
+                let values = [c[0][0], c[0][1], c[1][0], c[1][1]].map(|v| v as f64);
+                let noisy = mech.release_vec(
+                    ledger,
+                    noise,
+                    "group × base-prediction counts (Algorithm 2 rates, counts private)",
+                    &values,
+                )?;
+                // A group whose noisy counts sum to ≤ 0 is empty as far as the release can tell.
+                let rate = |neg: f64, pos: f64| {
+                    let pos = pos.max(0.0);
+                    let n = neg.max(0.0) + pos;
+                    if n > 0.0 {
+                        ((pos / n).clamp(0.0, 1.0), false)
+                    } else {
+                        (FALLBACK_RATE, true)
+                    }
+                };
+                let (alpha, fall0) = rate(noisy[0], noisy[1]);
+                let (beta, fall1) = rate(noisy[2], noisy[3]);
+                Ok(ReleasedRates {
+                    alpha,
+                    beta,
+                    scales: [mech.scale(); 2],
+                    release: how,
+                    fallback: [fall0, fall1],
+                })
+            }
+        }
+    }
+}
+
+/// The 2 × 2 table `counts[a][b]`: rows of group a whose base prediction is b.
+pub fn count_table(groups: &[u32], base: &[bool]) -> Result<[[usize; 2]; 2]> {
+    let mut counts = RateCounts::new();
+    counts.update(groups, base)?;
+    Ok(counts.table())
 }
 
 /// Algorithm 2 steps 1–3: release α̃, β̃ from the base predictions `base` of the rows of D with
-/// groups `groups`, charging `ledger` (module doc).
+/// groups `groups`, charging `ledger` (module doc): one [`RateCounts`] updated and finalized.
 pub fn release_rates(
     how: RateRelease,
     groups: &[u32],
@@ -106,66 +238,9 @@ pub fn release_rates(
     noise: &mut Noise,
 ) -> Result<ReleasedRates> {
     how.validate()?;
-    let c = count_table(groups, base)?;
-    match how {
-        RateRelease::PublicCounts { epsilon0, epsilon1 } => {
-            let mut rates = [0.0; 2];
-            let mut scales = [0.0; 2];
-            let mut fallback = [false; 2];
-            for (a, eps) in [epsilon0, epsilon1].into_iter().enumerate() {
-                let n = c[a][0] + c[a][1];
-                // An empty group still gets its release (at n = 1), so that the ledger has the
-                // same entries whatever the group sizes; its rate is then the fallback.
-                let mech = Laplace::from_epsilon(1.0 / n.max(1) as f64, eps)?;
-                scales[a] = mech.scale();
-                let label = format!("group positive rate, a = {a} (Algorithm 2, n_{a} public)");
-                let rate = c[a][1] as f64 / n.max(1) as f64;
-                let noisy = mech.release(ledger, noise, &label, rate)?;
-                fallback[a] = n == 0;
-                rates[a] = if fallback[a] {
-                    FALLBACK_RATE
-                } else {
-                    noisy.clamp(0.0, 1.0)
-                };
-            }
-            Ok(ReleasedRates {
-                alpha: rates[0],
-                beta: rates[1],
-                scales,
-                release: how,
-                fallback,
-            })
-        }
-        RateRelease::Histogram { epsilon } => {
-            let mech = Laplace::from_epsilon(2.0, epsilon)?.with_relation(Relation::Substitution);
-            let values = [c[0][0], c[0][1], c[1][0], c[1][1]].map(|v| v as f64);
-            let noisy = mech.release_vec(
-                ledger,
-                noise,
-                "group × base-prediction counts (Algorithm 2 rates, counts private)",
-                &values,
-            )?;
-            // A group whose noisy counts sum to ≤ 0 is empty as far as the release can tell.
-            let rate = |neg: f64, pos: f64| {
-                let pos = pos.max(0.0);
-                let n = neg.max(0.0) + pos;
-                if n > 0.0 {
-                    ((pos / n).clamp(0.0, 1.0), false)
-                } else {
-                    (FALLBACK_RATE, true)
-                }
-            };
-            let (alpha, fall0) = rate(noisy[0], noisy[1]);
-            let (beta, fall1) = rate(noisy[2], noisy[3]);
-            Ok(ReleasedRates {
-                alpha,
-                beta,
-                scales: [mech.scale(); 2],
-                release: how,
-                fallback: [fall0, fall1],
-            })
-        }
-    }
+    let mut counts = RateCounts::new();
+    counts.update(groups, base)?;
+    counts.finalize(how, ledger, noise)
 }
 
 #[cfg(test)]
@@ -270,5 +345,40 @@ mod tests {
             .fallback[1]
         });
         assert!(fell);
+    }
+
+    /// Random parts of D, accumulated separately and merged in random orders, give the one-pass
+    /// table bit for bit and, with the same noise stream, the same released rates.
+    #[test]
+    fn parts_merged_in_any_order_give_the_one_pass_rates() {
+        use crate::accumulate::testing::{merge_randomly, random_parts};
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let n = 1_000;
+        let groups: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
+        let base: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
+        let how = RateRelease::Histogram { epsilon: 0.5 };
+        let release = |c: &RateCounts| {
+            let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
+            c.finalize(how, &mut ledger, &mut Noise::seeded(5)).unwrap()
+        };
+        let mut one = RateCounts::new();
+        one.update(&groups, &base).unwrap();
+        let reference = release(&one);
+        for parts in [1, 3, 8] {
+            let accumulated: Vec<RateCounts> = random_parts(n, parts, &mut rng)
+                .into_iter()
+                .map(|rows| {
+                    let mut c = RateCounts::new();
+                    let g: Vec<u32> = rows.iter().map(|&i| groups[i]).collect();
+                    let b: Vec<bool> = rows.iter().map(|&i| base[i]).collect();
+                    c.update(&g, &b).unwrap();
+                    c
+                })
+                .collect();
+            let merged = merge_randomly(accumulated, &mut rng, |a, b| a.merge(&b));
+            assert_eq!(merged.table(), one.table(), "{parts} parts");
+            assert_eq!(release(&merged), reference, "{parts} parts");
+        }
     }
 }

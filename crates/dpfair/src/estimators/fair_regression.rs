@@ -121,6 +121,39 @@ impl FairRegression {
     pub fn params() -> FairRegressionParams {
         FairRegressionParams::default()
     }
+
+    /// [`Estimator::fit`] from batches of rows, for data larger than memory (a score column or
+    /// the target as scores; not with a base regressor): `header` has the columns and group
+    /// names and may have no rows, `feed` hands every batch to the sink it is given
+    /// ([`crate::fair_regression::fit_batches`]). The same release, ledger and model as a fit on
+    /// all the rows at once.
+    pub fn fit_batches(
+        &self,
+        header: &Dataset,
+        session: &mut crate::Session,
+        feed: impl FnOnce(
+            &mut dyn FnMut(&Dataset) -> crate::fair_regression::Result<()>,
+        ) -> crate::fair_regression::Result<()>,
+    ) -> Result<Fitted<Model>> {
+        let spend = self.spend(header)?;
+        let (model, ledger) = session.run(spend, |ledger, noise| {
+            if self.config.epsilon.is_infinite() {
+                super::charge_reference(ledger)?;
+            }
+            Ok(crate::fair_regression::fit_batches(
+                &self.config,
+                header,
+                ledger,
+                noise,
+                feed,
+            )?)
+        })?;
+        Ok(Fitted {
+            model,
+            ledger,
+            config: crate::pipeline::config_json(self, header)?,
+        })
+    }
 }
 
 impl Estimator for FairRegression {

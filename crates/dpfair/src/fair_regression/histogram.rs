@@ -2,7 +2,7 @@
 //! repair of each group's noisy histogram into a PMF (Xian et al., Algorithm 1, lines 2–13).
 
 use super::FairRegressionError;
-use dpfair_privacy::mechanisms::noisy_histogram;
+use crate::accumulate::CountTable;
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 
@@ -70,25 +70,52 @@ pub struct JointHistogram {
     pub epsilon: f64,
 }
 
-/// Record i's cell `a·k + bin(score_i)` of the joint histogram (line 4, with the `a_i = a`
-/// indicator the paper's line drops, `docs/deviations.md#fair-regression-line-4-indicator`). Errors name the first bad row.
-fn cells(
-    scores: &[f64],
-    groups: &[u32],
+/// Lines 4–6's sufficient statistic, mergeable ([`crate::accumulate`]): the exact joint
+/// (group × bin) counts of the records seen so far. Any split of the records, accumulated and
+/// merged in any order, gives the same counts; [`JointCounts::finalize`] releases them once.
+///
+/// ```
+/// use dpfair::fair_regression::histogram::{Grid, JointCounts};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
+/// let grid = Grid::new(0.0, 1.0, 4).unwrap();
+/// let (mut a, mut b) = (JointCounts::new(2, grid), JointCounts::new(2, grid));
+/// a.update(&[0.1, 0.9], &[0, 1]).unwrap();
+/// b.update(&[0.4], &[1]).unwrap();
+/// a.merge(&b).unwrap();
+/// let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
+/// let hist = a.finalize(1.0, &mut ledger, &mut Noise::seeded(1)).unwrap();
+/// assert_eq!((hist.n, hist.h.len()), (3, 8));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointCounts {
     m: usize,
-    grid: &Grid,
-) -> Result<Vec<usize>, FairRegressionError> {
-    if scores.len() != groups.len() {
-        return Err(FairRegressionError::invalid(
-            "groups",
-            format!("{} group codes for {} scores", groups.len(), scores.len()),
-        ));
+    grid: Grid,
+    table: CountTable,
+}
+
+impl JointCounts {
+    /// No records yet, for `m` groups on `grid`.
+    pub fn new(m: usize, grid: Grid) -> Self {
+        JointCounts {
+            m,
+            grid,
+            table: CountTable::new(m * grid.k),
+        }
     }
-    scores
-        .iter()
-        .zip(groups)
-        .enumerate()
-        .map(|(i, (&y, &a))| {
+
+    /// Count records `(scores[i], groups[i])`: record i goes to cell `a·k + bin(score_i)` (line
+    /// 4, with the `a_i = a` indicator the paper's line drops, `docs/deviations.md#fair-regression-line-4-indicator`).
+    /// Errors name the first bad row of the batch; the batch is then not counted.
+    pub fn update(&mut self, scores: &[f64], groups: &[u32]) -> Result<(), FairRegressionError> {
+        if scores.len() != groups.len() {
+            return Err(FairRegressionError::invalid(
+                "groups",
+                format!("{} group codes for {} scores", groups.len(), scores.len()),
+            ));
+        }
+        let (m, k) = (self.m, self.grid.k);
+        let mut part = CountTable::new(m * k);
+        for (i, (&y, &a)) in scores.iter().zip(groups).enumerate() {
             if y.is_nan() {
                 return Err(FairRegressionError::invalid(
                     "scores",
@@ -101,16 +128,81 @@ fn cells(
                     format!("row {i}: group code {a} is not among the {m} declared groups"),
                 ));
             }
-            Ok(a as usize * grid.k + grid.bin(y))
+            part.add(a as usize * k + self.grid.bin(y))
+                .expect("cell in range: group and bin checked");
+        }
+        self.table.merge(&part).expect("same shape");
+        Ok(())
+    }
+
+    /// Add another part's counts (same groups and grid).
+    pub fn merge(&mut self, other: &JointCounts) -> Result<(), FairRegressionError> {
+        if other.m != self.m || other.grid != self.grid {
+            return Err(FairRegressionError::invalid(
+                "histogram",
+                "cannot merge counts of different groups or bins",
+            ));
+        }
+        self.table
+            .merge(&other.table)
+            .map_err(|e| FairRegressionError::invalid("histogram", e.to_string()))
+    }
+
+    /// The exact counts, group-major.
+    pub fn counts(&self) -> &[u64] {
+        self.table.counts()
+    }
+
+    /// Lines 4–6, the only step that reads the data: the joint counts with discrete Laplace
+    /// noise of scale 2/ε on each count (one pure ε-DP release, ℓ1 sensitivity 2 under
+    /// substitution, exact sampler as `docs/deviations.md#fair-regression-floating-point-laplace`
+    /// advises), divided by the public n (`docs/deviations.md#fair-regression-neighbouring-relation-and-n`).
+    /// `epsilon = ∞` is the non-private reference: nothing is charged and the exact histogram
+    /// is returned.
+    pub fn finalize(
+        &self,
+        epsilon: f64,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<JointHistogram, FairRegressionError> {
+        let n = self.table.total() as usize;
+        if n == 0 {
+            return Err(FairRegressionError::invalid("data", "no rows"));
+        }
+        if self.m == 0 {
+            return Err(FairRegressionError::invalid("groups", "no groups declared"));
+        }
+        if epsilon.is_nan() || epsilon <= 0.0 {
+            return Err(FairRegressionError::invalid(
+                "epsilon",
+                format!("must be > 0, got {epsilon}"),
+            ));
+        }
+        let (m, k) = (self.m, self.grid.k);
+        let counts: Vec<f64> = if epsilon.is_infinite() {
+            self.table.counts().iter().map(|&c| c as f64).collect()
+        } else {
+            let label = format!(
+                "fair regression (Xian et al.): joint histogram, {m} groups × {k} bins, n = {n}"
+            );
+            self.table
+                .release(ledger, noise, &label, epsilon)?
+                .into_iter()
+                .map(|c| c as f64)
+                .collect()
+        };
+        Ok(JointHistogram {
+            m,
+            k,
+            n,
+            h: counts.iter().map(|c| c / n as f64).collect(),
+            epsilon,
         })
-        .collect()
+    }
 }
 
-/// Lines 4–6, the only step that reads the data: the joint (group × bin) counts with discrete
-/// Laplace noise of scale 2/ε on each count (the privacy crate's [`noisy_histogram`]: ℓ1
-/// sensitivity 2 under substitution, one pure ε-DP release, exact sampler as `docs/deviations.md#fair-regression-floating-point-laplace` advises),
-/// divided by the public n (`docs/deviations.md#fair-regression-neighbouring-relation-and-n`). `epsilon = ∞` is the non-private reference of the paper's
-/// experiments: nothing is released through the ledger and the exact histogram is returned.
+/// Lines 4–6 in one pass over `scores` and `groups` ([`JointCounts`] updated once and
+/// finalized).
 pub fn private_joint_histogram(
     scores: &[f64],
     groups: &[u32],
@@ -120,8 +212,7 @@ pub fn private_joint_histogram(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<JointHistogram, FairRegressionError> {
-    let n = scores.len();
-    if n == 0 {
+    if scores.is_empty() {
         return Err(FairRegressionError::invalid("data", "no rows"));
     }
     if m == 0 {
@@ -133,28 +224,9 @@ pub fn private_joint_histogram(
             format!("must be > 0, got {epsilon}"),
         ));
     }
-    let cells = cells(scores, groups, m, grid)?;
-    let counts: Vec<f64> = if epsilon.is_infinite() {
-        let mut c = vec![0.0; m * grid.k];
-        cells.iter().for_each(|&i| c[i] += 1.0);
-        c
-    } else {
-        let label = format!(
-            "fair regression (Xian et al.): joint histogram, {m} groups × {} bins, n = {n}",
-            grid.k
-        );
-        noisy_histogram(ledger, noise, &label, &cells, m * grid.k, epsilon)?
-            .into_iter()
-            .map(|c| c as f64)
-            .collect()
-    };
-    Ok(JointHistogram {
-        m,
-        k: grid.k,
-        n,
-        h: counts.iter().map(|c| c / n as f64).collect(),
-        epsilon,
-    })
+    let mut counts = JointCounts::new(m, *grid);
+    counts.update(scores, groups)?;
+    counts.finalize(epsilon, ledger, noise)
 }
 
 /// One group's repaired estimate (lines 8–13).
@@ -239,12 +311,9 @@ mod tests {
         let scores = [0.1, 0.3, 0.55, 0.9, 0.95, 0.2];
         let groups = [0, 1, 2, 0, 1, 2];
         let counts = |s: &[f64], g: &[u32]| {
-            let mut c = vec![0i32; 12];
-            cells(s, g, 3, &grid)
-                .unwrap()
-                .iter()
-                .for_each(|&i| c[i] += 1);
-            c
+            let mut c = JointCounts::new(3, grid);
+            c.update(s, g).unwrap();
+            c.counts().iter().map(|&v| v as i32).collect::<Vec<_>>()
         };
         let base = counts(&scores, &groups);
         for i in 0..scores.len() {
@@ -307,5 +376,44 @@ mod tests {
         let r = repair_group(&[0.0, -1e-3, 0.0], 1e-6);
         assert!(r.floored && r.weight == 1e-6);
         assert!(r.pmf.iter().all(|p| *p >= 0.0));
+    }
+
+    /// Random parts of a data set, accumulated separately and merged in random orders, give
+    /// the one-pass counts bit for bit and, with the same noise stream, the same released
+    /// histogram (the counts are integers: addition is exact and commutative).
+    #[test]
+    fn parts_merged_in_any_order_give_the_one_pass_histogram() {
+        use crate::accumulate::testing::{merge_randomly, random_parts};
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let grid = Grid::new(-1.0, 2.0, 13).unwrap();
+        let n = 2_000;
+        let scores: Vec<f64> = (0..n).map(|_| rng.random_range(-1.5..2.5)).collect();
+        let groups: Vec<u32> = (0..n).map(|_| rng.random_range(0..3)).collect();
+        let mut one = JointCounts::new(3, grid);
+        one.update(&scores, &groups).unwrap();
+        let release = |c: &JointCounts| {
+            let mut ledger = Ledger::new(dpfair_privacy::Budget::pure(1.0).unwrap());
+            c.finalize(1.0, &mut ledger, &mut Noise::seeded(11))
+                .unwrap()
+        };
+        let reference = release(&one);
+        for parts in [1, 2, 5, 17] {
+            let accumulated: Vec<JointCounts> = random_parts(n, parts, &mut rng)
+                .into_iter()
+                .map(|rows| {
+                    let mut c = JointCounts::new(3, grid);
+                    let s: Vec<f64> = rows.iter().map(|&i| scores[i]).collect();
+                    let g: Vec<u32> = rows.iter().map(|&i| groups[i]).collect();
+                    c.update(&s, &g).unwrap();
+                    c
+                })
+                .collect();
+            let merged = merge_randomly(accumulated, &mut rng, |a, b| a.merge(&b).unwrap());
+            assert_eq!(merged.counts(), one.counts(), "{parts} parts");
+            assert_eq!(release(&merged), reference, "{parts} parts");
+        }
+        let other = JointCounts::new(2, grid);
+        assert!(one.clone().merge(&other).is_err());
     }
 }

@@ -151,15 +151,32 @@ pub fn noisy_histogram(
     n_bins: usize,
     epsilon: f64,
 ) -> Result<Vec<i64>> {
-    let epsilon = positive("epsilon", epsilon)?;
+    positive("epsilon", epsilon)?;
     if n_bins == 0 {
         return Err(invalid("n_bins", "must be ≥ 1"));
     }
-    let mut counts = vec![0i64; n_bins];
+    let mut counts = vec![0u64; n_bins];
     for (i, &b) in bins.iter().enumerate() {
         *counts.get_mut(b).ok_or_else(|| {
             invalid("bins", format!("record {i}: bin {b} is not in 0..{n_bins}"))
         })? += 1;
+    }
+    noisy_counts(ledger, noise, label, &counts, epsilon)
+}
+
+/// [`noisy_histogram`] on counts already made (`counts[b]`: records in bin b), as a mergeable
+/// accumulator holds them: the same release, the same charge, the same noise draws.
+pub fn noisy_counts(
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    label: &str,
+    counts: &[u64],
+    epsilon: f64,
+) -> Result<Vec<i64>> {
+    let epsilon = positive("epsilon", epsilon)?;
+    let n_bins = counts.len();
+    if n_bins == 0 {
+        return Err(invalid("n_bins", "must be ≥ 1"));
     }
     // scale = 2/ε exactly: ε = n/d, so 2/ε = 2d/n.
     let (en, ed) = dyadic(epsilon)?;
@@ -182,7 +199,9 @@ pub fn noisy_histogram(
             let z = discrete_laplace(noise, &scale_num, &en)?
                 .to_i64()
                 .ok_or_else(|| invalid("epsilon", "noise out of the i64 range"))?;
-            c.checked_add(z)
+            i64::try_from(c)
+                .ok()
+                .and_then(|c| c.checked_add(z))
                 .ok_or_else(|| invalid("bins", "count plus noise overflows i64"))
         })
         .collect()

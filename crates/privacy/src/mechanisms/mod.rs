@@ -23,7 +23,7 @@
 //! | [`LocalLaplace`] | ℓ1, per user | discrete Laplace | pure ε per user (parallel) |
 //! | [`RandomizedResponse`] | any two inputs | exact k-ary RR | pure ε per record (parallel) |
 //! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
-//! | [`noisy_histogram`] | 2 (substitution) | discrete Laplace on counts | pure ε |
+//! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) | discrete Laplace on counts | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
 //! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, three releases | pure ε |
 //!
@@ -48,8 +48,8 @@ pub use auto_range::{
     auto_range, auto_range_grid,
 };
 pub use discrete::{
-    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_histogram,
-    private_quantile, private_range,
+    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_counts,
+    noisy_histogram, private_quantile, private_range,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;

@@ -11,6 +11,10 @@
 //! parts compose in parallel, so the fit is (ε, δ)-DP with δ the regressor's, and the model
 //! predicts new rows from their features:
 //!
+//! With `--scores` and a Parquet or Arrow IPC `--data`, the rows are read batch by batch and
+//! never all held: the joint counts are mergeable ([`dpfair::accumulate`]), so a file larger
+//! than memory is fitted. With `--base` every row is loaded (DP-linear needs them at once).
+//!
 //! ```text
 //! dpfair fit fair-regression --base dp-linear --data law.csv --target zfygpa --sensitive race \
 //!     --bounds lsat:10:48,ugpa:1:4 --range -4,4 --epsilon 1 --out model.json
@@ -25,7 +29,8 @@ use dpfair::estimators::FairRegressionParams;
 use dpfair::fair_regression::lp::{Backend, SolveOptions};
 use dpfair::fair_regression::{Config, LinearBase};
 use dpfair::{Estimator, Params};
-use dpfair_data::{LoadOptions, MissingPolicy, TaskKind};
+use dpfair_data::load::{learn_schema, read_batches};
+use dpfair_data::{ApplyOptions, FileFormat, LoadOptions, MissingPolicy, TaskKind};
 
 /// Parse `LO,HI` given to `option`.
 pub(crate) fn parse_range(option: &str, s: &str) -> CliResult<[f64; 2]> {
@@ -124,16 +129,50 @@ fn fit_scores(args: &Args, scores: &str, est: &dpfair::estimators::FairRegressio
         format: csv_format(args.delimiter, args.header),
         ..LoadOptions::default()
     };
-    let loaded = dpfair_data::load_csv(&args.data, &options)?;
+    if FileFormat::of(&args.data) != FileFormat::Csv {
+        return fit_scores_in_batches(args, &options, est);
+    }
+    let loaded = dpfair_data::load(&args.data, &options)?;
+    announce(args, &loaded);
+    let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
+    let fitted = with_progress(est.method(), || est.fit(&loaded.dataset, &mut session))?;
+    finish(est, loaded, fitted).save(&args.out)?;
+    Ok(())
+}
+
+/// What every `--scores` fit says before it fits (load facts that are public, the reference
+/// warning).
+fn announce(args: &Args, loaded: &dpfair_data::Loaded) {
     if let Some(msg) = loaded.report.dropped_message() {
         eprintln!("{msg}");
     }
     if args.epsilon.is_infinite() {
         eprintln!("warning: --epsilon inf: the non-private reference; the model is NOT private");
     }
-    let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
-    let fitted = with_progress(est.method(), || est.fit(&loaded.dataset, &mut session))?;
-    finish(est, loaded, fitted).save(&args.out)?;
+}
+
+/// `--scores COL` on a Parquet or Arrow IPC file: the rows are never all in memory. One pass
+/// learns and checks the schema, a second adds each batch to the joint counts, released once
+/// (the same release and model as [`fit_scores`] on the rows loaded whole).
+fn fit_scores_in_batches(
+    args: &Args,
+    options: &LoadOptions,
+    est: &dpfair::estimators::FairRegression,
+) -> CliResult {
+    let header = learn_schema(&args.data, options)?;
+    announce(args, &header);
+    let apply = ApplyOptions {
+        with_target: options.target.is_some(),
+        missing: options.missing,
+        format: options.format,
+    };
+    let mut session = session_for(&est.spend(&header.dataset)?)?.with_noise(args.seeds.noise());
+    let fitted = with_progress(est.method(), || {
+        est.fit_batches(&header.dataset, &mut session, |sink| {
+            read_batches(&args.data, &header.schema, &apply, |batch| sink(&batch)).map(|_| ())
+        })
+    })?;
+    finish(est, header, fitted).save(&args.out)?;
     Ok(())
 }
 

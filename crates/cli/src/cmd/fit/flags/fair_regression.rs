@@ -24,8 +24,11 @@ pub enum SolverArg {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The CSV file (delimiter and header detected).
-    #[arg(long, value_name = "CSV")]
+    /// The data file: CSV (delimiter and header detected), Parquet (`.parquet`) or Arrow IPC
+    /// (`.arrow`, `.ipc`, `.feather`). With --scores a columnar file is read batch by batch and
+    /// never held whole (the joint counts are mergeable), so it may be larger than memory; with
+    /// --base every row is loaded.
+    #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// The column of scores f(x, a) to post-process (may be the target, as in the paper).
     #[arg(long, value_name = "COL", required_unless_present = "base")]

@@ -1,0 +1,135 @@
+//! Mergeable exact sufficient statistics: the counts a method's release is a function of, kept
+//! as integers so that any split of the data, accumulated in any order, on any number of threads
+//! or machines, and merged in any order, gives the same statistic bit for bit. Noise is drawn
+//! once, when the statistic is released ([`CountTable::release`]), never per part.
+//!
+//! The methods' accumulators wrap a [`CountTable`]:
+//!
+//! | method | accumulator | cells |
+//! |---|---|---|
+//! | fair regression (Xian et al., Algorithm 1 lines 4–6) | [`crate::fair_regression::histogram::JointCounts`] | group × score bin |
+//! | decoupled classifier (Ghoukasian & Asoodeh, Algorithm 2 steps 1–3) | [`crate::decoupled::private_rates::RateCounts`] | group × base prediction |
+//!
+//! Each has `update(batch)`, `merge(other)` and `finalize(…, ledger, noise)`; the single-machine
+//! fits build their statistic with the same accumulator (one code path), so a fit from parts and
+//! a one-pass fit release the same statistic and, with the same noise stream, the same model.
+//!
+//! Not every method streams: DP-SGD (the decoupled classifier's base model, DP-FERMI, the
+//! private logistic and linear regressions) samples batches from all rows at every step, the
+//! kernel plug-in (CDP-Fair) and the trees (FDP-Fair) need all rows of a node or of the kernel
+//! sum at once; their data are loaded whole (`docs/data.md`).
+//!
+//! ```
+//! use dpfair::accumulate::CountTable;
+//! let (mut a, mut b) = (CountTable::new(3), CountTable::new(3));
+//! a.add(0).unwrap();
+//! b.add(2).unwrap();
+//! b.add(2).unwrap();
+//! a.merge(&b).unwrap();
+//! assert_eq!(a.counts(), &[1, 0, 2]);
+//! ```
+
+use dpfair_privacy::mechanisms::noisy_counts;
+use dpfair_privacy::{Ledger, Noise, PrivacyError};
+
+/// Two accumulators of different shapes cannot be merged (a configuration mismatch between
+/// the parts).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot merge a statistic of {theirs} cells into one of {ours}")]
+pub struct ShapeMismatch {
+    pub ours: usize,
+    pub theirs: usize,
+}
+
+/// Exact counts over a fixed number of disjoint cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CountTable {
+    counts: Vec<u64>,
+}
+
+impl CountTable {
+    /// `cells` zero counts.
+    pub fn new(cells: usize) -> Self {
+        CountTable {
+            counts: vec![0; cells],
+        }
+    }
+
+    /// Count one record in `cell`; `Err(cell)` when it is out of range.
+    pub fn add(&mut self, cell: usize) -> Result<(), usize> {
+        match self.counts.get_mut(cell) {
+            Some(c) => {
+                *c += 1;
+                Ok(())
+            }
+            None => Err(cell),
+        }
+    }
+
+    /// Add another part's counts (exact: the result does not depend on the order of merges).
+    pub fn merge(&mut self, other: &CountTable) -> Result<(), ShapeMismatch> {
+        if other.counts.len() != self.counts.len() {
+            return Err(ShapeMismatch {
+                ours: self.counts.len(),
+                theirs: other.counts.len(),
+            });
+        }
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+        Ok(())
+    }
+
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Records counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The ε-DP release of the counts: exact discrete Laplace noise of scale 2/ε on each
+    /// (ℓ1 sensitivity 2 under substitution; the privacy crate's [`noisy_counts`], which charges
+    /// `ledger` before drawing).
+    pub fn release(
+        &self,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+        label: &str,
+        epsilon: f64,
+    ) -> Result<Vec<i64>, PrivacyError> {
+        noisy_counts(ledger, noise, label, &self.counts, epsilon)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Random splits and merge orders for the accumulators' tests.
+    use rand::seq::SliceRandom;
+    use rand::{Rng, RngExt};
+
+    /// Split `0..n` into `parts` random contiguous-free parts (a random assignment of rows).
+    pub fn random_parts<R: Rng>(n: usize, parts: usize, rng: &mut R) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); parts];
+        for i in 0..n {
+            out[rng.random_range(0..parts)].push(i);
+        }
+        out
+    }
+
+    /// Merge `items` in a random binary-tree order with `merge`.
+    pub fn merge_randomly<T, R: Rng>(
+        mut items: Vec<T>,
+        rng: &mut R,
+        merge: impl Fn(&mut T, T),
+    ) -> T {
+        while items.len() > 1 {
+            items.shuffle(rng);
+            let b = items.pop().expect("two items");
+            let a = items.last_mut().expect("one item");
+            merge(a, b);
+        }
+        items.pop().expect("at least one part")
+    }
+}
