@@ -258,8 +258,6 @@ fn partition_args(public: &str, out: &str, extra: &[&str]) -> Vec<String> {
         public,
         "--target",
         "y",
-        "--depth",
-        "3",
         "--out",
         out,
     ]
@@ -309,13 +307,14 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     let dir = scratch("hadamard");
     let (public, private) = data(&dir);
     let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
-    ok(&run(&partition_args(&public, &s("tree.json"), &["--epsilon", "2"])));
+    ok(&run(&partition_args(&public, &s("tree.json"), &["--epsilon", "2", "--depth", "3"])));
+    let tree = s("tree.json");
     let privatize = |out: &str, extra: &[&str]| {
         let mut a = vec![
             "ldp",
             "privatize",
             "--partition",
-            &s("tree.json"),
+            &tree,
             "--data",
             &private,
             "--out",
@@ -325,8 +324,7 @@ fn hadamard_reports_in_arrow_and_csv_files() {
         dpfair(&a)
     };
     std::fs::create_dir_all(dir.join("reports")).unwrap();
-    let out = ok(&privatize(&s("reports/a.arrow"), &[]));
-    let _ = out;
+    ok(&privatize(&s("reports/a.arrow"), &[]));
     let o = privatize(&s("reports/b.txt"), &["--format", "csv"]);
     ok(&o);
     let e = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -408,12 +406,12 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     ok(&run(&partition_args(
         &public,
         &s("laplace.json"),
-        &["--epsilon", "2", "--mechanism", "laplace"],
+        &["--epsilon", "2", "--depth", "3", "--mechanism", "laplace"],
     )));
     let e = fit_err(&s("laplace.json"), &arrow);
     assert!(e.contains("a.arrow") && e.contains("hadamard mechanism"), "{e}");
     // The same tree at another ε.
-    ok(&run(&partition_args(&public, &s("eps1.json"), &["--epsilon", "1"])));
+    ok(&run(&partition_args(&public, &s("eps1.json"), &["--epsilon", "1", "--depth", "3"])));
     let e = fit_err(&s("eps1.json"), &arrow);
     assert!(e.contains("a.arrow") && e.contains("ε = 2"), "{e}");
     // A truncated file.

@@ -113,10 +113,14 @@ impl<'a> SchemaBatches<'a> {
         } else {
             None
         };
+        static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
         let tmp = std::env::temp_dir().join(format!(
-            "dpfair-batch-{}-{:x}.csv",
+            "dpfair-batch-{}-{}-{nanos:x}.csv",
             std::process::id(),
-            rand::random::<u64>()
+            OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let mut options = options.clone();
         options.format = CsvFormat {
@@ -169,7 +173,7 @@ impl<'a> SchemaBatches<'a> {
         let bytes = out
             .into_inner()
             .map_err(|e| csv_err(&self.path, e.into_error().into()))?;
-        std::fs::write(&self.tmp, bytes).map_err(io_err(&self.tmp))?;
+        write_private(&self.tmp, &bytes).map_err(io_err(&self.tmp))?;
         let loaded = self
             .schema
             .load(&self.tmp, &self.options)
@@ -187,6 +191,16 @@ impl<'a> SchemaBatches<'a> {
             report: loaded.report,
         }))
     }
+}
+
+/// Writes `bytes` to `path`, readable by the owner only (the batch holds private rows).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    opts.open(path)?.write_all(bytes)
 }
 
 fn csv_err(path: &Path, e: csv::Error) -> DataError {

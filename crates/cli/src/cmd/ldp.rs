@@ -522,8 +522,10 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
         }
     }
     if dropped > 0 {
+        // The number dropped is private (`LoadReport::dropped_message`): not shown.
         eprintln!(
-            "{}: {dropped} rows with a missing value in a used column were dropped (no report)",
+            "{}: rows with a missing value (`?`, `NA` or empty) in a used column were dropped \
+             (no report); their number is private and not shown",
             a.data.display()
         );
     }

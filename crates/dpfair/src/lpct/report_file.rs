@@ -418,7 +418,7 @@ fn read_arrow<R: Read + Seek>(
 ) -> Result<u64> {
     let reader = FileReader::try_new(std::io::BufReader::new(input), None).map_err(arrow_err)?;
     let schema = reader.schema();
-    let found = ReportsHeader::from_metadata(schema.metadata())?;
+    let found = ReportsHeader::from_metadata(&HashMap::from(schema.metadata()))?;
     expected.check(&found)?;
     let want = arrow_schema(expected)?;
     let columns = |s: &Schema| {
