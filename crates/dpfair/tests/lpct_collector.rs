@@ -10,7 +10,7 @@ use dpfair::lpct::{self, LeafSums, Mechanism, TreeSettings};
 use dpfair_data::synthetic::{Design, LpctDesign};
 use dpfair_privacy::{Ledger, Noise};
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const EPS: f64 = 1.5;
