@@ -38,7 +38,7 @@ echo "private file: $ROWS rows, $(stat -c %s "$DIR/private.csv") bytes; load ave
 measure() { # label, command...
     local label=$1; shift
     /usr/bin/time -f "$label: %e s wall, %U s user, %S s sys, %M KB peak RSS" "$@" 2>&1 \
-        | grep -E "^$label:|wrote" || true
+        | grep -F -e "$label:" -e wrote || true
 }
 for i in $(seq 1 "$FILES"); do
     measure "privatize $i" "$BIN" ldp privatize --partition "$DIR/tree.json" --data "$DIR/private.csv" \
@@ -51,6 +51,7 @@ echo "reports: $N in $FILES files, $BYTES bytes = $(awk -v b="$BYTES" -v n="$N" 
 measure "fit" "$BIN" ldp fit --partition "$DIR/tree.json" --reports "$DIR/reports" --out "$DIR/model.json"
 measure "fit (one thread)" env RAYON_NUM_THREADS=1 "$BIN" ldp fit --partition "$DIR/tree.json" \
     --reports "$DIR/reports" --out "$DIR/model1.json"
+echo "the model's ledger: $(grep -o '[0-9]* users, one ε-LDP report' "$DIR/model.json" | head -n 1)"
 cmp -s <(grep -o '"eta":\[[^]]*\]' "$DIR/model.json") <(grep -o '"eta":\[[^]]*\]' "$DIR/model1.json") \
     && echo "the parallel and one-thread fits give the same leaf estimates"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -290,7 +290,11 @@ fn hadamard_eta(path: &Path, leaves: usize) -> Vec<f64> {
     let est = |c: usize| -> f64 {
         (0..k)
             .map(|r| {
-                let sign = if (r & c).count_ones() % 2 == 0 { 1 } else { -1 };
+                let sign = if (r & c).count_ones().is_multiple_of(2) {
+                    1
+                } else {
+                    -1
+                };
                 (sign * sums[r]) as f64
             })
             .sum()
@@ -307,7 +311,11 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     let dir = scratch("hadamard");
     let (public, private) = data(&dir);
     let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
-    ok(&run(&partition_args(&public, &s("tree.json"), &["--epsilon", "2", "--depth", "3"])));
+    ok(&run(&partition_args(
+        &public,
+        &s("tree.json"),
+        &["--epsilon", "2", "--depth", "3"],
+    )));
     let tree = s("tree.json");
     let privatize = |out: &str, extra: &[&str]| {
         let mut a = vec![
@@ -330,7 +338,9 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     let e = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(e.contains("1500 hadamard reports, each 2-LDP"), "{e}");
     // The binary file: a few bytes per report (u8 rows for K = 16, bit-packed bits, a footer).
-    let bytes = std::fs::metadata(dir.join("reports/a.arrow")).unwrap().len();
+    let bytes = std::fs::metadata(dir.join("reports/a.arrow"))
+        .unwrap()
+        .len();
     assert!(bytes < 1500 * 3 + 2048, "{bytes} bytes for 1500 reports");
 
     // One file at λ = 0: η from the CSV, recomputed here, is the model's.
@@ -352,7 +362,10 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     };
     let want = hadamard_eta(&dir.join("reports/b.txt"), m.classifier.leaf_eta().len());
     for (j, (eta, w)) in m.classifier.leaf_eta().iter().zip(&want).enumerate() {
-        assert!((eta - w).abs() <= 1e-9 * (1.0 + w.abs()), "leaf {j}: {eta} vs {w}");
+        assert!(
+            (eta - w).abs() <= 1e-9 * (1.0 + w.abs()),
+            "leaf {j}: {eta} vs {w}"
+        );
     }
     assert!((file.ledger.total().unwrap().epsilon - 2.0).abs() < 1e-12);
 
@@ -401,7 +414,10 @@ fn hadamard_reports_in_arrow_and_csv_files() {
         &["--epsilon", "2", "--depth", "4"],
     )));
     let e = fit_err(&s("deeper.json"), &arrow);
-    assert!(e.contains("a.arrow") && e.contains("another partition"), "{e}");
+    assert!(
+        e.contains("a.arrow") && e.contains("another partition"),
+        "{e}"
+    );
     // The same tree for Laplace reports.
     ok(&run(&partition_args(
         &public,
@@ -409,9 +425,16 @@ fn hadamard_reports_in_arrow_and_csv_files() {
         &["--epsilon", "2", "--depth", "3", "--mechanism", "laplace"],
     )));
     let e = fit_err(&s("laplace.json"), &arrow);
-    assert!(e.contains("a.arrow") && e.contains("hadamard mechanism"), "{e}");
+    assert!(
+        e.contains("a.arrow") && e.contains("hadamard mechanism"),
+        "{e}"
+    );
     // The same tree at another ε.
-    ok(&run(&partition_args(&public, &s("eps1.json"), &["--epsilon", "1", "--depth", "3"])));
+    ok(&run(&partition_args(
+        &public,
+        &s("eps1.json"),
+        &["--epsilon", "1", "--depth", "3"],
+    )));
     let e = fit_err(&s("eps1.json"), &arrow);
     assert!(e.contains("a.arrow") && e.contains("ε = 2"), "{e}");
     // A truncated file.

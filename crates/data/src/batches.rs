@@ -7,11 +7,11 @@
 //! removed when the iterator is dropped. Row numbers in a batch's error messages count from the
 //! batch's first row, which the message names.
 
+use crate::Dataset;
 use crate::error::{DataError, Result};
 use crate::load::{ApplyOptions, LoadReport};
 use crate::schema::Schema;
 use crate::table::{CsvFormat, HeaderMode, Table};
-use crate::Dataset;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -92,7 +92,10 @@ impl<'a> SchemaBatches<'a> {
             let mut rec = csv::ByteRecord::new();
             // Skip a UTF-8 byte-order mark and blank lines before the header, as the table reader does.
             loop {
-                if !reader.read_byte_record(&mut rec).map_err(|e| csv_err(&path, e))? {
+                if !reader
+                    .read_byte_record(&mut rec)
+                    .map_err(|e| csv_err(&path, e))?
+                {
                     break None;
                 }
                 if rec.iter().all(|f| f.iter().all(u8::is_ascii_whitespace)) {
@@ -152,7 +155,8 @@ impl<'a> SchemaBatches<'a> {
             .flexible(true)
             .from_writer(Vec::with_capacity(1 << 20));
         if let Some(h) = &self.header {
-            out.write_byte_record(h).map_err(|e| csv_err(&self.path, e))?;
+            out.write_byte_record(h)
+                .map_err(|e| csv_err(&self.path, e))?;
         }
         let mut rec = csv::ByteRecord::new();
         let mut n = 0;
@@ -162,7 +166,8 @@ impl<'a> SchemaBatches<'a> {
                 .read_byte_record(&mut rec)
                 .map_err(|e| csv_err(&self.path, e))?
         {
-            out.write_byte_record(&rec).map_err(|e| csv_err(&self.path, e))?;
+            out.write_byte_record(&rec)
+                .map_err(|e| csv_err(&self.path, e))?;
             n += 1;
         }
         if n == 0 {

@@ -36,13 +36,13 @@ pub mod partition;
 mod privacy_adapter;
 pub mod privatiser;
 pub mod protocol;
-pub mod report_file;
 pub mod prune;
+pub mod report_file;
 
+pub use collector::{HadamardSums, LaplaceSums, ReportSums};
 pub use error::{LpctError, Result};
 pub use estimator::{LeafSums, RatioRule};
 pub use partition::{Criterion, Growth, PartitionConfig, Scaler, Splitter, Tree};
-pub use collector::{HadamardSums, LaplaceSums, ReportSums};
 pub use privatiser::{LocalRelease, Mechanism, NoisySums, Report};
 pub use prune::{Preset, PruneOptions};
 

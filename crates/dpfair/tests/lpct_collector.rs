@@ -141,7 +141,13 @@ fn decoded_leaf_sums_are_unbiased() {
         let sd_count = ((2.0 * n / alpha2 - nj) / t as f64).sqrt();
         let sd_pos = ((n / alpha2 - pj) / t as f64).sqrt();
         let (mc, mp) = (count[j] / t as f64, positive[j] / t as f64);
-        assert!((mc - nj).abs() < 5.0 * sd_count, "leaf {j}: count {mc} vs {nj}");
-        assert!((mp - pj).abs() < 5.0 * sd_pos, "leaf {j}: positive {mp} vs {pj}");
+        assert!(
+            (mc - nj).abs() < 5.0 * sd_count,
+            "leaf {j}: count {mc} vs {nj}"
+        );
+        assert!(
+            (mp - pj).abs() < 5.0 * sd_pos,
+            "leaf {j}: positive {mp} vs {pj}"
+        );
     }
 }

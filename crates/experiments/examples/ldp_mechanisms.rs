@@ -33,7 +33,13 @@ fn run(
     let settings = TreeSettings::default();
     let d = public.n_features();
     let depth = depth.unwrap_or_else(|| {
-        lpct::theory_depth_for(mechanism, train.n_rows() as u64, public.n_rows() as u64, d, eps)
+        lpct::theory_depth_for(
+            mechanism,
+            train.n_rows() as u64,
+            public.n_rows() as u64,
+            d,
+            eps,
+        )
     });
     let tree = lpct::partition(&settings, depth, public).unwrap();
     let (x, y) = lpct::binary_xy(train, "private").unwrap();
@@ -51,8 +57,7 @@ fn run(
         private,
         public: tree.leaf_counts(xq, yq).unwrap(),
     };
-    let lambda =
-        lambda.unwrap_or_else(|| lpct::theory_lambda_for(mechanism, tree.n_leaves(), eps));
+    let lambda = lambda.unwrap_or_else(|| lpct::theory_lambda_for(mechanism, tree.n_leaves(), eps));
     let m = lpct::model_from_sums(tree, &sums, lambda, &settings).unwrap();
     accuracy(&m.predict(test.features.view()).unwrap(), test)
 }
@@ -77,8 +82,13 @@ fn main() {
                 let mut parts = b.dataset.split(&[0.8, 0.2], seed, Stratify::None).unwrap();
                 let test = parts.pop().unwrap();
                 let train = parts.pop().unwrap();
-                for (k, mech) in [Mechanism::Laplace, Mechanism::Hadamard].into_iter().enumerate() {
-                    acc[k].push(run(mech, eps, depth, lambda, &public, &train, &test, &mut noise));
+                for (k, mech) in [Mechanism::Laplace, Mechanism::Hadamard]
+                    .into_iter()
+                    .enumerate()
+                {
+                    acc[k].push(run(
+                        mech, eps, depth, lambda, &public, &train, &test, &mut noise,
+                    ));
                 }
             }
             let show = |a: &[f64]| {

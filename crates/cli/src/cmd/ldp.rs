@@ -331,7 +331,9 @@ fn partition(a: PartitionArgs) -> CliResult {
         };
         (depth, Protocol::Lpct, a.epsilon)
     };
-    write_partition(&loaded, settings, depth, epsilon, mechanism, protocol, &a.out)
+    write_partition(
+        &loaded, settings, depth, epsilon, mechanism, protocol, &a.out,
+    )
 }
 
 fn write_partition(
@@ -529,7 +531,8 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
             a.data.display()
         );
     }
-    let commit_err = |e: std::io::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
+    let commit_err =
+        |e: std::io::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
     sink.finish()
         .map_err(write_err)?
         .into_inner()
@@ -706,9 +709,9 @@ fn fit(a: FitArgs) -> CliResult {
     };
     match p.protocol {
         Protocol::Lpct => {
-            let lambda = a
-                .lambda
-                .unwrap_or_else(|| lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon));
+            let lambda = a.lambda.unwrap_or_else(|| {
+                lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon)
+            });
             let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });

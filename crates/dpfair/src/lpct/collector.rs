@@ -238,7 +238,11 @@ impl LaplaceSums {
             ));
         }
         let limit = self.coordinate_limit();
-        if let Some(i) = u.iter().chain(v).position(|x| !(x.abs() <= limit)) {
+        if let Some(i) = u
+            .iter()
+            .chain(v)
+            .position(|x| x.is_nan() || x.abs() > limit)
+        {
             return Err(bad_data(
                 "reports",
                 format!(
@@ -353,7 +357,10 @@ mod tests {
         let mut s = HadamardSums::new(1.0, 3).unwrap();
         assert_eq!(s.rows(), 8);
         assert!(s.add(8, true).is_err());
-        let e = s.add_batch(&[1u16, 2, 9], [true; 3]).unwrap_err().to_string();
+        let e = s
+            .add_batch(&[1u16, 2, 9], [true; 3])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("report 3 of the batch names row 9"), "{e}");
         assert_eq!(s.n_reports(), 0, "a refused batch adds nothing");
         assert!(s.merge(&HadamardSums::new(2.0, 3).unwrap()).is_err());

@@ -192,7 +192,10 @@ impl HadamardRelease {
             return Err(invalid("label", format!("must be 0 or 1, got {label}")));
         }
         if leaf >= self.n_leaves {
-            return Err(invalid("leaf", format!("{leaf} is not below {}", self.n_leaves)));
+            return Err(invalid(
+                "leaf",
+                format!("{leaf} is not below {}", self.n_leaves),
+            ));
         }
         Ok(self
             .oracle

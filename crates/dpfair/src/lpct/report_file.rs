@@ -21,8 +21,7 @@ use super::error::{Result, bad_data};
 use super::privatiser::{Mechanism, Report};
 use super::protocol::{PartitionFile, ReportWriter, visit_reports};
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Float64Array, RecordBatch, UInt8Array, UInt16Array,
-    UInt32Array,
+    Array, ArrayRef, BooleanArray, Float64Array, RecordBatch, UInt8Array, UInt16Array, UInt32Array,
 };
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::error::ArrowError;
@@ -94,7 +93,8 @@ impl ReportsHeader {
                 format!("format version {version}; this dpfair reads version {REPORTS_VERSION}"),
             ));
         }
-        let bad = |k: &str, v: &str| bad_data("report file", format!("bad `{k}` in its metadata: `{v}`"));
+        let bad =
+            |k: &str, v: &str| bad_data("report file", format!("bad `{k}` in its metadata: `{v}`"));
         let mech = get("dpfair.mechanism")?;
         let eps = get("dpfair.epsilon")?;
         let leaves = get("dpfair.leaves")?;
@@ -255,11 +255,9 @@ impl<W: Write> ReportSink<W> {
                     },
                 }
             }
-            (ReportFormat::Csv, Mechanism::Laplace) => Sink::CsvLaplace(ReportWriter::new(
-                out,
-                header.epsilon,
-                header.n_leaves,
-            )?),
+            (ReportFormat::Csv, Mechanism::Laplace) => {
+                Sink::CsvLaplace(ReportWriter::new(out, header.epsilon, header.n_leaves)?)
+            }
             (ReportFormat::Csv, Mechanism::Hadamard) => {
                 let mut w = csv::Writer::from_writer(out);
                 w.write_record(HADAMARD_CSV_HEADER.split(','))
@@ -294,9 +292,16 @@ impl<W: Write> ReportSink<W> {
                 Ok(())
             }
             Sink::CsvHadamard { w, epsilon } => w
-                .write_record([epsilon.as_str(), &row.to_string(), if bit { "1" } else { "0" }])
+                .write_record([
+                    epsilon.as_str(),
+                    &row.to_string(),
+                    if bit { "1" } else { "0" },
+                ])
                 .map_err(|e| bad_data("report file", e.to_string())),
-            _ => Err(bad_data("report file", "a Hadamard report in a Laplace file")),
+            _ => Err(bad_data(
+                "report file",
+                "a Hadamard report in a Laplace file",
+            )),
         }
     }
 
@@ -320,7 +325,10 @@ impl<W: Write> ReportSink<W> {
                 Ok(())
             }
             Sink::CsvLaplace(w) => w.write(r),
-            _ => Err(bad_data("report file", "a Laplace report in a Hadamard file")),
+            _ => Err(bad_data(
+                "report file",
+                "a Laplace report in a Hadamard file",
+            )),
         }
     }
 
@@ -337,9 +345,9 @@ impl<W: Write> ReportSink<W> {
                     return Ok(());
                 }
                 let row: ArrayRef = match schema.field(0).data_type() {
-                    DataType::UInt8 => Arc::new(UInt8Array::from_iter_values(
-                        rows.iter().map(|&r| r as u8),
-                    )),
+                    DataType::UInt8 => {
+                        Arc::new(UInt8Array::from_iter_values(rows.iter().map(|&r| r as u8)))
+                    }
                     DataType::UInt16 => Arc::new(UInt16Array::from_iter_values(
                         rows.iter().map(|&r| r as u16),
                     )),
@@ -443,7 +451,11 @@ fn read_arrow<R: Read + Seek>(
         if batch.columns().iter().any(|c| c.null_count() > 0) {
             return Err(bad_data(
                 "report file",
-                format!("a missing value among reports {}..{}", done + 1, done + batch.num_rows() as u64),
+                format!(
+                    "a missing value among reports {}..{}",
+                    done + 1,
+                    done + batch.num_rows() as u64
+                ),
             ));
         }
         let at = |e: super::error::LpctError| {
@@ -466,7 +478,10 @@ fn read_arrow<R: Read + Seek>(
                 } else if let Some(a) = col.downcast_ref::<UInt32Array>() {
                     s.add_batch(a.values(), bits)
                 } else {
-                    Err(bad_data("report file", "column `row` is not an unsigned integer"))
+                    Err(bad_data(
+                        "report file",
+                        "column `row` is not an unsigned integer",
+                    ))
                 }
                 .map_err(at)?;
             }
@@ -485,7 +500,10 @@ fn read_arrow<R: Read + Seek>(
                         v[j] = cols[l + j].value(i);
                     }
                     s.add(&u, &v).map_err(|e| {
-                        bad_data("report file", format!("report {}: {e}", done + i as u64 + 1))
+                        bad_data(
+                            "report file",
+                            format!("report {}: {e}", done + i as u64 + 1),
+                        )
                     })?;
                 }
             }
@@ -496,7 +514,11 @@ fn read_arrow<R: Read + Seek>(
 }
 
 fn clip_list(cols: &[(String, DataType)]) -> String {
-    let shown: Vec<String> = cols.iter().take(4).map(|(n, t)| format!("{n}: {t}")).collect();
+    let shown: Vec<String> = cols
+        .iter()
+        .take(4)
+        .map(|(n, t)| format!("{n}: {t}"))
+        .collect();
     if cols.len() > 4 {
         format!("{}, … ({} columns)", shown.join(", "), cols.len())
     } else {
@@ -509,7 +531,9 @@ fn read_csv<R: Read>(input: R, expected: &ReportsHeader, sums: &mut ReportSums) 
     let mut first = String::new();
     std::io::BufRead::read_line(&mut input, &mut first)
         .map_err(|e| bad_data("report file", e.to_string()))?;
-    let header = first.trim_end_matches(['\r', '\n']).trim_start_matches('\u{feff}');
+    let header = first
+        .trim_end_matches(['\r', '\n'])
+        .trim_start_matches('\u{feff}');
     let mechanism = if header == HADAMARD_CSV_HEADER {
         Mechanism::Hadamard
     } else if header.starts_with("epsilon,u_0") {
@@ -535,9 +559,11 @@ fn read_csv<R: Read>(input: R, expected: &ReportsHeader, sums: &mut ReportSums) 
     // The header line is consumed: read the rest without one.
     let body = std::io::Cursor::new(first.clone().into_bytes()).chain(input);
     match sums {
-        ReportSums::Laplace(s) => visit_reports(body, expected.n_leaves, expected.epsilon, |u, v| {
-            s.add(u, v)
-        }),
+        ReportSums::Laplace(s) => {
+            visit_reports(body, expected.n_leaves, expected.epsilon, |u, v| {
+                s.add(u, v)
+            })
+        }
         ReportSums::Hadamard(s) => read_hadamard_csv(body, expected.epsilon, s),
     }
 }
@@ -635,7 +661,10 @@ mod tests {
         sink.push_laplace(&r).unwrap();
         let bytes = sink.finish().unwrap();
         let mut sums = ReportSums::new(Mechanism::Laplace, 1.5, 3).unwrap();
-        assert_eq!(read_reports_into(Cursor::new(bytes), &h, &mut sums).unwrap(), 2);
+        assert_eq!(
+            read_reports_into(Cursor::new(bytes), &h, &mut sums).unwrap(),
+            2
+        );
         let mut want = super::super::collector::LaplaceSums::new(1.5, 3).unwrap();
         want.add(&r.u, &r.v).unwrap();
         want.add(&r.u, &r.v).unwrap();

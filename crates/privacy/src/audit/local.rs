@@ -118,7 +118,10 @@ pub struct HadamardPair {
 impl HadamardPair {
     pub fn new(a: usize, b: usize, epsilon: f64) -> Result<Self> {
         if a == b {
-            return Err(invalid("pair", format!("needs two different cells, got {a} twice")));
+            return Err(invalid(
+                "pair",
+                format!("needs two different cells, got {a} twice"),
+            ));
         }
         if !(epsilon.is_finite() && epsilon > 0.0) {
             return Err(invalid(
@@ -138,7 +141,12 @@ impl HadamardPair {
 
     /// The ε_lower the auditor reports in expectation with `trials` runs per input (half for
     /// estimation) at level α when the randomiser really runs at `real_epsilon`.
-    pub fn expected_lower_bound(&self, real_epsilon: f64, trials: usize, alpha: f64) -> Result<f64> {
+    pub fn expected_lower_bound(
+        &self,
+        real_epsilon: f64,
+        trials: usize,
+        alpha: f64,
+    ) -> Result<f64> {
         let keep = 1.0 / (1.0 + (-real_epsilon).exp());
         expected_lower_bound(0.5 * keep, 0.5 * (1.0 - keep), trials / 2, 0.0, alpha)
     }

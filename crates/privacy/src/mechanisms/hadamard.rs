@@ -162,7 +162,7 @@ impl HadamardResponse {
 /// H\[r, c\] = +1 (true) or −1 (false) of the Sylvester–Hadamard matrix.
 #[inline]
 pub fn hadamard_sign(r: u64, c: u64) -> bool {
-    (r & c).count_ones() % 2 == 0
+    (r & c).count_ones().is_multiple_of(2)
 }
 
 /// The in-place fast Walsh–Hadamard transform w ← H·w (length a power of two), in checked
@@ -196,7 +196,13 @@ mod tests {
         let want: Vec<i64> = (0..8u64)
             .map(|c| {
                 (0..8u64)
-                    .map(|r| if hadamard_sign(r, c) { w[r as usize] } else { -w[r as usize] })
+                    .map(|r| {
+                        if hadamard_sign(r, c) {
+                            w[r as usize]
+                        } else {
+                            -w[r as usize]
+                        }
+                    })
                     .sum()
             })
             .collect();
@@ -230,7 +236,7 @@ mod tests {
         }
         let (t, n) = (4000, cells.len() as u64);
         let mut noise = Noise::seeded(7);
-        let mut total = vec![0.0; 8];
+        let mut total = [0.0; 8];
         for _ in 0..t {
             let mut sums = vec![0i64; hr.rows()];
             for &c in &cells {
@@ -241,11 +247,14 @@ mod tests {
                 *acc += w as f64 / hr.alpha();
             }
         }
-        for c in 0..8 {
+        for (c, sum) in total.iter().enumerate() {
             let want = truth.get(c).copied().unwrap_or(0) as f64;
-            let mean = total[c] / t as f64;
+            let mean = sum / t as f64;
             let sd = ((hr.cell_variance(n) - want) / t as f64).sqrt();
-            assert!((mean - want).abs() < 5.0 * sd, "cell {c}: {mean} vs {want} (sd {sd})");
+            assert!(
+                (mean - want).abs() < 5.0 * sd,
+                "cell {c}: {mean} vs {want} (sd {sd})"
+            );
         }
     }
 }
