@@ -19,17 +19,26 @@ fn accuracy(pred: &[u8], d: &Dataset) -> f64 {
     pred.iter().zip(y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64
 }
 
+/// The public rows and one split of the private rows.
+struct Split<'a> {
+    public: &'a Dataset,
+    train: &'a Dataset,
+    test: &'a Dataset,
+}
+
 /// One fit: `mechanism` at ε, the depth and λ given (None: the mechanism's defaults).
 fn run(
     mechanism: Mechanism,
     eps: f64,
-    depth: Option<u32>,
-    lambda: Option<f64>,
-    public: &Dataset,
-    train: &Dataset,
-    test: &Dataset,
+    (depth, lambda): (Option<u32>, Option<f64>),
+    data: &Split,
     noise: &mut Noise,
 ) -> f64 {
+    let Split {
+        public,
+        train,
+        test,
+    } = *data;
     let settings = TreeSettings::default();
     let d = public.n_features();
     let depth = depth.unwrap_or_else(|| {
@@ -86,9 +95,12 @@ fn main() {
                     .into_iter()
                     .enumerate()
                 {
-                    acc[k].push(run(
-                        mech, eps, depth, lambda, &public, &train, &test, &mut noise,
-                    ));
+                    let data = Split {
+                        public: &public,
+                        train: &train,
+                        test: &test,
+                    };
+                    acc[k].push(run(mech, eps, (depth, lambda), &data, &mut noise));
                 }
             }
             let show = |a: &[f64]| {
