@@ -82,48 +82,33 @@ pub fn audit_hadamard(
 }
 
 pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
-    let mut out = laplace_findings(size, seed, method)?;
-    out.extend(hadamard_findings(size, seed + 100, method)?);
+    let laplace = Randomiser {
+        name: "local randomiser (U, V)",
+        neighbours: "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)",
+        bug: format!("noise scale × {SCALE_BUG}"),
+        audit: audit_randomiser,
+    };
+    let hadamard = Randomiser {
+        name: "Hadamard randomiser (row, bit)",
+        neighbours: "two holders: leaf 0 vs leaf 1, label 1 (cells 1 and 3; every pair of cells is a worst case)",
+        bug: format!("flip probability of ε/{SCALE_BUG}"),
+        audit: audit_hadamard,
+    };
+    let mut out = findings(&laplace, size, seed, method)?;
+    out.extend(findings(&hadamard, size, seed + 100, method)?);
     Ok(out)
 }
 
-fn hadamard_findings(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
-    let n = trials(size);
-    CLAIMS
-        .iter()
-        .enumerate()
-        .map(|(k, &eps)| {
-            let s = seed + 2 * k as u64;
-            let t = timed(|| {
-                Ok((
-                    audit_hadamard(eps, eps, n, s)?,
-                    audit_hadamard(eps, eps / SCALE_BUG, n, s + 1)?,
-                ))
-            })?;
-            let (honest, planted) = t.value;
-            Ok(Finding {
-                audit: format!("{method}: Hadamard randomiser (row, bit) at ε = {eps}"),
-                neighbours: "two holders: leaf 0 vs leaf 1, label 1 (cells 1 and 3; every pair of cells is a worst case)".into(),
-                event: format!(
-                    "privacy-loss statistic of the pair ≥ {:.3} (counts {:?} of {})",
-                    honest.event.threshold, honest.counts, honest.n
-                ),
-                bound: "Clopper–Pearson (two-sample threshold auditor)".into(),
-                claimed_epsilon: eps,
-                delta: 0.0,
-                epsilon_lower: honest.epsilon_lower,
-                confidence: honest.confidence,
-                planted: vec![Planted {
-                    bug: format!("flip probability of ε/{SCALE_BUG}"),
-                    epsilon_lower: planted.epsilon_lower,
-                }],
-                runtime_seconds: t.seconds,
-            })
-        })
-        .collect()
+/// One audited randomiser: `audit(claimed ε, run ε, trials, seed)`.
+struct Randomiser {
+    name: &'static str,
+    neighbours: &'static str,
+    bug: String,
+    audit: fn(f64, f64, usize, u64) -> CliResult<AuditReport>,
 }
 
-fn laplace_findings(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
+/// The randomiser at each claimed ε, honest and with its planted bug (run at ε/0.7).
+fn findings(r: &Randomiser, size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
     let n = trials(size);
     CLAIMS
         .iter()
@@ -132,15 +117,14 @@ fn laplace_findings(size: Size, seed: u64, method: &str) -> CliResult<Vec<Findin
             let s = seed + 2 * k as u64;
             let t = timed(|| {
                 Ok((
-                    audit_randomiser(eps, eps, n, s)?,
-                    audit_randomiser(eps, eps / SCALE_BUG, n, s + 1)?,
+                    (r.audit)(eps, eps, n, s)?,
+                    (r.audit)(eps, eps / SCALE_BUG, n, s + 1)?,
                 ))
             })?;
             let (honest, planted) = t.value;
             Ok(Finding {
-                audit: format!("{method}: local randomiser (U, V) at ε = {eps}"),
-                neighbours:
-                    "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)".into(),
+                audit: format!("{method}: {} at ε = {eps}", r.name),
+                neighbours: r.neighbours.into(),
                 event: format!(
                     "privacy-loss statistic of the pair ≥ {:.3} (counts {:?} of {})",
                     honest.event.threshold, honest.counts, honest.n
@@ -151,7 +135,7 @@ fn laplace_findings(size: Size, seed: u64, method: &str) -> CliResult<Vec<Findin
                 epsilon_lower: honest.epsilon_lower,
                 confidence: honest.confidence,
                 planted: vec![Planted {
-                    bug: format!("noise scale × {SCALE_BUG}"),
+                    bug: r.bug.clone(),
                     epsilon_lower: planted.epsilon_lower,
                 }],
                 runtime_seconds: t.seconds,
