@@ -67,6 +67,8 @@ fn partition_privatize_fit_round_trip() {
         "3",
         "--epsilon",
         "2",
+        "--mechanism",
+        "laplace",
         "--out",
         &s("tree.json"),
     ]));
@@ -246,4 +248,201 @@ fn prune_rounds_through_files() {
     let file = ModelFile::load(dir.join("m.json")).unwrap();
     assert_eq!(file.method, "lpct-prune");
     assert!(file.ledger.total().unwrap().epsilon <= 2.0 + 1e-12);
+}
+
+fn partition_args(public: &str, out: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "ldp",
+        "partition",
+        "--public",
+        public,
+        "--target",
+        "y",
+        "--out",
+        out,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+fn run(args: &[String]) -> std::process::Output {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    dpfair(&refs)
+}
+
+/// η per leaf at λ = 0 from a Hadamard CSV report file, computed here independently of the
+/// collector: row sums of the ±1 bits, the K × K Hadamard product written out, then
+/// η_j = n̂_(j,1) / (n̂_(j,0) + n̂_(j,1)) (the α of the decoding cancels).
+fn hadamard_eta(path: &Path, leaves: usize) -> Vec<f64> {
+    let k = (2 * leaves).next_power_of_two();
+    let mut sums = vec![0i64; k];
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("epsilon,hadamard_row,bit"));
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let r: usize = f[1].parse().unwrap();
+        sums[r] += if f[2] == "1" { 1 } else { -1 };
+    }
+    let est = |c: usize| -> f64 {
+        (0..k)
+            .map(|r| {
+                let sign = if (r & c).count_ones().is_multiple_of(2) {
+                    1
+                } else {
+                    -1
+                };
+                (sign * sums[r]) as f64
+            })
+            .sum()
+    };
+    (0..leaves)
+        .map(|j| est(2 * j + 1) / (est(2 * j) + est(2 * j + 1)))
+        .collect()
+}
+
+/// The default (Hadamard) mechanism through Arrow and CSV report files, several files and a
+/// directory at once, and every refusal naming the file.
+#[test]
+fn hadamard_reports_in_arrow_and_csv_files() {
+    let dir = scratch("hadamard");
+    let (public, private) = data(&dir);
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    ok(&run(&partition_args(
+        &public,
+        &s("tree.json"),
+        &["--epsilon", "2", "--depth", "3"],
+    )));
+    let tree = s("tree.json");
+    let privatize = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "ldp",
+            "privatize",
+            "--partition",
+            &tree,
+            "--data",
+            &private,
+            "--out",
+            out,
+        ];
+        a.extend(extra);
+        dpfair(&a)
+    };
+    std::fs::create_dir_all(dir.join("reports")).unwrap();
+    ok(&privatize(&s("reports/a.arrow"), &[]));
+    let o = privatize(&s("reports/b.txt"), &["--format", "csv"]);
+    ok(&o);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(e.contains("1500 hadamard reports, each 2-LDP"), "{e}");
+    // The binary file: a few bytes per report (u8 rows for K = 16, bit-packed bits, a footer).
+    let bytes = std::fs::metadata(dir.join("reports/a.arrow"))
+        .unwrap()
+        .len();
+    assert!(bytes < 1500 * 3 + 2048, "{bytes} bytes for 1500 reports");
+
+    // One file at λ = 0: η from the CSV, recomputed here, is the model's.
+    ok(&dpfair(&[
+        "ldp",
+        "fit",
+        "--partition",
+        &s("tree.json"),
+        "--reports",
+        &s("reports/b.txt"),
+        "--lambda",
+        "0",
+        "--out",
+        &s("m1.json"),
+    ]));
+    let file = ModelFile::load(dir.join("m1.json")).unwrap();
+    let FittedModel::Lpct(m) = &file.model else {
+        panic!("not an LPCT model")
+    };
+    let want = hadamard_eta(&dir.join("reports/b.txt"), m.classifier.leaf_eta().len());
+    for (j, (eta, w)) in m.classifier.leaf_eta().iter().zip(&want).enumerate() {
+        assert!(
+            (eta - w).abs() <= 1e-9 * (1.0 + w.abs()),
+            "leaf {j}: {eta} vs {w}"
+        );
+    }
+    assert!((file.ledger.total().unwrap().epsilon - 2.0).abs() < 1e-12);
+
+    // Two files of different formats given one by one, or as their directory (.txt is not a
+    // report extension, so the directory holds a.arrow only).
+    ok(&dpfair(&[
+        "ldp",
+        "fit",
+        "--partition",
+        &s("tree.json"),
+        "--reports",
+        &s("reports/a.arrow"),
+        &s("reports/b.txt"),
+        "--out",
+        &s("m2.json"),
+    ]));
+    ok(&dpfair(&[
+        "ldp",
+        "fit",
+        "--partition",
+        &s("tree.json"),
+        "--reports",
+        &s("reports"),
+        "--out",
+        &s("m3.json"),
+    ]));
+
+    // Refusals, each naming the report file.
+    let fit_err = |tree: &str, reports: &str| {
+        bad(&dpfair(&[
+            "ldp",
+            "fit",
+            "--partition",
+            tree,
+            "--reports",
+            reports,
+            "--out",
+            &s("x.json"),
+        ]))
+    };
+    let arrow = s("reports/a.arrow");
+    // Another partition (deeper tree).
+    ok(&run(&partition_args(
+        &public,
+        &s("deeper.json"),
+        &["--epsilon", "2", "--depth", "4"],
+    )));
+    let e = fit_err(&s("deeper.json"), &arrow);
+    assert!(
+        e.contains("a.arrow") && e.contains("another partition"),
+        "{e}"
+    );
+    // The same tree for Laplace reports.
+    ok(&run(&partition_args(
+        &public,
+        &s("laplace.json"),
+        &["--epsilon", "2", "--depth", "3", "--mechanism", "laplace"],
+    )));
+    let e = fit_err(&s("laplace.json"), &arrow);
+    assert!(
+        e.contains("a.arrow") && e.contains("hadamard mechanism"),
+        "{e}"
+    );
+    // The same tree at another ε.
+    ok(&run(&partition_args(
+        &public,
+        &s("eps1.json"),
+        &["--epsilon", "1", "--depth", "3"],
+    )));
+    let e = fit_err(&s("eps1.json"), &arrow);
+    assert!(e.contains("a.arrow") && e.contains("ε = 2"), "{e}");
+    // A truncated file.
+    let full = std::fs::read(dir.join("reports/a.arrow")).unwrap();
+    std::fs::write(dir.join("cut.arrow"), &full[..full.len() / 2]).unwrap();
+    let e = fit_err(&s("tree.json"), &s("cut.arrow"));
+    assert!(e.contains("cut.arrow"), "{e}");
+    // The holder asks for another mechanism than the partition's.
+    let e = bad(&privatize(&s("y.arrow"), &["--mechanism", "laplace"]));
+    assert!(e.contains("--mechanism laplace"), "{e}");
 }

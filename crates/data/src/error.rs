@@ -41,6 +41,14 @@ pub enum DataError {
         format: &'static str,
         reason: String,
     },
+    /// An error in one batch of a file read in batches (`crate::batches`).
+    #[error("{}: {reason} (in the batch of data rows {first}–{last}; row numbers in it count from its first row)", path.display())]
+    Batch {
+        path: PathBuf,
+        first: u64,
+        last: u64,
+        reason: String,
+    },
     #[error("{}: the file has no data rows", path.display())]
     EmptyFile { path: PathBuf },
     #[error("{}: {at} has {found} fields, the header (or first row) has {expected}", path.display())]

@@ -13,6 +13,7 @@
 //! * [`output`]: atomic writes and the up-front check of output paths, for every file dpfair writes.
 //! * [`testdata::path_or_skip`]: real data files for tests, with a visible `skipped:` line.
 
+pub mod batches;
 pub mod builtin;
 pub mod dataset;
 pub mod error;

@@ -29,6 +29,7 @@
 //! `dpfair ldp …` exchanges).
 
 pub mod baselines;
+pub mod collector;
 pub mod error;
 pub mod estimator;
 pub mod partition;
@@ -36,11 +37,13 @@ mod privacy_adapter;
 pub mod privatiser;
 pub mod protocol;
 pub mod prune;
+pub mod report_file;
 
+pub use collector::{HadamardSums, LaplaceSums, ReportSums};
 pub use error::{LpctError, Result};
 pub use estimator::{LeafSums, RatioRule};
 pub use partition::{Criterion, Growth, PartitionConfig, Scaler, Splitter, Tree};
-pub use privatiser::{LocalRelease, NoisySums, Report};
+pub use privatiser::{LocalRelease, Mechanism, NoisySums, Report};
 pub use prune::{Preset, PruneOptions};
 
 use dpfair_data::{Dataset, Target};
@@ -358,11 +361,14 @@ pub fn partition(settings: &TreeSettings, depth: u32, public: &Dataset) -> Resul
 }
 
 /// ε² times the variance, per private holder, of the Laplace noise on a leaf's Ñ_P − S̃_P/2 (the
-/// numerator of η̃ − 1/2): 2·(4/ε)² on Ñ_P plus a quarter of it on S̃_P, i.e. 40/ε².
+/// numerator of η̃ − 1/2): 2·(4/ε)² on Ñ_P plus a quarter of it on S̃_P, i.e. 40/ε². Other
+/// mechanisms: [`Mechanism::numerator_variance`].
 pub const NOISE_VARIANCE: f64 = 40.0;
 
 /// δ of eq. (11) with the mechanism's constants (the default depth's rate; α, γ of Assumptions
-/// 1 and 3): (n_P ε²/c + n_Q^{(2α+2d)/(2γα+d)})^{−d/(2α+2d)}, c = [`NOISE_VARIANCE`], floored at
+/// 1 and 3): (n_P/v + n_Q^{(2α+2d)/(2γα+d)})^{−d/(2α+2d)}, v = `numerator_variance` (the
+/// per-holder noise variance of a leaf's numerator, [`Mechanism::numerator_variance`]: c/ε² with
+/// c = [`NOISE_VARIANCE`] for the paper's Laplace release), floored at
 /// the non-private δ (n_P + n_Q^{(2α+d)/(2γα+d)})^{−d/(2α+d)} (the regime ε ≳ n_P^{d/(2α+2d)}
 /// after Theorem 4).
 ///
@@ -373,10 +379,17 @@ pub const NOISE_VARIANCE: f64 = 40.0;
 /// theorem's probability 1 − 3/(n_P+n_Q)², not from the bias–variance balance, so they are
 /// dropped. With both at one the depth ignored the noise (p = 5 at n_P = 10⁴, n_Q = 50, ε = 4:
 /// 312 holders per leaf, a numerator signal 312·|η − 1/2| ≲ 100 against a noise sd of 158).
-pub fn theory_delta(n_p: u64, n_q: u64, d: usize, epsilon: f64, alpha: f64, gamma: f64) -> f64 {
+pub fn theory_delta(
+    n_p: u64,
+    n_q: u64,
+    d: usize,
+    numerator_variance: f64,
+    alpha: f64,
+    gamma: f64,
+) -> f64 {
     let d = d as f64;
     let (np, nq) = (n_p as f64, n_q as f64);
-    let private = (np * epsilon * epsilon / NOISE_VARIANCE
+    let private = (np / numerator_variance
         + nq.powf((2.0 * alpha + 2.0 * d) / (2.0 * gamma * alpha + d)))
     .powf(-d / (2.0 * alpha + 2.0 * d));
     let non_private =
@@ -387,7 +400,14 @@ pub fn theory_delta(n_p: u64, n_q: u64, d: usize, epsilon: f64, alpha: f64, gamm
 /// The default depth: Theorem 4's 2^p ≍ δ^{−1} at α = γ = 1 ([`theory_delta`]), p = round(log2
 /// δ^{−1}) within [1, 20].
 pub fn theory_depth(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
-    let p = (-theory_delta(n_p, n_q, d, epsilon, 1.0, 1.0).log2()).round();
+    theory_depth_for(Mechanism::Laplace, n_p, n_q, d, epsilon)
+}
+
+/// [`theory_depth`] for the reports of `mechanism` at ε (its numerator variance,
+/// [`Mechanism::numerator_variance`]).
+pub fn theory_depth_for(mechanism: Mechanism, n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
+    let v = mechanism.numerator_variance(epsilon);
+    let p = (-theory_delta(n_p, n_q, d, v, 1.0, 1.0).log2()).round();
     if p.is_finite() {
         p.clamp(1.0, 20.0) as u32
     } else {
@@ -409,7 +429,13 @@ pub fn theory_depth(n_p: u64, n_q: u64, d: usize, epsilon: f64) -> u32 {
 /// Theorem 4's λ ≍ 1 as ε → ∞ and grows with the noise, as "we should rely more on public data
 /// with higher privacy constraint" (Section 6, Fig. 7(c)). It uses only ε and the public partition.
 pub fn theory_lambda(n_leaves: usize, epsilon: f64) -> f64 {
-    1.0 + 4.0 * NOISE_VARIANCE * n_leaves as f64 / (epsilon * epsilon)
+    theory_lambda_for(Mechanism::Laplace, n_leaves, epsilon)
+}
+
+/// [`theory_lambda`] for the reports of `mechanism` at ε: λ = 1 + 4v·|I| with v its per-holder
+/// numerator variance ([`Mechanism::numerator_variance`]; 40/ε² for Laplace, 1/(2α²) for Hadamard).
+pub fn theory_lambda_for(mechanism: Mechanism, n_leaves: usize, epsilon: f64) -> f64 {
+    1.0 + 4.0 * mechanism.numerator_variance(epsilon) * n_leaves as f64
 }
 
 /// The one-query part of LPCT shared by every λ: partition, simulated query, public counts.
@@ -563,11 +589,23 @@ pub fn model_from_sums(
 
 /// p0 and p_term of `cfg` for these sample sizes (Algorithm 2, or the overrides).
 pub fn prune_depths(cfg: &PruneConfig, n_p: u64, n_q: u64, d: usize) -> (u32, u32) {
+    prune_depths_for(cfg, Mechanism::Laplace, n_p, n_q, d)
+}
+
+/// [`prune_depths`] for the reports of `mechanism`: Algorithm 2's n_P ε² at the mechanism's
+/// Laplace-equivalent ε ([`Mechanism::laplace_equivalent_epsilon`]).
+pub fn prune_depths_for(
+    cfg: &PruneConfig,
+    mechanism: Mechanism,
+    n_p: u64,
+    n_q: u64,
+    d: usize,
+) -> (u32, u32) {
     let (p0, pt) = prune::depths(
         n_p,
         n_q,
         d,
-        cfg.epsilon,
+        mechanism.laplace_equivalent_epsilon(cfg.epsilon),
         partition::MAX_COMPLETE_DEPTH.min(20),
     );
     let p0 = cfg.p0.unwrap_or(p0);

@@ -2,10 +2,13 @@
 //! `SubsampledGaussianRun` uses for clip 1.5, z = 1 and 103 coordinates): the word-at-a-time
 //! sampler (`discrete_gaussian_small`, one call per draw) against the bulk sampler over lazily
 //! read bits (`discrete_gaussian_fill`), per step of 103 draws, on the seeded ChaCha20 source and
-//! on the OS source (the one every release uses). Run: `cargo bench -p dpfair-privacy --bench samplers`.
+//! on the OS source (the one every release uses). Also one holder's Hadamard report
+//! (`HadamardResponse::report`, 512 cells: a depth-8 LPCT partition), 1,000 per iteration.
+//! Run: `cargo bench -p dpfair-privacy --bench samplers`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dpfair_privacy::Noise;
+use dpfair_privacy::mechanisms::HadamardResponse;
 use dpfair_privacy::samplers::{discrete_gaussian_fill, discrete_gaussian_small};
 use std::hint::black_box;
 
@@ -37,5 +40,22 @@ fn samplers(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, samplers);
+fn hadamard_reports(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hadamard report 512 cells x1000");
+    g.throughput(Throughput::Elements(1000));
+    for eps in [1.0, 4.0] {
+        let hr = HadamardResponse::new(512, eps).unwrap();
+        let mut noise = Noise::os();
+        g.bench_function(format!("os/eps={eps}"), |b| {
+            b.iter(|| {
+                (0..1000usize)
+                    .map(|i| hr.report(&mut noise, black_box(i % 512)).unwrap().0)
+                    .sum::<u32>()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, samplers, hadamard_reports);
 criterion_main!(benches);

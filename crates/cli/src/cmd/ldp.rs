@@ -3,19 +3,24 @@
 //!
 //! 1. `ldp partition` (collector, public data only): the partition π (Algorithm 1), the feature
 //!    schema, the public min–max range and the public leaf counts → `TREE.json`.
-//! 2. `ldp privatize` (each holder, on their own rows): one noisy report (Ũ, Ṽ) per row, Laplace
-//!    noise of scale 4/ε per coordinate → `REPORTS.csv` (columns `epsilon,u_0..,v_0..`).
-//! 3. `ldp fit` (collector): sums the reports and fits LPCT (eq. (8)) → `MODEL.json`. For
+//! 2. `ldp privatize` (each holder, on their own rows, read in batches): one ε-LDP report per row
+//!    → `REPORTS.arrow` (Arrow IPC, a few bytes per report) or `REPORTS.csv`. The mechanism is
+//!    the partition's: Hadamard randomized response over the (leaf, label) cells (the default,
+//!    one row index and one bit) or the paper's Laplace noise of scale 4/ε on (Ũ, Ṽ)
+//!    (`docs/deviations.md#lpct-hadamard-reports`).
+//! 3. `ldp fit` (collector): folds any number of report files into mergeable per-cell sums
+//!    (memory independent of the number of reports) and fits LPCT (eq. (8)) → `MODEL.json`. For
 //!    LPCT-prune (`ldp partition --prune`), round 1 either gives the model or, when Algorithm 2
 //!    terminates, writes the round-2 partition (`--next`); holders privatize again with it, and
 //!    `ldp fit` on round 2's reports gives the private-only tree (7).
 
 use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, check_output, csv_format};
 use crate::error::{CliError, CliResult};
-use dpfair::lpct::protocol::{self, PartitionFile, Protocol};
+use dpfair::lpct::protocol::{PartitionFile, Protocol};
+use dpfair::lpct::report_file::{ReportFormat, ReportSink, ReportsHeader, read_reports_into};
 use dpfair::lpct::{
-    self, Criterion, Growth, LeafSums, LpctError, PruneConfig, PruneOptions, RangeMode, Splitter,
-    TreeSettings, privatiser,
+    self, Criterion, Growth, LeafSums, LpctError, Mechanism, PruneConfig, PruneOptions, RangeMode,
+    ReportSums, Splitter, TreeSettings, privatiser,
 };
 use dpfair::model::FittedModel;
 use dpfair_data::output::{AtomicFile, write_atomic};
@@ -33,9 +38,11 @@ pub struct Args {
 enum Step {
     /// Collector: build the partition from public data (Algorithm 1) → TREE.json.
     Partition(PartitionArgs),
-    /// Holder: one noisy report per row of MY_ROWS.csv (Laplace 4/ε per coordinate) → REPORTS.csv.
+    /// Holder: one ε-LDP report per row of MY_ROWS.csv (the partition's mechanism) →
+    /// REPORTS.arrow (binary, a few bytes per report) or REPORTS.csv (text).
     Privatize(PrivatizeArgs),
-    /// Collector: aggregate the reports and fit LPCT (or a round of LPCT-prune) → MODEL.json.
+    /// Collector: fold any number of report files and fit LPCT (or a round of LPCT-prune) →
+    /// MODEL.json.
     Fit(FitArgs),
 }
 
@@ -243,6 +250,11 @@ pub struct PartitionArgs {
     /// The number of private holders n_P (for the default depth and LPCT-prune's p0, p_term).
     #[arg(long, value_name = "N")]
     n_private: Option<u64>,
+    /// The holders' local release: Hadamard randomized response over the (leaf, label) cells (a
+    /// row index and one bit per report; less noise than Laplace at every ε ≤ 8) or the paper's
+    /// Laplace noise of scale 4/ε on the 2·leaves coordinates of (Ũ, Ṽ).
+    #[arg(long, value_enum, default_value_t = MechanismArg::Hadamard)]
+    mechanism: MechanismArg,
     /// Build round 1 of LPCT-prune (Algorithm 2) instead of LPCT.
     #[arg(long)]
     prune: bool,
@@ -257,6 +269,29 @@ pub struct PartitionArgs {
     out: PathBuf,
 }
 
+/// A report mechanism on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MechanismArg {
+    Hadamard,
+    Laplace,
+}
+
+impl From<MechanismArg> for Mechanism {
+    fn from(m: MechanismArg) -> Self {
+        match m {
+            MechanismArg::Hadamard => Mechanism::Hadamard,
+            MechanismArg::Laplace => Mechanism::Laplace,
+        }
+    }
+}
+
+/// A report file format on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    Arrow,
+    Csv,
+}
+
 fn partition(a: PartitionArgs) -> CliResult {
     check_output(
         "--out",
@@ -269,6 +304,7 @@ fn partition(a: PartitionArgs) -> CliResult {
     let loaded = a.columns.load_public(&a.public)?;
     let settings = a.tree.settings(a.seed);
     let (n_q, d) = (loaded.dataset.n_rows() as u64, loaded.dataset.n_features());
+    let mechanism = Mechanism::from(a.mechanism);
     let need_n = || {
         a.n_private.ok_or_else(|| {
             CliError::BadInput("--n-private is needed for the default depth and for --prune".into())
@@ -285,17 +321,19 @@ fn partition(a: PartitionArgs) -> CliResult {
             tree: settings.clone(),
             ..Default::default()
         };
-        let (p0, p_term) = lpct::prune_depths(&config, need_n()?, n_q, d);
+        let (p0, p_term) = lpct::prune_depths_for(&config, mechanism, need_n()?, n_q, d);
         let eps_q = lpct::prune_query_epsilon(&config);
         (p0, Protocol::PruneRound1 { config, p_term }, eps_q)
     } else {
         let depth = match a.depth {
             Some(p) => p,
-            None => lpct::theory_depth(need_n()?, n_q, d, a.epsilon),
+            None => lpct::theory_depth_for(mechanism, need_n()?, n_q, d, a.epsilon),
         };
         (depth, Protocol::Lpct, a.epsilon)
     };
-    write_partition(&loaded, settings, depth, epsilon, protocol, &a.out)
+    write_partition(
+        &loaded, settings, depth, epsilon, mechanism, protocol, &a.out,
+    )
 }
 
 fn write_partition(
@@ -303,6 +341,7 @@ fn write_partition(
     settings: TreeSettings,
     depth: u32,
     epsilon: f64,
+    mechanism: Mechanism,
     protocol: Protocol,
     out: &Path,
 ) -> CliResult {
@@ -315,7 +354,7 @@ fn write_partition(
     let (x, y) = lpct::binary_xy(&loaded.dataset, "public data").map_err(lpct_err)?;
     let public_counts = tree.leaf_counts(x, y).map_err(lpct_err)?;
     eprintln!(
-        "wrote {} ({} leaves, depth {}; holders report with ε = {epsilon})",
+        "wrote {} ({} leaves, depth {}; holders report with the {mechanism} mechanism at ε = {epsilon})",
         out.display(),
         tree.n_leaves(),
         tree.depth()
@@ -324,6 +363,7 @@ fn write_partition(
         loaded.schema.clone(),
         settings,
         epsilon,
+        mechanism,
         protocol,
         tree,
         public_counts,
@@ -337,7 +377,7 @@ pub struct PrivatizeArgs {
     /// The partition broadcast by the collector.
     #[arg(long, value_name = "TREE.json")]
     partition: PathBuf,
-    /// The holder's own rows.
+    /// The holder's own rows (read in batches: any size).
     #[arg(long, value_name = "MY_ROWS.csv")]
     data: PathBuf,
     /// The target column (must be the partition's).
@@ -346,14 +386,59 @@ pub struct PrivatizeArgs {
     /// ε of each report [default: the partition's]; must match the partition's.
     #[arg(long, value_name = "E")]
     epsilon: Option<f64>,
+    /// The local release [default: the partition's]; must match the partition's.
+    #[arg(long, value_enum)]
+    mechanism: Option<MechanismArg>,
+    /// Report file format [default: arrow when --out ends in .arrow or .ipc, else csv]. Arrow
+    /// files carry the partition's identity and take ≈ 1–2 bytes per Hadamard report.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
     #[command(flatten)]
     seeds: SeedArgs,
     #[arg(long, value_name = "CHAR", value_parser = crate::cmd::common::parse_delimiter)]
     delimiter: Option<u8>,
     #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
     header: HeaderArg,
-    #[arg(long, value_name = "REPORTS.csv")]
+    #[arg(long, value_name = "REPORTS.arrow")]
     out: PathBuf,
+}
+
+/// Rows of the holder's file in memory at a time.
+const PRIVATIZE_BATCH_ROWS: usize = 1 << 18;
+
+/// Checks the holder's flags against the partition (target, ε, mechanism).
+fn check_privatize_flags(a: &PrivatizeArgs, p: &PartitionFile) -> CliResult<f64> {
+    if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
+        && *t != col.name
+    {
+        return Err(CliError::BadInput(format!(
+            "--target {t}: the partition's target is `{}`",
+            col.name
+        )));
+    }
+    let eps = a.epsilon.unwrap_or(p.epsilon);
+    if eps != p.epsilon {
+        return Err(CliError::BadInput(format!(
+            "--epsilon {eps}: the partition asks for reports at ε = {}",
+            p.epsilon
+        )));
+    }
+    if let Some(m) = a.mechanism
+        && Mechanism::from(m) != p.mechanism
+    {
+        return Err(CliError::BadInput(format!(
+            "--mechanism {}: the partition asks for {} reports",
+            Mechanism::from(m),
+            p.mechanism
+        )));
+    }
+    Ok(eps)
+}
+
+/// The holder's randomiser of the partition's mechanism.
+enum Randomiser {
+    Hadamard(privatiser::HadamardRelease),
+    Laplace(privatiser::LocalRelease),
 }
 
 fn privatize(a: PrivatizeArgs) -> CliResult {
@@ -372,68 +457,174 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
         ],
     )?;
     let p = load_partition(&a.partition)?;
-    if let (Some(t), Some(col)) = (&a.target, &p.schema.target)
-        && *t != col.name
-    {
-        return Err(CliError::BadInput(format!(
-            "--target {t}: the partition's target is `{}`",
-            col.name
-        )));
-    }
-    let eps = a.epsilon.unwrap_or(p.epsilon);
-    if eps != p.epsilon {
-        return Err(CliError::BadInput(format!(
-            "--epsilon {eps}: the partition asks for reports at ε = {}",
-            p.epsilon
-        )));
-    }
-    let data = load_with_schema(&p.schema, &a.data, a.delimiter, a.header)?;
-    let (x, y) = lpct::binary_xy(&data, "rows").map_err(lpct_err)?;
-    let leaves = p.tree.leaves_of(x).map_err(lpct_err)?;
-    let release = privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?;
-    let mut noise = a.seeds.noise();
+    let eps = check_privatize_flags(&a, &p)?;
+    let format = match a.format {
+        Some(FormatArg::Arrow) => ReportFormat::Arrow,
+        Some(FormatArg::Csv) => ReportFormat::Csv,
+        None => ReportFormat::for_path(&a.out),
+    };
+    let header = ReportsHeader::for_partition(&p).map_err(lpct_err)?;
+    let write_err = |e: LpctError| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
+    let randomiser = match p.mechanism {
+        Mechanism::Hadamard => Randomiser::Hadamard(
+            privatiser::HadamardRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?,
+        ),
+        Mechanism::Laplace => Randomiser::Laplace(
+            privatiser::LocalRelease::new(eps, p.tree.n_leaves()).map_err(lpct_err)?,
+        ),
+    };
+    let opts = ApplyOptions {
+        with_target: true,
+        missing: MissingPolicy::Drop,
+        format: csv_format(a.delimiter, a.header),
+    };
+    let batches =
+        dpfair_data::batches::SchemaBatches::open(&p.schema, &a.data, &opts, PRIVATIZE_BATCH_ROWS)?;
     let file = AtomicFile::create(&a.out)
         .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", a.out.display())))?;
-    let io = |e: LpctError| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
-    let mut w = protocol::ReportWriter::new(file, eps, p.tree.n_leaves()).map_err(io)?;
-    for (&j, &yi) in leaves.iter().zip(y) {
-        let r = release
-            .report(&mut noise, Some(j as usize), yi)
-            .map_err(lpct_err)?;
-        w.write(&r).map_err(io)?;
+    let mut sink = ReportSink::new(
+        std::io::BufWriter::with_capacity(1 << 20, file),
+        format,
+        &header,
+    )
+    .map_err(write_err)?;
+    let mut noise = a.seeds.noise();
+    let (mut n, mut dropped) = (0u64, 0usize);
+    let mut next_progress = 10_000_000u64;
+    for batch in batches {
+        let batch = batch?;
+        dropped += batch.report.dropped;
+        if batch.dataset.target.is_none() {
+            return Err(CliError::BadInput(format!(
+                "{}: no target column `{}`",
+                a.data.display(),
+                p.schema.target.as_ref().map_or("?", |t| t.name.as_str())
+            )));
+        }
+        let (x, y) = lpct::binary_xy(&batch.dataset, "rows").map_err(lpct_err)?;
+        let leaves = p.tree.leaves_of(x).map_err(lpct_err)?;
+        for (&j, &yi) in leaves.iter().zip(y) {
+            match &randomiser {
+                Randomiser::Hadamard(h) => {
+                    let (r, b) = h.report(&mut noise, j as usize, yi).map_err(lpct_err)?;
+                    sink.push_hadamard(r, b).map_err(write_err)?;
+                }
+                Randomiser::Laplace(l) => {
+                    let r = l
+                        .report(&mut noise, Some(j as usize), yi)
+                        .map_err(lpct_err)?;
+                    sink.push_laplace(&r).map_err(write_err)?;
+                }
+            }
+        }
+        n += leaves.len() as u64;
+        if n >= next_progress {
+            eprintln!("… {n} reports");
+            next_progress += 10_000_000;
+        }
     }
-    w.finish()
-        .map_err(io)?
+    if dropped > 0 {
+        // The number dropped is private (`LoadReport::dropped_message`): not shown.
+        eprintln!(
+            "{}: rows with a missing value (`?`, `NA` or empty) in a used column were dropped \
+             (no report); their number is private and not shown",
+            a.data.display()
+        );
+    }
+    let commit_err =
+        |e: std::io::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
+    sink.finish()
+        .map_err(write_err)?
+        .into_inner()
+        .map_err(|e| commit_err(e.into_error()))?
         .commit()
-        .map_err(|e| CliError::BadInput(format!("writing {}: {e}", a.out.display())))?;
+        .map_err(commit_err)?;
+    let bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
+    let per_report = if n > 0 {
+        format!(", {:.2} per report", bytes as f64 / n as f64)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "wrote {} ({} reports, each {eps}-LDP)",
+        "wrote {} ({n} {} reports, each {eps}-LDP; {bytes} bytes{per_report})",
         a.out.display(),
-        leaves.len()
+        p.mechanism,
     );
     Ok(())
 }
 
-/// Reads a report file for the partition (`n_leaves`, ε); errors name the file.
-fn read_reports(path: &Path, n_leaves: usize, epsilon: f64) -> CliResult<Vec<privatiser::Report>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
-    protocol::read_reports(std::io::BufReader::new(file), n_leaves, epsilon)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
+/// The report files named by `--reports`: files as given, directories expanded to their
+/// `.arrow`, `.ipc` and `.csv` files in name order.
+fn report_paths(given: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
+    let is_report = |p: &Path| {
+        p.is_file()
+            && p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| ["arrow", "ipc", "csv"].contains(&e.to_ascii_lowercase().as_str()))
+    };
+    let mut out = Vec::new();
+    for path in given {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_report(p))
+            .collect();
+        if inside.is_empty() {
+            return Err(CliError::BadInput(format!(
+                "{}: no report files (.arrow, .ipc, .csv) in this directory",
+                path.display()
+            )));
+        }
+        inside.sort();
+        out.extend(inside);
+    }
+    Ok(out)
+}
+
+/// Folds every report file into one accumulator (files in parallel, merged in file order);
+/// errors name the file.
+fn collect_reports(paths: &[PathBuf], p: &PartitionFile) -> CliResult<ReportSums> {
+    use rayon::prelude::*;
+    let expected = ReportsHeader::for_partition(p).map_err(lpct_err)?;
+    let empty = ReportSums::new(p.mechanism, p.epsilon, p.tree.n_leaves()).map_err(lpct_err)?;
+    let parts: Vec<ReportSums> = paths
+        .par_iter()
+        .map(|path| {
+            let file = std::fs::File::open(path)
+                .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
+            let mut sums = empty.clone();
+            read_reports_into(file, &expected, &mut sums)
+                .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+            Ok(sums)
+        })
+        .collect::<CliResult<_>>()?;
+    let mut total = empty;
+    for part in &parts {
+        total.merge(part).map_err(lpct_err)?;
+    }
+    Ok(total)
 }
 
 #[derive(clap::Args)]
 pub struct FitArgs {
     #[arg(long, value_name = "TREE.json")]
     partition: PathBuf,
-    #[arg(long, value_name = "REPORTS.csv")]
-    reports: PathBuf,
+    /// Report files (Arrow or CSV, any number; a directory stands for its .arrow, .ipc and .csv
+    /// files). They are folded into per-cell sums one batch at a time: memory does not grow with
+    /// the number of reports.
+    #[arg(long, value_name = "REPORTS", num_args = 1.., required = true)]
+    reports: Vec<PathBuf>,
     /// Recount the public data (same file as for `ldp partition`) [default: the counts stored in
     /// the partition].
     #[arg(long, value_name = "PUB.csv")]
     public: Option<PathBuf>,
-    /// The public weight λ [default: 1 + 160·leaves/ε², Theorem 4's λ with the inverse-variance
-    /// constant].
+    /// The public weight λ [default: Theorem 4's λ with the inverse-variance constant,
+    /// 1 + 4v·leaves with v the per-holder noise variance of a leaf's numerator: 40/ε² for
+    /// Laplace, 1/(2·tanh(ε/2)²) for Hadamard].
     #[arg(long, value_name = "L")]
     lambda: Option<f64>,
     /// LPCT-prune round 1: where to write the round-2 partition if Algorithm 2 terminates.
@@ -444,16 +635,16 @@ pub struct FitArgs {
 }
 
 fn fit(a: FitArgs) -> CliResult {
-    let mut inputs = vec![
-        Input {
-            option: "--partition",
-            path: &a.partition,
-        },
-        Input {
+    let mut inputs = vec![Input {
+        option: "--partition",
+        path: &a.partition,
+    }];
+    for r in &a.reports {
+        inputs.push(Input {
             option: "--reports",
-            path: &a.reports,
-        },
-    ];
+            path: r,
+        });
+    }
     if let Some(public) = &a.public {
         inputs.push(Input {
             option: "--public",
@@ -465,7 +656,7 @@ fn fit(a: FitArgs) -> CliResult {
         check_output("--next", next, &inputs)?;
     }
     let p = load_partition(&a.partition)?;
-    let reports = read_reports(&a.reports, p.tree.n_leaves(), p.epsilon)?;
+    let reports = collect_reports(&report_paths(&a.reports)?, &p)?;
     let total = match &p.protocol {
         Protocol::Lpct => p.epsilon,
         Protocol::PruneRound1 { config, .. } | Protocol::PruneRound2 { config, .. } => {
@@ -479,18 +670,13 @@ fn fit(a: FitArgs) -> CliResult {
             &mut ledger,
             "LPCT-prune round 1 reports",
             p.epsilon,
-            reports.len() as u64,
+            reports.n_reports(),
         )
         .map_err(lpct_err)?;
     }
-    let private = privatiser::aggregate(
-        &mut ledger,
-        "LPCT leaf reports",
-        p.epsilon,
-        p.tree.n_leaves(),
-        &reports,
-    )
-    .map_err(lpct_err)?;
+    let private = reports
+        .finalize(&mut ledger, "LPCT leaf reports")
+        .map_err(lpct_err)?;
     let public = match &a.public {
         Some(path) => {
             let ds = load_with_schema(&p.schema, path, None, HeaderArg::Auto)?;
@@ -523,9 +709,9 @@ fn fit(a: FitArgs) -> CliResult {
     };
     match p.protocol {
         Protocol::Lpct => {
-            let lambda = a
-                .lambda
-                .unwrap_or_else(|| lpct::theory_lambda(p.tree.n_leaves(), p.epsilon));
+            let lambda = a.lambda.unwrap_or_else(|| {
+                lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon)
+            });
             let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });
@@ -562,6 +748,7 @@ fn fit(a: FitArgs) -> CliResult {
                         p.settings,
                         p_term,
                         p.epsilon,
+                        p.mechanism,
                         Protocol::PruneRound2 { config, p0 },
                         &next,
                     )?;

@@ -86,6 +86,7 @@ mod tests {
                 positive: vec![8.0, 1.0, 0.0, 1.0],
                 n_users: 4,
                 epsilon: 1.0,
+                mechanism: Default::default(),
             },
             public: LeafCounts {
                 count: vec![4, 2, 0, 10],

@@ -14,6 +14,10 @@
 //!   query costs one routing pass plus 2|I| draws.
 //!
 //! Each path records one ledger entry: n reports, each ε-LDP, parallel over the holders.
+//!
+//! [`Mechanism`] names the two local releases the protocol accepts: the paper's Laplace pair
+//! above, and the compact Hadamard frequency oracle over the 2|I| cells (leaf, label)
+//! (`docs/deviations.md#lpct-hadamard-reports`; the collector's side is [`super::collector`]).
 
 use super::error::{Result, bad_data, check_epsilon, invalid};
 use super::partition::Tree;
@@ -24,6 +28,81 @@ use serde::{Deserialize, Serialize};
 
 /// The L1 sensitivity of the concatenated (U, V): ‖U − U'‖₁ ≤ 2 and ‖V − V'‖₁ ≤ 2.
 pub const REPORT_SENSITIVITY: f64 = 4.0;
+
+/// The holder's local release.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mechanism {
+    /// The paper's eq. (5)–(6): (Ũ, Ṽ) with Laplace(4/ε) on each of the 2|I| coordinates.
+    #[default]
+    Laplace,
+    /// Hadamard randomized response over the 2|I| cells (leaf j, label y), cell 2j + y: one row
+    /// index and one bit per report ([`dpfair_privacy::mechanisms::HadamardResponse`],
+    /// `docs/deviations.md#lpct-hadamard-reports`).
+    Hadamard,
+}
+
+impl Mechanism {
+    /// The name used in files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::Laplace => "laplace",
+            Mechanism::Hadamard => "hadamard",
+        }
+    }
+
+    /// Parses [`Mechanism::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "laplace" => Some(Mechanism::Laplace),
+            "hadamard" => Some(Mechanism::Hadamard),
+            _ => None,
+        }
+    }
+
+    /// Per holder, the noise variance of one leaf's private count S̃_P^j: 2·(4/ε)² = 32/ε² for
+    /// Laplace; for Hadamard, the sum of two cells' estimates, 2/α² with α = tanh(ε/2) (an
+    /// upper bound: the exact variance subtracts the leaf's count once, module doc of
+    /// [`dpfair_privacy::mechanisms::HadamardResponse`]).
+    pub fn count_variance(self, epsilon: f64) -> f64 {
+        match self {
+            Mechanism::Laplace => 2.0 * (REPORT_SENSITIVITY / epsilon).powi(2),
+            Mechanism::Hadamard => 2.0 / hadamard_alpha(epsilon).powi(2),
+        }
+    }
+
+    /// Per holder, the noise variance of a leaf's Ñ_P − S̃_P/2, the numerator of η̃ − 1/2:
+    /// 32/ε² + 8/ε² = 40/ε² for Laplace (independent noise on U and V); for Hadamard
+    /// (n̂_{j,1} − n̂_{j,0})/2, i.e. (1/α² + 1/α²)/4 = 1/(2α²) (uncorrelated cells).
+    pub fn numerator_variance(self, epsilon: f64) -> f64 {
+        match self {
+            Mechanism::Laplace => 40.0 / (epsilon * epsilon),
+            Mechanism::Hadamard => 0.5 / hadamard_alpha(epsilon).powi(2),
+        }
+    }
+
+    /// The ε at which the paper's Laplace release has the same per-holder noise variance of a
+    /// leaf count as this mechanism at `epsilon` ([`Mechanism::count_variance`]): the noise
+    /// level LPCT-prune's rules are written in (`T = 8·2^{p0−k}·n_P/ε²` is a quarter of the
+    /// variance of S̃_P). The identity for Laplace; 4·tanh(ε/2) for Hadamard.
+    pub fn laplace_equivalent_epsilon(self, epsilon: f64) -> f64 {
+        match self {
+            Mechanism::Laplace => epsilon,
+            Mechanism::Hadamard => REPORT_SENSITIVITY * hadamard_alpha(epsilon),
+        }
+    }
+}
+
+/// α = (e^ε − 1)/(e^ε + 1) of the Hadamard oracle.
+fn hadamard_alpha(epsilon: f64) -> f64 {
+    (epsilon / 2.0).tanh()
+}
+
+impl std::fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// One holder's release (Ũ, Ṽ), each of length |I|.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +164,67 @@ impl LocalRelease {
     }
 }
 
+/// The holder's Hadamard report ([`Mechanism::Hadamard`]): cell 2j + y of the 2|I| cells
+/// (leaf j, label y), randomised by [`dpfair_privacy::mechanisms::HadamardResponse`] (exactly
+/// ε-LDP; proof in its module doc). The report is (row, bit).
+#[derive(Clone, Debug)]
+pub struct HadamardRelease {
+    oracle: dpfair_privacy::mechanisms::HadamardResponse,
+    n_leaves: usize,
+}
+
+impl HadamardRelease {
+    pub fn new(epsilon: f64, n_leaves: usize) -> Result<Self> {
+        Ok(HadamardRelease {
+            oracle: super::collector::oracle(epsilon, n_leaves)?,
+            n_leaves,
+        })
+    }
+
+    /// K, the number of Hadamard rows (a power of two ≥ 2|I|).
+    pub fn rows(&self) -> usize {
+        self.oracle.rows()
+    }
+
+    /// The report of a holder in `leaf` with `label` ∈ {0, 1}.
+    pub fn report(&self, noise: &mut Noise, leaf: usize, label: u8) -> Result<(u32, bool)> {
+        if label > 1 {
+            return Err(invalid("label", format!("must be 0 or 1, got {label}")));
+        }
+        if leaf >= self.n_leaves {
+            return Err(invalid(
+                "leaf",
+                format!("{leaf} is not below {}", self.n_leaves),
+            ));
+        }
+        Ok(self
+            .oracle
+            .report(noise, super::collector::hadamard_cell(leaf, label))?)
+    }
+}
+
+/// Every holder of (x, y) releases a Hadamard report and the collector folds them: the exact
+/// protocol of [`Mechanism::Hadamard`] in one process (tests, accuracy studies).
+pub fn hadamard_sums(
+    tree: &Tree,
+    x: ArrayView2<f64>,
+    y: &[u8],
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    label: &str,
+) -> Result<NoisySums> {
+    let leaves = tree.leaves_of(x)?;
+    super::partition::check_labels(y, x.nrows(), "private labels")?;
+    let release = HadamardRelease::new(epsilon, tree.n_leaves())?;
+    let mut sums = super::collector::HadamardSums::new(epsilon, tree.n_leaves())?;
+    for (&j, &yi) in leaves.iter().zip(y) {
+        let (r, b) = release.report(noise, j as usize, yi)?;
+        sums.add(r, b)?;
+    }
+    sums.finalize(ledger, label)
+}
+
 /// The collector's per-leaf noisy sums, with what the pruning statistics need to know.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoisySums {
@@ -94,9 +234,24 @@ pub struct NoisySums {
     pub positive: Vec<f64>,
     /// n_P, the number of reports.
     pub n_users: u64,
-    /// The ε each report was released at (the noise scale is 4/ε).
+    /// The ε each report was released at.
     #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
+    /// The local release that made them (files written before it was recorded: Laplace).
+    #[serde(default)]
+    pub mechanism: Mechanism,
+}
+
+impl NoisySums {
+    /// The per-holder noise variance of a leaf count ([`Mechanism::count_variance`]).
+    pub fn count_variance(&self) -> f64 {
+        self.mechanism.count_variance(self.epsilon)
+    }
+
+    /// The Laplace-equivalent ε of the reports' noise ([`Mechanism::laplace_equivalent_epsilon`]).
+    pub fn noise_epsilon(&self) -> f64 {
+        self.mechanism.laplace_equivalent_epsilon(self.epsilon)
+    }
 }
 
 /// Records n_P reports, each ε-LDP (one entry, parallel over holders): the collector's side of
@@ -136,6 +291,7 @@ pub fn aggregate(
         positive: vec![0.0; n_leaves],
         n_users: reports.len() as u64,
         epsilon,
+        mechanism: Mechanism::Laplace,
     };
     for r in reports {
         for (s, x) in sums.count.iter_mut().zip(&r.u) {
@@ -169,6 +325,7 @@ pub fn per_user_sums(
         positive: vec![0.0; l],
         n_users: leaves.len() as u64,
         epsilon,
+        mechanism: Mechanism::Laplace,
     };
     for (&j, &yi) in leaves.iter().zip(y) {
         let r = release.report(noise, Some(j as usize), yi)?;
@@ -216,5 +373,6 @@ pub fn simulate_sums(
             .collect::<Result<_>>()?,
         n_users: n,
         epsilon,
+        mechanism: Mechanism::Laplace,
     })
 }

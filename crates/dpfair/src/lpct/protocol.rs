@@ -3,15 +3,17 @@
 //!
 //! * [`PartitionFile`] (`TREE.json`): the schema, the tree, the public leaf counts, the ε every
 //!   report must use and which query ([`Protocol`]) the partition is for.
-//! * Reports (`REPORTS.csv`): one row per holder record, `epsilon,u_0..u_{L−1},v_0..v_{L−1}`
-//!   ([`ReportWriter`], [`read_reports`]). A report belongs to a partition through its number of
-//!   leaves and its ε; a coordinate outside the range an honest report can take is refused.
+//! * Laplace reports as text (`REPORTS.csv`): one row per holder record,
+//!   `epsilon,u_0..u_{L−1},v_0..v_{L−1}` ([`ReportWriter`], [`read_reports`], [`visit_reports`]).
+//!   A report belongs to a partition through its number of leaves and its ε; a coordinate outside
+//!   the range an honest report can take is refused. The binary format (Arrow IPC, either
+//!   mechanism, carrying the partition's digest) is [`super::report_file`].
 //!
 //! The command line (`dpfair ldp`) only parses flags and moves these files.
 
 use super::error::{Result, bad_data};
 use super::partition::LeafCounts;
-use super::privatiser::{REPORT_SENSITIVITY, Report};
+use super::privatiser::{Mechanism, REPORT_SENSITIVITY, Report};
 use super::{PruneConfig, Tree, TreeSettings};
 use dpfair_data::Schema;
 use serde::{Deserialize, Serialize};
@@ -43,8 +45,11 @@ pub struct PartitionFile {
     pub format: String,
     pub schema: Schema,
     pub settings: TreeSettings,
-    /// The ε each holder's report uses (Laplace scale 4/ε).
+    /// The ε each holder's report uses.
     pub epsilon: f64,
+    /// The local release holders use (files written before it was recorded: Laplace).
+    #[serde(default)]
+    pub mechanism: Mechanism,
     pub protocol: Protocol,
     pub tree: Tree,
     pub public_counts: LeafCounts,
@@ -56,6 +61,7 @@ impl PartitionFile {
         schema: Schema,
         settings: TreeSettings,
         epsilon: f64,
+        mechanism: Mechanism,
         protocol: Protocol,
         tree: Tree,
         public_counts: LeafCounts,
@@ -71,6 +77,7 @@ impl PartitionFile {
             schema,
             settings,
             epsilon,
+            mechanism,
             protocol,
             tree,
             public_counts,
@@ -96,6 +103,20 @@ impl PartitionFile {
             ));
         }
         Ok(f)
+    }
+
+    /// `sha256:<hex>` of the tree's JSON (split features, thresholds and domain box): the
+    /// partition's identity, which every binary report file carries, so reports made with
+    /// another partition are refused.
+    pub fn digest(&self) -> Result<String> {
+        use sha2::{Digest, Sha256};
+        let json = serde_json::to_string(&self.tree)
+            .map_err(|e| bad_data("partition file", e.to_string()))?;
+        let hash = Sha256::digest(json.as_bytes());
+        Ok(format!(
+            "sha256:{}",
+            hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ))
     }
 
     /// The file's JSON text (one line, newline-terminated).
@@ -167,51 +188,63 @@ fn csv_error(e: csv::Error) -> super::error::LpctError {
 /// every row `epsilon,u_0..u_{L−1},v_0..v_{L−1}` at that ε, each coordinate within the range an
 /// honest report can take. Errors name the report (1-based) and the column.
 pub fn read_reports<R: Read>(input: R, n_leaves: usize, epsilon: f64) -> Result<Vec<Report>> {
+    let mut out = Vec::new();
+    visit_reports(input, n_leaves, epsilon, |u, v| {
+        out.push(Report {
+            u: u.to_vec(),
+            v: v.to_vec(),
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`read_reports`] one report at a time (memory independent of the number of reports):
+/// `visit(u, v)` is called for each; returns the number of reports.
+pub fn visit_reports<R: Read>(
+    input: R,
+    n_leaves: usize,
+    epsilon: f64,
+    mut visit: impl FnMut(&[f64], &[f64]) -> Result<()>,
+) -> Result<u64> {
     let bad = |m: String| bad_data("report file", m);
     let limit = 1.0 + REPORT_TAIL_SCALES * REPORT_SENSITIVITY / epsilon;
     let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(input);
-    let mut out = Vec::new();
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec.map_err(|e| bad(e.to_string()))?;
+    let mut vals = vec![0.0; 2 * n_leaves + 1];
+    let mut rec = csv::StringRecord::new();
+    let mut i: u64 = 0;
+    while r.read_record(&mut rec).map_err(|e| bad(e.to_string()))? {
+        i += 1;
         if rec.len() != 2 * n_leaves + 1 {
             return Err(bad(format!(
-                "report {} has {} columns, the partition needs {}",
-                i + 1,
+                "report {i} has {} columns, the partition needs {}",
                 rec.len(),
                 2 * n_leaves + 1
             )));
         }
-        let vals: Vec<f64> = rec
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && (c == 0 || x.abs() <= limit))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "report {}, column {}: `{}` is not a number within ±{limit:.4e} (the range of an honest report at ε = {epsilon})",
-                            i + 1,
-                            c + 1,
-                            dpfair_data::error::clip(v)
-                        ))
-                    })
-            })
-            .collect::<Result<_>>()?;
+        for ((c, v), out) in rec.iter().enumerate().zip(vals.iter_mut()) {
+            *out = v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && (c == 0 || x.abs() <= limit))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "report {i}, column {}: `{}` is not a number within ±{limit:.4e} (the range of an honest report at ε = {epsilon})",
+                        c + 1,
+                        dpfair_data::error::clip(v)
+                    ))
+                })?;
+        }
         if vals[0] != epsilon {
             return Err(bad(format!(
-                "report {} was made at ε = {}, the partition asks for {epsilon}",
-                i + 1,
+                "report {i} was made at ε = {}, the partition asks for {epsilon}",
                 vals[0]
             )));
         }
-        out.push(Report {
-            u: vals[1..=n_leaves].to_vec(),
-            v: vals[n_leaves + 1..].to_vec(),
-        });
+        visit(&vals[1..=n_leaves], &vals[n_leaves + 1..])?;
     }
-    Ok(out)
+    Ok(i)
 }
 
 #[cfg(test)]

@@ -210,7 +210,8 @@ pub fn node_statistics(tree: &Tree, sums: &LeafSums, preset: Preset) -> Vec<Opti
     }
     let n_p = sums.private.n_users as f64;
     let n_q = pre[l][2];
-    let eps_q = sums.private.epsilon;
+    // The reports' noise level as the Laplace ε of the paper's rules (identity for Laplace).
+    let eps_q = sums.private.noise_epsilon();
     tree.nodes()
         .iter()
         .map(|node| {

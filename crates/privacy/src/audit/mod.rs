@@ -10,7 +10,7 @@
 //! * [`one_run`]: Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*:
 //!   m canaries, each included by a fair coin, one training, guesses from canary scores, and
 //!   their bound on the number of correct guesses under (ε, δ)-DP turned into an ε lower bound.
-//! * [`local`]: the audit of an ε-LDP Laplace randomiser on a worst-case pair of inputs, projected
+//! * [`local`]: the audits of the ε-LDP Laplace and Hadamard randomisers on a worst-case pair of inputs, projected
 //!   on the pair's exact privacy-loss statistic (the most powerful event).
 //! * [`search`]: a search over candidate neighbouring pairs for the one with the largest
 //!   empirical privacy loss (in the spirit of DP-Auditorium's testers), confirmed on fresh samples.

@@ -22,6 +22,7 @@
 //! | [`SubsampledGaussianRun`] | ℓ2 clip C | discrete Gaussian, σ = z·C | subsampled Gaussian (q, z, T) |
 //! | [`LocalLaplace`] | ℓ1, per user | discrete Laplace | pure ε per user (parallel) |
 //! | [`RandomizedResponse`] | any two inputs | exact k-ary RR | pure ε per record (parallel) |
+//! | [`HadamardResponse`] | any two cells | uniform Hadamard row + exact binary RR | pure ε per user (parallel) |
 //! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
 //! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) | discrete Laplace on counts | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
@@ -39,6 +40,7 @@ mod auto_range;
 mod discrete;
 mod dpsgd;
 mod gaussian;
+mod hadamard;
 mod laplace;
 mod local;
 mod privunit;
@@ -53,6 +55,7 @@ pub use discrete::{
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;
+pub use hadamard::{HadamardResponse, hadamard_sign};
 pub use laplace::Laplace;
 pub use local::LocalLaplace;
 pub use privunit::PrivUnitG;

@@ -6,11 +6,18 @@
 //! partition: (U, V) moves by 4 in ℓ1 norm, the randomiser's whole diameter, so the pair's loss
 //! reaches the claimed ε. Event: the pair's log-likelihood ratio at its maximum (probability
 //! 1/16 under the first holder). The planted bug is the noise scale × 0.7.
+//!
+//! The Hadamard randomiser (`dpfair::lpct::privatiser::HadamardRelease`, `ldp partition
+//! --mechanism hadamard`) is audited on the same two holders (cells 1 and 3 of a two-leaf
+//! partition), projected on the pair's privacy loss (`dpfair_privacy::audit::local::HadamardPair`:
+//! every pair of cells is a worst case); its planted bug runs the flip at ε/0.7.
 
 use super::{Finding, Planted, Size, timed};
 use crate::error::{CliError, CliResult};
-use dpfair::lpct::privatiser::{LocalRelease, REPORT_SENSITIVITY};
-use dpfair_privacy::audit::local::{LaplacePair, audit_laplace_randomiser};
+use dpfair::lpct::privatiser::{HadamardRelease, LocalRelease, REPORT_SENSITIVITY};
+use dpfair_privacy::audit::local::{
+    HadamardPair, LaplacePair, audit_hadamard_randomiser, audit_laplace_randomiser,
+};
 use dpfair_privacy::{Noise, audit::AuditReport};
 
 const ALPHA: f64 = 0.01;
@@ -56,7 +63,52 @@ pub fn audit_randomiser(
     .map_err(CliError::internal)
 }
 
+/// The Hadamard randomiser run at `run_epsilon`, audited against the claim `epsilon`: holders
+/// (leaf 0, label 1) and (leaf 1, label 1) of a two-leaf partition.
+pub fn audit_hadamard(
+    epsilon: f64,
+    run_epsilon: f64,
+    trials: usize,
+    seed: u64,
+) -> CliResult<AuditReport> {
+    let pair = HadamardPair::new(1, 3, epsilon).map_err(CliError::internal)?;
+    let release = HadamardRelease::new(run_epsilon, 2).map_err(CliError::internal)?;
+    audit_hadamard_randomiser(&mut Noise::seeded(seed), trials, ALPHA, &pair, |i, nz| {
+        release
+            .report(nz, i, 1)
+            .map_err(|e| dpfair_privacy::error::invalid("report", e.to_string()))
+    })
+    .map_err(CliError::internal)
+}
+
 pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
+    let laplace = Randomiser {
+        name: "local randomiser (U, V)",
+        neighbours: "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)",
+        bug: format!("noise scale × {SCALE_BUG}"),
+        audit: audit_randomiser,
+    };
+    let hadamard = Randomiser {
+        name: "Hadamard randomiser (row, bit)",
+        neighbours: "two holders: leaf 0 vs leaf 1, label 1 (cells 1 and 3; every pair of cells is a worst case)",
+        bug: format!("flip probability of ε/{SCALE_BUG}"),
+        audit: audit_hadamard,
+    };
+    let mut out = findings(&laplace, size, seed, method)?;
+    out.extend(findings(&hadamard, size, seed + 100, method)?);
+    Ok(out)
+}
+
+/// One audited randomiser: `audit(claimed ε, run ε, trials, seed)`.
+struct Randomiser {
+    name: &'static str,
+    neighbours: &'static str,
+    bug: String,
+    audit: fn(f64, f64, usize, u64) -> CliResult<AuditReport>,
+}
+
+/// The randomiser at each claimed ε, honest and with its planted bug (run at ε/0.7).
+fn findings(r: &Randomiser, size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
     let n = trials(size);
     CLAIMS
         .iter()
@@ -65,15 +117,14 @@ pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
             let s = seed + 2 * k as u64;
             let t = timed(|| {
                 Ok((
-                    audit_randomiser(eps, eps, n, s)?,
-                    audit_randomiser(eps, eps / SCALE_BUG, n, s + 1)?,
+                    (r.audit)(eps, eps, n, s)?,
+                    (r.audit)(eps, eps / SCALE_BUG, n, s + 1)?,
                 ))
             })?;
             let (honest, planted) = t.value;
             Ok(Finding {
-                audit: format!("{method}: local randomiser (U, V) at ε = {eps}"),
-                neighbours:
-                    "two holders: leaf 0 vs leaf 1, label 1 (ℓ1 distance 4, the worst case)".into(),
+                audit: format!("{method}: {} at ε = {eps}", r.name),
+                neighbours: r.neighbours.into(),
                 event: format!(
                     "privacy-loss statistic of the pair ≥ {:.3} (counts {:?} of {})",
                     honest.event.threshold, honest.counts, honest.n
@@ -84,7 +135,7 @@ pub fn lpct(size: Size, seed: u64, method: &str) -> CliResult<Vec<Finding>> {
                 epsilon_lower: honest.epsilon_lower,
                 confidence: honest.confidence,
                 planted: vec![Planted {
-                    bug: format!("noise scale × {SCALE_BUG}"),
+                    bug: r.bug.clone(),
                     epsilon_lower: planted.epsilon_lower,
                 }],
                 runtime_seconds: t.seconds,
