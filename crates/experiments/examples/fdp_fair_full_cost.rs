@@ -39,6 +39,9 @@ impl Paper for FewerRepetitions {
     fn run(&self, cell: &Cell) -> dpfair_experiments::Result<Outcome> {
         FdpFairPaper.run(cell)
     }
+    fn schedule(&self, pending: &mut Vec<Cell>) {
+        FdpFairPaper.schedule(pending)
+    }
     fn checks(&self, rows: &[Summary]) -> Vec<Check> {
         FdpFairPaper.checks(rows)
     }
