@@ -1064,21 +1064,20 @@ mod tests {
             .build()
             .expect("pool");
         pool.install(|| {
-            let data = FdpFairDesign::default().generate(1_200, 8).expect("data");
+            let data = FdpFairDesign::default().generate(1_500, 8).expect("data");
             for accounting in [Accounting::Strict, Accounting::Paper] {
                 let paper = accounting == Accounting::Paper;
-                // Strict: the public rule gives h = 600^{-1/4} at every ε here; 0.2 differs.
-                let configs: Vec<Config> = [(0.75, None), (2.0, None), (4.0, None), (2.0, Some(0.2))]
-                    .map(|(epsilon, h): (f64, Option<f64>)| Config {
-                        epsilon,
-                        accounting,
-                        bandwidth: h
-                            .or(paper.then_some(0.15))
-                            .map(|h| Bandwidth::Fixed { h }),
-                        n_frequencies: 48,
-                        ..Config::default()
-                    })
-                    .to_vec();
+                // Strict: the public rule gives h = 750^{-1/4} at every ε here; 0.2 differs.
+                let configs: Vec<Config> =
+                    [(0.75, None), (2.0, None), (4.0, None), (2.0, Some(0.2))]
+                        .map(|(epsilon, h): (f64, Option<f64>)| Config {
+                            epsilon,
+                            accounting,
+                            bandwidth: h.or(paper.then_some(0.15)).map(|h| Bandwidth::Fixed { h }),
+                            n_frequencies: 48,
+                            ..Config::default()
+                        })
+                        .to_vec();
                 let budget = |c: &Config| if paper { f64::INFINITY } else { c.epsilon };
                 let mut ledgers: Vec<Ledger> = configs.iter().map(|c| ledger(budget(c))).collect();
                 let mut noises: Vec<Noise> = configs.iter().map(|_| Noise::seeded(4)).collect();
@@ -1093,7 +1092,11 @@ mod tests {
                             let m = s.select(alpha, &mut l.clone(), &mut Noise::seeded(5));
                             serde_json::to_string(&m.expect("S2")).expect("json")
                         };
-                        assert_eq!(pick(&many[c]), pick(&one), "{accounting:?}, {c}, α = {alpha}");
+                        assert_eq!(
+                            pick(&many[c]),
+                            pick(&one),
+                            "{accounting:?}, {c}, α = {alpha}"
+                        );
                     }
                 }
             }

@@ -315,7 +315,14 @@ pub fn site_round1(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Round1> {
-    site_round1_with(params, data, schema, ledger, noise, &mut SumsMemo::default())
+    site_round1_with(
+        params,
+        data,
+        schema,
+        ledger,
+        noise,
+        &mut SumsMemo::default(),
+    )
 }
 
 /// A site's kernel sums (its training half's random-feature sums) kept for the next round 1 that

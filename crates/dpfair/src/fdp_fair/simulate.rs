@@ -7,9 +7,9 @@ use crate::fdp_fair::protocol::{
     Global, Round2, SiteParams, SumsMemo, aggregate_round1, aggregate_round2, calibration_rows,
     site_ledger, site_round1_with, site_round2_with,
 };
-use crate::plugin::release::{PluginEstimate, eta_grouped_many};
 use crate::fdp_fair::{Config, SearchConfig, federated_bandwidth};
 use crate::plugin::error::{Result, invalid};
+use crate::plugin::release::{PluginEstimate, eta_grouped_many};
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
 
@@ -131,8 +131,7 @@ pub fn rounds_many(
     let mut ledgers = Vec::with_capacity(configs.len());
     for config in configs {
         // One bandwidth for all sites (one shared basis): the federation's public rule.
-        let sizes: Vec<(usize, f64)> =
-            sites.iter().map(|d| (d.n_rows(), config.epsilon)).collect();
+        let sizes: Vec<(usize, f64)> = sites.iter().map(|d| (d.n_rows(), config.epsilon)).collect();
         let config = Config {
             bandwidth: Some(
                 config
@@ -239,20 +238,25 @@ mod tests {
             .expect("pool");
         pool.install(|| {
             let sites: Vec<Dataset> = (0..3)
-                .map(|s| FdpFairDesign::default().generate(400, 20 + s).expect("data"))
+                .map(|s| {
+                    FdpFairDesign::default()
+                        .generate(400, 20 + s)
+                        .expect("data")
+                })
                 .collect();
             for accounting in [Accounting::Strict, Accounting::Paper] {
                 let paper = accounting == Accounting::Paper;
-                let configs: Vec<Config> = [(0.75, None), (2.0, None), (10.0, None), (2.0, Some(0.3))]
-                    .map(|(epsilon, bandwidth)| Config {
-                        epsilon,
-                        accounting,
-                        pi: paper.then_some(PiRelease::Empirical),
-                        bandwidth,
-                        n_frequencies: 40,
-                        ..Config::default()
-                    })
-                    .to_vec();
+                let configs: Vec<Config> =
+                    [(0.75, None), (2.0, None), (10.0, None), (2.0, Some(0.3))]
+                        .map(|(epsilon, bandwidth)| Config {
+                            epsilon,
+                            accounting,
+                            pi: paper.then_some(PiRelease::Empirical),
+                            bandwidth,
+                            n_frequencies: 40,
+                            ..Config::default()
+                        })
+                        .to_vec();
                 let streams = || (0..3).map(|s| Noise::seeded(100 + s)).collect::<Vec<_>>();
                 let mut noises: Vec<Vec<Noise>> = configs.iter().map(|_| streams()).collect();
                 let mut refs: Vec<&mut [Noise]> =
@@ -261,8 +265,16 @@ mod tests {
                 for (c, config) in configs.iter().enumerate() {
                     let mut own = streams();
                     let one = rounds(config, &sites, &mut own).expect("one");
-                    assert_eq!(json(&many[c].global), json(&one.global), "{accounting:?}, {c}");
-                    assert_eq!(json(&many[c].round2), json(&one.round2), "{accounting:?}, {c}");
+                    assert_eq!(
+                        json(&many[c].global),
+                        json(&one.global),
+                        "{accounting:?}, {c}"
+                    );
+                    assert_eq!(
+                        json(&many[c].round2),
+                        json(&one.round2),
+                        "{accounting:?}, {c}"
+                    );
                     for (a, b) in noises[c].iter_mut().zip(&mut own) {
                         assert_eq!(a.public_u64(), b.public_u64());
                     }

@@ -380,7 +380,11 @@ mod tests {
                 let phi = b.features(x.row(r).as_slice().unwrap());
                 for f in 0..k {
                     let want: f64 = coefs[f].iter().zip(&phi).map(|(a, p)| a * p).sum();
-                    assert_eq!(vals[[r, f]].to_bits(), want.to_bits(), "row {r}, function {f}");
+                    assert_eq!(
+                        vals[[r, f]].to_bits(),
+                        want.to_bits(),
+                        "row {r}, function {f}"
+                    );
                 }
             }
         }

@@ -729,7 +729,10 @@ pub fn eta_grouped_many(
             .filter(|(_, k)| k.basis == first.basis)
             .collect();
         let kernels: Vec<&KernelEta> = same.iter().map(|&(_, k)| k).collect();
-        for ((j, _), eta) in same.iter().zip(KernelEta::eta_grouped_many(&kernels, x, a)?) {
+        for ((j, _), eta) in same
+            .iter()
+            .zip(KernelEta::eta_grouped_many(&kernels, x, a)?)
+        {
             out[*j] = Some(eta);
         }
     }
@@ -744,7 +747,9 @@ impl KernelEta {
 
     /// `η̃_{a_i}(x_i)` for every row (groups already checked).
     fn eta_grouped(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
-        Ok(Self::eta_grouped_many(&[self], x, a)?.pop().unwrap_or_default())
+        Ok(Self::eta_grouped_many(&[self], x, a)?
+            .pop()
+            .unwrap_or_default())
     }
 
     /// `η̃_{a_i}(x_i)` for every row under each of `kernels`, which share the first one's basis

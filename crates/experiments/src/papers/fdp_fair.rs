@@ -432,10 +432,7 @@ fn epsilon_group(cell: &Cell) -> Option<String> {
     let n: usize = cell.param("n").ok()?;
     let sites: usize = cell.param("sites").ok()?;
     let test: usize = cell.param("test").ok()?;
-    Some(format!(
-        "{}|{n}|{sites}|{}|{test}",
-        s.method, s.accounting
-    ))
+    Some(format!("{}|{n}|{sites}|{}|{test}", s.method, s.accounting))
 }
 
 fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {

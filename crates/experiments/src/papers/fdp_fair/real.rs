@@ -141,7 +141,8 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
                     epsilon,
                     ..config.clone()
                 };
-                let config = caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
+                let config =
+                    caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
                 Ok((config, ledger))
             };
             let (config, _) = setup(epsilon)?;
