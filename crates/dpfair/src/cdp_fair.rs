@@ -765,7 +765,7 @@ fn s1_fold_many(
     let mut sums_memo: Vec<(&RffBasis, &[usize], S1Statistics)> = Vec::new();
     let mut released = Vec::with_capacity(parts.len());
     for (p, ledger, noise) in parts.iter_mut() {
-        let p: &Prepared = *p;
+        let p: &Prepared = p;
         let (train, _) = &p.folds[k];
         let (epsilon, delta) = fold_budget(&p.r);
         let prefix = if p.folds.len() > 1 {

@@ -548,9 +548,11 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
         };
         let shared = caches.batched(
             &caches.rounds,
-            &group,
-            epsilon,
-            key,
+            &shared::BatchKey {
+                epsilon,
+                group: &group,
+                key: &key,
+            },
             fit,
             |r| vec![&r.global.estimate],
             test,

@@ -196,9 +196,11 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             };
             let shared = caches.batched(
                 &caches.rounds,
-                &group,
-                epsilon,
-                key_at,
+                &shared::BatchKey {
+                    epsilon,
+                    group: &group,
+                    key: &key_at,
+                },
                 fit,
                 |r| vec![&r.global.estimate],
                 || Ok(test.clone()),

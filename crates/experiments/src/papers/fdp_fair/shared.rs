@@ -190,13 +190,16 @@ impl Caches {
     pub fn batched<T>(
         &self,
         cache: &SharedFits<T>,
-        group: &str,
-        epsilon: f64,
-        key: impl Fn(f64) -> String,
+        at: &BatchKey,
         fit: impl FnOnce(&[f64]) -> Result<Vec<T>>,
         estimates: impl Fn(&T) -> Vec<&PluginEstimate>,
         test: impl FnOnce() -> Result<Dataset>,
     ) -> Result<Arc<Shared<T>>> {
+        let BatchKey {
+            epsilon,
+            group,
+            key,
+        } = *at;
         if let Some(hit) = cache.get(&key(epsilon)) {
             return Ok(hit);
         }
@@ -297,6 +300,15 @@ pub(super) struct CdpS1 {
     s2_seed: u64,
 }
 
+/// Where a cell's fit sits among the fits made together across ε: its ε, its group's name in
+/// the plan ([`Caches::plan`]) and the cache key of the group's fit at any ε.
+#[derive(Clone, Copy)]
+pub(super) struct BatchKey<'a> {
+    pub epsilon: f64,
+    pub group: &'a str,
+    pub key: &'a dyn Fn(f64) -> String,
+}
+
 /// A CDP-Fair cell of a group whose fits are shared across ε: its ε, the group's name in the
 /// plan, the cache key of the fit at any ε, and the configuration and starting ledger of a cell
 /// at any ε (the S1 fit reads neither α nor anything else of the cell).
@@ -342,11 +354,14 @@ pub(super) fn cdp_at_alpha(
             })
             .collect())
     };
+    let at = BatchKey {
+        epsilon: cell.epsilon,
+        group: cell.group,
+        key: cell.key,
+    };
     let shared = caches.batched(
         &caches.cdp_s1,
-        cell.group,
-        cell.epsilon,
-        cell.key,
+        &at,
         fit,
         |f| f.s1.estimates().collect(),
         test,
