@@ -379,9 +379,11 @@ pub(super) fn cdp_at_alpha(
     Ok((shared, model, ledger))
 }
 
-/// Entries kept per cache. Cells run setting-major, so the cells of one seed that share a fit
-/// are `repetitions × (param sets)` cells apart (≤ 5 S × 200 repetitions of one sweep's ε at
-/// `--full`), and rayon's two halves of the cell list run at once: 2,048 keeps both alive.
+/// Entries kept per cache. `reproduce` runs fdp-fair's cells seed-major (`schedule`), so a
+/// seed's fits (≈ 110 across all figures and ε) are used within its own cells, and rayon's two
+/// halves of the cell list run at once; a caller running cells in grid (setting-major) order
+/// keeps the old bound: one sweep's fits are `repetitions × (param sets)` cells apart (≤ 5 S ×
+/// 200 repetitions at `--full`). 2,048 covers both.
 const SHARED_CAPACITY: usize = 2048;
 
 /// A bounded cache of fits shared across cells; the oldest entries are dropped beyond
