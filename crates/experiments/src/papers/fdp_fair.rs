@@ -31,7 +31,7 @@ use crate::{
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
-use dpfair::fdp_fair::simulate::{contiguous_sites, fit, rounds_many};
+use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
@@ -528,23 +528,9 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
                 .map(|s| design.generate(n, cell.seed * 64 + s as u64))
                 .collect::<std::result::Result<_, _>>()
                 .map_err(method_error)?;
-            let configs: Vec<Config> = eps
-                .iter()
-                .map(|&epsilon| Config {
-                    epsilon,
-                    ..config.clone()
-                })
-                .collect();
-            let mut noises: Vec<Vec<Noise>> = eps
-                .iter()
-                .map(|_| {
-                    (0..sites)
-                        .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
-                        .collect()
-                })
-                .collect();
-            let mut streams: Vec<&mut [Noise]> = noises.iter_mut().map(Vec::as_mut_slice).collect();
-            rounds_many(&configs, &data, &mut streams).map_err(method_error)
+            shared::rounds_at(&config, eps, &data, |s| {
+                cell.seed.wrapping_mul(1000) + s as u64
+            })
         };
         let shared = caches.batched(
             &caches.rounds,

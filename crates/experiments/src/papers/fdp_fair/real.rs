@@ -15,10 +15,9 @@ use super::shared;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
 use dpfair::cdp_fair::{self, Model};
-use dpfair::fdp_fair::simulate::rounds_many;
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair_data::{Dataset, Stratify};
-use dpfair_privacy::{Budget, Ledger, Noise};
+use dpfair_privacy::{Budget, Ledger};
 
 /// Adult (`adult-fdp`).
 pub const ADULT: &str = "adult-fdp";
@@ -180,19 +179,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             // (Alg. 2 S3 selects per cell), and fitted at every ε of the run in one pass over
             // the rows, as in the synthetic figures.
             let fit = |eps: &[f64]| {
-                let configs: Vec<Config> = eps
-                    .iter()
-                    .map(|&epsilon| Config {
-                        epsilon,
-                        ..config.clone()
-                    })
-                    .collect();
-                let mut noises: Vec<[Noise; 1]> =
-                    eps.iter().map(|_| [Noise::seeded(cell.seed)]).collect();
-                let mut streams: Vec<&mut [Noise]> =
-                    noises.iter_mut().map(|n| n.as_mut_slice()).collect();
-                rounds_many(&configs, std::slice::from_ref(&train), &mut streams)
-                    .map_err(method_error)
+                shared::rounds_at(&config, eps, std::slice::from_ref(&train), |_| cell.seed)
             };
             let shared = caches.batched(
                 &caches.rounds,
@@ -316,7 +303,13 @@ mod tests {
                     };
                     let budget = Budget::approx(f64::INFINITY, 1e-6).unwrap();
                     let mut ledger = Ledger::new(budget);
-                    let model = fit(&config, &data, &mut ledger, &mut Noise::seeded(7)).unwrap();
+                    let model = fit(
+                        &config,
+                        &data,
+                        &mut ledger,
+                        &mut dpfair_privacy::Noise::seeded(7),
+                    )
+                    .unwrap();
                     (model, ledger)
                 })
                 .collect();

@@ -13,7 +13,7 @@
 use crate::error::{Result, method_error};
 use dpfair::cdp_fair::{self, Model, groups_and_labels};
 use dpfair::data::Dataset;
-use dpfair::fdp_fair::simulate::Rounds;
+use dpfair::fdp_fair::simulate::{Rounds, rounds_many};
 use dpfair::plugin::kernel::{Bandwidth, cross_validate};
 use dpfair::plugin::release::eta_grouped_many;
 use dpfair::plugin::threshold::score;
@@ -377,6 +377,29 @@ pub(super) fn cdp_at_alpha(
         )
         .map_err(method_error)?;
     Ok((shared, model, ledger))
+}
+
+/// FDP-Fair's rounds of `config` at each ε of `eps` on `sites`, site `s` drawing from a stream
+/// seeded with `seed(s)` at every ε ([`rounds_many`]: one pass over each site's rows).
+pub(super) fn rounds_at(
+    config: &dpfair::fdp_fair::Config,
+    eps: &[f64],
+    sites: &[Dataset],
+    seed: impl Fn(usize) -> u64,
+) -> Result<Vec<Rounds>> {
+    let configs: Vec<dpfair::fdp_fair::Config> = eps
+        .iter()
+        .map(|&epsilon| dpfair::fdp_fair::Config {
+            epsilon,
+            ..config.clone()
+        })
+        .collect();
+    let mut noises: Vec<Vec<Noise>> = eps
+        .iter()
+        .map(|_| (0..sites.len()).map(|s| Noise::seeded(seed(s))).collect())
+        .collect();
+    let mut streams: Vec<&mut [Noise]> = noises.iter_mut().map(Vec::as_mut_slice).collect();
+    rounds_many(&configs, sites, &mut streams).map_err(method_error)
 }
 
 /// Entries kept per cache. `reproduce` runs fdp-fair's cells seed-major (`schedule`), so a
