@@ -677,7 +677,8 @@ pub fn fit_s1(
 /// let configs: Vec<Config> = [1.0, 4.0]
 ///     .map(|epsilon| Config { epsilon, n_frequencies: 32, ..Config::default() })
 ///     .to_vec();
-/// let ledger = |c: &Config| Ledger::new(Budget::approx(c.epsilon, 1e-5).unwrap());
+/// // The default δ is (N/2)^{-2} = 2.5e-5 for 400 rows.
+/// let ledger = |c: &Config| Ledger::new(Budget::approx(c.epsilon, 1e-4).unwrap());
 /// let mut ledgers: Vec<Ledger> = configs.iter().map(ledger).collect();
 /// let mut noises = vec![Noise::seeded(7), Noise::seeded(7)];
 /// let both = fit_s1_many(&configs, &data, &mut ledgers, &mut noises).unwrap();
