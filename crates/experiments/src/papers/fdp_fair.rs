@@ -277,7 +277,7 @@ impl Paper for FdpFairPaper {
     /// A seed's cells run together (seed-major: the fits one seed shares across α, ρ*, C_ω and
     /// ε are made once and dropped soon after), and the ε of each group of cells whose fits
     /// are shared across ε are noted, so that one pass over a seed's rows fits all of them
-    /// ([`shared::Caches::batched`]).
+    /// (`Caches::batched` in `fdp_fair/shared.rs`).
     fn schedule(&self, pending: &mut Vec<Cell>) {
         pending.sort_by_key(|c| c.seed);
         shared::CACHES.plan(pending.iter(), epsilon_group);
