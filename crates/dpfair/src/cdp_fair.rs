@@ -67,7 +67,7 @@ use crate::plugin::kernel::{Bandwidth, cross_validate, public_rule};
 use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::release::{
     Calibration, KernelSums, PiRelease, PluginEstimate, S1Accounting, S1Plan, classical_sigma,
-    gaussian_release_vec,
+    eta_grouped_many, gaussian_release_vec,
 };
 use crate::plugin::split::random_split;
 use crate::plugin::threshold::{
@@ -476,18 +476,37 @@ impl Prepared<'_> {
 
     /// Calibration scores of the estimate on `rows`, per group (what S2 reads; no noise).
     fn scores(&self, est: &PluginEstimate, rows: &[usize]) -> Result<CalibrationScores> {
+        Ok(self
+            .scores_many(&[est], rows)?
+            .pop()
+            .expect("one estimate, one set of scores"))
+    }
+
+    /// Calibration scores of each estimate on `rows`, per group (what S2 reads; no noise), the
+    /// rows' feature map computed once ([`eta_grouped_many`]).
+    fn scores_many(
+        &self,
+        estimates: &[&PluginEstimate],
+        rows: &[usize],
+    ) -> Result<Vec<CalibrationScores>> {
         let (x, a, _) = self.rows(rows);
-        let eta = est.eta_grouped(x.view(), &a)?;
-        let (mut z0, mut z1) = (Vec::new(), Vec::new());
-        for (&e, &g) in eta.iter().zip(&a) {
-            let g = g as usize;
-            let z = score(g, e, est.pi[g]);
-            if g == 1 { z1.push(z) } else { z0.push(z) }
-        }
-        Ok(CalibrationScores {
-            z: [z0, z1],
-            n_cal: rows.len(),
-        })
+        let etas = eta_grouped_many(estimates, x.view(), &a)?;
+        Ok(estimates
+            .iter()
+            .zip(etas)
+            .map(|(est, eta)| {
+                let (mut z0, mut z1) = (Vec::new(), Vec::new());
+                for (&e, &g) in eta.iter().zip(&a) {
+                    let g = g as usize;
+                    let z = score(g, e, est.pi[g]);
+                    if g == 1 { z1.push(z) } else { z0.push(z) }
+                }
+                CalibrationScores {
+                    z: [z0, z1],
+                    n_cal: rows.len(),
+                }
+            })
+            .collect())
     }
 
     fn model(&self, method: Method, folds: Vec<FairPluginClassifier>) -> Model {
@@ -630,63 +649,201 @@ pub fn fit_s1(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<SharedS1> {
-    if config.pi == Some(PiRelease::Skip) {
+    let mut fits = fit_s1_many(
+        std::slice::from_ref(config),
+        data,
+        std::slice::from_mut(ledger),
+        std::slice::from_mut(noise),
+    )?;
+    Ok(fits.pop().expect("one configuration, one fit"))
+}
+
+/// [`fit_s1`] for several configurations on one data set, configuration `c` charging
+/// `ledgers[c]` and drawing from `noises[c]`: every stream sees [`fit_s1`]'s draws in
+/// [`fit_s1`]'s order, so fit `c` is `fit_s1(&configs[c], …)` bit for bit (in a one-thread
+/// pool, as any two fits: the basis sums are a rayon fold). What the configurations share is
+/// computed once: a fold's random-feature sums wherever they use the same basis (seed,
+/// bandwidth) and training rows, and the feature map of the calibration rows for all of them.
+/// That is the case of one data set's fits at several ε from one seed (the public bandwidth
+/// rule is at its statistical term for all but tiny `nε`), whose sine and cosine work this
+/// divides by the number of ε.
+///
+/// ```
+/// use dpfair::cdp_fair::{Config, fit_s1, fit_s1_many};
+/// use dpfair::data::synthetic::{Design, FdpFairDesign};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
+///
+/// let data = FdpFairDesign::default().generate(400, 1).unwrap();
+/// let configs: Vec<Config> = [1.0, 4.0]
+///     .map(|epsilon| Config { epsilon, n_frequencies: 32, ..Config::default() })
+///     .to_vec();
+/// // The default δ is (N/2)^{-2} = 2.5e-5 for 400 rows.
+/// let ledger = |c: &Config| Ledger::new(Budget::approx(c.epsilon, 1e-4).unwrap());
+/// let mut ledgers: Vec<Ledger> = configs.iter().map(ledger).collect();
+/// let mut noises = vec![Noise::seeded(7), Noise::seeded(7)];
+/// let both = fit_s1_many(&configs, &data, &mut ledgers, &mut noises).unwrap();
+/// let mut alone = ledger(&configs[1]);
+/// let one = fit_s1(&configs[1], &data, &mut alone, &mut Noise::seeded(7)).unwrap();
+/// let select = |s: &dpfair::cdp_fair::SharedS1, l: &Ledger| {
+///     s.select(0.1, &mut l.clone(), &mut Noise::seeded(8)).unwrap()
+/// };
+/// assert_eq!(select(&both[1], &ledgers[1]), select(&one, &alone));
+/// assert_eq!(ledgers[1], alone);
+/// ```
+pub fn fit_s1_many(
+    configs: &[Config],
+    data: &Dataset,
+    ledgers: &mut [Ledger],
+    noises: &mut [Noise],
+) -> Result<Vec<SharedS1>> {
+    if ledgers.len() != configs.len() || noises.len() != configs.len() {
+        return Err(invalid(
+            "configs",
+            format!(
+                "{} configurations, {} ledgers and {} noise streams",
+                configs.len(),
+                ledgers.len(),
+                noises.len()
+            ),
+        ));
+    }
+    if configs.iter().any(|c| c.pi == Some(PiRelease::Skip)) {
         return Err(invalid(
             "pi",
             "`skip` is only for the privacy-only baseline; CDP-Fair needs π̃",
         ));
     }
-    let p = prepare(config, data, ledger, noise)?;
-    let folds = (0..p.folds.len())
-        .map(|k| s1_fold(&p, k, ledger, noise))
+    let preps = configs
+        .iter()
+        .zip(ledgers.iter_mut())
+        .zip(noises.iter_mut())
+        .map(|((c, l), n)| prepare(c, data, l, n))
         .collect::<Result<Vec<_>>>()?;
-    Ok(SharedS1 {
-        bandwidth: p.bandwidth(),
-        r: p.r,
-        split_seed: p.split_seed,
-        folds,
-    })
+    let mut folds: Vec<Vec<S1Fold>> = preps.iter().map(|_| Vec::new()).collect();
+    let n_folds = preps.iter().map(|p| p.folds.len()).max().unwrap_or(0);
+    for k in 0..n_folds {
+        let mut parts: Vec<(&Prepared, &mut Ledger, &mut Noise)> = preps
+            .iter()
+            .zip(ledgers.iter_mut())
+            .zip(noises.iter_mut())
+            .filter(|((p, _), _)| k < p.folds.len())
+            .map(|((p, l), n)| (p, l, n))
+            .collect();
+        let fitted = s1_fold_many(&mut parts, k)?;
+        let owners = (0..preps.len()).filter(|&c| k < preps[c].folds.len());
+        for (c, f) in owners.zip(fitted) {
+            folds[c].push(f);
+        }
+    }
+    Ok(preps
+        .into_iter()
+        .zip(folds)
+        .map(|(p, folds)| SharedS1 {
+            bandwidth: p.bandwidth(),
+            r: p.r,
+            split_seed: p.split_seed,
+            folds,
+        })
+        .collect())
 }
 
 /// S1 on fold `k`'s training half (its part of the parallel partition of the split), and the
 /// scores of its calibration half.
 fn s1_fold(p: &Prepared, k: usize, ledger: &mut Ledger, noise: &mut Noise) -> Result<S1Fold> {
-    let (train, cal) = &p.folds[k];
-    let (epsilon, delta) = fold_budget(&p.r);
-    let prefix = if p.folds.len() > 1 {
-        format!("fold {}: ", k + 1)
-    } else {
-        String::new()
-    };
-    let partition = halves(
-        format!("{prefix}training / calibration halves"),
-        p.split_seed,
-    );
-    let sums = p.sums(train)?;
-    let plan = S1Plan {
-        epsilon,
-        delta,
-        accounting: match p.r.accounting {
-            Accounting::Strict => S1Accounting::Strict,
-            Accounting::Paper => S1Accounting::Paper,
-        },
-        pi: p.r.pi,
-        c_k: 1.0,
-        label_prefix: prefix.clone(),
-    };
-    let estimate = in_part(ledger, &partition, TRAINING_HALF, |l| {
-        sums.release(&plan, l, noise)
-    })?;
-    let scores = p.scores(&estimate, cal)?;
-    Ok(S1Fold {
-        prefix,
-        partition,
-        estimate,
-        scores,
-    })
+    let mut fitted = s1_fold_many(&mut [(p, ledger, noise)], k)?;
+    Ok(fitted.pop().expect("one fit, one fold"))
+}
+
+/// [`s1_fold`] for several fits on one data set, in order: each fit's release is charged to its
+/// own ledger and drawn from its own stream; the statistics of a training half are computed once
+/// per (basis, rows) and the calibration rows' feature map once per rows
+/// ([`eta_grouped_many`]).
+fn s1_fold_many(
+    parts: &mut [(&Prepared, &mut Ledger, &mut Noise)],
+    k: usize,
+) -> Result<Vec<S1Fold>> {
+    // Kernel sums by (basis, training rows): the same for every ε of one seed.
+    let mut sums_memo: Vec<(&RffBasis, &[usize], S1Statistics)> = Vec::new();
+    let mut released = Vec::with_capacity(parts.len());
+    for (p, ledger, noise) in parts.iter_mut() {
+        let p: &Prepared = p;
+        let (train, _) = &p.folds[k];
+        let (epsilon, delta) = fold_budget(&p.r);
+        let prefix = if p.folds.len() > 1 {
+            format!("fold {}: ", k + 1)
+        } else {
+            String::new()
+        };
+        let partition = halves(
+            format!("{prefix}training / calibration halves"),
+            p.split_seed,
+        );
+        let plan = S1Plan {
+            epsilon,
+            delta,
+            accounting: match p.r.accounting {
+                Accounting::Strict => S1Accounting::Strict,
+                Accounting::Paper => S1Accounting::Paper,
+            },
+            pi: p.r.pi,
+            c_k: 1.0,
+            label_prefix: prefix.clone(),
+        };
+        let shared = p.eta == ResolvedEta::Kernel;
+        let memo = sums_memo
+            .iter()
+            .position(|(b, rows, _)| shared && **b == p.basis && *rows == &train[..]);
+        let own;
+        let sums = match memo {
+            Some(i) => &sums_memo[i].2,
+            None if shared => {
+                sums_memo.push((&p.basis, &train[..], p.sums(train)?));
+                &sums_memo.last().expect("just pushed").2
+            }
+            None => {
+                own = p.sums(train)?;
+                &own
+            }
+        };
+        let estimate = in_part(ledger, &partition, TRAINING_HALF, |l| {
+            sums.release(&plan, l, noise)
+        })?;
+        released.push((prefix, partition, estimate));
+    }
+    // Calibration scores, one feature map of the rows for every estimate scored on them.
+    let mut scores: Vec<Option<CalibrationScores>> = vec![None; parts.len()];
+    for i in 0..parts.len() {
+        if scores[i].is_some() {
+            continue;
+        }
+        let cal = &parts[i].0.folds[k].1;
+        let same: Vec<usize> = (i..parts.len())
+            .filter(|&j| scores[j].is_none() && parts[j].0.folds[k].1 == *cal)
+            .collect();
+        let estimates: Vec<&PluginEstimate> = same.iter().map(|&j| &released[j].2).collect();
+        for (j, s) in same.iter().zip(parts[i].0.scores_many(&estimates, cal)?) {
+            scores[*j] = Some(s);
+        }
+    }
+    Ok(released
+        .into_iter()
+        .zip(scores)
+        .map(|((prefix, partition, estimate), scores)| S1Fold {
+            prefix,
+            partition,
+            estimate,
+            scores: scores.expect("every fit scored"),
+        })
+        .collect())
 }
 
 impl SharedS1 {
+    /// The released S1 estimate of each fold, in the fold order of the models
+    /// [`SharedS1::select`] returns.
+    pub fn estimates(&self) -> impl Iterator<Item = &PluginEstimate> {
+        self.folds.iter().map(|f| &f.estimate)
+    }
+
     /// Algorithm 5 step 3 (S2) at fairness level `alpha` on every fold, charging `ledger` (a
     /// copy of the ledger [`fit_s1`] charged) and drawing from `noise` (a stream independent of
     /// the one S1 used).
@@ -894,6 +1051,60 @@ mod tests {
             assert_eq!(direct, selected, "α = {alpha}");
             assert_eq!(l1, l2, "α = {alpha}");
         }
+    }
+
+    /// Several configurations from one seed fitted together (`fit_s1_many`: one pass over the
+    /// rows for all that share a basis) equal one `fit_s1` per configuration bit for bit —
+    /// the models at every α, the ledgers and where the streams stand — in both accounting
+    /// modes (paper mode cross-fits: two folds), with one configuration in a basis of its own.
+    /// One thread: the basis sums are a rayon fold, whose split points set their last bits.
+    #[test]
+    fn fit_s1_many_equals_one_fit_per_configuration() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let data = FdpFairDesign::default().generate(1_500, 8).expect("data");
+            for accounting in [Accounting::Strict, Accounting::Paper] {
+                let paper = accounting == Accounting::Paper;
+                // Strict: the public rule gives h = 750^{-1/4} at every ε here; 0.2 differs.
+                let configs: Vec<Config> =
+                    [(0.75, None), (2.0, None), (4.0, None), (2.0, Some(0.2))]
+                        .map(|(epsilon, h): (f64, Option<f64>)| Config {
+                            epsilon,
+                            accounting,
+                            bandwidth: h.or(paper.then_some(0.15)).map(|h| Bandwidth::Fixed { h }),
+                            n_frequencies: 48,
+                            ..Config::default()
+                        })
+                        .to_vec();
+                let budget = |c: &Config| if paper { f64::INFINITY } else { c.epsilon };
+                let mut ledgers: Vec<Ledger> = configs.iter().map(|c| ledger(budget(c))).collect();
+                let mut noises: Vec<Noise> = configs.iter().map(|_| Noise::seeded(4)).collect();
+                let many = fit_s1_many(&configs, &data, &mut ledgers, &mut noises).expect("batch");
+                for (c, config) in configs.iter().enumerate() {
+                    let (mut l, mut n) = (ledger(budget(config)), Noise::seeded(4));
+                    let one = fit_s1(config, &data, &mut l, &mut n).expect("one");
+                    assert_eq!(ledgers[c], l, "{accounting:?}, configuration {c}");
+                    assert_eq!(noises[c].public_u64(), n.public_u64());
+                    for alpha in [0.05, 0.3] {
+                        let pick = |s: &SharedS1| {
+                            let m = s.select(alpha, &mut l.clone(), &mut Noise::seeded(5));
+                            serde_json::to_string(&m.expect("S2")).expect("json")
+                        };
+                        assert_eq!(
+                            pick(&many[c]),
+                            pick(&one),
+                            "{accounting:?}, {c}, α = {alpha}"
+                        );
+                    }
+                }
+            }
+            let data = FdpFairDesign::default().generate(100, 1).expect("data");
+            let one = [Config::default()];
+            assert!(fit_s1_many(&one, &data, &mut [], &mut [Noise::seeded(1)]).is_err());
+        });
     }
 
     /// With cross-fitting (both folds' S1 first) the ledger holds the same releases.

@@ -2,7 +2,7 @@
 //! repetitions instead of 200: every shared fit (FDP-Fair's rounds, CDP-Fair's S1) is per
 //! repetition and per ε, so the cost is linear in the repetitions, and with `FULL_COST_EPS=e`
 //! (keep only the settings at ε = e, plus the non-private ones) every (seed, N, S, mode) still
-//! shares its fits across its whole α, ρ* or C_ω sweep as at `--full`. The estimate is this run's
+//! shares its fits across its whole α, ρ* or C_ω sweep (and, without `FULL_COST_EPS`, a seed's fits across ε) as at `--full`. The estimate is this run's
 //! CPU time × (cells of the full grid / cells run); `FULL_COST_METHODS=cdp-fair,fdp-fair` keeps
 //! only those methods' settings (the scale factor is then that part's, not the grid's). Prints CPU seconds (user + system of this
 //! process, from /proc/self/stat) and wall time. Needs the data for Figures 6–7:
@@ -38,6 +38,9 @@ impl Paper for FewerRepetitions {
     }
     fn run(&self, cell: &Cell) -> dpfair_experiments::Result<Outcome> {
         FdpFairPaper.run(cell)
+    }
+    fn schedule(&self, pending: &mut Vec<Cell>) {
+        FdpFairPaper.schedule(pending)
     }
     fn checks(&self, rows: &[Summary]) -> Vec<Check> {
         FdpFairPaper.checks(rows)

@@ -469,6 +469,12 @@ pub trait Paper: Sync {
     /// Run one cell (one repetition of one setting) and return its metrics. Must be
     /// deterministic given `cell` (draw all randomness from `cell.seed`).
     fn run(&self, cell: &Cell) -> Result<Outcome>;
+    /// Orders the cells about to run (`pending`, in grid order) and notes what they share;
+    /// the default keeps the grid order. For a paper whose cells share fits across settings
+    /// (fdp-fair: one seed's fits serve its whole α and ε sweep), running a seed's cells
+    /// together lets a fit be made once and dropped soon after. Results must not depend on the
+    /// order (each cell is deterministic given its seed).
+    fn schedule(&self, _pending: &mut Vec<Cell>) {}
     /// The paper's numbers, with tolerances, for report.md.
     fn references(&self) -> Vec<Reference> {
         Vec::new()

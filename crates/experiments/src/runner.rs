@@ -94,6 +94,7 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
     if let Some(m) = opts.max_cells {
         pending.truncate(m);
     }
+    paper.schedule(&mut pending);
 
     let writer = Mutex::new(RawWriter::open(&raw_path)?);
     let failed = Mutex::new(Vec::new());

@@ -315,6 +315,56 @@ pub fn site_round1(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Round1> {
+    site_round1_with(
+        params,
+        data,
+        schema,
+        ledger,
+        noise,
+        &mut SumsMemo::default(),
+    )
+}
+
+/// A site's kernel sums (its training half's random-feature sums) kept for the next round 1 that
+/// uses the same basis and split: the in-process simulation's fits of one seed at several ε
+/// ([`crate::fdp_fair::simulate::rounds_many`]). The sums read no ε, so reusing them changes
+/// nothing a release draws.
+#[derive(Default)]
+pub(crate) struct SumsMemo {
+    kernel: Vec<(RffBasis, Vec<usize>, KernelSums)>,
+}
+
+impl SumsMemo {
+    /// The kernel sums of `basis` on `rows` of `data` (computed by `compute` when missing).
+    fn kernel(
+        &mut self,
+        basis: &RffBasis,
+        rows: &[usize],
+        compute: impl FnOnce() -> Result<KernelSums>,
+    ) -> Result<KernelSums> {
+        if let Some((_, _, sums)) = self
+            .kernel
+            .iter()
+            .find(|(b, r, _)| b == basis && r[..] == rows[..])
+        {
+            return Ok(sums.clone());
+        }
+        let sums = compute()?;
+        self.kernel
+            .push((basis.clone(), rows.to_vec(), sums.clone()));
+        Ok(sums)
+    }
+}
+
+/// [`site_round1`], the kernel sums taken from `memo` when they are there.
+pub(crate) fn site_round1_with(
+    params: &SiteParams,
+    data: &Dataset,
+    schema: Option<Schema>,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    memo: &mut SumsMemo,
+) -> Result<Round1> {
     check_budget(params.epsilon, params.delta)?;
     ledger.record_noise(noise);
     if params.site.is_empty() {
@@ -360,7 +410,9 @@ pub fn site_round1(
                 params.n_frequencies,
                 params.basis_seed,
             )?;
-            S1Statistics::Kernel(KernelSums::compute(&basis, x.view(), &at, &yt)?)
+            S1Statistics::Kernel(memo.kernel(&basis, &train, || {
+                KernelSums::compute(&basis, x.view(), &at, &yt)
+            })?)
         }
     };
     let plan = S1Plan {
@@ -809,6 +861,34 @@ pub fn site_round2(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Round2> {
+    site_round2_with(global, site, data, ledger, noise, None)
+}
+
+/// The calibration rows of `site` in round 2 of `global`: `(rows, their features, their groups)`.
+pub(crate) fn calibration_rows(
+    global: &Global,
+    site: &str,
+    data: &Dataset,
+) -> Result<(Vec<usize>, ndarray::Array2<f64>, Vec<u32>)> {
+    let entry = global.site(site)?;
+    let (a, _) = groups_and_labels(data)?;
+    let (_, cal) = site_split(data.n_rows(), entry.split_seed);
+    let x = data.features.select(Axis(0), &cal);
+    let ac: Vec<u32> = cal.iter().map(|&i| a[i]).collect();
+    Ok((cal, x, ac))
+}
+
+/// [`site_round2`] with the broadcast `η̃` at the calibration rows ([`calibration_rows`])
+/// already evaluated when `eta` is given (by [`crate::plugin::release::eta_grouped_many`],
+/// bit for bit what this would compute).
+pub(crate) fn site_round2_with(
+    global: &Global,
+    site: &str,
+    data: &Dataset,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    eta: Option<Vec<f64>>,
+) -> Result<Round2> {
     global.validate()?;
     ledger.record_noise(noise);
     let entry = global.site(site)?;
@@ -826,11 +906,11 @@ pub fn site_round2(
             global.estimate.dim()
         )));
     }
-    let (a, _) = groups_and_labels(data)?;
-    let (_, cal) = site_split(data.n_rows(), entry.split_seed);
-    let x = data.features.select(Axis(0), &cal);
-    let ac: Vec<u32> = cal.iter().map(|&i| a[i]).collect();
-    let eta = global.estimate.eta_grouped(x.view(), &ac)?;
+    let (cal, x, ac) = calibration_rows(global, site, data)?;
+    let eta = match eta {
+        Some(eta) if eta.len() == cal.len() => eta,
+        _ => global.estimate.eta_grouped(x.view(), &ac)?,
+    };
     let mut z: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for (&e, &g) in eta.iter().zip(&ac) {
         let g = g as usize;

@@ -268,18 +268,35 @@ impl RffBasis {
             }
         }
         let len = self.len();
-        let mut out = Array2::<f64>::zeros((x.nrows(), coefs.len()));
+        let k = coefs.len();
+        // The coefficients basis-function-major (`by_function[j·k + f] = coefs[f][j]`), so that
+        // the `k` dot products of a row advance together: each is still the sequential sum
+        // `Σ_j coefs[f][j]·φ_j(x)` in `j` order, from `Iterator::sum`'s neutral element −0.0,
+        // bit for bit, but the `k` independent sums fill the pipeline (and SIMD lanes) instead
+        // of waiting on one addition chain.
+        let mut by_function = vec![0.0; len * k];
+        for (f, c) in coefs.iter().enumerate() {
+            for (j, &v) in c.iter().enumerate() {
+                by_function[j * k + f] = v;
+            }
+        }
+        let mut out = Array2::<f64>::zeros((x.nrows(), k));
         let fill = |(chunk, mut block): (usize, ndarray::ArrayViewMut2<f64>)| {
             let mut phi = vec![0.0; len];
+            let mut acc = vec![-0.0; k];
             for (r, mut out_row) in block.outer_iter_mut().enumerate() {
                 let row = x.row(chunk * CHUNK + r);
                 match row.as_slice() {
                     Some(s) => self.features_into(s, &mut phi),
                     None => self.features_into(&row.to_vec(), &mut phi),
                 }
-                for (o, c) in out_row.iter_mut().zip(coefs) {
-                    *o = c.iter().zip(&phi).map(|(a, b)| a * b).sum();
+                acc.iter_mut().for_each(|a| *a = -0.0);
+                for (p, c) in phi.iter().zip(by_function.chunks_exact(k.max(1))) {
+                    for (a, v) in acc.iter_mut().zip(c) {
+                        *a += v * p;
+                    }
                 }
+                out_row.iter_mut().zip(&acc).for_each(|(o, a)| *o = *a);
             }
         };
         if x.nrows() <= CHUNK {
@@ -340,6 +357,37 @@ mod tests {
         assert_ne!(b, RffBasis::new(2, 0.15, 64, 100).unwrap());
         let bad = json.replace(GENERATOR, "other");
         assert!(serde_json::from_str::<RffBasis>(&bad).is_err());
+    }
+
+    /// The interleaved evaluation is each function's sequential dot product `Σ_j c_j φ_j(x)`
+    /// (as `Iterator::sum` computes it), bit for bit, for any number of functions.
+    #[test]
+    fn evaluation_is_the_sequential_dot_product_bit_for_bit() {
+        let b = RffBasis::new(3, 0.2, 50, 4).unwrap();
+        let x = Array2::from_shape_fn((150, 3), |(i, k)| ((i * 7 + k * 13) % 31) as f64 / 31.0);
+        let coefs: Vec<Vec<f64>> = (0..5)
+            .map(|f| {
+                (0..b.len())
+                    .map(|j| ((j * 17 + f * 5) % 23) as f64 - 11.3)
+                    .collect()
+            })
+            .collect();
+        for k in [0, 1, 4, 5] {
+            let c: Vec<&[f64]> = coefs[..k].iter().map(Vec::as_slice).collect();
+            let vals = b.evaluate(&c, x.view()).unwrap();
+            assert_eq!(vals.dim(), (150, k));
+            for r in 0..150 {
+                let phi = b.features(x.row(r).as_slice().unwrap());
+                for f in 0..k {
+                    let want: f64 = coefs[f].iter().zip(&phi).map(|(a, p)| a * p).sum();
+                    assert_eq!(
+                        vals[[r, f]].to_bits(),
+                        want.to_bits(),
+                        "row {r}, function {f}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -164,6 +164,48 @@ fn distinct_rows(x: ArrayView2<f64>) -> (Vec<usize>, Vec<usize>) {
     (ids, first)
 }
 
+/// For every row `j`, `Σ_{i : fold[i] ≠ fold[j], y_i = c} K((X_i − X_j)/h)` for `c ∈ {0, 1}`:
+/// the kernel sums of [`cross_validate`]'s held-out rows over the other folds' rows, as
+/// [`kernel_sums_by_cell`] computes them (from 0, over the training rows in increasing order,
+/// the same products) but with each pair's kernel computed once for both of its rows
+/// (`K` and the squared distance are symmetric bit for bit: `(a − b)² = (b − a)²`). Row-major
+/// over pairs `i < j`, a row's sum receives its terms in increasing order of the other row: the
+/// rows before it while they are the outer row, then the rows after it as the outer row.
+fn out_of_fold_sums(x: ArrayView2<f64>, y: &[u8], fold: &[usize], h: f64) -> Result<Vec<[f64; 2]>> {
+    if !(h.is_finite() && h > 0.0) {
+        return Err(invalid(
+            "bandwidth",
+            format!("must be finite and > 0, got {h}"),
+        ));
+    }
+    let inv = 1.0 / (h * h);
+    let n = x.nrows();
+    let rows: Vec<&[f64]> = x
+        .outer_iter()
+        .map(|r| r.to_slice().expect("standard layout"))
+        .collect();
+    let mut sums = vec![[0.0f64; 2]; n];
+    for i in 0..n {
+        let (xi, fi, yi) = (rows[i], fold[i], y[i] as usize);
+        let (head, tail) = sums.split_at_mut(i + 1);
+        let own = &mut head[i];
+        for (j, target) in (i + 1..n).zip(tail.iter_mut()) {
+            if fold[j] == fi {
+                continue;
+            }
+            let k = gaussian_kernel(sq_dist(xi, rows[j]) * inv);
+            // Labels other than 0/1 count in no cell, as in `kernel_sums_by_cell`.
+            if let Some(t) = target.get_mut(yi) {
+                *t += k;
+            }
+            if let Some(o) = own.get_mut(y[j] as usize) {
+                *o += k;
+            }
+        }
+    }
+    Ok(sums)
+}
+
 /// The authors' bandwidth cross-validation (`cv_select_h`): random fold labels (a
 /// balanced assignment shuffled with `seed`); for each `h` and fold, the pooled (group-blind)
 /// Nadaraya–Watson `η̂ = S_1/(S_0+S_1)` from the other folds (training mean of `Y` where
@@ -198,17 +240,35 @@ pub fn cross_validate(
         .into_iter()
         .map(|i| i % folds)
         .collect();
+    // Rows that rarely repeat (continuous features): every pair's kernel once, for both rows
+    // (`out_of_fold_sums`); repeated rows (real data): the per-fold sums with their memo of
+    // distinct rows. Both are the same sums, bit for bit.
+    let x = x.as_standard_layout();
+    let symmetric = if distinct_rows(x.view()).1.len() * 2 > n {
+        grid.par_iter()
+            .map(|&h| out_of_fold_sums(x.view(), y, &fold, h))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
     let mut best = (f64::INFINITY, grid[0]);
-    for &h in grid {
+    for (g, &h) in grid.iter().enumerate() {
         let mut err_sum = 0.0;
         for f in 0..folds {
             let train_rows: Vec<usize> = (0..n).filter(|&i| fold[i] != f).collect();
             let val_rows: Vec<usize> = (0..n).filter(|&i| fold[i] == f).collect();
-            let xt = x.select(Axis(0), &train_rows);
             let cells: Vec<usize> = train_rows.iter().map(|&i| y[i] as usize).collect();
             let mean_y = cells.iter().sum::<usize>() as f64 / cells.len().max(1) as f64;
-            let xv = x.select(Axis(0), &val_rows);
-            let s = kernel_sums_by_cell(xt.view(), &cells, 2, xv.view(), h)?;
+            let s = match symmetric.get(g) {
+                Some(all) => {
+                    Array2::from_shape_fn((val_rows.len(), 2), |(j, c)| all[val_rows[j]][c])
+                }
+                None => {
+                    let xt = x.select(Axis(0), &train_rows);
+                    let xv = x.select(Axis(0), &val_rows);
+                    kernel_sums_by_cell(xt.view(), &cells, 2, xv.view(), h)?
+                }
+            };
             let wrong = val_rows
                 .iter()
                 .enumerate()
@@ -283,6 +343,33 @@ mod tests {
                 want.map(f64::to_bits)
             );
         }
+    }
+
+    /// The symmetric out-of-fold sums (continuous features) are the per-fold sums of
+    /// `kernel_sums_by_cell`, bit for bit, for every row and both labels.
+    #[test]
+    fn out_of_fold_sums_equal_the_per_fold_sums_bit_for_bit() {
+        let n = 120;
+        let x = Array2::from_shape_fn((n, 2), |(i, k)| ((i * 37 + k * 11) % 101) as f64 / 97.0);
+        let y: Vec<u8> = (0..n).map(|i| u8::from(i % 3 == 0)).collect();
+        let fold: Vec<usize> = permutation(n, 4).into_iter().map(|i| i % 3).collect();
+        for h in [0.1, 0.35] {
+            let all = out_of_fold_sums(x.view(), &y, &fold, h).unwrap();
+            for f in 0..3 {
+                let train: Vec<usize> = (0..n).filter(|&i| fold[i] != f).collect();
+                let val: Vec<usize> = (0..n).filter(|&i| fold[i] == f).collect();
+                let cells: Vec<usize> = train.iter().map(|&i| y[i] as usize).collect();
+                let xt = x.select(Axis(0), &train);
+                let xv = x.select(Axis(0), &val);
+                let s = kernel_sums_by_cell(xt.view(), &cells, 2, xv.view(), h).unwrap();
+                for (j, &row) in val.iter().enumerate() {
+                    for c in 0..2 {
+                        assert_eq!(all[row][c].to_bits(), s[[j, c]].to_bits(), "row {row}");
+                    }
+                }
+            }
+        }
+        assert!(out_of_fold_sums(x.view(), &y, &fold, 0.0).is_err());
     }
 
     #[test]

@@ -687,6 +687,58 @@ impl PluginEstimate {
     }
 }
 
+/// `η̃_{a_i}(x_i)` at every row of `x` (groups `a`) under each of `estimates`: what
+/// [`PluginEstimate::eta_grouped`] returns for each, bit for bit, but the random-feature map
+/// `φ(x_i)` of a row (the sines and cosines, the costly part) is computed once for all the kernel
+/// estimates that share a basis. For scoring the same rows under several releases in one basis,
+/// e.g. one seed's fits at several ε ([`crate::cdp_fair::fit_s1_many`]).
+///
+/// ```
+/// use dpfair::plugin::release::eta_grouped_many;
+/// use dpfair::plugin::{PluginEstimate, RffBasis};
+/// use ndarray::array;
+///
+/// let basis = RffBasis::new(1, 0.3, 8, 1).unwrap();
+/// let coefs = |v: f64| [vec![v; 16], vec![0.5 * v; 16]];
+/// let weak = PluginEstimate::new(basis.clone(), [0.5, 0.5], coefs(1.0), coefs(0.4));
+/// let strong = PluginEstimate::new(basis, [0.4, 0.6], coefs(1.0), coefs(0.9));
+/// let (x, a) = (array![[0.1], [0.7]], [0, 1]);
+/// let both = eta_grouped_many(&[&weak, &strong], x.view(), &a).unwrap();
+/// assert_eq!(both[0], weak.eta_grouped(x.view(), &a).unwrap());
+/// assert_eq!(both[1], strong.eta_grouped(x.view(), &a).unwrap());
+/// ```
+pub fn eta_grouped_many(
+    estimates: &[&PluginEstimate],
+    x: ArrayView2<f64>,
+    a: &[u32],
+) -> Result<Vec<Vec<f64>>> {
+    check_groups(x, a)?;
+    let mut out: Vec<Option<Vec<f64>>> = vec![None; estimates.len()];
+    for i in 0..estimates.len() {
+        if out[i].is_some() {
+            continue;
+        }
+        let Some(first) = estimates[i].kernel() else {
+            out[i] = Some(estimates[i].eta_grouped(x, a)?);
+            continue;
+        };
+        // Every kernel estimate not yet scored in the same basis: one pass over the rows.
+        let same: Vec<(usize, &KernelEta)> = (i..estimates.len())
+            .filter(|&j| out[j].is_none())
+            .filter_map(|j| estimates[j].kernel().map(|k| (j, k)))
+            .filter(|(_, k)| k.basis == first.basis)
+            .collect();
+        let kernels: Vec<&KernelEta> = same.iter().map(|&(_, k)| k).collect();
+        for ((j, _), eta) in same
+            .iter()
+            .zip(KernelEta::eta_grouped_many(&kernels, x, a)?)
+        {
+            out[*j] = Some(eta);
+        }
+    }
+    Ok(out.into_iter().map(Option::unwrap_or_default).collect())
+}
+
 impl KernelEta {
     /// Floor of the denominator (`docs/deviations.md#fdp-fair-stability-of-the-eta-ratio`): tiny relative to the kernel scale `h^{−d}`.
     fn floor(&self) -> f64 {
@@ -695,21 +747,45 @@ impl KernelEta {
 
     /// `η̃_{a_i}(x_i)` for every row (groups already checked).
     fn eta_grouped(&self, x: ArrayView2<f64>, a: &[u32]) -> Result<Vec<f64>> {
-        let v = self.basis.evaluate(
-            &[
-                &self.numerator[0],
-                &self.denominator[0],
-                &self.numerator[1],
-                &self.denominator[1],
-            ],
-            x,
-        )?;
-        let floor = self.floor();
-        Ok(v.outer_iter()
-            .zip(a)
-            .map(|(r, &g)| {
-                let k = 2 * g as usize;
-                ratio(r[k], r[k + 1], floor)
+        Ok(Self::eta_grouped_many(&[self], x, a)?
+            .pop()
+            .unwrap_or_default())
+    }
+
+    /// `η̃_{a_i}(x_i)` for every row under each of `kernels`, which share the first one's basis
+    /// (groups already checked): one evaluation of the basis for all of them.
+    fn eta_grouped_many(
+        kernels: &[&KernelEta],
+        x: ArrayView2<f64>,
+        a: &[u32],
+    ) -> Result<Vec<Vec<f64>>> {
+        let Some(first) = kernels.first() else {
+            return Ok(Vec::new());
+        };
+        let coefs: Vec<&[f64]> = kernels
+            .iter()
+            .flat_map(|k| {
+                [
+                    k.numerator[0].as_slice(),
+                    &k.denominator[0],
+                    &k.numerator[1],
+                    &k.denominator[1],
+                ]
+            })
+            .collect();
+        let v = first.basis.evaluate(&coefs, x)?;
+        Ok(kernels
+            .iter()
+            .enumerate()
+            .map(|(q, k)| {
+                let floor = k.floor();
+                v.outer_iter()
+                    .zip(a)
+                    .map(|(r, &g)| {
+                        let c = 4 * q + 2 * g as usize;
+                        ratio(r[c], r[c + 1], floor)
+                    })
+                    .collect()
             })
             .collect())
     }

@@ -31,7 +31,7 @@ use crate::{
 use dpfair::cdp_fair;
 use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
-use dpfair::fdp_fair::simulate::{contiguous_sites, fit, rounds};
+use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
@@ -274,6 +274,15 @@ impl Paper for FdpFairPaper {
         run_synthetic(cell, &shared::CACHES)
     }
 
+    /// A seed's cells run together (seed-major: the fits one seed shares across α, ρ*, C_ω and
+    /// ε are made once and dropped soon after), and the ε of each group of cells whose fits
+    /// are shared across ε are noted, so that one pass over a seed's rows fits all of them
+    /// (`Caches::batched` in `fdp_fair/shared.rs`).
+    fn schedule(&self, pending: &mut Vec<Cell>) {
+        pending.sort_by_key(|c| c.seed);
+        shared::CACHES.plan(pending.iter(), epsilon_group);
+    }
+
     fn plots(&self) -> Vec<PlotSpec> {
         let mut out = Vec::new();
         for (metric, what) in [("error", "test error"), ("abs_dd", "test |DD|")] {
@@ -412,6 +421,20 @@ impl Paper for FdpFairPaper {
 }
 
 /// One cell of Figures 3, 4, 5, 8 or 9, with its fit and test scores shared through `caches`.
+/// The group of cells whose fits are made together across ε ([`shared::Caches::batched`]):
+/// the cells of one figure's sweep that differ only in ε, α, ρ* or C_ω (and the seed, which
+/// the cache keys add). `None` for cells whose fits are not batched.
+fn epsilon_group(cell: &Cell) -> Option<String> {
+    let s = &cell.setting;
+    if s.dataset != DATASET {
+        return real::epsilon_group(cell);
+    }
+    let n: usize = cell.param("n").ok()?;
+    let sites: usize = cell.param("sites").ok()?;
+    let test: usize = cell.param("test").ok()?;
+    Some(format!("{}|{n}|{sites}|{}|{test}", s.method, s.accounting))
+}
+
 fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let n: usize = cell.param("n")?;
     let sites: usize = cell.param("sites")?;
@@ -427,6 +450,7 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             .map_err(method_error)
     };
     let mut out = Outcome::new();
+    let group = epsilon_group(cell).unwrap_or_default();
     let (model, ledger, m) = if cell.setting.method == CDP {
         let config = cdp_fair::Config {
             alpha,
@@ -439,19 +463,36 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             ..cdp_fair::Config::default()
         };
         // S1 (and the calibration scores) depend on the seed, N, ε and the mode only; α
-        // enters at S2, so the cells of one seed share S1.
+        // enters at S2, so the cells of one seed share S1, and one seed's S1 at every ε is
+        // fitted in one pass over its rows.
         // Paper mode records its non-private steps (CV, empirical π) as ε = ∞.
-        let budget = if paper { f64::INFINITY } else { epsilon };
-        let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
-        let key = format!(
-            "synthetic|{}|{n}|{epsilon}|{}|{test_n}",
-            cell.seed, cell.setting.accounting
-        );
         let data = || design.generate(n, cell.seed).map_err(method_error);
         let cv_key = format!("synthetic|{}|{n}", cell.seed);
-        let config = caches.share_paper_cv(&cv_key, config, data, cell.seed, &mut ledger)?;
+        let setup = |epsilon: f64| {
+            let budget = if paper { f64::INFINITY } else { epsilon };
+            let mut ledger = Ledger::new(Budget::approx(budget, (n as f64 / 2.0).powi(-2))?);
+            let config = cdp_fair::Config {
+                epsilon,
+                ..config.clone()
+            };
+            let config = caches.share_paper_cv(&cv_key, config, data, cell.seed, &mut ledger)?;
+            Ok((config, ledger))
+        };
+        let (config, _) = setup(epsilon)?;
+        let key = |epsilon: f64| {
+            format!(
+                "synthetic|{}|{n}|{epsilon}|{}|{test_n}",
+                cell.seed, cell.setting.accounting
+            )
+        };
+        let shared_cell = shared::CdpCell {
+            epsilon,
+            group: &group,
+            key: &key,
+            setup: &setup,
+        };
         let (shared, model, ledger) =
-            shared::cdp_at_alpha(caches, &key, &config, data, ledger, cell.noise())?;
+            shared::cdp_at_alpha(caches, &shared_cell, &config, data, || cell.noise(), test)?;
         let m = shared.metrics(&model, test)?;
         (model, ledger, m)
     } else {
@@ -474,21 +515,34 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             ..Config::default()
         };
         // Both rounds depend on the seed, N_s, S, ε and the mode only; α, ρ* and C_ω enter
-        // at the server's selection (Alg. 2 S3), so the cells of one seed share them.
-        let key = format!(
-            "{}|{n}|{sites}|{epsilon}|{}|{test_n}",
-            cell.seed, cell.setting.accounting
-        );
-        let shared = caches.rounds.get_or_fit(&key, || {
+        // at the server's selection (Alg. 2 S3), so the cells of one seed share them, and one
+        // seed's rounds at every ε are fitted in one pass over its rows.
+        let key = |epsilon: f64| {
+            format!(
+                "{}|{n}|{sites}|{epsilon}|{}|{test_n}",
+                cell.seed, cell.setting.accounting
+            )
+        };
+        let fit = |eps: &[f64]| {
             let data: Vec<Dataset> = (0..sites)
                 .map(|s| design.generate(n, cell.seed * 64 + s as u64))
                 .collect::<std::result::Result<_, _>>()
                 .map_err(method_error)?;
-            let mut noises: Vec<Noise> = (0..sites)
-                .map(|s| Noise::seeded(cell.seed.wrapping_mul(1000) + s as u64))
-                .collect();
-            rounds(&config, &data, &mut noises).map_err(method_error)
-        })?;
+            shared::rounds_at(&config, eps, &data, |s| {
+                cell.seed.wrapping_mul(1000) + s as u64
+            })
+        };
+        let shared = caches.batched(
+            &caches.rounds,
+            &shared::BatchKey {
+                epsilon,
+                group: &group,
+                key: &key,
+            },
+            fit,
+            |r| vec![&r.global.estimate],
+            test,
+        )?;
         let fitted = shared.fit.select(&config.search).map_err(method_error)?;
         out = search_metrics(out, &fitted.model);
         let m = shared.metrics(&fitted.model, test)?;
@@ -587,7 +641,7 @@ mod tests {
     fn cached_cells_equal_fresh_fits_in_pool() {
         let shared = shared::Caches::new(true);
         let mut cells = Vec::new();
-        // Setting-major order, as the runner: ε and α outer, seeds inner.
+        // Grid order (setting-major): ε and α outer, seeds inner.
         for method in [CDP, FDP] {
             for mode in MODES {
                 for (epsilon, alpha) in [(2.0, 0.05), (2.0, 0.2), (2.0, 0.5), (4.0, 0.2)] {
@@ -597,6 +651,9 @@ mod tests {
                 }
             }
         }
+        // As the runner schedules them: seed-major, every ε of a group fitted together.
+        cells.sort_by_key(|c| c.seed);
+        shared.plan(cells.iter(), epsilon_group);
         let bits = |o: &Outcome| {
             let mut v: Vec<(String, u64)> = o
                 .metrics
@@ -616,8 +673,9 @@ mod tests {
             assert_eq!(bits(&cached), bits(&fresh), "{c}");
             taus.push(cached.metrics.iter().find(|(k, _)| k == "tau").unwrap().1);
         }
-        // One fit per (method, mode, ε, seed) served its α, which chose different thresholds;
-        // paper-mode CDP-Fair ran one bandwidth CV per seed for both ε.
+        // One fit per (method, mode, ε, seed) served its α, which chose different thresholds
+        // (both ε of a seed fitted in one batch); paper-mode CDP-Fair ran one bandwidth CV per
+        // seed for both ε.
         assert_eq!(shared.fits_held(), 2 * 2 * 2 * 2 + 2);
         taus.dedup();
         assert!(taus.len() > cells.len() / 2, "{taus:?}");

@@ -15,10 +15,9 @@ use super::shared;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
 use dpfair::cdp_fair::{self, Model};
-use dpfair::fdp_fair::simulate::rounds;
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
 use dpfair_data::{Dataset, Stratify};
-use dpfair_privacy::{Budget, Ledger, Noise};
+use dpfair_privacy::{Budget, Ledger};
 
 /// Adult (`adult-fdp`).
 pub const ADULT: &str = "adult-fdp";
@@ -73,6 +72,14 @@ fn scale(dataset: &str, data: &mut Dataset) -> Result<()> {
     Ok(())
 }
 
+/// The group of cells whose fits are made together across ε (the fair methods': one data set,
+/// method and mode; [`shared::Caches::batched`]), `None` for the others.
+pub(super) fn epsilon_group(cell: &Cell) -> Option<String> {
+    let s = &cell.setting;
+    matches!(s.method.as_str(), CDP | CDP_PAPER | FDP1 | FDP1_PAPER)
+        .then(|| format!("{}|{}|{}", s.method, s.dataset, s.accounting))
+}
+
 /// One cell of Figures 6–7, the fair methods' fits and test scores shared through `caches`.
 pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let s = &cell.setting;
@@ -115,14 +122,43 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
     // The fair methods' fits are shared across α (the split depends on the seed only), and so
     // are their scores on the test split.
-    let key = format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+    let key_at = |epsilon: f64| format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
+    let key = key_at(epsilon);
+    let group = epsilon_group(cell).unwrap_or_default();
     let (model, m): (Model, _) = match s.method.as_str() {
         CDP | CDP_PAPER => {
             let train = || Ok(train.clone());
             let cv_key = format!("{}|{}", s.dataset, cell.seed);
-            let config = caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
-            let (shared, model, l) =
-                shared::cdp_at_alpha(caches, &key, &config, train, ledger, noise)?;
+            let setup = |epsilon: f64| {
+                let budget = if s.accounting == "strict" {
+                    epsilon
+                } else {
+                    f64::INFINITY
+                };
+                let mut ledger = Ledger::new(Budget::approx(budget, delta)?);
+                let config = cdp_fair::Config {
+                    epsilon,
+                    ..config.clone()
+                };
+                let config =
+                    caches.share_paper_cv(&cv_key, config, train, cell.seed, &mut ledger)?;
+                Ok((config, ledger))
+            };
+            let (config, _) = setup(epsilon)?;
+            let shared_cell = shared::CdpCell {
+                epsilon,
+                group: &group,
+                key: &key_at,
+                setup: &setup,
+            };
+            let (shared, model, l) = shared::cdp_at_alpha(
+                caches,
+                &shared_cell,
+                &config,
+                train,
+                || cell.noise(),
+                || Ok(test.clone()),
+            )?;
             ledger = l;
             let m = shared.metrics(&model, || Ok(test.clone()))?;
             (model, m)
@@ -140,11 +176,22 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
                 ..Config::default()
             };
             // The protocol rounds depend on the seed, ε and the mode only: shared across α
-            // (Alg. 2 S3 selects per cell), as in the synthetic figures.
-            let shared = caches.rounds.get_or_fit(&key, || {
-                rounds(&config, &[train.clone()], &mut [Noise::seeded(cell.seed)])
-                    .map_err(method_error)
-            })?;
+            // (Alg. 2 S3 selects per cell), and fitted at every ε of the run in one pass over
+            // the rows, as in the synthetic figures.
+            let fit = |eps: &[f64]| {
+                shared::rounds_at(&config, eps, std::slice::from_ref(&train), |_| cell.seed)
+            };
+            let shared = caches.batched(
+                &caches.rounds,
+                &shared::BatchKey {
+                    epsilon,
+                    group: &group,
+                    key: &key_at,
+                },
+                fit,
+                |r| vec![&r.global.estimate],
+                || Ok(test.clone()),
+            )?;
             let fitted = shared.fit.select(&config.search).map_err(method_error)?;
             ledger = fitted.ledger;
             let m = shared.metrics(&fitted.model, || Ok(test.clone()))?;
@@ -256,7 +303,13 @@ mod tests {
                     };
                     let budget = Budget::approx(f64::INFINITY, 1e-6).unwrap();
                     let mut ledger = Ledger::new(budget);
-                    let model = fit(&config, &data, &mut ledger, &mut Noise::seeded(7)).unwrap();
+                    let model = fit(
+                        &config,
+                        &data,
+                        &mut ledger,
+                        &mut dpfair_privacy::Noise::seeded(7),
+                    )
+                    .unwrap();
                     (model, ledger)
                 })
                 .collect();

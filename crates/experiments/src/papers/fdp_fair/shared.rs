@@ -4,17 +4,20 @@
 //! every release: at CDP-Fair's S2 (Algorithm 5 step 3) and at FDP-Fair's server selection
 //! (Algorithm 2 S3). So one fit per (seed, N, S, ε, mode) serves a whole sweep, and so does the
 //! released plug-in estimate `η̃` evaluated at the test rows: a cell then only applies its own
-//! threshold to the cached scores ([`TestScores`]). Every cached value is bit-identical to what
-//! the cell would compute alone (same data, same noise seeds, same arithmetic; test
-//! `cached_cells_equal_fresh_fits` in `fdp_fair.rs`).
+//! threshold to the cached scores ([`TestScores`]). The fits of one seed at the run's several ε
+//! are made together ([`Caches::batched`]: `cdp_fair::fit_s1_many`, `simulate::rounds_many`),
+//! computing the random-feature map of each row once for all ε. Every cached value is
+//! bit-identical to what the cell would compute alone (same data, same noise seeds, same
+//! arithmetic; test `cached_cells_equal_fresh_fits` in `fdp_fair.rs`).
 
 use crate::error::{Result, method_error};
 use dpfair::cdp_fair::{self, Model, groups_and_labels};
 use dpfair::data::Dataset;
-use dpfair::fdp_fair::simulate::Rounds;
-use dpfair::plugin::ExpectedMetrics;
+use dpfair::fdp_fair::simulate::{Rounds, rounds_many};
 use dpfair::plugin::kernel::{Bandwidth, cross_validate};
+use dpfair::plugin::release::eta_grouped_many;
 use dpfair::plugin::threshold::score;
+use dpfair::plugin::{ExpectedMetrics, PluginEstimate};
 use dpfair::predictor::Accounting;
 use dpfair_privacy::{Entry, Ledger, Noise};
 use rand::Rng;
@@ -65,27 +68,32 @@ impl TestScores {
     /// Scores of `model`'s folds on `test` (the costly part of
     /// [`Model::expected_metrics`]: the random-feature basis at every test row).
     pub fn new(model: &Model, test: &Dataset) -> Result<Self> {
+        let folds: Vec<&PluginEstimate> = model.folds.iter().map(|f| &f.estimate).collect();
+        let mut scores = Self::many(&[folds], test)?;
+        Ok(scores.pop().expect("one model, one set of scores"))
+    }
+
+    /// The scores of several fits' folds (`fits[i]`: fit `i`'s fold estimates, in its models'
+    /// fold order) on `test`, each row's feature map computed once for all of them
+    /// ([`eta_grouped_many`]): [`TestScores::new`] of each, bit for bit.
+    pub fn many(fits: &[Vec<&PluginEstimate>], test: &Dataset) -> Result<Vec<Self>> {
         let (a, y) = groups_and_labels(test).map_err(method_error)?;
-        let z = model
-            .folds
+        let all: Vec<&PluginEstimate> = fits.iter().flatten().copied().collect();
+        let etas = eta_grouped_many(&all, test.features.view(), a).map_err(method_error)?;
+        let mut z = all.iter().zip(etas).map(|(est, eta)| {
+            eta.iter()
+                .zip(a)
+                .map(|(&e, &g)| score(g as usize, e, est.pi[g as usize]))
+                .collect::<Vec<f64>>()
+        });
+        Ok(fits
             .iter()
-            .map(|f| {
-                let eta = f
-                    .estimate
-                    .eta_grouped(test.features.view(), a)
-                    .map_err(method_error)?;
-                Ok(eta
-                    .iter()
-                    .zip(a)
-                    .map(|(&e, &g)| score(g as usize, e, f.estimate.pi[g as usize]))
-                    .collect())
+            .map(|folds| TestScores {
+                a: a.to_vec(),
+                y: y.to_vec(),
+                z: z.by_ref().take(folds.len()).collect(),
             })
-            .collect::<Result<_>>()?;
-        Ok(TestScores {
-            a: a.to_vec(),
-            y: y.to_vec(),
-            z,
-        })
+            .collect())
     }
 
     /// [`Model::expected_metrics`] of `model`, whose folds' estimates are the ones scored here,
@@ -133,6 +141,9 @@ pub(super) struct Caches {
     cv: SharedFits<f64>,
     /// Whether the bandwidth CV is shared across ε (else each fit runs its own).
     share_cv: bool,
+    /// The ε each group of cells that share their fits across ε asks for in this run
+    /// ([`Caches::plan`]); a group without a plan fits one ε at a time.
+    plan: Mutex<HashMap<String, Vec<f64>>>,
 }
 
 impl Caches {
@@ -146,7 +157,89 @@ impl Caches {
             fairness_only: SharedFits::new(score_once),
             cv: SharedFits::new(score_once),
             share_cv: score_once,
+            plan: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Notes the ε of each group of cells (`group(cell)`, `None`: a cell whose fits are not
+    /// batched across ε) among `cells`, the cells about to run: [`Caches::batched`] then fits a
+    /// group's ε together.
+    pub fn plan<'c>(
+        &self,
+        cells: impl IntoIterator<Item = &'c crate::Cell>,
+        group: impl Fn(&crate::Cell) -> Option<String>,
+    ) {
+        let mut plan = self.plan.lock().unwrap_or_else(|e| e.into_inner());
+        plan.clear();
+        for cell in cells {
+            if let Some(g) = group(cell) {
+                plan.entry(g).or_default().push(cell.setting.epsilon);
+            }
+        }
+        for eps in plan.values_mut() {
+            eps.sort_by(f64::total_cmp);
+            eps.dedup();
+        }
+    }
+
+    /// The fit under `key(epsilon)` in `cache`, made, when missing, together with the fits at
+    /// the other ε the plan lists for `group` that are not cached yet: `fit(εs)` returns one
+    /// fit per ε of `εs`, in order (`εs` always holds `epsilon`). With scores cached, the
+    /// test set (`test()`) is scored for all of them in one pass over its rows, `estimates(fit)`
+    /// giving a fit's fold estimates in its models' fold order.
+    pub fn batched<T>(
+        &self,
+        cache: &SharedFits<T>,
+        at: &BatchKey,
+        fit: impl FnOnce(&[f64]) -> Result<Vec<T>>,
+        estimates: impl Fn(&T) -> Vec<&PluginEstimate>,
+        test: impl FnOnce() -> Result<Dataset>,
+    ) -> Result<Arc<Shared<T>>> {
+        let BatchKey {
+            epsilon,
+            group,
+            key,
+        } = *at;
+        if let Some(hit) = cache.get(&key(epsilon)) {
+            return Ok(hit);
+        }
+        let planned = self
+            .plan
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(group)
+            .cloned()
+            .unwrap_or_default();
+        let mut eps: Vec<f64> = planned
+            .into_iter()
+            .filter(|&e| e != epsilon && cache.get(&key(e)).is_none())
+            .collect();
+        eps.push(epsilon);
+        let fits = fit(&eps)?;
+        if fits.len() != eps.len() {
+            return Err(method_error(format!(
+                "{} fits for {} values of ε",
+                fits.len(),
+                eps.len()
+            )));
+        }
+        let mut scores: Vec<Option<TestScores>> = if cache.score_once {
+            let folds: Vec<Vec<&PluginEstimate>> = fits.iter().map(&estimates).collect();
+            TestScores::many(&folds, &test()?)?
+                .into_iter()
+                .map(Some)
+                .collect()
+        } else {
+            fits.iter().map(|_| None).collect()
+        };
+        let mut wanted = None;
+        for ((e, fit), scores) in eps.iter().zip(fits).zip(scores.iter_mut()) {
+            let shared = cache.insert(&key(*e), fit, scores.take());
+            if *e == epsilon {
+                wanted = Some(shared);
+            }
+        }
+        Ok(wanted.expect("ε is among the fitted"))
     }
 
     /// `config` with its bandwidth fixed to what paper-mode CDP-Fair's 3-fold CV
@@ -207,29 +300,72 @@ pub(super) struct CdpS1 {
     s2_seed: u64,
 }
 
-/// CDP-Fair at `config.alpha` from the S1 fit shared by the cells under `key` (made by
-/// [`cdp_fair::fit_s1`] on `data()`, charging `ledger` and drawing from `noise`, when missing).
-/// S2 draws from its own stream, seeded from `noise` after S1: the same for every α, as `fit`
-/// would continue it. Returns the shared fit (for its test scores), the model and its ledger
-/// (S1's entries and this α's S2).
+/// Where a cell's fit sits among the fits made together across ε: its ε, its group's name in
+/// the plan ([`Caches::plan`]) and the cache key of the group's fit at any ε.
+#[derive(Clone, Copy)]
+pub(super) struct BatchKey<'a> {
+    pub epsilon: f64,
+    pub group: &'a str,
+    pub key: &'a dyn Fn(f64) -> String,
+}
+
+/// A CDP-Fair cell of a group whose fits are shared across ε: its ε, the group's name in the
+/// plan, the cache key of the fit at any ε, and the configuration and starting ledger of a cell
+/// at any ε (the S1 fit reads neither α nor anything else of the cell).
+pub(super) struct CdpCell<'a> {
+    pub epsilon: f64,
+    pub group: &'a str,
+    pub key: &'a dyn Fn(f64) -> String,
+    pub setup: &'a dyn Fn(f64) -> Result<(cdp_fair::Config, Ledger)>,
+}
+
+/// CDP-Fair at `config.alpha` from the S1 fit shared by the cells of `cell`'s key (made, when
+/// missing, by [`cdp_fair::fit_s1_many`] on `data()` at every ε the plan lists for the group,
+/// each charging its own ledger and drawing from its own copy of `noise`). S2 draws from its
+/// own stream, seeded from `noise` after S1: the same for every α, as `fit` would continue it.
+/// Returns the shared fit (for its test scores), the model and its ledger (S1's entries and
+/// this α's S2).
 pub(super) fn cdp_at_alpha(
     caches: &Caches,
-    key: &str,
+    cell: &CdpCell,
     config: &cdp_fair::Config,
     data: impl FnOnce() -> Result<Dataset>,
-    ledger: Ledger,
-    noise: Noise,
+    noise: impl Fn() -> Noise,
+    test: impl FnOnce() -> Result<Dataset>,
 ) -> Result<(Arc<Shared<CdpS1>>, Model, Ledger)> {
-    let shared = caches.cdp_s1.get_or_fit(key, || {
-        let (mut ledger, mut noise) = (ledger, noise);
-        let s1 =
-            cdp_fair::fit_s1(config, &data()?, &mut ledger, &mut noise).map_err(method_error)?;
-        Ok(CdpS1 {
-            s1,
-            ledger,
-            s2_seed: noise.next_u64(),
-        })
-    })?;
+    let fit = |eps: &[f64]| -> Result<Vec<CdpS1>> {
+        let (configs, mut ledgers): (Vec<cdp_fair::Config>, Vec<Ledger>) = eps
+            .iter()
+            .map(|&e| (cell.setup)(e))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        let mut noises: Vec<Noise> = eps.iter().map(|_| noise()).collect();
+        let fits = cdp_fair::fit_s1_many(&configs, &data()?, &mut ledgers, &mut noises)
+            .map_err(method_error)?;
+        Ok(fits
+            .into_iter()
+            .zip(ledgers)
+            .zip(noises.iter_mut())
+            .map(|((s1, ledger), noise)| CdpS1 {
+                s1,
+                ledger,
+                s2_seed: noise.next_u64(),
+            })
+            .collect())
+    };
+    let at = BatchKey {
+        epsilon: cell.epsilon,
+        group: cell.group,
+        key: cell.key,
+    };
+    let shared = caches.batched(
+        &caches.cdp_s1,
+        &at,
+        fit,
+        |f| f.s1.estimates().collect(),
+        test,
+    )?;
     let mut ledger = shared.fit.ledger.clone();
     let model = shared
         .fit
@@ -243,9 +379,34 @@ pub(super) fn cdp_at_alpha(
     Ok((shared, model, ledger))
 }
 
-/// Entries kept per cache. Cells run setting-major, so the cells of one seed that share a fit
-/// are `repetitions × (param sets)` cells apart (≤ 5 S × 200 repetitions of one sweep's ε at
-/// `--full`), and rayon's two halves of the cell list run at once: 2,048 keeps both alive.
+/// FDP-Fair's rounds of `config` at each ε of `eps` on `sites`, site `s` drawing from a stream
+/// seeded with `seed(s)` at every ε ([`rounds_many`]: one pass over each site's rows).
+pub(super) fn rounds_at(
+    config: &dpfair::fdp_fair::Config,
+    eps: &[f64],
+    sites: &[Dataset],
+    seed: impl Fn(usize) -> u64,
+) -> Result<Vec<Rounds>> {
+    let configs: Vec<dpfair::fdp_fair::Config> = eps
+        .iter()
+        .map(|&epsilon| dpfair::fdp_fair::Config {
+            epsilon,
+            ..config.clone()
+        })
+        .collect();
+    let mut noises: Vec<Vec<Noise>> = eps
+        .iter()
+        .map(|_| (0..sites.len()).map(|s| Noise::seeded(seed(s))).collect())
+        .collect();
+    let mut streams: Vec<&mut [Noise]> = noises.iter_mut().map(Vec::as_mut_slice).collect();
+    rounds_many(&configs, sites, &mut streams).map_err(method_error)
+}
+
+/// Entries kept per cache. `reproduce` runs fdp-fair's cells seed-major (`schedule`), so a
+/// seed's fits (≈ 110 across all figures and ε) are used within its own cells, and rayon's two
+/// halves of the cell list run at once; a caller running cells in grid (setting-major) order
+/// keeps the old bound: one sweep's fits are `repetitions × (param sets)` cells apart (≤ 5 S ×
+/// 200 repetitions at `--full`). 2,048 covers both.
 const SHARED_CAPACITY: usize = 2048;
 
 /// A bounded cache of fits shared across cells; the oldest entries are dropped beyond
@@ -275,16 +436,31 @@ impl<T> SharedFits<T> {
 
     /// The fit under `key`, made by `fit` (outside the lock) when missing.
     pub fn get_or_fit(&self, key: &str, fit: impl FnOnce() -> Result<T>) -> Result<Arc<Shared<T>>> {
-        let lock = || self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = lock().map.get(key) {
-            return Ok(Arc::clone(r));
+        if let Some(r) = self.get(key) {
+            return Ok(r);
+        }
+        Ok(self.insert(key, fit()?, None))
+    }
+
+    /// The fit under `key`, if held.
+    fn get(&self, key: &str) -> Option<Arc<Shared<T>>> {
+        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        guard.map.get(key).map(Arc::clone)
+    }
+
+    /// Holds `fit` under `key` (replacing what a racing cell put there: the same fit), with its
+    /// test scores when already computed.
+    fn insert(&self, key: &str, fit: T, scores: Option<TestScores>) -> Arc<Shared<T>> {
+        let test = OnceLock::new();
+        if let Some(s) = scores {
+            let _ = test.set(s);
         }
         let fitted = Arc::new(Shared {
-            fit: fit()?,
-            test: OnceLock::new(),
+            fit,
+            test,
             score_once: self.score_once,
         });
-        let mut guard = lock();
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let Entries { map, order } = &mut *guard;
         if map.insert(key.to_string(), Arc::clone(&fitted)).is_none() {
             order.push_back(key.to_string());
@@ -294,7 +470,7 @@ impl<T> SharedFits<T> {
                 map.remove(&old);
             }
         }
-        Ok(fitted)
+        fitted
     }
 }
 
