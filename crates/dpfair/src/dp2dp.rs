@@ -24,7 +24,7 @@ pub mod phase1;
 pub mod phase2;
 pub mod rule;
 
-pub use config::{Config, Iterate, NoiseOn, Phase1, StepSize, TieBreak};
+pub use config::{Config, Iterate, NoiseOn, Phase1, StepScale, StepSize, TieBreak};
 pub use error::{Error, Result};
 
 use crate::predictor as model;

@@ -101,12 +101,17 @@ pub enum Iterate {
     /// λ after the T-th update (the paper's "λ^T").
     #[default]
     Last,
-    /// The average of λ¹..λ^T (Polyak). [`Config`]'s default: on the Say et al. mixture (ρ = 0.05,
+    /// The average of λ¹..λ^T (Polyak). On the Say et al. mixture (ρ = 0.05,
     /// default Phase 1, 5 seeds, 4,000 test rows) it lowers the test unfairness from 0.52 to
     /// 0.14 (1,500 rows, ε = 0.5), 0.22 → 0.13 (1,500, ε = 1), 0.13 → 0.11 (6,000, ε = 0.5) and
     /// 0.107 → 0.095 (6,000, ε = 1), with higher accuracy in each case: the last iterate
     /// carries the accumulated noise of η_t = 1/√t steps (`docs/deviations.md#dp2dp-beta-and-step-sizes`).
     Average,
+    /// The average of the second half, λ^⌈T/2⌉..λ^T (suffix averaging, Rakhlin et al. 2012):
+    /// the full average starts at λ⁰ = 0 and so lags behind a multiplier that is still
+    /// growing, under-correcting; the suffix drops that start. Free post-processing.
+    /// [`Config`]'s default.
+    SecondHalf,
 }
 
 /// Tie-breaking of the prediction rule's argmax (`docs/deviations.md#dp2dp-ties-in-the-argmax`).
@@ -152,6 +157,46 @@ pub enum StepSize {
     Constant,
 }
 
+/// How the step sizes η_t are scaled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepScale {
+    /// η_t as [`StepSize`] gives it (the paper).
+    Unit,
+    /// η_t times the smallest released group frequency min_s π̄_s (a public, released number). The
+    /// multipliers shift the scores π̄_s p̄_k (the rule in [`super::rule`]): the smallest group's
+    /// span [0, π̄_min], so with a unit step one noisy step moves its whole prediction (a 6%
+    /// group was predicted all one class in half the fits on Law with a first-year-GPA target;
+    /// BENCHMARKS.md, "A user's own data"). The default.
+    #[default]
+    SmallestGroup,
+}
+
+/// The share of Phase 2's budget (as a zCDP ρ) that [`Config::sigma_pi_for`] gives the
+/// frequency release when σ_π is not set.
+pub const FREQUENCY_SHARE: f64 = 0.05;
+
+/// The paper's σ_π (`docs/deviations.md#dp2dp-sigma-pi-value`): what `Accounting::Paper` uses
+/// when σ_π is not set, and what the reproductions use.
+pub const PAPER_SIGMA_PI: f64 = 0.05;
+
+/// σ_π whose frequency release (sensitivity 1/N, zCDP ρ_π = 1/(2N²σ²)) takes
+/// [`FREQUENCY_SHARE`] of κ = (√(L + ε) − √L)², L = ln(1/δ), the zCDP ρ that converts to
+/// (ε, δ) (Bun & Steinke, Prop. 1.3): a public rule in N, ε and δ. A fixed σ_π = 0.05 is large
+/// against a small group's frequency (a 6% group's π̄ fell below 0 in 14% of releases at N =
+/// 3,580), and nearly free on large N.
+///
+/// ```
+/// use dpfair::dp2dp::config::frequency_sigma;
+/// let s = frequency_sigma(3_580, 0.77, 1e-5);
+/// assert!(s > 0.007 && s < 0.009);
+/// ```
+pub fn frequency_sigma(n: usize, epsilon: f64, delta: f64) -> f64 {
+    let l = (1.0 / delta).ln();
+    let kappa = ((l + epsilon).sqrt() - l.sqrt()).powi(2);
+    1.0 / (n.max(1) as f64 * (2.0 * FREQUENCY_SHARE * kappa).sqrt())
+}
+
 /// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus the paper's other choices.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -181,10 +226,14 @@ pub struct Config {
     /// η₀ (the paper: 1).
     pub eta0: f64,
     pub step: StepSize,
+    /// Scaling of the steps (default [`StepScale::SmallestGroup`]; the paper: unit).
+    pub step_scale: StepScale,
     /// Box bound C_λ > 0 of the multipliers (`docs/deviations.md#dp2dp-c-lambda-unspecified`; default 1).
     pub c_lambda: f64,
-    /// Noise σ_π on the released group frequency (`docs/deviations.md#dp2dp-sigma-pi-value`; default 0.05).
-    pub sigma_pi: f64,
+    /// Noise σ_π on the released group frequency (`docs/deviations.md#dp2dp-sigma-pi-value`);
+    /// `None` (the default): [`frequency_sigma`]'s rule, or [`PAPER_SIGMA_PI`] under
+    /// `Accounting::Paper` ([`Config::sigma_pi_for`]).
+    pub sigma_pi: Option<f64>,
     /// Floor of the released frequencies π̄_s (`docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`; post-processing).
     pub pi_floor: f64,
     /// Released iterate (`docs/deviations.md#dp2dp-initialisation`); default the average (free post-processing; the paper: last).
@@ -208,10 +257,11 @@ impl Default for Config {
             batch: 128,
             eta0: 1.0,
             step: StepSize::InvSqrt,
+            step_scale: StepScale::SmallestGroup,
             c_lambda: 1.0,
-            sigma_pi: 0.05,
+            sigma_pi: None,
             pi_floor: 1e-3,
-            iterate: Iterate::Average,
+            iterate: Iterate::SecondHalf,
             noise_on: NoiseOn::Sum,
             ties: TieBreak::default(),
         }
@@ -227,6 +277,16 @@ fn positive_finite(name: &'static str, v: f64) -> Result<()> {
 }
 
 impl Config {
+    /// σ_π of a pool of `n` rows: the set value, else [`PAPER_SIGMA_PI`] under
+    /// `Accounting::Paper`, else [`frequency_sigma`]`(n, ε, δ)`.
+    pub fn sigma_pi_for(&self, n: usize) -> f64 {
+        match (self.sigma_pi, self.accounting) {
+            (Some(s), _) => s,
+            (None, Accounting::Paper) => PAPER_SIGMA_PI,
+            (None, _) => frequency_sigma(n, self.epsilon, self.delta),
+        }
+    }
+
     /// Whether this is the non-private reference (ε = ∞).
     pub fn is_private(&self) -> bool {
         self.epsilon.is_finite()
@@ -264,7 +324,9 @@ impl Config {
         positive_finite("beta", self.beta)?;
         positive_finite("eta0", self.eta0)?;
         positive_finite("c_lambda", self.c_lambda)?;
-        positive_finite("sigma_pi", self.sigma_pi)?;
+        if let Some(s) = self.sigma_pi {
+            positive_finite("sigma_pi", s)?;
+        }
         if !(self.pi_floor > 0.0 && self.pi_floor < 0.5) {
             return Err(invalid(
                 "pi_floor",

@@ -259,13 +259,21 @@ pub fn run_sgd(
         for (l, g) in lambda.iter_mut().zip(&sum) {
             *l = (*l - eta * (g / b + rho_outside)).clamp(0.0, settings.c_lambda);
         }
-        for (a, l) in avg.iter_mut().zip(&lambda) {
-            *a += (l - *a) / t as f64;
+        // The running mean of the iterates averaged so far (all, or the second half).
+        let first = match settings.iterate {
+            Iterate::SecondHalf => settings.iterations.div_ceil(2),
+            _ => 1,
+        };
+        if t >= first {
+            let count = (t - first + 1) as f64;
+            for (a, l) in avg.iter_mut().zip(&lambda) {
+                *a += (l - *a) / count;
+            }
         }
     }
     let lambda = match settings.iterate {
         Iterate::Last => lambda,
-        Iterate::Average => avg,
+        Iterate::Average | Iterate::SecondHalf => avg,
     };
     let at_bound = lambda
         .iter()

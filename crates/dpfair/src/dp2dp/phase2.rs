@@ -19,7 +19,7 @@
 //! the paper's "private ≈ non-private" figures suggest was run; the ledger shows its cost.
 
 use super::accounting::{calibrate, paper_noise_multiplier};
-use super::config::{Config, NoiseOn};
+use super::config::{Config, NoiseOn, StepScale};
 use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
 use super::error::{Error, Result};
 use crate::predictor::Accounting;
@@ -83,6 +83,7 @@ pub fn release(
     let steps = cfg.iterations as u64;
     let q = (cfg.batch as f64 / n as f64).min(1.0);
     let paper = cfg.accounting == Accounting::Paper;
+    let sigma_pi = cfg.sigma_pi_for(n);
     let sampling = if paper {
         Sampling::Stratified
     } else {
@@ -92,7 +93,7 @@ pub fn release(
         n_pool: n,
         sampling_rate: q,
         steps,
-        sigma_pi: cfg.sigma_pi,
+        sigma_pi,
         ..Report::default()
     };
     let floor = cfg.pi_floor;
@@ -101,7 +102,7 @@ pub fn release(
         report.sigma_pi = 0.0;
         [floor_pi(1.0 - hat_plus, floor), floor_pi(hat_plus, floor)]
     } else if paper {
-        let g = Gaussian::from_sigma(2f64.sqrt() / n as f64, cfg.sigma_pi)?;
+        let g = Gaussian::from_sigma(2f64.sqrt() / n as f64, sigma_pi)?;
         let v = g.release_vec(
             ledger,
             noise,
@@ -110,7 +111,7 @@ pub fn release(
         )?;
         [floor_pi(v[0], floor), floor_pi(v[1], floor)]
     } else {
-        let g = Gaussian::from_sigma(1.0 / n as f64, cfg.sigma_pi)?;
+        let g = Gaussian::from_sigma(1.0 / n as f64, sigma_pi)?;
         let v = g.release(
             ledger,
             noise,
@@ -126,7 +127,7 @@ pub fn release(
         None
     } else if paper {
         let z_paper =
-            paper_noise_multiplier(cfg.sigma_pi, n, cfg.batch, steps, cfg.epsilon, cfg.delta)?;
+            paper_noise_multiplier(sigma_pi, n, cfg.batch, steps, cfg.epsilon, cfg.delta)?;
         let sigma_sgd = match cfg.noise_on {
             NoiseOn::Sum => 4.0 * z_paper,
             NoiseOn::Mean => 4.0 * z_paper / cfg.batch as f64,
@@ -152,7 +153,7 @@ pub fn release(
             Accountant::Rdp,
         )?)
     } else {
-        let g = Gaussian::from_sigma(1.0 / n as f64, cfg.sigma_pi)?;
+        let g = Gaussian::from_sigma(1.0 / n as f64, sigma_pi)?;
         let pi_rho = match g.cost(1)? {
             Cost::Zcdp { rho } => rho,
             other => {
@@ -193,7 +194,10 @@ pub fn release(
         beta: cfg.beta,
         iterations: cfg.iterations,
         batch: cfg.batch,
-        eta0: cfg.eta0,
+        eta0: match cfg.step_scale {
+            StepScale::Unit => cfg.eta0,
+            StepScale::SmallestGroup => cfg.eta0 * pi[0].min(pi[1]),
+        },
         step: cfg.step,
         c_lambda: cfg.c_lambda,
         iterate: cfg.iterate,

@@ -264,6 +264,9 @@ impl Paper for Dp2dpPaper {
             } else {
                 Phase1::paper()
             },
+            // The paper's σ_π and unit steps (the library's defaults scale both to the data).
+            sigma_pi: Some(dp2dp::config::PAPER_SIGMA_PI),
+            step_scale: dp2dp::StepScale::Unit,
             ..Config::default()
         };
         let mut ledger = if paper {
@@ -438,6 +441,9 @@ fn demo_run(data: &DemoData, epsilon: f64, seed: u64) -> Result<DemoResult> {
     let cfg = Config {
         rho: 0.05,
         epsilon,
+        // The paper's σ_π and unit steps (the library's defaults scale both to the data).
+        sigma_pi: Some(dp2dp::config::PAPER_SIGMA_PI),
+        step_scale: dp2dp::StepScale::Unit,
         ..Config::default()
     };
     let mut ledger = if epsilon.is_finite() {
@@ -514,6 +520,9 @@ fn run_rate(cell: &Cell) -> Result<Outcome> {
     let cfg = Config {
         epsilon: f64::INFINITY,
         phase1: Phase1::paper(),
+        // The paper's σ_π and unit steps (the library's defaults scale both to the data).
+        sigma_pi: Some(dp2dp::config::PAPER_SIGMA_PI),
+        step_scale: dp2dp::StepScale::Unit,
         ..Config::default()
     };
     let p1 = dp2dp::phase1::fit(

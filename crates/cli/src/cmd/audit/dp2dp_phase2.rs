@@ -105,7 +105,7 @@ pub fn phase2(size: Size, seed: u64) -> CliResult<Finding> {
     let z = run(&honest, 0, &mut Noise::seeded(seed))?
         .report
         .noise_multiplier;
-    let pi_rho = 0.5 / (POOL as f64 * honest.sigma_pi).powi(2);
+    let pi_rho = 0.5 / (POOL as f64 * honest.sigma_pi_for(POOL)).powi(2);
     // Substitution: the add/remove accountant at z/2 (`dp2dp::accounting::calibrate`).
     let bug_epsilon = phase2_epsilon(pi_rho, 1.0, 0.3 * z / 2.0, STEPS as u64, DELTA)
         .map_err(CliError::internal)?;

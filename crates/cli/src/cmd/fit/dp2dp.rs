@@ -13,7 +13,7 @@ pub use super::flags::dp2dp::{Args, Phase1Arg};
 use super::pipeline::{self, Common};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
-use dpfair::dp2dp::{Config, Iterate, Phase1, TieBreak};
+use dpfair::dp2dp::{Config, Iterate, Phase1, StepScale, TieBreak};
 use dpfair::estimators::Dp2dpParams;
 use dpfair_data::TaskKind;
 
@@ -42,10 +42,15 @@ impl Args {
             batch: self.batch,
             c_lambda: self.c_lambda,
             sigma_pi: self.sigma_pi,
+            step_scale: if self.unit_steps {
+                StepScale::Unit
+            } else {
+                StepScale::SmallestGroup
+            },
             iterate: if self.last_iterate {
                 Iterate::Last
             } else {
-                Iterate::Average
+                Iterate::SecondHalf
             },
             ties: if self.no_jitter {
                 TieBreak::LowestIndex

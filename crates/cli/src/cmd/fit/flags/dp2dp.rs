@@ -62,11 +62,17 @@ pub struct Args {
     /// Box bound C_λ of the multipliers.
     #[arg(long, value_name = "C", default_value_t = 1.0)]
     pub c_lambda: f64,
-    /// Noise σ_π on the released group frequency.
-    #[arg(long, value_name = "S", default_value_t = 0.05)]
-    pub sigma_pi: f64,
-    /// Release the last iterate λ^T (the paper) instead of the average of the iterates (the
-    /// default; free post-processing that removes much of the accumulated noise).
+    /// Noise σ_π on the released group frequency [default: the σ_π whose release takes 5% of
+    /// Phase 2's budget on its pool (a public rule in N, ε, δ; the paper: 0.05)]
+    #[arg(long, value_name = "S")]
+    pub sigma_pi: Option<f64>,
+    /// The paper's step sizes η_t = 1/√t, instead of the default η_t = π̄_min/√t (scaled by the
+    /// smallest released group frequency, whose scores the multipliers shift)
+    #[arg(long)]
+    pub unit_steps: bool,
+    /// Release the last iterate λ^T (the paper) instead of the average of the second half of
+    /// the iterates (the default; free post-processing that removes much of the accumulated
+    /// noise).
     #[arg(long)]
     pub last_iterate: bool,
     /// Break argmax ties by the lowest class index instead of U(0, 1e-5) jitter.
