@@ -66,7 +66,7 @@ fn bounds_no_better_than_a_guess_are_refused() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("beats a guess") && err.contains("--bounds"),
+        err.contains("beat a guess") && err.contains("--bounds"),
         "{err}"
     );
     assert!(!model.exists(), "a refused fit wrote a model");

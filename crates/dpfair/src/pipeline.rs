@@ -114,8 +114,8 @@ pub fn refuse_guessed_bounds(columns: usize, rows: usize, epsilon: f64) -> Resul
     Err(Error::invalid(
         "bounds",
         format!(
-            "private bounds for {columns} column(s) on {rows} rows get ε = {per_column:.2e} each, \
-             below the {needed:.2e} at which their release beats a guess (docs/privacy.md, \
+            "private bounds for {columns} column(s) would get ε = {per_column:.2e} each, too \
+             little on this many rows for their release to beat a guess (docs/privacy.md, \
              \"Feature bounds\"); give public bounds (--bounds or --bounds-file; `bounds=` in \
              Python), coarse ranges (--coarse-bounds), fewer feature columns (--features, \
              --drop), or a larger ε"

@@ -334,16 +334,16 @@ pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
     let needed = dpfair::pipeline::bounds_epsilon_needed(rows, 2.0);
     if eps_column.is_finite() && eps_column < dpfair::pipeline::bounds_epsilon_needed(rows, 0.0) {
         return Some(format!(
-            "warning: private bounds at ε = {} per column on {rows} rows would be no better than \
-             a guess: the fits that need them refuse; give public --bounds for these columns, \
+            "warning: private bounds at ε = {} per column would be no better than a guess on \
+             this many rows: the fits that need them refuse; give public --bounds for these columns, \
              --coarse-bounds, fewer columns, or a larger ε",
             readable(eps_column)
         ));
     }
     (eps_column.is_finite() && eps_column < needed).then(|| {
         format!(
-            "warning: private bounds at ε = {} per column on {rows} rows are likely too coarse to \
-             help (the feature may end up squashed or clipped); give public --bounds for these \
+            "warning: private bounds at ε = {} per column are likely too coarse to help on this \
+             many rows (the feature may end up squashed or clipped); give public --bounds for these \
              columns, fewer columns, or a larger --bounds-share",
             readable(eps_column)
         )
