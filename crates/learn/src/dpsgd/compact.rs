@@ -37,17 +37,25 @@ impl SparseRows {
         &self.entries[self.starts[i]..self.starts[i + 1]]
     }
 
-    /// A hint to bring row i's pairs into the cache ahead of use (no effect on results).
+    /// A hint to bring row i's pairs into the cache ahead of use (no effect on results): every
+    /// cache line they touch (8-byte pairs; a row of 14 pairs usually spans three lines).
     #[inline]
     pub fn prefetch(&self, i: usize) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(first) = self.starts.get(i).and_then(|&s| self.entries.get(s)) {
-            // SAFETY: prefetching is a hint and never faults; SSE is part of x86_64.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (first as *const (u32, f32)).cast::<i8>(),
-                )
-            };
+        if let Some(pairs) = self
+            .starts
+            .get(i..i + 2)
+            .and_then(|s| self.entries.get(s[0]..s[1]))
+        {
+            // One pair per 64 bytes, and the last: every line the row touches.
+            for pair in pairs.iter().step_by(8).chain(pairs.last()) {
+                // SAFETY: prefetching is a hint and never faults; SSE is part of x86_64.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        (pair as *const (u32, f32)).cast::<i8>(),
+                    )
+                };
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = i;
