@@ -10,8 +10,9 @@
 //!
 //! Rows that are mostly zeros (one-hot coded text columns: 20 of Adult's 102 values per row are
 //! non-zero) are also stored sparse ([`SparseRows`]: the non-zero values of each row and their
-//! columns), when at most [`SPARSE_DENSITY`] of the values are non-zero; the logistic kernel then
-//! reads only those. The same stored `f32` values, so the same norms and the same clip bound.
+//! columns, beside a record of the row's norm and label), when at most [`SPARSE_DENSITY`] of the
+//! values are non-zero; the logistic kernel then reads only those. The same stored `f32` values,
+//! so the same norms and the same clip bound.
 
 use crate::error::{Result, invalid};
 use ndarray::ArrayView2;

@@ -6,9 +6,10 @@
 //! or a ChaCha20 stream keyed from the seeded one), each with its own share of the run's charged
 //! steps ([`NoiseStep::split_off`]). With threads, one producer per stream draws (batch, noise)
 //! for its steps ahead while the caller's thread computes the clipped gradient sum of each step
-//! in turn, releases it with that step's noise and updates the parameters. Every stream is read
-//! in the same order either way, so the one-thread and threaded loops give bit-identical models
-//! for a seeded source (tested).
+//! in turn, releases it with that step's noise and updates the parameters; the draws travel
+//! through a [`Handoff`] queue, which wakes a waiting thread only in batches. Every stream is
+//! read in the same order either way, so the one-thread and threaded loops give bit-identical
+//! models for a seeded source (tested); [`Threads`] chooses between them.
 
 use super::handoff::Handoff;
 use super::nets::Net;
