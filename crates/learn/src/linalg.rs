@@ -73,7 +73,10 @@ mod tests {
         assert!((sigmoid(0.3) + sigmoid(-0.3) - 1.0).abs() < 1e-15);
         // The two textbook branches, bit for bit (fitted models did not change with the
         // branch-free form), and NaN stays NaN.
-        for z in (-4000..=4000).map(|k| k as f64 * 0.0173).chain([0.0, -0.0, 1e-300, -1e-300]) {
+        for z in (-4000..=4000)
+            .map(|k| k as f64 * 0.0173)
+            .chain([0.0, -0.0, 1e-300, -1e-300])
+        {
             let want = if z >= 0.0 {
                 1.0 / (1.0 + (-z).exp())
             } else {

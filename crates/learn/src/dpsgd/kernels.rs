@@ -361,6 +361,20 @@ mod tests {
         }
     }
 
+    /// Weights (m × stride, zero past column d) and m biases for the sparse-loop tests.
+    fn test_weights(m: usize, stride: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+        let w = (0..m * stride)
+            .map(|j| {
+                if j % stride < d {
+                    (j as f64 * 0.3).cos()
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        (w, (0..m).map(|j| 0.2 - 0.1 * j as f64).collect())
+    }
+
     #[test]
     fn the_chunked_sparse_loop_adds_rows_as_one_at_a_time_calls_do() {
         // The three passes per chunk must not change the order of any addition: one call over a
@@ -378,12 +392,9 @@ mod tests {
         assert!(rows.sparse.is_some());
         let stride = rows.stride;
         for m in [1usize, 3] {
-            let mut w: Vec<f64> = (0..m * stride)
-                .map(|j| if j % stride < 60 { (j as f64 * 0.3).cos() } else { 0.0 })
-                .collect();
+            let (mut w, b) = test_weights(m, stride, 60);
             // Column 7 only occurs in rows 7, 57, …: a NaN weight makes their residuals NaN.
             w[7] = f64::NAN;
-            let b: Vec<f64> = (0..m).map(|j| 0.2 - 0.1 * j as f64).collect();
             let lb = LogisticBatch {
                 rows: &rows,
                 w: &w,
@@ -392,7 +403,14 @@ mod tests {
             };
             let batch: Vec<usize> = (0..n).filter(|i| i % 5 != 2).collect();
             let (mut sw, mut sb) = (vec![0.0; m * stride], vec![0.0; m]);
-            logistic_clipped_sum(Isa::detect(), &lb, &batch, &mut sw, &mut sb, &mut vec![0.0; m]);
+            logistic_clipped_sum(
+                Isa::detect(),
+                &lb,
+                &batch,
+                &mut sw,
+                &mut sb,
+                &mut vec![0.0; m],
+            );
             let (mut one_w, mut one_b) = (vec![0.0; m * stride], vec![0.0; m]);
             for &i in &batch {
                 let r = &mut vec![0.0; m];
@@ -420,16 +438,7 @@ mod tests {
             let mut dense_rows = CompactRows::new(x.view(), &y).unwrap();
             dense_rows.sparse = None;
             let stride = dense_rows.stride;
-            let w: Vec<f64> = (0..m * stride)
-                .map(|j| {
-                    if j % stride < 41 {
-                        (j as f64 * 0.3).cos()
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let b: Vec<f64> = (0..m).map(|j| 0.2 - 0.1 * j as f64).collect();
+            let (w, b) = test_weights(m, stride, 41);
             let batch: Vec<usize> = (0..n).filter(|i| i % 4 != 2).collect();
             let run = |rows: &CompactRows<'_>| {
                 let lb = LogisticBatch {
