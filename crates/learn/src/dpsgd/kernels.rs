@@ -361,6 +361,15 @@ mod tests {
         }
     }
 
+    /// The clipped sum of `batch` from zero: (weights' sums, biases' sums).
+    fn batch_sum(lb: &LogisticBatch<'_, '_>, batch: &[usize]) -> (Vec<f64>, Vec<f64>) {
+        let m = lb.b.len();
+        let (mut sw, mut sb) = (vec![0.0; m * lb.rows.stride], vec![0.0; m]);
+        let r = &mut vec![0.0; m];
+        logistic_clipped_sum(Isa::detect(), lb, batch, &mut sw, &mut sb, r);
+        (sw, sb)
+    }
+
     /// Weights (m × stride, zero past column d) and m biases for the sparse-loop tests.
     fn test_weights(m: usize, stride: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
         let w = (0..m * stride)
@@ -402,15 +411,7 @@ mod tests {
                 clip: 0.9,
             };
             let batch: Vec<usize> = (0..n).filter(|i| i % 5 != 2).collect();
-            let (mut sw, mut sb) = (vec![0.0; m * stride], vec![0.0; m]);
-            logistic_clipped_sum(
-                Isa::detect(),
-                &lb,
-                &batch,
-                &mut sw,
-                &mut sb,
-                &mut vec![0.0; m],
-            );
+            let (sw, sb) = batch_sum(&lb, &batch);
             let (mut one_w, mut one_b) = (vec![0.0; m * stride], vec![0.0; m]);
             for &i in &batch {
                 let r = &mut vec![0.0; m];
@@ -447,17 +448,7 @@ mod tests {
                     b: &b,
                     clip: 0.9,
                 };
-                let mut sw = vec![0.0; m * stride];
-                let mut sb = vec![0.0; m];
-                logistic_clipped_sum(
-                    Isa::detect(),
-                    &lb,
-                    &batch,
-                    &mut sw,
-                    &mut sb,
-                    &mut vec![0.0; m],
-                );
-                (sw, sb)
+                batch_sum(&lb, &batch)
             };
             let (dense, sparse) = (run(&dense_rows), run(&sparse_rows));
             // The same terms in another order: each sum of ≤ 375 terms of size ≤ 0.9·3 agrees
