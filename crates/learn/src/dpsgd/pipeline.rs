@@ -218,8 +218,11 @@ impl Loop<'_> {
                     }
                 });
             }
+            // Stops the producers still drawing when this thread leaves early (an error, or a
+            // panic: they must not wait for room for ever while the scope waits for them).
+            let _close = CloseOnDrop(&queues);
             let mut sum = vec![0.0; dim];
-            let consumed = (0..self.steps).try_for_each(|t| {
+            (0..self.steps).try_for_each(|t| {
                 let queue = &queues[(t % k) as usize];
                 let (batch, draw) = queue
                     .recv()
@@ -230,10 +233,16 @@ impl Loop<'_> {
                 self.update.apply(params, &sum);
                 queue.recycle(batch);
                 Ok(())
-            });
-            // Stops the producers still drawing (after an error).
-            queues.iter().for_each(Handoff::close);
-            consumed
+            })
         })
+    }
+}
+
+/// Closes every queue when dropped (see [`Loop::threaded`]).
+struct CloseOnDrop<'q, T, B>(&'q [Handoff<T, B>]);
+
+impl<T, B> Drop for CloseOnDrop<'_, T, B> {
+    fn drop(&mut self) {
+        self.0.iter().for_each(Handoff::close);
     }
 }
