@@ -81,13 +81,14 @@ impl Schedule {
 /// ```
 /// use dpfair_learn::dpsgd::Threads;
 /// use dpfair_learn::{DpSgdConfig, fit_dp_sgd};
-/// use dpfair_privacy::{Budget, Ledger, Noise};
+/// use dpfair_privacy::{Budget, Ledger, Noise, Relation};
 ///
 /// let x = ndarray::Array2::from_shape_fn((400, 3), |(i, j)| ((i * 7 + j * 3) % 11) as f64 / 11.0);
 /// let y: Vec<u32> = (0..400).map(|i| (i % 3 == 0) as u32).collect();
 /// let fit = |threads| {
 ///     let cfg = DpSgdConfig { epochs: 30, expected_batch: 50, threads, ..Default::default() };
-///     let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).unwrap());
+///     // DP-SGD's accountants certify add/remove neighbours: a ledger for that relation.
+///     let mut ledger = Ledger::for_relation(Budget::approx(1.0, 1e-5).unwrap(), Relation::AddRemove);
 ///     // Seeded noise for the comparison only: a private fit uses `Noise::os()`.
 ///     fit_dp_sgd(&cfg, x.view(), &y, 2, &mut ledger, &mut Noise::seeded(3)).unwrap().model
 /// };
