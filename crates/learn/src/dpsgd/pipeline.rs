@@ -159,6 +159,10 @@ pub(crate) fn train<S: NoiseStep>(
     }
 }
 
+/// A producer's queue: each step's batch and noise (or the error that stopped it), and the
+/// batch buffers handed back.
+type StepQueue<D> = Handoff<Result<(Vec<usize>, D)>, Vec<usize>>;
+
 /// The fixed parts of a run of steps; step t draws from stream t mod (number of streams).
 struct Loop<'l> {
     n: usize,
@@ -199,8 +203,7 @@ impl Loop<'_> {
     ) -> Result<()> {
         let dim = params.len();
         let k = streams.len() as u64;
-        let queues: Vec<Handoff<Result<(Vec<usize>, S::Draw)>, Vec<usize>>> =
-            (0..k).map(|_| Handoff::new(AHEAD)).collect();
+        let queues: Vec<StepQueue<S::Draw>> = (0..k).map(|_| Handoff::new(AHEAD)).collect();
         std::thread::scope(|scope| {
             for ((p, s), queue) in streams.iter_mut().enumerate().zip(&queues) {
                 let own_steps = (self.steps - p as u64).div_ceil(k);
