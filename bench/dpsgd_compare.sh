@@ -5,17 +5,23 @@
 # median examples/s (wall) and examples per CPU-second of each side; prints the load average
 # before and after, since the machine is shared.
 #
-#   PY=/work/venvs/bench/bin/python bench/dpsgd_compare.sh [pairs] [epochs]
+#   PY=/path/to/venv/bin/python bench/dpsgd_compare.sh [pairs] [epochs]
+#
+# The bench binary is built once and run directly (DPSGD_BIN=path runs a given build instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python3}
 PAIRS=${1:-5}
 EPOCHS=${2:-20}
 OUT=$(mktemp)
-cargo bench -q -p dpfair-learn --bench dpsgd_throughput --no-run 2>/dev/null
+if [ -z "${DPSGD_BIN:-}" ]; then
+  DPSGD_BIN=$(cargo bench -p dpfair-learn --bench dpsgd_throughput --no-run 2>&1 |
+    grep -o '(target/[^)]*dpsgd_throughput-[0-9a-f]*)' | tr -d '()')
+fi
+echo "bench binary: $DPSGD_BIN"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 run_pair() { # n batch epochs
-  cargo bench -q -p dpfair-learn --bench dpsgd_throughput -- --n "$1" --batch "$2" --epochs "$3" --reps 1 | grep '^{' >>"$OUT"
+  "$DPSGD_BIN" --n "$1" --batch "$2" --epochs "$3" --reps 1 | grep '^{' >>"$OUT"
   "$PY" bench/dpsgd_numpy.py --n "$1" --batch "$2" --epochs "$3" --reps 1 >>"$OUT"
 }
 for _ in $(seq "$PAIRS"); do

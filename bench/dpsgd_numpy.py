@@ -6,8 +6,8 @@ Poisson sampling with one uniform per row per step, Gaussian noise in floating p
 samplers are not exact; this is a speed reference only). Prints one JSON line per repetition with
 wall-clock and CPU time (time.process_time: all threads of the process).
 
-    python3 -m venv /work/venvs/bench && /work/venvs/bench/bin/pip install numpy
-    /work/venvs/bench/bin/python bench/dpsgd_numpy.py --n 22610 --batch 256 --epochs 20 --reps 5
+    python3 -m venv target/bench-venv && target/bench-venv/bin/pip install numpy
+    target/bench-venv/bin/python bench/dpsgd_numpy.py --n 22610 --batch 256 --epochs 20 --reps 5
 """
 import argparse
 import json

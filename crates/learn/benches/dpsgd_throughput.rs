@@ -5,10 +5,12 @@
 //! side by side with the numpy implementation.
 //!
 //! `cargo bench -p dpfair-learn --bench dpsgd_throughput -- --n 22610 --batch 256 --epochs 20 --reps 5`
+//! (`--threads 1`: everything on one thread; `--seeded`: seeded noise instead of the OS's).
 
 mod common;
 
 use common::adult_shaped;
+use dpfair_learn::dpsgd::Threads;
 use dpfair_learn::{DpSgdConfig, fit_dp_sgd};
 use dpfair_privacy::{Budget, Ledger, Noise};
 use std::time::Instant;
@@ -38,6 +40,11 @@ fn main() {
     let epochs = arg(&args, "--epochs", 20);
     let reps = arg(&args, "--reps", 5);
     let seeded = args.iter().any(|a| a == "--seeded");
+    let threads = match arg(&args, "--threads", 0) {
+        0 => Threads::Auto,
+        1 => Threads::One,
+        _ => Threads::Producers,
+    };
     let (x, y) = adult_shaped(n, 1);
     let cfg = DpSgdConfig {
         noise_multiplier: Some(1.0),
@@ -45,6 +52,7 @@ fn main() {
         expected_batch: batch,
         clip: 1.5,
         learning_rate: 0.01,
+        threads,
         ..Default::default()
     };
     for rep in 0..reps {
@@ -62,7 +70,7 @@ fn main() {
         let pred = fit.model.predict(x.view()).expect("predict");
         let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / n as f64;
         println!(
-            "{{\"impl\":\"dpfair\",\"n\":{n},\"batch\":{batch},\"epochs\":{epochs},\"rep\":{rep},\
+            "{{\"impl\":\"dpfair\",\"threads\":\"{threads:?}\",\"n\":{n},\"batch\":{batch},\"epochs\":{epochs},\"rep\":{rep},\
              \"wall_s\":{wall:.4},\"cpu_s\":{},\"examples_per_s\":{:.0},\
              \"examples_per_cpu_s\":{},\"train_accuracy\":{acc:.4}}}",
             cpu.map_or("null".into(), |c| format!("{c:.2}")),

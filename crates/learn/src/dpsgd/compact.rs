@@ -10,8 +10,9 @@
 //!
 //! Rows that are mostly zeros (one-hot coded text columns: 20 of Adult's 102 values per row are
 //! non-zero) are also stored sparse ([`SparseRows`]: the non-zero values of each row and their
-//! columns), when at most [`SPARSE_DENSITY`] of the values are non-zero; the logistic kernel then
-//! reads only those. The same stored `f32` values, so the same norms and the same clip bound.
+//! columns, beside a record of the row's norm and label), when at most [`SPARSE_DENSITY`] of the
+//! values are non-zero; the logistic kernel then reads only those. The same stored `f32` values,
+//! so the same norms and the same clip bound.
 
 use crate::error::{Result, invalid};
 use ndarray::ArrayView2;
@@ -22,35 +23,82 @@ pub(crate) const LANES: usize = 16;
 /// The largest fraction of non-zero values at which the rows are also stored sparse.
 pub(crate) const SPARSE_DENSITY: f64 = 0.35;
 
-/// The rows' non-zero values (compressed sparse rows): row i's (column, value) pairs are
-/// `entries[starts[i]..starts[i + 1]]`, columns ascending and < d; pairs are packed so that a
-/// row is one contiguous read.
+/// The rows' non-zero values (compressed sparse rows), with what the kernel needs of each row
+/// beside them: row i's (column, value) pairs are `entries[meta[i].start..meta[i + 1].start]`,
+/// columns ascending and < d, packed so that a row is one contiguous read; `meta[i]` also holds
+/// its norm and label, so a row costs two scattered reads (its 16-byte record and its pairs)
+/// instead of four.
 pub(crate) struct SparseRows {
-    starts: Vec<usize>,
+    /// One record per row, then one whose `start` ends the last row.
+    meta: Vec<RowMeta>,
     entries: Vec<(u32, f32)>,
 }
 
+/// A sparse row's record: ‖[x̃_i; 1]‖₂ (as in [`CompactRows::aug_norm`]), the index of its first
+/// pair, and its label.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct RowMeta {
+    aug_norm: f64,
+    start: u32,
+    y: u32,
+}
+
+/// One sparse row as the kernel reads it.
+pub(crate) struct SparseRow<'s> {
+    pub aug_norm: f64,
+    pub y: u32,
+    pub pairs: &'s [(u32, f32)],
+}
+
+/// A hint to bring the cache line holding `*p` closer (no effect on results).
+#[inline(always)]
+fn prefetch_line<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint and never faults; SSE is part of x86_64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 impl SparseRows {
-    /// Row i's (column, value) pairs.
+    /// Row i.
     #[inline]
-    pub fn row(&self, i: usize) -> &[(u32, f32)] {
-        &self.entries[self.starts[i]..self.starts[i + 1]]
+    pub fn row(&self, i: usize) -> SparseRow<'_> {
+        let (m, end) = (self.meta[i], self.meta[i + 1].start);
+        SparseRow {
+            aug_norm: m.aug_norm,
+            y: m.y,
+            pairs: &self.entries[m.start as usize..end as usize],
+        }
     }
 
-    /// A hint to bring row i's pairs into the cache ahead of use (no effect on results).
+    /// A hint to bring row i's record into the cache (its address needs no other read), so
+    /// that a later [`SparseRows::prefetch_pairs`] of the row does not wait for it.
     #[inline]
-    pub fn prefetch(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(first) = self.starts.get(i).and_then(|&s| self.entries.get(s)) {
-            // SAFETY: prefetching is a hint and never faults; SSE is part of x86_64.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (first as *const (u32, f32)).cast::<i8>(),
-                )
-            };
+    pub fn prefetch_record(&self, i: usize) {
+        if let Some(m) = self.meta.get(i..i + 2) {
+            prefetch_line(&m[0]);
+            prefetch_line(&m[1]);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+    }
+
+    /// A hint to bring every cache line of row i's pairs into the cache (8-byte pairs; a row
+    /// of 14 pairs usually spans three lines). No effect on results.
+    #[inline]
+    pub fn prefetch_pairs(&self, i: usize) {
+        if let Some(m) = self.meta.get(i..i + 2)
+            && let Some(pairs) = self.entries.get(m[0].start as usize..m[1].start as usize)
+        {
+            // One pair per 64 bytes, and the last.
+            for pair in pairs.iter().step_by(8).chain(pairs.last()) {
+                prefetch_line(pair);
+            }
+        }
     }
 }
 
@@ -119,22 +167,35 @@ impl<'a> CompactRows<'a> {
         let nonzero = (0..n)
             .map(|i| self.row(i)[..d].iter().filter(|v| **v != 0.0).count())
             .sum::<usize>();
-        if d == 0 || nonzero as f64 > SPARSE_DENSITY * (n * d) as f64 || d > u32::MAX as usize {
+        if d == 0
+            || nonzero as f64 > SPARSE_DENSITY * (n * d) as f64
+            || d > u32::MAX as usize
+            || nonzero > u32::MAX as usize
+        {
             return None;
         }
         let mut sparse = SparseRows {
-            starts: Vec::with_capacity(n + 1),
+            meta: Vec::with_capacity(n + 1),
             entries: Vec::with_capacity(nonzero),
         };
-        sparse.starts.push(0);
         for i in 0..n {
+            sparse.meta.push(RowMeta {
+                aug_norm: self.aug_norm[i],
+                // At most `nonzero` ≤ u32::MAX (checked above).
+                start: sparse.entries.len() as u32,
+                y: self.y[i],
+            });
             for (j, &v) in self.row(i)[..d].iter().enumerate() {
                 if v != 0.0 {
                     sparse.entries.push((j as u32, v));
                 }
             }
-            sparse.starts.push(sparse.entries.len());
         }
+        sparse.meta.push(RowMeta {
+            aug_norm: 0.0,
+            start: sparse.entries.len() as u32,
+            y: 0,
+        });
         Some(sparse)
     }
 
@@ -151,22 +212,10 @@ impl<'a> CompactRows<'a> {
     /// A hint to bring row i into the cache ahead of use (no effect on results).
     #[inline]
     pub fn prefetch(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let per_row = self.stride / LANES;
-            if let Some(lines) = self.lines.get(i * per_row..(i + 1) * per_row) {
-                for line in lines {
-                    // SAFETY: prefetching is a hint and never faults; SSE is part of x86_64.
-                    unsafe {
-                        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                            (line as *const Line).cast::<i8>(),
-                        )
-                    };
-                }
-            }
+        let per_row = self.stride / LANES;
+        if let Some(lines) = self.lines.get(i * per_row..(i + 1) * per_row) {
+            lines.iter().for_each(prefetch_line);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
     }
 }
 
@@ -199,14 +248,16 @@ mod tests {
             x[[i, i % 30]] = 1.0;
             x[[i, 29 - i % 7]] = 0.1 * i as f64 - 1.3;
         }
-        let y = vec![0u32; 40];
+        let y: Vec<u32> = (0..40).map(|i| i % 3).collect();
         let r = CompactRows::new(x.view(), &y).unwrap();
         let sparse = r
             .sparse
             .as_ref()
             .expect("at most 2 of 30 values are non-zero");
         for i in 0..40 {
-            let pairs = sparse.row(i);
+            let row = sparse.row(i);
+            assert_eq!((row.aug_norm, row.y), (r.aug_norm[i], r.y[i]), "row {i}");
+            let pairs = row.pairs;
             let mut dense = vec![0.0f32; r.stride];
             for &(j, v) in pairs {
                 assert_ne!(v, 0.0);

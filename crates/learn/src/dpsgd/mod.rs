@@ -32,6 +32,7 @@
 //! `sgm_effective_noise_multiplier`).
 
 mod compact;
+mod handoff;
 mod kernels;
 pub(crate) mod nets;
 mod pipeline;
@@ -47,7 +48,8 @@ use dpfair_privacy::mechanisms::{StepNoise, SubsampledGaussianRun};
 use dpfair_privacy::{Ledger, Noise, Relation};
 use ndarray::{Array1, Array2, ArrayView2, s};
 use nets::{LogisticNet, MlpNet, mlp_layers};
-use pipeline::{NoiseStep, Schedule, Threads, train};
+pub use pipeline::Threads;
+use pipeline::{NoiseStep, Schedule, train};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +86,12 @@ pub struct DpSgdConfig {
     pub architecture: Architecture,
     /// Neighbouring relation the calibrated z certifies (module doc). Default add/remove.
     pub relation: Relation,
+    /// Where the batches and noise are drawn: on producer threads beside the gradient sums
+    /// (default: when the run is large enough and a second core exists) or all on the caller's
+    /// thread ([`Threads::One`]). The trained model does not depend on it, so it is not part of
+    /// a saved configuration.
+    #[serde(skip)]
+    pub threads: Threads,
 }
 
 impl Default for DpSgdConfig {
@@ -99,6 +107,7 @@ impl Default for DpSgdConfig {
             clip: 1.5,
             architecture: Architecture::Logistic,
             relation: Relation::AddRemove,
+            threads: Threads::Auto,
         }
     }
 }
@@ -272,7 +281,7 @@ pub fn fit_dp_sgd(
             init_layer(noise, m, d, &mut params);
             let mut net = LogisticNet::new(rows, m);
             train(
-                Threads::Auto,
+                cfg.threads,
                 &mut net,
                 &mut params,
                 &schedule,
@@ -287,7 +296,7 @@ pub fn fit_dp_sgd(
             init_layer(noise, m, hidden, &mut params);
             let mut net = MlpNet { rows, h: hidden, m };
             train(
-                Threads::Auto,
+                cfg.threads,
                 &mut net,
                 &mut params,
                 &schedule,

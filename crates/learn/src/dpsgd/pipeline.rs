@@ -6,15 +6,16 @@
 //! or a ChaCha20 stream keyed from the seeded one), each with its own share of the run's charged
 //! steps ([`NoiseStep::split_off`]). With threads, one producer per stream draws (batch, noise)
 //! for its steps ahead while the caller's thread computes the clipped gradient sum of each step
-//! in turn, releases it with that step's noise and updates the parameters. Every stream is read
-//! in the same order either way, so the one-thread and threaded loops give bit-identical models
-//! for a seeded source (tested).
+//! in turn, releases it with that step's noise and updates the parameters; the draws travel
+//! through a [`Handoff`] queue, which wakes a waiting thread only in batches. Every stream is
+//! read in the same order either way, so the one-thread and threaded loops give bit-identical
+//! models for a seeded source (tested); [`Threads`] chooses between them.
 
+use super::handoff::Handoff;
 use super::nets::Net;
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use dpfair_privacy::Noise;
-use std::sync::mpsc;
 
 /// The noise step of DP-SGD: the only place a step's sum becomes releasable. The noise is drawn
 /// before the sum exists (`draw`) and added to it once (`apply`).
@@ -73,12 +74,36 @@ impl Schedule {
     }
 }
 
-/// Whether to draw batches and noise on producer threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Threads {
-    /// When they pay off (`Schedule::threads_pay_off`).
+/// Whether DP-SGD draws its batches and noise on producer threads ([`super::DpSgdConfig::threads`]).
+/// Every setting trains the same model (bit for bit from a seeded source): the random streams
+/// are read in the same order; only where the draws run differs.
+///
+/// ```
+/// use dpfair_learn::dpsgd::Threads;
+/// use dpfair_learn::{DpSgdConfig, fit_dp_sgd};
+/// use dpfair_privacy::{Budget, Ledger, Noise, Relation};
+///
+/// let x = ndarray::Array2::from_shape_fn((400, 3), |(i, j)| ((i * 7 + j * 3) % 11) as f64 / 11.0);
+/// let y: Vec<u32> = (0..400).map(|i| (i % 3 == 0) as u32).collect();
+/// let fit = |threads| {
+///     let cfg = DpSgdConfig { epochs: 30, expected_batch: 50, threads, ..Default::default() };
+///     // DP-SGD's accountants certify add/remove neighbours: a ledger for that relation.
+///     let mut ledger = Ledger::for_relation(Budget::approx(1.0, 1e-5).unwrap(), Relation::AddRemove);
+///     // Seeded noise for the comparison only: a private fit uses `Noise::os()`.
+///     fit_dp_sgd(&cfg, x.view(), &y, 2, &mut ledger, &mut Noise::seeded(3)).unwrap().model
+/// };
+/// assert_eq!(fit(Threads::One), fit(Threads::Producers));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Threads {
+    /// Producer threads when they pay off: enough expected work (steps × expected batch ≥ 20,000
+    /// examples), at least 2 cores, and not already on a rayon worker (fits run in parallel
+    /// keep one thread each).
+    #[default]
     Auto,
+    /// Everything on the caller's thread.
     One,
+    /// Always producer threads (one per random stream), whatever the size of the run.
     Producers,
 }
 
@@ -134,6 +159,10 @@ pub(crate) fn train<S: NoiseStep>(
     }
 }
 
+/// A producer's queue: each step's batch and noise (or the error that stopped it), and the
+/// batch buffers handed back.
+type StepQueue<D> = Handoff<Result<(Vec<usize>, D)>, Vec<usize>>;
+
 /// The fixed parts of a run of steps; step t draws from stream t mod (number of streams).
 struct Loop<'l> {
     n: usize,
@@ -174,47 +203,50 @@ impl Loop<'_> {
     ) -> Result<()> {
         let dim = params.len();
         let k = streams.len() as u64;
+        let queues: Vec<StepQueue<S::Draw>> = (0..k).map(|_| Handoff::new(AHEAD)).collect();
         std::thread::scope(|scope| {
-            let mut ahead = Vec::new();
-            let mut spent = Vec::new();
-            for (p, s) in streams.iter_mut().enumerate() {
-                let (ahead_tx, ahead_rx) =
-                    mpsc::sync_channel::<Result<(Vec<usize>, S::Draw)>>(AHEAD);
-                // Used batch buffers go back to their producer.
-                let (spent_tx, spent_rx) = mpsc::channel::<Vec<usize>>();
+            for ((p, s), queue) in streams.iter_mut().enumerate().zip(&queues) {
                 let own_steps = (self.steps - p as u64).div_ceil(k);
                 let (sampler, n) = (self.sampler, self.n);
                 scope.spawn(move || {
+                    let queue = queue.producer();
                     for _ in 0..own_steps {
-                        let mut batch = spent_rx.try_recv().unwrap_or_default();
+                        let mut batch = queue.spare().unwrap_or_default();
                         sampler.sample_into(s.noise, n, &mut batch);
                         let next = s.step.draw(s.noise, dim).map(|draw| (batch, draw));
                         let failed = next.is_err();
-                        // A closed channel: the consumer stopped on an error of its own.
-                        if ahead_tx.send(next).is_err() || failed {
+                        // Refused: the consumer stopped on an error of its own.
+                        if !queue.send(next) || failed {
                             return;
                         }
                     }
                 });
-                ahead.push(ahead_rx);
-                spent.push(spent_tx);
             }
-            // `ahead` is owned by this closure: an early return drops the receivers, which
-            // stops the producers.
+            // Stops the producers still drawing when this thread leaves early (an error, or a
+            // panic: they must not wait for room for ever while the scope waits for them).
+            let _close = CloseOnDrop(&queues);
             let mut sum = vec![0.0; dim];
-            for t in 0..self.steps {
-                let p = (t % k) as usize;
-                let (batch, draw) = ahead[p]
+            (0..self.steps).try_for_each(|t| {
+                let queue = &queues[(t % k) as usize];
+                let (batch, draw) = queue
                     .recv()
                     .expect("each producer sends one item per step or an error")?;
                 sum.fill(0.0);
                 net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
                 S::apply(draw, &mut sum)?;
                 self.update.apply(params, &sum);
-                // A producer that has finished its steps has left: the buffer is just dropped.
-                let _ = spent[p].send(batch);
-            }
-            Ok(())
+                queue.recycle(batch);
+                Ok(())
+            })
         })
+    }
+}
+
+/// Closes every queue when dropped (see [`Loop::threaded`]).
+struct CloseOnDrop<'q, T, B>(&'q [Handoff<T, B>]);
+
+impl<T, B> Drop for CloseOnDrop<'_, T, B> {
+    fn drop(&mut self) {
+        self.0.iter().for_each(Handoff::close);
     }
 }

@@ -36,6 +36,8 @@ use rand::Rng;
 /// The table has s = 2^j cells with s the smallest power of two ≥ 2/q (so x = y^s ≤ e^−2 and H is
 /// 0 with probability ≥ 0.86), capped at 2^12 cells (80 KiB) for very small q.
 const MAX_TABLE_BITS: u32 = 12;
+/// log2 of the guide entries per table cell (the guide is capped at 2^[`MAX_TABLE_BITS`] entries).
+const GUIDE_PER_CELL: u32 = 3;
 /// Fixed-point scale of the power bounds: `ONE` stands for 1.
 const ONE: u128 = 1 << 126;
 /// 2^64 as a bound in units of 2^−64.
@@ -53,8 +55,12 @@ pub struct GeometricSkips {
     /// lo[r] ≤ F(r)·2^64 ≤ hi[r] for r = 0, …, s − 2 (F(s − 1) = 1).
     lo: Vec<u64>,
     hi: Vec<u128>,
-    /// guide[t]: the number of r with lo[r] ≤ t·2^(64−j) (where the inversion search starts).
+    /// guide[t]: the number of r with lo[r] ≤ t·2^(64−g), g = `guide_bits` (where the inversion
+    /// search starts: at most the answer, since lo[r] ≤ t·2^(64−g) ≤ U·2^64 for those r).
     guide: Vec<u32>,
+    /// 2^guide_bits guide entries: 2^[`GUIDE_PER_CELL`] per table cell (up to the cap), so that
+    /// the search from the guide's start nearly always stops at once.
+    guide_bits: u32,
     /// Bounds on x·2^64, x = (1 − q)^s: the probability that a whole block fails.
     block_lo: u128,
     block_hi: u128,
@@ -97,6 +103,13 @@ fn ratio_ceil(a_hi: u128, b_lo: u128) -> u128 {
         return TWO64;
     }
     ((a << 64) + b - 1).div_euclid(b).min(TWO64)
+}
+
+/// The search guide of `GeometricSkips` for lower bounds `lo`, with 2^bits entries.
+fn guide_for(lo: &[u64], bits: u32) -> Vec<u32> {
+    (0..1u64 << bits)
+        .map(|t| lo.partition_point(|&v| v <= t << (64 - bits)) as u32)
+        .collect()
 }
 
 impl GeometricSkips {
@@ -149,17 +162,14 @@ impl GeometricSkips {
             lo.push(l.min(TWO64 - 1) as u64);
             hi.push(ratio_ceil(a_hi, b_lo).max(1));
         }
-        let guide = (0..s)
-            .map(|t| {
-                let cut = (t as u64) << (64 - table_bits);
-                lo.partition_point(|&v| v <= cut) as u32
-            })
-            .collect();
+        let guide_bits = (table_bits + GUIDE_PER_CELL).min(MAX_TABLE_BITS.max(table_bits));
+        let guide = guide_for(&lo, guide_bits);
         Ok(GeometricSkips {
             q,
             m,
             l,
             table_bits,
+            guide_bits,
             lo,
             hi,
             guide,
@@ -211,7 +221,7 @@ impl GeometricSkips {
     fn within_block<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> u64 {
         let last = self.lo.len();
         let w = bits.peek64();
-        let mut r = self.guide[(w >> (64 - self.table_bits)) as usize] as usize;
+        let mut r = self.guide[(w >> (64 - self.guide_bits)) as usize] as usize;
         while r < last && self.lo[r] <= w {
             r += 1;
         }
@@ -291,10 +301,7 @@ impl GeometricSkips {
         }
         g.block_lo = g.block_lo.saturating_sub(u128::from(slack));
         g.block_hi = (g.block_hi + u128::from(slack)).min(TWO64);
-        let cut = |t: usize| (t as u64) << (64 - g.table_bits);
-        g.guide = (0..g.guide.len())
-            .map(|t| g.lo.partition_point(|&v| v <= cut(t)) as u32)
-            .collect();
+        g.guide = guide_for(&g.lo, g.guide_bits);
         g
     }
 }
