@@ -107,20 +107,27 @@ impl Dataset {
         )
         .expect("batches of one schema have the same columns");
         let groups = self.groups.as_ref().map(|g| Groups {
-            codes: [&g.codes[..], other.groups.as_ref().map_or(&[][..], |o| &o.codes)].concat(),
+            codes: [
+                &g.codes[..],
+                other.groups.as_ref().map_or(&[][..], |o| &o.codes),
+            ]
+            .concat(),
             names: g.names.clone(),
         });
         let target = match (&self.target, &other.target) {
             (Some(Target::Binary(a)), Some(Target::Binary(b))) => {
                 Some(Target::Binary([&a[..], b].concat()))
             }
-            (Some(Target::Multiclass { k, labels: a }), Some(Target::Multiclass { labels: b, .. })) => {
-                Some(Target::Multiclass {
-                    k: *k,
-                    labels: [&a[..], b].concat(),
-                })
+            (
+                Some(Target::Multiclass { k, labels: a }),
+                Some(Target::Multiclass { labels: b, .. }),
+            ) => Some(Target::Multiclass {
+                k: *k,
+                labels: [&a[..], b].concat(),
+            }),
+            (Some(Target::Real(a)), Some(Target::Real(b))) => {
+                Some(Target::Real([&a[..], b].concat()))
             }
-            (Some(Target::Real(a)), Some(Target::Real(b))) => Some(Target::Real([&a[..], b].concat())),
             (t, _) => t.clone(),
         };
         Dataset {

@@ -133,9 +133,15 @@ pub fn fit(
         }
     };
     let training = collect_training(&plan, |sink| sink(data))?;
-    fit_parts(config, &plan, &training, standardize, ledger, noise, |sink| {
-        sink(data)
-    })
+    fit_parts(
+        config,
+        &plan,
+        &training,
+        standardize,
+        ledger,
+        noise,
+        |sink| sink(data),
+    )
 }
 
 /// The rows `plan` trains on, from batches of all n rows in order (`feed` hands each to the
@@ -155,9 +161,9 @@ pub fn collect_training(
     })?;
     all_rows_seen(plan, &rows)?;
     let mut parts = parts.into_iter();
-    let first = parts.next().ok_or_else(|| {
-        DecoupledError::InvalidData("no rows for the base model".into())
-    })?;
+    let first = parts
+        .next()
+        .ok_or_else(|| DecoupledError::InvalidData("no rows for the base model".into()))?;
     Ok(parts.fold(first, |acc, p| acc.concat(&p)))
 }
 

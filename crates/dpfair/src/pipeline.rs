@@ -279,9 +279,13 @@ pub fn fit<E: Estimator>(
     scaling: &Scaling,
     session: &mut Session,
 ) -> Result<Fitted<E::Model>> {
-    fit_scaled(estimator, loaded, scaling, session, |est, loaded, ledger, noise| {
-        est.fit_with(&loaded.dataset, ledger, noise)
-    })
+    fit_scaled(
+        estimator,
+        loaded,
+        scaling,
+        session,
+        |est, loaded, ledger, noise| est.fit_with(&loaded.dataset, ledger, noise),
+    )
 }
 
 /// [`fit`] with the method's step given: `fit_step(estimator, loaded, ledger, noise)` runs

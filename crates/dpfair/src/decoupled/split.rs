@@ -129,7 +129,9 @@ mod tests {
         assert_eq!((p.training, p.post), (2000, 1000));
         let p = SplitPlan::new(3000, 1.0 / 3.0, 500, 1).unwrap();
         assert_eq!((p.training, p.post), (500, 2500));
-        let e = SplitPlan::new(3000, 1.0 / 3.0, 10, 1).unwrap_err().to_string();
+        let e = SplitPlan::new(3000, 1.0 / 3.0, 10, 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("training split has 10 of the 3000 rows"), "{e}");
         assert!(SplitPlan::new(100, 0.01, 1000, 1).is_err());
     }

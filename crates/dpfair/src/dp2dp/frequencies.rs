@@ -83,7 +83,12 @@ impl SignCounts {
     /// π̂_{+1} (sensitivity 1/N) and π̄_{−1} = 1 − π̄_{+1}; paper: two independent noises
     /// (sensitivity √2/N); not private (ε = ∞): the exact frequencies. Charges `ledger` before
     /// drawing (module doc of [`super::phase2`]).
-    pub fn finalize(&self, cfg: &Config, ledger: &mut Ledger, noise: &mut Noise) -> Result<[f64; 2]> {
+    pub fn finalize(
+        &self,
+        cfg: &Config,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<[f64; 2]> {
         let n = self.n();
         if n == 0 {
             return Err(Error::Data("the pool has no rows".into()));

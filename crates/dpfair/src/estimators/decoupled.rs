@@ -3,17 +3,15 @@
 //! fairness post-processing that flips decisions per group.
 
 use super::{check_epsilon, setters};
-use crate::decoupled::{
-    Config, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts,
-};
-use crate::pipeline::Scaling;
-use crate::session::Session;
-use dpfair_data::Loaded;
+use crate::decoupled::{Config, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::pipeline::Scaling;
 use crate::predictor::Accounting;
+use crate::session::Session;
 use crate::session::Spend;
 use dpfair_data::Dataset;
+use dpfair_data::Loaded;
 use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`Decoupled`]: [`crate::decoupled::Config`]'s defaults (ε = 3, δ = 10⁻⁵, strict

@@ -26,9 +26,9 @@
 pub use super::flags::decoupled::{Args, BaseArg};
 use super::pipeline::{self, Common, finish, report_bounds, session_for, with_progress};
 use crate::error::{CliError, CliResult};
-use dpfair::{Estimator, Params};
 use dpfair::decoupled::{Accounting, BaseModel, Config, Training};
 use dpfair::estimators::DecoupledParams;
+use dpfair::{Estimator, Params};
 use dpfair_data::load::{learn_schema, read_batches};
 use dpfair_data::{ApplyOptions, FileFormat, TaskKind};
 
