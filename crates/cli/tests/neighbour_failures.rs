@@ -391,8 +391,13 @@ fn check_fit_with(suite: &str, method: &str, schema: &[&str], options: &[&str]) 
 
 /// [`check_fit_with`] on Parquet files: the columnar input path (nulls for missing values).
 fn check_fit_parquet(suite: &str, method: &str, options: &[&str]) {
+    check_fit_parquet_with(suite, method, &SCHEMA, options);
+}
+
+/// [`check_fit_parquet`] with the schema options `schema`.
+fn check_fit_parquet_with(suite: &str, method: &str, schema: &[&str], options: &[&str]) {
     let mut args = strings(&["fit", method, "--data", "{dir}/train.parquet"]);
-    args.extend(strings(&SCHEMA));
+    args.extend(strings(schema));
     args.extend(strings(&["--out", "{dir}/model.json"]));
     args.extend(strings(options));
     let steps = [args];
@@ -427,6 +432,28 @@ fn decoupled_from_parquet() {
         "decoupled-parquet",
         "decoupled",
         &["--epsilon", "3", "--accountant", "rdp", "--epochs", "2"],
+    );
+}
+
+/// The streamed decoupled fit with its training part capped (`--base-rows 150` of 400 rows:
+/// 150 train DP-SGD, 250 are counted batch by batch) and private feature bounds estimated from
+/// the training rows (no `--bounds`).
+#[test]
+fn decoupled_streamed_with_capped_training_rows_and_private_bounds() {
+    check_fit_parquet_with(
+        "decoupled-parquet-capped",
+        "decoupled",
+        &SCHEMA[..6],
+        &[
+            "--epsilon",
+            "3",
+            "--accountant",
+            "rdp",
+            "--epochs",
+            "2",
+            "--base-rows",
+            "150",
+        ],
     );
 }
 

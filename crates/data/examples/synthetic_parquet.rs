@@ -4,8 +4,10 @@
 //! the same file.
 //!
 //! ```text
-//! cargo run --release -p dpfair-data --example synthetic_parquet -- 10000000 target/tmp/big.parquet [--csv]
+//! cargo run --release -p dpfair-data --example synthetic_parquet -- 10000000 target/tmp/big.parquet [--csv] [--two-groups]
 //! ```
+//!
+//! `--two-groups` draws the group from `a`, `b` only (the decoupled classifier needs two).
 
 use arrow::array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, RecordBatch};
 use arrow::datatypes::Int32Type;
@@ -21,10 +23,12 @@ const GROUPS: [&str; 3] = ["a", "b", "c"];
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(n), Some(path)) = (args.get(1), args.get(2)) else {
-        return Err("usage: synthetic_parquet N OUT.parquet [--csv]".into());
+        return Err("usage: synthetic_parquet N OUT.parquet [--csv] [--two-groups]".into());
     };
     let n: usize = n.parse()?;
-    let csv = args.get(3).is_some_and(|a| a == "--csv");
+    let flag = |f: &str| args.iter().skip(3).any(|a| a == f);
+    let csv = flag("--csv");
+    let n_groups = if flag("--two-groups") { 2 } else { 3 };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -39,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut done = 0;
     while done < n {
         let m = batch_rows.min(n - done);
-        let groups: Vec<usize> = (0..m).map(|_| rng.random_range(0..3)).collect();
+        let groups: Vec<usize> = (0..m).map(|_| rng.random_range(0..n_groups)).collect();
         let scores: Vec<f64> = groups
             .iter()
             .map(|&g| (rng.random::<f64>() * 0.8 + 0.1 * g as f64).min(1.0))

@@ -86,6 +86,58 @@ impl Dataset {
         }
     }
 
+    /// These rows followed by `other`'s (the same columns, groups and target kind): e.g. the
+    /// rows kept from several batches of a file.
+    ///
+    /// ```
+    /// use dpfair_data::{Dataset, Target};
+    /// let data = Dataset {
+    ///     features: ndarray::array![[0.1], [0.2], [0.3]],
+    ///     feature_names: vec!["x".into()],
+    ///     groups: None,
+    ///     target: Some(Target::Binary(vec![0, 1, 1])),
+    /// };
+    /// let both = data.select(&[0, 1]).concat(&data.select(&[2]));
+    /// assert_eq!(both, data);
+    /// ```
+    pub fn concat(&self, other: &Dataset) -> Dataset {
+        let features = ndarray::concatenate(
+            ndarray::Axis(0),
+            &[self.features.view(), other.features.view()],
+        )
+        .expect("batches of one schema have the same columns");
+        let groups = self.groups.as_ref().map(|g| Groups {
+            codes: [
+                &g.codes[..],
+                other.groups.as_ref().map_or(&[][..], |o| &o.codes),
+            ]
+            .concat(),
+            names: g.names.clone(),
+        });
+        let target = match (&self.target, &other.target) {
+            (Some(Target::Binary(a)), Some(Target::Binary(b))) => {
+                Some(Target::Binary([&a[..], b].concat()))
+            }
+            (
+                Some(Target::Multiclass { k, labels: a }),
+                Some(Target::Multiclass { labels: b, .. }),
+            ) => Some(Target::Multiclass {
+                k: *k,
+                labels: [&a[..], b].concat(),
+            }),
+            (Some(Target::Real(a)), Some(Target::Real(b))) => {
+                Some(Target::Real([&a[..], b].concat()))
+            }
+            (t, _) => t.clone(),
+        };
+        Dataset {
+            features,
+            feature_names: self.feature_names.clone(),
+            groups,
+            target,
+        }
+    }
+
     /// The sensitive groups, or an error naming `context` (e.g. the method) if there are none.
     pub fn require_groups(&self, context: &str) -> crate::Result<&Groups> {
         self.groups

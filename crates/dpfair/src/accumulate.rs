@@ -9,15 +9,18 @@
 //! |---|---|---|
 //! | fair regression (Xian et al., Algorithm 1 lines 4–6) | [`crate::fair_regression::histogram::JointCounts`] | group × score bin |
 //! | decoupled classifier (Ghoukasian & Asoodeh, Algorithm 2 steps 1–3) | [`crate::decoupled::private_rates::RateCounts`] | group × base prediction |
+//! | DP2DP (Say, Denis, Pinot, Algorithm 1 step i) | [`crate::dp2dp::frequencies::SignCounts`] | group of the pool |
 //!
 //! Each has `update(batch)`, `merge(other)` and `finalize(…, ledger, noise)`; the single-machine
 //! fits build their statistic with the same accumulator (one code path), so a fit from parts and
 //! a one-pass fit release the same statistic and, with the same noise stream, the same model.
 //!
-//! Not every method streams: DP-SGD (the decoupled classifier's base model, DP-FERMI, the
-//! private logistic and linear regressions) samples batches from all rows at every step, the
-//! kernel plug-in (CDP-Fair) and the trees (FDP-Fair) need all rows of a node or of the kernel
-//! sum at once; their data are loaded whole (`docs/data.md`).
+//! Not every release is such a statistic: DP-SGD (the decoupled classifier's base model,
+//! DP-FERMI, the private logistic and linear regressions) and DP2DP's dual SGD sample a batch
+//! from all rows at every step, the kernel plug-in (CDP-Fair) and the trees (FDP-Fair) need all
+//! rows of a node or of the kernel sum at once. Their rows are held whole; the decoupled
+//! classifier holds only its base model's (bounded) training part and streams the rest
+//! (`docs/data.md`).
 //!
 //! ```
 //! use dpfair::accumulate::CountTable;

@@ -3,15 +3,20 @@
 //!
 //! [`fit`] runs the paper's pipeline (Algorithm 2 with its DP-SGD base model) on the rows it is given:
 //!
-//! 1. a random, data-independent split: 1 − `post_fraction` of the rows train the base model,
-//!    `post_fraction` form Algorithm 2's data set D (disjoint, as Theorem 3's Hoeffding step
-//!    needs; `docs/deviations.md#decoupled-rates-on-training-rows`);
+//! 1. a random, data-independent split ([`split`]): 1 − `post_fraction` of the rows, at most
+//!    `base_rows`, train the base model, the others form Algorithm 2's data set D (disjoint, as
+//!    Theorem 3's Hoeffding step needs; `docs/deviations.md#decoupled-rates-on-training-rows`);
 //! 2. base classifiers h₀, h₁ by DP-SGD ([`base`]: joint h(x, a), as the authors' code, or one
 //!    model per group);
 //! 3. Algorithm 2 steps 1–3: the groups' positive rates on D, Laplace-noised and clamped
 //!    ([`private_rates`]);
 //! 4. Algorithm 2 steps 4–7 / Algorithm 1: the randomized flips to the midpoint rate
 //!    ([`flips`]). Predicting draws one s ~ U(0, 1) per row from the caller's `rng`.
+//!
+//! Only the training rows are needed at once: [`fit_parts`] takes them in memory and streams D
+//! in batches, so a data set larger than memory is fitted from Parquet with the training part
+//! ([`collect_training`], at most `base_rows` rows) held whole (`docs/data.md`). [`fit`] on rows
+//! held whole runs the same code with its data as one batch.
 //!
 //! ## Accounting
 //!
@@ -36,6 +41,7 @@ pub use crate::dp_fermi as fermi;
 pub mod flips;
 pub mod private_rates;
 pub mod scaling;
+pub mod split;
 
 pub use base::{Base, BaseModel, RunInfo};
 pub use config::{Config, Training};
@@ -43,15 +49,14 @@ pub use error::{DecoupledError, Result};
 pub use flips::FairFlips;
 pub use private_rates::{RateRelease, ReleasedRates};
 pub use scaling::Standardize;
+pub use split::{SplitPlan, TrainingRows};
 
 pub use crate::predictor::Accounting;
-use config::MIN_SPLIT_ROWS;
 use dpfair_data::Dataset;
 use dpfair_learn::DpSgdConfig;
 use dpfair_privacy::{Entry, Ledger, Noise, Relation};
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
-use rand::seq::SliceRandom;
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 /// The fitted classifier h*_{ε',δ',Fair}: base classifiers and the flips of the released rates.
@@ -71,6 +76,10 @@ pub struct Model {
     /// ε the DP-SGD part really spends at δ (add/remove in paper mode, as its accountant says).
     pub sgd_epsilon: f64,
     pub split_seed: u64,
+    /// Rows of D, the post-processing split (public: the split's sizes follow from n); 0 in
+    /// models written before it was recorded.
+    #[serde(default)]
+    pub post_rows: usize,
 }
 
 /// Group codes of a data set with exactly two groups.
@@ -86,48 +95,33 @@ pub fn two_groups(data: &Dataset) -> Result<&[u32]> {
     Ok(&g.codes)
 }
 
-/// Checks that both splits of `n` rows have at least [`MIN_SPLIT_ROWS`] rows. The sizes depend
-/// only on n and `post_fraction` (public): how the rows fall into groups and labels is private,
-/// and the method runs on any such composition (docs/privacy.md, "Failures and messages").
-fn check_split_sizes(n: usize, n_post: usize) -> Result<()> {
-    for (part, rows) in [("training", n - n_post), ("post-processing", n_post)] {
-        if rows < MIN_SPLIT_ROWS {
-            return Err(DecoupledError::InvalidData(format!(
-                "the {part} split has {rows} of the {n} rows, fewer than {MIN_SPLIT_ROWS}: \
-                 give more data or change --post-fraction"
-            )));
-        }
+/// The binary target of `data` (checked on the header of a streamed fit too).
+fn binary_target<'a>(data: &'a Dataset) -> Result<&'a [u8]> {
+    // Not `require_binary`: whether both classes occur is private, and the method needs none.
+    match data.require_target("decoupled")? {
+        dpfair_data::Target::Binary(y) => Ok(y.as_slice()),
+        other => Err(DecoupledError::InvalidData(format!(
+            "the decoupled classifier needs a binary target, the target is {}",
+            other.task()
+        ))),
     }
-    Ok(())
 }
 
-/// Fits the classifier on `data` (binary target, two groups), charging `ledger` (module doc).
+/// Fits the classifier on `data` (binary target, two groups), charging `ledger` (module doc):
+/// [`fit_parts`] on the rows held whole, the split drawn from `config.split_seed` (or a public
+/// seed from `noise`).
 pub fn fit(
     config: &Config,
     data: &Dataset,
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Model> {
-    let split = config.budget_split()?;
-    // Not `require_binary`: whether both classes occur is private, and the method needs none.
-    let y = match data.require_target("decoupled")? {
-        dpfair_data::Target::Binary(y) => y.as_slice(),
-        other => {
-            return Err(DecoupledError::InvalidData(format!(
-                "the decoupled classifier needs a binary target, the target is {}",
-                other.task()
-            )));
-        }
-    };
-    let groups = two_groups(data)?;
-    let n = data.n_rows();
+    config.budget_split()?;
+    binary_target(data)?;
+    two_groups(data)?;
     // 1. Data-independent random split.
-    let split_seed = config.split_seed.unwrap_or_else(|| noise.public_u64());
-    let mut idx: Vec<usize> = (0..n).collect();
-    idx.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(split_seed));
-    let n_post = ((n as f64) * config.post_fraction).round() as usize;
-    check_split_sizes(n, n_post)?;
-    let (post, train) = idx.split_at(n_post);
+    let seed = config.split_seed.unwrap_or_else(|| noise.public_u64());
+    let plan = SplitPlan::new(data.n_rows(), config.post_fraction, config.base_rows, seed)?;
     let standardize = match config.accounting {
         Accounting::Strict => None,
         Accounting::Paper => {
@@ -138,21 +132,104 @@ pub fn fit(
             Some(Standardize::fit(data.features.view()))
         }
     };
-    let x: CowArray<f64, Ix2> = match &standardize {
-        Some(s) => s.apply(data.features.view()).into(),
-        None => data.features.view().into(),
-    };
-    let pick = |rows: &[usize]| -> (Array2<f64>, Vec<u32>, Vec<u32>) {
-        (
-            x.select(ndarray::Axis(0), rows),
-            rows.iter().map(|&i| groups[i]).collect(),
-            rows.iter().map(|&i| y[i] as u32).collect(),
-        )
+    let training = collect_training(&plan, |sink| sink(data))?;
+    fit_parts(
+        config,
+        &plan,
+        &training,
+        standardize,
+        ledger,
+        noise,
+        |sink| sink(data),
+    )
+}
+
+/// The rows `plan` trains on, from batches of all n rows in order (`feed` hands each to the
+/// sink): the only part of the data a streamed fit holds whole.
+pub fn collect_training(
+    plan: &SplitPlan,
+    feed: impl FnOnce(&mut dyn FnMut(&Dataset) -> Result<()>) -> Result<()>,
+) -> Result<Dataset> {
+    let mut rows = plan.rows();
+    let mut parts: Vec<Dataset> = Vec::new();
+    feed(&mut |batch| {
+        let picked = pick(&mut rows, batch, true)?;
+        if !picked.is_empty() {
+            parts.push(batch.select(&picked));
+        }
+        Ok(())
+    })?;
+    all_rows_seen(plan, &rows)?;
+    let mut parts = parts.into_iter();
+    let first = parts
+        .next()
+        .ok_or_else(|| DecoupledError::InvalidData("no rows for the base model".into()))?;
+    Ok(parts.fold(first, |acc, p| acc.concat(&p)))
+}
+
+/// The rows of `batch` that `rows` assigns to training (`training = true`) or to D.
+fn pick(rows: &mut TrainingRows, batch: &Dataset, training: bool) -> Result<Vec<usize>> {
+    if batch.n_rows() > rows.left() {
+        return Err(DecoupledError::InvalidData(
+            "the batches hold more rows than the data set's row count (did the file change \
+             between passes?)"
+                .into(),
+        ));
+    }
+    Ok((0..batch.n_rows())
+        .filter(|_| rows.next_is_training() == training)
+        .collect())
+}
+
+/// Every one of the plan's n rows was handed over.
+fn all_rows_seen(plan: &SplitPlan, rows: &TrainingRows) -> Result<()> {
+    if rows.left() != 0 {
+        return Err(DecoupledError::InvalidData(format!(
+            "the batches hold {} of the data set's {} rows (did the file change between passes?)",
+            plan.n - rows.left(),
+            plan.n
+        )));
+    }
+    Ok(())
+}
+
+/// Steps 2–4 of the fit (module doc) once the split is made: DP-SGD on `training` (the rows
+/// `plan` trains on, in memory, features already `standardize`d or not as given), then
+/// Algorithm 2 steps 1–3 streamed: `feed` hands every batch of all n rows in order, the rows of
+/// D among them are predicted and counted ([`private_rates::RateCounts`]), and the counts are
+/// released once. The fit of rows held whole ([`fit`]) and a streamed fit go through here.
+pub fn fit_parts(
+    config: &Config,
+    plan: &SplitPlan,
+    training: &Dataset,
+    standardize: Option<Standardize>,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    feed: impl FnOnce(&mut dyn FnMut(&Dataset) -> Result<()>) -> Result<()>,
+) -> Result<Model> {
+    let split = config.budget_split()?;
+    if training.n_rows() != plan.training {
+        return Err(DecoupledError::InvalidData(format!(
+            "{} training rows given, the split has {}",
+            training.n_rows(),
+            plan.training
+        )));
+    }
+    let features = |x: ArrayView2<'_, f64>| -> Array2<f64> {
+        match &standardize {
+            Some(s) => s.apply(x),
+            None => x.to_owned(),
+        }
     };
     // 2. Base classifiers by DP-SGD.
     // Any mix of labels and groups trains: DP-SGD needs no class to be present.
-    let (x_tr, g_tr, y_tr) = pick(train);
-    let sched = config.training.resolve(train.len(), config.accounting);
+    let x_tr = features(training.features.view());
+    let g_tr = two_groups(training)?;
+    let y_tr: Vec<u32> = binary_target(training)?
+        .iter()
+        .map(|&y| u32::from(y))
+        .collect();
+    let sched = config.training.resolve(plan.training, config.accounting);
     let sgd = DpSgdConfig {
         epsilon: split.sgd_epsilon,
         delta: config.delta,
@@ -169,22 +246,34 @@ pub fn fit(
         ..DpSgdConfig::default()
     };
     let before = ledger.entries().len();
-    let (base, runs) = base::fit_base(config.base, &sgd, x_tr.view(), &g_tr, &y_tr, ledger, noise)?;
+    let (base, runs) = base::fit_base(config.base, &sgd, x_tr.view(), g_tr, &y_tr, ledger, noise)?;
+    drop(x_tr);
     let mut sgd_ledger = Ledger::unlimited();
     for e in &ledger.entries()[before..] {
         sgd_ledger.charge(e.clone())?;
     }
     let sgd_epsilon = sgd_ledger.total_at(config.delta)?.epsilon;
-    // 3. Algorithm 2 steps 1–3 on D.
-    let (x_d, g_d, _) = pick(post);
-    let pred_d = base.predict(x_d.view(), &g_d)?;
+    // 3. Algorithm 2 steps 1–3 on D, batch by batch.
+    let mut rows = plan.rows();
+    let mut counts = private_rates::RateCounts::new();
+    feed(&mut |batch| {
+        let post = pick(&mut rows, batch, false)?;
+        if post.is_empty() {
+            return Ok(());
+        }
+        let d = batch.select(&post);
+        let g = two_groups(&d)?;
+        let pred = base.predict(features(d.features.view()).view(), g)?;
+        counts.update(g, &pred)
+    })?;
+    all_rows_seen(plan, &rows)?;
     if let RateRelease::PublicCounts { .. } = split.rates {
         ledger.charge(Entry::non_private(
             "group sizes of D",
             "n₀, n₁ of the post-processing split, public by assumption (paper §III-B, docs/deviations.md#decoupled-neighbours-of-the-laplace-step)",
         ))?;
     }
-    let rates = private_rates::release_rates(split.rates, &g_d, &pred_d, ledger, noise)?;
+    let rates = counts.finalize(split.rates, ledger, noise)?;
     // 4. The flips.
     let flips = FairFlips::from_rates_within(rates.alpha, rates.beta, config.parity_level)?;
     Ok(Model {
@@ -197,7 +286,8 @@ pub fn fit(
         delta: config.delta,
         runs,
         sgd_epsilon,
-        split_seed,
+        split_seed: plan.seed,
+        post_rows: plan.post,
     })
 }
 

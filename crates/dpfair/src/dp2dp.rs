@@ -19,6 +19,7 @@ pub mod accounting;
 pub mod config;
 pub mod dual;
 pub mod error;
+pub mod frequencies;
 pub mod lp_baseline;
 pub mod phase1;
 pub mod phase2;

@@ -318,6 +318,26 @@ pub fn fit<E: Estimator>(
     scaling: &Scaling,
     session: &mut Session,
 ) -> Result<Fitted<E::Model>> {
+    fit_scaled(
+        estimator,
+        loaded,
+        scaling,
+        session,
+        |est, loaded, ledger, noise| est.fit_with(&loaded.dataset, ledger, noise),
+    )
+}
+
+/// [`fit`] with the method's step given: `fit_step(estimator, loaded, ledger, noise)` runs
+/// after the scaling, with the estimator left by the bounds' share and `loaded` scaled (its
+/// schema holds the scaling, so rows read later with it are scaled alike). A streamed fit
+/// passes a step that reads the rest of its data in batches.
+pub(crate) fn fit_scaled<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+    fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
+) -> Result<Fitted<E::Model>> {
     scaling.check()?;
     let spend = estimator.spend(&loaded.dataset)?;
     let mut used = None;
@@ -325,11 +345,11 @@ pub fn fit<E: Estimator>(
         let spent = scaling.apply(loaded, spend.epsilon, ledger, noise)?;
         let model = if spent > 0.0 {
             let rest = estimator.with_epsilon(spend.epsilon - spent)?;
-            let model = rest.fit_with(&loaded.dataset, ledger, noise)?;
+            let model = fit_step(&rest, loaded, ledger, noise)?;
             used = Some(config_json(&rest, &loaded.dataset)?);
             model
         } else {
-            estimator.fit_with(&loaded.dataset, ledger, noise)?
+            fit_step(estimator, loaded, ledger, noise)?
         };
         Ok(model)
     })?;

@@ -163,6 +163,51 @@ fn decoupled_runs_on_an_empty_group_and_one_class_labels() {
     });
 }
 
+/// The streamed fit (training rows capped at 150 of 400 and collected from batches of 64 rows,
+/// D counted batch by batch): the same ledger on neighbours, and the model of the fit on the
+/// rows held whole with the same seeds.
+#[test]
+fn decoupled_streamed_runs_on_an_empty_group_and_one_class_labels() {
+    let d = data();
+    let cfg = decoupled::Config {
+        epsilon: 3.0,
+        base_rows: 150,
+        training: decoupled::Training {
+            epochs: Some(3),
+            ..Default::default()
+        },
+        ..decoupled::Config::default()
+    };
+    let batches = |d: &Dataset| -> Vec<Dataset> {
+        (0..d.n_rows())
+            .step_by(64)
+            .map(|s| d.select(&(s..(s + 64).min(d.n_rows())).collect::<Vec<_>>()))
+            .collect()
+    };
+    let streamed = |d: &Dataset, l: &mut Ledger, n: &mut Noise| {
+        let seed = n.public_u64();
+        let plan = decoupled::SplitPlan::new(d.n_rows(), cfg.post_fraction, cfg.base_rows, seed)?;
+        let parts = batches(d);
+        let feed = |sink: &mut dyn FnMut(&Dataset) -> decoupled::Result<()>| {
+            parts.iter().try_for_each(|b| sink(b))
+        };
+        let training = decoupled::collect_training(&plan, feed)?;
+        decoupled::fit_parts(&cfg, &plan, &training, None, l, n, feed)
+    };
+    same_ledgers("decoupled streamed", &pairs(&d), |d, l, n| {
+        streamed(d, l, n).map(drop).map_err(|e| e.to_string())
+    });
+    for seed in 0..2 {
+        let fit = |f: &dyn Fn(&mut Ledger, &mut Noise) -> decoupled::Result<decoupled::Model>| {
+            let mut ledger = Ledger::new(Budget::approx(3.0, 1e-5).unwrap());
+            f(&mut ledger, &mut Noise::seeded(seed)).unwrap()
+        };
+        let whole = fit(&|l, n| decoupled::fit(&cfg, &d, l, n));
+        assert_eq!(fit(&|l, n| streamed(&d, l, n)), whole);
+        assert_eq!((whole.runs[0].rows, whole.post_rows), (150, 250));
+    }
+}
+
 #[test]
 fn decoupled_per_group_base_is_refused_in_strict_mode_before_reading_data() {
     // The per-group DP-SGD runs would size their schedule by each group's private row count, so

@@ -162,7 +162,12 @@ impl DataArgs {
     /// Load the CSV: the data set, its learned schema and the load report. Dropped rows are
     /// reported on stderr; every error is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
-        let loaded = dpfair_data::load(&self.data, &self.options(task))?;
+        Ok(self.announce(dpfair_data::load(&self.data, &self.options(task))?))
+    }
+
+    /// Print what a load found that the user should know (skipped index and identifier
+    /// columns, dropped rows, the positive class), from public facts of the load only.
+    pub fn announce(&self, loaded: Loaded) -> Loaded {
         for msg in [
             loaded.report.skipped_index_message(),
             loaded.report.skipped_ids_message(),
@@ -176,7 +181,7 @@ impl DataArgs {
         if let Some(note) = self.positive_note(&loaded) {
             eprintln!("{note}");
         }
-        Ok(loaded)
+        loaded
     }
 
     /// Which label of a text binary target was taken as positive, when the user did not say

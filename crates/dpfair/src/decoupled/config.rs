@@ -24,6 +24,10 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_RATE_SHARE: f64 = 0.2;
 /// Default fraction of the rows held out for the rates (the paper's 25 % of 75 %).
 pub const DEFAULT_POST_FRACTION: f64 = 1.0 / 3.0;
+/// Default of [`Config::base_rows`]: a million training rows (≈ 8 MB per feature column in
+/// memory) give DP-SGD a sampling rate q ≤ 10⁻³ at the largest default batch; fits of up to
+/// 1.5 million rows are not capped at the default `post_fraction`.
+pub const DEFAULT_BASE_ROWS: usize = 1_000_000;
 /// Fewest rows in each split (training, post-processing): a check on public sizes only.
 pub const MIN_SPLIT_ROWS: usize = 40;
 /// Target number of DP-SGD steps of the strict schedule.
@@ -92,6 +96,10 @@ pub struct Config {
     pub paper_rate_epsilon: f64,
     /// Fraction of the rows held out for the rates, in (0, 1).
     pub post_fraction: f64,
+    /// The most rows that train the base model ([`super::split::SplitPlan`]): the rows beyond
+    /// go to the rate release. The training rows are the part of the data held in memory at
+    /// once, also when the rest is streamed from a file.
+    pub base_rows: usize,
     pub training: Training,
     /// A fixed DP-SGD noise multiplier z (the paper's σ/C, e.g. 3.13/1.5); the ledger records
     /// what it costs. `None`: calibrated to the DP-SGD part of the budget.
@@ -114,6 +122,7 @@ impl Default for Config {
             rate_share: DEFAULT_RATE_SHARE,
             paper_rate_epsilon: 0.05,
             post_fraction: DEFAULT_POST_FRACTION,
+            base_rows: DEFAULT_BASE_ROWS,
             training: Training::default(),
             noise_multiplier: None,
             split_seed: None,
@@ -179,6 +188,15 @@ impl Config {
             return Err(invalid(
                 "post_fraction",
                 format!("must be in (0, 1), got {}", self.post_fraction),
+            ));
+        }
+        if self.base_rows < MIN_SPLIT_ROWS {
+            return Err(invalid(
+                "base_rows",
+                format!(
+                    "must be at least {MIN_SPLIT_ROWS} (the smallest training split), got {}",
+                    self.base_rows
+                ),
             ));
         }
         if let Some(z) = self.noise_multiplier

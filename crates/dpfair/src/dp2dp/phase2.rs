@@ -22,6 +22,7 @@ use super::accounting::{calibrate, paper_noise_multiplier};
 use super::config::{Config, NoiseOn, StepScale};
 use super::dual::{Pool, Sampling, SgdSettings, contribution_bound, run_sgd};
 use super::error::{Error, Result};
+pub use super::frequencies::SignCounts;
 use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use dpfair_privacy::mechanisms::{Gaussian, SubsampledGaussianRun};
@@ -59,13 +60,9 @@ pub struct Report {
     pub at_bound: f64,
 }
 
-/// Floors a frequency at π_floor and caps it at 1 (post-processing, `docs/deviations.md#dp2dp-proportions-outside-the-unit-interval`).
-fn floor_pi(p: f64, floor: f64) -> f64 {
-    p.clamp(floor, 1.0)
-}
-
 /// Runs Algorithm 1 on the pool: `probs` = p̄ of the pool rows (N × K), `signs` ±1.
 /// Privacy: charges `ledger` before each noise draw; ε = ∞ in `cfg` runs the non-private DP2DP.
+/// The group counts of step i) are taken in one pass ([`release_with_counts`]).
 pub fn release(
     cfg: &Config,
     probs: ArrayView2<'_, f64>,
@@ -73,13 +70,31 @@ pub fn release(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<Release> {
+    release_with_counts(cfg, &SignCounts::of(signs)?, probs, signs, ledger, noise)
+}
+
+/// [`release`] with step i)'s group counts given, e.g. accumulated from parts of the pool and
+/// merged ([`SignCounts`]); they must be the counts of `signs`.
+pub fn release_with_counts(
+    cfg: &Config,
+    counts: &SignCounts,
+    probs: ArrayView2<'_, f64>,
+    signs: &[f64],
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Release> {
     cfg.validate()?;
     let n = signs.len();
-    let n_plus = signs.iter().filter(|&&s| s > 0.0).count();
+    if counts.n() != n {
+        return Err(Error::Data(format!(
+            "group counts of {} rows for a pool of {n}",
+            counts.n()
+        )));
+    }
+    let n_plus = counts.n_plus();
     // Strict mode reads the group sizes only through π̄; the paper's accounting reads the
     // smallest one (an empty group counts as one row there, see `q_real`).
     let n_min = n_plus.min(n - n_plus);
-    let hat_plus = n_plus as f64 / n as f64;
     let steps = cfg.iterations as u64;
     let q = (cfg.batch as f64 / n as f64).min(1.0);
     let paper = cfg.accounting == Accounting::Paper;
@@ -93,33 +108,11 @@ pub fn release(
         n_pool: n,
         sampling_rate: q,
         steps,
-        sigma_pi,
+        sigma_pi: if cfg.is_private() { sigma_pi } else { 0.0 },
         ..Report::default()
     };
-    let floor = cfg.pi_floor;
     // Step i): the frequencies.
-    let pi = if !cfg.is_private() {
-        report.sigma_pi = 0.0;
-        [floor_pi(1.0 - hat_plus, floor), floor_pi(hat_plus, floor)]
-    } else if paper {
-        let g = Gaussian::from_sigma(2f64.sqrt() / n as f64, sigma_pi)?;
-        let v = g.release_vec(
-            ledger,
-            noise,
-            "DP2DP π̄_{−1}, π̄_{+1} (paper: two independent noises, sensitivity √2/N, docs/deviations.md#dp2dp-proportion-release)",
-            &[1.0 - hat_plus, hat_plus],
-        )?;
-        [floor_pi(v[0], floor), floor_pi(v[1], floor)]
-    } else {
-        let g = Gaussian::from_sigma(1.0 / n as f64, sigma_pi)?;
-        let v = g.release(
-            ledger,
-            noise,
-            "DP2DP π̄_{+1} (group frequency; π̄_{−1} = 1 − π̄_{+1})",
-            hat_plus,
-        )?;
-        [floor_pi(1.0 - v, floor), floor_pi(v, floor)]
-    };
+    let pi = counts.finalize(cfg, ledger, noise)?;
     // Step ii): the noise of the dual SGD, charged up front.
     let bound = contribution_bound(sampling, pi);
     report.contribution_bound = bound;

@@ -3,12 +3,15 @@
 //! fairness post-processing that flips decisions per group.
 
 use super::{check_epsilon, setters};
-use crate::decoupled::{Config, Model, config::MAX_DELTA};
+use crate::decoupled::{Config, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::pipeline::Scaling;
 use crate::predictor::Accounting;
+use crate::session::Session;
 use crate::session::Spend;
 use dpfair_data::Dataset;
+use dpfair_data::Loaded;
 use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`Decoupled`]: [`crate::decoupled::Config`]'s defaults (ε = 3, δ = 10⁻⁵, strict
@@ -50,6 +53,8 @@ setters!(DecoupledParams {
     post_fraction: f64 => config.post_fraction;
     /// The disparity level α ≥ 0 the flips allow on the released rates (0: exact parity).
     alpha: f64 => config.parity_level;
+    /// The most rows that train the base model (the rest go to the rate release).
+    base_rows: usize => config.base_rows;
 });
 
 impl DecoupledParams {
@@ -107,16 +112,105 @@ impl Decoupled {
     pub fn params() -> DecoupledParams {
         DecoupledParams::default()
     }
+
+    /// [`crate::pipeline::fit`] on a data set too large to hold: `header` is the training
+    /// load without its rows ([`dpfair_data::load::learn_schema`]; its report gives the row
+    /// count n, public as for every fit), and `read(schema, sink)` reads all n rows in file
+    /// order, in batches coded with `schema`, handing each to `sink`
+    /// ([`dpfair_data::load::read_batches`]). Two passes: the first keeps the rows the public
+    /// split trains on (at most `base_rows`, [`crate::decoupled::split`]); the scaling is fitted
+    /// on them (public bounds, or private bounds estimated from them) and DP-SGD trains on them;
+    /// the second streams the rows of D through the base model into the rate counts
+    /// ([`crate::decoupled::fit_parts`]). Returns the fit and the training part, whose schema
+    /// holds the scaling (the model file's schema).
+    ///
+    /// With public bounds (or none), the same seeds give the model of [`Estimator::fit`] on all
+    /// rows. Not with `--accounting paper` (its z-scores come from all rows at once).
+    ///
+    /// ```
+    /// use dpfair::estimators::Decoupled;
+    /// use dpfair::pipeline::Scaling;
+    /// use dpfair::{Params, Session};
+    /// # let data = dpfair::estimators::example_data(3_000, 2, 4);
+    /// # let schema = dpfair::estimators::example_schema(2);
+    /// let header = dpfair::data::Loaded::in_memory(data.select(&[]), schema.clone());
+    /// let mut header = header;
+    /// header.report.rows_in_file = data.n_rows(); // the row count a first pass found
+    /// let est = Decoupled::params().epsilon(3.0).base_rows(1_000).check()?;
+    /// let mut session = Session::new(3.0, 1e-5)?;
+    /// let batches: Vec<Vec<usize>> = (0..3).map(|b| (b * 1_000..(b + 1) * 1_000).collect()).collect();
+    /// let (fitted, training) = est.fit_batches(&header, &Scaling::None, &mut session, |_, sink| {
+    ///     batches.iter().try_for_each(|rows| sink(&data.select(rows)))
+    /// })?;
+    /// assert_eq!(training.dataset.n_rows(), 1_000);
+    /// assert_eq!(fitted.model.post_rows, 2_000);
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn fit_batches(
+        &self,
+        header: &Loaded,
+        scaling: &Scaling,
+        session: &mut Session,
+        mut read: impl FnMut(
+            &dpfair_data::Schema,
+            &mut dyn FnMut(&Dataset) -> crate::decoupled::Result<()>,
+        ) -> crate::decoupled::Result<()>,
+    ) -> Result<(Fitted<Model>, Loaded)> {
+        if self.config.accounting == Accounting::Paper {
+            return Err(Error::invalid(
+                "accounting",
+                "the paper's procedure takes z-scores of all rows at once: a streamed fit runs \
+                 strict accounting only (load the data whole, e.g. from a CSV, for the paper's)",
+            ));
+        }
+        let n = header.report.rows_in_file - header.report.dropped;
+        let seed = match self.config.split_seed {
+            Some(seed) => seed,
+            None => session.noise().public_u64(),
+        };
+        let plan = SplitPlan::new(n, self.config.post_fraction, self.config.base_rows, seed)
+            .map_err(Error::from)?;
+        let training = collect_training(&plan, |sink| read(&header.schema, sink))?;
+        let mut loaded = Loaded {
+            dataset: training,
+            schema: header.schema.clone(),
+            report: header.report.clone(),
+        };
+        let est = Decoupled {
+            config: Config {
+                split_seed: Some(seed),
+                ..self.config.clone()
+            },
+        };
+        let fitted = crate::pipeline::fit_scaled(
+            &est,
+            &mut loaded,
+            scaling,
+            session,
+            |est, loaded, ledger, noise| {
+                Ok(fit_parts(
+                    &est.config,
+                    &plan,
+                    &loaded.dataset,
+                    None,
+                    ledger,
+                    noise,
+                    |sink| read(&loaded.schema, sink),
+                )?)
+            },
+        )?;
+        Ok((fitted, loaded))
+    }
 }
 
 /// The norm the Laplace noise alone would give the two released rates (√2 times each rate's
 /// noise standard deviation). Public counts: the scale is on the rates (sd `√2 b`). Histogram:
 /// on the counts, so a rate's sd is about `2b/n_a`; the group sizes are private, so `n_a` is
-/// taken as half the public number of held-out rows.
-fn rate_noise(rates: &crate::decoupled::ReleasedRates, n_rows: usize, post_fraction: f64) -> f64 {
+/// taken as half the public number `post_rows` of held-out rows.
+fn rate_noise(rates: &crate::decoupled::ReleasedRates, post_rows: usize) -> f64 {
     let sd = |b: f64| match rates.release {
         crate::decoupled::RateRelease::Histogram { .. } => {
-            2.0 * b / (0.5 * post_fraction * n_rows as f64).max(1.0)
+            2.0 * b / (0.5 * post_rows as f64).max(1.0)
         }
         _ => std::f64::consts::SQRT_2 * b,
     };
@@ -168,7 +262,12 @@ impl Estimator for Decoupled {
         // The released rates against their Laplace noise: rates within noise of 0 mean a base
         // model that predicts (almost) nothing positive (fixed form, on every fit).
         let rates = [model.rates.alpha, model.rates.beta];
-        let noise = rate_noise(&model.rates, data.n_rows(), self.config.post_fraction);
+        // Models written before `post_rows` was recorded: the rule's share of the rows.
+        let post_rows = match model.post_rows {
+            0 => (self.config.post_fraction * data.n_rows() as f64).round() as usize,
+            rows => rows,
+        };
+        let noise = rate_noise(&model.rates, post_rows);
         lines.push(super::signal_line(
             "positive rates of the base model (α̃, β̃)",
             rates.iter().map(|r| r * r).sum::<f64>().sqrt(),

@@ -17,14 +17,20 @@
 //! group sizes included). `--accounting paper` runs the authors' procedure (z-scores from the
 //! data, public group sizes, ε₀ = ε₁, B = 1024, η = 0.01, 50 epochs, `--noise-multiplier` as the
 //! paper's σ/1.5) and prints what it really spends.
+//!
+//! A Parquet or Arrow IPC `--data` is streamed: at most `--base-rows` rows (a public seeded
+//! choice) are held in memory to train DP-SGD, and the rate release counts the other rows batch
+//! by batch (`dpfair::estimators::Decoupled::fit_batches`), so a file larger than memory is
+//! fitted. Private feature bounds are then estimated from the training rows.
 
 pub use super::flags::decoupled::{Args, BaseArg};
-use super::pipeline::{self, Common};
+use super::pipeline::{self, Common, finish, report_bounds, session_for, with_progress};
 use crate::error::{CliError, CliResult};
-use dpfair::Params;
 use dpfair::decoupled::{Accounting, BaseModel, Config, Training};
 use dpfair::estimators::DecoupledParams;
-use dpfair_data::TaskKind;
+use dpfair::{Estimator, Params};
+use dpfair_data::load::{learn_schema, read_batches};
+use dpfair_data::{ApplyOptions, FileFormat, TaskKind};
 
 impl Args {
     /// The library's params these flags describe.
@@ -41,6 +47,7 @@ impl Args {
             rate_share: self.rate_share,
             paper_rate_epsilon: self.rate_epsilon,
             post_fraction: self.post_fraction,
+            base_rows: self.base_rows,
             training: Training {
                 epochs: self.epochs,
                 expected_batch: self.batch,
@@ -73,8 +80,54 @@ pub fn run(args: Args) -> CliResult {
         out: &args.out,
     };
     let unscaled = (accounting == Accounting::Strict).then_some(UNSCALED);
+    if FileFormat::of(&args.data.data) != FileFormat::Csv {
+        return fit_streamed(&args, &est, unscaled);
+    }
     let run = pipeline::fit(common, Some(TaskKind::Binary), &est, unscaled, |_| Ok(()))?;
     run.save(&args.out)?;
+    Ok(())
+}
+
+/// A Parquet or Arrow IPC file: one pass learns and checks the schema (as a whole load), a
+/// second keeps the base model's training rows, a third streams the rest into the rate counts
+/// (module doc).
+fn fit_streamed(
+    args: &Args,
+    est: &dpfair::estimators::Decoupled,
+    unscaled: Option<&str>,
+) -> CliResult {
+    if args.privacy.accounting() == Accounting::Paper {
+        return Err(CliError::BadInput(
+            "--accounting paper takes z-scores of all rows at once, which a streamed Parquet or \
+             Arrow IPC fit does not hold: give the data as CSV for the paper's procedure"
+                .into(),
+        ));
+    }
+    let options = args.data.options(Some(TaskKind::Binary));
+    let header = args.data.announce(learn_schema(&args.data.data, &options)?);
+    let scaling = args.bounds.scaling()?;
+    if scaling.is_none()
+        && let Some(warning) = unscaled
+    {
+        eprintln!("{warning}");
+    }
+    if args.privacy.epsilon.is_infinite() {
+        eprintln!("warning: --epsilon inf: a non-private reference; the model is NOT private");
+    }
+    let apply = ApplyOptions {
+        with_target: true,
+        missing: options.missing,
+        format: options.format,
+    };
+    let spend = est.spend(&header.dataset)?;
+    let mut session = session_for(&spend)?.with_noise(args.privacy.noise());
+    let (fitted, loaded) = with_progress(est.method(), || {
+        est.fit_batches(&header, &scaling, &mut session, |schema, sink| {
+            read_batches(&args.data.data, schema, &apply, |batch| sink(&batch)).map(|_| ())
+        })
+    })?;
+    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted.ledger);
+    finish(est, loaded, fitted).save(&args.out)?;
     Ok(())
 }
 

@@ -45,6 +45,11 @@ pub struct Args {
     /// Fraction of the rows held out for the rates, in (0, 1).
     #[arg(long, value_name = "F", default_value_t = dpfair::decoupled::config::DEFAULT_POST_FRACTION)]
     pub post_fraction: f64,
+    /// The most rows that train the DP-SGD base model; the rows beyond go to the rate release.
+    /// The training rows are the only part of the data held in memory at once when a Parquet
+    /// or Arrow IPC file is streamed.
+    #[arg(long, value_name = "M", default_value_t = dpfair::decoupled::config::DEFAULT_BASE_ROWS)]
+    pub base_rows: usize,
     /// DP-SGD epochs [default: strict ≈ 1,500 steps; paper 50].
     #[arg(long, value_name = "N")]
     pub epochs: Option<usize>,
