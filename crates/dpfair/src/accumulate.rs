@@ -9,15 +9,26 @@
 //! |---|---|---|
 //! | fair regression (Xian et al., Algorithm 1 lines 4–6) | [`crate::fair_regression::histogram::JointCounts`] | group × score bin |
 //! | decoupled classifier (Ghoukasian & Asoodeh, Algorithm 2 steps 1–3) | [`crate::decoupled::private_rates::RateCounts`] | group × base prediction |
+//! | CDP-Fair / FDP-Fair S1 (Xue & Yu, Algorithm 5 S1, Algorithm 1 S1 at a site) | [`crate::plugin::release::KernelSums`] | (group, label) counts and random-feature sums on the `2^−52` lattice (`plugin::basis::LATTICE_BITS`) |
+//! | CDP-Fair strict S2 (Algorithm 5 step 3, after S1's release) | [`crate::cdp_fair::GridCounts`] | group × interval of the public τ grid |
+//! | FDP-Fair round 2 (Algorithm 3 at a site, after the broadcast) | [`crate::fdp_fair::tree::TreeCounts`] | group × leaf |
+//!
+//! Real-valued sums are kept exactly by rounding each term onto a release lattice before it is
+//! added (`KernelSums`: every feature value truncated toward zero onto `2^−52ℤ`, which never
+//! increases a norm, so the release's sensitivity bound holds unchanged). A method with several
+//! passes (CDP-Fair's S2 reads the calibration half under S1's released estimate) has one
+//! accumulator per pass.
 //!
 //! Each has `update(batch)`, `merge(other)` and `finalize(…, ledger, noise)`; the single-machine
 //! fits build their statistic with the same accumulator (one code path), so a fit from parts and
 //! a one-pass fit release the same statistic and, with the same noise stream, the same model.
 //!
 //! Not every method streams: DP-SGD (the decoupled classifier's base model, DP-FERMI, the
-//! private logistic and linear regressions) samples batches from all rows at every step, the
-//! kernel plug-in (CDP-Fair) and the trees (FDP-Fair) need all rows of a node or of the kernel
-//! sum at once; their data are loaded whole (`docs/data.md`).
+//! private logistic and linear regressions) samples batches from all rows at every step; the
+//! logistic plug-in of CDP-/FDP-Fair releases a penalised minimiser over all rows; CDP-Fair's
+//! paper-mode S2 sweep places `τ̃` on one calibration score (it needs the scores, not a bounded
+//! summary) and its cross-validated bandwidth compares all pairs of rows. Their data are loaded
+//! whole (`docs/data.md`).
 //!
 //! ```
 //! use dpfair::accumulate::CountTable;
