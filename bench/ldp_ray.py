@@ -1,0 +1,66 @@
+"""Collects the LDP reports of a directory with dpfair.ray on a local Ray cluster and prints the
+wall time, the CPU time of every process of the cluster (the driver and all its descendants:
+GCS, raylet, workers) spent by the collection, and the ledger. bench/ldp_ray.sh runs it.
+
+    python bench/ldp_ray.py TREE.json REPORTS_DIR [CPUS]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import ray
+
+import dpfair.ray as dray
+
+
+def _descendants_cpu() -> float:
+    """User + system CPU seconds of this process and every live descendant (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent, cpu = {}, {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(d.name)] = int(fields[1])
+        cpu[int(d.name)] = (int(fields[11]) + int(fields[12])) / tick
+    me, total = os.getpid(), 0.0
+    for pid in cpu:
+        p = pid
+        while p > 1 and p != me:
+            p = parent.get(p, 0)
+        if p == me:
+            total += cpu[pid]
+    return total
+
+
+def main() -> None:
+    tree, reports = sys.argv[1], sys.argv[2]
+    cpus = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    t0 = time.time()
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    t1 = time.time()
+    print(f"ray.init ({cpus} CPUs): {t1 - t0:.1f} s wall; load average {os.getloadavg()}")
+    for run in (1, 2):
+        c0, w0 = _descendants_cpu(), time.time()
+        parts = dray.ldp_parts(reports, tree)
+        clf = dray.collect_ldp(reports, tree) if run == 2 else None
+        w1, c1 = time.time(), _descendants_cpu()
+        workers = len({p["worker"] for p in parts})
+        what = "parts only" if run == 1 else "parts, then collect_ldp (parts again + merge + fit)"
+        print(f"run {run} ({what}): {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU in the cluster, "
+              f"{len(parts)} parts from {workers} worker processes")
+    print(f"ledger: {clf.ledger_!r}")
+    print(str(clf.ledger_))
+    print(f"load average {os.getloadavg()}")
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
