@@ -1,5 +1,6 @@
-"""Collects the LDP reports of a directory with dpfair.ray on a local Ray cluster and prints the
-wall time, the CPU time of every process of the cluster (the driver and all its descendants:
+"""LDP collection on a local Ray cluster with dpfair.ray (bench/ldp_ray.sh runs it).
+
+Prints the wall time, the CPU time of every process of the cluster (the driver and all its descendants:
 GCS, raylet, workers) spent by the collection, and the ledger. bench/ldp_ray.sh runs it.
 
     python bench/ldp_ray.py TREE.json REPORTS_DIR [CPUS]
@@ -12,9 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-import ray
-
 import dpfair.ray as dray
+import ray
 
 
 def _descendants_cpu() -> float:
@@ -41,6 +41,7 @@ def _descendants_cpu() -> float:
 
 
 def main() -> None:
+    """Collect the reports twice (parts only; then the whole collect_ldp) and print the costs."""
     tree, reports = sys.argv[1], sys.argv[2]
     cpus = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     t0 = time.time()

@@ -38,16 +38,16 @@ def _ray() -> Any:
         import ray
         import ray.data  # noqa: F401
     except ImportError:
-        raise ImportError(
-            'dpfair.ray needs Ray Data: pip install "ray[data]==2.60.*"'
-        ) from None
+        raise ImportError('dpfair.ray needs Ray Data: pip install "ray[data]==2.60.*"') from None
     return ray
 
 
 def report_files(paths: Any) -> list:
-    """The report files among `paths`: files as given, directories searched recursively for
-    `.arrow`, `.ipc`, `.csv` and `.parquet` files (a partitioned Parquet data set), in name
-    order."""
+    """The report files among `paths`, in name order.
+
+    Files as given; directories searched recursively for `.arrow`, `.ipc`, `.csv` and
+    `.parquet` files (so a partitioned Parquet data set works as it is).
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out = []
@@ -67,8 +67,10 @@ def report_files(paths: Any) -> list:
 
 
 def _gather(ray: Any, dataset: Any, fold: Any) -> list:
-    """Run `fold` (a block → one accumulator's bytes) on every block; the parts' rows
-    (`state`: bytes, `worker`: the process id that folded it)."""
+    """Run `fold` (a block → one accumulator's bytes) on every block of `dataset`.
+
+    Returns the parts' rows: `state` (bytes) and `worker` (the process id that folded it).
+    """
 
     def task(batch: Any) -> dict:
         return {"state": [fold(batch)], "worker": [os.getpid()]}
@@ -77,8 +79,11 @@ def _gather(ray: Any, dataset: Any, fold: Any) -> list:
 
 
 def ldp_parts(reports: Any, partition: Any) -> list:
-    """Each worker's part of the reports (`collect_ldp` before the merge): rows with `state`
-    (an `LdpReports`'s bytes) and `worker` (its process id). `reports` as for `collect_ldp`."""
+    """Each worker's part of the reports: `collect_ldp` before the merge.
+
+    Rows with `state` (an `LdpReports`'s bytes) and `worker` (its process id); `reports` and
+    `partition` as for `collect_ldp`.
+    """
     ray = _ray()
     partition_json = LdpReports(partition)._partition_json
     if isinstance(reports, ray.data.Dataset):
@@ -119,11 +124,18 @@ def collect_ldp(reports: Any, partition: Any, *, public_weight: float | None = N
 
 
 def fair_regression_parts(
-    dataset: Any, *, score_column: str, sensitive: str, groups: list, score_range: tuple,
+    dataset: Any,
+    *,
+    score_column: str,
+    sensitive: str,
+    groups: list,
+    score_range: tuple,
     bins: int = 36,
 ) -> list:
-    """Each worker's joint counts (`fit_fair_regression` before the merge): rows with `state`
-    (a `FairRegressionCounts`'s bytes) and `worker` (its process id)."""
+    """Each worker's joint counts: `fit_fair_regression` before the merge.
+
+    Rows with `state` (a `FairRegressionCounts`'s bytes) and `worker` (its process id).
+    """
     ray = _ray()
     if not isinstance(dataset, ray.data.Dataset):
         dataset = ray.data.read_parquet(dataset)
@@ -162,8 +174,12 @@ def fit_fair_regression(
         score_column, sensitive, groups=groups, score_range=score_range, bins=bins
     )
     parts = fair_regression_parts(
-        dataset, score_column=score_column, sensitive=sensitive, groups=groups,
-        score_range=score_range, bins=bins,
+        dataset,
+        score_column=score_column,
+        sensitive=sensitive,
+        groups=groups,
+        score_range=score_range,
+        bins=bins,
     )
     for part in parts:
         total.merge(part["state"])

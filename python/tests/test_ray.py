@@ -59,16 +59,39 @@ def ldp(dpfair_bin, tmp_path_factory):
     _design(2000, 1).to_csv(d / "public.csv", index=False)
     _design(5000, 2).to_csv(d / "private.csv", index=False)
     for name, depth in (("tree.json", 4), ("other.json", 3)):
-        _run(dpfair_bin, "ldp", "partition", "--public", d / "public.csv", "--target", "y",
-             "--depth", depth, "--epsilon", EPSILON, "--mechanism", "hadamard",
-             "--out", d / name)
+        _run(
+            dpfair_bin,
+            "ldp",
+            "partition",
+            "--public",
+            d / "public.csv",
+            "--target",
+            "y",
+            "--depth",
+            depth,
+            "--epsilon",
+            EPSILON,
+            "--mechanism",
+            "hadamard",
+            "--out",
+            d / name,
+        )
     reports = d / "reports"
     (reports / "parquet").mkdir(parents=True)
     arrow = []
     for i in range(1, 5):
         out = d / f"r{i}.arrow"
-        _run(dpfair_bin, "ldp", "privatize", "--partition", d / "tree.json",
-             "--data", d / "private.csv", "--out", out)
+        _run(
+            dpfair_bin,
+            "ldp",
+            "privatize",
+            "--partition",
+            d / "tree.json",
+            "--data",
+            d / "private.csv",
+            "--out",
+            out,
+        )
         arrow.append(out)
         if i <= 2:
             (reports / out.name).write_bytes(out.read_bytes())
@@ -77,10 +100,28 @@ def ldp(dpfair_bin, tmp_path_factory):
             shard = reports / "parquet" / f"shard={i}"
             shard.mkdir()
             pq.write_table(table, shard / f"r{i}.parquet", row_group_size=1500)
-    _run(dpfair_bin, "ldp", "privatize", "--partition", d / "other.json",
-         "--data", d / "private.csv", "--out", d / "foreign.arrow")
-    _run(dpfair_bin, "ldp", "fit", "--partition", d / "tree.json", "--reports", *arrow,
-         "--out", d / "cli_model.json")
+    _run(
+        dpfair_bin,
+        "ldp",
+        "privatize",
+        "--partition",
+        d / "other.json",
+        "--data",
+        d / "private.csv",
+        "--out",
+        d / "foreign.arrow",
+    )
+    _run(
+        dpfair_bin,
+        "ldp",
+        "fit",
+        "--partition",
+        d / "tree.json",
+        "--reports",
+        *arrow,
+        "--out",
+        d / "cli_model.json",
+    )
     return d
 
 
@@ -140,8 +181,9 @@ def scores(tmp_path_factory):
     s = rng.uniform(size=6000) + 0.25 * (g == "b") + 0.5 * (g == "c")
     df = pd.DataFrame({"score": s, "grp": g, "shard": rng.integers(0, 4, size=6000)})
     root = tmp_path_factory.mktemp("scores") / "data"
-    pq.write_to_dataset(pa.Table.from_pandas(df, preserve_index=False), root,
-                        partition_cols=["shard"])
+    pq.write_to_dataset(
+        pa.Table.from_pandas(df, preserve_index=False), root, partition_cols=["shard"]
+    )
     return df, root
 
 
@@ -150,8 +192,10 @@ def test_fair_regression_counts_on_two_workers_match_one_machine(cluster, scores
     one = FairRegressionCounts("score", "grp", **SPEC)
     one.update(pa.Table.from_pandas(df[["score", "grp"]], preserve_index=False))
     parts = dray.fair_regression_parts(
-        ray.data.read_parquet(str(root)).repartition(4), score_column="score",
-        sensitive="grp", **SPEC,
+        ray.data.read_parquet(str(root)).repartition(4),
+        score_column="score",
+        sensitive="grp",
+        **SPEC,
     )
     assert len({p["worker"] for p in parts}) >= 2
     merged = FairRegressionCounts("score", "grp", **SPEC)
@@ -163,14 +207,28 @@ def test_fair_regression_counts_on_two_workers_match_one_machine(cluster, scores
     def seeded():
         return dpfair.PrivacySession.insecure_seeded(1.0, seed=11)
 
-    reg = dray.fit_fair_regression(str(root), score_column="score", sensitive="grp",
-                                   alpha=0.05, epsilon=1.0, session=seeded(), **SPEC)
+    reg = dray.fit_fair_regression(
+        str(root),
+        score_column="score",
+        sensitive="grp",
+        alpha=0.05,
+        epsilon=1.0,
+        session=seeded(),
+        **SPEC,
+    )
     ref = one.finalize(alpha=0.05, epsilon=1.0, session=seeded())
     assert _model_part(reg.model_.to_json()) == _model_part(ref.model_.to_json())
     assert reg.ledger_["total"]["epsilon"] == pytest.approx(1.0)
     # The estimator fitted on all the rows at once, with the same noise: the same model.
-    est = dpfair.PrivateFairRegressor(alpha=0.05, epsilon=1.0, bins=12, score_range=(0.0, 1.5),
-                                      score_column="score", groups=GROUPS, session=seeded())
+    est = dpfair.PrivateFairRegressor(
+        alpha=0.05,
+        epsilon=1.0,
+        bins=12,
+        score_range=(0.0, 1.5),
+        score_column="score",
+        groups=GROUPS,
+        session=seeded(),
+    )
     est.fit(df[["score"]], df["score"], sensitive_features=df["grp"])
     assert _model_part(est.model_.to_json()) == _model_part(reg.model_.to_json())
     out = reg.predict(df[["score"]].head(5), sensitive_features=df["grp"].head(5))
