@@ -1,7 +1,7 @@
 """LDP collection on a local Ray cluster with dpfair.ray (bench/ldp_ray.sh runs it).
 
-Prints the wall time, the CPU time of every process of the cluster (the driver and all its descendants:
-GCS, raylet, workers) spent by the collection, and the ledger. bench/ldp_ray.sh runs it.
+Prints the wall time, the CPU time of every process of the cluster (the driver and all its
+descendants: GCS, raylet, workers) spent by the collection, and the ledger.
 
     python bench/ldp_ray.py TREE.json REPORTS_DIR [CPUS]
 """
