@@ -220,7 +220,7 @@ class FairRegressionCounts:
         scores = _column(table, self.score_column)
         groups = _column(table, self.sensitive)
         present = pc.and_(pc.is_valid(scores), pc.is_valid(groups))
-        if present.false_count:
+        if len(scores) and pc.sum(present).as_py() != len(scores):
             scores, groups = scores.filter(present), groups.filter(present)
         if not pa.types.is_string(groups.type):
             groups = pc.cast(groups, pa.string())
