@@ -41,22 +41,21 @@ def _descendants_cpu() -> float:
 
 
 def main() -> None:
-    """Collect the reports twice (parts only; then the whole collect_ldp) and print the costs."""
+    """Collect the reports twice (workers cold, then warm) and print the costs."""
     tree, reports = sys.argv[1], sys.argv[2]
     cpus = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     t0 = time.time()
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     t1 = time.time()
     print(f"ray.init ({cpus} CPUs): {t1 - t0:.1f} s wall; load average {os.getloadavg()}")
-    for run in (1, 2):
+    for run in ("cold: first job, workers start", "warm"):
         c0, w0 = _descendants_cpu(), time.time()
-        parts = dray.ldp_parts(reports, tree)
-        clf = dray.collect_ldp(reports, tree) if run == 2 else None
+        clf = dray.collect_ldp(reports, tree)
         w1, c1 = time.time(), _descendants_cpu()
-        workers = len({p["worker"] for p in parts})
-        what = "parts only" if run == 1 else "parts, then collect_ldp (parts again + merge + fit)"
-        print(f"run {run} ({what}): {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU in the cluster, "
-              f"{len(parts)} parts from {workers} worker processes")
+        print(f"collect_ldp ({run}): {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU in the cluster")
+    parts = dray.ldp_parts(reports, tree)
+    workers = len({p["worker"] for p in parts})
+    print(f"ldp_parts: {len(parts)} parts folded by {workers} worker processes")
     print(f"ledger: {clf.ledger_!r}")
     print(str(clf.ledger_))
     print(f"load average {os.getloadavg()}")

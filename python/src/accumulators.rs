@@ -16,6 +16,7 @@ use crate::error::{api_error, guard, value_error};
 use crate::model::PyModel;
 use crate::session::PySession;
 use dpfair::Params;
+use dpfair::Session;
 use dpfair::estimators::FairRegression;
 use dpfair::fair_regression::histogram::{Grid, JointCounts};
 use dpfair::lpct::collector::HadamardSums;
@@ -23,7 +24,6 @@ use dpfair::lpct::protocol::PartitionFile;
 use dpfair::lpct::report_file::{ReportsHeader, read_reports_into};
 use dpfair::lpct::{Mechanism, ReportSums};
 use dpfair::model::{FittedModel, ModelFile};
-use dpfair::Session;
 use dpfair_data::schema::{FeatureColumn, SensitiveColumn};
 use dpfair_data::{Dataset, Groups, Schema};
 use dpfair_privacy::Noise;
@@ -157,7 +157,11 @@ impl PyLdpReports {
 
     /// Fold in a batch of reports: Hadamard row indices (unsigned integers) and bits (true
     /// is +1), of the same length. Refuses the whole batch if a row is out of range.
-    fn update(&mut self, rows: &Bound<'_, PyAny>, bits: PyReadonlyArray1<'_, bool>) -> PyResult<()> {
+    fn update(
+        &mut self,
+        rows: &Bound<'_, PyAny>,
+        bits: PyReadonlyArray1<'_, bool>,
+    ) -> PyResult<()> {
         let bits = bits.as_slice().map_err(value_error)?;
         let n = bits.len();
         let check = |len: usize| {
@@ -169,13 +173,16 @@ impl PyLdpReports {
         };
         if let Ok(a) = rows.extract::<PyReadonlyArray1<'_, u8>>() {
             check(a.len())?;
-            self.sums.add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
+            self.sums
+                .add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
         } else if let Ok(a) = rows.extract::<PyReadonlyArray1<'_, u16>>() {
             check(a.len())?;
-            self.sums.add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
+            self.sums
+                .add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
         } else if let Ok(a) = rows.extract::<PyReadonlyArray1<'_, u32>>() {
             check(a.len())?;
-            self.sums.add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
+            self.sums
+                .add_batch(a.as_slice().map_err(value_error)?, bits.iter().copied())
         } else {
             return Err(value_error(
                 "rows: a one-dimensional numpy array of uint8, uint16 or uint32",
@@ -223,7 +230,10 @@ impl PyLdpReports {
             version: WIRE_VERSION,
             kind: "ldp-reports".into(),
             config: self.config(),
-            state: BTreeMap::from([("total".into(), total.to_vec()), ("ones".into(), ones.to_vec())]),
+            state: BTreeMap::from([
+                ("total".into(), total.to_vec()),
+                ("ones".into(), ones.to_vec()),
+            ]),
         }
         .to_bytes(py)
     }
@@ -400,8 +410,9 @@ impl PyJointCounts {
     fn merge_bytes(&mut self, data: &[u8]) -> PyResult<()> {
         let mut w = WireState::parse(data, "fair-regression-counts")?;
         check_same(&self.config(), &w.config)?;
-        let part = JointCounts::from_counts(self.groups.len(), self.counts.grid(), w.take("counts")?)
-            .map_err(value_error)?;
+        let part =
+            JointCounts::from_counts(self.groups.len(), self.counts.grid(), w.take("counts")?)
+                .map_err(value_error)?;
         self.counts.merge(&part).map_err(value_error)
     }
 

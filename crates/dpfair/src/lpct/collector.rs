@@ -94,7 +94,12 @@ impl HadamardSums {
     /// assert_eq!(a, b);
     /// assert!(HadamardSums::from_state(1.0, 3, total.to_vec(), ones.to_vec()).is_err());
     /// ```
-    pub fn from_state(epsilon: f64, n_leaves: usize, total: Vec<u64>, ones: Vec<u64>) -> Result<Self> {
+    pub fn from_state(
+        epsilon: f64,
+        n_leaves: usize,
+        total: Vec<u64>,
+        ones: Vec<u64>,
+    ) -> Result<Self> {
         let mut sums = HadamardSums::new(epsilon, n_leaves)?;
         if total.len() != sums.rows() || ones.len() != sums.rows() {
             return Err(bad_data(

@@ -11,9 +11,9 @@
 //!
 //! The command line (`dpfair ldp`) only parses flags and moves these files.
 
+use super::collector::ReportSums;
 use super::error::{Result, bad_data};
 use super::partition::LeafCounts;
-use super::collector::ReportSums;
 use super::privatiser::{Mechanism, REPORT_SENSITIVITY, Report};
 use super::{PruneConfig, Tree, TreeSettings};
 use dpfair_data::Schema;
