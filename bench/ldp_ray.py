@@ -48,7 +48,7 @@ def main() -> None:
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     t1 = time.time()
     print(f"ray.init ({cpus} CPUs): {t1 - t0:.1f} s wall; load average {os.getloadavg()}")
-    for run in ("cold: first job, workers start", "warm"):
+    for run in ("cold: first job, workers start", "warm", "warm again"):
         c0, w0 = _descendants_cpu(), time.time()
         clf = dray.collect_ldp(reports, tree)
         w1, c1 = time.time(), _descendants_cpu()
@@ -56,7 +56,7 @@ def main() -> None:
     parts = dray.ldp_parts(reports, tree)
     workers = len({p["worker"] for p in parts})
     print(f"ldp_parts: {len(parts)} parts folded by {workers} worker processes")
-    print(f"ledger: {clf.ledger_!r}")
+    print(f"ledger: {clf.ledger_!r}; {clf.ledger_['entries'][0]['note']}")
     print(str(clf.ledger_))
     print(f"load average {os.getloadavg()}")
     ray.shutdown()
