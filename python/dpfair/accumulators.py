@@ -53,7 +53,24 @@ def _column(table: Any, name: str) -> Any:
     return table.column(name)
 
 
-class LdpReports:
+class _Mergeable:
+    """What every accumulator shares: its bytes, and merging a part or a part's bytes."""
+
+    _native: Any
+
+    def merge(self, other: Any) -> None:
+        """Add another part (an accumulator, or its `to_bytes()`); refuses a mismatched one."""
+        if isinstance(other, _Mergeable):
+            self._native.merge(other._native)
+        else:
+            self._native.merge_bytes(bytes(other))
+
+    def to_bytes(self) -> bytes:
+        """The exact integer state and the configuration it was accumulated for (JSON text)."""
+        return self._native.to_bytes()
+
+
+class LdpReports(_Mergeable):
     """Hadamard LDP reports for one LPCT partition, as exact per-row integer sums.
 
     `partition` is the partition file (`dpfair ldp partition --mechanism hadamard`'s
@@ -128,17 +145,6 @@ class LdpReports:
             n += batch.num_rows
         return n
 
-    def merge(self, other: LdpReports | bytes) -> None:
-        """Add another part (an accumulator, or its `to_bytes()`); refuses a mismatched one."""
-        if isinstance(other, LdpReports):
-            self._native.merge(other._native)
-        else:
-            self._native.merge_bytes(bytes(other))
-
-    def to_bytes(self) -> bytes:
-        """The exact state and the partition digest, ε and mechanism it is for."""
-        return self._native.to_bytes()
-
     @property
     def n_reports(self) -> int:
         """The number of reports folded in."""
@@ -165,7 +171,7 @@ class LdpReports:
         return _fitted_estimator(self._native.finalize(public_weight), "the collected reports")
 
 
-class FairRegressionCounts:
+class FairRegressionCounts(_Mergeable):
     """Fair regression's exact joint counts (Xian et al., Algorithm 1 lines 4–6), mergeable.
 
     Rows come as record batches with the score column and the sensitive column; `groups` is
@@ -235,17 +241,6 @@ class FairRegressionCounts:
             np.ascontiguousarray(pc.cast(scores, pa.float64()).to_numpy(), dtype=np.float64),
             np.ascontiguousarray(codes.to_numpy(), dtype=np.uint32),
         )
-
-    def merge(self, other: FairRegressionCounts | bytes) -> None:
-        """Add another part (an accumulator, or its `to_bytes()`); refuses a mismatched one."""
-        if isinstance(other, FairRegressionCounts):
-            self._native.merge(other._native)
-        else:
-            self._native.merge_bytes(bytes(other))
-
-    def to_bytes(self) -> bytes:
-        """The exact counts and the columns, groups and grid they are for."""
-        return self._native.to_bytes()
 
     def counts(self) -> list:
         """The exact counts, group-major (`counts[a * bins + j]`)."""
