@@ -19,7 +19,8 @@ BIN=${BIN:-target/release/dpfair}
 DIR=${DIR:-target/tmp/ldp_scale}
 rm -rf "$DIR"
 mkdir -p "$DIR/reports"
-trap 'rm -rf "$DIR"' EXIT
+# KEEP=1 leaves the partition and the reports in $DIR for another collector (bench/ldp_ray.sh).
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$DIR"' EXIT
 
 # x1, x2 uniform on [0,1]²; P(y = 1 | x) = 0.5 + 0.4·sin(2π x1)·cos(2π x2) (awk, seeded).
 gen() {

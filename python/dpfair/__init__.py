@@ -81,10 +81,14 @@ def load(path: Any) -> DPFairEstimator:
     """
     from dpfair import _native
 
-    model = _native.Model.load(str(path))
+    return _fitted_estimator(_native.Model.load(str(path)), str(path))
+
+
+def _fitted_estimator(model: Any, origin: str) -> DPFairEstimator:
+    """The fitted estimator of `model` (a native model file), hyper-parameters at defaults."""
     cls = _BY_METHOD.get(model.method)
     if cls is None:
-        raise ValueError(f"{path}: a `{model.method}` model has no Python estimator")
+        raise ValueError(f"{origin}: a `{model.method}` model has no Python estimator")
     est = cls()
     est._set_fitted(model, None)
     est.n_features_in_ = len(model.feature_columns)

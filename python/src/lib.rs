@@ -9,10 +9,12 @@
 //! | `fit` | one fit through the library's pipeline, params built per method |
 //! | `federated` | FDP-Fair's protocol steps: a site's rounds, the server's aggregations |
 //! | `metrics` | the fairness crate's metrics and group report |
+//! | `accumulators` | mergeable exact statistics for distributed engines (LDP reports, fair-regression counts) |
 //! | `accounting` | DP-SGD accounting (ε of a run, noise multiplier for a target ε) |
 //! | `error` | Rust errors and panics as Python exceptions |
 
 mod accounting;
+mod accumulators;
 mod error;
 mod federated;
 mod fit;
@@ -38,5 +40,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     metrics::register(m)?;
     accounting::register(m)?;
     federated::register(m)?;
+    accumulators::register(m)?;
     Ok(())
 }

@@ -68,6 +68,11 @@ impl CountTable {
         }
     }
 
+    /// A table holding `counts` (a part's exact state, sent from elsewhere).
+    pub fn from_counts(counts: Vec<u64>) -> Self {
+        CountTable { counts }
+    }
+
     /// Count one record in `cell`; `Err(cell)` when it is out of range.
     pub fn add(&mut self, cell: usize) -> Result<(), usize> {
         match self.counts.get_mut(cell) {

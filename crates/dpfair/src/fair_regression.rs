@@ -693,7 +693,7 @@ pub fn fit_batches(
         ));
     }
     let grid = config.validate()?;
-    let (_, group_names, source) = group_codes(config, header)?;
+    let (_, group_names, _) = group_codes(config, header)?;
     let mut counts = JointCounts::new(group_names.len(), grid);
     feed(&mut |batch| {
         let d = scores_and_groups(config, batch)?;
@@ -705,6 +705,58 @@ pub fn fit_batches(
         }
         counts.update(&d.scores, &d.codes)
     })?;
+    fit_counts(config, header, &counts, ledger, noise)
+}
+
+/// Algorithm 1 from joint counts accumulated elsewhere (by parts, merged: a distributed
+/// engine's workers, `docs/deploy.md`): the counts are released once, here, with `noise`, then
+/// post-processed. `header` (no rows needed) gives the group names, as in [`fit_batches`]; the
+/// counts must be for those groups and the configuration's grid.
+///
+/// ```
+/// use dpfair::fair_regression::{Config, fit_counts, histogram::JointCounts};
+/// use dpfair_privacy::{Budget, Ledger, Noise};
+/// let data = dpfair::estimators::example_data(600, 1, 4);
+/// let config = Config {
+///     range: Some([0.0, 1.0]),
+///     bins: 10,
+///     score_column: Some(data.feature_names[0].clone()),
+///     ..Config::default()
+/// };
+/// let mut counts = JointCounts::new(2, config.validate()?);
+/// let groups = &data.groups.as_ref().unwrap().codes;
+/// counts.update(&data.features.column(0).to_vec(), groups)?;
+/// let mut ledger = Ledger::new(Budget::pure(1.0)?);
+/// let model = fit_counts(&config, &data, &counts, &mut ledger, &mut Noise::seeded(1))?;
+/// assert_eq!(model.group_names.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fit_counts(
+    config: &Config,
+    header: &Dataset,
+    counts: &JointCounts,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    let grid = config.validate()?;
+    let (_, group_names, source) = group_codes(config, header)?;
+    if counts.groups() != group_names.len() || counts.grid() != grid {
+        return Err(FairRegressionError::invalid(
+            "histogram",
+            format!(
+                "counts for {} groups × {} bins on [{}, {}], the configuration has {} groups × {} \
+                 bins on [{}, {}]",
+                counts.groups(),
+                counts.grid().k,
+                counts.grid().lo,
+                counts.grid().hi,
+                group_names.len(),
+                grid.k,
+                grid.lo,
+                grid.hi
+            ),
+        ));
+    }
     if counts.counts().iter().sum::<u64>() == 0 {
         return Err(FairRegressionError::invalid("data", "no rows"));
     }

@@ -135,18 +135,39 @@ impl FairRegression {
             &mut dyn FnMut(&Dataset) -> crate::fair_regression::Result<()>,
         ) -> crate::fair_regression::Result<()>,
     ) -> Result<Fitted<Model>> {
+        self.release_in(header, session, |ledger, noise| {
+            crate::fair_regression::fit_batches(&self.config, header, ledger, noise, feed)
+        })
+    }
+
+    /// [`Estimator::fit`] from joint counts accumulated and merged elsewhere (a distributed
+    /// engine's parts; [`crate::fair_regression::fit_counts`]): the counts are released once,
+    /// in `session`, and the model is the one a fit on all the rows at once gives with the same
+    /// noise stream. `header` has the score column and the group names and may have no rows.
+    pub fn fit_counts(
+        &self,
+        header: &Dataset,
+        session: &mut crate::Session,
+        counts: &crate::fair_regression::histogram::JointCounts,
+    ) -> Result<Fitted<Model>> {
+        self.release_in(header, session, |ledger, noise| {
+            crate::fair_regression::fit_counts(&self.config, header, counts, ledger, noise)
+        })
+    }
+
+    /// Runs `fit` (which releases the counts once) in `session` over the declared spend.
+    fn release_in(
+        &self,
+        header: &Dataset,
+        session: &mut crate::Session,
+        fit: impl FnOnce(&mut Ledger, &mut Noise) -> crate::fair_regression::Result<Model>,
+    ) -> Result<Fitted<Model>> {
         let spend = self.spend(header)?;
         let (model, ledger) = session.run(spend, |ledger, noise| {
             if self.config.epsilon.is_infinite() {
                 super::charge_reference(ledger)?;
             }
-            Ok(crate::fair_regression::fit_batches(
-                &self.config,
-                header,
-                ledger,
-                noise,
-                feed,
-            )?)
+            Ok(fit(ledger, noise)?)
         })?;
         Ok(Fitted {
             model,

@@ -103,6 +103,50 @@ impl JointCounts {
         }
     }
 
+    /// Counts rebuilt from a part's exact state ([`JointCounts::counts`], group-major) for `m`
+    /// groups on `grid`; refuses a state of another shape.
+    ///
+    /// ```
+    /// use dpfair::fair_regression::histogram::{Grid, JointCounts};
+    /// let grid = Grid::new(0.0, 1.0, 2).unwrap();
+    /// let mut a = JointCounts::new(2, grid);
+    /// a.update(&[0.7], &[1]).unwrap();
+    /// assert_eq!(JointCounts::from_counts(2, grid, a.counts().to_vec()).unwrap(), a);
+    /// assert!(JointCounts::from_counts(3, grid, a.counts().to_vec()).is_err());
+    /// ```
+    pub fn from_counts(
+        m: usize,
+        grid: Grid,
+        counts: Vec<u64>,
+    ) -> Result<Self, FairRegressionError> {
+        if counts.len() != m * grid.k {
+            return Err(FairRegressionError::invalid(
+                "histogram",
+                format!(
+                    "{} counts, {m} groups × {} bins need {}",
+                    counts.len(),
+                    grid.k,
+                    m * grid.k
+                ),
+            ));
+        }
+        Ok(JointCounts {
+            m,
+            grid,
+            table: CountTable::from_counts(counts),
+        })
+    }
+
+    /// The number of groups.
+    pub fn groups(&self) -> usize {
+        self.m
+    }
+
+    /// The bin grid.
+    pub fn grid(&self) -> Grid {
+        self.grid
+    }
+
     /// Count records `(scores[i], groups[i])`: record i goes to cell `a·k + bin(score_i)` (line
     /// 4, with the `a_i = a` indicator the paper's line drops, `docs/deviations.md#fair-regression-line-4-indicator`).
     /// Errors name the first bad row of the batch; the batch is then not counted.

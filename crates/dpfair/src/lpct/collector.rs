@@ -76,6 +76,53 @@ impl HadamardSums {
         self.total.iter().sum()
     }
 
+    /// The exact state: per Hadamard row, the number of reports and of those with bit +1 (what
+    /// a part sends to be merged elsewhere; [`HadamardSums::from_state`] rebuilds it).
+    pub fn state(&self) -> (&[u64], &[u64]) {
+        (&self.total, &self.ones)
+    }
+
+    /// Sums rebuilt from a [`HadamardSums::state`] for ε and `n_leaves`; refuses a state of
+    /// another number of rows, or with more +1 bits than reports in a row.
+    ///
+    /// ```
+    /// use dpfair::lpct::collector::HadamardSums;
+    /// let mut a = HadamardSums::new(1.0, 2).unwrap();
+    /// a.add(3, true).unwrap();
+    /// let (total, ones) = a.state();
+    /// let b = HadamardSums::from_state(1.0, 2, total.to_vec(), ones.to_vec()).unwrap();
+    /// assert_eq!(a, b);
+    /// assert!(HadamardSums::from_state(1.0, 3, total.to_vec(), ones.to_vec()).is_err());
+    /// ```
+    pub fn from_state(
+        epsilon: f64,
+        n_leaves: usize,
+        total: Vec<u64>,
+        ones: Vec<u64>,
+    ) -> Result<Self> {
+        let mut sums = HadamardSums::new(epsilon, n_leaves)?;
+        if total.len() != sums.rows() || ones.len() != sums.rows() {
+            return Err(bad_data(
+                "reports",
+                format!(
+                    "sums of {} and {} rows, a partition of {n_leaves} leaves at ε = {epsilon} has {} Hadamard rows",
+                    total.len(),
+                    ones.len(),
+                    sums.rows()
+                ),
+            ));
+        }
+        if let Some(r) = (0..total.len()).find(|&r| ones[r] > total[r]) {
+            return Err(bad_data(
+                "reports",
+                format!("row {r} has more +1 bits than reports"),
+            ));
+        }
+        sums.total = total;
+        sums.ones = ones;
+        Ok(sums)
+    }
+
     /// Folds in one report (row r, bit b: true is +1).
     pub fn add(&mut self, row: u32, bit: bool) -> Result<()> {
         let r = row as usize;

@@ -11,11 +11,13 @@
 //!
 //! The command line (`dpfair ldp`) only parses flags and moves these files.
 
+use super::collector::ReportSums;
 use super::error::{Result, bad_data};
 use super::partition::LeafCounts;
 use super::privatiser::{Mechanism, REPORT_SENSITIVITY, Report};
 use super::{PruneConfig, Tree, TreeSettings};
 use dpfair_data::Schema;
+use dpfair_privacy::{Budget, Ledger};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
@@ -117,6 +119,58 @@ impl PartitionFile {
             "sha256:{}",
             hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
         ))
+    }
+
+    /// LPCT's collector step on reports summed elsewhere (merged parts: `dpfair ldp fit`'s
+    /// files, a distributed engine's workers, `docs/deploy.md`): a ledger of budget ε records
+    /// the n reports (each ε-LDP, [`ReportSums::finalize`]), and eq. (8) combines them with the
+    /// partition's public counts at λ (`None`: [`super::theory_lambda_for`]). Only for an
+    /// `lpct` partition (LPCT-prune's rounds: `dpfair ldp fit`). Returns the ledger, the model
+    /// and λ.
+    pub fn fit_lpct(
+        &self,
+        reports: &ReportSums,
+        lambda: Option<f64>,
+    ) -> Result<(Ledger, super::LpctModel, f64)> {
+        if self.protocol != Protocol::Lpct {
+            return Err(bad_data(
+                "partition file",
+                "an LPCT-prune partition: collect its rounds with `dpfair ldp fit`",
+            ));
+        }
+        if reports.mechanism() != self.mechanism {
+            return Err(bad_data(
+                "reports",
+                format!(
+                    "{} reports, the partition asks for {}",
+                    reports.mechanism(),
+                    self.mechanism
+                ),
+            ));
+        }
+        let mut ledger = Ledger::new(Budget::pure(self.epsilon)?);
+        let private = reports.finalize(&mut ledger, "LPCT leaf reports")?;
+        if private.count.len() != self.tree.n_leaves() || private.epsilon != self.epsilon {
+            return Err(bad_data(
+                "reports",
+                format!(
+                    "sums over {} leaves at ε = {}, the partition has {} leaves at ε = {}",
+                    private.count.len(),
+                    private.epsilon,
+                    self.tree.n_leaves(),
+                    self.epsilon
+                ),
+            ));
+        }
+        let lambda = lambda.unwrap_or_else(|| {
+            super::theory_lambda_for(self.mechanism, self.tree.n_leaves(), self.epsilon)
+        });
+        let sums = super::LeafSums {
+            private,
+            public: self.public_counts.clone(),
+        };
+        let model = super::model_from_sums(self.tree.clone(), &sums, lambda, &self.settings)?;
+        Ok((ledger, model, lambda))
     }
 
     /// The file's JSON text (one line, newline-terminated).

@@ -74,7 +74,9 @@ impl ReportsHeader {
         ])
     }
 
-    fn from_metadata(m: &HashMap<String, String>) -> Result<Self> {
+    /// The header a report file's schema metadata describes (Arrow IPC, or a Parquet file
+    /// written from one); refuses metadata that is not a dpfair report file's.
+    pub fn from_metadata(m: &HashMap<String, String>) -> Result<Self> {
         let get = |k: &str| {
             m.get(k).ok_or_else(|| {
                 bad_data(
