@@ -96,7 +96,7 @@ pub fn two_groups(data: &Dataset) -> Result<&[u32]> {
 }
 
 /// The binary target of `data` (checked on the header of a streamed fit too).
-fn binary_target<'a>(data: &'a Dataset) -> Result<&'a [u8]> {
+fn binary_target(data: &Dataset) -> Result<&[u8]> {
     // Not `require_binary`: whether both classes occur is private, and the method needs none.
     match data.require_target("decoupled")? {
         dpfair_data::Target::Binary(y) => Ok(y.as_slice()),

@@ -189,7 +189,7 @@ fn decoupled_streamed_runs_on_an_empty_group_and_one_class_labels() {
         let plan = decoupled::SplitPlan::new(d.n_rows(), cfg.post_fraction, cfg.base_rows, seed)?;
         let parts = batches(d);
         let feed = |sink: &mut dyn FnMut(&Dataset) -> decoupled::Result<()>| {
-            parts.iter().try_for_each(|b| sink(b))
+            parts.iter().try_for_each(sink)
         };
         let training = decoupled::collect_training(&plan, feed)?;
         decoupled::fit_parts(&cfg, &plan, &training, None, l, n, feed)

@@ -8,6 +8,10 @@
 //! ([`FAST_RANGE`]); other arguments (large, infinite or NaN) fall back to `f64::sin_cos`.
 //! Checked against `f64::sin_cos` in the tests below (at most 2 ulp apart, both within 1 ulp).
 
+// The constants are written with the digits their derivation prints (fdlibm's); each literal
+// rounds to the intended f64, so clippy's precision and approximate-constant lints do not apply.
+#![allow(clippy::excessive_precision, clippy::approx_constant)]
+
 /// Arguments up to this magnitude (`< 2^10·π/2`, so `|k| ≤ 2^10` quarter turns) take the fast
 /// path. The random features' arguments `ω·x/h` stay far below it for features on `[0, 1]` and
 /// the bandwidths the public rules choose.
@@ -136,7 +140,10 @@ mod tests {
                 assert!(ok, "{what}({v}) = {got}, libm {want}");
             }
             // The unit circle, to rounding: the feature map's norm rests on it.
-            assert!((c[i] * c[i] + s[i] * s[i] - 1.0).abs() <= 4.0 * f64::EPSILON, "{v}");
+            assert!(
+                (c[i] * c[i] + s[i] * s[i] - 1.0).abs() <= 4.0 * f64::EPSILON,
+                "{v}"
+            );
         }
     }
 
@@ -147,7 +154,10 @@ mod tests {
         sin_cos_in_place(&mut c, &mut s);
         for i in 0..5 {
             let (ws, wc) = x[i].sin_cos();
-            assert_eq!((s[i].to_bits(), c[i].to_bits()), (ws.to_bits(), wc.to_bits()));
+            assert_eq!(
+                (s[i].to_bits(), c[i].to_bits()),
+                (ws.to_bits(), wc.to_bits())
+            );
         }
     }
 }
