@@ -274,7 +274,14 @@ impl Scaling {
                 };
                 let before = ledger.entries().len();
                 let share = self.share_on(loaded, epsilon);
-                if matches!(self, Scaling::Auto { .. }) {
+                // A public bound on an unknown column is the first error to report (from
+                // `MinMax::fit`, below), not the refusal.
+                let schema = &loaded.schema;
+                let bounds_known = public.0.keys().all(|c| {
+                    schema.features.iter().any(|f| f.name() == c)
+                        || schema.target.as_ref().is_some_and(|t| &t.name == c)
+                });
+                if matches!(self, Scaling::Auto { .. }) && bounds_known {
                     let columns = self.plan(loaded).map_or(0, |p| p.private.len());
                     refuse_guessed_bounds(columns, loaded.dataset.n_rows(), share * epsilon)?;
                 }
