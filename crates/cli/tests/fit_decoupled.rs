@@ -324,6 +324,8 @@ fn a_streamed_parquet_fit_gives_the_csv_fit() {
             "sex",
             "--bounds",
             BOUNDS,
+            "--epsilon",
+            "3",
             "--base-rows",
             "1000",
             "--epochs",
