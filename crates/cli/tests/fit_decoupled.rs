@@ -357,6 +357,8 @@ fn a_streamed_parquet_fit_gives_the_csv_fit() {
         "label",
         "--sensitive",
         "sex",
+        "--epsilon",
+        "3",
         "--accounting",
         "paper",
         "--out",
