@@ -242,6 +242,11 @@ pub fn run_sgd(
     let mut sum = vec![0.0; 2 * k];
     let mut rows = Vec::new();
     let b = settings.batch as f64;
+    // The first iterate of the running mean (all of them, or the second half).
+    let first = match settings.iterate {
+        Iterate::SecondHalf => settings.iterations.div_ceil(2),
+        _ => 1,
+    };
     for t in 1..=settings.iterations {
         draw_batch(pool, settings, sampler.as_ref(), noise, &mut rows);
         batch_sum(pool, &lambda, &rows, settings, &mut sum);
@@ -259,11 +264,6 @@ pub fn run_sgd(
         for (l, g) in lambda.iter_mut().zip(&sum) {
             *l = (*l - eta * (g / b + rho_outside)).clamp(0.0, settings.c_lambda);
         }
-        // The running mean of the iterates averaged so far (all, or the second half).
-        let first = match settings.iterate {
-            Iterate::SecondHalf => settings.iterations.div_ceil(2),
-            _ => 1,
-        };
         if t >= first {
             let count = (t - first + 1) as f64;
             for (a, l) in avg.iter_mut().zip(&lambda) {
