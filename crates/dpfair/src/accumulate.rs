@@ -10,6 +10,15 @@
 //! | fair regression (Xian et al., Algorithm 1 lines 4–6) | [`crate::fair_regression::histogram::JointCounts`] | group × score bin |
 //! | decoupled classifier (Ghoukasian & Asoodeh, Algorithm 2 steps 1–3) | [`crate::decoupled::private_rates::RateCounts`] | group × base prediction |
 //! | DP2DP (Say, Denis, Pinot, Algorithm 1 step i) | [`crate::dp2dp::frequencies::SignCounts`] | group of the pool |
+//! | CDP-Fair / FDP-Fair S1 (Xue & Yu, Algorithm 5 S1, Algorithm 1 S1 at a site) | [`crate::plugin::release::KernelSums`] | (group, label) counts and random-feature sums on the `2^−52` lattice (`plugin::basis::LATTICE_BITS`) |
+//! | CDP-Fair strict S2 (Algorithm 5 step 3, after S1's release) | [`crate::cdp_fair::GridCounts`] | group × interval of the public τ grid |
+//! | FDP-Fair round 2 (Algorithm 3 at a site, after the broadcast) | [`crate::fdp_fair::tree::TreeCounts`] | group × leaf |
+//!
+//! Real-valued sums are kept exactly by rounding each term onto a release lattice before it is
+//! added (`KernelSums`: every feature value truncated toward zero onto `2^−52ℤ`, which never
+//! increases a norm, so the release's sensitivity bound holds unchanged). A method with several
+//! passes (CDP-Fair's S2 reads the calibration half under S1's released estimate) has one
+//! accumulator per pass.
 //!
 //! Each has `update(batch)`, `merge(other)` and `finalize(…, ledger, noise)`; the single-machine
 //! fits build their statistic with the same accumulator (one code path), so a fit from parts and
@@ -17,10 +26,11 @@
 //!
 //! Not every release is such a statistic: DP-SGD (the decoupled classifier's base model,
 //! DP-FERMI, the private logistic and linear regressions) and DP2DP's dual SGD sample a batch
-//! from all rows at every step, the kernel plug-in (CDP-Fair) and the trees (FDP-Fair) need all
-//! rows of a node or of the kernel sum at once. Their rows are held whole; the decoupled
-//! classifier holds only its base model's (bounded) training part and streams the rest
-//! (`docs/data.md`).
+//! from all rows at every step; the logistic plug-in of CDP-/FDP-Fair releases a penalised
+//! minimiser over all rows; CDP-Fair's paper-mode S2 sweep places `τ̃` on one calibration
+//! score (it needs the scores, not a bounded summary) and its cross-validated bandwidth
+//! compares all pairs of rows. Their rows are held whole; the decoupled classifier holds only
+//! its base model's (bounded) training part and streams the rest (`docs/data.md`).
 //!
 //! ```
 //! use dpfair::accumulate::CountTable;

@@ -71,7 +71,7 @@ use crate::plugin::release::{
 };
 use crate::plugin::split::random_split;
 use crate::plugin::threshold::{
-    GroupRule, ScoreSet, crossing_utility, score, sweep_threshold, tau_grid,
+    GroupRule, ScoreSet, crossing_utility_at, score, sweep_threshold, tau_grid,
 };
 use dpfair_data::{Dataset, Target};
 use dpfair_privacy::mechanisms::exponential_mechanism;
@@ -82,10 +82,12 @@ use serde::{Deserialize, Serialize};
 pub use crate::predictor::Accounting;
 
 mod baselines;
+mod grid_counts;
 mod model;
 pub use baselines::{
     FairnessOnlyFolds, fairness_only_folds, fit_fairness_only, fit_privacy_only, fit_unconstrained,
 };
+pub use grid_counts::GridCounts;
 pub use model::{Method, Model};
 
 /// Floor `m ≤ min(ň_0, ň_1)` on the calibration group sizes in strict mode: the DD curve is
@@ -555,6 +557,34 @@ struct CalibrationScores {
     n_cal: usize,
 }
 
+/// What S2 reads from a fold's calibration half. Strict: the counts of the scores on the public
+/// τ grid, a mergeable exact accumulator ([`GridCounts`]). Paper: the scores themselves (the
+/// sweep puts `τ̃` on one of them, so no finite summary of them suffices).
+#[derive(Clone, Debug, PartialEq)]
+enum CalibrationStatistic {
+    Grid { counts: GridCounts, n_cal: usize },
+    Scores(CalibrationScores),
+}
+
+impl CalibrationStatistic {
+    /// The statistic S2 of `r` reads, from the calibration half's scores under `est`.
+    fn new(r: &Resolved, est: &PluginEstimate, scores: CalibrationScores) -> Result<Self> {
+        Ok(match r.accounting {
+            Accounting::Strict => {
+                // Public to S2: the grid depends only on the S1 release and the configuration.
+                let mut counts = GridCounts::new(tau_grid(est.pi[0].max(est.pi[1]), r.tau_grid))?;
+                counts.update(0, &scores.z[0])?;
+                counts.update(1, &scores.z[1])?;
+                CalibrationStatistic::Grid {
+                    counts,
+                    n_cal: scores.n_cal,
+                }
+            }
+            Accounting::Paper => CalibrationStatistic::Scores(scores),
+        })
+    }
+}
+
 /// Budget of one fold: strict cross-fitting halves it (each record is used by both folds, `docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`);
 /// the paper spends the whole budget in each fold.
 fn fold_budget(r: &Resolved) -> (f64, f64) {
@@ -610,7 +640,15 @@ pub fn fit(
     for k in 0..p.folds.len() {
         let f = s1_fold(&p, k, ledger, noise)?;
         let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
-            s2(&p.r, &f.estimate, f.scores, budget, &f.prefix, l, noise)
+            s2(
+                &p.r,
+                &f.estimate,
+                &f.calibration,
+                budget,
+                &f.prefix,
+                l,
+                noise,
+            )
         })?;
         out.push(FairPluginClassifier {
             estimate: f.estimate,
@@ -630,13 +668,13 @@ pub struct SharedS1 {
     folds: Vec<S1Fold>,
 }
 
-/// One fold's S1 release and its calibration scores.
+/// One fold's S1 release and the statistic S2 reads from its calibration half.
 #[derive(Clone, Debug)]
 struct S1Fold {
     prefix: String,
     partition: Partition,
     estimate: PluginEstimate,
-    scores: CalibrationScores,
+    calibration: CalibrationStatistic,
 }
 
 /// Algorithm 5 steps 1–2 (split, S1) for `config` at any α: the releases are charged to
@@ -660,8 +698,8 @@ pub fn fit_s1(
 
 /// [`fit_s1`] for several configurations on one data set, configuration `c` charging
 /// `ledgers[c]` and drawing from `noises[c]`: every stream sees [`fit_s1`]'s draws in
-/// [`fit_s1`]'s order, so fit `c` is `fit_s1(&configs[c], …)` bit for bit (in a one-thread
-/// pool, as any two fits: the basis sums are a rayon fold). What the configurations share is
+/// [`fit_s1`]'s order, so fit `c` is `fit_s1(&configs[c], …)` bit for bit (the basis sums are
+/// exact lattice sums, [`KernelSums`], so on any number of threads). What the configurations share is
 /// computed once: a fold's random-feature sums wherever they use the same basis (seed,
 /// bandwidth) and training rows, and the feature map of the calibration rows for all of them.
 /// That is the case of one data set's fits at several ε from one seed (the public bandwidth
@@ -768,27 +806,6 @@ fn s1_fold_many(
     for (p, ledger, noise) in parts.iter_mut() {
         let p: &Prepared = p;
         let (train, _) = &p.folds[k];
-        let (epsilon, delta) = fold_budget(&p.r);
-        let prefix = if p.folds.len() > 1 {
-            format!("fold {}: ", k + 1)
-        } else {
-            String::new()
-        };
-        let partition = halves(
-            format!("{prefix}training / calibration halves"),
-            p.split_seed,
-        );
-        let plan = S1Plan {
-            epsilon,
-            delta,
-            accounting: match p.r.accounting {
-                Accounting::Strict => S1Accounting::Strict,
-                Accounting::Paper => S1Accounting::Paper,
-            },
-            pi: p.r.pi,
-            c_k: 1.0,
-            label_prefix: prefix.clone(),
-        };
         let shared = p.eta == ResolvedEta::Kernel;
         let memo = sums_memo
             .iter()
@@ -805,10 +822,7 @@ fn s1_fold_many(
                 &own
             }
         };
-        let estimate = in_part(ledger, &partition, TRAINING_HALF, |l| {
-            sums.release(&plan, l, noise)
-        })?;
-        released.push((prefix, partition, estimate));
+        released.push(release_s1(p, k, sums, ledger, noise)?);
     }
     // Calibration scores, one feature map of the rows for every estimate scored on them.
     let mut scores: Vec<Option<CalibrationScores>> = vec![None; parts.len()];
@@ -825,16 +839,58 @@ fn s1_fold_many(
             scores[*j] = Some(s);
         }
     }
-    Ok(released
+    released
         .into_iter()
         .zip(scores)
-        .map(|((prefix, partition, estimate), scores)| S1Fold {
-            prefix,
-            partition,
-            estimate,
-            scores: scores.expect("every fit scored"),
+        .zip(parts.iter())
+        .map(|(((prefix, partition, estimate), scores), (p, _, _))| {
+            let calibration =
+                CalibrationStatistic::new(&p.r, &estimate, scores.expect("every fit scored"))?;
+            Ok(S1Fold {
+                prefix,
+                partition,
+                estimate,
+                calibration,
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// The release of S1 on fold `k` from its training half's statistic `sums` (its part of the
+/// parallel partition of the split): the fold's ledger-label prefix, its partition and the
+/// released estimate.
+fn release_s1(
+    p: &Prepared,
+    k: usize,
+    sums: &S1Statistics,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<(String, Partition, PluginEstimate)> {
+    let (epsilon, delta) = fold_budget(&p.r);
+    let prefix = if p.folds.len() > 1 {
+        format!("fold {}: ", k + 1)
+    } else {
+        String::new()
+    };
+    let partition = halves(
+        format!("{prefix}training / calibration halves"),
+        p.split_seed,
+    );
+    let plan = S1Plan {
+        epsilon,
+        delta,
+        accounting: match p.r.accounting {
+            Accounting::Strict => S1Accounting::Strict,
+            Accounting::Paper => S1Accounting::Paper,
+        },
+        pi: p.r.pi,
+        c_k: 1.0,
+        label_prefix: prefix.clone(),
+    };
+    let estimate = in_part(ledger, &partition, TRAINING_HALF, |l| {
+        sums.release(&plan, l, noise)
+    })?;
+    Ok((prefix, partition, estimate))
 }
 
 impl SharedS1 {
@@ -857,15 +913,7 @@ impl SharedS1 {
         let mut out = Vec::new();
         for f in &self.folds {
             let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
-                s2(
-                    &r,
-                    &f.estimate,
-                    f.scores.clone(),
-                    budget,
-                    &f.prefix,
-                    l,
-                    noise,
-                )
+                s2(&r, &f.estimate, &f.calibration, budget, &f.prefix, l, noise)
             })?;
             out.push(FairPluginClassifier {
                 estimate: f.estimate.clone(),
@@ -888,28 +936,25 @@ impl SharedS1 {
 fn s2(
     r: &Resolved,
     est: &PluginEstimate,
-    scores: CalibrationScores,
+    calibration: &CalibrationStatistic,
     (epsilon, delta): (f64, f64),
     prefix: &str,
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<GroupRule> {
-    let CalibrationScores { z: [z0, z1], n_cal } = scores;
-    let counts = [z0.len(), z1.len()];
-    let n_cal = n_cal as f64;
-    match r.accounting {
+    match (r.accounting, calibration) {
         // No data-dependent refusal here: an empty calibration group is just a curve term 0
         // (denominators are at least the public floor m).
-        Accounting::Strict => {
-            let m = dd_floor(r, est, n_cal)?;
-            let denom = [counts[0].max(m) as f64, counts[1].max(m) as f64];
-            let scores = ScoreSet::new(z0, z1, denom);
-            // Public to S2: the grid depends only on the S1 release and the configuration.
-            let grid = tau_grid(est.pi[0].max(est.pi[1]), r.tau_grid);
-            let utility: Vec<f64> = grid
-                .iter()
-                .map(|&t| crossing_utility(&scores, t, r.alpha))
+        (Accounting::Strict, CalibrationStatistic::Grid { counts, n_cal }) => {
+            let m = dd_floor(r, est, *n_cal as f64)?;
+            let denom = [0, 1].map(|a| counts.group_size(a).max(m as u64) as f64);
+            let utility: Vec<f64> = counts
+                .dd_on_grid(denom)
+                .into_iter()
+                .zip(counts.grid())
+                .map(|(dd, &t)| crossing_utility_at(dd, t, r.alpha))
                 .collect();
+            let grid = counts.grid();
             let j = exponential_mechanism(
                 ledger,
                 noise,
@@ -923,7 +968,10 @@ fn s2(
             )?;
             Ok(GroupRule::paper(grid[j]))
         }
-        Accounting::Paper => {
+        (Accounting::Paper, CalibrationStatistic::Scores(scores)) => {
+            let CalibrationScores { z: [z0, z1], n_cal } = scores.clone();
+            let counts = [z0.len(), z1.len()];
+            let n_cal = n_cal as f64;
             // The paper's shift divides by the smallest calibration group (read without noise:
             // the ledger marks this mode's τ̃ as not (ε, δ)-DP below). No count is printed.
             if counts.contains(&0) {
@@ -957,6 +1005,9 @@ fn s2(
             let scores = ScoreSet::new(z0, z1, [counts[0] as f64, counts[1] as f64]);
             Ok(sweep_threshold(&scores, w, r.alpha).rule)
         }
+        _ => Err(Error::InvalidData(
+            "internal: the calibration statistic does not match the accounting mode".into(),
+        )),
     }
 }
 
@@ -1057,11 +1108,11 @@ mod tests {
     /// rows for all that share a basis) equal one `fit_s1` per configuration bit for bit —
     /// the models at every α, the ledgers and where the streams stand — in both accounting
     /// modes (paper mode cross-fits: two folds), with one configuration in a basis of its own.
-    /// One thread: the basis sums are a rayon fold, whose split points set their last bits.
+    /// Several threads: the basis sums are exact lattice sums, whatever rayon's split points.
     #[test]
     fn fit_s1_many_equals_one_fit_per_configuration() {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
+            .num_threads(2)
             .build()
             .expect("pool");
         pool.install(|| {
@@ -1105,6 +1156,84 @@ mod tests {
             let one = [Config::default()];
             assert!(fit_s1_many(&one, &data, &mut [], &mut [Noise::seeded(1)]).is_err());
         });
+    }
+
+    /// Issue #21: CDP-Fair (strict) as two accumulator passes over random parts of the data —
+    /// the training half's kernel sums, then the calibration half's counts on the τ grid under
+    /// the released estimate — merged in random orders, gives each statistic of the one-pass
+    /// fit bit for bit and, with the same noise stream, the same model and ledger as [`fit`].
+    #[test]
+    fn fit_from_merged_parts_equals_the_one_pass_fit() {
+        use crate::accumulate::testing::{merge_randomly, random_parts};
+        use rand::SeedableRng;
+        let data = FdpFairDesign::default().generate(1_200, 4).expect("data");
+        let config = Config {
+            epsilon: 2.0,
+            n_frequencies: 32,
+            basis_seed: Some(11),
+            split_seed: Some(12),
+            ..Config::default()
+        };
+        let (mut l1, mut n1) = (ledger(2.0), Noise::seeded(9));
+        let one_pass = fit(&config, &data, &mut l1, &mut n1).expect("fit");
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(21);
+        for parts in [2, 7] {
+            let (mut l2, mut n2) = (ledger(2.0), Noise::seeded(9));
+            let p = prepare(&config, &data, &mut l2, &mut n2).expect("prepare");
+            let (train, cal) = &p.folds[0];
+            let pick = |rows: &[usize], idx: Vec<usize>| -> Vec<usize> {
+                idx.into_iter().map(|i| rows[i]).collect()
+            };
+            // Pass 1: the training half's kernel sums.
+            let sums: Vec<KernelSums> = random_parts(train.len(), parts, &mut rng)
+                .into_iter()
+                .map(|idx| {
+                    let (x, a, y) = p.rows(&pick(train, idx));
+                    let mut s = KernelSums::new(&p.basis);
+                    s.update(x.view(), &a, &y).expect("update");
+                    s
+                })
+                .collect();
+            let sums = merge_randomly(sums, &mut rng, |s, t| s.merge(&t).expect("merge"));
+            let S1Statistics::Kernel(whole) = p.sums(train).expect("sums") else {
+                panic!("the default estimator is the kernel's")
+            };
+            assert_eq!(sums, whole, "{parts} parts");
+            let (prefix, partition, estimate) =
+                release_s1(&p, 0, &S1Statistics::Kernel(sums), &mut l2, &mut n2).expect("S1");
+            // Pass 2: the calibration half's counts on the public grid.
+            let counts: Vec<GridCounts> = random_parts(cal.len(), parts, &mut rng)
+                .into_iter()
+                .map(|idx| {
+                    let part = p.scores(&estimate, &pick(cal, idx)).expect("scores");
+                    match CalibrationStatistic::new(&p.r, &estimate, part).expect("counts") {
+                        CalibrationStatistic::Grid { counts, .. } => counts,
+                        CalibrationStatistic::Scores(_) => panic!("strict counts on the grid"),
+                    }
+                })
+                .collect();
+            let counts = merge_randomly(counts, &mut rng, |s, t| s.merge(&t).expect("merge"));
+            let calibration = CalibrationStatistic::Grid {
+                counts,
+                n_cal: cal.len(),
+            };
+            let all = p.scores(&estimate, cal).expect("scores");
+            assert_eq!(
+                calibration,
+                CalibrationStatistic::new(&p.r, &estimate, all).expect("counts")
+            );
+            let budget = fold_budget(&p.r);
+            let rule = in_part(&mut l2, &partition, CALIBRATION_HALF, |l| {
+                s2(&p.r, &estimate, &calibration, budget, &prefix, l, &mut n2)
+            })
+            .expect("S2");
+            let model = p.model(
+                Method::CdpFair,
+                vec![FairPluginClassifier { estimate, rule }],
+            );
+            assert_eq!(model, one_pass, "{parts} parts");
+            assert_eq!(l2, l1, "{parts} parts");
+        }
     }
 
     /// With cross-fitting (both folds' S1 first) the ledger holds the same releases.

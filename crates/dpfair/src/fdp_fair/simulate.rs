@@ -80,7 +80,7 @@ pub fn rounds(config: &Config, sites: &[Dataset], noises: &mut [Noise]) -> Resul
 
 /// [`rounds`] for several configurations on the same sites: configuration `c`'s site `s` draws
 /// from `noises[c][s]`, in [`rounds`]' order, so fit `c` is `rounds(&configs[c], …)` bit for bit
-/// (in a one-thread pool, as any two fits: the basis sums are a rayon fold). What they share is
+/// (on any number of threads: the basis sums are exact lattice sums). What they share is
 /// computed once: a site's kernel sums wherever the basis (seed, bandwidth) and split are the same,
 /// and the random-feature map of its calibration rows for every broadcast estimate in one basis.
 /// That is the case of one seed's fits at several ε (the federated bandwidth rule is at its
@@ -228,12 +228,12 @@ mod tests {
     /// site's kernel sums and calibration feature map once per basis) equal one `rounds` per
     /// configuration bit for bit — broadcasts, round-2 transcripts, where the streams stand —
     /// in both accounting modes. At ε = 0.75 the federated rule's privacy term sets a wider
-    /// bandwidth (a basis of its own), as does the fixed h = 0.3. One thread: the basis sums
-    /// are a rayon fold, whose split points set their last bits.
+    /// bandwidth (a basis of its own), as does the fixed h = 0.3. Several threads: the basis
+    /// sums are exact lattice sums, whatever rayon's split points.
     #[test]
     fn rounds_many_equals_one_rounds_per_configuration() {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
+            .num_threads(2)
             .build()
             .expect("pool");
         pool.install(|| {

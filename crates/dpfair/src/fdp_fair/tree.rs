@@ -22,6 +22,7 @@
 //!   ε = 1, δ = 1e−6. Recorded as `(ε_s, δ_s)`, so a site's ledger (S1 approximate DP on the
 //!   training half, the trees on the calibration half) totals exactly `(ε_s, δ_s)`.
 
+use crate::accumulate::CountTable;
 use crate::plugin::error::{Error, Result, invalid};
 use crate::plugin::release::{Calibration, gaussian_release_vec};
 use dpfair_privacy::{Ledger, Noise};
@@ -59,28 +60,153 @@ pub fn leaf_of(z: f64, depth: usize) -> usize {
 }
 
 /// The exact (noise-free) tree of the scores `z`: `levels[ℓ−1]` holds the `2^ℓ` counts of level
-/// `ℓ = 1..=M`.
+/// `ℓ = 1..=M` ([`TreeCounts`] of one group).
 pub fn exact_tree(z: &[f64], depth: usize) -> Result<Vec<Vec<f64>>> {
-    check_depth(depth)?;
-    if let Some(i) = z
-        .iter()
-        .position(|v| !(v.is_finite() && (-1.0..=1.0).contains(v)))
-    {
-        return Err(Error::InvalidData(format!(
-            "calibration score {i} is {} (scores must lie in [−1, 1])",
-            z[i]
-        )));
+    let mut counts = TreeCounts::new(depth)?;
+    counts.update(0, z)?;
+    Ok(counts.levels(0))
+}
+
+/// The sufficient statistic of Algorithm 3 at one site as a mergeable exact accumulator
+/// (`crate::accumulate`): the leaf counts of both groups' trees (`2 × 2^M` integers; every upper
+/// level is a sum of leaves). [`TreeCounts::update`] adds a batch of scores, [`TreeCounts::merge`]
+/// another part's counts, [`TreeCounts::release`] is the finalize step (one Gaussian release of
+/// both trees, charged first). The depth `M` and the score map are public (the broadcast), so
+/// parts of one site's calibration half can be counted anywhere and merged in any order.
+///
+/// ```
+/// use dpfair::fdp_fair::tree::TreeCounts;
+/// let (mut a, mut b) = (TreeCounts::new(2).unwrap(), TreeCounts::new(2).unwrap());
+/// a.update(0, &[-0.9, 0.3]).unwrap();
+/// b.update(1, &[0.99]).unwrap();
+/// b.merge(&a).unwrap();
+/// assert_eq!(b.levels(0), vec![vec![1.0, 1.0], vec![1.0, 0.0, 1.0, 0.0]]);
+/// assert_eq!(b.levels(1)[0], vec![0.0, 1.0]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeCounts {
+    depth: usize,
+    /// Group `a`'s leaf `j` at cell `a·2^M + j`.
+    leaves: CountTable,
+}
+
+impl TreeCounts {
+    /// Empty trees of depth `depth` (`1..=MAX_DEPTH`).
+    pub fn new(depth: usize) -> Result<Self> {
+        check_depth(depth)?;
+        Ok(TreeCounts {
+            depth,
+            leaves: CountTable::new(2 << depth),
+        })
     }
-    let mut leaves = vec![0.0; 1 << depth];
-    for &v in z {
-        leaves[leaf_of(v, depth)] += 1.0;
+
+    pub fn depth(&self) -> usize {
+        self.depth
     }
-    let mut levels = vec![leaves];
-    while levels[0].len() > 2 {
-        let up: Vec<f64> = levels[0].chunks(2).map(|p| p[0] + p[1]).collect();
-        levels.insert(0, up);
+
+    /// Count the scores `z` (each in `[−1, 1]`) of group `group` (0/1).
+    pub fn update(&mut self, group: usize, z: &[f64]) -> Result<()> {
+        if group > 1 {
+            return Err(invalid("group", format!("must be 0 or 1, got {group}")));
+        }
+        if let Some(i) = z
+            .iter()
+            .position(|v| !(v.is_finite() && (-1.0..=1.0).contains(v)))
+        {
+            return Err(Error::InvalidData(format!(
+                "calibration score {i} is {} (scores must lie in [−1, 1])",
+                z[i]
+            )));
+        }
+        let offset = group << self.depth;
+        for &v in z {
+            self.leaves
+                .add(offset + leaf_of(v, self.depth))
+                .map_err(|c| Error::InvalidData(format!("leaf {c}")))?;
+        }
+        Ok(())
     }
-    Ok(levels)
+
+    /// Add another part's counts (same depth; exact, so the order of merges does not matter).
+    pub fn merge(&mut self, other: &TreeCounts) -> Result<()> {
+        if other.depth != self.depth {
+            return Err(invalid(
+                "depth",
+                format!(
+                    "cannot merge trees of depth {} into trees of depth {}",
+                    other.depth, self.depth
+                ),
+            ));
+        }
+        self.leaves
+            .merge(&other.leaves)
+            .map_err(|e| Error::InvalidData(e.to_string()))
+    }
+
+    /// Group `group`'s exact tree: `levels[ℓ−1]` holds the `2^ℓ` counts of level `ℓ = 1..=M`.
+    pub fn levels(&self, group: usize) -> Vec<Vec<f64>> {
+        let n = 1usize << self.depth;
+        let leaves = &self.leaves.counts()[group * n..(group + 1) * n];
+        let mut levels = vec![leaves.iter().map(|&c| c as f64).collect::<Vec<f64>>()];
+        while levels[0].len() > 2 {
+            let up: Vec<f64> = levels[0].chunks(2).map(|p| p[0] + p[1]).collect();
+            levels.insert(0, up);
+        }
+        levels
+    }
+
+    /// Algorithm 3's release of both trees (module docs): one Gaussian release, charged to
+    /// `ledger` before any noise is drawn.
+    #[allow(clippy::too_many_arguments)]
+    pub fn release(
+        &self,
+        epsilon: f64,
+        delta: f64,
+        calibration: TreeNoise,
+        label: &str,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<SiteTrees> {
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(invalid(
+                "epsilon",
+                format!("must be finite and > 0, got {epsilon}"),
+            ));
+        }
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
+        }
+        let depth = self.depth;
+        let flat: Vec<f64> = [self.levels(0), self.levels(1)]
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        let calibration = match calibration {
+            TreeNoise::Analytic => Calibration::Analytic { epsilon, delta },
+            TreeNoise::Paper => Calibration::Sigma {
+                sigma: node_variance(epsilon, delta, depth).sqrt(),
+            },
+        };
+        let noisy = gaussian_release_vec(
+            ledger,
+            noise,
+            &format!("{label}Alg. 3: noisy trees of counts (M = {depth}, both groups)"),
+            (2.0 * depth as f64).sqrt(),
+            calibration,
+            &flat,
+        )?;
+        let mut it = noisy.into_iter();
+        let mut take = || NoisyTree {
+            levels: (1..=depth)
+                .map(|l| it.by_ref().take(1 << l).collect())
+                .collect(),
+        };
+        let g0 = take();
+        let g1 = take();
+        Ok(SiteTrees { groups: [g0, g1] })
+    }
 }
 
 pub fn check_depth(depth: usize) -> Result<()> {
@@ -177,8 +303,9 @@ pub enum TreeNoise {
     Paper,
 }
 
-/// Algorithm 3 at one site: builds both groups' trees from the scores `z[a]` and releases them in
-/// one Gaussian release (module docs), charging `ledger` before any noise is drawn.
+/// Algorithm 3 at one site: counts both groups' trees from the scores `z[a]` ([`TreeCounts`])
+/// and releases them in one Gaussian release (module docs), charging `ledger` before any noise
+/// is drawn.
 #[allow(clippy::too_many_arguments)]
 pub fn release_trees(
     z: &[Vec<f64>; 2],
@@ -190,40 +317,10 @@ pub fn release_trees(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<SiteTrees> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return Err(invalid(
-            "epsilon",
-            format!("must be finite and > 0, got {epsilon}"),
-        ));
-    }
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
-    }
-    let exact = [exact_tree(&z[0], depth)?, exact_tree(&z[1], depth)?];
-    let flat: Vec<f64> = exact.iter().flatten().flatten().copied().collect();
-    let calibration = match calibration {
-        TreeNoise::Analytic => Calibration::Analytic { epsilon, delta },
-        TreeNoise::Paper => Calibration::Sigma {
-            sigma: node_variance(epsilon, delta, depth).sqrt(),
-        },
-    };
-    let noisy = gaussian_release_vec(
-        ledger,
-        noise,
-        &format!("{label}Alg. 3: noisy trees of counts (M = {depth}, both groups)"),
-        (2.0 * depth as f64).sqrt(),
-        calibration,
-        &flat,
-    )?;
-    let mut it = noisy.into_iter();
-    let mut take = || NoisyTree {
-        levels: (1..=depth)
-            .map(|l| it.by_ref().take(1 << l).collect())
-            .collect(),
-    };
-    let g0 = take();
-    let g1 = take();
-    Ok(SiteTrees { groups: [g0, g1] })
+    let mut counts = TreeCounts::new(depth)?;
+    counts.update(0, &z[0])?;
+    counts.update(1, &z[1])?;
+    counts.release(epsilon, delta, calibration, label, ledger, noise)
 }
 
 #[cfg(test)]
@@ -331,5 +428,81 @@ mod tests {
                 TreeNoise::Analytic => assert!(sigma < 343.572f64.sqrt(), "{sigma}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod accumulator_tests {
+    use super::*;
+    use crate::accumulate::testing::{merge_randomly, random_parts};
+    use dpfair_privacy::Budget;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// Issue #21: a site's calibration scores split into random parts, counted separately and
+    /// merged in random orders, give the one-pass leaf counts, and with the same noise stream
+    /// the same noisy trees and ledger as [`release_trees`].
+    #[test]
+    fn tree_counts_from_merged_parts_equal_the_one_pass_trees() {
+        let mut rng = ChaCha20Rng::seed_from_u64(24);
+        let n = 400;
+        let rows: Vec<(usize, f64)> = (0..n)
+            .map(|i| {
+                let z = if i % 10 == 0 {
+                    1.0
+                } else {
+                    rng.random_range(-1.0..1.0)
+                };
+                (rng.random_range(0..2usize), z)
+            })
+            .collect();
+        let z: [Vec<f64>; 2] =
+            [0, 1].map(|g| rows.iter().filter(|r| r.0 == g).map(|r| r.1).collect());
+        let release = |t: Option<&TreeCounts>| {
+            let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).expect("budget"));
+            let mut noise = Noise::seeded(3);
+            let trees = match t {
+                Some(t) => t.release(
+                    1.0,
+                    1e-6,
+                    TreeNoise::Analytic,
+                    "s: ",
+                    &mut ledger,
+                    &mut noise,
+                ),
+                None => release_trees(
+                    &z,
+                    5,
+                    1.0,
+                    1e-6,
+                    TreeNoise::Analytic,
+                    "s: ",
+                    &mut ledger,
+                    &mut noise,
+                ),
+            };
+            (trees.expect("trees"), ledger)
+        };
+        let one_pass = release(None);
+        for parts in [1, 3, 8] {
+            let counts: Vec<TreeCounts> = random_parts(n, parts, &mut rng)
+                .into_iter()
+                .map(|idx| {
+                    let mut t = TreeCounts::new(5).expect("depth");
+                    for i in idx {
+                        t.update(rows[i].0, &[rows[i].1]).expect("update");
+                    }
+                    t
+                })
+                .collect();
+            let merged = merge_randomly(counts, &mut rng, |a, b| a.merge(&b).expect("merge"));
+            assert_eq!(merged.levels(0), exact_tree(&z[0], 5).expect("tree"));
+            assert_eq!(merged.levels(1), exact_tree(&z[1], 5).expect("tree"));
+            assert_eq!(release(Some(&merged)), one_pass, "{parts} parts");
+        }
+        let mut t = TreeCounts::new(5).expect("depth");
+        assert!(t.merge(&TreeCounts::new(4).expect("depth")).is_err());
+        assert!(t.update(2, &[0.0]).is_err());
+        assert!(TreeCounts::new(0).is_err());
     }
 }

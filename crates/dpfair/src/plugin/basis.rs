@@ -4,7 +4,8 @@
 //! `φ(x) = D^{−1/2} (cos(ω_1·x/h), …, cos(ω_D·x/h), sin(ω_1·x/h), …, sin(ω_D·x/h)) ∈ R^{2D}` with
 //! `ω_j ~ N(0, I_d)` drawn from a public seed. Then `φ(x)·φ(x') = D^{−1} Σ_j cos(ω_j·(x−x')/h)`,
 //! an unbiased Monte-Carlo estimate of `K((x−x')/h)`, and **`‖φ(x)‖₂ = 1` exactly for every
-//! `x ∈ R^d`** (cos² + sin² = 1): the released objects' sensitivity does not depend on feature
+//! `x ∈ R^d`** (cos² + sin² = 1; the computed map is scaled by `1 − 2^{−50}` so that its norm is
+//! at most 1 despite rounding): the released objects' sensitivity does not depend on feature
 //! bounds. The basis is public (it never looks at data) and is stored by its seed: the
 //! frequencies are regenerated on load with the generator below, so a model file stays small.
 //!
@@ -13,6 +14,7 @@
 //! `σ² φ(x)·φ(x') ≈ σ² K((x−x')/h)` that is drawn once and can be evaluated anywhere.
 
 use crate::plugin::error::{Result, invalid};
+use crate::plugin::sincos::sin_cos_in_place;
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -21,6 +23,12 @@ use serde::{Deserialize, Serialize};
 
 /// Name of the frequency generator (stored in model files so that a future change is detected).
 pub const GENERATOR: &str = "chacha20-box-muller-v1";
+
+/// `1 − 2^{−50}`, a factor on the map's scale `D^{−1/2}`: computed sines and cosines satisfy
+/// `cos² + sin² ≤ 1 + 4·2^{−52}` (test `plugin::sincos::tests::agrees_with_libm_within_two_ulp`),
+/// so with this margin the computed `‖φ(x)‖₂` is at most 1, as the sensitivity bound of the
+/// release assumes, and not only up to rounding.
+const NORM_MARGIN: f64 = 1.0 - 1.0 / (1u64 << 50) as f64;
 
 /// Rows per parallel work item when mapping points to features.
 const CHUNK: usize = 64;
@@ -41,6 +49,26 @@ pub fn standard_normal_pair<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
 /// The most frequency entries (`D·d`) a basis may hold: 2^24 (128 MB), a resource bound checked
 /// before anything is allocated (also for a basis read from a model file or a transcript).
 pub const MAX_BASIS_ENTRIES: usize = 1 << 24;
+
+/// Bits of the release lattice of the feature sums: every feature value `φ_j(x) ∈ [−1, 1]` is
+/// truncated toward zero onto `2^{−52}ℤ` before it is summed ([`to_lattice`]). Truncation toward
+/// zero never increases a magnitude, so `‖q(φ(x))‖₂ ≤ ‖φ(x)‖₂ = 1` for every `x` and the
+/// sensitivity bound of the coefficient release (`Δ_K = 2h^{−d}/n`,
+/// [`crate::plugin::release`]) holds for the lattice sums unchanged. The truncation moves a
+/// coefficient sum of `n` rows by less than `n·2^{−52}` (below `2.3·10^{−8}` for `10^8` rows),
+/// far under the release noise (`σ ≥ 2σ_1 ≫ 10^{−8}` on the same scale at any ε the ledger
+/// accepts for realistic δ).
+pub const LATTICE_BITS: i32 = 52;
+
+/// `2^{−LATTICE_BITS}`: the value of one lattice unit.
+pub const LATTICE_UNIT: f64 = 1.0 / (1u64 << LATTICE_BITS) as f64;
+
+/// `φ_j(x)` on the release lattice, in lattice units: `trunc(v·2^52)` (exact: scaling by a power
+/// of two is exact, and `|v| ≤ 1` fits an `i64`; a non-finite or out-of-range value saturates,
+/// which the unit-norm feature map never produces).
+pub fn to_lattice(v: f64) -> i64 {
+    (v * (1u64 << LATTICE_BITS) as f64) as i64
+}
 
 /// What a model file stores of a basis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,18 +194,17 @@ impl RffBasis {
         let nf = self.spec.n_frequencies;
         debug_assert_eq!(x.len(), d);
         debug_assert_eq!(out.len(), 2 * nf);
-        let scale = 1.0 / (nf as f64).sqrt();
+        let scale = NORM_MARGIN / (nf as f64).sqrt();
         let (cos_part, sin_part) = out.split_at_mut(nf);
-        // Arguments first (a dense loop the compiler vectorises), then the trigonometry.
+        // Arguments first (a dense loop the compiler vectorises), then the trigonometry, also
+        // vectorised ([`sin_cos_in_place`]).
         for (j, c) in cos_part.iter_mut().enumerate() {
             let w = &self.freqs[j * d..(j + 1) * d];
             *c = w.iter().zip(x).map(|(a, b)| a * b).sum();
         }
-        for (c, s) in cos_part.iter_mut().zip(sin_part.iter_mut()) {
-            let (sn, cs) = c.sin_cos();
-            *c = cs * scale;
-            *s = sn * scale;
-        }
+        sin_cos_in_place(cos_part, sin_part);
+        cos_part.iter_mut().for_each(|c| *c *= scale);
+        sin_part.iter_mut().for_each(|s| *s *= scale);
     }
 
     /// `φ(x)` as a new vector.
@@ -201,14 +228,17 @@ impl RffBasis {
         Ok(())
     }
 
-    /// `Σ_{i : cell[i] = c} φ(x_i)` for every cell `c < n_cells` (rows with `cell[i] ≥ n_cells`
-    /// are skipped): the raw coefficient sums of the kernel estimators. Parallel over rows.
-    pub fn sum_features_by_cell(
+    /// `Σ_{i : cell[i] = c} q(φ(x_i))` for every cell `c < n_cells` (rows with `cell[i] ≥ n_cells`
+    /// are skipped), in units of the release lattice `2^{−LATTICE_BITS}` ([`to_lattice`]): the raw
+    /// coefficient sums of the kernel estimators, exact integers, so that the sums of any split of
+    /// the rows, added in any order (rayon's split points included), are the same bit for bit.
+    /// Parallel over rows.
+    pub fn lattice_sums_by_cell(
         &self,
         x: ArrayView2<f64>,
         cell: &[usize],
         n_cells: usize,
-    ) -> Result<Vec<Vec<f64>>> {
+    ) -> Result<Vec<i128>> {
         self.check_points(&x)?;
         if cell.len() != x.nrows() {
             return Err(invalid(
@@ -218,8 +248,8 @@ impl RffBasis {
         }
         let len = self.len();
         let rows: Vec<usize> = (0..x.nrows()).collect();
-        let zero = || (vec![0.0; n_cells * len], vec![0.0; len]);
-        let add_chunk = |(mut acc, mut phi): (Vec<f64>, Vec<f64>), chunk: &[usize]| {
+        let zero = || (vec![0i128; n_cells * len], vec![0.0; len]);
+        let add_chunk = |(mut acc, mut phi): (Vec<i128>, Vec<f64>), chunk: &[usize]| {
             for &i in chunk {
                 let c = cell[i];
                 if c >= n_cells {
@@ -233,7 +263,7 @@ impl RffBasis {
                 acc[c * len..(c + 1) * len]
                     .iter_mut()
                     .zip(&phi)
-                    .for_each(|(a, p)| *a += p);
+                    .for_each(|(a, &p)| *a += i128::from(to_lattice(p)));
             }
             (acc, phi)
         };
@@ -248,7 +278,7 @@ impl RffBasis {
                     (a, p)
                 })
         };
-        Ok(acc.chunks(len).map(<[f64]>::to_vec).collect())
+        Ok(acc)
     }
 
     /// `out[i][k] = coefs[k]·φ(x_i)`: evaluate several functions of the basis at every row of
@@ -395,15 +425,23 @@ mod tests {
         let b = RffBasis::new(2, 0.3, 16, 1).unwrap();
         let x = array![[0.1, 0.2], [0.9, 0.4], [0.5, 0.5], [0.3, 0.7]];
         let cells = [0, 1, 0, 5];
-        let sums = b.sum_features_by_cell(x.view(), &cells, 2).unwrap();
+        let lattice = b.lattice_sums_by_cell(x.view(), &cells, 2).unwrap();
+        let sums: Vec<Vec<f64>> = lattice
+            .chunks(b.len())
+            .map(|c| c.iter().map(|&v| v as f64 * LATTICE_UNIT).collect())
+            .collect();
         for (c, rows) in [(0usize, vec![0usize, 2]), (1, vec![1])] {
-            let mut want = vec![0.0; b.len()];
+            let mut want = vec![0i128; b.len()];
             for r in rows {
                 let phi = b.features(x.row(r).as_slice().unwrap());
-                want.iter_mut().zip(phi).for_each(|(w, p)| *w += p);
+                want.iter_mut()
+                    .zip(phi)
+                    .for_each(|(w, p)| *w += i128::from(to_lattice(p)));
             }
+            assert_eq!(&lattice[c * b.len()..(c + 1) * b.len()], &want[..]);
+            // Truncation moves each of the two summed values by less than one lattice unit.
             for (a, w) in sums[c].iter().zip(&want) {
-                assert!((a - w).abs() < 1e-12);
+                assert!((a - *w as f64 * LATTICE_UNIT).abs() < 1e-15);
             }
         }
         let vals = b.evaluate(&[&sums[0], &sums[1]], x.view()).unwrap();
@@ -415,6 +453,6 @@ mod tests {
             }
         }
         assert!(b.evaluate(&[&sums[0][..3]], x.view()).is_err());
-        assert!(b.sum_features_by_cell(x.view(), &[0, 1], 2).is_err());
+        assert!(b.lattice_sums_by_cell(x.view(), &[0, 1], 2).is_err());
     }
 }

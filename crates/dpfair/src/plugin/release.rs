@@ -44,7 +44,8 @@
 //!   code's "known π" the two function releases at `(ε/2, δ/2)`; the ledger records what each σ
 //!   really costs.
 
-use crate::plugin::basis::RffBasis;
+use crate::accumulate::{CountTable, ShapeMismatch};
+use crate::plugin::basis::{LATTICE_UNIT, RffBasis};
 use crate::plugin::error::{Error, Result, invalid};
 use dpfair_privacy::mechanisms::Gaussian;
 use dpfair_privacy::{Entry, Ledger, Noise};
@@ -127,6 +128,11 @@ pub fn joint_noise_per_unit(blocks: usize, epsilon: f64, delta: f64) -> Result<f
     Ok(Gaussian::analytic(1.0, epsilon, delta)?.sigma() * (blocks as f64).sqrt())
 }
 
+/// Two parts' count tables differ in shape (cannot happen for parts of one statistic).
+fn shape_error(e: ShapeMismatch) -> Error {
+    Error::InvalidData(e.to_string())
+}
+
 pub(crate) fn check_eps_delta(epsilon: f64, delta: f64) -> Result<()> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(invalid(
@@ -152,14 +158,35 @@ pub fn functional_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> f64 {
     sensitivity * (2.0 * (2.0 / delta).ln()).sqrt() / epsilon
 }
 
-/// The non-private sufficient statistics of S1 on one training set: per cell `(a, y)` (index
-/// `2a + y`) the count and the sum of feature maps `Σ φ(X_i)`.
-#[derive(Clone, Debug)]
+/// The non-private sufficient statistics of S1 on one training set, as a mergeable exact
+/// accumulator (`crate::accumulate`): per cell `(a, y)` (index `2a + y`) the count and the sum of
+/// feature maps `Σ q(φ(X_i))` on the release lattice ([`crate::plugin::basis::LATTICE_BITS`]),
+/// integers. [`KernelSums::update`] adds a batch of rows, [`KernelSums::merge`] another part's
+/// sums, [`KernelSums::release`] is the finalize step (noise drawn once, charged first); the sums
+/// of any split of the rows, merged in any order, are the one-pass sums bit for bit.
+///
+/// ```
+/// use dpfair::plugin::RffBasis;
+/// use dpfair::plugin::release::KernelSums;
+/// use ndarray::array;
+///
+/// let basis = RffBasis::new(1, 0.3, 8, 1).unwrap();
+/// let x = array![[0.1], [0.7], [0.4]];
+/// let (a, y) = ([0, 1, 1], [1, 0, 1]);
+/// let whole = KernelSums::compute(&basis, x.view(), &a, &y).unwrap();
+/// let mut first = KernelSums::new(&basis);
+/// first.update(x.slice(ndarray::s![..1, ..]), &a[..1], &y[..1]).unwrap();
+/// let mut rest = KernelSums::new(&basis);
+/// rest.update(x.slice(ndarray::s![1.., ..]), &a[1..], &y[1..]).unwrap();
+/// rest.merge(&first).unwrap();
+/// assert_eq!(rest, whole);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
 pub struct KernelSums {
     basis: RffBasis,
-    n: usize,
-    counts: [usize; 4],
-    sums: Vec<Vec<f64>>,
+    counts: CountTable,
+    /// `sums[c·2D + j] = Σ_{i in cell c} q(φ_j(X_i))` in lattice units.
+    sums: Vec<i128>,
 }
 
 /// Cell index `2a + y` of a record.
@@ -168,8 +195,28 @@ pub fn cell_of(a: u32, y: u8) -> usize {
 }
 
 impl KernelSums {
-    /// Sums over the rows of `x` with groups `a` (0/1) and labels `y` (0/1). Parallel.
+    /// The empty statistic in `basis`.
+    pub fn new(basis: &RffBasis) -> Self {
+        KernelSums {
+            basis: basis.clone(),
+            counts: CountTable::new(4),
+            sums: vec![0; 4 * basis.len()],
+        }
+    }
+
+    /// Sums over the rows of `x` with groups `a` (0/1) and labels `y` (0/1): [`KernelSums::new`]
+    /// and one [`KernelSums::update`]; an error when there are no rows. Parallel.
     pub fn compute(basis: &RffBasis, x: ArrayView2<f64>, a: &[u32], y: &[u8]) -> Result<Self> {
+        if x.nrows() == 0 {
+            return Err(Error::InvalidData("no training rows".into()));
+        }
+        let mut sums = KernelSums::new(basis);
+        sums.update(x, a, y)?;
+        Ok(sums)
+    }
+
+    /// Add a batch of rows (`x` with groups `a` and labels `y`, both 0/1). Parallel over rows.
+    pub fn update(&mut self, x: ArrayView2<f64>, a: &[u32], y: &[u8]) -> Result<()> {
         if a.len() != x.nrows() || y.len() != x.nrows() {
             return Err(Error::InvalidData(format!(
                 "{} rows, {} group codes, {} labels",
@@ -178,11 +225,8 @@ impl KernelSums {
                 y.len()
             )));
         }
-        if x.nrows() == 0 {
-            return Err(Error::InvalidData("no training rows".into()));
-        }
         let mut cells = Vec::with_capacity(a.len());
-        let mut counts = [0usize; 4];
+        let mut counts = CountTable::new(4);
         for (i, (&ai, &yi)) in a.iter().zip(y).enumerate() {
             if ai > 1 || yi > 1 {
                 return Err(Error::InvalidData(format!(
@@ -190,16 +234,42 @@ impl KernelSums {
                 )));
             }
             let c = cell_of(ai, yi);
-            counts[c] += 1;
+            counts
+                .add(c)
+                .map_err(|c| Error::InvalidData(format!("cell {c}")))?;
             cells.push(c);
         }
-        let sums = basis.sum_features_by_cell(x, &cells, 4)?;
-        Ok(KernelSums {
-            basis: basis.clone(),
-            n: x.nrows(),
-            counts,
-            sums,
-        })
+        let sums = self.basis.lattice_sums_by_cell(x, &cells, 4)?;
+        self.counts.merge(&counts).map_err(shape_error)?;
+        self.sums.iter_mut().zip(&sums).for_each(|(s, v)| *s += v);
+        Ok(())
+    }
+
+    /// Add another part's sums (same basis): exact, so the order of merges does not matter.
+    pub fn merge(&mut self, other: &KernelSums) -> Result<()> {
+        if other.basis != self.basis {
+            return Err(invalid(
+                "basis",
+                "cannot merge kernel sums taken in different random-feature bases",
+            ));
+        }
+        self.counts.merge(&other.counts).map_err(shape_error)?;
+        self.sums
+            .iter_mut()
+            .zip(&other.sums)
+            .for_each(|(s, v)| *s += v);
+        Ok(())
+    }
+
+    /// The raw sums `Σ q(φ(X_i))` of cell `2a + y` in lattice units (the exact statistic).
+    pub fn lattice_sums(&self, cell: usize) -> &[i128] {
+        let len = self.basis.len();
+        &self.sums[cell * len..(cell + 1) * len]
+    }
+
+    /// The record counts of the cells `2a + y`.
+    pub fn counts(&self) -> &[u64] {
+        self.counts.counts()
     }
 
     pub fn basis(&self) -> &RffBasis {
@@ -208,28 +278,27 @@ impl KernelSums {
 
     /// Training size `n` (public under replace-one neighbours).
     pub fn n(&self) -> usize {
-        self.n
+        self.counts.total() as usize
     }
 
     /// Group size `n_a` (private).
     pub fn group_count(&self, a: usize) -> usize {
-        self.counts[2 * a] + self.counts[2 * a + 1]
+        let c = self.counts.counts();
+        (c[2 * a] + c[2 * a + 1]) as usize
     }
 
     /// `h^{−d}/n`: the coefficient scale of both functions.
     fn scale(&self) -> f64 {
-        self.basis.bandwidth().powi(-(self.basis.dim() as i32)) / self.n as f64
+        self.basis.bandwidth().powi(-(self.basis.dim() as i32)) / self.n() as f64
     }
 
-    /// `(F_a, G_a)` without noise.
+    /// `(F_a, G_a)` without noise: the exact lattice sums, each rounded once to `f64` and scaled.
     fn exact_coefficients(&self, a: usize) -> (Vec<f64>, Vec<f64>) {
         let s = self.scale();
-        let den = self.sums[2 * a]
-            .iter()
-            .zip(&self.sums[2 * a + 1])
-            .map(|(u, v)| s * (u + v))
-            .collect();
-        let num = self.sums[2 * a + 1].iter().map(|v| s * v).collect();
+        let value = |units: i128| s * (units as f64 * LATTICE_UNIT);
+        let (y0, y1) = (self.lattice_sums(2 * a), self.lattice_sums(2 * a + 1));
+        let den = y0.iter().zip(y1).map(|(u, v)| value(u + v)).collect();
+        let num = y1.iter().map(|&v| value(v)).collect();
         (den, num)
     }
 
@@ -243,7 +312,7 @@ impl KernelSums {
     pub fn non_private(&self) -> PluginEstimate {
         let (f0, g0) = self.exact_coefficients(0);
         let (f1, g1) = self.exact_coefficients(1);
-        let n = self.n as f64;
+        let n = self.n() as f64;
         PluginEstimate::new(
             self.basis.clone(),
             [
@@ -265,7 +334,10 @@ impl KernelSums {
         noise: &mut Noise,
     ) -> Result<PluginEstimate> {
         check_eps_delta(plan.epsilon, plan.delta)?;
-        let n = self.n as f64;
+        if self.n() == 0 {
+            return Err(Error::InvalidData("no training rows".into()));
+        }
+        let n = self.n() as f64;
         let pi_hat = [
             self.group_count(0) as f64 / n,
             self.group_count(1) as f64 / n,
@@ -793,4 +865,106 @@ impl KernelEta {
 
 fn ratio(num: f64, den: f64, floor: f64) -> f64 {
     (num / den.max(floor)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accumulate::testing::{merge_randomly, random_parts};
+    use dpfair_privacy::Budget;
+    use ndarray::{Array2, Axis};
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// Issue #21: the training half's sums from random parts, merged in random orders, are the
+    /// one-pass sums bit for bit (in a pool of several threads, where rayon's split points vary
+    /// with the input), and with the same noise stream release the same estimate and ledger.
+    #[test]
+    fn kernel_sums_from_merged_parts_equal_the_one_pass_sums() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut rng = ChaCha20Rng::seed_from_u64(21);
+            let basis = RffBasis::new(3, 0.25, 40, 7).expect("basis");
+            let n = 700;
+            let x = Array2::from_shape_fn((n, 3), |_| rng.random_range(0.0..1.0));
+            let a: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
+            let y: Vec<u8> = (0..n).map(|_| rng.random_range(0..2)).collect();
+            let whole = KernelSums::compute(&basis, x.view(), &a, &y).expect("sums");
+            assert_eq!(whole.n(), n);
+            let plan = S1Plan {
+                epsilon: 1.0,
+                delta: 1e-5,
+                accounting: S1Accounting::Strict,
+                pi: PiRelease::Private,
+                c_k: 1.0,
+                label_prefix: String::new(),
+            };
+            let release = |s: &KernelSums| {
+                let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).expect("budget"));
+                let est = s
+                    .release(&plan, &mut ledger, &mut Noise::seeded(5))
+                    .expect("release");
+                (est, ledger)
+            };
+            let one_pass = release(&whole);
+            for parts in [1, 2, 5, 17] {
+                let sums: Vec<KernelSums> = random_parts(n, parts, &mut rng)
+                    .into_iter()
+                    .map(|rows| {
+                        let mut s = KernelSums::new(&basis);
+                        let ar: Vec<u32> = rows.iter().map(|&i| a[i]).collect();
+                        let yr: Vec<u8> = rows.iter().map(|&i| y[i]).collect();
+                        s.update(x.select(Axis(0), &rows).view(), &ar, &yr)
+                            .expect("update");
+                        s
+                    })
+                    .collect();
+                let merged = merge_randomly(sums, &mut rng, |s, t| s.merge(&t).expect("merge"));
+                assert_eq!(merged, whole, "{parts} parts");
+                assert_eq!(release(&merged), one_pass, "{parts} parts");
+            }
+            let other = KernelSums::new(&RffBasis::new(3, 0.25, 40, 8).expect("basis"));
+            assert!(whole.clone().merge(&other).is_err());
+            let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).expect("budget"));
+            let empty = KernelSums::new(&basis).release(&plan, &mut ledger, &mut Noise::seeded(1));
+            assert!(empty.is_err());
+            assert!(
+                ledger.entries().is_empty(),
+                "nothing charged for an empty statistic"
+            );
+        });
+    }
+
+    /// The lattice sums' noise-free coefficients stay within `n·2^{−52}·h^{−d}/n` of the `f64`
+    /// sums of the feature map (the truncation bound of `basis::LATTICE_BITS`).
+    #[test]
+    fn lattice_coefficients_are_within_the_truncation_bound() {
+        let basis = RffBasis::new(2, 0.3, 16, 3).expect("basis");
+        let x = Array2::from_shape_fn((50, 2), |(i, k)| ((i * 7 + k * 3) % 11) as f64 / 11.0);
+        let a: Vec<u32> = (0..50).map(|i| (i % 2) as u32).collect();
+        let y: Vec<u8> = (0..50).map(|i| (i % 3 == 0) as u8).collect();
+        let sums = KernelSums::compute(&basis, x.view(), &a, &y).expect("sums");
+        let (den, num) = sums.exact_coefficients(1);
+        let scale = 0.3f64.powi(-2) / 50.0;
+        let mut want_den = vec![0.0; basis.len()];
+        let mut want_num = vec![0.0; basis.len()];
+        for i in (0..50).filter(|&i| a[i] == 1) {
+            let phi = basis.features(x.row(i).as_slice().expect("row"));
+            for (j, p) in phi.iter().enumerate() {
+                want_den[j] += scale * p;
+                if y[i] == 1 {
+                    want_num[j] += scale * p;
+                }
+            }
+        }
+        // n·2^{-52} of truncation (times the scale), plus f64 rounding of the reference sums.
+        let bound = scale * 50.0 * LATTICE_UNIT + 1e-12;
+        for j in 0..basis.len() {
+            assert!((den[j] - want_den[j]).abs() <= bound, "{j}");
+            assert!((num[j] - want_num[j]).abs() <= bound, "{j}");
+        }
+    }
 }

@@ -240,7 +240,12 @@ pub fn tau_grid(bound: f64, points: usize) -> Vec<f64> {
 /// sensitivity Δ at every τ, hence `u` by at most Δ: the selection is ε-DP for **every** event
 /// (McSherry & Talwar 2007), not only for the half-lines of the paper's Prop. 4 (`docs/deviations.md#fdp-fair-privacy-of-the-threshold-release`).
 pub fn crossing_utility(scores: &ScoreSet, tau: f64, alpha: f64) -> f64 {
-    let g = scores.dd(tau, [1.0, 1.0]);
+    crossing_utility_at(scores.dd(tau, [1.0, 1.0]), tau, alpha)
+}
+
+/// [`crossing_utility`] from the curve's value `g = D̂D(τ)` at `τ` (e.g. from the counts on
+/// the grid, [`crate::cdp_fair::GridCounts::dd_on_grid`]).
+pub fn crossing_utility_at(g: f64, tau: f64, alpha: f64) -> f64 {
     if tau > 0.0 {
         -(g - alpha).abs()
     } else if tau < 0.0 {
