@@ -640,7 +640,15 @@ pub fn fit(
     for k in 0..p.folds.len() {
         let f = s1_fold(&p, k, ledger, noise)?;
         let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
-            s2(&p.r, &f.estimate, &f.calibration, budget, &f.prefix, l, noise)
+            s2(
+                &p.r,
+                &f.estimate,
+                &f.calibration,
+                budget,
+                &f.prefix,
+                l,
+                noise,
+            )
         })?;
         out.push(FairPluginClassifier {
             estimate: f.estimate,
@@ -905,15 +913,7 @@ impl SharedS1 {
         let mut out = Vec::new();
         for f in &self.folds {
             let rule = in_part(ledger, &f.partition, CALIBRATION_HALF, |l| {
-                s2(
-                    &r,
-                    &f.estimate,
-                    &f.calibration,
-                    budget,
-                    &f.prefix,
-                    l,
-                    noise,
-                )
+                s2(&r, &f.estimate, &f.calibration, budget, &f.prefix, l, noise)
             })?;
             out.push(FairPluginClassifier {
                 estimate: f.estimate.clone(),
@@ -1166,7 +1166,7 @@ mod tests {
     fn fit_from_merged_parts_equals_the_one_pass_fit() {
         use crate::accumulate::testing::{merge_randomly, random_parts};
         use rand::SeedableRng;
-        let data = FdpFairDesign::default().generate(1_200, 4).expect("data");
+        let data = FdpFairDesign::default().generate(1_500, 4).expect("data");
         let config = Config {
             epsilon: 2.0,
             n_frequencies: 32,

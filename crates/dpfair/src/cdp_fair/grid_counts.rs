@@ -167,7 +167,10 @@ mod tests {
         let mut c = GridCounts::new(grid.clone()).unwrap();
         assert!(c.update(2, &[0.0]).is_err());
         assert!(c.update(0, &[f64::NAN]).is_err());
-        assert!(c.merge(&GridCounts::new(tau_grid(0.5, 41)).unwrap()).is_err());
+        assert!(
+            c.merge(&GridCounts::new(tau_grid(0.5, 41)).unwrap())
+                .is_err()
+        );
         assert!(GridCounts::new(vec![0.0, 0.0]).is_err());
     }
 }

@@ -448,7 +448,11 @@ mod accumulator_tests {
         let n = 400;
         let rows: Vec<(usize, f64)> = (0..n)
             .map(|i| {
-                let z = if i % 10 == 0 { 1.0 } else { rng.random_range(-1.0..1.0) };
+                let z = if i % 10 == 0 {
+                    1.0
+                } else {
+                    rng.random_range(-1.0..1.0)
+                };
                 (rng.random_range(0..2usize), z)
             })
             .collect();
@@ -458,8 +462,24 @@ mod accumulator_tests {
             let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).expect("budget"));
             let mut noise = Noise::seeded(3);
             let trees = match t {
-                Some(t) => t.release(1.0, 1e-6, TreeNoise::Analytic, "s: ", &mut ledger, &mut noise),
-                None => release_trees(&z, 5, 1.0, 1e-6, TreeNoise::Analytic, "s: ", &mut ledger, &mut noise),
+                Some(t) => t.release(
+                    1.0,
+                    1e-6,
+                    TreeNoise::Analytic,
+                    "s: ",
+                    &mut ledger,
+                    &mut noise,
+                ),
+                None => release_trees(
+                    &z,
+                    5,
+                    1.0,
+                    1e-6,
+                    TreeNoise::Analytic,
+                    "s: ",
+                    &mut ledger,
+                    &mut noise,
+                ),
             };
             (trees.expect("trees"), ledger)
         };

@@ -234,7 +234,9 @@ impl KernelSums {
                 )));
             }
             let c = cell_of(ai, yi);
-            counts.add(c).map_err(|c| Error::InvalidData(format!("cell {c}")))?;
+            counts
+                .add(c)
+                .map_err(|c| Error::InvalidData(format!("cell {c}")))?;
             cells.push(c);
         }
         let sums = self.basis.lattice_sums_by_cell(x, &cells, 4)?;
@@ -929,7 +931,10 @@ mod tests {
             let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).expect("budget"));
             let empty = KernelSums::new(&basis).release(&plan, &mut ledger, &mut Noise::seeded(1));
             assert!(empty.is_err());
-            assert!(ledger.entries().is_empty(), "nothing charged for an empty statistic");
+            assert!(
+                ledger.entries().is_empty(),
+                "nothing charged for an empty statistic"
+            );
         });
     }
 

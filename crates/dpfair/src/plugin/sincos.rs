@@ -24,18 +24,18 @@ const ROUND: f64 = 6_755_399_441_055_744.0;
 
 // fdlibm's `__kernel_sin` coefficients.
 const S1: f64 = -1.666_666_666_666_663_243_48e-01;
-const S2: f64 = 8.333_333_332_248_946_124_29e-03;
-const S3: f64 = -1.984_126_982_985_794_931_65e-04;
-const S4: f64 = 2.755_731_370_707_006_832_51e-06;
-const S5: f64 = -2.505_076_025_340_686_341_20e-08;
-const S6: f64 = 1.589_690_995_211_550_406_71e-10;
+const S2: f64 = 8.333_333_333_322_489_461_24e-03;
+const S3: f64 = -1.984_126_982_985_794_931_34e-04;
+const S4: f64 = 2.755_731_370_707_006_767_89e-06;
+const S5: f64 = -2.505_076_025_340_686_341_95e-08;
+const S6: f64 = 1.589_690_995_211_550_102_21e-10;
 // fdlibm's `__kernel_cos` coefficients.
 const C1: f64 = 4.166_666_666_666_660_190_37e-02;
-const C2: f64 = -1.388_888_888_887_410_957_47e-03;
-const C3: f64 = 2.480_158_728_947_672_941_30e-05;
-const C4: f64 = -2.755_731_435_139_066_330_36e-07;
-const C5: f64 = 2.087_572_321_298_174_827_57e-09;
-const C6: f64 = -1.135_964_755_778_819_482_12e-11;
+const C2: f64 = -1.388_888_888_887_410_957_49e-03;
+const C3: f64 = 2.480_158_728_947_672_941_78e-05;
+const C4: f64 = -2.755_731_435_139_066_330_35e-07;
+const C5: f64 = 2.087_572_321_298_174_827_90e-09;
+const C6: f64 = -1.135_964_755_778_819_482_65e-11;
 
 /// `sin(r)`, `cos(r)` for `r = hi + lo`, `|r| ≤ π/4` (fdlibm's kernels with the tail `lo`).
 #[inline(always)]
@@ -136,7 +136,10 @@ mod tests {
                 assert!(ok, "{what}({v}) = {got}, libm {want}");
             }
             // The unit circle, to rounding: the feature map's norm rests on it.
-            assert!((c[i] * c[i] + s[i] * s[i] - 1.0).abs() <= 4.0 * f64::EPSILON, "{v}");
+            assert!(
+                (c[i] * c[i] + s[i] * s[i] - 1.0).abs() <= 4.0 * f64::EPSILON,
+                "{v}"
+            );
         }
     }
 
@@ -147,7 +150,10 @@ mod tests {
         sin_cos_in_place(&mut c, &mut s);
         for i in 0..5 {
             let (ws, wc) = x[i].sin_cos();
-            assert_eq!((s[i].to_bits(), c[i].to_bits()), (ws.to_bits(), wc.to_bits()));
+            assert_eq!(
+                (s[i].to_bits(), c[i].to_bits()),
+                (ws.to_bits(), wc.to_bits())
+            );
         }
     }
 }
