@@ -1166,7 +1166,7 @@ mod tests {
     fn fit_from_merged_parts_equals_the_one_pass_fit() {
         use crate::accumulate::testing::{merge_randomly, random_parts};
         use rand::SeedableRng;
-        let data = FdpFairDesign::default().generate(1_200, 4).expect("data");
+        let data = FdpFairDesign::default().generate(1_500, 4).expect("data");
         let config = Config {
             epsilon: 2.0,
             n_frequencies: 32,
