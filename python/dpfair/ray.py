@@ -66,16 +66,30 @@ def report_files(paths: Any) -> list:
     return [str(f) for f in out]
 
 
+class _Fold:
+    """A Ray Data actor: folds each block it is given into one accumulator's bytes."""
+
+    def __init__(self, fold: Any) -> None:
+        self.fold = fold
+
+    def __call__(self, batch: Any) -> dict:
+        return {"state": [self.fold(batch)], "worker": [os.getpid()]}
+
+
 def _gather(ray: Any, dataset: Any, fold: Any) -> list:
     """Run `fold` (a block → one accumulator's bytes) on every block of `dataset`.
 
-    Returns the parts' rows: `state` (bytes) and `worker` (the process id that folded it).
+    A pool of one actor (worker process) per CPU of the cluster folds the blocks. Returns the
+    parts' rows: `state` (bytes) and `worker` (the process id that folded it).
     """
-
-    def task(batch: Any) -> dict:
-        return {"state": [fold(batch)], "worker": [os.getpid()]}
-
-    return dataset.map_batches(task, batch_size=None, batch_format="pyarrow").take_all()
+    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return dataset.map_batches(
+        _Fold,
+        fn_constructor_args=(fold,),
+        concurrency=workers,
+        batch_size=None,
+        batch_format="pyarrow",
+    ).take_all()
 
 
 def ldp_parts(reports: Any, partition: Any) -> list:
