@@ -2,7 +2,7 @@
 
 `collect_ldp` collects LPCT's local-DP reports (files from `dpfair ldp privatize`, or Parquet
 converted from them) and `fit_fair_regression` fits Xian et al.'s post-processing from scores
-in Parquet (or any Ray dataset). Both run `dpfair.accumulators` in Ray tasks
+in Parquet (or any Ray dataset). Both run `dpfair.accumulators` on Ray workers
 (`map_batches`): a worker folds its block into exact integer sums and returns their bytes; the
 driver merges them and finalizes once, so noise is drawn once on the driver and a block Ray
 recomputes after a failure never draws it again (docs/deploy.md, "At population scale").
@@ -79,14 +79,19 @@ class _Fold:
 def _gather(ray: Any, dataset: Any, fold: Any) -> list:
     """Run `fold` (a block → one accumulator's bytes) on every block of `dataset`.
 
-    A pool of one actor (worker process) per CPU of the cluster folds the blocks. Returns the
+    A pool of one actor (worker process) per CPU of the cluster folds the blocks, one block in
+    flight per actor, so every worker takes part once there are as many blocks as workers. Each
+    actor asks for half a CPU: the other half of the cluster stays free for the tasks that read
+    the blocks (a pool holding every CPU would wait forever for its own input). Returns the
     parts' rows: `state` (bytes) and `worker` (the process id that folded it).
     """
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    pool = ray.data.ActorPoolStrategy(size=workers, max_tasks_in_flight_per_actor=1)
     return dataset.map_batches(
         _Fold,
         fn_constructor_args=(fold,),
-        concurrency=workers,
+        compute=pool,
+        num_cpus=0.5,
         batch_size=None,
         batch_format="pyarrow",
     ).take_all()
