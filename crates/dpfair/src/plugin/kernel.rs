@@ -9,15 +9,17 @@
 //!   value, or the authors' 3-fold cross-validation on the training data (non-private, `docs/deviations.md#fdp-fair-unaccounted-leaks-in-the-experiments`).
 
 use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::exp::exp_in_place;
 use crate::plugin::split::permutation;
 use ndarray::{Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// `K(u) = exp(−‖u‖²/2)` for `‖u‖² = sq_norm`.
+/// `K(u) = exp(−‖u‖²/2)` for `‖u‖² = sq_norm` ([`crate::plugin::exp::exp`]: the value the
+/// vectorised kernel sums compute, bit for bit).
 pub fn gaussian_kernel(sq_norm: f64) -> f64 {
-    (-0.5 * sq_norm).exp()
+    crate::plugin::exp::exp(-0.5 * sq_norm)
 }
 
 /// How the bandwidth `h` is chosen.
@@ -122,13 +124,14 @@ pub fn kernel_sums_by_cell(
         .par_iter()
         .map(|&j| {
             let x = eval.row(j).to_vec();
-            let k: Vec<f64> = train_rows
+            let mut k: Vec<f64> = train_rows
                 .iter()
                 .map(|&i| {
                     let t = train.row(i);
-                    gaussian_kernel(sq_dist(t.as_slice().expect("standard layout"), &x) * inv)
+                    -0.5 * (sq_dist(t.as_slice().expect("standard layout"), &x) * inv)
                 })
                 .collect();
+            exp_in_place(&mut k);
             let mut row = vec![0.0; n_cells];
             for (&c, &id) in cell.iter().zip(&train_id) {
                 if c < n_cells {
@@ -185,15 +188,19 @@ fn out_of_fold_sums(x: ArrayView2<f64>, y: &[u8], fold: &[usize], h: f64) -> Res
         .map(|r| r.to_slice().expect("standard layout"))
         .collect();
     let mut sums = vec![[0.0f64; 2]; n];
+    // The kernels of row i with the rows after it, exponentiated together (vectorised).
+    let mut kernels = Vec::with_capacity(n);
     for i in 0..n {
         let (xi, fi, yi) = (rows[i], fold[i], y[i] as usize);
+        kernels.clear();
+        kernels.extend(rows[i + 1..].iter().map(|r| -0.5 * (sq_dist(xi, r) * inv)));
+        exp_in_place(&mut kernels);
         let (head, tail) = sums.split_at_mut(i + 1);
         let own = &mut head[i];
-        for (j, target) in (i + 1..n).zip(tail.iter_mut()) {
+        for ((j, target), &k) in (i + 1..n).zip(tail.iter_mut()).zip(&kernels) {
             if fold[j] == fi {
                 continue;
             }
-            let k = gaussian_kernel(sq_dist(xi, rows[j]) * inv);
             // Labels other than 0/1 count in no cell, as in `kernel_sums_by_cell`.
             if let Some(t) = target.get_mut(yi) {
                 *t += k;

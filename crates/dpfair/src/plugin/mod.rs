@@ -10,6 +10,7 @@
 //! | [`logistic`] | the logistic plug-in, a private parametric `η̃_a` for high dimension (`docs/deviations.md#fdp-fair-logistic-plug-in`) |
 //! | [`eta_model`] | which `η̃_a` estimator (`--eta-model kernel`, `logistic`, `auto`) and `auto`'s public rule |
 //! | [`sincos`] | the sines and cosines of the feature map, vectorised |
+//! | [`exp`] | the exponentials of the cross-validation's kernel sums, vectorised |
 //! | [`release`] | Algorithm 1 S1 (S1.1 class probabilities, S1.2 densities) as one exactly private finite object |
 //! | [`threshold`] | the DD curve of eq. (4)/(20), the exact sweep for `τ̃` (Algorithm 5 S2) and the output rule (eq. 2–3) |
 //! | [`classifier`] | the output classifier `f̃` (Alg. 1/5 OUTPUT) and its expected metrics (`docs/deviations.md#fdp-fair-randomised-final-classifier`) |
@@ -23,6 +24,7 @@ pub mod basis;
 pub mod classifier;
 pub mod error;
 pub mod eta_model;
+pub mod exp;
 pub mod kernel;
 pub mod logistic;
 pub mod release;
