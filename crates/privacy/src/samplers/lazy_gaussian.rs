@@ -90,8 +90,8 @@ impl Threshold {
     }
 
     /// p = num/den < 1 for any 128-bit num < den, with bounds from `f64` arithmetic on the top
-    /// 64 bits ([`RatioBounds`]).
-    #[inline]
+    /// 64 bits ([`RatioBounds`]; the sampler keeps one per denominator).
+    #[cfg(test)]
     fn ratio(num: u128, den: u128) -> Self {
         RatioBounds::new(den).threshold(num)
     }
