@@ -12,8 +12,8 @@
 //! Every stream is read in the same order either way, so the one-thread and threaded loops give
 //! bit-identical models for a seeded source (tested); [`Threads`] chooses between them.
 
-use super::shared_draws::{DrawPlan, SharedDraws, StopOnDrop};
 use super::nets::Net;
+use super::shared_draws::{DrawPlan, SharedDraws, StopOnDrop};
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use dpfair_privacy::Noise;

@@ -106,7 +106,9 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
     fn draw(&self, shared: &Shared<'s, S>, d: &mut Drawer<'s, S>) -> StepDraw<S::Draw> {
         let mut batch = lock(&shared.queue).spare.pop().unwrap_or_default();
         let Stream { step, noise } = &mut d.stream;
-        self.plan.sampler.sample_into(noise, self.plan.n, &mut batch);
+        self.plan
+            .sampler
+            .sample_into(noise, self.plan.n, &mut batch);
         let draw = step.draw(noise, self.plan.dim).map(|draw| (batch, draw));
         d.drawn += 1;
         // A stream stops at its first error.
