@@ -18,7 +18,7 @@
 //! 4. θ ← θ − η · (noisy sum) / (qN): division by the *expected* batch size, not the drawn one
 //!    (the drawn size is data-dependent).
 //!
-//! Batches and noise do not depend on the data, so producer threads draw them ahead while the
+//! Batches and noise do not depend on the data, so a drawing thread draws them ahead while the
 //! caller's thread computes the sums (`pipeline`); the result is the same as on one thread.
 //!
 //! The noise multiplier z is the smallest meeting the target (ε, δ) under the chosen accountant
@@ -32,10 +32,10 @@
 //! `sgm_effective_noise_multiplier`).
 
 mod compact;
-mod handoff;
 mod kernels;
 pub(crate) mod nets;
 mod pipeline;
+mod shared_draws;
 
 use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
@@ -86,7 +86,7 @@ pub struct DpSgdConfig {
     pub architecture: Architecture,
     /// Neighbouring relation the calibrated z certifies (module doc). Default add/remove.
     pub relation: Relation,
-    /// Where the batches and noise are drawn: on producer threads beside the gradient sums
+    /// Where the batches and noise are drawn: on a drawing thread beside the gradient sums
     /// (default: when the run is large enough and a second core exists) or all on the caller's
     /// thread ([`Threads::One`]). The trained model does not depend on it, so it is not part of
     /// a saved configuration.
@@ -442,7 +442,7 @@ mod pipeline_tests {
     }
 
     #[test]
-    fn one_and_three_threads_train_the_same_model() {
+    fn one_and_two_threads_train_the_same_model() {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
         let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
         let fit = |threads: Threads| {

@@ -4,15 +4,16 @@
 //! they can be drawn ahead. The steps alternate between two random streams: even steps draw from
 //! the caller's [`Noise`], odd steps from a fork of it (an independent stream: another OS handle,
 //! or a ChaCha20 stream keyed from the seeded one), each with its own share of the run's charged
-//! steps ([`NoiseStep::split_off`]). With threads, one producer per stream draws (batch, noise)
-//! for its steps ahead while the caller's thread computes the clipped gradient sum of each step
-//! in turn, releases it with that step's noise and updates the parameters; the draws travel
-//! through a [`Handoff`] queue, which wakes a waiting thread only in batches. Every stream is
-//! read in the same order either way, so the one-thread and threaded loops give bit-identical
-//! models for a seeded source (tested); [`Threads`] chooses between them.
+//! steps ([`NoiseStep::split_off`]). With threads, a drawing thread draws (batch, noise) for the
+//! steps ahead while the caller's thread computes the clipped gradient sum of each step in turn,
+//! releases it with that step's noise and updates the parameters; when the drawing thread is
+//! behind, the caller's thread draws its step itself from the other stream than the one being
+//! drawn ([`SharedDraws`]), so both cores stay busy whichever part of a step is the longer.
+//! Every stream is read in the same order either way, so the one-thread and threaded loops give
+//! bit-identical models for a seeded source (tested); [`Threads`] chooses between them.
 
-use super::handoff::Handoff;
 use super::nets::Net;
+use super::shared_draws::{DrawPlan, SharedDraws, StopOnDrop};
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use dpfair_privacy::Noise;
@@ -30,16 +31,16 @@ pub(crate) trait NoiseStep: Send + Sized {
 }
 
 /// One random stream and the noise steps drawn from it.
-struct Stream<'s, S> {
-    step: &'s mut S,
-    noise: &'s mut Noise,
+pub(crate) struct Stream<'s, S> {
+    pub step: &'s mut S,
+    pub noise: &'s mut Noise,
 }
 
-/// Runs whose expected work (steps × expected batch) is at least this many examples use producer
-/// threads; smaller runs do not repay starting them.
+/// Runs whose expected work (steps × expected batch) is at least this many examples use a drawing
+/// thread; smaller runs do not repay starting it.
 const THREADS_FROM: f64 = 20_000.0;
-/// Steps the producer may run ahead.
-const AHEAD: usize = 8;
+/// Steps the drawing thread may run ahead, per stream.
+pub(crate) const AHEAD: usize = 8;
 
 /// The plain SGD step θ ← θ − (η/(qN))·(noisy sum) (division by the expected batch size).
 struct Update {
@@ -65,7 +66,7 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// Whether producer threads repay starting them for this run: enough work, 2 cores or more,
+    /// Whether a drawing thread repays starting it for this run: enough work, 2 cores or more,
     /// and not already on a rayon worker (fits run in parallel keep one thread each).
     fn threads_pay_off(&self) -> bool {
         self.steps as f64 * self.q * self.n as f64 >= THREADS_FROM
@@ -74,7 +75,7 @@ impl Schedule {
     }
 }
 
-/// Whether DP-SGD draws its batches and noise on producer threads ([`super::DpSgdConfig::threads`]).
+/// Whether DP-SGD draws its batches and noise on a thread of their own ([`super::DpSgdConfig::threads`]).
 /// Every setting trains the same model (bit for bit from a seeded source): the random streams
 /// are read in the same order; only where the draws run differs.
 ///
@@ -96,14 +97,14 @@ impl Schedule {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
-    /// Producer threads when they pay off: enough expected work (steps × expected batch ≥ 20,000
+    /// A drawing thread when it pays off: enough expected work (steps × expected batch ≥ 20,000
     /// examples), at least 2 cores, and not already on a rayon worker (fits run in parallel
     /// keep one thread each).
     #[default]
     Auto,
     /// Everything on the caller's thread.
     One,
-    /// Always producer threads (one per random stream), whatever the size of the run.
+    /// Always a drawing thread beside the caller's, whatever the size of the run.
     Producers,
 }
 
@@ -159,10 +160,6 @@ pub(crate) fn train<S: NoiseStep>(
     }
 }
 
-/// A producer's queue: each step's batch and noise (or the error that stopped it), and the
-/// batch buffers handed back.
-type StepQueue<D> = Handoff<Result<(Vec<usize>, D)>, Vec<usize>>;
-
 /// The fixed parts of a run of steps; step t draws from stream t mod (number of streams).
 struct Loop<'l> {
     n: usize,
@@ -193,8 +190,7 @@ impl Loop<'_> {
         Ok(())
     }
 
-    /// One producer thread per stream, drawing (batch, noise) for its steps up to [`AHEAD`]
-    /// steps ahead; this thread consumes the steps in order (module doc).
+    /// A drawing thread beside this one, which sums the steps in order (module doc).
     fn threaded<S: NoiseStep>(
         &self,
         net: &mut dyn Net,
@@ -202,51 +198,30 @@ impl Loop<'_> {
         streams: &mut [Stream<'_, S>],
     ) -> Result<()> {
         let dim = params.len();
-        let k = streams.len() as u64;
-        let queues: Vec<StepQueue<S::Draw>> = (0..k).map(|_| Handoff::new(AHEAD)).collect();
+        let plan = DrawPlan {
+            sampler: self.sampler,
+            n: self.n,
+            dim,
+        };
+        let streams = streams.iter_mut().map(|s| Stream {
+            step: &mut *s.step,
+            noise: &mut *s.noise,
+        });
+        let draws = SharedDraws::new(streams, self.steps, plan, AHEAD);
         std::thread::scope(|scope| {
-            for ((p, s), queue) in streams.iter_mut().enumerate().zip(&queues) {
-                let own_steps = (self.steps - p as u64).div_ceil(k);
-                let (sampler, n) = (self.sampler, self.n);
-                scope.spawn(move || {
-                    let queue = queue.producer();
-                    for _ in 0..own_steps {
-                        let mut batch = queue.spare().unwrap_or_default();
-                        sampler.sample_into(s.noise, n, &mut batch);
-                        let next = s.step.draw(s.noise, dim).map(|draw| (batch, draw));
-                        let failed = next.is_err();
-                        // Refused: the consumer stopped on an error of its own.
-                        if !queue.send(next) || failed {
-                            return;
-                        }
-                    }
-                });
-            }
-            // Stops the producers still drawing when this thread leaves early (an error, or a
-            // panic: they must not wait for room for ever while the scope waits for them).
-            let _close = CloseOnDrop(&queues);
+            scope.spawn(|| draws.run_drawer());
+            // Stops the drawing thread however this thread leaves (done, an error, a panic).
+            let _stop = StopOnDrop(&draws);
             let mut sum = vec![0.0; dim];
             (0..self.steps).try_for_each(|t| {
-                let queue = &queues[(t % k) as usize];
-                let (batch, draw) = queue
-                    .recv()
-                    .expect("each producer sends one item per step or an error")?;
+                let (batch, draw) = draws.take(t)?;
                 sum.fill(0.0);
                 net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
                 S::apply(draw, &mut sum)?;
                 self.update.apply(params, &sum);
-                queue.recycle(batch);
+                draws.recycle(t, batch);
                 Ok(())
             })
         })
-    }
-}
-
-/// Closes every queue when dropped (see [`Loop::threaded`]).
-struct CloseOnDrop<'q, T, B>(&'q [Handoff<T, B>]);
-
-impl<T, B> Drop for CloseOnDrop<'_, T, B> {
-    fn drop(&mut self) {
-        self.0.iter().for_each(Handoff::close);
     }
 }

@@ -9,7 +9,7 @@
 //! dp_accounting certify; [`SubsampledGaussianRun::start_for`] with `Relation::Substitution`
 //! charges the conversion (sensitivity 2C, i.e. the accountant at z/2) and records it.
 
-use super::{add_gaussian, entry, noisy_value, positive, to_lattice};
+use super::{add_gaussian, entry, noisy_steps, positive, round_entry, to_lattice};
 use crate::Noise;
 use crate::accounting::{self, Accountant};
 use crate::error::{Result, invalid};
@@ -228,13 +228,58 @@ impl StepNoise {
                 ),
             ));
         }
-        let steps = to_lattice(&self.lattice, sum)?;
-        let noisy = steps
-            .iter()
-            .zip(&self.draws)
-            .map(|(&k, &z)| noisy_value(&self.lattice, k, z))
-            .collect::<Result<Vec<_>>>()?;
-        sum.copy_from_slice(&noisy);
+        // Every coordinate is rounded and noised (in the draws' buffer) before any is written.
+        let mut noisy = self.draws;
+        for (i, (z, &v)) in noisy.iter_mut().zip(sum.iter()).enumerate() {
+            *z = noisy_steps(round_entry(&self.lattice, i, v)?, *z)?;
+        }
+        for (s, &k) in sum.iter_mut().zip(&noisy) {
+            *s = self.lattice.value(k);
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Budget;
+
+    fn run(steps: u64) -> SubsampledGaussianRun {
+        let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        SubsampledGaussianRun::start(&mut ledger, "t", 0.1, 1.1, 0.7, steps, Accountant::Rdp)
+            .unwrap()
+    }
+
+    #[test]
+    fn noise_drawn_ahead_releases_what_add_noise_releases() {
+        let sum: Vec<f64> = (0..37).map(|i| (i as f64 - 18.0) * 0.37).collect();
+        let mut direct = sum.clone();
+        run(1)
+            .add_noise(&mut Noise::seeded(8), &mut direct)
+            .unwrap();
+        let mut ahead = sum.clone();
+        let draw = run(1).draw_step_noise(&mut Noise::seeded(8), 37).unwrap();
+        draw.add_to(&mut ahead).unwrap();
+        assert_eq!(ahead, direct);
+        assert_ne!(ahead, sum);
+    }
+
+    #[test]
+    fn a_refused_sum_is_left_untouched() {
+        let mut r = run(2);
+        let mut noise = Noise::seeded(9);
+        let mut sum = vec![1.0, 2.0, f64::NAN, 4.0];
+        let before = sum.clone();
+        let err = r
+            .draw_step_noise(&mut noise, 4)
+            .unwrap()
+            .add_to(&mut sum)
+            .unwrap_err();
+        assert!(err.to_string().contains("entry 2"), "{err}");
+        assert_eq!(sum[..2], before[..2]);
+        assert!(sum[2].is_nan() && sum[3] == 4.0);
+        let wrong_dim = r.draw_step_noise(&mut noise, 3).unwrap().add_to(&mut sum);
+        assert!(wrong_dim.is_err());
     }
 }

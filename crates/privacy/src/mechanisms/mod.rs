@@ -110,12 +110,15 @@ pub(crate) fn to_lattice(lattice: &Lattice, values: &[f64]) -> Result<Vec<i128>>
     values
         .iter()
         .enumerate()
-        .map(|(i, &v)| {
-            lattice
-                .round("values", v)
-                .map_err(|e| invalid("values", format!("entry {i}: {e}")))
-        })
+        .map(|(i, &v)| round_entry(lattice, i, v))
         .collect()
+}
+
+/// Entry `i` of a released vector, `v`, rounded to the lattice (in lattice steps).
+pub(crate) fn round_entry(lattice: &Lattice, i: usize, v: f64) -> Result<i128> {
+    lattice
+        .round("values", v)
+        .map_err(|e| invalid("values", format!("entry {i}: {e}")))
 }
 
 /// A discrete Laplace noise source with scale `scale` (a real number) in lattice steps.
@@ -143,8 +146,12 @@ impl LaplaceSteps {
 
 /// `k + noise` in lattice steps, back to a real value.
 pub(crate) fn noisy_value(lattice: &Lattice, k: i128, noise: i128) -> Result<f64> {
+    noisy_steps(k, noise).map(|x| lattice.value(x))
+}
+
+/// `k + noise` in lattice steps, refusing an overflow.
+pub(crate) fn noisy_steps(k: i128, noise: i128) -> Result<i128> {
     k.checked_add(noise)
-        .map(|x| lattice.value(x))
         .ok_or_else(|| invalid("values", "value plus noise overflows the lattice range"))
 }
 

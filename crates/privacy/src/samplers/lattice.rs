@@ -101,7 +101,7 @@ impl Lattice {
 
     /// The spacing g = 2^exponent.
     pub fn spacing(&self) -> f64 {
-        2f64.powi(self.exponent)
+        pow2(self.exponent)
     }
 
     /// Δ + B·d_f ≥ Δ + g·d_f, rounded up: the sensitivity after rounding to the lattice.
@@ -115,30 +115,37 @@ impl Lattice {
             return Err(invalid(name, format!("must be finite, got {x}")));
         }
         // Multiplying by a power of two is exact (barring underflow, which rounds to 0 anyway).
-        let k = (x * 2f64.powi(-self.exponent)).round();
+        let k = (x * pow2(-self.exponent)).round();
         if k.abs() >= 2f64.powi(100) {
             return Err(invalid(
                 name,
                 format!("{x} is too large for the lattice 2^{}", self.exponent),
             ));
         }
-        Ok(k as i128)
+        // The same integer as `k as i128`, without the 128-bit conversion routine when it fits.
+        Ok(if k.abs() < 2f64.powi(63) {
+            i128::from(k as i64)
+        } else {
+            k as i128
+        })
     }
 
     /// The real value of `k` lattice steps (a deterministic post-processing of the integer).
     pub fn value(&self, k: i128) -> f64 {
-        k as f64 * self.spacing()
+        // i64 → f64 and i128 → f64 both round the same integer to nearest: the same value.
+        let k = i64::try_from(k).map_or_else(|_| k as f64, |k| k as f64);
+        k * self.spacing()
     }
 
     /// `scale` in lattice steps as an exact fraction (numerator, denominator) of big integers
     /// (an `f64` over a power of two is a dyadic rational).
     pub fn steps_ratio(&self, scale: f64) -> Result<(BigUint, BigUint)> {
-        dyadic(scale * 2f64.powi(-self.exponent))
+        dyadic(scale * pow2(-self.exponent))
     }
 
     /// `scale` in lattice steps, rounded up to a whole number (≥ 1).
     pub fn steps_ceil(&self, scale: f64) -> Result<u64> {
-        let s = (scale * 2f64.powi(-self.exponent)).ceil();
+        let s = (scale * pow2(-self.exponent)).ceil();
         if !(s.is_finite() && s < 2f64.powi(63)) {
             return Err(invalid(
                 "scale",
@@ -147,6 +154,14 @@ impl Lattice {
         }
         Ok((s as u64).max(1))
     }
+}
+
+/// 2^e for a lattice exponent (|e| ≤ 1000: a normal `f64`), built from its bits: the same value
+/// as `2f64.powi(e)` without the call.
+#[inline]
+fn pow2(e: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e));
+    f64::from_bits(((1023 + e) as u64) << 52)
 }
 
 /// The exact value of a positive finite `f64` as numerator / denominator (denominator a power of
@@ -177,6 +192,37 @@ pub fn dyadic(x: f64) -> Result<(BigUint, BigUint)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn powers_of_two_from_bits_equal_powi() {
+        for e in -1000..=1000 {
+            assert_eq!(pow2(e).to_bits(), 2f64.powi(e).to_bits(), "2^{e}");
+        }
+    }
+
+    #[test]
+    fn rounding_and_values_match_the_128_bit_conversions() {
+        let l = Lattice::for_release(1.0, Norm::L2, 100, 1.0).unwrap();
+        for k in [
+            0i128,
+            1,
+            -1,
+            12_345_678,
+            i64::MAX.into(),
+            i64::MIN.into(),
+            1 << 70,
+            -(1 << 90),
+        ] {
+            assert_eq!(
+                l.value(k).to_bits(),
+                (k as f64 * l.spacing()).to_bits(),
+                "{k}"
+            );
+            let x = l.value(k);
+            let want = (x * 2f64.powi(-l.exponent())).round() as i128;
+            assert_eq!(l.round("x", x).unwrap(), want, "{k}");
+        }
+    }
 
     #[test]
     fn dyadic_is_exact() {

@@ -90,22 +90,10 @@ impl Threshold {
     }
 
     /// p = num/den < 1 for any 128-bit num < den, with bounds from `f64` arithmetic on the top
-    /// 64 bits. With s = max(0, bits(den) − 64), num' = ⌊num/2^s⌋ and den' = ⌊den/2^s⌋ ≥ 2^63
-    /// (or den itself), |num'/den' − p| ≤ 2/den' ≤ 2^−62, i.e. 4 units of 2^−64. Converting
-    /// num' and den' to `f64` and dividing are correctly rounded (relative error ≤ 2^−53 each),
-    /// so the computed x = (num'/den')·2^64 is within a factor 1 ± 3.01·2^−53 of num'/den'·2^64;
-    /// scaling by 1 ∓ 2^−50 (one more rounding) moves below / above it with room to spare, the
-    /// casts truncate, and ∓ 4 (+1 for the truncation of hi) covers the shift. The window
-    /// [lo, hi) has width ≤ p·2^15 + 10, so the exact path runs with probability below 2^−48.
-    #[inline]
+    /// 64 bits ([`RatioBounds`]; the sampler keeps one per denominator).
+    #[cfg(test)]
     fn ratio(num: u128, den: u128) -> Self {
-        debug_assert!(num < den);
-        let s = (128 - den.leading_zeros()).saturating_sub(64);
-        let (n, d) = ((num >> s) as u64, (den >> s) as u64);
-        let x = n as f64 / d as f64 * 2f64.powi(64);
-        let lo = ((x * (1.0 - 2f64.powi(-50))) as u128).saturating_sub(4);
-        let hi = ((x * (1.0 + 2f64.powi(-50))) as u128 + 5).min(TWO64);
-        Threshold { lo, hi, num, den }
+        RatioBounds::new(den).threshold(num)
     }
 
     /// p = U/t for t = 2^j and U < t: U·2^(64−j) exactly.
@@ -157,6 +145,51 @@ impl Threshold {
     }
 }
 
+/// Bounds on num/den·2^64 for one denominator and any 128-bit num < den. With
+/// s = max(0, bits(den) − 64), num' = ⌊num/2^s⌋ and den' = ⌊den/2^s⌋ ≥ 2^63 (or den itself),
+/// |num'/den' − p| ≤ 2/den' ≤ 2^−62, i.e. 4 units of 2^−64. The estimate x = num'·(2^64/den')
+/// takes four correctly rounded `f64` operations (den' and num' converted, the quotient
+/// 2^64/den' computed once per denominator, the product), so it is within a factor
+/// 1 ± 4.01·2^−53 of num'/den'·2^64; scaling by 1 ∓ 2^−50 = 1 ∓ 8·2^−53 (one more rounding)
+/// moves below / above it with room to spare, the casts truncate, and ∓ 4 (+1 for the
+/// truncation of hi) covers the shift. The window [lo, hi) has width ≤ p·2^15 + 10, so the exact
+/// path runs with probability below 2^−48.
+#[derive(Clone, Copy, Debug)]
+struct RatioBounds {
+    den: u128,
+    shift: u32,
+    /// 2^64/den', rounded to nearest.
+    scale: f64,
+}
+
+impl RatioBounds {
+    fn new(den: u128) -> Self {
+        let shift = (128 - den.leading_zeros()).saturating_sub(64);
+        let d = (den >> shift) as u64;
+        RatioBounds {
+            den,
+            shift,
+            scale: 2f64.powi(64) / d as f64,
+        }
+    }
+
+    #[inline]
+    fn threshold(&self, num: u128) -> Threshold {
+        debug_assert!(num < self.den);
+        let x = (num >> self.shift) as u64 as f64 * self.scale;
+        // x < 2^64·(1 + 2^−50), so the lower bound's cast never saturates; the upper bound's
+        // saturates only where the cap at 2^64 applies anyway.
+        let lo = u128::from((x * (1.0 - 2f64.powi(-50))) as u64).saturating_sub(4);
+        let hi = (u128::from((x * (1.0 + 2f64.powi(-50))) as u64) + 5).min(TWO64);
+        Threshold {
+            lo,
+            hi,
+            num,
+            den: self.den,
+        }
+    }
+}
+
 /// `k ≤ 64` uniform bits as an integer.
 #[inline]
 fn take_bits<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, k: u32) -> u64 {
@@ -177,6 +210,10 @@ pub struct LazyDiscreteGaussian {
     t: u128,
     /// 2σ²t², the denominator of γ.
     den: u128,
+    /// Bounds on fractions of `den`.
+    ratio: RatioBounds,
+    /// 1/den, for the estimate of ⌊γ⌋.
+    inv_den: f64,
     /// Test hook: widen every fraction threshold by this much (0 in use).
     slack: u128,
 }
@@ -197,11 +234,14 @@ impl LazyDiscreteGaussian {
             j += 1;
         }
         let t = 1u128 << j;
+        let den = 2 * sigma2 * t * t;
         Ok(LazyDiscreteGaussian {
             sigma2,
             j,
             t,
-            den: 2 * sigma2 * t * t,
+            den,
+            ratio: RatioBounds::new(den),
+            inv_den: 1.0 / den as f64,
             slack: 0,
         })
     }
@@ -220,13 +260,26 @@ impl LazyDiscreteGaussian {
     pub fn sample<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> i128 {
         loop {
             let (negative, x) = self.laplace(bits);
-            let accept = match x
-                .checked_mul(self.t)
-                .map(|a| a.abs_diff(self.sigma2))
-                .and_then(|d| d.checked_mul(d))
-            {
-                Some(num) => self.bernoulli_exp_gamma(bits, num),
-                None => self.bernoulli_exp_gamma_big(bits, x),
+            // X·t = X·2^j and σ² < 2^62: when X·t < 2^64, |X·t − σ²| < 2^64 and its square
+            // fits 128 bits, computed in one 64 × 64-bit product.
+            let accept = if x >> (64 - self.j) == 0 {
+                let d = ((x as u64) << self.j).abs_diff(self.sigma2 as u64);
+                let num = u128::from(d) * u128::from(d);
+                // ⌊γ⌋ estimated from d²/den in `f64`, corrected exactly below.
+                let estimate = (d as f64) * (d as f64) * self.inv_den;
+                self.bernoulli_exp_gamma(bits, num, estimate)
+            } else {
+                match x
+                    .checked_mul(self.t)
+                    .map(|a| a.abs_diff(self.sigma2))
+                    .and_then(|d| d.checked_mul(d))
+                {
+                    Some(num) => {
+                        let estimate = num as f64 * self.inv_den;
+                        self.bernoulli_exp_gamma(bits, num, estimate)
+                    }
+                    None => self.bernoulli_exp_gamma_big(bits, x),
+                }
             };
             if accept {
                 // x < 2^96: X = U + t·V with t < 2^32 and V < 2^64.
@@ -266,16 +319,18 @@ impl LazyDiscreteGaussian {
         }
     }
 
-    /// Step 2 when γ = num/den with num = (X·t − σ²)² fits in 128 bits.
+    /// Step 2 when γ = num/den with num = (X·t − σ²)² fits in 128 bits; `estimate` ≈ γ (only
+    /// where the exact ⌊γ⌋ search starts).
     #[inline]
-    fn bernoulli_exp_gamma<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>, num: u128) -> bool {
+    fn bernoulli_exp_gamma<R: Rng + ?Sized>(
+        &self,
+        bits: &mut BitStream<'_, R>,
+        num: u128,
+        estimate: f64,
+    ) -> bool {
         let den = self.den;
-        // ⌊γ⌋ (usually 0) from an f64 estimate, corrected exactly.
-        let mut q = if num < den {
-            0
-        } else {
-            (num as f64 / den as f64) as u128
-        };
+        // ⌊γ⌋ (usually 0 or 1) from the estimate, corrected exactly.
+        let mut q = if num < den { 0 } else { estimate as u128 };
         while q > 0 && q.checked_mul(den).is_none_or(|p| p > num) {
             q -= 1;
         }
@@ -288,7 +343,7 @@ impl LazyDiscreteGaussian {
                 return false;
             }
         }
-        bernoulli_exp_fraction(bits, &Threshold::ratio(r, den).loosened(self.slack))
+        bernoulli_exp_fraction(bits, &self.ratio.threshold(r).loosened(self.slack))
     }
 
     /// Step 2 in big integers, for X so far in the tail that (X·t − σ²)² overflows 128 bits
