@@ -46,7 +46,7 @@ fn every_method_fits_from_parquet_as_from_csv() {
         numeric_csv_to_parquet(&csv, &parquet);
         files.push((csv, parquet));
     }
-    let seeded = ["--seed", "5", "--insecure-seeded-noise", "9"];
+    let seeded = ["--insecure-seeded-noise", "9"];
     let classifier = [
         "--target",
         "y",

@@ -86,7 +86,7 @@ pub struct ColumnArgs {
 }
 
 impl ColumnArgs {
-    /// Load the public CSV, learning the schema (binary target).
+    /// Load the public file (CSV, Parquet or Arrow IPC), learning the schema (binary target).
     pub fn load_public(&self, path: &Path) -> CliResult<Loaded> {
         let opts = LoadOptions {
             target: Some(self.target.clone()),
@@ -98,7 +98,7 @@ impl ColumnArgs {
             format: csv_format(self.delimiter, self.header),
             ..Default::default()
         };
-        let loaded = dpfair_data::load_csv(path, &opts)?;
+        let loaded = dpfair_data::load(path, &opts)?;
         if let Some(m) = loaded.report.dropped_message() {
             eprintln!("{m}");
         }
