@@ -91,23 +91,34 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         };
         curves.entry(label).or_default().push((point, s));
     }
-    // A curve that holds two settings at one x mixes settings that differ in something the
-    // label does not show (method, accounting mode, a parameter): split it, one series per
-    // (method, mode, parameter), and say what differs in the label.
+    // One series per (method, mode, parameter): a curve whose settings differ in method or
+    // accounting mode is always split (two modes are never one line, even where their x values
+    // do not meet), and a curve that holds two settings at one x is split by whatever else
+    // differs (a parameter); the label says what differs.
     let mut split: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     for (label, members) in curves {
         let mut xs: Vec<f64> = members.iter().map(|(p, _)| p.x).collect();
         xs.sort_by(f64::total_cmp);
         let collides = xs.windows(2).any(|w| w[0] == w[1]);
-        if !collides || spec.envelope == Envelope::PerSeries {
+        let settings: Vec<&crate::grid::Setting> = members.iter().map(|(_, s)| *s).collect();
+        let dims: Vec<Dim> = if spec.envelope == Envelope::PerSeries {
+            // An envelope is taken over everything of its series (Fig. 4 of Xian et al.).
+            Vec::new()
+        } else if collides {
+            distinguishing(&settings, spec)
+        } else {
+            distinguishing(&settings, spec)
+                .into_iter()
+                .filter(|d| matches!(d, Dim::Method | Dim::Accounting))
+                .collect()
+        };
+        if dims.is_empty() {
             split
                 .entry(label)
                 .or_default()
                 .extend(members.iter().map(|(p, _)| *p));
             continue;
         }
-        let settings: Vec<&crate::grid::Setting> = members.iter().map(|(_, s)| *s).collect();
-        let dims = distinguishing(&settings, spec);
         for (p, s) in &members {
             let extra: Vec<String> = dims.iter().map(|d| d.describe(s)).collect();
             let name = if extra.is_empty() {

@@ -100,11 +100,6 @@ fn kkt(rows: &[Summary]) -> Option<Check> {
     .exact())
 }
 
-/// Least-squares slope of ln y on ln x.
-pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
-    log_log_fit(points).0
-}
-
 /// Least-squares slope of ln y on ln x and its standard error from the residuals,
 /// `√(Σr²/(k−2) / Σ(ln x − mean)²)` (`k` points; NaN below 3 points).
 pub fn log_log_fit(points: &[(f64, f64)]) -> (f64, f64) {
@@ -313,7 +308,7 @@ mod tests {
             .iter()
             .map(|&n: &f64| (n, 3.0 * n.powf(-0.5)))
             .collect();
-        assert!((log_log_slope(&pts) + 0.5).abs() < 1e-12);
+        assert!((log_log_fit(&pts).0 + 0.5).abs() < 1e-12);
     }
 
     /// The slope's SE by hand: ln-points (0, 0), (1, −1), (2, −1): slope −0.5, residuals
