@@ -329,23 +329,16 @@ mod tests {
     }
 
     fn row(method: &str, rho: f64, metric: &str, mean: f64, std: f64, n: usize) -> Summary {
-        Summary {
-            setting: crate::grid::Setting {
-                dataset: "synthetic".into(),
-                method: method.into(),
-                accounting: "strict".into(),
-                epsilon: 0.46,
-                delta: 1e-5,
-                fairness_level: Some(rho),
-                params: crate::grid::Params::new().with("p", 0.75),
-            },
-            repetitions: n,
-            epsilon_spent: None,
-            metric: metric.into(),
-            mean,
-            std,
-            ci95: 0.0,
-        }
+        let setting = crate::grid::Setting {
+            dataset: "synthetic".into(),
+            method: method.into(),
+            accounting: "strict".into(),
+            epsilon: 0.46,
+            delta: 1e-5,
+            fairness_level: Some(rho),
+            params: crate::grid::Params::new().with("p", 0.75),
+        };
+        Summary::of(setting, metric, mean, std, n)
     }
 
     /// "Close to non-private" states the smallest gap it detects: with sd 0.02 over 4

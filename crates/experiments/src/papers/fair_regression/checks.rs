@@ -171,23 +171,16 @@ mod tests {
     use crate::grid::{Params, Setting};
 
     fn row(eps: f64, alpha: f64, metric: &str, mean: f64, std: f64, n: usize) -> Summary {
-        Summary {
-            setting: Setting {
-                dataset: LAW.into(),
-                method: METHOD.into(),
-                accounting: if eps.is_finite() { "strict" } else { "none" }.into(),
-                epsilon: eps,
-                delta: 0.0,
-                fairness_level: Some(alpha),
-                params: Params::new().with("k", K_LAW),
-            },
-            repetitions: n,
-            epsilon_spent: None,
-            metric: metric.into(),
-            mean,
-            std,
-            ci95: 0.0,
-        }
+        let setting = Setting {
+            dataset: LAW.into(),
+            method: METHOD.into(),
+            accounting: if eps.is_finite() { "strict" } else { "none" }.into(),
+            epsilon: eps,
+            delta: 0.0,
+            fairness_level: Some(alpha),
+            params: Params::new().with("k", K_LAW),
+        };
+        Summary::of(setting, metric, mean, std, n)
     }
 
     /// KS at α = 0 over ε = ∞, 1, 0.1 rising by 0.04 per step, sd 0.02 over 50 seeds: SE of a
