@@ -239,9 +239,11 @@ pub(crate) fn write(
              *detects* is its minimal detectable effect at power 0.8, \
              `(t_0.95,ν + t_0.80,ν)·SE`, with the SE from the settings' own repetitions (Welch; \
              conservative, since settings share seeds), beside the effect it must resolve \
-             (*to resolve*: the paper's effect where it can be read, or the check's own band). *evidence*: the check resolves the claim (or, at `--full`, no effect size \
-             is known); *underpowered*: the detectable effect exceeds the effect to resolve; *smoke*: a \
-             `--quick` verdict that cannot resolve the claim; *exact*: no sampling involved.\n"
+             (*to resolve*: the paper's effect where it can be read, or the check's own \
+             band). *evidence*: the check resolves the claim (or, at `--full`, no effect size \
+             is known); *underpowered*: the detectable effect exceeds the effect to resolve; \
+             *smoke*: a `--quick` verdict that cannot resolve the claim; *exact*: no sampling \
+             involved.\n"
         );
         let _ = writeln!(
             md,
