@@ -20,6 +20,29 @@ pub struct Summary {
     pub ci95: f64,
 }
 
+impl Summary {
+    /// A summary of `metric` over `repetitions` runs with this mean and sample sd (no spent ε,
+    /// no interval): the rows the checks' tests are built from.
+    #[cfg(test)]
+    pub(crate) fn of(
+        setting: Setting,
+        metric: &str,
+        mean: f64,
+        std: f64,
+        repetitions: usize,
+    ) -> Self {
+        Summary {
+            setting,
+            repetitions,
+            epsilon_spent: None,
+            metric: metric.into(),
+            mean,
+            std,
+            ci95: 0.0,
+        }
+    }
+}
+
 /// Mean, sample standard deviation and 95% half-width of `values`.
 pub fn mean_std_ci(values: &[f64]) -> (f64, f64, f64) {
     let n = values.len() as f64;

@@ -91,23 +91,34 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         };
         curves.entry(label).or_default().push((point, s));
     }
-    // A curve that holds two settings at one x mixes settings that differ in something the
-    // label does not show (method, accounting mode, a parameter): split it, one series per
-    // (method, mode, parameter), and say what differs in the label.
+    // One series per (method, mode, parameter): a curve whose settings differ in method or
+    // accounting mode is always split (two modes are never one line, even where their x values
+    // do not meet), and a curve that holds two settings at one x is split by whatever else
+    // differs (a parameter); the label says what differs.
     let mut split: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     for (label, members) in curves {
         let mut xs: Vec<f64> = members.iter().map(|(p, _)| p.x).collect();
         xs.sort_by(f64::total_cmp);
         let collides = xs.windows(2).any(|w| w[0] == w[1]);
-        if !collides || spec.envelope == Envelope::PerSeries {
+        let settings: Vec<&crate::grid::Setting> = members.iter().map(|(_, s)| *s).collect();
+        let dims: Vec<Dim> = if spec.envelope == Envelope::PerSeries {
+            // An envelope is taken over everything of its series (Fig. 4 of Xian et al.).
+            Vec::new()
+        } else if collides {
+            distinguishing(&settings, spec)
+        } else {
+            distinguishing(&settings, spec)
+                .into_iter()
+                .filter(|d| matches!(d, Dim::Method | Dim::Accounting))
+                .collect()
+        };
+        if dims.is_empty() {
             split
                 .entry(label)
                 .or_default()
                 .extend(members.iter().map(|(p, _)| *p));
             continue;
         }
-        let settings: Vec<&crate::grid::Setting> = members.iter().map(|(_, s)| *s).collect();
-        let dims = distinguishing(&settings, spec);
         for (p, s) in &members {
             let extra: Vec<String> = dims.iter().map(|d| d.describe(s)).collect();
             let name = if extra.is_empty() {
@@ -387,15 +398,16 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
         .draw()
         .map_err(|e| err(e.to_string()))?;
     let grey = RGBColor(110, 110, 110);
-    for r in fig.references {
+    for (i, r) in fig.references.iter().enumerate() {
+        let (dash, gap) = reference_dash(i);
         chart
             .draw_series(DashedLineSeries::new(
                 r.points
                     .iter()
                     .filter(|p| p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1)
                     .map(|p| (p.x, p.y)),
-                6,
-                5,
+                dash,
+                gap,
                 grey.stroke_width(2),
             ))
             .map_err(|e| err(e.to_string()))?;
@@ -454,8 +466,8 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
         legend_entry(&legend_area, y, Marker::Envelope, &env.label).map_err(err)?;
         y += LEGEND_LINE as i32;
     }
-    for r in fig.references {
-        legend_entry(&legend_area, y, Marker::Reference, &r.label).map_err(err)?;
+    for (i, r) in fig.references.iter().enumerate() {
+        legend_entry(&legend_area, y, Marker::Reference(i), &r.label).map_err(err)?;
         y += LEGEND_LINE as i32;
     }
     root.present().map_err(|e| err(e.to_string()))?;
@@ -468,8 +480,14 @@ enum Marker {
     Series(usize),
     /// The lower envelope: thick black.
     Envelope,
-    /// A reference line: dashed grey.
-    Reference,
+    /// Reference line `i`: dashed grey, in its own dash pattern ([`reference_dash`]).
+    Reference(usize),
+}
+
+/// The dash and gap lengths (pixels) of reference line `i`: two lines on one plot (y = α and
+/// y = α + ρ* in Fig. 8) are told apart by their dashes.
+fn reference_dash(i: usize) -> (u32, u32) {
+    [(6, 5), (2, 3), (14, 4)][i % 3]
 }
 
 /// One legend line at height `y` of the legend panel.
@@ -492,14 +510,16 @@ fn legend_entry(
         Marker::Envelope => area
             .draw(&PathElement::new(line, BLACK.stroke_width(3)))
             .map_err(e)?,
-        Marker::Reference => area
-            .draw(&DashedPathElement::new(
+        Marker::Reference(i) => {
+            let (dash, gap) = reference_dash(i);
+            area.draw(&DashedPathElement::new(
                 line,
-                6,
-                5,
+                dash,
+                gap,
                 RGBColor(110, 110, 110).stroke_width(2),
             ))
-            .map_err(e)?,
+            .map_err(e)?
+        }
     }
     area.draw(&Text::new(
         label.to_string(),

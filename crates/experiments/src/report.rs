@@ -238,10 +238,12 @@ pub(crate) fn write(
             "## Checks\n\nA comparison or trend check tests a one-sided claim at level 0.05; \
              *detects* is its minimal detectable effect at power 0.8, \
              `(t_0.95,ν + t_0.80,ν)·SE`, with the SE from the settings' own repetitions (Welch; \
-             conservative, since settings share seeds), beside the paper's effect where it can \
-             be read. *evidence*: the check resolves the claim (or, at `--full`, no effect size \
-             is known); *underpowered*: the detectable effect exceeds the paper's; *smoke*: a \
-             `--quick` verdict that cannot resolve the claim; *exact*: no sampling involved.\n"
+             conservative, since settings share seeds), beside the effect it must resolve \
+             (*to resolve*: the paper's effect where it can be read, or the check's own \
+             band). *evidence*: the check resolves the claim (or, at `--full`, no effect size \
+             is known); *underpowered*: the detectable effect exceeds the effect to resolve; \
+             *smoke*: a `--quick` verdict that cannot resolve the claim; *exact*: no sampling \
+             involved.\n"
         );
         let _ = writeln!(
             md,
@@ -253,7 +255,7 @@ pub(crate) fn write(
                 Some(p) => {
                     let claim = p
                         .claimed_effect
-                        .map(|e| format!("; paper's effect {e:.4}"))
+                        .map(|e| format!("; to resolve {e:.4}"))
                         .unwrap_or_default();
                     format!("≥ {:.4} (n = {}{claim})", p.min_effect, p.repetitions)
                 }

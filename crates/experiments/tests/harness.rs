@@ -477,9 +477,17 @@ fn plots_split_mixed_series_and_draw_reference_lines() {
         ]
     );
     assert_eq!(cs[0].points.len(), 2);
-    // Settings that never share an x stay one curve.
-    let one = curves(&spec, &rows[..1]);
+    // Settings that never share an x stay one curve …
+    let one = curves(&spec, &[rows[0].clone(), rows[3].clone()]);
+    assert_eq!(one.len(), 1);
     assert_eq!(one[0].label, "dp-fermi");
+    // … unless they differ in accounting mode: paper at ε = 3 and strict at ε = 9 are never
+    // joined into one line.
+    let modes = [rows[0].clone(), row("strict", 0.5, 9.0, 0.75)];
+    let cs = curves(&spec, &modes);
+    let labels: Vec<&str> = cs.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["dp-fermi (paper)", "dp-fermi (strict)"]);
+    assert!(cs.iter().all(|c| c.points.len() == 1));
     let dir = tempfile::tempdir().unwrap();
     draw_all(dir.path(), &[spec], &rows).unwrap();
     let svg = std::fs::read_to_string(dir.path().join("a.svg")).unwrap();

@@ -24,9 +24,11 @@
 //! one curve per k with the lower envelope in black; Fig. 4 (Law School) the lower envelope over
 //! (k, α) per ε, all ending at the k = 1 point (0.6772, 0).
 
+mod checks;
+
 use crate::error::{ExpError, Result, method_error};
 use crate::{
-    Axis, Cell, DemoData, DemoMethod, DemoResult, Grid, Outcome, Paper, Params, PlotSpec,
+    Axis, Cell, Check, DemoData, DemoMethod, DemoResult, Grid, Outcome, Paper, Params, PlotSpec,
     Reference, Scale, Series, Sweep,
 };
 use dpfair::fair_regression::baselines::{QuantileAveraging, binning};
@@ -455,6 +457,12 @@ impl Paper for FairRegression {
                 "fair-regression: no method `{other}`"
             ))),
         }
+    }
+
+    /// Fig. 2's trends (KS rises as ε falls at α = 0; MSE falls and KS rises with α), each
+    /// with its power: see `fair_regression/checks.rs`.
+    fn checks(&self, rows: &[crate::aggregate::Summary]) -> Vec<Check> {
+        checks::all(rows)
     }
 
     /// the authors' notebooks at the paper's 50 repetitions: see [`references_for`].

@@ -344,7 +344,7 @@ impl Paper for FdpFairPaper {
             out.push(versus_alpha(
                 PlotSpec::new(
                     &format!("fig5_{metric}.svg"),
-                    &format!("Fig. 5: {what}, N_total = 7200 over S sites, ε = 1"),
+                    &format!("Fig. 5: {what}, N_total = 7200 over S sites, ε = 1 (strict)"),
                     Axis::FairnessLevel,
                     metric,
                     Series::Method,
@@ -382,7 +382,7 @@ impl Paper for FdpFairPaper {
             // Fig. 8: grey lines y = 0.3 and y = 0.3 + ρ under the disparity.
             let mut fig8 = PlotSpec::new(
                 &format!("fig8_{metric}.svg"),
-                &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3"),
+                &format!("Fig. 8: FDP-Fair {what} vs ρ*, S = 3, α = 0.3 (strict)"),
                 Axis::Param("rho_star".into()),
                 metric,
                 Series::Epsilon,

@@ -7,6 +7,7 @@ use super::baselines;
 use super::{DENIS, NON_PRIVATE, PRIVATE, PRIVATE_PAPER, PRIVATE_SGD, PRIVATE_THM41, RATE};
 use crate::Check;
 use crate::aggregate::Summary;
+use crate::stats::{self, Power};
 use dpfair_privacy::ledger::readable as fmt_f64;
 
 /// Every check whose rows are present (a data set that was not run gives no check).
@@ -94,24 +95,39 @@ fn kkt(rows: &[Summary]) -> Option<Check> {
         } else {
             format!("missed: {}", bad.join("; "))
         },
-    ))
+    )
+    // A bound on every run, not on a mean: no sampling allowance to state.
+    .exact())
 }
 
-/// Least-squares slope of ln y on ln x.
-pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
+/// Least-squares slope of ln y on ln x and its standard error from the residuals,
+/// `√(Σr²/(k−2) / Σ(ln x − mean)²)` (`k` points; NaN below 3 points).
+pub fn log_log_fit(points: &[(f64, f64)]) -> (f64, f64) {
     let n = points.len() as f64;
     let (lx, ly): (Vec<f64>, Vec<f64>) = points.iter().map(|(x, y)| (x.ln(), y.ln())).unzip();
     let mx = lx.iter().sum::<f64>() / n;
     let my = ly.iter().sum::<f64>() / n;
     let sxy: f64 = lx.iter().zip(&ly).map(|(x, y)| (x - mx) * (y - my)).sum();
     let sxx: f64 = lx.iter().map(|x| (x - mx).powi(2)).sum();
-    sxy / sxx
+    let slope = sxy / sxx;
+    let rss: f64 = lx
+        .iter()
+        .zip(&ly)
+        .map(|(x, y)| (y - my - slope * (x - mx)).powi(2))
+        .sum();
+    let se = if points.len() > 2 {
+        (rss / (n - 2.0) / sxx).sqrt()
+    } else {
+        f64::NAN
+    };
+    (slope, se)
 }
 
 /// the unfairness rate of Say et al.'s theory: the slope of ln(E[Û] − ρ) on ln N is −0.5 ± 0.2.
 fn rate(rows: &[Summary]) -> Option<Check> {
-    let mut points: Vec<(f64, f64)> = metric(rows, "unfairness_u")
-        .filter(|r| r.setting.dataset == RATE)
+    let rate_rows = || metric(rows, "unfairness_u").filter(|r| r.setting.dataset == RATE);
+    let repetitions = rate_rows().map(|r| r.repetitions).min().unwrap_or(0);
+    let mut points: Vec<(f64, f64)> = rate_rows()
         .filter_map(|r| {
             let n: f64 = r.setting.params.get_str("n")?.parse().ok()?;
             let excess = r.mean - r.setting.fairness_level.unwrap_or(0.0);
@@ -122,17 +138,34 @@ fn rate(rows: &[Summary]) -> Option<Check> {
         return None;
     }
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let slope = log_log_slope(&points);
+    let (slope, slope_se) = log_log_fit(&points);
     let shown: Vec<String> = points
         .iter()
         .map(|(n, e)| format!("N = {n}: {e:.4}"))
         .collect();
-    Some(Check::new(
-        "the unfairness rate of Say et al.'s theory: log-log slope of E[Û] − ρ against N is −0.5 ± 0.2",
-        (-0.7..=-0.3).contains(&slope),
-        format!("slope {slope:.3}; {}", shown.join(", ")),
-    ))
+    // Power: the slope's SE from the fit's residuals (k − 2 degrees of freedom); the band
+    // ±0.2 is the effect the check must resolve (a slope 0.2 off −0.5 fails it).
+    let df = points.len() as f64 - 2.0;
+    let power = Power {
+        min_effect: stats::min_detectable_effect(slope_se, df),
+        repetitions,
+        claimed_effect: Some(0.2),
+    };
+    Some(
+        Check::new(
+            "the unfairness rate of Say et al.'s theory: log-log slope of E[Û] − ρ against N is −0.5 ± 0.2",
+            (-0.7..=-0.3).contains(&slope),
+            format!(
+                "slope {slope:.3} (SE {slope_se:.3}, {df} df); {}",
+                shown.join(", ")
+            ),
+        )
+        .with_power(power),
+    )
 }
+
+/// Our reading of "very close" (Fig. 1 left): within 0.05 in accuracy and in Û.
+const CLOSE: f64 = 0.05;
 
 /// Say et al.'s text (Fig. 1 left): the private DP2DP "remains very close" to the non-private one; here:
 /// within 0.05 accuracy and 0.05 unfairness at every ρ (our reading of "very close"), for the
@@ -140,6 +173,9 @@ fn rate(rows: &[Summary]) -> Option<Check> {
 fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
     let mut worst = (0.0f64, 0.0f64);
     let mut n = 0;
+    // The largest minimal detectable gap of the compared pairs (Welch) and their fewest
+    // repetitions: a gap of 0.05 is resolved only where the detectable gap is below it.
+    let (mut detectable, mut repetitions) = (0.0f64, usize::MAX);
     for r in rows.iter().filter(|r| {
         r.setting.dataset == "synthetic"
             && r.setting.method == method
@@ -155,6 +191,9 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
             continue;
         };
         n += 1;
+        let (se, df) = stats::welch(stats::se(r), r.repetitions, stats::se(np), np.repetitions);
+        detectable = detectable.max(stats::min_detectable_effect(se, df));
+        repetitions = repetitions.min(r.repetitions.min(np.repetitions));
         let gap = (r.mean - np.mean).abs();
         if r.metric == "accuracy" {
             worst.0 = worst.0.max(gap);
@@ -168,12 +207,17 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
                 "Say et al., Fig. 1 left: {method} (ε = 0.46) within 0.05 of the non-private DP2DP \
                  (accuracy and Û, every ρ)"
             ),
-            worst.0 <= 0.05 && worst.1 <= 0.05,
+            worst.0 <= CLOSE && worst.1 <= CLOSE,
             format!(
                 "largest gap: accuracy {:.4}, unfairness {:.4}",
                 worst.0, worst.1
             ),
         )
+        .with_power(Power {
+            min_effect: detectable,
+            repetitions,
+            claimed_effect: Some(CLOSE),
+        })
     })
 }
 
@@ -197,6 +241,14 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
     }
     let mut missed = Vec::new();
     let mut total = 0;
+    // Each comparison holds one of our means against a stored number (no spread): its
+    // detectable shortfall is that of a one-sample t test on our n repetitions.
+    let detectable = ours
+        .iter()
+        .flat_map(|(e, u)| [*e, *u])
+        .map(|s| stats::min_detectable_effect(stats::se(s), s.repetitions as f64 - 1.0))
+        .fold(0.0, f64::max);
+    let repetitions = ours.iter().map(|(e, _)| e.repetitions).min().unwrap_or(0);
     for m in baselines::METHODS {
         for b in baselines::series(dataset, eps, m) {
             total += 1;
@@ -238,7 +290,12 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
             },
             best.join(", ")
         ),
-    ))
+    )
+    .with_power(Power {
+        min_effect: detectable,
+        repetitions,
+        claimed_effect: None,
+    }))
 }
 
 #[cfg(test)]
@@ -251,6 +308,59 @@ mod tests {
             .iter()
             .map(|&n: &f64| (n, 3.0 * n.powf(-0.5)))
             .collect();
-        assert!((log_log_slope(&pts) + 0.5).abs() < 1e-12);
+        assert!((log_log_fit(&pts).0 + 0.5).abs() < 1e-12);
+    }
+
+    /// The slope's SE by hand: ln-points (0, 0), (1, −1), (2, −1): slope −0.5, residuals
+    /// 1/6, −1/3, 1/6, so Σr² = 1/6, Σ(x − x̄)² = 2 and SE = √((1/6)/1/2) = 0.2887.
+    #[test]
+    fn slope_standard_error_by_hand() {
+        let e = std::f64::consts::E;
+        let pts = [(1.0, 1.0), (e, 1.0 / e), (e * e, 1.0 / e)];
+        let (slope, se) = log_log_fit(&pts);
+        assert!((slope + 0.5).abs() < 1e-12, "{slope}");
+        assert!((se - (1.0f64 / 12.0).sqrt()).abs() < 1e-12, "{se}");
+        // Exact power law: no residual, SE 0.
+        let exact: Vec<(f64, f64)> = [1.0, 2.0, 4.0]
+            .iter()
+            .map(|&n: &f64| (n, n.powf(-0.5)))
+            .collect();
+        assert!(log_log_fit(&exact).1.abs() < 1e-12);
+    }
+
+    fn row(method: &str, rho: f64, metric: &str, mean: f64, std: f64, n: usize) -> Summary {
+        let setting = crate::grid::Setting {
+            dataset: "synthetic".into(),
+            method: method.into(),
+            accounting: "strict".into(),
+            epsilon: 0.46,
+            delta: 1e-5,
+            fairness_level: Some(rho),
+            params: crate::grid::Params::new().with("p", 0.75),
+        };
+        Summary::of(setting, metric, mean, std, n)
+    }
+
+    /// "Close to non-private" states the smallest gap it detects: with sd 0.02 over 4
+    /// repetitions on both sides, SE = 0.01·√2, Welch ν = 6, detectable gap
+    /// (t_0.95,6 + t_0.80,6)·SE = (1.943 + 0.906)·0.01414 = 0.0403 ≤ 0.05: evidence. With
+    /// sd 0.05 the detectable gap (0.1007) exceeds 0.05 and the check cannot resolve it.
+    #[test]
+    fn closeness_states_its_power() {
+        let mut rows = vec![
+            row(PRIVATE, 0.0, "accuracy", 0.80, 0.02, 4),
+            row(NON_PRIVATE, 0.0, "accuracy", 0.82, 0.02, 4),
+        ];
+        let c = close_to_non_private(&rows, PRIVATE).expect("rows");
+        let p = c.power.as_ref().expect("power");
+        assert!((p.min_effect - 0.0403).abs() < 5e-4, "{p:?}");
+        assert!(c.passed && p.resolves_claim(), "{c:?}");
+        assert_eq!(c.evidence(crate::Scale::Quick), "evidence");
+        rows[0].std = 0.05;
+        rows[1].std = 0.05;
+        let c = close_to_non_private(&rows, PRIVATE).expect("rows");
+        assert!(!c.power.as_ref().expect("power").resolves_claim(), "{c:?}");
+        assert_eq!(c.evidence(crate::Scale::Quick), "smoke");
+        assert_eq!(c.evidence(crate::Scale::Full), "underpowered");
     }
 }

@@ -103,11 +103,20 @@ fn bound_check<'a>(
     bound: impl Fn(&Row) -> f64,
 ) -> Option<Check> {
     let (mut n, mut failed, mut worst) = (0, Vec::new(), f64::NEG_INFINITY);
+    // Power: the smallest excess over a row's bound that the allowance still detects with
+    // probability 0.8, (t_{0.975, n−1} + t_{0.80, n−1})·SE, at the least precise row.
+    let (mut detectable, mut repetitions) = (0.0f64, usize::MAX);
     for r in rows {
         let (Some(dd), Some(alpha)) = (r.mean("abs_dd"), r.setting.fairness_level) else {
             continue;
         };
         n += 1;
+        let df = r.repetitions("abs_dd").saturating_sub(1) as f64;
+        detectable = detectable.max(
+            (crate::stats::t_quantile(0.975, df) + crate::stats::t_quantile(0.8, df))
+                * r.se("abs_dd"),
+        );
+        repetitions = repetitions.min(r.repetitions("abs_dd"));
         let b = bound(r);
         worst = worst.max(dd - alpha);
         if dd > b {
@@ -126,7 +135,11 @@ fn bound_check<'a>(
         if failed.len() > 5 {
             detail.push_str(&format!("; … {} more", failed.len() - 5));
         }
-        Check::new(name, failed.is_empty(), detail)
+        Check::new(name, failed.is_empty(), detail).with_power(crate::stats::Power {
+            min_effect: detectable,
+            repetitions,
+            claimed_effect: None,
+        })
     })
 }
 
@@ -362,11 +375,15 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
             detail.push_str("; ");
             detail.push_str(o);
         }
-        out.push(Check::new(
-            "strict mode spends at most (ε, δ); strict vs paper (Fig. 4, means over α)",
-            over.is_empty(),
-            detail,
-        ));
+        out.push(
+            Check::new(
+                "strict mode spends at most (ε, δ); strict vs paper (Fig. 4, means over α)",
+                over.is_empty(),
+                detail,
+            )
+            // What the ledgers spent: no sampling behind the verdict.
+            .exact(),
+        );
     }
     // Figs. 6–7: the unconstrained plug-in is unfair at the smallest α.
     for data in [ADULT, LAW] {
@@ -382,12 +399,26 @@ pub fn checks(summaries: &[Summary]) -> Vec<Check> {
             .iter()
             .find(|r| r.setting.method == UNCONSTRAINED && r.setting.fairness_level == Some(alpha))
         {
+            // "Unfair": |DD| above α by more than the one-sided sampling allowance
+            // t_{0.95, n−1}·SE (a mean barely above α is no evidence).
             let dd = r.mean("abs_dd").unwrap_or(f64::NAN);
-            out.push(Check::new(
-                &format!("{data}: the unconstrained plug-in is unfair at α = {alpha} (Figs. 6–7)"),
-                dd > alpha,
-                format!("mean |DD| = {dd:.4}"),
-            ));
+            let n = r.repetitions("abs_dd");
+            let df = n.saturating_sub(1) as f64;
+            let allowance = crate::stats::t_quantile(0.95, df) * r.se("abs_dd");
+            out.push(
+                Check::new(
+                    &format!(
+                        "{data}: the unconstrained plug-in is unfair at α = {alpha} (Figs. 6–7)"
+                    ),
+                    dd - alpha > allowance,
+                    format!("mean |DD| = {dd:.4}; needs > α + {allowance:.4}"),
+                )
+                .with_power(crate::stats::Power {
+                    min_effect: crate::stats::min_detectable_effect(r.se("abs_dd"), df),
+                    repetitions: n,
+                    claimed_effect: None,
+                }),
+            );
         }
     }
     out
