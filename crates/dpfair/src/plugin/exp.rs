@@ -20,7 +20,7 @@ pub const FAST_RANGE: std::ops::RangeInclusive<f64> = -708.0..=709.0;
 // ln 2 in two parts (fdlibm's `ln2HI[0]`, `ln2LO[0]`): `k·LN2_HI` is exact for |k| < 2^11.
 const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
 const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-const INV_LN2: f64 = 1.442_695_040_888_963_387_00e+00;
+const INV_LN2: f64 = std::f64::consts::LOG2_E;
 /// `1.5·2^52`: adding it rounds to the nearest integer, which then sits in the low mantissa bits.
 const ROUND: f64 = 6_755_399_441_055_744.0;
 // fdlibm's `P1`…`P5`: the minimax polynomial of `r·(e^r + 1)/(e^r − 1)` on `|r| ≤ ln 2 / 2`.
