@@ -208,10 +208,10 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
     s
 }
 
-/// A warning when a method is no better than the majority class, or failed.
+/// A warning when a method is no better than the majority class, or why it refused or failed.
 fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
     if let Some(e) = &r.error {
-        return format!("failed: {}", e.replace('|', "/"));
+        return e.to_string().replace('|', "/");
     }
     match majority {
         Some(m) if r.method != compare::MAJORITY && r.accuracy.mean <= m + tolerance / 2.0 => {
