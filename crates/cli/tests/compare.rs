@@ -84,3 +84,42 @@ fn compare_refuses_bad_options_before_fitting() {
         assert!(err.contains(flag), "{extra:?}: {err}");
     }
 }
+
+/// A fit that refuses (private bounds no better than a guess: two columns on 210 training rows
+/// at ε = 1) shows as `refused: <reason>` in its row, not as a failure; public bounds fit.
+#[test]
+fn compare_shows_a_refusal_as_a_refusal() {
+    let dir = scratch("compare", "refused");
+    let data = design_csv(&dir, "d.csv", 300, 3);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            "--data",
+            arg(&data),
+            "--target",
+            "y",
+            "--sensitive",
+            "a",
+            "--methods",
+            "dp-logistic",
+        ];
+        args.extend(extra);
+        ok(&dpfair(&args))
+    };
+    let stdout = run(&[]);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| dp-logistic | 1 |"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        row.contains("refused: private bounds") && row.contains("--bounds"),
+        "{row}"
+    );
+    assert!(!row.contains("failed"), "{row}");
+    let stdout = run(&["--bounds", "x1:0:1,x2:0:1"]);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| dp-logistic | 1 |"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(!row.contains("refused") && !row.contains("failed"), "{row}");
+}

@@ -610,13 +610,28 @@ fn fit_and_score(
         Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
         Method::Lpct | Method::LpctPrune => {
             let (public, private) = public_and_private(train, config.public_fraction, seed)?;
-            // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`).
+            // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`);
+            // a held-out row outside them goes to the nearest cell, as the holders' rows do,
+            // rather than to label 0 (Theorem 5's rule, which on a 95%-positive target
+            // mislabels them all; docs/deviations.md#lpct-out-of-range-points). LPCT's leaves
+            // are guarded (docs/deviations.md#lpct-significance-guard), as `fit lpct` does.
             let raw = &Scaling::None;
+            let tree = crate::lpct::TreeSettings {
+                out_of_range: crate::lpct::OutOfRange::Route,
+                ..Default::default()
+            };
             if method == Method::Lpct {
-                let est = Lpct::params(public).epsilon(epsilon).check()?;
+                let est = Lpct::params(public)
+                    .epsilon(epsilon)
+                    .tree(tree)
+                    .guard(crate::lpct::guard::DEFAULT_Z)
+                    .check()?;
                 run(&est, &private, test_raw, raw, y_test, classes, seed)
             } else {
-                let est = LpctPrune::params(public).epsilon(epsilon).check()?;
+                let est = LpctPrune::params(public)
+                    .epsilon(epsilon)
+                    .tree(tree)
+                    .check()?;
                 run(&est, &private, test_raw, raw, y_test, classes, seed)
             }
         }
