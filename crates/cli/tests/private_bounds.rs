@@ -71,7 +71,10 @@ fn bounds_no_better_than_a_guess_are_refused() {
         "{err}"
     );
     let refusal = err.lines().find(|l| l.contains("refused:")).unwrap();
-    assert!(!refusal.contains("300"), "the refusal names no row count: {refusal}");
+    assert!(
+        !refusal.contains("300"),
+        "the refusal names no row count: {refusal}"
+    );
     assert!(!model.exists(), "a refused fit wrote a model");
     let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
     ok(&out);
