@@ -70,7 +70,9 @@ pub fn model_error(e: dpfair::model::ModelError) -> PyErr {
 pub fn api_error(e: dpfair::Error) -> PyErr {
     use dpfair::Error as E;
     match e {
-        E::InvalidParameter { .. } | E::InvalidData(_) | E::Learn(_) => value_error(e),
+        E::InvalidParameter { .. } | E::InvalidData(_) | E::Learn(_) | E::Refused(_) => {
+            value_error(e)
+        }
         E::BudgetExceeded(_) => BudgetExceededError::new_err(e.to_string()),
         E::Data(d) => data_error(*d),
         E::Privacy(p) => privacy_error(*p),

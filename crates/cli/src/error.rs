@@ -103,7 +103,7 @@ impl From<dpfair::Error> for CliError {
                 CliError::BadInput(format!("{}: {reason}", flag_of(&name)))
             }
             E::InvalidData(reason) => CliError::BadInput(reason),
-            E::BudgetExceeded(_) => CliError::BadInput(e.to_string()),
+            E::BudgetExceeded(_) | E::Refused(_) => CliError::BadInput(e.to_string()),
             E::Privacy(p) => (*p).into(),
             E::Data(d) => (*d).into(),
             E::Model(m) => (*m).into(),

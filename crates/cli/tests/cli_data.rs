@@ -84,7 +84,8 @@ fn bad_data_arguments_exit_2_naming_what_is_wrong() {
         }
         assert!(!err.contains("panicked"), "{err}");
     }
-    // `job` without --categorical: a text column, one-hot encoded, and said so.
+    // `job` without --categorical: a text column, one-hot encoded, and said so (`age` with
+    // public bounds: private ones on 199 rows would be refused as no better than a guess).
     let o = dpfair(&[
         "fit",
         "dp-logistic",
@@ -92,6 +93,8 @@ fn bad_data_arguments_exit_2_naming_what_is_wrong() {
         d.to_str().unwrap(),
         "--target",
         "y",
+        "--bounds",
+        "age:0:100",
         "--epsilon",
         "1",
         "--out",

@@ -173,6 +173,9 @@ fn bad_input_exits_2_with_a_message() {
                 "output-perturbation",
                 "--l2",
                 "1e-5",
+                // Public bounds: private ones at ε = 0.01 would be refused first.
+                "--bounds",
+                "a:0:10,b:0:10",
             ][..],
             "swamp",
         ),

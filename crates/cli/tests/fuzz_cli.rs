@@ -354,7 +354,10 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
                 "8",
             ],
         ),
-        ("dp-logistic", vec!["--epochs", "1"]),
+        (
+            "dp-logistic",
+            vec!["--bounds", "x1:0:1,x2:0:1", "--epochs", "1"],
+        ),
         (
             "fair-regression",
             vec!["--scores", "x1", "--sensitive", "a", "--range", "0,1"],

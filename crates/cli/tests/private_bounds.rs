@@ -51,3 +51,33 @@ fn default_fit_charges_private_bounds_and_says_so() {
     assert!(!ledger.contains("feature bounds of column"), "{ledger}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Private bounds that would be no better than a guess (each column's ε below
+/// `bounds_epsilon_needed(rows, 0)`: 2 columns on 300 rows at ε = 2) are refused before
+/// anything is released, as bad input (exit 2), by an error that names the fixes; public bounds
+/// fit the same file.
+#[test]
+fn bounds_no_better_than_a_guess_are_refused() {
+    let dir = scratch("private-bounds", "guess");
+    let data = design_csv(&dir, "d.csv", 300, 4);
+    let model = dir.join("m.json");
+    let per_column = dpfair::pipeline::auto_bounds_share(0.05, 2, 300, 2.0) * 2.0 / 2.0;
+    assert!(per_column < dpfair::pipeline::bounds_epsilon_needed(300, 0.0));
+    let out = fit(&data, &model, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("refused:") && err.contains("beat a guess") && err.contains("--bounds"),
+        "{err}"
+    );
+    let refusal = err.lines().find(|l| l.contains("refused:")).unwrap();
+    assert!(
+        !refusal.contains("300"),
+        "the refusal names no row count: {refusal}"
+    );
+    assert!(!model.exists(), "a refused fit wrote a model");
+    let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
+    ok(&out);
+    assert!(model.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -227,8 +227,37 @@ pub struct Row {
     pub spent: f64,
     /// Wall seconds of one fit (mean).
     pub seconds: f64,
-    /// Why the method failed, when it did (its message).
-    pub error: Option<String>,
+    /// Why the method failed or refused, when it did (the first repetition that did).
+    pub error: Option<Failure>,
+}
+
+/// Why a fit gave no model: a refusal (a setting at which the method's result would be no
+/// better than a guess, [`Error::Refused`]: the message says what to change) or a failure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// The method refused, with the reason (its message names the fix).
+    Refused(String),
+    /// Any other error, with its message.
+    Failed(String),
+}
+
+impl Failure {
+    fn of(e: &Error) -> Failure {
+        match e {
+            Error::Refused(reason) => Failure::Refused(reason.clone()),
+            other => Failure::Failed(other.to_string()),
+        }
+    }
+}
+
+/// `refused: <reason>` or `failed: <message>`.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Refused(reason) => write!(f, "refused: {reason}"),
+            Failure::Failed(message) => write!(f, "failed: {message}"),
+        }
+    }
 }
 
 /// The whole comparison.
@@ -314,7 +343,7 @@ pub fn compare(
     }
     let total = config.repetitions * (methods.len() * config.epsilons.len() + 1);
     let mut done = 0;
-    let mut scores: Vec<Vec<std::result::Result<Score, String>>> =
+    let mut scores: Vec<Vec<std::result::Result<Score, Failure>>> =
         vec![Vec::new(); methods.len() * config.epsilons.len() + 2];
     let mut tolerance = f64::NAN;
     let mut test_rows = 0;
@@ -354,7 +383,7 @@ pub fn compare(
                 let score = fit_and_score(
                     method, epsilon, config, &train, &test_raw, scaling, &y_test, classes, seed,
                 )
-                .map_err(|e| e.to_string());
+                .map_err(|e| Failure::of(&e));
                 scores[mi * config.epsilons.len() + ei].push(score);
             }
         }
@@ -419,7 +448,7 @@ fn summarise(
     method: &str,
     epsilon: f64,
     target: Option<f64>,
-    scores: &[std::result::Result<Score, String>],
+    scores: &[std::result::Result<Score, Failure>],
     tolerance: f64,
 ) -> Row {
     let ok: Vec<&Score> = scores.iter().filter_map(|s| s.as_ref().ok()).collect();
@@ -581,13 +610,28 @@ fn fit_and_score(
         Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
         Method::Lpct | Method::LpctPrune => {
             let (public, private) = public_and_private(train, config.public_fraction, seed)?;
-            // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`).
+            // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`);
+            // a held-out row outside them goes to the nearest cell, as the holders' rows do,
+            // rather than to label 0 (Theorem 5's rule, which on a 95%-positive target
+            // mislabels them all; docs/deviations.md#lpct-out-of-range-points). LPCT's leaves
+            // are guarded (docs/deviations.md#lpct-significance-guard), as `fit lpct` does.
             let raw = &Scaling::None;
+            let tree = crate::lpct::TreeSettings {
+                out_of_range: crate::lpct::OutOfRange::Route,
+                ..Default::default()
+            };
             if method == Method::Lpct {
-                let est = Lpct::params(public).epsilon(epsilon).check()?;
+                let est = Lpct::params(public)
+                    .epsilon(epsilon)
+                    .tree(tree)
+                    .guard(crate::lpct::guard::DEFAULT_Z)
+                    .check()?;
                 run(&est, &private, test_raw, raw, y_test, classes, seed)
             } else {
-                let est = LpctPrune::params(public).epsilon(epsilon).check()?;
+                let est = LpctPrune::params(public)
+                    .epsilon(epsilon)
+                    .tree(tree)
+                    .check()?;
                 run(&est, &private, test_raw, raw, y_test, classes, seed)
             }
         }

@@ -21,6 +21,11 @@ pub enum Error {
     /// The data do not fit the method (missing groups or target, wrong number of groups, NaN …).
     #[error("invalid data: {0}")]
     InvalidData(String),
+    /// A fit refused before anything is released because its result would be no better than a
+    /// guess at these (public) settings; the reason names the options that fix it (e.g.
+    /// [`crate::pipeline::refuse_guessed_bounds`]).
+    #[error("refused: {0}")]
+    Refused(String),
     /// The fit would take the session over its budget: refused before any noise was drawn.
     #[error("privacy budget exceeded: {0}")]
     BudgetExceeded(String),

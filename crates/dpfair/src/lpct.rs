@@ -32,6 +32,7 @@ pub mod baselines;
 pub mod collector;
 pub mod error;
 pub mod estimator;
+pub mod guard;
 pub mod partition;
 mod privacy_adapter;
 pub mod privatiser;
@@ -117,6 +118,11 @@ pub struct LpctConfig {
     /// The public weight λ; None: Theorem 4's λ ([`theory_lambda`]).
     pub lambda: Option<f64>,
     pub tree: TreeSettings,
+    /// A leaf keeps its own η̃ only when it is this many standard deviations from 1/2, else
+    /// takes its nearest such ancestor's ([`guard`], `docs/deviations.md#lpct-significance-guard`);
+    /// None (the paper's eq. (8) in every leaf) by default, [`guard::DEFAULT_Z`] in `dpfair
+    /// compare` and `fit lpct`.
+    pub guard: Option<f64>,
 }
 
 impl Default for LpctConfig {
@@ -126,6 +132,7 @@ impl Default for LpctConfig {
             depth: None,
             lambda: None,
             tree: TreeSettings::default(),
+            guard: None,
         }
     }
 }
@@ -529,12 +536,15 @@ fn lpct_model(
     lambda: f64,
 ) -> Result<LpctModel> {
     check_lambda(lambda)?;
+    let eta = match cfg.guard {
+        Some(z) if !(z.is_finite() && z >= 0.0) => {
+            return Err(invalid("guard", format!("must be finite and ≥ 0, got {z}")));
+        }
+        Some(z) => guard::guarded_eta(&tree, sums, lambda, cfg.tree.ratio, z),
+        None => sums.eta(lambda, cfg.tree.ratio),
+    };
     Ok(LpctModel {
-        classifier: TreeClassifier::new(
-            tree,
-            sums.eta(lambda, cfg.tree.ratio),
-            cfg.tree.out_of_range,
-        )?,
+        classifier: TreeClassifier::new(tree, eta, cfg.tree.out_of_range)?,
         depth,
         lambda,
         epsilon: cfg.epsilon,

@@ -88,6 +88,38 @@ pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) 
     needed.min(MAX_AUTO_BOUNDS_SHARE).max(least)
 }
 
+/// Refuses automatic private bounds that would be no better than a guess: `columns` columns
+/// on `rows` rows at `epsilon` for all of them, when each column's ε is below
+/// [`bounds_epsilon_needed`]`(rows, 0)`, where the bound on the spread release's failure weight,
+/// `86 · exp(−ε n/24)`, reaches 1: the features would be squashed or clipped at random, and the
+/// model worse than predicting the majority class. Public numbers only (column and row counts,
+/// ε), checked before anything is released; the error names the options that fix it.
+///
+/// ```
+/// use dpfair::pipeline::refuse_guessed_bounds;
+/// // Communities: 100 columns on 1,395 rows at ε = 0.25 (25% of ε = 1) are refused…
+/// assert!(refuse_guessed_bounds(100, 1_395, 0.25).is_err());
+/// // …while Credit's 21 columns on 21,000 rows at ε = 0.2 are not.
+/// assert!(refuse_guessed_bounds(21, 21_000, 0.2).is_ok());
+/// ```
+pub fn refuse_guessed_bounds(columns: usize, rows: usize, epsilon: f64) -> Result<()> {
+    if columns == 0 || !epsilon.is_finite() {
+        return Ok(());
+    }
+    let per_column = epsilon / columns as f64;
+    let needed = bounds_epsilon_needed(rows, 0.0);
+    if per_column >= needed {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "private bounds for {columns} column(s) would get ε = {} each, too little on this many \
+         rows for their release to beat a guess (docs/privacy.md, \"Feature bounds\"); give \
+         public bounds (--bounds or --bounds-file; `bounds=` in Python), coarse ranges \
+         (--coarse-bounds), fewer feature columns (--features, --drop), or a larger ε",
+        dpfair_privacy::ledger::readable(per_column)
+    )))
+}
+
 /// How features are scaled to `[0, 1]` before the method sees them. The default is
 /// [`Scaling::Auto`] with no public bounds and [`DEFAULT_BOUNDS_SHARE`]: every numeric column
 /// gets private bounds from a data-independent log-scale grid (docs/privacy.md, "Feature
@@ -239,6 +271,17 @@ impl Scaling {
                 };
                 let before = ledger.entries().len();
                 let share = self.share_on(loaded, epsilon);
+                // A public bound on an unknown column is the first error to report (from
+                // `MinMax::fit`, below), not the refusal.
+                let schema = &loaded.schema;
+                let bounds_known = public.0.keys().all(|c| {
+                    schema.features.iter().any(|f| f.name() == c)
+                        || schema.target.as_ref().is_some_and(|t| &t.name == c)
+                });
+                if matches!(self, Scaling::Auto { .. }) && bounds_known {
+                    let columns = self.plan(loaded).map_or(0, |p| p.private.len());
+                    refuse_guessed_bounds(columns, loaded.dataset.n_rows(), share * epsilon)?;
+                }
                 let epsilon = if epsilon.is_finite() {
                     share * epsilon
                 } else {

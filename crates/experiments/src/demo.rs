@@ -33,6 +33,68 @@ pub struct ComparePanel {
     /// The file name of the panel's frontier plot.
     pub plot: &'static str,
     pub data: dpfair_data::Loaded,
+    /// Public feature bounds from the panel's synthetic design ([`two_group_bounds`]): known
+    /// without reading a row, so the fits spend nothing on bounds.
+    pub bounds: dpfair_data::Bounds,
+}
+
+/// How many standard deviations of a design's Gaussian noise its public bounds reach beyond
+/// the noise's mean (a value falls outside with probability 6·10⁻⁵ and is clipped).
+const DESIGN_BOUNDS_SDS: f64 = 4.0;
+
+/// Public bounds of a Gaussian design's features: column `j` is `N(mean, 1)` with `mean`
+/// among `means[j]` (the design's own constants, not the data), bounded by the smallest and
+/// largest mean ∓ [`DESIGN_BOUNDS_SDS`].
+fn gaussian_bounds(means: &[Vec<f64>]) -> dpfair_data::Bounds {
+    dpfair_data::Bounds(
+        means
+            .iter()
+            .enumerate()
+            .map(|(j, m)| {
+                let lo = m.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                (
+                    format!("x{j}"),
+                    (lo - DESIGN_BOUNDS_SDS, hi + DESIGN_BOUNDS_SDS),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The public bounds of the two-group logistic design's features: `x0 ~ N(±shift, 1)`, the
+/// others `N(0, 1)`.
+///
+/// ```
+/// use dpfair_data::synthetic::TwoGroupLogisticDesign;
+/// let b = dpfair_experiments::demo::two_group_bounds(&TwoGroupLogisticDesign::default());
+/// assert_eq!(b.0["x0"], (-4.5, 4.5));
+/// assert_eq!(b.0["x4"], (-4.0, 4.0));
+/// ```
+pub fn two_group_bounds(design: &TwoGroupLogisticDesign) -> dpfair_data::Bounds {
+    let means: Vec<Vec<f64>> = (0..design.weights.len())
+        .map(|j| {
+            if j == 0 {
+                vec![-design.shift, design.shift]
+            } else {
+                vec![0.0]
+            }
+        })
+        .collect();
+    gaussian_bounds(&means)
+}
+
+/// The public bounds of the Gaussian mixture design's features: each component is
+/// `N(centre, I)` with the design's public centres.
+pub fn mixture_bounds(design: &GaussianMixtureDesign) -> Result<dpfair_data::Bounds> {
+    let centres = design
+        .centres(design.centres_seed)
+        .map_err(|e| ExpError::Method(e.to_string()))?
+        .centres;
+    let means: Vec<Vec<f64>> = (0..design.dim)
+        .map(|j| centres.iter().flatten().map(|c| c[j]).collect())
+        .collect();
+    Ok(gaussian_bounds(&means))
 }
 
 /// The held-out fraction the panels use: the demo's test rows among all its rows.
@@ -42,18 +104,21 @@ pub fn panel_test_fraction(size: DemoSize) -> f64 {
 
 /// The classification panels: two groups with different base rates and a binary target (every
 /// classifier applies), and six classes with two groups (DP-logistic and DP2DP apply), each of
-/// `size.train + size.test` rows.
+/// `size.train + size.test` rows, with public feature bounds from its design (private bounds
+/// for 20 columns on a few thousand rows would be refused as no better than a guess:
+/// docs/privacy.md, "Feature bounds").
 ///
 /// ```
 /// use dpfair_experiments::demo::{DemoSize, compare_panels};
 /// let panels = compare_panels(DemoSize::SMALL, 1)?;
 /// assert_eq!(panels.len(), 2);
 /// assert_eq!(panels[0].data.dataset.n_rows(), 2_500);
+/// assert_eq!(panels[1].bounds.0.len(), 20); // public bounds for every feature
 /// # Ok::<(), dpfair_experiments::ExpError>(())
 /// ```
 pub fn compare_panels(size: DemoSize, seed: u64) -> Result<Vec<ComparePanel>> {
     let n = size.train + size.test;
-    let panel = |title, plot, design: &dyn Design| -> Result<ComparePanel> {
+    let panel = |title, plot, design: &dyn Design, bounds| -> Result<ComparePanel> {
         let dataset = design
             .generate(n, seed)
             .map_err(|e| ExpError::Method(e.to_string()))?;
@@ -62,18 +127,23 @@ pub fn compare_panels(size: DemoSize, seed: u64) -> Result<Vec<ComparePanel>> {
             title,
             plot,
             data: dpfair_data::Loaded::in_memory(dataset, schema),
+            bounds,
         })
     };
+    let binary = TwoGroupLogisticDesign::default();
+    let mixture = GaussianMixtureDesign::default();
     Ok(vec![
         panel(
             "binary target, two groups with different base rates",
             "frontier_binary.svg",
-            &TwoGroupLogisticDesign::default(),
+            &binary,
+            two_group_bounds(&binary),
         )?,
         panel(
             "six classes, two groups",
             "frontier_multiclass.svg",
-            &GaussianMixtureDesign::default(),
+            &mixture,
+            mixture_bounds(&mixture)?,
         )?,
     ])
 }

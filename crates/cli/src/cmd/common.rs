@@ -333,16 +333,16 @@ pub fn bounds_lines(
 /// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
 /// likely too coarse to help: when the grid points beyond the data may weigh more than `e⁻²`
 /// against the best in the spread's release ([`dpfair::pipeline::bounds_epsilon_needed`]).
-/// Below [`dpfair::pipeline::bounds_epsilon_needed`]`(rows, 0)` the line says they would be no
-/// better than a guess.
+/// Below [`dpfair::pipeline::bounds_epsilon_needed`]`(rows, 0)` the fits refuse instead
+/// ([`dpfair::pipeline::refuse_guessed_bounds`]), and the line says so (for `compare`, which
+/// prints it before its fits).
 pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
     let needed = dpfair::pipeline::bounds_epsilon_needed(rows, 2.0);
     if eps_column.is_finite() && eps_column < dpfair::pipeline::bounds_epsilon_needed(rows, 0.0) {
         return Some(format!(
             "warning: private bounds at ε = {} per column would be no better than a guess on \
-             this many rows (the model likely no better than the majority class); give public \
-             --bounds for these columns, \
-             --coarse-bounds, fewer columns, or a larger ε",
+             this many rows: the fits that need them refuse; give public --bounds for these \
+             columns, --coarse-bounds, fewer columns, or a larger ε",
             readable(eps_column)
         ));
     }

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 #[command(
     after_help = "Example (Adult, two ε):\n  dpfair compare --data adult.csv \
     --target income --sensitive sex --epsilon 1,2 --out compare\n\nWithout --bounds every fit \
-    spends --bounds-share of its ε on private feature bounds; public --bounds cost nothing.\n\nThe held-out scores read the held-out rows without noise: they are an \
+    spends --bounds-share of its ε on private feature bounds; public --bounds cost nothing. A fit \
+    whose private bounds would be no better than a guess (too many columns for the rows and ε) \
+    refuses, and its row says `refused:` with what to change.\n\nThe held-out scores read the held-out rows without noise: they are an \
     evaluation for the data owner (like `dpfair evaluate`), not a private release. Each fit is \
     private at its own (ε, δ); its release noise comes from the OS, --seed fixes only the \
     splits."
@@ -208,10 +210,10 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
     s
 }
 
-/// A warning when a method is no better than the majority class, or failed.
+/// A warning when a method is no better than the majority class, or why it refused or failed.
 fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
     if let Some(e) = &r.error {
-        return format!("failed: {}", e.replace('|', "/"));
+        return e.to_string().replace('|', "/");
     }
     match majority {
         Some(m) if r.method != compare::MAJORITY && r.accuracy.mean <= m + tolerance / 2.0 => {

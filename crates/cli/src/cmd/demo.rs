@@ -15,7 +15,9 @@ same rows: (1) a binary target with two groups: every classifier, as `dpfair com
 reference; LPCT on a public 10 % of the training rows), plot frontier_binary.svg; (2) six \
 classes with two groups: DP-logistic and DP2DP, plot frontier_multiclass.svg; (3) a regression \
 target with four groups: private fair regression and its non-private reference, plot \
-fairness_vs_mse.svg. Features get automatic private bounds, as a fit without --bounds does.
+fairness_vs_mse.svg. Features are scaled with public bounds known from the synthetic designs \
+(their Gaussian means ± 4 standard deviations), as `--bounds` does; on your own data, a fit \
+without --bounds pays for private bounds from its ε.
 
 Example:
   dpfair demo --small --out demo-out";
@@ -62,7 +64,7 @@ pub fn run(args: Args) -> CliResult {
             seed: args.seed,
             ..dpfair::compare::Config::default()
         };
-        let scaling = dpfair::pipeline::Scaling::default();
+        let scaling = dpfair::pipeline::Scaling::Public(panel.bounds.clone());
         let report =
             dpfair::compare::compare(&panel.data, &scaling, &config, super::compare::progress())?;
         println!("## {}\n", panel.title);

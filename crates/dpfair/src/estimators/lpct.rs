@@ -57,6 +57,12 @@ impl LpctParams {
         self.config.tree = tree;
         self
     }
+    /// Guard each leaf's estimate at `z` standard deviations ([`crate::lpct::guard`]; default:
+    /// none, the paper's eq. (8) in every leaf).
+    pub fn guard(mut self, z: f64) -> Self {
+        self.config.guard = Some(z);
+        self
+    }
 }
 
 impl Params for LpctParams {
@@ -81,6 +87,14 @@ impl Params for LpctParams {
             return Err(Error::invalid(
                 "lambda",
                 format!("must be finite and ≥ 0, got {l}"),
+            ));
+        }
+        if let Some(z) = self.config.guard
+            && !(z.is_finite() && z >= 0.0)
+        {
+            return Err(Error::invalid(
+                "guard",
+                format!("must be finite and ≥ 0, got {z}"),
             ));
         }
         check_public(&self.public)?;

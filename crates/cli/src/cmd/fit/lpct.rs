@@ -22,6 +22,12 @@ pub struct Args {
     /// α = γ = 1 with the inverse-variance constant].
     #[arg(long, value_name = "L")]
     lambda: Option<f64>,
+    /// A leaf keeps its own estimate only when it is Z standard deviations from 1/2 (noise of
+    /// the reports and of the labels), else takes its nearest such ancestor's; 0 gives the
+    /// paper's eq. (8) in every leaf (on high-dimensional data its leaves hold about one public
+    /// row each, and the model is then worse than the majority class).
+    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    guard: f64,
 }
 
 pub fn run(a: Args) -> CliResult {
@@ -34,6 +40,9 @@ pub fn run(a: Args) -> CliResult {
         }
         if let Some(l) = a.lambda {
             p = p.lambda(l);
+        }
+        if a.guard != 0.0 {
+            p = p.guard(a.guard);
         }
         Ok(p.check()?)
     })?;

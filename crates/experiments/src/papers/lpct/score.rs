@@ -129,6 +129,7 @@ pub fn lpct_theory(
         depth: None,
         lambda: None,
         tree: settings.clone(),
+        guard: None,
     };
     let m = lpct::fit(&cfg, data.public, data.private, &mut ledger, &mut noise)
         .map_err(method_error)?;
