@@ -33,7 +33,7 @@
 //!
 //! **Strict S2.** Candidates: the public grid of [`Config::tau_grid`] points on
 //! `[−max π̃_a, max π̃_a]` (a post-processing of S1; the curve is constant beyond it). Utility
-//! [`crossing_utility`]: `−|D̂D(τ) − α sgn(τ)|`, which peaks at Algorithm 5's target; its
+//! [`crossing_utility`](crate::plugin::threshold::crossing_utility): `−|D̂D(τ) − α sgn(τ)|`, which peaks at Algorithm 5's target; its
 //! sensitivity is that of the curve, `2/m`. The choice is made by permute-and-flip (the privacy
 //! crate's `exponential_mechanism`), ε-DP for every event. Utility cost: the selected point's
 //! `D̂D` is within about `(2Δ/ε)·ln(#grid/#near-optimal points)` of `±α`
