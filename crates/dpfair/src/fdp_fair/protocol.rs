@@ -41,6 +41,7 @@ use crate::plugin::eta_model::{EtaModel, S1Statistics};
 use crate::plugin::logistic::{LogisticS1, public_l2};
 use crate::plugin::release::{
     EtaEstimate, KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
+    check_eps_delta,
 };
 use crate::plugin::split::random_split;
 use crate::plugin::threshold::{GroupRule, score};
@@ -254,19 +255,6 @@ pub struct FederatedInfo {
     pub config: SearchConfig,
 }
 
-fn check_budget(epsilon: f64, delta: f64) -> Result<()> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return Err(invalid(
-            "epsilon",
-            format!("must be finite and > 0, got {epsilon}"),
-        ));
-    }
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
-    }
-    Ok(())
-}
-
 /// The ledger a site charges: its own `(ε_s, δ_s)`, or unlimited in paper mode (the paper's
 /// procedure is recorded, not refused).
 pub fn site_ledger(epsilon: f64, delta: f64, accounting: Accounting) -> Result<Ledger> {
@@ -365,7 +353,7 @@ pub(crate) fn site_round1_with(
     noise: &mut Noise,
     memo: &mut SumsMemo,
 ) -> Result<Round1> {
-    check_budget(params.epsilon, params.delta)?;
+    check_eps_delta(params.epsilon, params.delta)?;
     ledger.record_noise(noise);
     if params.site.is_empty() {
         return Err(invalid("site", "the site needs a name"));
@@ -530,7 +518,7 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
             first.run
         ));
     }
-    check_budget(r.epsilon, r.delta).map_err(|e| Error::InvalidData(format!("{what}: {e}")))?;
+    check_eps_delta(r.epsilon, r.delta).map_err(|e| Error::InvalidData(format!("{what}: {e}")))?;
     if r.accounting != first.accounting {
         return bad(format!(
             "accounting {:?}, site `{}` used {:?}; all sites must use the same mode",

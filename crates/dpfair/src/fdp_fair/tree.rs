@@ -24,7 +24,7 @@
 
 use crate::accumulate::CountTable;
 use crate::plugin::error::{Error, Result, invalid};
-use crate::plugin::release::{Calibration, gaussian_release_vec};
+use crate::plugin::release::{Calibration, check_eps_delta, gaussian_release_vec};
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 
@@ -167,15 +167,7 @@ impl TreeCounts {
         ledger: &mut Ledger,
         noise: &mut Noise,
     ) -> Result<SiteTrees> {
-        if !(epsilon.is_finite() && epsilon > 0.0) {
-            return Err(invalid(
-                "epsilon",
-                format!("must be finite and > 0, got {epsilon}"),
-            ));
-        }
-        if !(delta > 0.0 && delta < 1.0) {
-            return Err(invalid("delta", format!("must be in (0, 1), got {delta}")));
-        }
+        check_eps_delta(epsilon, delta)?;
         let depth = self.depth;
         let flat: Vec<f64> = [self.levels(0), self.levels(1)]
             .iter()
