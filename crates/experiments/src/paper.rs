@@ -75,6 +75,10 @@ pub struct Reference {
     /// `max(tolerance, k·SE)` of the difference of the two means, `SE = sd·√(1/n + 1/paper_n)`,
     /// with the paper's unknown sd taken equal to ours (`n`: our repetitions).
     pub spread: Option<(f64, usize)>,
+    /// The run chose a configuration per setting (the paper's oracle selection over a grid):
+    /// the setting's other metrics are that configuration's values (`p`, `lambda`, …), shown
+    /// beside the setting.
+    pub chosen_configuration: bool,
 }
 
 /// Why a reference row misses: a short measured reason and the deviation it comes from, an
@@ -118,6 +122,7 @@ impl Reference {
             reason: None,
             printed: true,
             spread: None,
+            chosen_configuration: false,
         }
     }
 
@@ -137,6 +142,13 @@ impl Reference {
                 .max(k * sd * (1.0 / n as f64 + 1.0 / paper_n as f64).sqrt()),
             _ => self.tolerance,
         }
+    }
+
+    /// The matched setting's other metrics describe the configuration the run chose (builder
+    /// style; see [`Reference::chosen_configuration`]).
+    pub fn showing_chosen_configuration(mut self) -> Self {
+        self.chosen_configuration = true;
+        self
     }
 
     /// At fairness level `level` (builder style).

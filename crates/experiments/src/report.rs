@@ -70,6 +70,25 @@ pub fn setting_text(s: &crate::grid::Setting) -> String {
     out
 }
 
+/// The configuration chosen for `matched`'s setting: its other metrics (the chosen values are
+/// the same in every repetition under oracle selection; a value that varies shows its mean and
+/// "varies").
+fn chosen_text(matched: &Summary, rows: &[Summary]) -> String {
+    let values: Vec<String> = rows
+        .iter()
+        .filter(|s| s.setting == matched.setting && s.metric != matched.metric)
+        .map(|s| {
+            let varies = if s.std > 0.0 { " (varies)" } else { "" };
+            format!("{} = {}{varies}", s.metric, fmt_f64(s.mean))
+        })
+        .collect();
+    if values.is_empty() {
+        String::new()
+    } else {
+        format!(" · chosen: {}", values.join(", "))
+    }
+}
+
 /// The setting a reference asks for, when no row matched it.
 fn wanted_text(r: &Reference) -> String {
     let mut out = format!(
@@ -197,8 +216,13 @@ pub(crate) fn write(
                     let ok = d.abs() <= tolerance;
                     compared += 1;
                     within += usize::from(ok);
+                    let chosen = if r.chosen_configuration {
+                        chosen_text(s, rows)
+                    } else {
+                        String::new()
+                    };
                     (
-                        setting_text(&s.setting),
+                        setting_text(&s.setting) + &chosen,
                         format!("{} ± {} (n = {})", num(s.mean), num(s.ci95), s.repetitions),
                         format!("{d:+.4}"),
                         if ok { "within" } else { "**miss**" }.to_string(),
@@ -335,5 +359,40 @@ mod tests {
         };
         assert!(miss_reason(Some(&any_side), 0.02).starts_with("noise lowers it"));
         assert_eq!(miss_reason(None, 0.02), "unexplained");
+    }
+
+    /// A setting's other metrics are its chosen configuration; other settings' are not.
+    #[test]
+    fn the_chosen_configuration_lists_the_settings_other_metrics() {
+        let setting = |method: &str| crate::grid::Setting {
+            dataset: "diabetes".into(),
+            method: method.into(),
+            accounting: "strict".into(),
+            epsilon: 2.0,
+            delta: 0.0,
+            fairness_level: None,
+            params: crate::grid::Params::new(),
+        };
+        let row = |method: &str, metric: &str, mean: f64, std: f64| Summary {
+            setting: setting(method),
+            repetitions: 20,
+            epsilon_spent: Some(2.0),
+            metric: metric.into(),
+            mean,
+            std,
+            ci95: 0.0,
+        };
+        let rows = vec![
+            row("lpct-m", "accuracy", 0.72, 0.02),
+            row("lpct-m", "p", 3.0, 0.0),
+            row("lpct-m", "lambda", 100.0, 0.0),
+            row("lpct-c", "p", 5.0, 0.0),
+            row("lpct-m", "rounds", 2.5, 0.5),
+        ];
+        assert_eq!(
+            chosen_text(&rows[0], &rows),
+            " · chosen: p = 3, lambda = 100, rounds = 2.5 (varies)"
+        );
+        assert_eq!(chosen_text(&rows[3], &rows[3..4]), "");
     }
 }

@@ -92,6 +92,8 @@ pub struct RffBasis {
     spec: BasisSpec,
     /// `ω_j / h`, row-major `D × d`.
     freqs: Vec<f64>,
+    /// The same, dimension-major (`d × D`), for [`RffBasis::features_into`].
+    freqs_by_dim: Vec<f64>,
 }
 
 impl TryFrom<BasisSpec> for RffBasis {
@@ -155,6 +157,9 @@ impl RffBasis {
             freqs.push(b / bandwidth);
         }
         freqs.truncate(total);
+        let freqs_by_dim = (0..total)
+            .map(|i| freqs[(i % n_frequencies) * dim + i / n_frequencies])
+            .collect();
         Ok(RffBasis {
             spec: BasisSpec {
                 dim,
@@ -164,6 +169,7 @@ impl RffBasis {
                 generator: GENERATOR.to_string(),
             },
             freqs,
+            freqs_by_dim,
         })
     }
 
@@ -196,11 +202,14 @@ impl RffBasis {
         debug_assert_eq!(out.len(), 2 * nf);
         let scale = NORM_MARGIN / (nf as f64).sqrt();
         let (cos_part, sin_part) = out.split_at_mut(nf);
-        // Arguments first (a dense loop the compiler vectorises), then the trigonometry, also
-        // vectorised ([`sin_cos_in_place`]).
-        for (j, c) in cos_part.iter_mut().enumerate() {
-            let w = &self.freqs[j * d..(j + 1) * d];
-            *c = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        // Arguments first, then the trigonometry ([`sin_cos_in_place`]), both dense loops the
+        // compiler vectorises. Argument j is `Σ_k ω_jk·x_k` summed in k order from
+        // `Iterator::sum`'s start (the dot product `ω_j·x` as an iterator sums it, bit for bit),
+        // advanced for all j at once, one dimension at a time.
+        let start: f64 = std::iter::empty::<f64>().sum();
+        cos_part.fill(start);
+        for (w, &xk) in self.freqs_by_dim.chunks_exact(nf).zip(x) {
+            cos_part.iter_mut().zip(w).for_each(|(c, wk)| *c += wk * xk);
         }
         sin_cos_in_place(cos_part, sin_part);
         cos_part.iter_mut().for_each(|c| *c *= scale);
@@ -391,6 +400,41 @@ mod tests {
 
     /// The interleaved evaluation is each function's sequential dot product `Σ_j c_j φ_j(x)`
     /// (as `Iterator::sum` computes it), bit for bit, for any number of functions.
+    /// The features are `scale·(cos, sin)(ω_j·x)` with the dot product an iterator's sum, bit
+    /// for bit (zeros and negative coordinates included, where the sum's start shows).
+    #[test]
+    fn features_are_the_dot_products_trigonometry_bit_for_bit() {
+        let b = RffBasis::new(3, 0.2, 50, 4).unwrap();
+        let scale = NORM_MARGIN / 50f64.sqrt();
+        for x in [
+            [0.3, -0.7, 0.05],
+            [0.0, -0.0, 0.0],
+            [-0.0, -0.0, -0.0],
+            [1.0, 0.0, -2.5],
+        ] {
+            let phi = b.features(&x);
+            for j in 0..50 {
+                let arg: f64 = b.freqs[j * 3..(j + 1) * 3]
+                    .iter()
+                    .zip(&x)
+                    .map(|(a, v)| a * v)
+                    .sum();
+                let (mut c, mut s) = ([arg], [0.0]);
+                sin_cos_in_place(&mut c, &mut s);
+                assert_eq!(
+                    phi[j].to_bits(),
+                    (c[0] * scale).to_bits(),
+                    "cos {j} at {x:?}"
+                );
+                assert_eq!(
+                    phi[50 + j].to_bits(),
+                    (s[0] * scale).to_bits(),
+                    "sin {j} at {x:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn evaluation_is_the_sequential_dot_product_bit_for_bit() {
         let b = RffBasis::new(3, 0.2, 50, 4).unwrap();

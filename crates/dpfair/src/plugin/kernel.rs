@@ -81,6 +81,34 @@ fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
 }
 
+/// Appends `−½·(‖r − x‖²·inv)` for every row `r` of `rows` (`m` rows of `x.len()` values, one
+/// after another) to `out`: the kernel sums' exponents. Bit for bit [`sq_dist`]'s sum (terms added
+/// left to right; its start, ±0, leaves the first square unchanged), with the dimension fixed at
+/// compile time for the small dimensions of the papers' designs (no loop over it per pair).
+fn push_exponents(rows: &[f64], m: usize, x: &[f64], inv: f64, out: &mut Vec<f64>) {
+    fn fixed<const D: usize>(rows: &[f64], x: &[f64], inv: f64, out: &mut Vec<f64>) {
+        let x: [f64; D] = x.try_into().expect("dimension D");
+        out.extend(rows.chunks_exact(D).map(|r| {
+            let mut s = (r[0] - x[0]) * (r[0] - x[0]);
+            for k in 1..D {
+                s += (r[k] - x[k]) * (r[k] - x[k]);
+            }
+            -0.5 * (s * inv)
+        }));
+    }
+    match x.len() {
+        1 => fixed::<1>(rows, x, inv, out),
+        2 => fixed::<2>(rows, x, inv, out),
+        3 => fixed::<3>(rows, x, inv, out),
+        4 => fixed::<4>(rows, x, inv, out),
+        0 => out.extend(std::iter::repeat_n(-0.5 * (sq_dist(&[], x) * inv), m)),
+        d => out.extend(rows.chunks_exact(d).map(|r| -0.5 * (sq_dist(r, x) * inv))),
+    }
+}
+
+/// Evaluation points whose kernel sums [`kernel_sums_by_cell`] advances together.
+const EVAL_BLOCK: usize = 8;
+
 /// Exact kernel sums: `out[j][c] = Σ_{i : cell[i] = c} K((X_i − x_j)/h)` (unscaled kernel, no
 /// `h^{−d}`), for `c < n_cells`. `O(n·m·d)`, parallel over evaluation points.
 pub fn kernel_sums_by_cell(
@@ -120,25 +148,39 @@ pub fn kernel_sums_by_cell(
     // the direct double loop's, bit for bit.
     let (train_id, train_rows) = distinct_rows(train.view());
     let (eval_id, eval_rows) = distinct_rows(eval);
+    let distinct_train: Vec<f64> = train_rows
+        .iter()
+        .flat_map(|&i| train.row(i).to_vec())
+        .collect();
+    // Distinct evaluation points go in blocks of `EVAL_BLOCK`: one pass over the training rows
+    // advances all of a block's sums (the same additions, in the same order, for each point).
     let sums: Vec<Vec<f64>> = eval_rows
-        .par_iter()
-        .map(|&j| {
-            let x = eval.row(j).to_vec();
-            let mut k: Vec<f64> = train_rows
-                .iter()
-                .map(|&i| {
-                    let t = train.row(i);
-                    -0.5 * (sq_dist(t.as_slice().expect("standard layout"), &x) * inv)
-                })
-                .collect();
-            exp_in_place(&mut k);
-            let mut row = vec![0.0; n_cells];
+        .par_chunks(EVAL_BLOCK)
+        .flat_map_iter(|block| {
+            // `kernels[id][b]`: the kernel of distinct training row `id` at the block's point
+            // `b` (every value the one `exp` gives its argument, whatever the slice around it).
+            let m = train_rows.len();
+            let mut exponents = Vec::with_capacity(m);
+            let mut kernels = vec![[0.0f64; EVAL_BLOCK]; m];
+            for (b, &j) in block.iter().enumerate() {
+                let x = eval.row(j).to_vec();
+                exponents.clear();
+                push_exponents(&distinct_train, m, &x, inv, &mut exponents);
+                kernels
+                    .iter_mut()
+                    .zip(&exponents)
+                    .for_each(|(row, &v)| row[b] = v);
+            }
+            exp_in_place(kernels.as_flattened_mut());
+            // One slot per cell, and a last one for the rows of no cell (branch-free).
+            let mut acc = vec![[0.0f64; EVAL_BLOCK]; n_cells + 1];
             for (&c, &id) in cell.iter().zip(&train_id) {
-                if c < n_cells {
-                    row[c] += k[id];
+                let (a, k) = (&mut acc[c.min(n_cells)], &kernels[id]);
+                for b in 0..EVAL_BLOCK {
+                    a[b] += k[b];
                 }
             }
-            row
+            (0..block.len()).map(move |b| acc[..n_cells].iter().map(|a| a[b]).collect::<Vec<f64>>())
         })
         .collect();
     let mut out = Array2::<f64>::zeros((eval.nrows(), n_cells));
@@ -167,13 +209,23 @@ fn distinct_rows(x: ArrayView2<f64>) -> (Vec<usize>, Vec<usize>) {
     (ids, first)
 }
 
+/// Rows of [`out_of_fold_sums`]'s outer loop taken together: their sums over the rows after the
+/// block advance in `OUTER_BLOCK` independent lanes, each still in increasing order.
+const OUTER_BLOCK: usize = 8;
+
 /// For every row `j`, `Σ_{i : fold[i] ≠ fold[j], y_i = c} K((X_i − X_j)/h)` for `c ∈ {0, 1}`:
 /// the kernel sums of [`cross_validate`]'s held-out rows over the other folds' rows, as
 /// [`kernel_sums_by_cell`] computes them (from 0, over the training rows in increasing order,
 /// the same products) but with each pair's kernel computed once for both of its rows
-/// (`K` and the squared distance are symmetric bit for bit: `(a − b)² = (b − a)²`). Row-major
-/// over pairs `i < j`, a row's sum receives its terms in increasing order of the other row: the
-/// rows before it while they are the outer row, then the rows after it as the outer row.
+/// (`K` and the squared distance are symmetric bit for bit: `(a − b)² = (b − a)²`).
+///
+/// Every row's sum receives its terms in increasing order of the other row: the rows before it
+/// while they are the outer row, then the rows after it as the outer row. The outer rows go in
+/// blocks of [`OUTER_BLOCK`]: the pairs inside a block first, in row-major order, then the rows
+/// after the block, each receiving the block's terms in order while the block's own sums advance
+/// side by side. Branch-free: a pair in the same fold, or a label other than 0/1 (which counts in
+/// no cell, as in `kernel_sums_by_cell`), adds `+0.0`, which leaves a sum of non-negative terms
+/// unchanged bit for bit.
 fn out_of_fold_sums(x: ArrayView2<f64>, y: &[u8], fold: &[usize], h: f64) -> Result<Vec<[f64; 2]>> {
     if !(h.is_finite() && h > 0.0) {
         return Err(invalid(
@@ -183,34 +235,73 @@ fn out_of_fold_sums(x: ArrayView2<f64>, y: &[u8], fold: &[usize], h: f64) -> Res
     }
     let inv = 1.0 / (h * h);
     let n = x.nrows();
-    let rows: Vec<&[f64]> = x
-        .outer_iter()
-        .map(|r| r.to_slice().expect("standard layout"))
-        .collect();
-    let mut sums = vec![[0.0f64; 2]; n];
-    // The kernels of row i with the rows after it, exponentiated together (vectorised).
-    let mut kernels = Vec::with_capacity(n);
-    for i in 0..n {
-        let (xi, fi, yi) = (rows[i], fold[i], y[i] as usize);
-        kernels.clear();
-        kernels.extend(rows[i + 1..].iter().map(|r| -0.5 * (sq_dist(xi, r) * inv)));
-        exp_in_place(&mut kernels);
-        let (head, tail) = sums.split_at_mut(i + 1);
-        let own = &mut head[i];
-        for ((j, target), &k) in (i + 1..n).zip(tail.iter_mut()).zip(&kernels) {
-            if fold[j] == fi {
-                continue;
-            }
-            // Labels other than 0/1 count in no cell, as in `kernel_sums_by_cell`.
-            if let Some(t) = target.get_mut(yi) {
-                *t += k;
-            }
-            if let Some(o) = own.get_mut(y[j] as usize) {
-                *o += k;
+    let d = x.ncols();
+    let all = x.to_slice().expect("standard layout");
+    let rows: Vec<&[f64]> = if d == 0 {
+        vec![&[]; n]
+    } else {
+        all.chunks_exact(d).collect()
+    };
+    // Label weights: 1.0 in the row's own cell, 0.0 in the other (both 0.0 outside {0, 1}).
+    let weights = |c: u8| -> Vec<f64> { y.iter().map(|&l| f64::from(u8::from(l == c))).collect() };
+    let (w0, w1) = (weights(0), weights(1));
+    let (mut s0, mut s1) = (vec![0.0f64; n], vec![0.0f64; n]);
+    // `kernels[b]`: row `start + b`'s kernels with every row after it, exponentiated together.
+    let mut kernels: Vec<Vec<f64>> = vec![Vec::with_capacity(n); OUTER_BLOCK];
+    for start in (0..n).step_by(OUTER_BLOCK) {
+        let end = (start + OUTER_BLOCK).min(n);
+        for (b, k) in kernels.iter_mut().enumerate().take(end - start) {
+            k.clear();
+            push_exponents(
+                &all[(start + b + 1) * d..],
+                n - start - b - 1,
+                rows[start + b],
+                inv,
+                k,
+            );
+            exp_in_place(k);
+        }
+        // Pairs inside the block, row-major.
+        for i in start..end {
+            for j in i + 1..end {
+                let k = if fold[i] == fold[j] {
+                    0.0
+                } else {
+                    kernels[i - start][j - i - 1]
+                };
+                s0[j] += k * w0[i];
+                s1[j] += k * w1[i];
+                s0[i] += k * w0[j];
+                s1[i] += k * w1[j];
             }
         }
+        // The rows after the block.
+        let lanes = end - start;
+        let mut own = [[0.0f64; 2]; OUTER_BLOCK];
+        let mut outer = [(0usize, 0.0f64, 0.0f64); OUTER_BLOCK];
+        for b in 0..lanes {
+            own[b] = [s0[start + b], s1[start + b]];
+            outer[b] = (fold[start + b], w0[start + b], w1[start + b]);
+        }
+        for j in end..n {
+            let (fj, (mut t0, mut t1)) = (fold[j], (s0[j], s1[j]));
+            for b in 0..lanes {
+                let (fi, wi0, wi1) = outer[b];
+                let k = kernels[b][j - start - b - 1];
+                let k = if fi == fj { 0.0 } else { k };
+                t0 += k * wi0;
+                t1 += k * wi1;
+                own[b][0] += k * w0[j];
+                own[b][1] += k * w1[j];
+            }
+            s0[j] = t0;
+            s1[j] = t1;
+        }
+        for b in 0..lanes {
+            [s0[start + b], s1[start + b]] = own[b];
+        }
     }
-    Ok(sums)
+    Ok(s0.into_iter().zip(s1).map(|(a, b)| [a, b]).collect())
 }
 
 /// The authors' bandwidth cross-validation (`cv_select_h`): random fold labels (a
@@ -315,6 +406,25 @@ mod tests {
         assert_eq!(public_rule(10_000_000_000, 1, f64::INFINITY), 0.05);
     }
 
+    /// The fixed-dimension exponents are `sq_dist`'s, bit for bit, in every dimension.
+    #[test]
+    fn exponents_equal_the_generic_squared_distance_bit_for_bit() {
+        for d in 0..7 {
+            let rows: Vec<f64> = (0..5 * d)
+                .map(|i| ((i * 37) % 11) as f64 / 7.3 - 0.4)
+                .collect();
+            let x: Vec<f64> = (0..d).map(|k| 0.1 + k as f64 / 3.0).collect();
+            let mut out = Vec::new();
+            push_exponents(&rows, 5, &x, 1.0 / 0.09, &mut out);
+            assert_eq!(out.len(), 5, "d = {d}");
+            for (i, v) in out.iter().enumerate() {
+                let r = &rows[i * d..(i + 1) * d];
+                let want = -0.5 * (sq_dist(r, &x) * (1.0 / 0.09));
+                assert_eq!(v.to_bits(), want.to_bits(), "d = {d}, row {i}");
+            }
+        }
+    }
+
     #[test]
     fn kernel_sums_match_a_direct_loop() {
         let t = array![[0.1, 0.1], [0.2, 0.4], [0.9, 0.8]];
@@ -356,9 +466,11 @@ mod tests {
     /// `kernel_sums_by_cell`, bit for bit, for every row and both labels.
     #[test]
     fn out_of_fold_sums_equal_the_per_fold_sums_bit_for_bit() {
-        let n = 120;
+        // 123 rows: a last block shorter than `OUTER_BLOCK`; labels 0, 1 and 2 (in no cell).
+        let n = 123;
+        assert_ne!(n % OUTER_BLOCK, 0);
         let x = Array2::from_shape_fn((n, 2), |(i, k)| ((i * 37 + k * 11) % 101) as f64 / 97.0);
-        let y: Vec<u8> = (0..n).map(|i| u8::from(i % 3 == 0)).collect();
+        let y: Vec<u8> = (0..n).map(|i| (i % 5 % 3) as u8).collect();
         let fold: Vec<usize> = permutation(n, 4).into_iter().map(|i| i % 3).collect();
         for h in [0.1, 0.35] {
             let all = out_of_fold_sums(x.view(), &y, &fold, h).unwrap();

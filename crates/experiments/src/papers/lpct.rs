@@ -333,7 +333,8 @@ impl Paper for LpctPaper {
         // at 20 splits each).
         let t = |col: &str, method: &str, eps: f64, v: f64| {
             let r = Reference::new(col, "diabetes", method, eps, "accuracy", v, 0.01)
-                .within_standard_errors(3.0, 20);
+                .within_standard_errors(3.0, 20)
+                .showing_chosen_configuration();
             match method {
                 "prune-m" | "prune-c" => r.explained_by(
                     "lpct-prune-falls-as-epsilon-grows",
