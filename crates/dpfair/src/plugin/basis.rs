@@ -85,6 +85,34 @@ pub struct BasisSpec {
     pub generator: String,
 }
 
+/// `acc[f] = Σ_j coefs[j·k + f]·phi[j]` for the `k = acc.len()` functions of
+/// [`RffBasis::evaluate`], each summed sequentially in `j` order from −0.0 (`Iterator::sum`'s
+/// start), bit for bit; the functions advance four at a time in fixed-size lanes, so that the
+/// compiler keeps them in registers.
+fn dot_products(phi: &[f64], coefs: &[f64], acc: &mut [f64]) {
+    const LANES: usize = 4;
+    let k = acc.len();
+    let full = k - k % LANES;
+    for g in (0..full).step_by(LANES) {
+        let mut lane = [-0.0f64; LANES];
+        for (p, c) in phi.iter().zip(coefs.chunks_exact(k)) {
+            let c: &[f64; LANES] = c[g..g + LANES].try_into().expect("four lanes");
+            for i in 0..LANES {
+                lane[i] += c[i] * p;
+            }
+        }
+        acc[g..g + LANES].copy_from_slice(&lane);
+    }
+    if full < k {
+        acc[full..].iter_mut().for_each(|a| *a = -0.0);
+        for (p, c) in phi.iter().zip(coefs.chunks_exact(k)) {
+            for (a, v) in acc[full..].iter_mut().zip(&c[full..]) {
+                *a += v * p;
+            }
+        }
+    }
+}
+
 /// Random Fourier features of `exp(−‖x−x'‖²/(2h²))` on `R^d`; see the module docs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "BasisSpec", into = "BasisSpec")]
@@ -329,12 +357,7 @@ impl RffBasis {
                     Some(s) => self.features_into(s, &mut phi),
                     None => self.features_into(&row.to_vec(), &mut phi),
                 }
-                acc.iter_mut().for_each(|a| *a = -0.0);
-                for (p, c) in phi.iter().zip(by_function.chunks_exact(k.max(1))) {
-                    for (a, v) in acc.iter_mut().zip(c) {
-                        *a += v * p;
-                    }
-                }
+                dot_products(&phi, &by_function, &mut acc);
                 out_row.iter_mut().zip(&acc).for_each(|(o, a)| *o = *a);
             }
         };

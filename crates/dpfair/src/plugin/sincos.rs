@@ -93,7 +93,9 @@ fn sin_cos_reduced(x: f64) -> (f64, f64) {
 /// otherwise.
 pub fn sin_cos_in_place(cos: &mut [f64], sin: &mut [f64]) {
     assert_eq!(cos.len(), sin.len(), "one sine per cosine");
-    let fast = cos.iter().fold(true, |all, v| all & (v.abs() <= FAST_RANGE));
+    let fast = cos
+        .iter()
+        .fold(true, |all, v| all & (v.abs() <= FAST_RANGE));
     for (c, s) in cos.iter_mut().zip(sin.iter_mut()) {
         let (sv, cv) = if fast {
             sin_cos_reduced(*c)

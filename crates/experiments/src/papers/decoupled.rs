@@ -688,12 +688,28 @@ impl Paper for Decoupled {
                     // Targets: accuracy within 0.015; the gap is compared for
                     // information (its target is the trend in λ), band 0.02.
                     // Both reasons lower our numbers: a miss above the table is unexplained.
-                    let why = "the comparison code's noise at ε': without it (ε' = 1000) the \
-                               same cells reach the table's accuracy (Adult λ = 0.5: 0.7965 vs \
-                               0.7998); why the published runs carry less noise is unexplained";
-                    let why_gap = "the comparison code's noise at ε' fits less: our SP gaps are \
-                                   lower at every λ (Adult ε' = 3, λ = 0.5: 0.038 vs 0.102), \
-                                   the same direction as the accuracy gap";
+                    // Measured on this data set (examples/dp_fermi_gap.rs, 4 splits).
+                    let (why, why_gap) = if dataset == "adult" {
+                        (
+                            "the comparison code's noise at ε': without it (ε' = 1000) the same \
+                             cells reach the table's accuracy (Adult λ = 0.5: 0.7737 at ε' = 3, \
+                             0.7965 at ε' = 1000, table 0.7998); why the published runs carry \
+                             less noise is unexplained",
+                            "the comparison code's noise at ε' fits less: our SP gaps are lower \
+                             at every λ (Adult ε' = 3, λ = 0.5: 0.038 vs 0.102), the same \
+                             direction as the accuracy gap",
+                        )
+                    } else {
+                        (
+                            "the comparison code's noise at ε': without it (ε' = 1000) the same \
+                             cells pass the table's accuracy (Credit λ = 0.1: 0.7566 at ε' = 3, \
+                             0.8005 at ε' = 1000, table 0.7899); why the published runs carry \
+                             less noise is unexplained",
+                            "the comparison code's noise at ε' fits less: our SP gaps are lower \
+                             at small λ (Credit ε' = 3, λ = 0.1: 0.013 vs 0.021), the same \
+                             direction as the accuracy gap",
+                        )
+                    };
                     let anchor = "decoupled-dp-fermi-accuracy-at-small-lambda";
                     let a =
                         Reference::new(t, dataset, "dp-fermi", eps, "accuracy", accuracy, 0.015)
