@@ -394,51 +394,129 @@ fn read_window(
     }
 }
 
-fn compose(d: &Discrete, steps: u64, k0: i64, n: usize) -> Composed {
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
-    place(d, n, |i, m| buf[i].re += m);
-    let (forward, inverse) = plans(n);
-    forward.process(&mut buf);
-    for c in buf.iter_mut() {
-        *c = complex_pow(*c, steps);
+/// Share of δ left to the frequencies the composition leaves out ([`band_limit`]): far below the
+/// floating-point resolution of δ, so the bounds read the same as with every frequency kept.
+const BAND_SHARE: f64 = 1e-30;
+
+/// The band [−K, K] of frequencies that carries the T-fold composition of the cell masses `mass`
+/// on a circle of n points: every |k| ∈ (K, n/2] has |X_k|^T ≤ BAND_SHARE·δ/n, so leaving those
+/// frequencies out moves each composed mass by at most BAND_SHARE·δ/n and the privacy profile
+/// (a sum over at most n masses with weights in [0, 1]) by at most BAND_SHARE·δ, which
+/// [`read_bounds`] charges. Bound: the transform of the second difference Δ²x is
+/// −4 sin²(πk/n)·X_k, so |X_k| ≤ V / (4 sin²(πk/n)) with V = Σ|Δ²x| on the circle, decreasing in
+/// |k| up to n/2 (and |X_k| ≤ Σx ≤ 1). The step's masses are a smooth bump hundreds of cells wide
+/// and T is large, so K is a few hundred out of n/2 ≈ 2·10⁵ at the anchor: the T-th powers are
+/// taken on 2K + 1 frequencies instead of n (the rest would underflow anyway). `None` when no
+/// K < n/4 qualifies (every frequency is then kept).
+fn band_limit(mass: &[f64], n: usize, steps: u64, delta: f64) -> Option<usize> {
+    if mass.len() + 2 > n {
+        return None;
     }
-    inverse.process(&mut buf);
-    let scale = 1.0 / n as f64;
-    read_window(d, steps, k0, n, |i| buf[i].re * scale)
+    // Σ|Δ²x| over the circle: the masses with two zeros on either side (the rest of the circle
+    // is zero), with a relative margin for the rounding of the sum.
+    let at = |j: usize| j.checked_sub(2).and_then(|i| mass.get(i)).copied().unwrap_or(0.0);
+    let v: f64 = (0..mass.len() + 2)
+        .map(|j| (at(j + 2) - 2.0 * at(j + 1) + at(j)).abs())
+        .sum::<f64>()
+        * (1.0 + 1e-12);
+    // The largest |X_k| allowed: b^T ≤ BAND_SHARE·δ/n.
+    let b = ((BAND_SHARE * delta / n as f64).ln() / steps as f64).exp() * (1.0 - 1e-12);
+    let sine = (v / (4.0 * b)).sqrt();
+    if !(sine < std::f64::consts::FRAC_1_SQRT_2) {
+        return None;
+    }
+    // Smallest K with sin(πK/n) ≥ sine, plus one for the rounding of asin.
+    let k = (sine.asin() * n as f64 / std::f64::consts::PI).ceil() as usize + 1;
+    (k < n / 4).then_some(k)
+}
+
+/// The frequencies 0..=K of a circle of n points, each standing for itself and its mirror n − k
+/// (0..=n/2 when `band` is `None`: every frequency).
+fn kept(band: Option<usize>, n: usize) -> std::ops::RangeInclusive<usize> {
+    0..=band.unwrap_or(n).min(n / 2)
+}
+
+/// A zeroed transform buffer of length n, reused by the evaluations of this thread (a fresh
+/// 8 MB buffer per call costs its page faults: about a tenth of an evaluation).
+fn with_buffer<R>(n: usize, f: impl FnOnce(&mut [Complex<f64>]) -> R) -> R {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<Complex<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|cell| {
+        let mut buf = cell.take();
+        buf.clear();
+        buf.resize(n, Complex::new(0.0, 0.0));
+        let r = f(&mut buf);
+        cell.replace(buf);
+        r
+    })
+}
+
+/// Zeroes the frequencies outside the band [−K, K] (nothing when `band` is `None`).
+fn clear_outside(buf: &mut [Complex<f64>], band: Option<usize>) {
+    let n = buf.len();
+    if let Some(k) = band {
+        buf[k + 1..n - k].fill(Complex::new(0.0, 0.0));
+    }
+}
+
+fn compose(d: &Discrete, steps: u64, k0: i64, n: usize, delta: f64) -> Composed {
+    with_buffer(n, |buf| {
+        place(d, n, |i, m| buf[i].re += m);
+        let band = band_limit(&d.mass, n, steps, delta);
+        let (forward, inverse) = plans(n);
+        forward.process(buf);
+        for k in kept(band, n) {
+            buf[k] = complex_pow(buf[k], steps);
+            if k != 0 && k != n - k {
+                buf[n - k] = complex_pow(buf[n - k], steps);
+            }
+        }
+        clear_outside(buf, band);
+        inverse.process(buf);
+        let scale = 1.0 / n as f64;
+        read_window(d, steps, k0, n, |i| buf[i].re * scale)
+    })
 }
 
 /// Both directions at once when they share the mesh and the FFT length: direction a in the real
 /// part and b in the imaginary part of one transform. With X the transform of a + ib,
 /// A_k = (X_k + conj X_{−k})/2 and B_k = (X_k − conj X_{−k})/(2i) are the transforms of a and b;
 /// the inverse transform of A^T + i·B^T is a^{*T} + i·b^{*T} (both real). A and B are Hermitian,
-/// so the powers are computed on half the spectrum. Two transforms instead of four and half the
-/// powers; the same arithmetic per value (rounding of the order of 10⁻¹⁶ per cell, as before).
+/// so the powers are computed on half the spectrum, and only inside the band of either direction
+/// ([`band_limit`]). Two transforms instead of four; the same arithmetic per value.
 fn compose_pair(
     a: (&Discrete, i64),
     b: (&Discrete, i64),
     steps: u64,
     n: usize,
+    delta: f64,
 ) -> (Composed, Composed) {
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
-    place(a.0, n, |i, m| buf[i].re += m);
-    place(b.0, n, |i, m| buf[i].im += m);
-    let (forward, inverse) = plans(n);
-    forward.process(&mut buf);
-    for k in 0..=n / 2 {
-        let mirror = (n - k) % n;
-        let (x, xm) = (buf[k], buf[mirror].conj());
-        let fa = complex_pow((x + xm) * 0.5, steps);
-        let fb = complex_pow((x - xm) * Complex::new(0.0, -0.5), steps);
-        let i = Complex::new(0.0, 1.0);
-        buf[k] = fa + i * fb;
-        buf[mirror] = fa.conj() + i * fb.conj();
-    }
-    inverse.process(&mut buf);
-    let scale = 1.0 / n as f64;
-    (
-        read_window(a.0, steps, a.1, n, |i| buf[i].re * scale),
-        read_window(b.0, steps, b.1, n, |i| buf[i].im * scale),
-    )
+    with_buffer(n, |buf| {
+        place(a.0, n, |i, m| buf[i].re += m);
+        place(b.0, n, |i, m| buf[i].im += m);
+        let band = band_limit(&a.0.mass, n, steps, delta)
+            .zip(band_limit(&b.0.mass, n, steps, delta))
+            .map(|(ka, kb)| ka.max(kb));
+        let (forward, inverse) = plans(n);
+        forward.process(buf);
+        for k in kept(band, n) {
+            let mirror = (n - k) % n;
+            let (x, xm) = (buf[k], buf[mirror].conj());
+            let fa = complex_pow((x + xm) * 0.5, steps);
+            let fb = complex_pow((x - xm) * Complex::new(0.0, -0.5), steps);
+            let i = Complex::new(0.0, 1.0);
+            buf[k] = fa + i * fb;
+            buf[mirror] = fa.conj() + i * fb.conj();
+        }
+        clear_outside(buf, band);
+        inverse.process(buf);
+        let scale = 1.0 / n as f64;
+        (
+            read_window(a.0, steps, a.1, n, |i| buf[i].re * scale),
+            read_window(b.0, steps, b.1, n, |i| buf[i].im * scale),
+        )
+    })
 }
 
 /// c^e by binary exponentiation (relative error about e·2⁻⁵², like any evaluation of c^e).
@@ -582,9 +660,10 @@ fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> EpsilonBou
     let t = d.h * hoeffding_factor(steps, delta);
     let shift = tf * d.mean_shift;
     let p_out = ERR_SHARE * delta;
-    let upper = p.epsilon(delta - p_out - eta) + shift + t;
+    let band = BAND_SHARE * delta;
+    let upper = p.epsilon(delta - p_out - eta - band) + shift + t;
     let estimate = p.epsilon(delta) + shift;
-    let lower = p.epsilon(delta + p_out + eta + tf * (d.p_inf + d.p_low)) + shift - t;
+    let lower = p.epsilon(delta + p_out + eta + band + tf * (d.p_inf + d.p_low)) + shift - t;
     EpsilonBounds {
         lower: lower.max(0.0),
         estimate: estimate.max(0.0),
@@ -601,7 +680,7 @@ const TRIVIAL: EpsilonBounds = EpsilonBounds {
 /// ε bounds of one direction.
 fn direction_bounds(plan: &Plan, steps: u64, delta: f64) -> EpsilonBounds {
     match plan {
-        Plan::Grid { d, k0, n } => read_bounds(d, &compose(d, steps, *k0, *n), steps, delta),
+        Plan::Grid { d, k0, n } => read_bounds(d, &compose(d, steps, *k0, *n, delta), steps, delta),
         Plan::Trivial => TRIVIAL,
     }
 }
@@ -636,7 +715,7 @@ pub fn sgm_epsilon_bounds(
                 n: nb,
             },
         ) if na == nb && da.h == db.h => {
-            let (ca, cb) = compose_pair((da, *ka), (db, *kb), steps, *na);
+            let (ca, cb) = compose_pair((da, *ka), (db, *kb), steps, *na, delta);
             (
                 read_bounds(da, &ca, steps, delta),
                 read_bounds(db, &cb, steps, delta),
@@ -794,9 +873,9 @@ mod tests {
             panic!("both directions fit the grid");
         };
         assert_eq!(n, nb);
-        let (pa, pb) = compose_pair((da, *ka), (db, *kb), steps, *n);
+        let (pa, pb) = compose_pair((da, *ka), (db, *kb), steps, *n, delta);
         for (packed, d, k0) in [(pa, da, *ka), (pb, db, *kb)] {
-            let single = compose(d, steps, k0, *n);
+            let single = compose(d, steps, k0, *n, delta);
             let worst = packed
                 .mass
                 .iter()
