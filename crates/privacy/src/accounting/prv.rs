@@ -39,9 +39,10 @@
 //! δ for δ ≥ 10⁻¹⁰.
 
 use super::special::{log_add, norm_cdf};
-use rustfft::{Fft, FftPlanner, num_complex::Complex};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
+
+mod band_fft;
 
 /// ε at a given δ with its certified error bars.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -352,184 +353,42 @@ struct Composed {
     p_inf: f64,
 }
 
-/// The FFT planner, shared by every evaluation: a plan (its twiddle factors) is computed once per
-/// length and reused (planning a 2^19-point transform costs about as much as running it).
-fn planner() -> std::sync::MutexGuard<'static, FftPlanner<f64>> {
-    static PLANNER: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
-    PLANNER
-        .get_or_init(|| Mutex::new(FftPlanner::new()))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-}
-
-/// The forward and inverse transforms of length n.
-fn plans(n: usize) -> (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>) {
-    let mut p = planner();
-    (p.plan_fft_forward(n), p.plan_fft_inverse(n))
-}
-
-/// Adds the cell masses of `d` into `out` (length n) at their circular positions.
-fn place(d: &Discrete, n: usize, mut out: impl FnMut(usize, f64)) {
-    for (j, m) in d.mass.iter().enumerate() {
-        out((d.k_lo + j as i64).rem_euclid(n as i64) as usize, *m);
-    }
-}
-
-/// The composed masses on K ∈ [k0, k0 + n) from the circular T-fold convolution `circle`.
-fn read_window(
-    d: &Discrete,
-    steps: u64,
-    k0: i64,
-    n: usize,
-    circle: impl Fn(usize) -> f64,
-) -> Composed {
-    let mass = (0..n)
-        .map(|i| circle((k0 + i as i64).rem_euclid(n as i64) as usize).max(0.0))
-        .collect();
-    Composed {
-        h: d.h,
-        k0,
-        mass,
-        p_inf: -(steps as f64 * (-d.p_inf).ln_1p()).exp_m1(),
-    }
-}
-
-/// Share of δ left to the frequencies the composition leaves out ([`band_limit`]): far below the
-/// floating-point resolution of δ, so the bounds read the same as with every frequency kept.
+/// Share of δ left to the frequencies the composition leaves out ([`band_fft::band_limit`]): far
+/// below the floating-point resolution of δ, so the bounds read the same as with every frequency
+/// kept.
 const BAND_SHARE: f64 = 1e-30;
 
-/// The band [−K, K] of frequencies that carries the T-fold composition of the cell masses `mass`
-/// on a circle of n points: every |k| ∈ (K, n/2] has |X_k|^T ≤ BAND_SHARE·δ/n, so leaving those
-/// frequencies out moves each composed mass by at most BAND_SHARE·δ/n and the privacy profile
-/// (a sum over at most n masses with weights in [0, 1]) by at most BAND_SHARE·δ, which
-/// [`read_bounds`] charges. Bound: the transform of the second difference Δ²x is
-/// −4 sin²(πk/n)·X_k, so |X_k| ≤ V / (4 sin²(πk/n)) with V = Σ|Δ²x| on the circle, decreasing in
-/// |k| up to n/2 (and |X_k| ≤ Σx ≤ 1). The step's masses are a smooth bump hundreds of cells wide
-/// and T is large, so K is a few hundred out of n/2 ≈ 2·10⁵ at the anchor: the T-th powers are
-/// taken on 2K + 1 frequencies instead of n (the rest would underflow anyway). `None` when no
-/// K < n/4 qualifies (every frequency is then kept).
-fn band_limit(mass: &[f64], n: usize, steps: u64, delta: f64) -> Option<usize> {
-    if mass.len() + 2 > n {
-        return None;
-    }
-    // Σ|Δ²x| over the circle: the masses with two zeros on either side (the rest of the circle
-    // is zero), with a relative margin for the rounding of the sum.
-    let at = |j: usize| j.checked_sub(2).and_then(|i| mass.get(i)).copied().unwrap_or(0.0);
-    let v: f64 = (0..mass.len() + 2)
-        .map(|j| (at(j + 2) - 2.0 * at(j + 1) + at(j)).abs())
-        .sum::<f64>()
-        * (1.0 + 1e-12);
-    // The largest |X_k| allowed: b^T ≤ BAND_SHARE·δ/n.
-    let b = ((BAND_SHARE * delta / n as f64).ln() / steps as f64).exp() * (1.0 - 1e-12);
-    let sine = (v / (4.0 * b)).sqrt();
-    if !(sine < std::f64::consts::FRAC_1_SQRT_2) {
-        return None;
-    }
-    // Smallest K with sin(πK/n) ≥ sine, plus one for the rounding of asin.
-    let k = (sine.asin() * n as f64 / std::f64::consts::PI).ceil() as usize + 1;
-    (k < n / 4).then_some(k)
-}
-
-/// The frequencies 0..=K of a circle of n points, each standing for itself and its mirror n − k
-/// (0..=n/2 when `band` is `None`: every frequency).
-fn kept(band: Option<usize>, n: usize) -> std::ops::RangeInclusive<usize> {
-    0..=band.unwrap_or(n).min(n / 2)
-}
-
-/// A zeroed transform buffer of length n, reused by the evaluations of this thread (a fresh
-/// 8 MB buffer per call costs its page faults: about a tenth of an evaluation).
-fn with_buffer<R>(n: usize, f: impl FnOnce(&mut [Complex<f64>]) -> R) -> R {
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<Complex<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BUFFER.with(|cell| {
-        let mut buf = cell.take();
-        buf.clear();
-        buf.resize(n, Complex::new(0.0, 0.0));
-        let r = f(&mut buf);
-        cell.replace(buf);
-        r
-    })
-}
-
-/// Zeroes the frequencies outside the band [−K, K] (nothing when `band` is `None`).
-fn clear_outside(buf: &mut [Complex<f64>], band: Option<usize>) {
-    let n = buf.len();
-    if let Some(k) = band {
-        buf[k + 1..n - k].fill(Complex::new(0.0, 0.0));
-    }
-}
-
-fn compose(d: &Discrete, steps: u64, k0: i64, n: usize, delta: f64) -> Composed {
-    with_buffer(n, |buf| {
-        place(d, n, |i, m| buf[i].re += m);
-        let band = band_limit(&d.mass, n, steps, delta);
-        let (forward, inverse) = plans(n);
-        forward.process(buf);
-        for k in kept(band, n) {
-            buf[k] = complex_pow(buf[k], steps);
-            if k != 0 && k != n - k {
-                buf[n - k] = complex_pow(buf[n - k], steps);
-            }
+/// The composed masses of one direction, or of two on the same circle (one complex transform),
+/// at the window's cells with values ≥ 0 (all that the privacy profile reads).
+fn compose(dirs: &[(&Discrete, i64)], steps: u64, n: usize, delta: f64) -> Vec<Composed> {
+    let wanted = |k0: i64| {
+        let first = k0.max(0);
+        band_fft::Wanted {
+            first,
+            len: (k0 + n as i64 - first).max(0) as usize,
         }
-        clear_outside(buf, band);
-        inverse.process(buf);
-        let scale = 1.0 / n as f64;
-        read_window(d, steps, k0, n, |i| buf[i].re * scale)
-    })
-}
-
-/// Both directions at once when they share the mesh and the FFT length: direction a in the real
-/// part and b in the imaginary part of one transform. With X the transform of a + ib,
-/// A_k = (X_k + conj X_{−k})/2 and B_k = (X_k − conj X_{−k})/(2i) are the transforms of a and b;
-/// the inverse transform of A^T + i·B^T is a^{*T} + i·b^{*T} (both real). A and B are Hermitian,
-/// so the powers are computed on half the spectrum, and only inside the band of either direction
-/// ([`band_limit`]). Two transforms instead of four; the same arithmetic per value.
-fn compose_pair(
-    a: (&Discrete, i64),
-    b: (&Discrete, i64),
-    steps: u64,
-    n: usize,
-    delta: f64,
-) -> (Composed, Composed) {
-    with_buffer(n, |buf| {
-        place(a.0, n, |i, m| buf[i].re += m);
-        place(b.0, n, |i, m| buf[i].im += m);
-        let band = band_limit(&a.0.mass, n, steps, delta)
-            .zip(band_limit(&b.0.mass, n, steps, delta))
-            .map(|(ka, kb)| ka.max(kb));
-        let (forward, inverse) = plans(n);
-        forward.process(buf);
-        for k in kept(band, n) {
-            let mirror = (n - k) % n;
-            let (x, xm) = (buf[k], buf[mirror].conj());
-            let fa = complex_pow((x + xm) * 0.5, steps);
-            let fb = complex_pow((x - xm) * Complex::new(0.0, -0.5), steps);
-            let i = Complex::new(0.0, 1.0);
-            buf[k] = fa + i * fb;
-            buf[mirror] = fa.conj() + i * fb.conj();
-        }
-        clear_outside(buf, band);
-        inverse.process(buf);
-        let scale = 1.0 / n as f64;
-        (
-            read_window(a.0, steps, a.1, n, |i| buf[i].re * scale),
-            read_window(b.0, steps, b.1, n, |i| buf[i].im * scale),
-        )
-    })
-}
-
-/// c^e by binary exponentiation (relative error about e·2⁻⁵², like any evaluation of c^e).
-fn complex_pow(mut base: Complex<f64>, mut e: u64) -> Complex<f64> {
-    let mut acc = Complex::new(1.0, 0.0);
-    while e > 0 {
-        if e & 1 == 1 {
-            acc *= base;
-        }
-        base = base * base;
-        e >>= 1;
-    }
-    acc
+    };
+    let parts: Vec<_> = dirs
+        .iter()
+        .map(|(d, k0)| {
+            let cells = band_fft::Cells {
+                mass: &d.mass,
+                first: d.k_lo,
+            };
+            (cells, wanted(*k0))
+        })
+        .collect();
+    let tol = band_fft::Tolerance(BAND_SHARE * delta);
+    let masses = band_fft::compose(&parts, steps, n, tol, None);
+    dirs.iter()
+        .zip(masses)
+        .map(|((d, k0), mass)| Composed {
+            h: d.h,
+            k0: (*k0).max(0),
+            mass,
+            p_inf: -(steps as f64 * (-d.p_inf).ln_1p()).exp_m1(),
+        })
+        .collect()
 }
 
 /// The privacy profile δ̃(ε) = Σ_K P_K (1 − e^{ε − Kh})₊ + P(∞) of the composed masses, through
@@ -653,7 +512,7 @@ fn hoeffding_factor(steps: u64, delta: f64) -> f64 {
 }
 
 /// ε bounds of one direction from its composed masses (module doc, 3 and the coupling).
-fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> EpsilonBounds {
+fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> DirectionBounds {
     let tf = steps as f64;
     let eta = ERR_SHARE * delta;
     let p = Profile::new(c);
@@ -664,24 +523,75 @@ fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> EpsilonBou
     let upper = p.epsilon(delta - p_out - eta - band) + shift + t;
     let estimate = p.epsilon(delta) + shift;
     let lower = p.epsilon(delta + p_out + eta + band + tf * (d.p_inf + d.p_low)) + shift - t;
-    EpsilonBounds {
-        lower: lower.max(0.0),
-        estimate: estimate.max(0.0),
-        upper: upper.max(0.0),
+    DirectionBounds {
+        bounds: EpsilonBounds {
+            lower: lower.max(0.0),
+            estimate: estimate.max(0.0),
+            upper: upper.max(0.0),
+        },
+        t,
     }
 }
 
-const TRIVIAL: EpsilonBounds = EpsilonBounds {
-    lower: 0.0,
-    estimate: f64::INFINITY,
-    upper: f64::INFINITY,
+/// One direction's bounds, with the discretisation term t in them (module doc).
+#[derive(Clone, Copy)]
+struct DirectionBounds {
+    bounds: EpsilonBounds,
+    t: f64,
+}
+
+const TRIVIAL: DirectionBounds = DirectionBounds {
+    bounds: EpsilonBounds {
+        lower: 0.0,
+        estimate: f64::INFINITY,
+        upper: f64::INFINITY,
+    },
+    t: 0.0,
 };
 
 /// ε bounds of one direction.
-fn direction_bounds(plan: &Plan, steps: u64, delta: f64) -> EpsilonBounds {
+fn direction_bounds(plan: &Plan, steps: u64, delta: f64) -> DirectionBounds {
     match plan {
-        Plan::Grid { d, k0, n } => read_bounds(d, &compose(d, steps, *k0, *n, delta), steps, delta),
+        Plan::Grid { d, k0, n } => {
+            let composed = compose(&[(d, *k0)], steps, *n, delta);
+            read_bounds(d, &composed[0], steps, delta)
+        }
         Plan::Trivial => TRIVIAL,
+    }
+}
+
+/// The discretisation term t the mesh aims at: about 0.2% of a rough ε (module doc).
+fn target_t(rough_epsilon: f64) -> f64 {
+    (0.002 * rough_epsilon).clamp(2e-4, 1e-2)
+}
+
+/// Both directions' bounds (remove, add) on the mesh aimed at discretisation term `t_target`.
+fn both_directions(q: f64, z: f64, steps: u64, delta: f64, t_target: f64) -> [DirectionBounds; 2] {
+    let [a, b] = [Direction::Remove, Direction::Add]
+        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target));
+    match (&a, &b) {
+        (
+            Plan::Grid {
+                d: da,
+                k0: ka,
+                n: na,
+            },
+            Plan::Grid {
+                d: db,
+                k0: kb,
+                n: nb,
+            },
+        ) if na == nb && da.h == db.h => {
+            let c = compose(&[(da, *ka), (db, *kb)], steps, *na, delta);
+            [
+                read_bounds(da, &c[0], steps, delta),
+                read_bounds(db, &c[1], steps, delta),
+            ]
+        }
+        _ => [
+            direction_bounds(&a, steps, delta),
+            direction_bounds(&b, steps, delta),
+        ],
     }
 }
 
@@ -699,33 +609,7 @@ pub fn sgm_epsilon_bounds(
     if let Some(b) = memo().get(&key) {
         return *b;
     }
-    let t_target = (0.002 * rough_epsilon).clamp(2e-4, 1e-2);
-    let [a, b] = [Direction::Remove, Direction::Add]
-        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target));
-    let (a, b) = match (&a, &b) {
-        (
-            Plan::Grid {
-                d: da,
-                k0: ka,
-                n: na,
-            },
-            Plan::Grid {
-                d: db,
-                k0: kb,
-                n: nb,
-            },
-        ) if na == nb && da.h == db.h => {
-            let (ca, cb) = compose_pair((da, *ka), (db, *kb), steps, *na, delta);
-            (
-                read_bounds(da, &ca, steps, delta),
-                read_bounds(db, &cb, steps, delta),
-            )
-        }
-        _ => (
-            direction_bounds(&a, steps, delta),
-            direction_bounds(&b, steps, delta),
-        ),
-    };
+    let [a, b] = both_directions(q, z, steps, delta, target_t(rough_epsilon)).map(|d| d.bounds);
     let bounds = EpsilonBounds {
         lower: a.lower.max(b.lower),
         estimate: a.estimate.max(b.estimate),
@@ -737,6 +621,35 @@ pub fn sgm_epsilon_bounds(
     }
     m.insert(key, bounds);
     bounds
+}
+
+/// A cheap stand-in for `sgm_epsilon_bounds(q, z, steps, delta, rough_epsilon).upper`, to steer a
+/// noise-multiplier search (never to certify anything): the same computation on a mesh
+/// `coarseness` times coarser, about `coarseness` times cheaper, with its discretisation term t
+/// replaced by the fine mesh's. The estimate ε̃ + T·m̄ hardly depends on the mesh (its error is
+/// of second order in h, far below t), so this tracks the certified upper bound closely (at the
+/// anchor q = 0.01, z = 1.1, T = 10⁴, coarseness 8: within about 10⁻⁵).
+///
+/// ```
+/// use dpfair_privacy::accounting::prv::{sgm_epsilon_bounds, sgm_upper_estimate};
+/// let (q, z, steps, delta, rough) = (0.05, 1.2, 300, 1e-5, 2.6);
+/// let cheap = sgm_upper_estimate(q, z, steps, delta, rough, 8.0);
+/// let full = sgm_epsilon_bounds(q, z, steps, delta, rough).upper;
+/// assert!((cheap - full).abs() < 1e-3 * full);
+/// ```
+pub fn sgm_upper_estimate(
+    q: f64,
+    z: f64,
+    steps: u64,
+    delta: f64,
+    rough_epsilon: f64,
+    coarseness: f64,
+) -> f64 {
+    let t = target_t(rough_epsilon);
+    both_directions(q, z, steps, delta, t * coarseness)
+        .iter()
+        .map(|d| d.bounds.upper - d.t + t)
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// The smallest noise multiplier z, to relative tolerance `tol`, whose certified ε (`upper(z)`,
@@ -780,7 +693,9 @@ pub fn search_noise_multiplier(
         };
         z = match (lo, hi) {
             (Some((zl, _)), Some((zh, _))) if zh - zl <= tol * zh => return Some(zh),
-            (None, Some(h)) => jump(h).min(h.0 * (1.0 - tol)),
+            // A step of slightly less than tol, so that a bracket of the two points passes the
+            // width test despite rounding.
+            (None, Some(h)) => jump(h).min(h.0 * (1.0 - 0.999 * tol)),
             (Some(l), None) => jump(l).max(l.0 * (1.0 + tol)),
             (Some((zl, el)), Some((zh, eh))) => {
                 let (a, b) = (zl.ln(), zh.ln());
@@ -873,9 +788,9 @@ mod tests {
             panic!("both directions fit the grid");
         };
         assert_eq!(n, nb);
-        let (pa, pb) = compose_pair((da, *ka), (db, *kb), steps, *n, delta);
-        for (packed, d, k0) in [(pa, da, *ka), (pb, db, *kb)] {
-            let single = compose(d, steps, k0, *n, delta);
+        let packed = compose(&[(da, *ka), (db, *kb)], steps, *n, delta);
+        for (packed, d, k0) in [(&packed[0], da, *ka), (&packed[1], db, *kb)] {
+            let single = &compose(&[(d, k0)], steps, *n, delta)[0];
             let worst = packed
                 .mass
                 .iter()
