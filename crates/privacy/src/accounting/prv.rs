@@ -408,10 +408,17 @@ impl Profile {
         let n = c.mass.len();
         let mut s0 = vec![0.0; n + 1];
         let mut s1 = vec![0.0; n + 1];
+        // e^{−v_i} exactly every 64 cells, and by steps of e^{h} in between (≤ 64 roundings).
+        let up = c.h.exp();
+        let mut weight = 0.0;
         for i in (start..n).rev() {
-            let v = (c.k0 + i as i64) as f64 * c.h;
+            weight = if (n - 1 - i) % 64 == 0 {
+                (-((c.k0 + i as i64) as f64 * c.h)).exp()
+            } else {
+                weight * up
+            };
             s0[i] = s0[i + 1] + c.mass[i];
-            s1[i] = s1[i + 1] + c.mass[i] * (-v).exp();
+            s1[i] = s1[i + 1] + c.mass[i] * weight;
         }
         Profile {
             h: c.h,

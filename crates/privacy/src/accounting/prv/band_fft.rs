@@ -20,6 +20,7 @@
 //! and b, and the inverse transform of A^T + i·B^T is a^{*T} + i·b^{*T} (both real).
 
 use rustfft::{Fft, FftPlanner, num_complex::Complex};
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 type C64 = Complex<f64>;
@@ -125,12 +126,16 @@ pub(super) fn compose(
         .iter()
         .map(|(cells, _)| cells.first.rem_euclid(n as i64) as usize)
         .collect();
+    // Cells beyond n points wrap around the circle and add up (few steps: the support of one
+    // step can be wider than the window of the composition).
+    let folded: Vec<Cow<[f64]>> = parts.iter().map(|(cells, _)| fold(cells.mass, n)).collect();
     let mass_at = |part: usize, p: usize| {
         let i = p.wrapping_sub(offsets[part]) & mask;
-        parts[part].0.mass.get(i).copied().unwrap_or(0.0)
+        folded[part].get(i).copied().unwrap_or(0.0)
     };
     let mut spectrum = vec![C64::new(0.0, 0.0); m];
     let mut work = vec![C64::new(0.0, 0.0); m];
+    let mut powers = Vec::new();
     for a in 0..stride {
         for (b, w) in work.iter_mut().enumerate() {
             let p = a + stride * b;
@@ -140,8 +145,11 @@ pub(super) fn compose(
             );
         }
         forward.process(&mut work);
+        roots.powers(a, k_max.min(m / 2), &mut powers);
         for &(c, k) in &band_indices {
-            spectrum[c] += roots.get(a.wrapping_mul(k.wrapping_neg() as usize)) * work[c];
+            // e^{−2πi ak/n}: the conjugate of the power for k ≥ 0, the power itself for k < 0.
+            let w = powers[k.unsigned_abs() as usize];
+            spectrum[c] += if k >= 0 { w.conj() } else { w } * work[c];
         }
     }
     for c in 0..=k_max.min(m / 2) {
@@ -164,8 +172,10 @@ pub(super) fn compose(
     let scale = 1.0 / n as f64;
     for a in 0..stride {
         work.fill(C64::new(0.0, 0.0));
+        roots.powers(a, k_max.min(m / 2), &mut powers);
         for &(c, k) in &band_indices {
-            work[c] = spectrum[c] * roots.get(a.wrapping_mul(k as usize));
+            let w = powers[k.unsigned_abs() as usize];
+            work[c] = spectrum[c] * if k >= 0 { w } else { w.conj() };
         }
         inverse.process(&mut work);
         for (b, w) in work.iter().enumerate() {
@@ -180,6 +190,18 @@ pub(super) fn compose(
         }
     }
     out
+}
+
+/// `mass` wrapped around a circle of n points (borrowed when it fits).
+fn fold(mass: &[f64], n: usize) -> Cow<'_, [f64]> {
+    if mass.len() <= n {
+        return Cow::Borrowed(mass);
+    }
+    let mut out = vec![0.0; n];
+    for (j, m) in mass.iter().enumerate() {
+        out[j % n] += m;
+    }
+    Cow::Owned(out)
 }
 
 /// e^{2πi m/n} for any m (mod n, n a power of two), as the product of two table entries
@@ -207,6 +229,22 @@ impl Roots {
     fn get(&self, m: usize) -> C64 {
         let m = m & self.mask;
         self.hi[m >> self.bits] * self.lo[m & ((1 << self.bits) - 1)]
+    }
+
+    /// `out` = e^{2πi a·k/n} for k = 0..=k_max: from the tables every 16 powers, by steps of
+    /// e^{2πi a/n} in between (at most 16 roundings more).
+    fn powers(&self, a: usize, k_max: usize, out: &mut Vec<C64>) {
+        let step = self.get(a);
+        out.clear();
+        let mut w = C64::new(1.0, 0.0);
+        for k in 0..=k_max {
+            w = if k % 16 == 0 {
+                self.get(a.wrapping_mul(k))
+            } else {
+                w * step
+            };
+            out.push(w);
+        }
     }
 }
 
@@ -301,6 +339,28 @@ mod tests {
                 // Not vacuous: the windows hold the composed bumps (most of the mass).
                 assert!(g.iter().sum::<f64>() > 0.9);
             }
+        }
+    }
+
+    /// One step (no composition) returns the masses themselves, wrapped around the circle when
+    /// they are longer than it (every frequency is kept then).
+    #[test]
+    fn one_step_returns_the_masses_wrapped_around_the_circle() {
+        let n = 64;
+        let mass: Vec<f64> = (0..100).map(|j| (j as f64 + 1.0) / 5050.0).collect();
+        let cells = Cells {
+            mass: &mass,
+            first: -10,
+        };
+        let wanted = Wanted { first: 0, len: n };
+        let out = compose(&[(cells, wanted)], 1, n, Tolerance(1e-30), None);
+        for (p, got) in out[0].iter().enumerate() {
+            // Grid point p holds the cells j with −10 + j ≡ p (mod 64).
+            let want: f64 = (0..100)
+                .filter(|j| (j + 54) % 64 == p)
+                .map(|j| mass[j])
+                .sum();
+            assert!((got - want).abs() < 1e-15, "point {p}: {got} vs {want}");
         }
     }
 
