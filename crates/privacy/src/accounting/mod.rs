@@ -339,17 +339,21 @@ pub fn sgm_noise_multiplier(
 const PRV_STEERING_COARSENESS: f64 = 8.0;
 
 /// [`sgm_noise_multiplier`] for the PRV accountant, in two phases:
-/// 1. steering: the secant search ([`prv::search_noise_multiplier`]) on
-///    [`prv::sgm_upper_estimate`] (the certified upper bound's computation on an 8× coarser mesh,
-///    about 8× cheaper, within about 10⁻⁵ of it), from the GDP answer, to a quarter of the
-///    tolerance; the rough ε that sets each mesh is RDP at the few orders around the best one at
-///    the start (RDP at all 156 orders costs as much as a coarse evaluation);
-/// 2. closing: the same search on the certified upper bound itself ([`sgm_epsilon`]), from just
-///    above the steered root, which brackets it in two evaluations when the steering is right
-///    (and in a few more when it is not: only the speed depends on the steering).
+/// 1. steering: the secant search ([`prv::search_bracket`]) on [`prv::sgm_upper_estimate`] (the
+///    certified upper bound's computation on an 8× coarser mesh, several times cheaper, within
+///    about 10⁻⁵ of it), from the GDP answer, to a quarter of the tolerance; the rough ε that sets
+///    each mesh is RDP at the few orders around the best one at the start (RDP at all 156 orders
+///    costs as much as a coarse evaluation). Its bracket gives the root and the local power
+///    p = −d ln ε / d ln z;
+/// 2. closing, with the certified upper bound itself ([`sgm_epsilon`]): one evaluation at half a
+///    tolerance above the steered root. If it meets the target and the power says that z·(1 − tol)
+///    would not (ln upper(z) + ¾·p·tol > ln ε: a quarter of the step as margin for the power's
+///    error), that z is returned; otherwise the secant search on the certified bound continues
+///    from it and closes a bracket whose both ends it evaluated.
 ///
-/// The returned z is the upper end of a bracket of relative width ≤ the tolerance whose ends were
-/// evaluated with the certified upper bound, so `sgm_epsilon(Prv, q, z, …) ≤ ε` as before.
+/// Either way the returned z was evaluated with the certified upper bound and meets the target,
+/// `sgm_epsilon(Prv, q, z, …) ≤ ε`; the steering decides only how close to the smallest such z
+/// it is (within the tolerance when the power is right to a quarter).
 fn prv_noise_multiplier(q: f64, steps: u64, epsilon: f64, delta: f64) -> Result<f64> {
     let tol = NOISE_MULTIPLIER_TOLERANCE;
     let start = sgm_noise_multiplier(Accountant::Gdp, q, steps, epsilon, delta)
@@ -364,22 +368,33 @@ fn prv_noise_multiplier(q: f64, steps: u64, epsilon: f64, delta: f64) -> Result<
         let curve = rdp::rdp_curve(q, z, steps, near);
         rdp::rdp_to_dp_with_order(near, &curve, delta).0
     };
-    let steered = prv::search_noise_multiplier(start, epsilon, tol / 4.0, |z| {
+    let steered = prv::search_bracket(start, epsilon, tol / 4.0, |z| {
         if z < PRV_MIN_NOISE_MULTIPLIER {
             f64::INFINITY
         } else {
             prv::sgm_upper_estimate(q, z, steps, delta, rough(z), PRV_STEERING_COARSENESS)
         }
     });
-    // The steered root lies in (s·(1 − tol/4), s]: start a tolerance-half above its middle.
-    let first = steered.map_or(start, |s| s * (1.0 - tol / 8.0) * (1.0 + tol / 2.0));
     let mut failure = None;
-    let found = prv::search_noise_multiplier(first, epsilon, tol, |z| {
+    let mut certified = |z: f64| {
         sgm_epsilon(Accountant::Prv, q, z, steps, delta).unwrap_or_else(|e| {
             failure.get_or_insert(e);
             f64::INFINITY
         })
-    });
+    };
+    let first = match steered.and_then(|b| b.secant(epsilon)) {
+        Some((root, power)) => {
+            let z = root * (1.0 + tol / 2.0);
+            let e = certified(z);
+            if e <= epsilon && e.ln() + 0.75 * power * tol > epsilon.ln() {
+                return Ok(z);
+            }
+            z
+        }
+        None => steered.map_or(start, |b| b.hi.0),
+    };
+    // Memoised: the evaluation at `first` is not repeated.
+    let found = prv::search_noise_multiplier(first, epsilon, tol, &mut certified);
     found.ok_or_else(|| {
         failure.unwrap_or(PrivacyError::Numerical {
             what: "noise multiplier search",

@@ -675,8 +675,41 @@ pub fn search_noise_multiplier(
     start: f64,
     epsilon: f64,
     tol: f64,
-    mut upper: impl FnMut(f64) -> f64,
+    upper: impl FnMut(f64) -> f64,
 ) -> Option<f64> {
+    search_bracket(start, epsilon, tol, upper).map(|b| b.hi.0)
+}
+
+/// The final bracket of [`search_bracket`]: points (z, upper(z)) with upper(lo) > ε ≥ upper(hi)
+/// and hi − lo ≤ tol·hi (`lo` is `None` only when the search ran out of steps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bracket {
+    /// The last point that misses the target.
+    pub lo: Option<(f64, f64)>,
+    /// The last point that meets it.
+    pub hi: (f64, f64),
+}
+
+impl Bracket {
+    /// The secant estimate of the root of ln upper(z) = ln ε in ln z, and the local power
+    /// p = −d ln upper / d ln z > 0 (`None` without a finite lower end).
+    pub fn secant(&self, epsilon: f64) -> Option<(f64, f64)> {
+        let ((zl, el), (zh, eh)) = (self.lo?, self.hi);
+        let (a, b) = (zl.ln(), zh.ln());
+        let (fl, fh) = (el.ln() - epsilon.ln(), eh.ln() - epsilon.ln());
+        let root = (a + (b - a) * fl / (fl - fh)).exp();
+        let power = (fl - fh) / (b - a);
+        (root.is_finite() && power.is_finite() && power > 0.0).then_some((root, power))
+    }
+}
+
+/// [`search_noise_multiplier`] returning its final bracket.
+pub fn search_bracket(
+    start: f64,
+    epsilon: f64,
+    tol: f64,
+    mut upper: impl FnMut(f64) -> f64,
+) -> Option<Bracket> {
     let mut lo: Option<(f64, f64)> = None; // (z, ε(z)) with ε(z) > target
     let mut hi: Option<(f64, f64)> = None; // ε(z) ≤ target
     let mut z = start;
@@ -699,7 +732,9 @@ pub fn search_noise_multiplier(
             }
         };
         z = match (lo, hi) {
-            (Some((zl, _)), Some((zh, _))) if zh - zl <= tol * zh => return Some(zh),
+            (Some(l), Some(h)) if h.0 - l.0 <= tol * h.0 => {
+                return Some(Bracket { lo: Some(l), hi: h });
+            }
             // A step of slightly less than tol, so that a bracket of the two points passes the
             // width test despite rounding.
             (None, Some(h)) => jump(h).min(h.0 * (1.0 - 0.999 * tol)),
@@ -724,7 +759,7 @@ pub fn search_noise_multiplier(
             (None, None) => unreachable!("every evaluation lands on one side"),
         };
     }
-    hi.map(|h| h.0)
+    hi.map(|hi| Bracket { lo, hi })
 }
 
 /// Evaluations kept (a noise-multiplier search makes about six; the ledger then charges the run
