@@ -337,11 +337,14 @@ pub fn sgm_noise_multiplier(
 
 /// Mesh coarseness of the PRV evaluations that steer [`prv_noise_multiplier`].
 const PRV_STEERING_COARSENESS: f64 = 8.0;
+/// Width of the steering bracket, in tolerances: the secant root read from a bracket of relative
+/// width w is off by about w²/8 (ln ε is smooth in ln z), 3·10⁻⁷ here, far inside the tolerance.
+const PRV_STEERING_WIDTH: f64 = 16.0;
 
 /// [`sgm_noise_multiplier`] for the PRV accountant, in two phases:
 /// 1. steering: the secant search ([`prv::search_bracket`]) on [`prv::sgm_upper_estimate`] (the
 ///    certified upper bound's computation on an 8× coarser mesh, several times cheaper, within
-///    about 10⁻⁵ of it), from the GDP answer, to a quarter of the tolerance; the rough ε that sets
+///    about 10⁻⁵ of it), from the GDP answer, to a bracket of 16 tolerances; the rough ε that sets
 ///    each mesh is RDP at the few orders around the best one at the start (RDP at all 156 orders
 ///    costs as much as a coarse evaluation). Its bracket gives the root and the local power
 ///    p = −d ln ε / d ln z;
@@ -368,7 +371,7 @@ fn prv_noise_multiplier(q: f64, steps: u64, epsilon: f64, delta: f64) -> Result<
         let curve = rdp::rdp_curve(q, z, steps, near);
         rdp::rdp_to_dp_with_order(near, &curve, delta).0
     };
-    let steered = prv::search_bracket(start, epsilon, tol / 4.0, |z| {
+    let steered = prv::search_bracket(start, epsilon, PRV_STEERING_WIDTH * tol, |z| {
         if z < PRV_MIN_NOISE_MULTIPLIER {
             f64::INFINITY
         } else {

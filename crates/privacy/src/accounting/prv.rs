@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 mod band_fft;
+mod pool;
 
 /// ε at a given δ with its certified error bars.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -391,6 +392,12 @@ fn compose(dirs: &[(&Discrete, i64)], steps: u64, n: usize, delta: f64) -> Vec<C
         .collect()
 }
 
+impl Drop for Composed {
+    fn drop(&mut self) {
+        pool::give_back(std::mem::take(&mut self.mass));
+    }
+}
+
 /// The privacy profile δ̃(ε) = Σ_K P_K (1 − e^{ε − Kh})₊ + P(∞) of the composed masses, through
 /// suffix sums over the cells with Kh ≥ 0: S0 = Σ P_K, S1 = Σ P_K e^{−Kh}.
 struct Profile {
@@ -402,12 +409,19 @@ struct Profile {
     p_inf: f64,
 }
 
+impl Drop for Profile {
+    fn drop(&mut self) {
+        pool::give_back(std::mem::take(&mut self.s0));
+        pool::give_back(std::mem::take(&mut self.s1));
+    }
+}
+
 impl Profile {
     fn new(c: &Composed) -> Self {
         let start = (-c.k0).max(0) as usize;
         let n = c.mass.len();
-        let mut s0 = vec![0.0; n + 1];
-        let mut s1 = vec![0.0; n + 1];
+        let mut s0 = pool::zeros(n + 1);
+        let mut s1 = pool::zeros(n + 1);
         // e^{−v_i} exactly every 64 cells, and by steps of e^{h} in between (≤ 64 roundings).
         let up = c.h.exp();
         let mut weight = 0.0;

@@ -1,0 +1,48 @@
+//! Vectors of f64 reused by the evaluations of one thread: an evaluation at the anchor fills about
+//! 12 MB of composed masses and profile sums, and fresh vectors of that size cost their page
+//! faults (about a sixth of the evaluation).
+
+use std::cell::RefCell;
+
+/// Vectors kept per thread.
+const KEPT: usize = 8;
+
+thread_local! {
+    static POOL: RefCell<Vec<Vec<f64>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A vector of `len` zeros, reusing a returned vector's memory when there is one.
+pub(super) fn zeros(len: usize) -> Vec<f64> {
+    let mut v = POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default();
+    v.clear();
+    v.resize(len, 0.0);
+    v
+}
+
+/// Returns `v`'s memory to the pool (dropped when the pool is full).
+pub(super) fn give_back(v: Vec<f64>) {
+    if v.capacity() > 0 {
+        POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < KEPT {
+                p.push(v);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn returned_memory_is_reused_and_zeroed() {
+        let mut v = zeros(1000);
+        v[3] = 1.0;
+        let at = v.as_ptr();
+        give_back(v);
+        let w = zeros(500);
+        assert_eq!(w.as_ptr(), at, "the returned vector's memory");
+        assert!(w.len() == 500 && w.iter().all(|&x| x == 0.0));
+    }
+}
