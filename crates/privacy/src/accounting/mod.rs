@@ -362,16 +362,23 @@ fn prv_noise_multiplier(q: f64, steps: u64, epsilon: f64, delta: f64) -> Result<
     let start = sgm_noise_multiplier(Accountant::Gdp, q, steps, epsilon, delta)
         .unwrap_or(1.0)
         .max(PRV_MIN_NOISE_MULTIPLIER);
+    // The local power of the GDP curve: ε ∝ z^−p near the start, for the first jump.
+    let gdp_epsilon = |z: f64| gdp::epsilon_of_mu(gdp::mu(q, z, steps), delta);
+    let power =
+        ((gdp_epsilon(start) / gdp_epsilon(start * 1.01)).ln() / 1.01f64.ln()).clamp(0.5, 4.0);
+    let power = if power.is_finite() { power } else { 1.0 };
+    // The best RDP order at the start, located on every fourth order, then its neighbours.
     let orders = default_orders();
-    let curve = rdp::rdp_curve(q, start, steps, &orders);
-    let best = rdp::rdp_to_dp_with_order(&orders, &curve, delta).1;
+    let sparse: Vec<f64> = orders.iter().step_by(4).copied().collect();
+    let curve = rdp::rdp_curve(q, start, steps, &sparse);
+    let best = rdp::rdp_to_dp_with_order(&sparse, &curve, delta).1;
     let at = orders.iter().position(|&a| a == best).unwrap_or(0);
-    let near = &orders[at.saturating_sub(3)..(at + 4).min(orders.len())];
+    let near = &orders[at.saturating_sub(4)..(at + 5).min(orders.len())];
     let rough = |z: f64| {
         let curve = rdp::rdp_curve(q, z, steps, near);
         rdp::rdp_to_dp_with_order(near, &curve, delta).0
     };
-    let steered = prv::search_bracket(start, epsilon, PRV_STEERING_WIDTH * tol, |z| {
+    let steered = prv::search_bracket(start, epsilon, PRV_STEERING_WIDTH * tol, power, |z| {
         if z < PRV_MIN_NOISE_MULTIPLIER {
             f64::INFINITY
         } else {

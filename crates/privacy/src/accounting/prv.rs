@@ -691,7 +691,7 @@ pub fn search_noise_multiplier(
     tol: f64,
     upper: impl FnMut(f64) -> f64,
 ) -> Option<f64> {
-    search_bracket(start, epsilon, tol, upper).map(|b| b.hi.0)
+    search_bracket(start, epsilon, tol, 1.0, upper).map(|b| b.hi.0)
 }
 
 /// The final bracket of [`search_bracket`]: points (z, upper(z)) with upper(lo) > ε ≥ upper(hi)
@@ -717,11 +717,13 @@ impl Bracket {
     }
 }
 
-/// [`search_noise_multiplier`] returning its final bracket.
+/// [`search_noise_multiplier`] returning its final bracket, with the power p of the power law
+/// ε ∝ z^−p that extrapolates from a single point (1 in [`search_noise_multiplier`]).
 pub fn search_bracket(
     start: f64,
     epsilon: f64,
     tol: f64,
+    power: f64,
     mut upper: impl FnMut(f64) -> f64,
 ) -> Option<Bracket> {
     let mut lo: Option<(f64, f64)> = None; // (z, ε(z)) with ε(z) > target
@@ -737,10 +739,10 @@ pub fn search_bracket(
         } else {
             lo = Some((z, e));
         }
-        // Power-law extrapolation ε ∝ z^−1 from one point, ratio capped at 4.
+        // Power-law extrapolation ε ∝ z^−p from one point, ratio capped at 4.
         let jump = |(z, e): (f64, f64)| {
             if e.is_finite() && e > 0.0 {
-                z * (e / epsilon).clamp(0.25, 4.0)
+                z * (e / epsilon).powf(1.0 / power).clamp(0.25, 4.0)
             } else {
                 z * 4.0
             }
