@@ -122,6 +122,39 @@ impl StepPrv {
         }
     }
 
+    /// [`StepPrv::tail`] at the cell edge (k − ½)h, with the normal tail of the N(0, z²) component
+    /// looked up in (or stored into) `shared`: the add direction's edge k and the remove
+    /// direction's edge 1 − k are the same point u = L⁻¹((½ − k)h) of x, so the two directions
+    /// share that tail (same arithmetic: erfc(|u/z|/√2), the accurate side, and 2 minus it).
+    fn edge_tail(&self, k: i64, h: f64, upper: bool, shared: &mut SharedTails) -> f64 {
+        let r = match self.dir {
+            Direction::Remove => k,
+            Direction::Add => 1 - k,
+        };
+        let u = self.inv_loss((r as f64 - 0.5) * h);
+        if u == f64::NEG_INFINITY {
+            return self.tail((k as f64 - 0.5) * h, upper);
+        }
+        let small = shared.erfc_abs(r, || {
+            libm::erfc((u / self.z).abs() / std::f64::consts::SQRT_2)
+        });
+        // Φ(σ·u/z) = ½ erfc(−σu/(z√2)): ½·small when σu ≤ 0, else 1 − ½·small.
+        let phi = |sign: f64| {
+            if sign * u <= 0.0 {
+                0.5 * small
+            } else {
+                0.5 * (2.0 - small)
+            }
+        };
+        let flip = if upper { -1.0 } else { 1.0 };
+        match self.dir {
+            Direction::Remove => {
+                (1.0 - self.q) * phi(flip) + self.q * norm_cdf(flip * (u - 1.0) / self.z)
+            }
+            Direction::Add => phi(-flip),
+        }
+    }
+
     /// Density of X and the value of Y at x.
     fn density_and_value(&self, x: f64) -> (f64, f64) {
         let z = self.z;
@@ -189,7 +222,50 @@ struct Discrete {
     mean_shift: f64,
 }
 
-fn discretise(prv: &StepPrv, h: f64, tail: f64) -> Discrete {
+/// erfc(|u/z|/√2) at the remove direction's cell edges, kept for the add direction
+/// ([`StepPrv::edge_tail`]); valid for one (q, z, h).
+struct SharedTails {
+    key: [u64; 3],
+    first: i64,
+    values: Vec<f64>,
+}
+
+impl SharedTails {
+    fn new() -> Self {
+        SharedTails {
+            key: [0; 3],
+            first: 0,
+            values: Vec::new(),
+        }
+    }
+
+    /// Starts sharing for (q, z, h) over edges first..first + len, unless already sharing them.
+    fn prepare(&mut self, q: f64, z: f64, h: f64, first: i64, len: usize) {
+        let key = [q, z, h].map(f64::to_bits);
+        if self.key != key || self.values.is_empty() {
+            self.key = key;
+            self.first = first;
+            self.values.clear();
+            self.values.resize(len, f64::NAN);
+        }
+    }
+
+    /// The value at remove-edge r, computed by `f` when not known yet.
+    fn erfc_abs(&mut self, r: i64, f: impl FnOnce() -> f64) -> f64 {
+        let Some(slot) = usize::try_from(r - self.first)
+            .ok()
+            .and_then(|i| self.values.get_mut(i))
+        else {
+            return f();
+        };
+        if slot.is_nan() {
+            *slot = f();
+        }
+        *slot
+    }
+}
+
+fn discretise(prv: &StepPrv, h: f64, tail: f64, shared: &mut SharedTails) -> Discrete {
     // Support: bounded below by ln(1−q) (remove, q < 1), above by −ln(1−q) (add, q < 1);
     // otherwise cut where the tail is below `tail`.
     let bounded_below = prv.dir == Direction::Remove && prv.q < 1.0;
@@ -221,9 +297,20 @@ fn discretise(prv: &StepPrv, h: f64, tail: f64) -> Discrete {
     // `split` is the first edge where it is ≤ 1/2, so lower tails are needed at edges
     // 0..split and upper tails at edges split − 1..=n (one tail per edge, plus one).
     let split = partition_point(n + 1, |j| prv.tail(edge(j), true) > 0.5);
-    let lower: Vec<f64> = (0..split).map(|j| prv.tail(edge(j), false)).collect();
+    // Only one direction can start the sharing (for the other, the keys must already match).
+    if prv.dir == Direction::Remove {
+        shared.prepare(prv.q, prv.z, h, k_lo, n + 1);
+    } else if shared.key != [prv.q, prv.z, h].map(f64::to_bits) {
+        shared.values.clear();
+    }
+    let edge_tail = |j: usize, upper: bool, shared: &mut SharedTails| {
+        prv.edge_tail(k_lo + j as i64, h, upper, shared)
+    };
+    let lower: Vec<f64> = (0..split).map(|j| edge_tail(j, false, shared)).collect();
     let first_upper = split.saturating_sub(1);
-    let upper: Vec<f64> = (first_upper..=n).map(|j| prv.tail(edge(j), true)).collect();
+    let upper: Vec<f64> = (first_upper..=n)
+        .map(|j| edge_tail(j, true, shared))
+        .collect();
     let mass: Vec<f64> = (0..n)
         .map(|j| {
             if j + 1 < split {
@@ -503,12 +590,12 @@ enum Plan {
 }
 
 /// The discretisation of one direction (mesh, cells, window and FFT length; module doc, 1–2).
-fn plan(prv: &StepPrv, steps: u64, delta: f64, t_target: f64) -> Plan {
+fn plan(prv: &StepPrv, steps: u64, delta: f64, t_target: f64, shared: &mut SharedTails) -> Plan {
     let tf = steps as f64;
     let hoeffding = hoeffding_factor(steps, delta);
     let mut h = t_target / hoeffding;
     loop {
-        let d = discretise(prv, h, ERR_SHARE * delta / tf);
+        let d = discretise(prv, h, ERR_SHARE * delta / tf, shared);
         let (lo, hi) = d.window(tf, 0.5 * ERR_SHARE * delta);
         let hi = hi.max(h);
         let width = ((hi - lo) / h).ceil() + 2.0;
@@ -588,8 +675,9 @@ fn target_t(rough_epsilon: f64) -> f64 {
 
 /// Both directions' bounds (remove, add) on the mesh aimed at discretisation term `t_target`.
 fn both_directions(q: f64, z: f64, steps: u64, delta: f64, t_target: f64) -> [DirectionBounds; 2] {
+    let mut shared = SharedTails::new();
     let [a, b] = [Direction::Remove, Direction::Add]
-        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target));
+        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target, &mut shared));
     match (&a, &b) {
         (
             Plan::Grid {
@@ -832,8 +920,15 @@ mod tests {
     #[test]
     fn packed_directions_equal_separate_compositions() {
         let (q, z, steps, delta) = (0.05, 1.2, 300u64, 1e-5);
-        let plans = [Direction::Remove, Direction::Add]
-            .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, 0.01));
+        let plans = [Direction::Remove, Direction::Add].map(|dir| {
+            plan(
+                &StepPrv { q, z, dir },
+                steps,
+                delta,
+                0.01,
+                &mut SharedTails::new(),
+            )
+        });
         let [
             Plan::Grid { d: da, k0: ka, n },
             Plan::Grid {
