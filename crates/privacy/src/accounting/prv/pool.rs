@@ -11,21 +11,34 @@ thread_local! {
     static POOL: RefCell<Vec<Vec<f64>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A vector of `len` zeros, reusing a returned vector's memory when there is one.
+/// A vector of `len` zeros, reusing a returned vector's memory when there is one: the smallest
+/// that holds `len`, else the largest (which grows).
 pub(super) fn zeros(len: usize) -> Vec<f64> {
-    let mut v = POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default();
+    let mut v = POOL
+        .with(|p| {
+            let mut p = p.borrow_mut();
+            let fits = (0..p.len())
+                .filter(|&i| p[i].capacity() >= len)
+                .min_by_key(|&i| p[i].capacity());
+            let pick = fits.or_else(|| (0..p.len()).max_by_key(|&i| p[i].capacity()));
+            pick.map(|i| p.swap_remove(i))
+        })
+        .unwrap_or_default();
     v.clear();
     v.resize(len, 0.0);
     v
 }
 
-/// Returns `v`'s memory to the pool (dropped when the pool is full).
+/// Returns `v`'s memory to the pool (when the pool is full, the smallest vector is dropped).
 pub(super) fn give_back(v: Vec<f64>) {
     if v.capacity() > 0 {
         POOL.with(|p| {
             let mut p = p.borrow_mut();
-            if p.len() < KEPT {
-                p.push(v);
+            p.push(v);
+            if p.len() > KEPT {
+                if let Some(i) = (0..p.len()).min_by_key(|&i| p[i].capacity()) {
+                    p.swap_remove(i);
+                }
             }
         });
     }
@@ -41,8 +54,13 @@ mod tests {
         v[3] = 1.0;
         let at = v.as_ptr();
         give_back(v);
+        give_back(Vec::with_capacity(10));
         let w = zeros(500);
-        assert_eq!(w.as_ptr(), at, "the returned vector's memory");
+        assert_eq!(
+            w.as_ptr(),
+            at,
+            "the smallest returned vector that holds 500"
+        );
         assert!(w.len() == 500 && w.iter().all(|&x| x == 0.0));
     }
 }
