@@ -549,11 +549,18 @@ mod properties {
 }
 
 /// The PRV noise-multiplier search returns a z whose *certified upper bound* meets the target,
-/// and z·(1 − 2·tolerance) does not (the search does not over-noise by more than its tolerance).
+/// and z·(1 − 2·tolerance) does not (the search does not over-noise by more than its tolerance,
+/// whether it closed with one certified evaluation and the steering's power or with two).
 #[test]
 fn prv_search_result_meets_the_target_under_the_upper_bound() {
     use dpfair_privacy::accounting::NOISE_MULTIPLIER_TOLERANCE as TOL;
-    for (q, t, eps) in [(0.034, 1500u64, 2.9), (0.064, 100, 0.5), (0.01, 2000, 1.0)] {
+    // The last: the decoupled classifier's base learner on an Adult group (BENCHMARKS.md).
+    for (q, t, eps) in [
+        (0.034, 1500u64, 2.9),
+        (0.064, 100, 0.5),
+        (0.01, 2000, 1.0),
+        (0.0625, 1500, 1.0),
+    ] {
         let z = sgm_noise_multiplier(Accountant::Prv, q, t, eps, 1e-5).unwrap();
         let at = sgm_prv_bounds(q, z, t, 1e-5).unwrap();
         assert!(at.upper <= eps, "q={q} T={t}: upper {} > {eps}", at.upper);
