@@ -281,10 +281,12 @@ pub const NOISE_MULTIPLIER_TOLERANCE: f64 = 1e-4;
 /// Smallest noise multiplier meeting (ε, δ) for `steps` steps at sampling rate `q` (add/remove;
 /// like Opacus `get_noise_multiplier`). ε is decreasing in z: the search brackets the answer by
 /// doubling/halving and bisects until the bracket is within [`NOISE_MULTIPLIER_TOLERANCE`]
-/// (relative); for PRV, whose evaluations are dearer, secant steps on cheap coarse-mesh
-/// evaluations find the root and two certified evaluations close the bracket
-/// ([`prv_noise_multiplier`]). It returns the upper end, so the run with the returned z meets
-/// the target: `sgm_epsilon(z) ≤ ε`.
+/// (relative). For PRV, whose evaluations are dearer, secant steps on cheap coarse-mesh
+/// evaluations ([`prv::sgm_upper_estimate`]) find the root, and one certified evaluation half a
+/// tolerance above it usually ends the search (when the steering's local power law says that one
+/// tolerance less would miss the target; otherwise certified secant steps close the bracket).
+/// The returned z always had its certified ε evaluated, so the run with it meets the target:
+/// `sgm_epsilon(z) ≤ ε`.
 pub fn sgm_noise_multiplier(
     acc: Accountant,
     q: f64,

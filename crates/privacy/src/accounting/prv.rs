@@ -522,7 +522,7 @@ impl Profile {
         let up = c.h.exp();
         let mut weight = 0.0;
         for i in (start..n).rev() {
-            weight = if (n - 1 - i) % 64 == 0 {
+            weight = if (n - 1 - i).is_multiple_of(64) {
                 (-((c.k0 + i as i64) as f64 * c.h)).exp()
             } else {
                 weight * up

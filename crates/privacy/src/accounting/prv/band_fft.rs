@@ -70,7 +70,8 @@ pub(super) fn band_limit(mass: &[f64], n: usize, steps: u64, tol: Tolerance) -> 
     // The largest |X_k| allowed: b^T ≤ tolerance/n.
     let b = ((tol.0 / n as f64).ln() / steps as f64).exp() * (1.0 - 1e-12);
     let sine = (v / (4.0 * b)).sqrt();
-    if !(sine < std::f64::consts::FRAC_1_SQRT_2) {
+    // (NaN, from a NaN mass, gives no band either.)
+    if sine.is_nan() || sine >= std::f64::consts::FRAC_1_SQRT_2 {
         return None;
     }
     // Smallest K with sin(πK/n) ≥ sine, plus one for the rounding of asin.

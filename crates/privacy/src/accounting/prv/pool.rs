@@ -35,10 +35,10 @@ pub(super) fn give_back(v: Vec<f64>) {
         POOL.with(|p| {
             let mut p = p.borrow_mut();
             p.push(v);
-            if p.len() > KEPT {
-                if let Some(i) = (0..p.len()).min_by_key(|&i| p[i].capacity()) {
-                    p.swap_remove(i);
-                }
+            if p.len() > KEPT
+                && let Some(i) = (0..p.len()).min_by_key(|&i| p[i].capacity())
+            {
+                p.swap_remove(i);
             }
         });
     }
