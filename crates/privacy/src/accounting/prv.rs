@@ -516,8 +516,10 @@ impl Profile {
     fn new(c: &Composed) -> Self {
         let start = (-c.k0).max(0) as usize;
         let n = c.mass.len();
-        let mut s0 = pool::zeros(n + 1);
-        let mut s1 = pool::zeros(n + 1);
+        // Cells below `start` are never read; the rest is written below.
+        let mut s0 = pool::reuse(n + 1);
+        let mut s1 = pool::reuse(n + 1);
+        (s0[n], s1[n]) = (0.0, 0.0);
         // e^{−v_i} exactly every 64 cells, and by steps of e^{h} in between (≤ 64 roundings).
         let up = c.h.exp();
         let mut weight = 0.0;

@@ -11,9 +11,11 @@ thread_local! {
     static POOL: RefCell<Vec<Vec<f64>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A vector of `len` zeros, reusing a returned vector's memory when there is one: the smallest
-/// that holds `len`, else the largest (which grows).
-pub(super) fn zeros(len: usize) -> Vec<f64> {
+/// A vector of `len` values left over from earlier use (zeros where it grew), for a caller that
+/// writes every element before reading it (zeroing megabytes would cost time for nothing). It
+/// reuses a returned vector's memory when there is one: the smallest that holds `len`, else the
+/// largest (which grows).
+pub(super) fn reuse(len: usize) -> Vec<f64> {
     let mut v = POOL
         .with(|p| {
             let mut p = p.borrow_mut();
@@ -24,7 +26,7 @@ pub(super) fn zeros(len: usize) -> Vec<f64> {
             pick.map(|i| p.swap_remove(i))
         })
         .unwrap_or_default();
-    v.clear();
+    v.truncate(len);
     v.resize(len, 0.0);
     v
 }
@@ -49,18 +51,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn returned_memory_is_reused_and_zeroed() {
-        let mut v = zeros(1000);
+    fn returned_memory_is_reused() {
+        let mut v = reuse(1000);
+        assert!(v.iter().all(|&x| x == 0.0), "fresh memory is zeros");
         v[3] = 1.0;
         let at = v.as_ptr();
         give_back(v);
         give_back(Vec::with_capacity(10));
-        let w = zeros(500);
+        let w = reuse(500);
         assert_eq!(
             w.as_ptr(),
             at,
             "the smallest returned vector that holds 500"
         );
-        assert!(w.len() == 500 && w.iter().all(|&x| x == 0.0));
+        assert_eq!((w.len(), w[3]), (500, 1.0), "left-over values");
+        give_back(w);
+        let grown = reuse(2000);
+        assert_eq!(grown.len(), 2000);
+        assert!(
+            grown[500..].iter().all(|&x| x == 0.0),
+            "zeros where it grew"
+        );
     }
 }
