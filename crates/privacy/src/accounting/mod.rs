@@ -346,10 +346,10 @@ const PRV_STEERING_WIDTH: f64 = 16.0;
 /// [`sgm_noise_multiplier`] for the PRV accountant, in two phases:
 /// 1. steering: the secant search ([`prv::search_bracket`]) on [`prv::sgm_upper_estimate`] (the
 ///    certified upper bound's computation on an 8× coarser mesh, several times cheaper, within
-///    about 10⁻⁵ of it), from the GDP answer, to a bracket of 16 tolerances; the rough ε that sets
-///    each mesh is RDP at the few orders around the best one at the start (RDP at all 156 orders
-///    costs as much as a coarse evaluation). Its bracket gives the root and the local power
-///    p = −d ln ε / d ln z;
+///    about 2·10⁻⁵ of it, relative), from the GDP answer (first jump by the GDP curve's local
+///    power), to a bracket of 16 tolerances; the rough ε that sets each mesh is RDP at the nine
+///    orders around the best one at the start (all 156 orders would add about a millisecond per
+///    step). Its bracket gives the root and the local power p = −d ln ε / d ln z;
 /// 2. closing, with the certified upper bound itself ([`sgm_epsilon`]): one evaluation at half a
 ///    tolerance above the steered root. If it meets the target and the power says that z·(1 − tol)
 ///    would not (ln upper(z) + ¾·p·tol > ln ε: a quarter of the step as margin for the power's
