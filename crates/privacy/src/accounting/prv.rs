@@ -774,8 +774,9 @@ pub fn sgm_upper_estimate(
 }
 
 /// The smallest noise multiplier z, to relative tolerance `tol`, whose certified ε (`upper(z)`,
-/// +∞ when it cannot be computed) is at most `epsilon`, searched from `start` (for DP-SGD the
-/// RDP answer, which the tighter PRV bound meets). Returns the upper end of the final bracket
+/// +∞ when it cannot be computed) is at most `epsilon`, searched from `start` (the DP-SGD search
+/// starts from a point just above the root found on cheap estimates: `accounting`'s
+/// `prv_noise_multiplier`). Returns the upper end of the final bracket
 /// [lo, hi] (hi − lo ≤ tol·hi, upper(lo) > ε ≥ upper(hi)), so the returned z meets the target by
 /// an evaluation of `upper` itself; `None` if no z in [10⁻⁶, 10⁶] does.
 ///
