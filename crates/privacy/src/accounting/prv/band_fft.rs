@@ -91,17 +91,17 @@ pub(super) fn compose(
     band: Option<Option<usize>>,
 ) -> Vec<Vec<f64>> {
     assert!(
-        n.is_power_of_two() && (1..=2).contains(&parts.len()),
-        "compose: n = {n} must be a power of two, with one or two sequences"
+        n > 0 && (1..=2).contains(&parts.len()),
+        "compose: one or two sequences on n = {n} > 0 points"
     );
     let band = band.unwrap_or_else(|| {
         parts.iter().try_fold(0, |k, (cells, _)| {
             band_limit(cells.mass, n, steps, tol).map(|kc| kc.max(k))
         })
     });
-    // Transform length M ≥ 2K + 1 (the band's residues mod M are distinct), or n.
+    // Transform length M ≥ 2K + 1 (the band's residues mod M are distinct) dividing n, or n.
     let m = band.map_or(n, |k| (2 * k + 1).next_power_of_two().max(16));
-    let (m, k_max) = if m >= n / 2 || band.is_none() {
+    let (m, k_max) = if m >= n / 2 || !n.is_multiple_of(m) || band.is_none() {
         (n, n / 2)
     } else {
         (m, band.unwrap_or(n / 2))
@@ -123,7 +123,6 @@ pub(super) fn compose(
             )
         })
         .collect();
-    let mask = n - 1;
     let offsets: Vec<usize> = parts
         .iter()
         .map(|(cells, _)| cells.first.rem_euclid(n as i64) as usize)
@@ -132,7 +131,7 @@ pub(super) fn compose(
     // step can be wider than the window of the composition).
     let folded: Vec<Cow<[f64]>> = parts.iter().map(|(cells, _)| fold(cells.mass, n)).collect();
     let mass_at = |part: usize, p: usize| {
-        let i = p.wrapping_sub(offsets[part]) & mask;
+        let i = circle_sub(p, offsets[part], n);
         folded[part].get(i).copied().unwrap_or(0.0)
     };
     // The offsets a are taken in groups of consecutive ones, so that gathering and scattering
@@ -142,8 +141,11 @@ pub(super) fn compose(
     let mut work = vec![C64::new(0.0, 0.0); group * m];
     let mut powers = Vec::new();
     for a0 in (0..stride).step_by(group) {
+        // The last group may be short (s need not be a multiple of the group).
+        let size = group.min(stride - a0);
+        let work = &mut work[..size * m];
         for b in 0..m {
-            for g in 0..group {
+            for g in 0..size {
                 let p = a0 + g + stride * b;
                 work[g * m + b] = C64::new(
                     mass_at(0, p),
@@ -151,7 +153,7 @@ pub(super) fn compose(
                 );
             }
         }
-        forward.process(&mut work);
+        forward.process(work);
         for (g, transform) in work.chunks_exact(m).enumerate() {
             roots.powers(a0 + g, k_max.min(m / 2), &mut powers);
             for &(c, k) in &band_indices {
@@ -180,8 +182,14 @@ pub(super) fn compose(
     // Every wanted point is written below (a + s·b runs over the circle once), so the vectors
     // need no zeroing.
     let mut out: Vec<Vec<f64>> = parts.iter().map(|(_, w)| pool::reuse(w.len)).collect();
+    let firsts: Vec<usize> = parts
+        .iter()
+        .map(|(_, w)| w.first.rem_euclid(n as i64) as usize)
+        .collect();
     let scale = 1.0 / n as f64;
     for a0 in (0..stride).step_by(group) {
+        let size = group.min(stride - a0);
+        let work = &mut work[..size * m];
         work.fill(C64::new(0.0, 0.0));
         for (g, transform) in work.chunks_exact_mut(m).enumerate() {
             roots.powers(a0 + g, k_max.min(m / 2), &mut powers);
@@ -190,13 +198,13 @@ pub(super) fn compose(
                 transform[c] = spectrum[c] * if k >= 0 { w } else { w.conj() };
             }
         }
-        inverse.process(&mut work);
+        inverse.process(work);
         for b in 0..m {
-            for g in 0..group {
+            for g in 0..size {
                 let w = work[g * m + b];
                 let p = a0 + g + stride * b;
                 for (part, (_, wanted)) in parts.iter().enumerate() {
-                    let i = p.wrapping_sub(wanted.first as usize) & mask;
+                    let i = circle_sub(p, firsts[part], n);
                     if i < wanted.len {
                         let v = if part == 0 { w.re } else { w.im };
                         out[part][i] = (v * scale).max(0.0);
@@ -223,10 +231,15 @@ fn fold(mass: &[f64], n: usize) -> Cow<'_, [f64]> {
     Cow::Owned(out)
 }
 
-/// e^{2πi m/n} for any m (mod n, n a power of two), as the product of two table entries
-/// (m = hi·R + lo, R ≈ √n): within a few ulps, like the FFT's own twiddle factors.
+/// (p − q) mod n for p, q in 0..n.
+fn circle_sub(p: usize, q: usize, n: usize) -> usize {
+    if p >= q { p - q } else { p + n - q }
+}
+
+/// e^{2πi m/n} for any m (mod n), as the product of two table entries (m = hi·R + lo, R a power
+/// of two ≈ √n): within a few ulps, like the FFT's own twiddle factors.
 struct Roots {
-    mask: usize,
+    n: usize,
     bits: u32,
     lo: Vec<C64>,
     hi: Vec<C64>,
@@ -234,19 +247,19 @@ struct Roots {
 
 impl Roots {
     fn new(n: usize) -> Self {
-        let bits = n.trailing_zeros() / 2;
+        let bits = n.ilog2() / 2;
         let r = 1usize << bits;
         let root = |m: usize| C64::from_polar(1.0, std::f64::consts::TAU * m as f64 / n as f64);
         Roots {
-            mask: n - 1,
+            n,
             bits,
             lo: (0..r).map(root).collect(),
-            hi: (0..n / r).map(|h| root(h * r)).collect(),
+            hi: (0..n.div_ceil(r)).map(|h| root(h * r)).collect(),
         }
     }
 
     fn get(&self, m: usize) -> C64 {
-        let m = m & self.mask;
+        let m = m % self.n;
         self.hi[m >> self.bits] * self.lo[m & ((1 << self.bits) - 1)]
     }
 
@@ -258,7 +271,7 @@ impl Roots {
         let mut w = C64::new(1.0, 0.0);
         for k in 0..=k_max {
             w = if k % 16 == 0 {
-                self.get(a.wrapping_mul(k))
+                self.get(a * k % self.n)
             } else {
                 w * step
             };
@@ -359,6 +372,39 @@ mod tests {
                 assert!(g.iter().sum::<f64>() > 0.9);
             }
         }
+    }
+
+    /// On a circle whose length is not a power of two (a multiple of the short transforms'
+    /// length), the band still gives the full transforms' composition.
+    #[test]
+    fn band_composition_on_a_circle_of_any_multiple_length() {
+        let (n, steps) = (3 * 4096 + 1024 * 5, 400u64);
+        let a = bump(300, 12.0);
+        let tol = Tolerance(1e-30);
+        let parts = [(
+            Cells {
+                mass: &a,
+                first: -100,
+            },
+            Wanted {
+                first: -3000,
+                len: 9000,
+            },
+        )];
+        let band = band_limit(&a, n, steps, tol).expect("band");
+        assert!(
+            n % (2 * band + 1).next_power_of_two() == 0,
+            "short length divides n"
+        );
+        let fast = compose(&parts, steps, n, tol, None);
+        let full = compose(&parts, steps, n, tol, Some(None));
+        let worst = fast[0]
+            .iter()
+            .zip(&full[0])
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-15, "{worst:e}");
+        assert!(full[0].iter().sum::<f64>() > 0.9);
     }
 
     /// One step (no composition) returns the masses themselves, wrapped around the circle when
