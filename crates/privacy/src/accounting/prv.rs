@@ -23,11 +23,17 @@
 //! 2. **Compose** by FFT: the T-fold circular convolution of the cell masses is one forward FFT,
 //!    an element-wise T-th power and one inverse FFT (Gopi et al., Alg. 1). The circle covers a
 //!    window `[lo, hi]` chosen by Chernoff bounds computed from the discretised moment generating
-//!    function, so the mass that wraps around is `P_out ≤ 10⁻³δ`. Only the band of frequencies
-//!    whose T-th powers are not negligible is transformed and raised to the power (`band_fft`:
-//!    a bound on the step's spectrum from its second differences certifies that the rest moves
-//!    the profile by at most `P_band = 10⁻³⁰δ`, which is charged below); at the anchor that is a
-//!    few hundred of 2¹⁹ frequencies.
+//!    function, so the mass that wraps around is `P_out ≤ 10⁻³δ`. The circle is the window
+//!    rounded up to a multiple of 4096 points (a power of two below that), one circle for both
+//!    directions: any circle at least as long as the window works, since the mass outside the
+//!    window (≤ P_out, charged below) is then either aliased onto the circle or left out of the
+//!    profile, and a circle longer than needed only reads some of that mass instead of leaving it
+//!    out (the power-of-two circles used before were up to twice the window, and read the upper
+//!    tail beyond hi: at the anchor the upper bound is 5·10⁻⁶ lower now). Only the band of
+//!    frequencies whose T-th powers are not negligible is transformed and raised to the power
+//!    (`band_fft`: a bound on the step's spectrum from its second differences certifies that the
+//!    rest moves the profile by at most `P_band = 10⁻³⁰δ`, which is charged below); at the anchor
+//!    that is a few hundred of 430,080 frequencies.
 //! 3. **Read off** `ε̃(δ)` from the composed masses exactly (the profile is piecewise of the form
 //!    `S₀ − e^ε S₁` between grid points).
 //!
@@ -43,9 +49,8 @@
 //! 10⁻²), with at most 2²² grid points (coarser meshes widen t, which the bounds report).
 //! Floating-point error of the FFT (≈ 10⁻¹⁶ per cell) is not part of the bound; it is far below
 //! δ for δ ≥ 10⁻¹⁰. It does move the read-off in its last digits: at the anchor (q = 0.01,
-//! z = 1.1, T = 10⁴, δ = 10⁻⁵) the band's short transforms and the full-length transforms give
-//! upper bounds that differ by a few 10⁻⁸ either way (5.203200431 and 5.203200490; with every
-//! frequency kept, `band_fft` gives the full-length value to 10⁻¹⁵).
+//! z = 1.1, T = 10⁴, δ = 10⁻⁵) on the same circle the band's short transforms and full-length
+//! transforms give upper bounds that differ by a few 10⁻⁸ either way.
 
 use super::special::{log_add, norm_cdf};
 use std::collections::HashMap;

@@ -3,9 +3,9 @@
 //! carries it.
 //!
 //! The step's masses are a smooth bump hundreds of cells wide, so its transform X_k decays fast
-//! in |k| and X_k^T is negligible outside a band [−K, K] with K a few hundred out of n = 2¹⁹ at
-//! the anchor ([`band_limit`] certifies K). With M ≥ 2K + 1 a power of two and s = n/M, writing
-//! j = a + s·b (a < s, b < M):
+//! in |k| and X_k^T is negligible outside a band [−K, K] with K a few hundred out of n ≈ 4·10⁵ at
+//! the anchor ([`band_limit`] certifies K). With M ≥ 2K + 1 a power of two dividing n and
+//! s = n/M, writing j = a + s·b (a < s, b < M):
 //!
 //! * forward, X_k = Σ_a e^{−2πi ak/n} Σ_b x_{a+sb} e^{−2πi bk/M}: s transforms of length M, each
 //!   read at the 2K + 1 residues k mod M of the band;
