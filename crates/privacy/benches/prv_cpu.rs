@@ -1,5 +1,5 @@
 //! CPU seconds (user + system, all threads, from /proc/self/stat) and wall seconds per PRV call,
-//! for the side-by-side comparison with dp_accounting's PLD accountant (`bench/prv_compare.sh`):
+//! for the side-by-side comparison with dp_accounting's PLD accountant (`bench/prv_compare.py`):
 //! one ε evaluation (fresh z each repetition; the accountant memoises repeated inputs) and one
 //! noise-multiplier search. Prints one JSON line per case.
 //!

@@ -18,10 +18,22 @@
 //!    centre `kh`. Mass above the top cell (probability `p∞ ≤ 10⁻³δ/T`) becomes an atom at +∞
 //!    (counted as a full violation); mass below the bottom cell (add direction, or q = 1) is moved
 //!    up into it.
+//!    The normal tail of the N(0, z²) component at a cell edge is shared by the two directions
+//!    (the add direction's edge k is the remove direction's edge 1 − k).
 //! 2. **Compose** by FFT: the T-fold circular convolution of the cell masses is one forward FFT,
 //!    an element-wise T-th power and one inverse FFT (Gopi et al., Alg. 1). The circle covers a
 //!    window `[lo, hi]` chosen by Chernoff bounds computed from the discretised moment generating
-//!    function, so the mass that wraps around is `P_out ≤ 10⁻³δ`.
+//!    function, so the mass that wraps around is `P_out ≤ 10⁻³δ`. The circle is the window
+//!    rounded up to a multiple of 4096 points (a power of two below that), one circle for both
+//!    directions: any circle at least as long as the window works, since the mass outside the
+//!    window (≤ P_out, charged below) is then either aliased onto the circle or left out of the
+//!    profile, and a circle longer than needed only reads some of that mass instead of leaving it
+//!    out (the power-of-two circles used before were up to twice the window, and read the upper
+//!    tail beyond hi: at the anchor the upper bound is 5·10⁻⁶ lower now). Only the band of
+//!    frequencies whose T-th powers are not negligible is transformed and raised to the power
+//!    (`band_fft`: a bound on the step's spectrum from its second differences certifies that the
+//!    rest moves the profile by at most `P_band = 10⁻³⁰δ`, which is charged below); at the anchor
+//!    that is a few hundred of 430,080 frequencies.
 //! 3. **Read off** `ε̃(δ)` from the composed masses exactly (the profile is piecewise of the form
 //!    `S₀ − e^ε S₁` between grid points).
 //!
@@ -30,18 +42,22 @@
 //! Gauss–Legendre quadrature of E\[Y\] over the gridded range). Outside the cells `Yᵢ ≤ Ỹᵢ`. By
 //! Hoeffding, `ΣDᵢ ≤ T m̄ + t` except with probability η = 10⁻³δ, where `t = h √(T ln(1/η) / 2)`.
 //! Since `(1 − e^{ε−y})₊` is increasing in y and bounded by 1,
-//! `δ_true(ε) ≤ δ̃(ε − T m̄ − t) + P_out + η`, hence the certified
-//! `ε_upper = ε̃(δ − P_out − η) + T m̄ + t`; symmetrically
-//! `ε_lower = ε̃(δ + P_out + η + T(p∞ + p_low)) + T m̄ − t` and the point estimate
+//! `δ_true(ε) ≤ δ̃(ε − T m̄ − t) + P_out + P_band + η`, hence the certified
+//! `ε_upper = ε̃(δ − P_out − P_band − η) + T m̄ + t`; symmetrically
+//! `ε_lower = ε̃(δ + P_out + P_band + η + T(p∞ + p_low)) + T m̄ − t` and the point estimate
 //! `ε_estimate = ε̃(δ) + T m̄`. The mesh h is chosen so that t ≈ 0.2% of ε (between 2·10⁻⁴ and
 //! 10⁻²), with at most 2²² grid points (coarser meshes widen t, which the bounds report).
 //! Floating-point error of the FFT (≈ 10⁻¹⁶ per cell) is not part of the bound; it is far below
-//! δ for δ ≥ 10⁻¹⁰.
+//! δ for δ ≥ 10⁻¹⁰. It does move the read-off in its last digits: at the anchor (q = 0.01,
+//! z = 1.1, T = 10⁴, δ = 10⁻⁵) on the same circle the band's short transforms and full-length
+//! transforms give upper bounds that differ by a few 10⁻⁸ either way.
 
 use super::special::{log_add, norm_cdf};
-use rustfft::{Fft, FftPlanner, num_complex::Complex};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
+
+mod band_fft;
+mod pool;
 
 /// ε at a given δ with its certified error bars.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,6 +136,39 @@ impl StepPrv {
         }
     }
 
+    /// [`StepPrv::tail`] at the cell edge (k − ½)h, with the normal tail of the N(0, z²) component
+    /// looked up in (or stored into) `shared`: the add direction's edge k and the remove
+    /// direction's edge 1 − k are the same point u = L⁻¹((½ − k)h) of x, so the two directions
+    /// share that tail (same arithmetic: erfc(|u/z|/√2), the accurate side, and 2 minus it).
+    fn edge_tail(&self, k: i64, h: f64, upper: bool, shared: &mut SharedTails) -> f64 {
+        let r = match self.dir {
+            Direction::Remove => k,
+            Direction::Add => 1 - k,
+        };
+        let u = self.inv_loss((r as f64 - 0.5) * h);
+        if u == f64::NEG_INFINITY {
+            return self.tail((k as f64 - 0.5) * h, upper);
+        }
+        let small = shared.erfc_abs(r, || {
+            libm::erfc((u / self.z).abs() / std::f64::consts::SQRT_2)
+        });
+        // Φ(σ·u/z) = ½ erfc(−σu/(z√2)): ½·small when σu ≤ 0, else 1 − ½·small.
+        let phi = |sign: f64| {
+            if sign * u <= 0.0 {
+                0.5 * small
+            } else {
+                0.5 * (2.0 - small)
+            }
+        };
+        let flip = if upper { -1.0 } else { 1.0 };
+        match self.dir {
+            Direction::Remove => {
+                (1.0 - self.q) * phi(flip) + self.q * norm_cdf(flip * (u - 1.0) / self.z)
+            }
+            Direction::Add => phi(-flip),
+        }
+    }
+
     /// Density of X and the value of Y at x.
     fn density_and_value(&self, x: f64) -> (f64, f64) {
         let z = self.z;
@@ -187,7 +236,50 @@ struct Discrete {
     mean_shift: f64,
 }
 
-fn discretise(prv: &StepPrv, h: f64, tail: f64) -> Discrete {
+/// erfc(|u/z|/√2) at the remove direction's cell edges, kept for the add direction
+/// ([`StepPrv::edge_tail`]); valid for one (q, z, h).
+struct SharedTails {
+    key: [u64; 3],
+    first: i64,
+    values: Vec<f64>,
+}
+
+impl SharedTails {
+    fn new() -> Self {
+        SharedTails {
+            key: [0; 3],
+            first: 0,
+            values: Vec::new(),
+        }
+    }
+
+    /// Starts sharing for (q, z, h) over edges first..first + len, unless already sharing them.
+    fn prepare(&mut self, q: f64, z: f64, h: f64, first: i64, len: usize) {
+        let key = [q, z, h].map(f64::to_bits);
+        if self.key != key || self.values.is_empty() {
+            self.key = key;
+            self.first = first;
+            self.values.clear();
+            self.values.resize(len, f64::NAN);
+        }
+    }
+
+    /// The value at remove-edge r, computed by `f` when not known yet.
+    fn erfc_abs(&mut self, r: i64, f: impl FnOnce() -> f64) -> f64 {
+        let Some(slot) = usize::try_from(r - self.first)
+            .ok()
+            .and_then(|i| self.values.get_mut(i))
+        else {
+            return f();
+        };
+        if slot.is_nan() {
+            *slot = f();
+        }
+        *slot
+    }
+}
+
+fn discretise(prv: &StepPrv, h: f64, tail: f64, shared: &mut SharedTails) -> Discrete {
     // Support: bounded below by ln(1−q) (remove, q < 1), above by −ln(1−q) (add, q < 1);
     // otherwise cut where the tail is below `tail`.
     let bounded_below = prv.dir == Direction::Remove && prv.q < 1.0;
@@ -219,9 +311,20 @@ fn discretise(prv: &StepPrv, h: f64, tail: f64) -> Discrete {
     // `split` is the first edge where it is ≤ 1/2, so lower tails are needed at edges
     // 0..split and upper tails at edges split − 1..=n (one tail per edge, plus one).
     let split = partition_point(n + 1, |j| prv.tail(edge(j), true) > 0.5);
-    let lower: Vec<f64> = (0..split).map(|j| prv.tail(edge(j), false)).collect();
+    // Only one direction can start the sharing (for the other, the keys must already match).
+    if prv.dir == Direction::Remove {
+        shared.prepare(prv.q, prv.z, h, k_lo, n + 1);
+    } else if shared.key != [prv.q, prv.z, h].map(f64::to_bits) {
+        shared.values.clear();
+    }
+    let edge_tail = |j: usize, upper: bool, shared: &mut SharedTails| {
+        prv.edge_tail(k_lo + j as i64, h, upper, shared)
+    };
+    let lower: Vec<f64> = (0..split).map(|j| edge_tail(j, false, shared)).collect();
     let first_upper = split.saturating_sub(1);
-    let upper: Vec<f64> = (first_upper..=n).map(|j| prv.tail(edge(j), true)).collect();
+    let upper: Vec<f64> = (first_upper..=n)
+        .map(|j| edge_tail(j, true, shared))
+        .collect();
     let mass: Vec<f64> = (0..n)
         .map(|j| {
             if j + 1 < split {
@@ -352,106 +455,48 @@ struct Composed {
     p_inf: f64,
 }
 
-/// The FFT planner, shared by every evaluation: a plan (its twiddle factors) is computed once per
-/// length and reused (planning a 2^19-point transform costs about as much as running it).
-fn planner() -> std::sync::MutexGuard<'static, FftPlanner<f64>> {
-    static PLANNER: OnceLock<Mutex<FftPlanner<f64>>> = OnceLock::new();
-    PLANNER
-        .get_or_init(|| Mutex::new(FftPlanner::new()))
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-}
+/// Share of δ left to the frequencies the composition leaves out (`band_fft::band_limit`): far
+/// below the floating-point resolution of δ, so the bounds read the same as with every frequency
+/// kept.
+const BAND_SHARE: f64 = 1e-30;
 
-/// The forward and inverse transforms of length n.
-fn plans(n: usize) -> (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>) {
-    let mut p = planner();
-    (p.plan_fft_forward(n), p.plan_fft_inverse(n))
-}
-
-/// Adds the cell masses of `d` into `out` (length n) at their circular positions.
-fn place(d: &Discrete, n: usize, mut out: impl FnMut(usize, f64)) {
-    for (j, m) in d.mass.iter().enumerate() {
-        out((d.k_lo + j as i64).rem_euclid(n as i64) as usize, *m);
-    }
-}
-
-/// The composed masses on K ∈ [k0, k0 + n) from the circular T-fold convolution `circle`.
-fn read_window(
-    d: &Discrete,
-    steps: u64,
-    k0: i64,
-    n: usize,
-    circle: impl Fn(usize) -> f64,
-) -> Composed {
-    let mass = (0..n)
-        .map(|i| circle((k0 + i as i64).rem_euclid(n as i64) as usize).max(0.0))
-        .collect();
-    Composed {
-        h: d.h,
-        k0,
-        mass,
-        p_inf: -(steps as f64 * (-d.p_inf).ln_1p()).exp_m1(),
-    }
-}
-
-fn compose(d: &Discrete, steps: u64, k0: i64, n: usize) -> Composed {
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
-    place(d, n, |i, m| buf[i].re += m);
-    let (forward, inverse) = plans(n);
-    forward.process(&mut buf);
-    for c in buf.iter_mut() {
-        *c = complex_pow(*c, steps);
-    }
-    inverse.process(&mut buf);
-    let scale = 1.0 / n as f64;
-    read_window(d, steps, k0, n, |i| buf[i].re * scale)
-}
-
-/// Both directions at once when they share the mesh and the FFT length: direction a in the real
-/// part and b in the imaginary part of one transform. With X the transform of a + ib,
-/// A_k = (X_k + conj X_{−k})/2 and B_k = (X_k − conj X_{−k})/(2i) are the transforms of a and b;
-/// the inverse transform of A^T + i·B^T is a^{*T} + i·b^{*T} (both real). A and B are Hermitian,
-/// so the powers are computed on half the spectrum. Two transforms instead of four and half the
-/// powers; the same arithmetic per value (rounding of the order of 10⁻¹⁶ per cell, as before).
-fn compose_pair(
-    a: (&Discrete, i64),
-    b: (&Discrete, i64),
-    steps: u64,
-    n: usize,
-) -> (Composed, Composed) {
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
-    place(a.0, n, |i, m| buf[i].re += m);
-    place(b.0, n, |i, m| buf[i].im += m);
-    let (forward, inverse) = plans(n);
-    forward.process(&mut buf);
-    for k in 0..=n / 2 {
-        let mirror = (n - k) % n;
-        let (x, xm) = (buf[k], buf[mirror].conj());
-        let fa = complex_pow((x + xm) * 0.5, steps);
-        let fb = complex_pow((x - xm) * Complex::new(0.0, -0.5), steps);
-        let i = Complex::new(0.0, 1.0);
-        buf[k] = fa + i * fb;
-        buf[mirror] = fa.conj() + i * fb.conj();
-    }
-    inverse.process(&mut buf);
-    let scale = 1.0 / n as f64;
-    (
-        read_window(a.0, steps, a.1, n, |i| buf[i].re * scale),
-        read_window(b.0, steps, b.1, n, |i| buf[i].im * scale),
-    )
-}
-
-/// c^e by binary exponentiation (relative error about e·2⁻⁵², like any evaluation of c^e).
-fn complex_pow(mut base: Complex<f64>, mut e: u64) -> Complex<f64> {
-    let mut acc = Complex::new(1.0, 0.0);
-    while e > 0 {
-        if e & 1 == 1 {
-            acc *= base;
+/// The composed masses of one direction, or of two on the same circle (one complex transform),
+/// at the window's cells with values ≥ 0 (all that the privacy profile reads).
+fn compose(dirs: &[(&Discrete, i64)], steps: u64, n: usize, delta: f64) -> Vec<Composed> {
+    let wanted = |k0: i64| {
+        let first = k0.max(0);
+        band_fft::Wanted {
+            first,
+            len: (k0 + n as i64 - first).max(0) as usize,
         }
-        base = base * base;
-        e >>= 1;
+    };
+    let parts: Vec<_> = dirs
+        .iter()
+        .map(|(d, k0)| {
+            let cells = band_fft::Cells {
+                mass: &d.mass,
+                first: d.k_lo,
+            };
+            (cells, wanted(*k0))
+        })
+        .collect();
+    let tol = band_fft::Tolerance(BAND_SHARE * delta);
+    let masses = band_fft::compose(&parts, steps, n, tol, None);
+    dirs.iter()
+        .zip(masses)
+        .map(|((d, k0), mass)| Composed {
+            h: d.h,
+            k0: (*k0).max(0),
+            mass,
+            p_inf: -(steps as f64 * (-d.p_inf).ln_1p()).exp_m1(),
+        })
+        .collect()
+}
+
+impl Drop for Composed {
+    fn drop(&mut self) {
+        pool::give_back(std::mem::take(&mut self.mass));
     }
-    acc
 }
 
 /// The privacy profile δ̃(ε) = Σ_K P_K (1 − e^{ε − Kh})₊ + P(∞) of the composed masses, through
@@ -465,16 +510,32 @@ struct Profile {
     p_inf: f64,
 }
 
+impl Drop for Profile {
+    fn drop(&mut self) {
+        pool::give_back(std::mem::take(&mut self.s0));
+        pool::give_back(std::mem::take(&mut self.s1));
+    }
+}
+
 impl Profile {
     fn new(c: &Composed) -> Self {
         let start = (-c.k0).max(0) as usize;
         let n = c.mass.len();
-        let mut s0 = vec![0.0; n + 1];
-        let mut s1 = vec![0.0; n + 1];
+        // Cells below `start` are never read; the rest is written below.
+        let mut s0 = pool::reuse(n + 1);
+        let mut s1 = pool::reuse(n + 1);
+        (s0[n], s1[n]) = (0.0, 0.0);
+        // e^{−v_i} exactly every 64 cells, and by steps of e^{h} in between (≤ 64 roundings).
+        let up = c.h.exp();
+        let mut weight = 0.0;
         for i in (start..n).rev() {
-            let v = (c.k0 + i as i64) as f64 * c.h;
+            weight = if (n - 1 - i).is_multiple_of(64) {
+                (-((c.k0 + i as i64) as f64 * c.h)).exp()
+            } else {
+                weight * up
+            };
             s0[i] = s0[i + 1] + c.mass[i];
-            s1[i] = s1[i + 1] + c.mass[i] * (-v).exp();
+            s1[i] = s1[i + 1] + c.mass[i] * weight;
         }
         Profile {
             h: c.h,
@@ -545,12 +606,12 @@ enum Plan {
 }
 
 /// The discretisation of one direction (mesh, cells, window and FFT length; module doc, 1–2).
-fn plan(prv: &StepPrv, steps: u64, delta: f64, t_target: f64) -> Plan {
+fn plan(prv: &StepPrv, steps: u64, delta: f64, t_target: f64, shared: &mut SharedTails) -> Plan {
     let tf = steps as f64;
     let hoeffding = hoeffding_factor(steps, delta);
     let mut h = t_target / hoeffding;
     loop {
-        let d = discretise(prv, h, ERR_SHARE * delta / tf);
+        let d = discretise(prv, h, ERR_SHARE * delta / tf, shared);
         let (lo, hi) = d.window(tf, 0.5 * ERR_SHARE * delta);
         let hi = hi.max(h);
         let width = ((hi - lo) / h).ceil() + 2.0;
@@ -563,7 +624,13 @@ fn plan(prv: &StepPrv, steps: u64, delta: f64, t_target: f64) -> Plan {
         if !(width.is_finite() && width <= MAX_FFT as f64 && (lo / h).abs() < 1e15) {
             return Plan::Trivial;
         }
-        let n = (width as usize).next_power_of_two().max(64);
+        // A power of two for small windows, else a multiple of 4096 (any short transform of
+        // the band composition up to 4096 points divides it; at most 1% longer than the window).
+        let n = if width <= 4096.0 {
+            (width as usize).next_power_of_two().max(64)
+        } else {
+            (width as usize).div_ceil(4096) * 4096
+        };
         let k0 = (lo / h).floor() as i64 - 1;
         return Plan::Grid { d, k0, n };
     }
@@ -575,34 +642,88 @@ fn hoeffding_factor(steps: u64, delta: f64) -> f64 {
 }
 
 /// ε bounds of one direction from its composed masses (module doc, 3 and the coupling).
-fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> EpsilonBounds {
+fn read_bounds(d: &Discrete, c: &Composed, steps: u64, delta: f64) -> DirectionBounds {
     let tf = steps as f64;
     let eta = ERR_SHARE * delta;
     let p = Profile::new(c);
     let t = d.h * hoeffding_factor(steps, delta);
     let shift = tf * d.mean_shift;
     let p_out = ERR_SHARE * delta;
-    let upper = p.epsilon(delta - p_out - eta) + shift + t;
+    let band = BAND_SHARE * delta;
+    let upper = p.epsilon(delta - p_out - eta - band) + shift + t;
     let estimate = p.epsilon(delta) + shift;
-    let lower = p.epsilon(delta + p_out + eta + tf * (d.p_inf + d.p_low)) + shift - t;
-    EpsilonBounds {
-        lower: lower.max(0.0),
-        estimate: estimate.max(0.0),
-        upper: upper.max(0.0),
+    let lower = p.epsilon(delta + p_out + eta + band + tf * (d.p_inf + d.p_low)) + shift - t;
+    DirectionBounds {
+        bounds: EpsilonBounds {
+            lower: lower.max(0.0),
+            estimate: estimate.max(0.0),
+            upper: upper.max(0.0),
+        },
+        t,
     }
 }
 
-const TRIVIAL: EpsilonBounds = EpsilonBounds {
-    lower: 0.0,
-    estimate: f64::INFINITY,
-    upper: f64::INFINITY,
+/// One direction's bounds, with the discretisation term t in them (module doc).
+#[derive(Clone, Copy)]
+struct DirectionBounds {
+    bounds: EpsilonBounds,
+    t: f64,
+}
+
+const TRIVIAL: DirectionBounds = DirectionBounds {
+    bounds: EpsilonBounds {
+        lower: 0.0,
+        estimate: f64::INFINITY,
+        upper: f64::INFINITY,
+    },
+    t: 0.0,
 };
 
 /// ε bounds of one direction.
-fn direction_bounds(plan: &Plan, steps: u64, delta: f64) -> EpsilonBounds {
+fn direction_bounds(plan: &Plan, steps: u64, delta: f64) -> DirectionBounds {
     match plan {
-        Plan::Grid { d, k0, n } => read_bounds(d, &compose(d, steps, *k0, *n), steps, delta),
+        Plan::Grid { d, k0, n } => {
+            let composed = compose(&[(d, *k0)], steps, *n, delta);
+            read_bounds(d, &composed[0], steps, delta)
+        }
         Plan::Trivial => TRIVIAL,
+    }
+}
+
+/// The discretisation term t the mesh aims at: about 0.2% of a rough ε (module doc).
+fn target_t(rough_epsilon: f64) -> f64 {
+    (0.002 * rough_epsilon).clamp(2e-4, 1e-2)
+}
+
+/// Both directions' bounds (remove, add) on the mesh aimed at discretisation term `t_target`.
+fn both_directions(q: f64, z: f64, steps: u64, delta: f64, t_target: f64) -> [DirectionBounds; 2] {
+    let mut shared = SharedTails::new();
+    let [a, b] = [Direction::Remove, Direction::Add]
+        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target, &mut shared));
+    match (&a, &b) {
+        (
+            Plan::Grid {
+                d: da,
+                k0: ka,
+                n: na,
+            },
+            Plan::Grid {
+                d: db,
+                k0: kb,
+                n: nb,
+            },
+        ) if da.h == db.h => {
+            // One circle for both: the longer one holds either window.
+            let c = compose(&[(da, *ka), (db, *kb)], steps, *na.max(nb), delta);
+            [
+                read_bounds(da, &c[0], steps, delta),
+                read_bounds(db, &c[1], steps, delta),
+            ]
+        }
+        _ => [
+            direction_bounds(&a, steps, delta),
+            direction_bounds(&b, steps, delta),
+        ],
     }
 }
 
@@ -620,33 +741,7 @@ pub fn sgm_epsilon_bounds(
     if let Some(b) = memo().get(&key) {
         return *b;
     }
-    let t_target = (0.002 * rough_epsilon).clamp(2e-4, 1e-2);
-    let [a, b] = [Direction::Remove, Direction::Add]
-        .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, t_target));
-    let (a, b) = match (&a, &b) {
-        (
-            Plan::Grid {
-                d: da,
-                k0: ka,
-                n: na,
-            },
-            Plan::Grid {
-                d: db,
-                k0: kb,
-                n: nb,
-            },
-        ) if na == nb && da.h == db.h => {
-            let (ca, cb) = compose_pair((da, *ka), (db, *kb), steps, *na);
-            (
-                read_bounds(da, &ca, steps, delta),
-                read_bounds(db, &cb, steps, delta),
-            )
-        }
-        _ => (
-            direction_bounds(&a, steps, delta),
-            direction_bounds(&b, steps, delta),
-        ),
-    };
+    let [a, b] = both_directions(q, z, steps, delta, target_t(rough_epsilon)).map(|d| d.bounds);
     let bounds = EpsilonBounds {
         lower: a.lower.max(b.lower),
         estimate: a.estimate.max(b.estimate),
@@ -660,9 +755,40 @@ pub fn sgm_epsilon_bounds(
     bounds
 }
 
+/// A cheap stand-in for `sgm_epsilon_bounds(q, z, steps, delta, rough_epsilon).upper`, to steer a
+/// noise-multiplier search (never to certify anything): the same computation on a mesh
+/// `coarseness` times coarser, about `coarseness` times cheaper, with its discretisation term t
+/// replaced by the fine mesh's. The estimate ε̃ + T·m̄ hardly depends on the mesh (its error is
+/// of second order in h, far below t), so this tracks the certified upper bound closely and with
+/// an almost constant offset (at the anchor q = 0.01, z = 1.1, T = 10⁴: +9·10⁻⁵ at coarseness 8,
+/// +3.4·10⁻⁴ at 16, against t = 10⁻²).
+///
+/// ```
+/// use dpfair_privacy::accounting::prv::{sgm_epsilon_bounds, sgm_upper_estimate};
+/// let (q, z, steps, delta, rough) = (0.05, 1.2, 300, 1e-5, 2.6);
+/// let cheap = sgm_upper_estimate(q, z, steps, delta, rough, 8.0);
+/// let full = sgm_epsilon_bounds(q, z, steps, delta, rough).upper;
+/// assert!((cheap - full).abs() < 1e-3 * full);
+/// ```
+pub fn sgm_upper_estimate(
+    q: f64,
+    z: f64,
+    steps: u64,
+    delta: f64,
+    rough_epsilon: f64,
+    coarseness: f64,
+) -> f64 {
+    let t = target_t(rough_epsilon);
+    both_directions(q, z, steps, delta, t * coarseness)
+        .iter()
+        .map(|d| d.bounds.upper - d.t + t)
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
 /// The smallest noise multiplier z, to relative tolerance `tol`, whose certified ε (`upper(z)`,
-/// +∞ when it cannot be computed) is at most `epsilon`, searched from `start` (for DP-SGD the
-/// RDP answer, which the tighter PRV bound meets). Returns the upper end of the final bracket
+/// +∞ when it cannot be computed) is at most `epsilon`, searched from `start` (the DP-SGD search
+/// starts from a point just above the root found on cheap estimates: `accounting`'s
+/// `prv_noise_multiplier`). Returns the upper end of the final bracket
 /// [lo, hi] (hi − lo ≤ tol·hi, upper(lo) > ε ≥ upper(hi)), so the returned z meets the target by
 /// an evaluation of `upper` itself; `None` if no z in [10⁻⁶, 10⁶] does.
 ///
@@ -676,8 +802,43 @@ pub fn search_noise_multiplier(
     start: f64,
     epsilon: f64,
     tol: f64,
-    mut upper: impl FnMut(f64) -> f64,
+    upper: impl FnMut(f64) -> f64,
 ) -> Option<f64> {
+    search_bracket(start, epsilon, tol, 1.0, upper).map(|b| b.hi.0)
+}
+
+/// The final bracket of [`search_bracket`]: points (z, upper(z)) with upper(lo) > ε ≥ upper(hi)
+/// and hi − lo ≤ tol·hi (`lo` is `None` only when the search ran out of steps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bracket {
+    /// The last point that misses the target.
+    pub lo: Option<(f64, f64)>,
+    /// The last point that meets it.
+    pub hi: (f64, f64),
+}
+
+impl Bracket {
+    /// The secant estimate of the root of ln upper(z) = ln ε in ln z, and the local power
+    /// p = −d ln upper / d ln z > 0 (`None` without a finite lower end).
+    pub fn secant(&self, epsilon: f64) -> Option<(f64, f64)> {
+        let ((zl, el), (zh, eh)) = (self.lo?, self.hi);
+        let (a, b) = (zl.ln(), zh.ln());
+        let (fl, fh) = (el.ln() - epsilon.ln(), eh.ln() - epsilon.ln());
+        let root = (a + (b - a) * fl / (fl - fh)).exp();
+        let power = (fl - fh) / (b - a);
+        (root.is_finite() && power.is_finite() && power > 0.0).then_some((root, power))
+    }
+}
+
+/// [`search_noise_multiplier`] returning its final bracket, with the power p of the power law
+/// ε ∝ z^−p that extrapolates from a single point (1 in [`search_noise_multiplier`]).
+pub fn search_bracket(
+    start: f64,
+    epsilon: f64,
+    tol: f64,
+    power: f64,
+    mut upper: impl FnMut(f64) -> f64,
+) -> Option<Bracket> {
     let mut lo: Option<(f64, f64)> = None; // (z, ε(z)) with ε(z) > target
     let mut hi: Option<(f64, f64)> = None; // ε(z) ≤ target
     let mut z = start;
@@ -691,23 +852,28 @@ pub fn search_noise_multiplier(
         } else {
             lo = Some((z, e));
         }
-        // Power-law extrapolation ε ∝ z^−1 from one point, ratio capped at 4.
+        // Power-law extrapolation ε ∝ z^−p from one point, ratio capped at 4.
         let jump = |(z, e): (f64, f64)| {
             if e.is_finite() && e > 0.0 {
-                z * (e / epsilon).clamp(0.25, 4.0)
+                z * (e / epsilon).powf(1.0 / power).clamp(0.25, 4.0)
             } else {
                 z * 4.0
             }
         };
         z = match (lo, hi) {
-            (Some((zl, _)), Some((zh, _))) if zh - zl <= tol * zh => return Some(zh),
-            (None, Some(h)) => jump(h).min(h.0 * (1.0 - tol)),
+            (Some(l), Some(h)) if h.0 - l.0 <= tol * h.0 => {
+                return Some(Bracket { lo: Some(l), hi: h });
+            }
+            // A step of slightly less than tol, so that a bracket of the two points passes the
+            // width test despite rounding.
+            (None, Some(h)) => jump(h).min(h.0 * (1.0 - 0.999 * tol)),
             (Some(l), None) => jump(l).max(l.0 * (1.0 + tol)),
             (Some((zl, el)), Some((zh, eh))) => {
                 let (a, b) = (zl.ln(), zh.ln());
                 let (fl, fh) = (el.ln() - epsilon.ln(), eh.ln() - epsilon.ln());
                 let secant = a + (b - a) * fl / (fl - fh);
-                let c = if iteration < 8 && secant.is_finite() && secant > a && secant < b {
+                // (An end that meets the target exactly puts the secant on it: still a secant step.)
+                let c = if iteration < 8 && secant.is_finite() && secant >= a && secant <= b {
                     // Aim just past the root, on the side of the farther bracket end.
                     let nudge = if b - secant > secant - a {
                         tol / 3.0
@@ -723,7 +889,7 @@ pub fn search_noise_multiplier(
             (None, None) => unreachable!("every evaluation lands on one side"),
         };
     }
-    hi.map(|h| h.0)
+    hi.map(|hi| Bracket { lo, hi })
 }
 
 /// Evaluations kept (a noise-multiplier search makes about six; the ledger then charges the run
@@ -775,13 +941,68 @@ mod tests {
         assert!((2.0..2.0 * (1.0 + tol)).contains(&z), "{z}");
     }
 
+    /// Sharing the N(0, z²) tails between the directions gives the masses of separate
+    /// discretisations (to an ulp of the tails: 10⁻¹⁵ relative on each cell), and the add
+    /// direction does use the remove direction's tails.
+    #[test]
+    fn shared_tails_give_the_masses_of_separate_discretisations() {
+        let (q, z, h, tail) = (0.05, 1.2, 2e-3, 1e-12);
+        let remove = StepPrv {
+            q,
+            z,
+            dir: Direction::Remove,
+        };
+        let add = StepPrv {
+            q,
+            z,
+            dir: Direction::Add,
+        };
+        let mut shared = SharedTails::new();
+        let shared_masses = [&remove, &add].map(|p| discretise(p, h, tail, &mut shared).mass);
+        let known = shared.values.iter().filter(|v| !v.is_nan()).count();
+        assert!(known > 1000, "{known} tails kept");
+        for (p, with) in [&remove, &add].iter().zip(&shared_masses) {
+            let alone = discretise(p, h, tail, &mut SharedTails::new()).mass;
+            assert_eq!(alone.len(), with.len());
+            for (a, b) in alone.iter().zip(with) {
+                assert!((a - b).abs() <= 1e-15 * a.abs() + 1e-300, "{a:e} vs {b:e}");
+            }
+        }
+    }
+
+    /// With the right power p, the first jump of the search lands next to the root of
+    /// ε = c·z^−p, and the bracket's secant gives the root and p back.
+    #[test]
+    fn search_with_the_power_jumps_to_the_root() {
+        let (c, p, target, tol): (f64, f64, f64, f64) = (3.0, 1.8, 1.0, 1e-3);
+        let root = c.powf(1.0 / p);
+        let mut calls = 0;
+        let b = search_bracket(0.8 * root, target, tol, p, |z| {
+            calls += 1;
+            c * z.powf(-p)
+        })
+        .unwrap();
+        assert!(calls <= 3, "{calls} evaluations");
+        let (r, q) = b.secant(target).unwrap();
+        assert!((r / root - 1.0).abs() < 1e-9, "root {r} vs {root}");
+        assert!((q / p - 1.0).abs() < 1e-9, "power {q} vs {p}");
+        assert!(b.hi.1 <= target && b.lo.unwrap().1 > target);
+    }
+
     /// Packing both directions into one transform gives the masses of two separate transforms
     /// (to rounding: 10⁻¹⁴ absolute on masses ≤ 1).
     #[test]
     fn packed_directions_equal_separate_compositions() {
         let (q, z, steps, delta) = (0.05, 1.2, 300u64, 1e-5);
-        let plans = [Direction::Remove, Direction::Add]
-            .map(|dir| plan(&StepPrv { q, z, dir }, steps, delta, 0.01));
+        let plans = [Direction::Remove, Direction::Add].map(|dir| {
+            plan(
+                &StepPrv { q, z, dir },
+                steps,
+                delta,
+                0.01,
+                &mut SharedTails::new(),
+            )
+        });
         let [
             Plan::Grid { d: da, k0: ka, n },
             Plan::Grid {
@@ -793,10 +1014,10 @@ mod tests {
         else {
             panic!("both directions fit the grid");
         };
-        assert_eq!(n, nb);
-        let (pa, pb) = compose_pair((da, *ka), (db, *kb), steps, *n);
-        for (packed, d, k0) in [(pa, da, *ka), (pb, db, *kb)] {
-            let single = compose(d, steps, k0, *n);
+        let n = n.max(nb);
+        let packed = compose(&[(da, *ka), (db, *kb)], steps, *n, delta);
+        for (packed, d, k0) in [(&packed[0], da, *ka), (&packed[1], db, *kb)] {
+            let single = &compose(&[(d, k0)], steps, *n, delta)[0];
             let worst = packed
                 .mass
                 .iter()
