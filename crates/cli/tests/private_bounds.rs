@@ -81,3 +81,73 @@ fn bounds_no_better_than_a_guess_are_refused() {
     assert!(model.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `fit fdp-fair` without `--bounds` pays for private bounds like the other fits (on all rows,
+/// before the sites split), instead of leaving the features unscaled: the same `columns:` and
+/// cost lines, the charges in the ledger, no "unscaled" warning; the sites' model file records
+/// the min–max scaling the bounds gave.
+#[test]
+fn fdp_fair_without_bounds_charges_private_bounds() {
+    let dir = scratch("private-bounds", "fdp-fair");
+    let data = design_csv(&dir, "d.csv", 2_000, 5);
+    let model = dir.join("m.json");
+    let fdp = |extra: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "fdp-fair",
+            "--data",
+            arg(&data),
+            "--target",
+            "y",
+            "--sensitive",
+            "a",
+            "--epsilon",
+            "2",
+            "--sites",
+            "2",
+            "--frequencies",
+            "32",
+            "--insecure-seeded-noise",
+            "5",
+            "--out",
+            arg(&model),
+        ];
+        args.extend_from_slice(extra);
+        dpfair(&args)
+    };
+    let out = fdp(&[]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("unscaled"), "{err}");
+    assert!(
+        err.contains("columns: private bounds `x1`, `x2`"),
+        "stderr: {err}"
+    );
+    let share = dpfair::pipeline::auto_bounds_share(0.05, 2, 2_000, 2.0);
+    let cost = number_after(&err, "private bounds for 2 column(s), cost ε = ");
+    assert!(
+        (cost - 2.0 * share).abs() < 1e-3,
+        "{cost} against {}",
+        2.0 * share
+    );
+    let ledger = ok(&dpfair(&["ledger", arg(&model)]));
+    let bounds_rows = ledger
+        .lines()
+        .filter(|l| l.contains("feature bounds of column"))
+        .count();
+    assert_eq!(bounds_rows, 6, "{ledger}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert!(
+        file["schema"]["scaling"].to_string().contains("min"),
+        "{}",
+        file["schema"]["scaling"]
+    );
+    // Public bounds for both columns: nothing charged, no cost line.
+    let out = fdp(&["--bounds", "x1:0:1,x2:0:1"]);
+    ok(&out);
+    assert!(stderr(&out).contains("columns: public --bounds `x1`, `x2`"));
+    let ledger = ok(&dpfair(&["ledger", arg(&model)]));
+    assert!(!ledger.contains("feature bounds of column"), "{ledger}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
