@@ -112,5 +112,5 @@ pub(crate) fn load_group_data(data: &DataArgs) -> CliResult<Loaded> {
             "--sensitive is required: FDP-Fair constrains the disparity between two groups".into(),
         ));
     }
-    Ok(data.load(Some(TaskKind::Binary))?)
+    data.load(Some(TaskKind::Binary))
 }
