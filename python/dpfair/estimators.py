@@ -602,6 +602,12 @@ class LPCTClassifier(_LPCTBase):
     (`public_weight`). Library defaults: ε = 1, Theorem 4's depth and λ, max-edge splitter,
     Gini criterion, complete growth (`min_samples_leaf` for practical growth).
 
+    `guard`: a leaf keeps its own estimate only when it is `guard` standard deviations from 1/2
+    (noise of the reports and of the labels), else takes its nearest such ancestor's; the
+    default 3 is `dpfair fit lpct`'s, 0 gives the paper's eq. (8) in every leaf (on
+    high-dimensional data its leaves hold about one public row each, and the model is then
+    worse than the majority class; docs/deviations.md, `lpct-significance-guard`).
+
     Example:
         >>> import numpy as np, dpfair
         >>> rng = np.random.default_rng(3)
@@ -621,6 +627,7 @@ class LPCTClassifier(_LPCTBase):
         epsilon: float | None = None,
         depth: int | None = None,
         public_weight: float | None = None,
+        guard: float = 3.0,
         splitter: str | None = None,
         criterion: str | None = None,
         min_samples_leaf: int | None = None,
@@ -632,6 +639,7 @@ class LPCTClassifier(_LPCTBase):
         self.epsilon = epsilon
         self.depth = depth
         self.public_weight = public_weight
+        self.guard = guard
         self.splitter = splitter
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
@@ -645,6 +653,7 @@ class LPCTClassifier(_LPCTBase):
             epsilon=self.epsilon,
             depth=self.depth,
             public_weight=self.public_weight,
+            guard=self.guard,
             splitter=self.splitter,
             criterion=self.criterion,
             min_samples_leaf=self.min_samples_leaf,
@@ -655,6 +664,11 @@ class LPCTPruneClassifier(_LPCTBase):
     """LPCT-prune (Ma & Yang, Algorithm 2): LPCT with data-driven pruning of the tree.
 
     Library defaults: ε = 1, max-edge splitter, Gini criterion.
+
+    `guard`: the node Algorithm 2's walk picks keeps its estimate only when it is `guard`
+    standard deviations from 1/2, else takes its nearest such ancestor's; the default 3 is
+    `dpfair fit lpct-prune`'s, 0 gives the walk alone (docs/deviations.md,
+    `lpct-prune-significance-guard`).
 
     Example:
         >>> import numpy as np, dpfair
@@ -673,6 +687,7 @@ class LPCTPruneClassifier(_LPCTBase):
         self,
         *,
         epsilon: float | None = None,
+        guard: float = 3.0,
         splitter: str | None = None,
         criterion: str | None = None,
         min_samples_leaf: int | None = None,
@@ -682,6 +697,7 @@ class LPCTPruneClassifier(_LPCTBase):
         random_state: int | None = None,
     ) -> None:
         self.epsilon = epsilon
+        self.guard = guard
         self.splitter = splitter
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
@@ -693,6 +709,7 @@ class LPCTPruneClassifier(_LPCTBase):
     def _native_params(self) -> dict:
         return _given(
             epsilon=self.epsilon,
+            guard=self.guard,
             splitter=self.splitter,
             criterion=self.criterion,
             min_samples_leaf=self.min_samples_leaf,

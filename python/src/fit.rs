@@ -259,11 +259,21 @@ fn tree(h: &mut Hyper<'_, '_>, seed: Option<u64>) -> PyResult<dpfair::lpct::Tree
     Ok(t)
 }
 
+/// The LPCTs' significance guard, as the CLI's `--guard`: `guard` standard deviations
+/// ([`dpfair::lpct::guard::DEFAULT_Z`] when not given), 0 for none (the paper's rule).
+fn lpct_guard(h: &mut Hyper<'_, '_>) -> PyResult<Option<f64>> {
+    let z = h
+        .get::<f64>("guard")?
+        .unwrap_or(dpfair::lpct::guard::DEFAULT_Z);
+    Ok((z != 0.0).then_some(z))
+}
+
 fn lpct(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<Lpct> {
     let mut p = Lpct::params(public);
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("depth")?, |p, v| p.depth(v));
     p = set(p, h.get("public_weight")?, |p, v| p.lambda(v));
+    p = set(p, lpct_guard(h)?, |p, z| p.guard(z));
     p = p.tree(tree(h, seed)?);
     p.check().map_err(api_error)
 }
@@ -271,6 +281,7 @@ fn lpct(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<L
 fn lpct_prune(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<LpctPrune> {
     let mut p = LpctPrune::params(public);
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, lpct_guard(h)?, |p, z| p.guard(z));
     p = p.tree(tree(h, seed)?);
     p.check().map_err(api_error)
 }

@@ -184,3 +184,25 @@ def test_pickled_estimator_predicts_alike(fitted, adult):
     again = pickle.loads(pickle.dumps(est))
     assert again.model_.to_json() == est.model_.to_json()
     assert (again.predict(X) == est.predict(X)).all()
+
+
+@pytest.mark.parametrize("cls", [dpfair.LPCTClassifier, dpfair.LPCTPruneClassifier])
+def test_lpct_guard_defaults_to_the_clis(cls):
+    """The significance guard is on by default at the CLI's z = 3 (`--guard`), `guard=0` is the
+    paper's rule (no guard in the fit's configuration), and a negative z is refused by name."""
+    import json
+
+    rng = np.random.default_rng(11)
+    Xp = rng.uniform(size=(300, 2))
+    yp = (Xp[:, 0] > 0.5).astype(int)
+    X = rng.uniform(size=(2000, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    fit = {"X_public": Xp, "y_public": yp}
+    default = cls(epsilon=2.0).fit(X, y, **fit)
+    assert json.loads(default.model_.config_json())["guard"] == 3.0
+    paper = cls(epsilon=2.0, guard=0).fit(X, y, **fit)
+    assert json.loads(paper.model_.config_json())["guard"] is None
+    custom = cls(epsilon=2.0, guard=1.5).fit(X, y, **fit)
+    assert json.loads(custom.model_.config_json())["guard"] == 1.5
+    with pytest.raises(ValueError, match="guard"):
+        cls(epsilon=2.0, guard=-1.0).fit(X, y, **fit)

@@ -126,3 +126,52 @@ fn fit_lpct_and_prune_from_csv() {
         );
     }
 }
+
+/// `fit lpct-prune` guards the walk's picks at `--guard 3` by default (as `fit lpct` its leaves;
+/// docs/deviations.md#lpct-prune-significance-guard), records it in the model's configuration,
+/// `--guard 0` is Algorithm 2's walk alone, and a negative Z is refused naming the option.
+#[test]
+fn lpct_prune_guard_defaults_to_three() {
+    let dir = scratch("guard");
+    let d = LpctDesign::default();
+    write_csv(&dir.join("pub.csv"), &d.public(300, 3).unwrap());
+    write_csv(&dir.join("priv.csv"), &d.generate(2000, 4).unwrap());
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    let (public, private, out) = (s("pub.csv"), s("priv.csv"), s("m.json"));
+    let fit = |extra: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "lpct-prune",
+            "--public",
+            &public,
+            "--private",
+            &private,
+            "--target",
+            "label",
+            "--epsilon",
+            "2",
+            "--out",
+            &out,
+        ];
+        args.extend_from_slice(extra);
+        dpfair(&args)
+    };
+    let guard = || {
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("m.json")).unwrap()).unwrap();
+        file["config"]["guard"].clone()
+    };
+    for (extra, expected) in [
+        (&[][..], serde_json::json!(3.0)),
+        (&["--guard", "0"][..], serde_json::Value::Null),
+        (&["--guard", "2.5"][..], serde_json::json!(2.5)),
+    ] {
+        let o = fit(extra);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(guard(), expected, "{extra:?}");
+    }
+    let o = fit(&["--guard=-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("guard"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

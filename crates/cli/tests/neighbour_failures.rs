@@ -598,6 +598,17 @@ fn fdp_fair_logistic_plug_in() {
     );
 }
 
+/// `fit fdp-fair` without `--bounds`: private feature bounds on all rows before the sites split.
+#[test]
+fn fdp_fair_with_private_bounds() {
+    check_fit_with(
+        "fdp-fair-auto-bounds",
+        "fdp-fair",
+        &SCHEMA[..6],
+        &["--epsilon", "3", "--sites", "2", "--frequencies", "32"],
+    );
+}
+
 #[test]
 fn fdp_fair() {
     check_fit(

@@ -11,6 +11,39 @@ fn fit(data: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> std::
     common::fit_cdp_fair(data, model, &[&["--frequencies", "32"], extra].concat())
 }
 
+/// The default path's report on 2,000 rows at ε = 2: the `columns:` line names x1 and x2, the
+/// cost line charges the automatic share (at least 5%, raised on 2,000 rows so that each of the
+/// two columns gets what its spread release needs: ≈ 10% here), and the ledger of `model` has
+/// the bounds' six releases (three per column).
+fn assert_two_private_bounds_charged(err: &str, model: &std::path::Path) {
+    assert!(
+        err.contains("columns: private bounds `x1`, `x2`"),
+        "stderr: {err}"
+    );
+    let share = dpfair::pipeline::auto_bounds_share(0.05, 2, 2_000, 2.0);
+    assert!(share > 0.05);
+    let cost = number_after(err, "private bounds for 2 column(s), cost ε = ");
+    assert!(
+        (cost - 2.0 * share).abs() < 1e-3,
+        "{cost} against {}",
+        2.0 * share
+    );
+    let ledger = ok(&dpfair(&["ledger", arg(model)]));
+    let rows = ledger
+        .lines()
+        .filter(|l| l.contains("feature bounds of column"))
+        .count();
+    assert_eq!(rows, 6, "{ledger}");
+}
+
+/// Public bounds for both columns: the `columns:` line says so, nothing is charged.
+fn assert_public_bounds_free(err: &str, model: &std::path::Path) {
+    assert!(!err.contains("no --bounds"), "{err}");
+    assert!(err.contains("columns: public --bounds `x1`, `x2`"), "{err}");
+    let ledger = ok(&dpfair(&["ledger", arg(model)]));
+    assert!(!ledger.contains("feature bounds of column"), "{ledger}");
+}
+
 #[test]
 fn default_fit_charges_private_bounds_and_says_so() {
     let dir = scratch("private-bounds", "default");
@@ -18,37 +51,12 @@ fn default_fit_charges_private_bounds_and_says_so() {
     let model = dir.join("m.json");
     let out = fit(&data, &model, &[]);
     ok(&out);
-    let err = stderr(&out);
-    assert!(
-        err.contains("columns: private bounds `x1`, `x2`"),
-        "stderr: {err}"
-    );
-    // At least 5% of ε = 2, raised on 2,000 rows so that each of the two columns gets what
-    // its spread release needs (≈ 10% here).
-    let share = dpfair::pipeline::auto_bounds_share(0.05, 2, 2_000, 2.0);
-    assert!(share > 0.05);
-    let cost = number_after(&err, "private bounds for 2 column(s), cost ε = ");
-    assert!(
-        (cost - 2.0 * share).abs() < 1e-3,
-        "{cost} against {}",
-        2.0 * share
-    );
+    assert_two_private_bounds_charged(&stderr(&out), &model);
     let ledger = ok(&dpfair(&["ledger", arg(&model)]));
-    let rows: Vec<&str> = ledger
-        .lines()
-        .filter(|l| l.contains("feature bounds of column"))
-        .collect();
-    assert_eq!(rows.len(), 6, "{ledger}");
     assert!(ledger.contains("estimated privately (charged in the ledger above): x1, x2"));
-
-    // Public bounds for both columns: nothing charged, no cost line.
     let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
     ok(&out);
-    let err = stderr(&out);
-    assert!(!err.contains("no --bounds"), "{err}");
-    assert!(err.contains("columns: public --bounds `x1`, `x2`"), "{err}");
-    let ledger = ok(&dpfair(&["ledger", arg(&model)]));
-    assert!(!ledger.contains("feature bounds of column"), "{ledger}");
+    assert_public_bounds_free(&stderr(&out), &model);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -79,5 +87,56 @@ fn bounds_no_better_than_a_guess_are_refused() {
     let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
     ok(&out);
     assert!(model.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `fit fdp-fair` without `--bounds` pays for private bounds like the other fits (on all rows,
+/// before the sites split), instead of leaving the features unscaled: the same `columns:` and
+/// cost lines, the charges in the ledger, no "unscaled" warning; the sites' model file records
+/// the min–max scaling the bounds gave.
+#[test]
+fn fdp_fair_without_bounds_charges_private_bounds() {
+    let dir = scratch("private-bounds", "fdp-fair");
+    let data = design_csv(&dir, "d.csv", 2_000, 5);
+    let model = dir.join("m.json");
+    let fdp = |extra: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "fdp-fair",
+            "--data",
+            arg(&data),
+            "--target",
+            "y",
+            "--sensitive",
+            "a",
+            "--epsilon",
+            "2",
+            "--sites",
+            "2",
+            "--frequencies",
+            "32",
+            "--insecure-seeded-noise",
+            "5",
+            "--out",
+            arg(&model),
+        ];
+        args.extend_from_slice(extra);
+        dpfair(&args)
+    };
+    let out = fdp(&[]);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("unscaled"), "{err}");
+    assert_two_private_bounds_charged(&err, &model);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert!(
+        file["schema"]["scaling"].to_string().contains("min"),
+        "{}",
+        file["schema"]["scaling"]
+    );
+    let out = fdp(&["--bounds", "x1:0:1,x2:0:1"]);
+    ok(&out);
+    assert_public_bounds_free(&stderr(&out), &model);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -613,8 +613,9 @@ fn fit_and_score(
             // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`);
             // a held-out row outside them goes to the nearest cell, as the holders' rows do,
             // rather than to label 0 (Theorem 5's rule, which on a 95%-positive target
-            // mislabels them all; docs/deviations.md#lpct-out-of-range-points). LPCT's leaves
-            // are guarded (docs/deviations.md#lpct-significance-guard), as `fit lpct` does.
+            // mislabels them all; docs/deviations.md#lpct-out-of-range-points). The LPCTs'
+            // leaves are guarded (docs/deviations.md#lpct-significance-guard and
+            // #lpct-prune-significance-guard), as `fit lpct` and `fit lpct-prune` do.
             let raw = &Scaling::None;
             let tree = crate::lpct::TreeSettings {
                 out_of_range: crate::lpct::OutOfRange::Route,
@@ -631,6 +632,7 @@ fn fit_and_score(
                 let est = LpctPrune::params(public)
                     .epsilon(epsilon)
                     .tree(tree)
+                    .guard(crate::lpct::guard::DEFAULT_Z)
                     .check()?;
                 run(&est, &private, test_raw, raw, y_test, classes, seed)
             }

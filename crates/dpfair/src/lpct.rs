@@ -149,6 +149,11 @@ pub struct PruneConfig {
     pub p_term: Option<u32>,
     pub options: PruneOptions,
     pub tree: TreeSettings,
+    /// The node the walk picks keeps its estimate only when it is this many standard deviations
+    /// from 1/2, else takes its nearest such ancestor's ([`guard`],
+    /// `docs/deviations.md#lpct-prune-significance-guard`); None (Algorithm 2's walk alone) by
+    /// default, [`guard::DEFAULT_Z`] in `dpfair compare` and `fit lpct-prune`.
+    pub guard: Option<f64>,
 }
 
 impl Default for PruneConfig {
@@ -159,6 +164,7 @@ impl Default for PruneConfig {
             p_term: None,
             options: PruneOptions::default(),
             tree: TreeSettings::default(),
+            guard: None,
         }
     }
 }
@@ -528,6 +534,16 @@ fn query(
     Ok((depth, tree, sums))
 }
 
+/// A guard's z ([`guard`]) is finite and ≥ 0.
+pub(crate) fn check_guard(guard: Option<f64>) -> Result<Option<f64>> {
+    match guard {
+        Some(z) if !(z.is_finite() && z >= 0.0) => {
+            Err(invalid("guard", format!("must be finite and ≥ 0, got {z}")))
+        }
+        _ => Ok(guard),
+    }
+}
+
 fn lpct_model(
     cfg: &LpctConfig,
     depth: u32,
@@ -536,10 +552,7 @@ fn lpct_model(
     lambda: f64,
 ) -> Result<LpctModel> {
     check_lambda(lambda)?;
-    let eta = match cfg.guard {
-        Some(z) if !(z.is_finite() && z >= 0.0) => {
-            return Err(invalid("guard", format!("must be finite and ≥ 0, got {z}")));
-        }
+    let eta = match check_guard(cfg.guard)? {
         Some(z) => guard::guarded_eta(&tree, sums, lambda, cfg.tree.ratio, z),
         None => sums.eta(lambda, cfg.tree.ratio),
     };
@@ -654,7 +667,7 @@ pub fn prune_round1(
             "sums do not match the partition's leaves",
         ));
     }
-    let r = prune::round1(&tree, sums, &cfg.options, p_term);
+    let r = prune::round1(&tree, sums, &cfg.options, p_term, check_guard(cfg.guard)?);
     if r.flag && cfg.options.invoke_termination {
         return Ok(PruneStep::SecondRound { p_term });
     }

@@ -88,17 +88,12 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> CliResult {
 /// A site's data, scaled to [0, 1] with public bounds only (private bounds would differ between
 /// sites and between rounds).
 pub(crate) fn load_site_data(data: &DataArgs, bounds: &BoundsArgs) -> CliResult<Loaded> {
-    if data.sensitive.is_none() {
-        return Err(CliError::BadInput(
-            "--sensitive is required: FDP-Fair constrains the disparity between two groups".into(),
-        ));
-    }
     if bounds.coarse_bounds.is_some() {
         return Err(CliError::BadInput(
             "--coarse-bounds: FDP-Fair sites must scale with the same public --bounds".into(),
         ));
     }
-    let mut loaded = data.load(Some(TaskKind::Binary))?;
+    let mut loaded = load_group_data(data)?;
     if bounds.given() {
         bounds.scaling()?.apply_public(&mut loaded)?;
     } else {
@@ -108,4 +103,14 @@ pub(crate) fn load_site_data(data: &DataArgs, bounds: &BoundsArgs) -> CliResult<
         );
     }
     Ok(loaded)
+}
+
+/// FDP-Fair's data, unscaled: a binary target and the `--sensitive` groups it needs.
+pub(crate) fn load_group_data(data: &DataArgs) -> CliResult<Loaded> {
+    if data.sensitive.is_none() {
+        return Err(CliError::BadInput(
+            "--sensitive is required: FDP-Fair constrains the disparity between two groups".into(),
+        ));
+    }
+    data.load(Some(TaskKind::Binary))
 }

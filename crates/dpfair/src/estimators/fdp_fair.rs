@@ -166,12 +166,15 @@ impl FdpFair {
         self.sites
     }
 
-    /// Fit with one source of randomness per site, `noises[s]` for site `s` (each site's own
-    /// seed, e.g. to reproduce a run of the file protocol); [`Estimator::fit`] forks the
-    /// session's source instead.
+    /// Scale `loaded` with `scaling` (private bounds, if any, computed on all rows with the
+    /// session's noise and charged to its ledger; [`crate::pipeline::Scaling`]) and fit with one
+    /// source of randomness per site, `noises[s]` for site `s` (each site's own seed, e.g. to
+    /// reproduce a run of the file protocol with public bounds), the sites sharing what the
+    /// bounds leave of ε; [`Estimator::fit`] forks the session's source instead.
     pub fn fit_sites(
         &self,
-        data: &Dataset,
+        loaded: &mut dpfair_data::Loaded,
+        scaling: &crate::pipeline::Scaling,
         noises: &mut [Noise],
         session: &mut Session,
     ) -> Result<Fitted<Model>> {
@@ -181,13 +184,8 @@ impl FdpFair {
                 format!("{} sites but {} noise sources", self.sites, noises.len()),
             ));
         }
-        let spend = self.spend(data)?;
-        let (model, ledger) =
-            session.run(spend, |ledger, _| self.fit_noises(data, noises, ledger))?;
-        Ok(Fitted {
-            model,
-            ledger,
-            config: crate::pipeline::config_json(self, data)?,
+        crate::pipeline::fit_scaled(self, loaded, scaling, session, |est, loaded, ledger, _| {
+            est.fit_noises(&loaded.dataset, noises, ledger)
         })
     }
 

@@ -89,14 +89,7 @@ impl Params for LpctParams {
                 format!("must be finite and ≥ 0, got {l}"),
             ));
         }
-        if let Some(z) = self.config.guard
-            && !(z.is_finite() && z >= 0.0)
-        {
-            return Err(Error::invalid(
-                "guard",
-                format!("must be finite and ≥ 0, got {z}"),
-            ));
-        }
+        crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
         Ok(Lpct {
             config: self.config,
@@ -203,6 +196,13 @@ impl LpctPruneParams {
         self.config.tree = tree;
         self
     }
+    /// Guard the estimate the walk picks at `z` standard deviations ([`crate::lpct::guard`],
+    /// `docs/deviations.md#lpct-prune-significance-guard`; default: none, Algorithm 2's walk
+    /// alone).
+    pub fn guard(mut self, z: f64) -> Self {
+        self.config.guard = Some(z);
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: PruneConfig, public: Dataset) -> Self {
         LpctPruneParams { config, public }
@@ -227,6 +227,7 @@ impl Params for LpctPruneParams {
                 ));
             }
         }
+        crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
         Ok(LpctPrune {
             config: self.config,

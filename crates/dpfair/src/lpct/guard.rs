@@ -51,33 +51,13 @@ pub const DEFAULT_Z: f64 = 3.0;
 /// assert_eq!(eta[1], 307.0 / 410.0);
 /// ```
 pub fn guarded_eta(tree: &Tree, sums: &LeafSums, lambda: f64, rule: RatioRule, z: f64) -> Vec<f64> {
-    let per_leaf_noise = sums.private.n_users as f64
-        * sums
-            .private
-            .mechanism
-            .numerator_variance(sums.private.epsilon);
+    let test = Significance::new(sums, z);
     let nodes = tree.nodes();
-    // Pooled sums and the verdict of every node (leaves are numbered depth-first, so a node's
-    // leaves are a range).
-    let node_eta: Vec<(f64, bool)> = nodes
+    let node_eta: Vec<(f64, bool)> = node_sums(tree, sums)
         .iter()
-        .map(|node| {
-            let range = node.first_leaf as usize..node.end_leaf as usize;
-            let sum = |v: &[f64]| v[range.clone()].iter().sum::<f64>();
-            let sum_u = |v: &[u64]| v[range.clone()].iter().sum::<u64>() as f64;
-            let (sp, np) = (sum(&sums.private.count), sum(&sums.private.positive));
-            let (sq, nq) = (sum_u(&sums.public.count), sum_u(&sums.public.positive));
-            let eta = pooled_eta(np, sp, nq, sq, lambda, rule);
-            let (private_weight, public_weight) = if lambda.is_infinite() {
-                (0.0, 1.0)
-            } else {
-                (1.0, lambda)
-            };
-            let centred = private_weight * (np - sp / 2.0) + public_weight * (nq - sq / 2.0);
-            let variance = private_weight
-                * (range.len() as f64 * per_leaf_noise + sp.max(0.0) / 4.0)
-                + public_weight * public_weight * sq / 4.0;
-            (eta, centred.abs() > z * variance.sqrt())
+        .map(|s| {
+            let eta = pooled_eta(s.np, s.sp, s.nq, s.sq, lambda, rule);
+            (eta, test.passes(s, lambda))
         })
         .collect();
     (0..tree.n_leaves())
@@ -93,6 +73,71 @@ pub fn guarded_eta(tree: &Tree, sums: &LeafSums, lambda: f64, rule: RatioRule, z
             }
         })
         .collect()
+}
+
+/// The pooled sums (13) of one node: the noisy private S̃_P, Ñ_P, the public S_Q, N_Q, and its
+/// number of leaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct NodeSums {
+    pub sp: f64,
+    pub np: f64,
+    pub sq: f64,
+    pub nq: f64,
+    pub leaves: usize,
+}
+
+/// Every node's pooled sums, in the order of [`Tree::nodes`] (leaves are numbered depth-first,
+/// so a node's leaves are a range).
+pub(crate) fn node_sums(tree: &Tree, sums: &LeafSums) -> Vec<NodeSums> {
+    tree.nodes()
+        .iter()
+        .map(|node| {
+            let range = node.first_leaf as usize..node.end_leaf as usize;
+            let sum = |v: &[f64]| v[range.clone()].iter().sum::<f64>();
+            let sum_u = |v: &[u64]| v[range.clone()].iter().sum::<u64>() as f64;
+            NodeSums {
+                sp: sum(&sums.private.count),
+                np: sum(&sums.private.positive),
+                sq: sum_u(&sums.public.count),
+                nq: sum_u(&sums.public.positive),
+                leaves: range.len(),
+            }
+        })
+        .collect()
+}
+
+/// The guard's test at `z` standard deviations (module docs), for the reports of one query.
+pub(crate) struct Significance {
+    per_leaf_noise: f64,
+    z: f64,
+}
+
+impl Significance {
+    pub(crate) fn new(sums: &LeafSums, z: f64) -> Self {
+        let per_holder = sums
+            .private
+            .mechanism
+            .numerator_variance(sums.private.epsilon);
+        Significance {
+            per_leaf_noise: sums.private.n_users as f64 * per_holder,
+            z,
+        }
+    }
+
+    /// Whether the node's centred numerator at public weight `lambda` (∞: public rows only)
+    /// is more than z standard deviations from 0.
+    pub(crate) fn passes(&self, s: &NodeSums, lambda: f64) -> bool {
+        let (private_weight, public_weight) = if lambda.is_infinite() {
+            (0.0, 1.0)
+        } else {
+            (1.0, lambda)
+        };
+        let centred = private_weight * (s.np - s.sp / 2.0) + public_weight * (s.nq - s.sq / 2.0);
+        let variance = private_weight
+            * (s.leaves as f64 * self.per_leaf_noise + s.sp.max(0.0) / 4.0)
+            + public_weight * public_weight * s.sq / 4.0;
+        centred.abs() > self.z * variance.sqrt()
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! ancestor of the complete tree — is replaced by the node's true number of leaves.
 
 use super::estimator::{LeafSums, pooled_eta, ratio};
+use super::guard::{NodeSums, Significance, node_sums};
 use super::partition::{NO_NODE, Tree};
 use serde::{Deserialize, Serialize};
 
@@ -175,14 +176,6 @@ pub struct NodeStat {
     pub public_branch: bool,
 }
 
-/// The pooled sums (13) of one node.
-struct Pooled {
-    sp: f64,
-    np: f64,
-    sq: f64,
-    nq: f64,
-}
-
 /// The outcome of round 1.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Round1 {
@@ -196,46 +189,29 @@ pub struct Round1 {
     pub flag: bool,
 }
 
-/// The statistic of every node of depth ≥ 1 (None for the root), from one query's sums.
-pub fn node_statistics(tree: &Tree, sums: &LeafSums, preset: Preset) -> Vec<Option<NodeStat>> {
-    let l = sums.n_leaves();
-    let mut pre = vec![[0.0f64; 4]; l + 1];
-    for j in 0..l {
-        pre[j + 1] = [
-            pre[j][0] + sums.private.count[j],
-            pre[j][1] + sums.private.positive[j],
-            pre[j][2] + sums.public.count[j] as f64,
-            pre[j][3] + sums.public.positive[j] as f64,
-        ];
-    }
+/// The statistic of every node, in the order of [`Tree::nodes`], from one query's sums (the
+/// root's is used only by the guard: the walk stops at depth 1).
+pub fn node_statistics(tree: &Tree, sums: &LeafSums, preset: Preset) -> Vec<NodeStat> {
+    let pooled = node_sums(tree, sums);
     let n_p = sums.private.n_users as f64;
-    let n_q = pre[l][2];
+    let n_q = pooled[0].sq;
     // The reports' noise level as the Laplace ε of the paper's rules (identity for Laplace).
     let eps_q = sums.private.noise_epsilon();
     tree.nodes()
         .iter()
-        .map(|node| {
-            if node.parent == NO_NODE && !node.is_leaf() {
-                return None;
+        .zip(&pooled)
+        .map(|(node, p)| {
+            let leaves = p.leaves as f64;
+            match preset {
+                Preset::Alg2Literal => alg2_stat(p, leaves, n_p, n_q, eps_q),
+                Preset::Prop6 => prop6_stat(p, leaves, n_p, n_q, eps_q),
+                Preset::Code => code_stat(p, leaves, node.depth, n_p, n_q, eps_q),
             }
-            let (a, b) = (node.first_leaf as usize, node.end_leaf as usize);
-            let pooled = Pooled {
-                sp: pre[b][0] - pre[a][0],
-                np: pre[b][1] - pre[a][1],
-                sq: pre[b][2] - pre[a][2],
-                nq: pre[b][3] - pre[a][3],
-            };
-            let leaves = (b - a) as f64;
-            Some(match preset {
-                Preset::Alg2Literal => alg2_stat(&pooled, leaves, n_p, n_q, eps_q),
-                Preset::Prop6 => prop6_stat(&pooled, leaves, n_p, n_q, eps_q),
-                Preset::Code => code_stat(&pooled, leaves, node.depth, n_p, n_q, eps_q),
-            })
         })
         .collect()
 }
 
-fn combined(p: &Pooled, u: f64, beta_q: f64, big_l: f64) -> NodeStat {
+fn combined(p: &NodeSums, u: f64, beta_q: f64, big_l: f64) -> NodeStat {
     let a = ratio(p.np, p.sp) - 0.5;
     let b = ratio(p.nq, p.sq) - 0.5;
     let (lambda, v) = if p.sp > 0.0 {
@@ -261,7 +237,7 @@ fn combined(p: &Pooled, u: f64, beta_q: f64, big_l: f64) -> NodeStat {
 }
 
 /// Algorithm 2's statistic with eps_q (`docs/deviations.md#lpct-full-or-query-epsilon`): T = 2^{p0−k+3} eps_q^{−2} n_P.
-fn alg2_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeStat {
+fn alg2_stat(p: &NodeSums, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeStat {
     let big_l = (n_p + n_q).ln();
     let t = 8.0 * leaves * n_p / (eps_q * eps_q);
     if t >= p.sp {
@@ -292,7 +268,7 @@ fn alg2_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeSta
 }
 
 /// Proposition 6 / (14): C_1 = 8 ln(n_P + n_Q), u = 4 max(T_k, S̃_P), β_Q = 1.
-fn prop6_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeStat {
+fn prop6_stat(p: &NodeSums, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeStat {
     let c1 = 8.0 * (n_p + n_q).ln();
     let t = 8.0 * leaves * n_p / (eps_q * eps_q);
     combined(p, 4.0 * t.max(p.sp), 1.0, c1)
@@ -300,7 +276,7 @@ fn prop6_stat(p: &Pooled, leaves: f64, n_p: f64, n_q: f64, eps_q: f64) -> NodeSt
 
 /// The authors' code's statistic (the `[code]` preset), with k the node's depth and
 /// 2^m its number of leaves.
-fn code_stat(p: &Pooled, leaves: f64, depth: u32, n_p: f64, n_q: f64, eps: f64) -> NodeStat {
+fn code_stat(p: &NodeSums, leaves: f64, depth: u32, n_p: f64, n_q: f64, eps: f64) -> NodeStat {
     let k = f64::from(depth);
     let c2 = (n_p + n_q).ln() + k + 1.0;
     let c2q = n_q.max(1.0).ln() + k + 1.0;
@@ -365,9 +341,19 @@ fn code_stat(p: &Pooled, leaves: f64, depth: u32, n_p: f64, n_q: f64, eps: f64) 
     }
 }
 
-/// **Algorithm 2**, round 1: the walk k = depth(A^j), …, 1 for every leaf of π_{p0}.
-pub fn round1(tree: &Tree, sums: &LeafSums, opts: &PruneOptions, p_term: u32) -> Round1 {
+/// **Algorithm 2**, round 1: the walk k = depth(A^j), …, 1 for every leaf of π_{p0}. With
+/// `guard = Some(z)` the node the walk picks keeps its estimate only when its centred numerator
+/// at its own λ is z standard deviations from 0, else its nearest such ancestor's (the root's
+/// when none is): [`super::guard`], `docs/deviations.md#lpct-prune-significance-guard`.
+pub fn round1(
+    tree: &Tree,
+    sums: &LeafSums,
+    opts: &PruneOptions,
+    p_term: u32,
+    guard: Option<f64>,
+) -> Round1 {
     let stats = node_statistics(tree, sums, opts.preset);
+    let guard = guard.map(|z| (Significance::new(sums, z), node_sums(tree, sums)));
     let nodes = tree.nodes();
     let l = tree.n_leaves();
     let mut out = Round1 {
@@ -382,12 +368,13 @@ pub fn round1(tree: &Tree, sums: &LeafSums, opts: &PruneOptions, p_term: u32) ->
     for j in 0..l {
         let leaf = tree.leaf_node(j);
         let mut chosen: Option<(usize, NodeStat)> = None;
-        let mut best: Option<(usize, NodeStat)> = None;
+        let mut best = (leaf, stats[leaf]);
         let mut i = leaf;
-        while let Some(s) = stats[i] {
+        loop {
+            let s = stats[i];
             let depth = nodes[i].depth;
-            if best.is_none_or(|(_, b)| s.v > b.v) {
-                best = Some((i, s));
+            if s.v > best.1.v {
+                best = (i, s);
             }
             let terminal =
                 terminates && depth <= p_term && (s.private_branch || opts.preset == Preset::Code);
@@ -399,7 +386,7 @@ pub fn round1(tree: &Tree, sums: &LeafSums, opts: &PruneOptions, p_term: u32) ->
                 out.flag = true;
                 chosen = Some((i, s));
                 if opts.preset == Preset::Code && s.v < 1.0 {
-                    chosen = best;
+                    chosen = Some(best);
                 }
                 break;
             }
@@ -412,16 +399,13 @@ pub fn round1(tree: &Tree, sums: &LeafSums, opts: &PruneOptions, p_term: u32) ->
             }
             i = nodes[i].parent as usize;
         }
-        let (i, s) = chosen.or(best).unwrap_or((
-            leaf,
-            NodeStat {
-                eta: 0.0,
-                v: 0.0,
-                lambda: 0.0,
-                private_branch: false,
-                public_branch: false,
-            },
-        ));
+        let (mut i, mut s) = chosen.unwrap_or(best);
+        if let Some((test, pooled)) = &guard {
+            while !test.passes(&pooled[i], s.lambda) && nodes[i].parent != NO_NODE {
+                i = nodes[i].parent as usize;
+                s = stats[i];
+            }
+        }
         out.eta.push(s.eta);
         out.depth.push(nodes[i].depth);
         out.lambda.push(s.lambda);
@@ -479,5 +463,43 @@ mod tests {
         let (p0, pt) = depths(10_000, 50, 2, 2.0, 24);
         assert_eq!(p0, ((40_000.0f64 + 125_000.0).log2() / 3.0).floor() as u32);
         assert_eq!(pt, (40_000.0f64.log2() / 3.0).floor() as u32);
+    }
+
+    /// The guard on the walk's pick: public rows only (no private mass, so the code preset's
+    /// rule 2 makes every node public-only, v = |η_Q − 1/2|·√(S_Q/c2q), c2q = ln 145 + k + 1).
+    /// Leaves of 1 negative row and of 3 positives in 4 pass no v ≥ 1 test, nor does their
+    /// parent (3 in 5), and the walk takes its most significant node, the leaf itself (η = 0,
+    /// 0.75); the guard at z = 2 (|N − S/2| against z·√S/2: 0.5 vs 1, 0.5 vs 2, 0.5 vs 2.2)
+    /// sends both to the root (103/145, 30.5 vs 12.0). Leaves of 100 positives (v = 1.77) and
+    /// 40 negatives (v = 1.12) are accepted by the walk and pass the guard.
+    #[test]
+    fn guard_sends_insignificant_picks_to_their_nearest_significant_ancestor() {
+        use crate::lpct::{NoisySums, partition::LeafCounts};
+        let public = crate::estimators::example_data(400, 2, 1);
+        let tree = crate::lpct::partition(&Default::default(), 2, &public).unwrap();
+        assert_eq!(tree.n_leaves(), 4);
+        let sums = LeafSums {
+            private: NoisySums {
+                count: vec![0.0; 4],
+                positive: vec![0.0; 4],
+                n_users: 1_000,
+                epsilon: 4.0,
+                mechanism: Default::default(),
+            },
+            public: LeafCounts {
+                count: vec![1, 4, 100, 40],
+                positive: vec![0, 3, 100, 0],
+            },
+        };
+        let opts = PruneOptions::default();
+        let walk = round1(&tree, &sums, &opts, 0, None);
+        assert_eq!(walk.eta, vec![0.0, 0.75, 1.0, 0.0]);
+        assert_eq!(walk.depth, vec![2, 2, 2, 2]);
+        let guarded = round1(&tree, &sums, &opts, 0, Some(2.0));
+        let root = 103.0 / 145.0;
+        assert_eq!(guarded.eta, vec![root, root, 1.0, 0.0]);
+        assert_eq!(guarded.depth, vec![0, 0, 2, 2]);
+        // At z = 0 every pick whose centred numerator is not 0 is kept: the walk alone.
+        assert_eq!(round1(&tree, &sums, &opts, 0, Some(0.0)), walk);
     }
 }

@@ -5,11 +5,14 @@
 //! with `--seed K`, site s (0-based) draws its noise from seed K + s, so that the file protocol
 //! run with `--site site{s+1} --seed K+s --bandwidth H` at each site (H as printed here: by
 //! default the federation's bandwidth rule, which a single site cannot compute) gives the same
-//! model.
+//! model when the features are scaled with public `--bounds`. Without them the features get
+//! private bounds like every central fit's (computed on all rows, before the sites split:
+//! something only this one-process simulation can do; `dpfair federated` needs public bounds),
+//! and the sites share what they leave of ε.
 
 pub use super::flags::fdp_fair::Args;
-use crate::cmd::federated::load_site_data;
-use crate::cmd::fit::pipeline::{finish, session_for, with_progress};
+use crate::cmd::federated::load_group_data;
+use crate::cmd::fit::pipeline::{finish, report_bounds, session_for, with_progress};
 use crate::error::{CliError, CliResult};
 use dpfair::estimators::FdpFairParams;
 use dpfair::fdp_fair::{Accounting, Config};
@@ -44,14 +47,21 @@ pub fn run(args: Args) -> CliResult {
             "--empirical-pi is not private: only with --accounting paper".into(),
         ));
     }
-    let loaded = load_site_data(&args.data, &args.bounds)?;
+    let mut scaling = args.bounds.scaling()?;
+    if args.privacy.accounting() == Accounting::Paper {
+        scaling = scaling.for_paper_procedure();
+    }
+    let mut loaded = load_group_data(&args.data)?;
     let mut noises: Vec<Noise> = (0..est.sites())
         .map(|s| args.privacy.seeds.noise_for_site(s as u64))
         .collect();
-    let mut session = session_for(&est.spend(&loaded.dataset)?)?;
+    // The private bounds' noise: a stream of its own, after the sites'.
+    let bounds_noise = args.privacy.seeds.noise_for_site(est.sites() as u64);
+    let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(bounds_noise);
     let fitted = with_progress("fdp-fair", || {
-        est.fit_sites(&loaded.dataset, &mut noises, &mut session)
+        est.fit_sites(&mut loaded, &scaling, &mut noises, &mut session)
     })?;
+    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted.ledger);
     finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

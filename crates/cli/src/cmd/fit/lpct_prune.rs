@@ -26,6 +26,12 @@ pub struct Args {
     /// Override p0.
     #[arg(long, value_name = "P")]
     p0: Option<u32>,
+    /// The node Algorithm 2's walk picks keeps its estimate only when it is Z standard
+    /// deviations from 1/2 (noise of the reports and of the labels), else takes its nearest
+    /// such ancestor's (docs/deviations.md#lpct-prune-significance-guard); 0 gives the walk
+    /// alone (below the majority class on a 95%-one-class target).
+    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    guard: f64,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -50,6 +56,7 @@ pub fn run(a: Args) -> CliResult {
             ..Default::default()
         },
         tree: a.common.tree.settings(a.common.seeds.seed),
+        guard: (a.guard != 0.0).then_some(a.guard),
     };
     let run = a
         .common
