@@ -2,7 +2,7 @@
 //! preprocessing, seeded splits, the built-in data sets of the five papers and their synthetic
 //! designs.
 //!
-//! * [`load`] (any format: CSV, Parquet, Arrow IPC; [`load::columnar`] reads the columnar ones
+//! * [`load`](fn@load) (any format: CSV, Parquet, Arrow IPC; [`load::columnar`] reads the columnar ones
 //!   in bounded batches and fits files larger than memory) and [`load_csv`] (training: learns a [`Schema`] from `--data --target --sensitive --features
 //!   --categorical`) and [`Schema::load`] (prediction: applies a stored schema to a new CSV).
 //! * [`MinMax`], [`Standardizer`], [`Scaling`], [`Bounds`]: preprocessing fitted on one split and

@@ -54,7 +54,7 @@ fn main() {
                 &mut noise,
             )
             .unwrap();
-            let r = round1(&tree, &leaf_sums, &cfg.options, p_term);
+            let r = round1(&tree, &leaf_sums, &cfg.options, p_term, None);
             let n = r.lambda.len() as f64;
             sums[0] += r.lambda.iter().filter(|l| l.is_infinite()).count() as f64 / n;
             sums[1] += r.depth.iter().filter(|&&d| d == tree.depth()).count() as f64 / n;

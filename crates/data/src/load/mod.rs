@@ -1,7 +1,7 @@
 //! Loading a data file driven by a schema: the training load ([`load`], [`load_csv`], which
 //! learn the schema) and the prediction load ([`crate::Schema::load`], which applies a stored
-//! one). CSV ([`csv`]), Parquet and Arrow IPC ([`columnar`]) files share one pass over the rows
-//! ([`encode`]), so the schema rules, the coding and the messages are the same in every format.
+//! one). CSV (`csv`), Parquet and Arrow IPC ([`columnar`]) files share one pass over the rows
+//! (`encode`), so the schema rules, the coding and the messages are the same in every format.
 
 pub mod columnar;
 mod csv;

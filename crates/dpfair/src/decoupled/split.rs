@@ -7,7 +7,7 @@
 //! training part, go to D as well. Which rows train is a uniform random subset of m of the n,
 //! drawn row by row in file order from the public `seed` (Knuth's selection sampling, TAOCP
 //! vol. 2, §3.4.2, Algorithm S): the choice for row i depends on i, n, m and the seed only, so a
-//! fit that holds all rows and a fit that streams them in batches ([`crate::estimators::decoupled::Decoupled::fit_batches`]) split
+//! fit that holds all rows and a fit that streams them in batches ([`crate::estimators::Decoupled::fit_batches`]) split
 //! alike, and the training part is the only one ever held in memory whole.
 //!
 //! ```
