@@ -247,7 +247,7 @@ fn out_of_fold_sums(x: ArrayView2<f64>, y: &[u8], fold: &[usize], h: f64) -> Res
     let (w0, w1) = (weights(0), weights(1));
     let (mut s0, mut s1) = (vec![0.0f64; n], vec![0.0f64; n]);
     // `kernels[b]`: row `start + b`'s kernels with every row after it, exponentiated together.
-    let mut kernels: Vec<Vec<f64>> = vec![Vec::with_capacity(n); OUTER_BLOCK];
+    let mut kernels: Vec<Vec<f64>> = (0..OUTER_BLOCK).map(|_| Vec::with_capacity(n)).collect();
     for start in (0..n).step_by(OUTER_BLOCK) {
         let end = (start + OUTER_BLOCK).min(n);
         for (b, k) in kernels.iter_mut().enumerate().take(end - start) {
