@@ -133,13 +133,16 @@ def _model_part(model_json: str) -> dict:
     return json.loads(model_json)["model"]
 
 
-def test_ldp_reports_on_two_workers_match_one_machine_and_the_cli(cluster, ldp):
+def test_ldp_reports_on_ray_workers_match_one_machine_and_the_cli(cluster, ldp):
     one = LdpReports(ldp / "tree.json")
     for i in range(1, 5):
         assert one.update_file(ldp / f"r{i}.arrow") == 5000
     parts = dray.ldp_parts(ldp / "reports", ldp / "tree.json")
     assert len(parts) == 4, "one part per file"
-    assert len({p["worker"] for p in parts}) >= 2, "the parts were folded by two processes"
+    # Folded on the cluster's workers, not in this process. Which worker takes a file is Ray's
+    # choice: on a loaded machine one worker may take all four (seen at load average 9), so the
+    # test checks what dpfair guarantees: any split of the files merges to the one-machine state.
+    assert os.getpid() not in {p["worker"] for p in parts}
     merged = LdpReports(ldp / "tree.json")
     for p in parts:
         merged.merge(p["state"])
@@ -193,7 +196,7 @@ def scores(tmp_path_factory):
     return df, root
 
 
-def test_fair_regression_counts_on_two_workers_match_one_machine(cluster, scores):
+def test_fair_regression_counts_on_ray_workers_match_one_machine(cluster, scores):
     df, root = scores
     one = FairRegressionCounts("score", "grp", **SPEC)
     one.update(pa.Table.from_pandas(df[["score", "grp"]], preserve_index=False))
@@ -205,7 +208,7 @@ def test_fair_regression_counts_on_two_workers_match_one_machine(cluster, scores
     )
     # Folded on the cluster's workers, not in this process. (Which worker takes a block is
     # Ray's choice: a fold of 1,500 scores ends before the next block is handed out, so one
-    # worker may take them all; the two-worker check is the LDP test's, whose folds read files.)
+    # worker may take them all.)
     assert os.getpid() not in {p["worker"] for p in parts}
     assert len(parts) == 4
     merged = FairRegressionCounts("score", "grp", **SPEC)
