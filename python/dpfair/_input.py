@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfair import _native
+
 
 @dataclass
 class Frame:
@@ -85,12 +87,60 @@ def _label_text(value: Any) -> str:
     return str(value)
 
 
+def _arrow_string_chunks(values: Any) -> list | None:
+    """The chunks of a text column held as Arrow strings without nulls, else `None`.
+
+    Each chunk as `(offsets, data, offset, length)`: numpy views of its Arrow buffers (no copy)
+    and its slice of them, for `_native.factorize_arrow_strings`. Covers pandas' `str` and
+    `string[pyarrow]` columns, Arrow arrays and chunked arrays, and polars text columns whose
+    Arrow form is `string` or `large_string`.
+    """
+    mod = _module(values)
+    if mod == "pandas":
+        array = getattr(values, "array", None)
+        if not hasattr(array, "__arrow_array__"):
+            return None
+        values = array.__arrow_array__()
+    elif mod == "polars" and hasattr(values, "to_arrow"):
+        values = values.to_arrow()
+    elif mod != "pyarrow":
+        return None
+    import pyarrow as pa
+
+    chunks = getattr(values, "chunks", [values])
+    if not chunks or not all(isinstance(c, pa.Array) for c in chunks):
+        return None
+    kind = chunks[0].type
+    if pa.types.is_large_string(kind):
+        width = np.int64
+    elif pa.types.is_string(kind):
+        width = np.int32
+    else:
+        return None
+    if any(c.type != kind or c.null_count for c in chunks):
+        return None  # nulls: the general path reports them
+    parts = []
+    for c in chunks:
+        _, offsets, data = c.buffers()
+        if offsets is None:
+            return None
+        ends = np.frombuffer(offsets, dtype=width, count=c.offset + len(c) + 1)
+        data = np.empty(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
+        parts.append((ends, data, c.offset, len(c)))
+    return parts
+
+
 def factorize(values: Any, what: str) -> tuple:
     """Factorize a column: `(codes, uniques, texts)`.
 
     int64 codes per row (−1 for a missing value), the distinct values in order of first
-    appearance, and their text (module docs).
+    appearance, and their text (module docs). Arrow-held text is factorized natively from its
+    buffers (the same codes, in a fraction of the time).
     """
+    chunks = _arrow_string_chunks(values)
+    if chunks is not None:
+        codes, uniques = _native.factorize_arrow_strings(chunks)
+        return codes, uniques, list(uniques)
     # A pandas Series is factorized as it is (fast for Arrow-backed strings).
     is_series = _module(values) == "pandas" and getattr(values, "ndim", 0) == 1
     arr = values if is_series else _as_numpy_1d(values, what)
@@ -202,7 +252,7 @@ def _from_polars(df: Any, skip: str | None = None) -> Frame:
             features.append((name, len(numeric_names)))
             numeric_names.append(name)
         else:
-            features.append((name, _factor(df.get_column(name).to_numpy(), name)))
+            features.append((name, _factor(df.get_column(name), name)))
     numeric = None
     if numeric_names:
         numeric = df.select(numeric_names).cast(float).to_numpy()
@@ -223,7 +273,7 @@ def _from_arrow(table: Any) -> Frame:
             features.append((name, len(numeric_cols)))
             numeric_cols.append(col.to_numpy().astype(np.float64, copy=False))
         else:
-            features.append((name, _factor(col.to_numpy(zero_copy_only=False), name)))
+            features.append((name, _factor(col, name)))
     numeric = np.column_stack(numeric_cols) if numeric_cols else None
     return Frame(numeric=numeric, features=features, n_rows=table.num_rows)
 

@@ -4,6 +4,7 @@
 //! | module | what it binds |
 //! |---|---|
 //! | `frame` | numpy blocks and text columns as a `dpfair_data::frame::Frame` |
+//! | `factorize` | Arrow string columns factorized from their buffers |
 //! | `model` | `Model`: a fitted model file (predict, save, load, ledger) |
 //! | `session` | `Session`: a privacy budget several fits compose against |
 //! | `fit` | one fit through the library's pipeline, params built per method |
@@ -16,6 +17,7 @@
 mod accounting;
 mod accumulators;
 mod error;
+mod factorize;
 mod federated;
 mod fit;
 mod frame;
@@ -37,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::PySession>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(frame::numeric_block_address, m)?)?;
+    m.add_function(wrap_pyfunction!(factorize::factorize_arrow_strings, m)?)?;
     metrics::register(m)?;
     accounting::register(m)?;
     federated::register(m)?;

@@ -83,6 +83,43 @@ def test_pandas_polars_and_arrow_give_the_same_model(adult):
         assert (preds[kind] == preds["pandas"]).all(), kind
 
 
+def test_arrow_strings_factorize_as_pandas_does():
+    """Text held as Arrow strings is factorized from its buffers natively: the same codes and
+    distinct values (first-appearance order) as `pandas.factorize`, for 32- and 64-bit offsets,
+    several chunks, sliced chunks (non-zero offset), empty and non-ASCII strings."""
+    import pandas as pd
+
+    from dpfair._input import _arrow_string_chunks, factorize
+
+    rng = np.random.default_rng(5)
+    # Values of up to 16 bytes are compared by their first 16; longer ones also byte by byte:
+    # long values sharing their first 16 or 24 bytes, and 16-, 17-byte values, must stay apart.
+    long = ["p" * 24 + tail for tail in ("1", "2", "22")] + ["q" * 16, "q" * 17, "q" * 15 + "r"]
+    words = np.array(["", "a", "bb", "Ωmega", "a b", "zzz", *long], dtype=object)
+    values = words[rng.integers(0, len(words), size=997)].tolist()
+    parts = [values[:10], values[10:500], values[500:]]
+    cases = {
+        "string": pa.chunked_array(parts, type=pa.string()),
+        "large_string": pa.chunked_array(parts, type=pa.large_string()),
+        "sliced": pa.array(["x"] * 3 + values, type=pa.string()).slice(3),
+        "pandas string[pyarrow]": pd.Series(values, dtype="string[pyarrow]"),
+    }
+    if hasattr(pd.Series(["a"], dtype="str").array, "__arrow_array__"):
+        cases["pandas str"] = pd.Series(values, dtype="str")  # pandas 3's default text
+    want_codes, want_uniques = pd.factorize(np.array(values, dtype=object))
+    for kind, column in cases.items():
+        assert _arrow_string_chunks(column) is not None, kind
+        codes, uniques, texts = factorize(column, kind)
+        assert codes.dtype == np.int64 and codes.tolist() == want_codes.tolist(), kind
+        assert uniques == list(want_uniques) == texts, kind
+    # Nulls and other types take the general path, which names the missing row.
+    with_null = pa.array(["a", None, "b"])
+    assert _arrow_string_chunks(with_null) is None
+    assert factorize(with_null, "c")[0].tolist() == [0, -1, 1]
+    assert _arrow_string_chunks(pa.array([1, 2])) is None
+    assert _arrow_string_chunks(np.array(["a", "b"])) is None
+
+
 def test_nan_is_refused_naming_column_and_row(adult):
     X, y = adult
     bad = X.copy()

@@ -5,7 +5,7 @@
 //! Numeric columns are borrowed ([`ndarray::ArrayView1`], any stride: a column of a row-major
 //! matrix is read in place) and copied once, into the data set's feature matrix. Text columns
 //! come *factorized*, as `pandas.factorize` gives them ([`Values::Factor`]: a code per row into
-//! the column's distinct values; [`factorize`] makes one from strings). Their distinct values
+//! the column's distinct values; [`crate::factorize`] makes one from strings). Their distinct values
 //! go through the CSV loader itself ([`crate::load::load_table`] on a small in-memory CSV with one
 //! row per distinct value), so the levels of a one-hot feature, the groups, the classes and the
 //! positive label are exactly those `dpfair fit` learns from a CSV of the same columns, and a
@@ -21,7 +21,6 @@ use crate::load::{LoadOptions, LoadReport, Loaded, MissingPolicy, load_table};
 use crate::schema::{FeatureColumn, Schema, TargetColumn, TargetEncoding, TaskKind};
 use crate::table::{CsvFormat, HeaderMode, Table, is_missing};
 use ndarray::{Array2, ArrayView1};
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The values of one column.
@@ -46,22 +45,7 @@ impl Values<'_> {
     }
 }
 
-/// Codes and distinct values of `values`, distinct values in order of first appearance (as
-/// `pandas.factorize`), for [`Values::Factor`].
-pub fn factorize(values: &[String]) -> (Vec<i64>, Vec<String>) {
-    let mut index: HashMap<&str, i64> = HashMap::new();
-    let mut uniques = Vec::new();
-    let codes = values
-        .iter()
-        .map(|v| {
-            *index.entry(v.as_str()).or_insert_with(|| {
-                uniques.push(v.clone());
-                uniques.len() as i64 - 1
-            })
-        })
-        .collect();
-    (codes, uniques)
-}
+pub use crate::factorize::factorize;
 
 /// A named column.
 #[derive(Clone, Debug)]
@@ -581,18 +565,24 @@ fn encode(
         });
         offset += f.width();
     }
-    // Filled row by row (the matrix is row-major), so each row's cache lines are written once
-    // rather than once per source column (BENCHMARKS.md, "Python overhead").
-    let mut x = Array2::<f64>::zeros((n, schema.n_features()));
-    for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+    // Built row by row (the matrix is row-major) in a row buffer that stays in the L1 cache, then
+    // appended: each cell of the matrix is written once, with no zeroing pass over the whole
+    // matrix first (a separate pass over 25 MB on Adult; BENCHMARKS.md, "Python overhead").
+    let width = schema.n_features();
+    let mut cells = Vec::with_capacity(n * width);
+    let mut row = vec![0.0; width];
+    for i in 0..n {
+        row.fill(0.0);
         for &(offset, values, k) in &layout {
             match values {
                 Some(v) => row[offset] = v[i],
                 None => row[offset + level(k, i)] = 1.0,
             }
         }
+        cells.extend_from_slice(&row);
     }
-    Ok(x)
+    Array2::from_shape_vec((n, width), cells)
+        .map_err(|e| invalid("X", format!("feature matrix of {n} rows: {e}")))
 }
 
 fn finish(

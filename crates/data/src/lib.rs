@@ -8,6 +8,7 @@
 //! * [`MinMax`], [`Standardizer`], [`Scaling`], [`Bounds`]: preprocessing fitted on one split and
 //!   applied to others; public bounds cost nothing, private bounds go through the privacy crate.
 //! * [`Dataset::split`], [`Dataset::partition`]: seeded splits and sites.
+//! * [`frame`]: in-memory columns (a DataFrame's) as a data set; [`factorize`](mod@factorize) codes their text.
 //! * [`fuzz`]: hostile edits of JSON files and bytes, shared by the fuzz tests of every reader.
 //! * [`lock`]: an exclusive lock on an output folder (pid file, stale locks taken over).
 //! * [`output`]: atomic writes and the up-front check of output paths, for every file dpfair writes.
@@ -17,6 +18,7 @@ pub mod batches;
 pub mod builtin;
 pub mod dataset;
 pub mod error;
+pub mod factorize;
 pub mod frame;
 pub mod fuzz;
 pub mod load;
