@@ -96,16 +96,21 @@ def _arrow_string_chunks(values: Any) -> list | None:
     Arrow form is `string` or `large_string`.
     """
     mod = _module(values)
+    if mod not in ("pandas", "polars", "pyarrow"):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # text without pyarrow is never held as Arrow strings
+        return None
     if mod == "pandas":
-        array = getattr(values, "array", None)
-        if not hasattr(array, "__arrow_array__"):
+        # Arrow-backed text only: `str`/`string[pyarrow]` (storage "pyarrow") or `ArrowDtype`
+        # (pandas' python-backed strings also have `__arrow_array__`, which copies).
+        dtype = getattr(values, "dtype", None)
+        if getattr(dtype, "storage", None) != "pyarrow" and not hasattr(dtype, "pyarrow_dtype"):
             return None
-        values = array.__arrow_array__()
+        values = values.array.__arrow_array__()
     elif mod == "polars" and hasattr(values, "to_arrow"):
         values = values.to_arrow()
-    elif mod != "pyarrow":
-        return None
-    import pyarrow as pa
 
     chunks = getattr(values, "chunks", [values])
     if not chunks or not all(isinstance(c, pa.Array) for c in chunks):

@@ -117,6 +117,9 @@ def test_arrow_strings_factorize_as_pandas_does():
     assert _arrow_string_chunks(with_null) is None
     assert factorize(with_null, "c")[0].tolist() == [0, -1, 1]
     assert _arrow_string_chunks(pa.array([1, 2])) is None
+    python_strings = pd.Series(values, dtype="string[python]")
+    assert _arrow_string_chunks(python_strings) is None
+    assert factorize(python_strings, "c")[0].tolist() == want_codes.tolist()
     assert _arrow_string_chunks(np.array(["a", "b"])) is None
 
 

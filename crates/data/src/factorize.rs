@@ -91,7 +91,8 @@ impl<'d> TextIndex<'d> {
     }
 
     /// The code of `data[start..start + len]`, a new one if it was not seen before. (Reading
-    /// the value inside its buffer lets the prefix be read as two words.)
+    /// the value inside its buffer lets the prefix be read as two words.) Panics if the range
+    /// is outside `data`.
     #[inline(always)]
     pub fn code_at(&mut self, data: &'d [u8], start: usize, len: usize) -> i64 {
         let text = &data[start..start + len];
