@@ -124,6 +124,13 @@ impl Estimator for Dp2dp {
                 100.0 * r.at_bound
             ),
         ));
+        lines.push(if model.phase2.mixture.is_empty() {
+            "dp2dp: rule: one argmax at the released multipliers λ̄".to_string()
+        } else {
+            "dp2dp: rule: the mixture of the rules of the second half of the T iterates, one \
+             drawn at random per prediction (docs/deviations.md#dp2dp-mixture-of-iterates)"
+                .to_string()
+        });
         if r.at_bound > 0.0 {
             lines.push(
                 "warning: some multipliers hit the box bound C_λ; consider --c-lambda 2".into(),
