@@ -302,21 +302,10 @@ fn negative_numbers_are_values_refused_by_their_option() {
         assert!(!err.contains("unexpected argument"), "{err}");
         assert!(!model.exists());
     }
-    let err = bad(&dpfair(&[
-        "fit",
-        "lpct",
-        "--public",
-        arg(&data),
-        "--private",
-        arg(&data),
-        "--target",
-        "y",
-        "--epsilon",
-        "1",
-        "--guard",
-        "-1",
-        "--out",
-        arg(&model),
-    ]));
+    let err = bad(&dpfair(&common::fit_lpct_args(
+        &data,
+        &model,
+        &["--guard", "-1"],
+    )));
     assert!(err.contains("--guard") && err.contains("-1"), "{err}");
 }
