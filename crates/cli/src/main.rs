@@ -7,11 +7,11 @@
 mod cmd;
 mod error;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;
 
 /// Differentially private, fair machine learning: five published methods on one privacy core.
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(name = "dpfair", version, about, long_about = None, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
@@ -49,7 +49,7 @@ enum Command {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     // clap prints its own errors and exits 2 (0 for --help / --version).
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     // A panic is a bug, never the user's fault: report it as an internal error (exit 1) rather
     // than Rust's default exit code 101. The panic message itself is printed by the default hook.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || dispatch(cli))) {
@@ -65,6 +65,24 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The command line, every option that takes a value reading a negative number as its value
+/// (`--guard -1` is the value −1, refused by the option's own check with a message naming it,
+/// not an unknown flag `-1`).
+fn command() -> clap::Command {
+    negative_numbers_as_values(Cli::command())
+}
+
+fn negative_numbers_as_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(negative_numbers_as_values)
 }
 
 /// Dies quietly on a closed pipe (`dpfair evaluate … | head`), as Unix filters do, instead of

@@ -97,6 +97,8 @@ fn partition_privatize_fit_round_trip() {
         &s("rep.csv"),
         "--lambda",
         "0",
+        "--guard",
+        "0",
         "--out",
         &s("model.json"),
     ]));
@@ -353,6 +355,8 @@ fn hadamard_reports_in_arrow_and_csv_files() {
         &s("reports/b.txt"),
         "--lambda",
         "0",
+        "--guard",
+        "0",
         "--out",
         &s("m1.json"),
     ]));
@@ -445,4 +449,75 @@ fn hadamard_reports_in_arrow_and_csv_files() {
     // The holder asks for another mechanism than the partition's.
     let e = bad(&privatize(&s("y.arrow"), &["--mechanism", "laplace"]));
     assert!(e.contains("--mechanism laplace"), "{e}");
+}
+
+/// `ldp fit` applies LPCT's significance guard by default, as `fit lpct`, `fit lpct-prune` and
+/// `compare` do (docs/deviations.md#lpct-significance-guard,
+/// docs/deviations.md#lpct-prune-significance-guard): at a z no node reaches every leaf takes
+/// the root's estimate; `--guard 0` gives the paper's per-leaf estimates; a negative z is
+/// refused naming the option.
+#[test]
+fn ldp_fit_applies_the_significance_guard() {
+    let dir = scratch("guard");
+    let (public, private) = data(&dir);
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    let leaf_eta = |model: &str| -> Vec<f64> {
+        match ModelFile::load(dir.join(model)).unwrap().model {
+            FittedModel::Lpct(m) => m.classifier.leaf_eta().to_vec(),
+            FittedModel::LpctPrune(m) => m.classifier.leaf_eta().to_vec(),
+            _ => panic!("not an LPCT model"),
+        }
+    };
+    for (tree, extra) in [("lpct.json", "--depth=3"), ("prune.json", "--prune")] {
+        ok(&run(&partition_args(
+            &public,
+            &s(tree),
+            &[extra, "--n-private", "1500", "--epsilon", "2"],
+        )));
+        let (partition, reports) = (s(tree), s(&format!("{tree}.csv")));
+        ok(&dpfair(&[
+            "ldp",
+            "privatize",
+            "--partition",
+            &s(tree),
+            "--data",
+            &private,
+            "--seed",
+            "3",
+            "--out",
+            &reports,
+        ]));
+        let fit = |guard: &[&str], out: &str| {
+            let mut a = vec![
+                "ldp",
+                "fit",
+                "--partition",
+                &partition,
+                "--reports",
+                &reports,
+                "--out",
+                out,
+            ];
+            a.extend_from_slice(guard);
+            dpfair(&a)
+        };
+        ok(&fit(&["--guard", "0"], &s("paper.json")));
+        ok(&fit(&[], &s("default.json")));
+        ok(&fit(&["--guard", "1e9"], &s("root.json")));
+        let paper = leaf_eta("paper.json");
+        assert!(
+            paper.iter().any(|&e| e != paper[0]),
+            "{tree}: the paper's leaves all equal: {paper:?}"
+        );
+        let root = leaf_eta("root.json");
+        assert!(
+            root.iter().all(|&e| e == root[0]),
+            "{tree}: guard 1e9 left distinct leaves: {root:?}"
+        );
+        // The default is the guard at z = 3: between the two (each leaf is its own or an
+        // ancestor's estimate).
+        assert_eq!(leaf_eta("default.json").len(), paper.len());
+        let err = bad(&fit(&["--guard", "-1"], &s("bad.json")));
+        assert!(err.contains("guard") && err.contains("-1"), "{err}");
+    }
 }

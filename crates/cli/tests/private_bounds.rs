@@ -100,28 +100,21 @@ fn fdp_fair_without_bounds_charges_private_bounds() {
     let data = design_csv(&dir, "d.csv", 2_000, 5);
     let model = dir.join("m.json");
     let fdp = |extra: &[&str]| {
-        let mut args = vec![
-            "fit",
-            "fdp-fair",
-            "--data",
-            arg(&data),
-            "--target",
-            "y",
-            "--sensitive",
-            "a",
-            "--epsilon",
-            "2",
+        let sites = [
             "--sites",
             "2",
             "--frequencies",
             "32",
             "--insecure-seeded-noise",
             "5",
-            "--out",
-            arg(&model),
         ];
-        args.extend_from_slice(extra);
-        dpfair(&args)
+        dpfair(&common::fit_args(
+            "fdp-fair",
+            &data,
+            "2",
+            &model,
+            &[&sites[..], extra].concat(),
+        ))
     };
     let out = fdp(&[]);
     ok(&out);

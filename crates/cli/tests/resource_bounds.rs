@@ -2,7 +2,7 @@
 //! before any data is read: the random-feature count of CDP-Fair and FDP-Fair, and LPCT's depth.
 
 mod common;
-use common::{arg, bad, design_csv, dpfair, scratch};
+use common::{bad, design_csv, dpfair, scratch};
 
 #[test]
 fn frequencies_and_depth_are_bounded() {
@@ -10,43 +10,23 @@ fn frequencies_and_depth_are_bounded() {
     let data = design_csv(&dir, "d.csv", 300, 1);
     let out = dir.join("m.json");
     for method in ["cdp-fair", "fdp-fair"] {
-        let err = bad(&dpfair(&[
-            "fit",
+        let err = bad(&dpfair(&common::fit_args(
             method,
-            "--data",
-            arg(&data),
-            "--target",
-            "y",
-            "--sensitive",
-            "a",
-            "--epsilon",
+            &data,
             "1",
-            "--frequencies",
-            "100000000",
-            "--out",
-            arg(&out),
-        ]));
+            &out,
+            &["--frequencies", "100000000"],
+        )));
         assert!(
             err.contains("--frequencies") && err.contains("65536"),
             "{method}: {err}"
         );
     }
-    let err = bad(&dpfair(&[
-        "fit",
-        "lpct",
-        "--public",
-        arg(&data),
-        "--private",
-        arg(&data),
-        "--target",
-        "y",
-        "--epsilon",
-        "1",
-        "--depth",
-        "60",
-        "--out",
-        arg(&out),
-    ]));
+    let err = bad(&dpfair(&common::fit_lpct_args(
+        &data,
+        &out,
+        &["--depth", "60"],
+    )));
     assert!(err.contains("--depth") && err.contains("24"), "{err}");
     assert!(!out.exists(), "nothing is written");
 }

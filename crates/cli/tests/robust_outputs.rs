@@ -41,15 +41,7 @@ fn predict_refuses_an_output_that_is_its_model_or_data() {
         std::fs::read(&data).unwrap(),
     );
     for (out, named) in [(&model, "--model"), (&data, "--data")] {
-        let err = bad(&dpfair(&[
-            "predict",
-            "--model",
-            arg(&model),
-            "--data",
-            arg(&data),
-            "--out",
-            arg(out),
-        ]));
+        let err = bad(&common::predict(&model, &data, out, &[]));
         assert!(err.contains(named), "{err}");
     }
     assert_eq!(std::fs::read(&model).unwrap(), model_before);
@@ -101,15 +93,7 @@ fn a_failed_model_write_keeps_the_previous_model() {
         "the previous model changed"
     );
     // The model still loads and predicts.
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        arg(&model),
-        "--data",
-        arg(&data),
-        "--out",
-        arg(&dir.join("p.csv")),
-    ]));
+    ok(&common::predict(&model, &data, &dir.join("p.csv"), &[]));
 }
 
 #[test]
@@ -121,15 +105,7 @@ fn a_model_file_starting_with_a_byte_order_mark_loads() {
     let mut text = "\u{feff}".as_bytes().to_vec();
     text.extend(std::fs::read(&model).unwrap());
     std::fs::write(&model, text).unwrap();
-    ok(&dpfair(&[
-        "predict",
-        "--model",
-        arg(&model),
-        "--data",
-        arg(&data),
-        "--out",
-        arg(&dir.join("p.csv")),
-    ]));
+    ok(&common::predict(&model, &data, &dir.join("p.csv"), &[]));
 }
 
 #[test]
@@ -162,20 +138,8 @@ fn nan_or_infinite_targets_are_refused_not_made_a_class() {
     for bad_value in ["NaN", "inf"] {
         let text = good.replacen(",0\n", &format!(",{bad_value}\n"), 1);
         let data = write(&dir, "nan.csv", &text);
-        let err = bad(&dpfair(&[
-            "fit",
-            "dp2dp",
-            "--data",
-            arg(&data),
-            "--target",
-            "y",
-            "--sensitive",
-            "a",
-            "--epsilon",
-            "1",
-            "--out",
-            arg(&dir.join("m.json")),
-        ]));
+        let model = dir.join("m.json");
+        let err = bad(&dpfair(&common::fit_args("dp2dp", &data, "1", &model, &[])));
         assert!(
             err.contains("not finite") && err.contains("nan.csv"),
             "{err}"
@@ -218,24 +182,8 @@ fn resource_exhausting_options_are_refused_up_front() {
     let out = dir.join("m.json");
     let err = bad(&fit_cdp(&data, &out, &["--tau-grid", "1000000001"]));
     assert!(err.contains("tau") && err.contains("1048577"), "{err}");
-    let decoupled = |extra: &[&str]| {
-        let mut a = vec![
-            "fit",
-            "decoupled",
-            "--data",
-            arg(&data),
-            "--target",
-            "y",
-            "--sensitive",
-            "a",
-            "--epsilon",
-            "3",
-            "--out",
-            arg(&out),
-        ];
-        a.extend_from_slice(extra);
-        dpfair(&a)
-    };
+    let decoupled =
+        |extra: &[&str]| dpfair(&common::fit_args("decoupled", &data, "3", &out, extra));
     let err = bad(&decoupled(&["--noise-multiplier", "1e-300"]));
     assert!(err.contains("noise"), "{err}");
     let err = bad(&decoupled(&["--delta", "0.999999"]));
@@ -314,4 +262,50 @@ fn reproduce_refuses_a_folder_locked_by_a_live_run() {
         !dir.join("raw.csv").exists(),
         "the refused run wrote raw.csv"
     );
+}
+
+/// A negative number after a numeric option is that option's value, refused by its own check
+/// with a message naming the option and the value (clap read `--guard -1` as an unknown flag
+/// `-1` before), and no model is written.
+#[test]
+fn negative_numbers_are_values_refused_by_their_option() {
+    let dir = scratch("robust", "negative-numbers");
+    let data = data_csv(&dir);
+    let model = dir.join("m.json");
+    let bounds = ["--bounds", "x1:0:1,x2:0:1"];
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("cdp-fair", "2", &["--alpha", "-0.1"]),
+        ("dp2dp", "2", &["--rho", "-0.1"]),
+        ("decoupled", "-1", &[]),
+        ("dp2dp", "2", &["--c-lambda", "-2"]),
+        ("fdp-fair", "2", &["--sites", "2", "--alpha", "-0.5"]),
+    ];
+    for (method, epsilon, extra) in cases {
+        let args = common::fit_args(
+            method,
+            &data,
+            epsilon,
+            &model,
+            &[&bounds[..], extra].concat(),
+        );
+        let err = bad(&dpfair(&args));
+        let (option, value) = if extra.is_empty() {
+            ("--epsilon", epsilon)
+        } else {
+            (extra[extra.len() - 2], extra[extra.len() - 1])
+        };
+        let name = option.trim_start_matches("--").replace('-', "_");
+        assert!(
+            (err.contains(option) || err.contains(&name)) && err.contains(value),
+            "{method} {option} {value}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{err}");
+        assert!(!model.exists());
+    }
+    let err = bad(&dpfair(&common::fit_lpct_args(
+        &data,
+        &model,
+        &["--guard", "-1"],
+    )));
+    assert!(err.contains("--guard") && err.contains("-1"), "{err}");
 }

@@ -159,21 +159,35 @@ impl Model {
         Ok(self.phase1.predict_proba(x)?)
     }
 
-    /// ĝ_ρ on rows with p̄ `probs` and signs `signs` (ties broken with `rng`).
+    /// ĝ_ρ on rows with p̄ `probs` and signs `signs` (ties broken, and the mixture's iterate
+    /// drawn, with `rng`).
     pub fn classify(
         &self,
         probs: ndarray::ArrayView2<'_, f64>,
         signs: &[f64],
         rng: &mut Noise,
     ) -> Vec<u32> {
-        rule::predict(
-            probs,
-            signs,
-            self.phase2.pi,
-            &self.phase2.lambda,
-            self.ties,
-            rng,
-        )
+        self.classify_with_distribution(probs, signs, rng).0
+    }
+
+    /// [`Model::classify`] and each row's class distribution under the released rule (n × K):
+    /// the fractions of the mixture's iterates choosing each class
+    /// ([`rule::predict_mixture`]), or the point mass on the class of the single rule.
+    pub fn classify_with_distribution(
+        &self,
+        probs: ndarray::ArrayView2<'_, f64>,
+        signs: &[f64],
+        rng: &mut Noise,
+    ) -> (Vec<u32>, ndarray::Array2<f64>) {
+        let (pi, ties) = (self.phase2.pi, self.ties);
+        if !self.phase2.mixture.is_empty() {
+            return rule::predict_mixture(probs, signs, pi, &self.phase2.mixture, ties, rng);
+        }
+        let classes = rule::predict(probs, signs, pi, &self.phase2.lambda, ties, rng);
+        let dist = ndarray::Array2::from_shape_fn((classes.len(), probs.ncols()), |(i, c)| {
+            f64::from(u8::from(classes[i] as usize == c))
+        });
+        (classes, dist)
     }
 }
 
@@ -189,18 +203,14 @@ impl Predictor for Model {
         };
         let s = signs(data).map_err(err)?;
         let probs = self.probabilities(data.features.view()).map_err(err)?;
-        let classes = self.classify(probs.view(), &s, rng);
-        // The fair rule is an argmax of adjusted scores (randomized only to break near-ties), so
-        // the distribution each class is drawn from is the point mass on it. Phase 1's
-        // probabilities describe the classifier before the fairness step, not this one, and
-        // would make expected metrics describe another classifier.
-        let k = probs.ncols();
-        let chosen = ndarray::Array2::from_shape_fn((classes.len(), k), |(i, c)| {
-            f64::from(u8::from(classes[i] as usize == c))
-        });
+        // The distribution each class is drawn from: the mixture's fractions, or the point mass
+        // of a single argmax rule. Phase 1's probabilities describe the classifier before the
+        // fairness step, not this one, and would make expected metrics describe another
+        // classifier.
+        let (classes, dist) = self.classify_with_distribution(probs.view(), &s, rng);
         Ok(Output::Classes {
             classes,
-            probabilities: Some(chosen),
+            probabilities: Some(dist),
         })
     }
 }

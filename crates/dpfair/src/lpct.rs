@@ -583,12 +583,52 @@ pub fn fit_grid(
         .collect()
 }
 
-/// The collector's side of LPCT for sums gathered elsewhere (the `ldp fit` path).
+/// The collector's side of LPCT for sums gathered elsewhere: eq. (8) in every leaf (the paper;
+/// [`guarded_model_from_sums`] with `None`).
 pub fn model_from_sums(
     tree: Tree,
     sums: &LeafSums,
     lambda: f64,
     settings: &TreeSettings,
+) -> Result<LpctModel> {
+    guarded_model_from_sums(tree, sums, lambda, settings, None)
+}
+
+/// [`model_from_sums`] with LPCT's significance guard (`guard = Some(z)`: a leaf keeps its own
+/// estimate only when it is z standard deviations from 1/2, else takes its nearest such
+/// ancestor's; [`guard`], `docs/deviations.md#lpct-significance-guard`): the `dpfair ldp fit`
+/// path, whose default is [`guard::DEFAULT_Z`] as in `fit lpct`. Post-processing of the sums.
+///
+/// ```
+/// use dpfair::lpct::{self, LeafSums, NoisySums};
+/// use dpfair::lpct::partition::LeafCounts;
+/// let settings = Default::default();
+/// let public = dpfair::estimators::example_data(400, 2, 1);
+/// let tree = lpct::partition(&settings, 1, &public)?;
+/// // Two leaves: one far from 1/2 (300 positives of 400), one within noise (7 of 10).
+/// let sums = LeafSums {
+///     private: NoisySums {
+///         count: vec![400.0, 10.0],
+///         positive: vec![300.0, 7.0],
+///         n_users: 1_000,
+///         epsilon: 8.0,
+///         mechanism: Default::default(),
+///     },
+///     public: LeafCounts { count: vec![0, 0], positive: vec![0, 0] },
+/// };
+/// let paper = lpct::model_from_sums(tree.clone(), &sums, 0.0, &settings)?;
+/// let guarded = lpct::guarded_model_from_sums(tree, &sums, 0.0, &settings, Some(2.0))?;
+/// assert_eq!(paper.classifier.leaf_eta(), &[0.75, 0.7]);
+/// // The small leaf takes the root's estimate.
+/// assert_eq!(guarded.classifier.leaf_eta(), &[0.75, 307.0 / 410.0]);
+/// # Ok::<(), dpfair::lpct::LpctError>(())
+/// ```
+pub fn guarded_model_from_sums(
+    tree: Tree,
+    sums: &LeafSums,
+    lambda: f64,
+    settings: &TreeSettings,
+    guard: Option<f64>,
 ) -> Result<LpctModel> {
     check_lambda(lambda)?;
     if sums.n_leaves() != tree.n_leaves() || sums.public.count.len() != tree.n_leaves() {
@@ -600,8 +640,11 @@ pub fn model_from_sums(
     let depth = tree.depth();
     Ok(LpctModel {
         classifier: TreeClassifier::new(
-            tree,
-            sums.eta(lambda, settings.ratio),
+            tree.clone(),
+            match check_guard(guard)? {
+                Some(z) => guard::guarded_eta(&tree, sums, lambda, settings.ratio, z),
+                None => sums.eta(lambda, settings.ratio),
+            },
             settings.out_of_range,
         )?,
         depth,

@@ -630,6 +630,13 @@ pub struct FitArgs {
     /// LPCT-prune round 1: where to write the round-2 partition if Algorithm 2 terminates.
     #[arg(long, value_name = "TREE2.json")]
     next: Option<PathBuf>,
+    /// LPCT: a leaf keeps its own estimate only when it is Z standard deviations from 1/2 (noise
+    /// of the reports and of the labels), else takes its nearest such ancestor's
+    /// (docs/deviations.md#lpct-significance-guard); LPCT-prune: the same test on the node
+    /// Algorithm 2's walk picks (docs/deviations.md#lpct-prune-significance-guard). As `fit
+    /// lpct`, `fit lpct-prune` and `compare`; 0 gives the paper's estimates.
+    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    guard: f64,
     #[command(flatten)]
     out: OutArgs,
 }
@@ -686,6 +693,7 @@ fn fit(a: FitArgs) -> CliResult {
         None => p.public_counts.clone(),
     };
     let sums = LeafSums { private, public };
+    let guard = (a.guard != 0.0).then_some(a.guard);
     let loaded = Loaded {
         dataset: Dataset {
             features: ndarray::Array2::zeros((0, p.tree.n_features())),
@@ -712,13 +720,17 @@ fn fit(a: FitArgs) -> CliResult {
             let lambda = a.lambda.unwrap_or_else(|| {
                 lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon)
             });
-            let m = lpct::model_from_sums(p.tree, &sums, lambda, &p.settings).map_err(lpct_err)?;
+            let m = lpct::guarded_model_from_sums(p.tree, &sums, lambda, &p.settings, guard)
+                .map_err(lpct_err)?;
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });
             a.out
                 .save(&loaded, ledger, None, &cfg, FittedModel::Lpct(m))?;
         }
-        Protocol::PruneRound1 { config, p_term } => {
+        Protocol::PruneRound1 { mut config, p_term } => {
+            // The collector's --guard decides (a partition file written before the option
+            // stored none).
+            config.guard = guard;
             let p0 = p.tree.depth();
             match lpct::prune_round1(&config, p.tree, &sums, p_term).map_err(lpct_err)? {
                 lpct::PruneStep::Done(m) => {

@@ -154,10 +154,9 @@ pub fn ledger_rows(text: &str) -> Vec<LedgerRow> {
         .collect()
 }
 
-/// `dpfair predict --model MODEL --data DATA --out OUT --seed 1` (randomised predictions drawn
-/// from a fixed stream), then the `prediction` column of OUT, one entry per data row.
-pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
-    ok(&dpfair(&[
+/// Run `dpfair predict --model MODEL --data DATA --out OUT`, then `extra`.
+pub fn predict(model: &Path, data: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
         "predict",
         "--model",
         arg(model),
@@ -165,9 +164,15 @@ pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
         arg(data),
         "--out",
         arg(out),
-        "--seed",
-        "1",
-    ]));
+    ];
+    args.extend_from_slice(extra);
+    dpfair(&args)
+}
+
+/// `dpfair predict --model MODEL --data DATA --out OUT --seed 1` (randomised predictions drawn
+/// from a fixed stream), then the `prediction` column of OUT, one entry per data row.
+pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
+    ok(&predict(model, data, out, &["--seed", "1"]));
     std::fs::read_to_string(out)
         .unwrap()
         .lines()
@@ -176,12 +181,18 @@ pub fn predictions(model: &Path, data: &Path, out: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `dpfair fit cdp-fair` on a [`design_csv`] file (target `y`, group `a`) at ε = 2 into `model`,
-/// with `extra` options.
-pub fn fit_cdp_fair(data: &Path, model: &Path, extra: &[&str]) -> Output {
+/// The arguments of `dpfair fit METHOD` on a [`design_csv`] file (target `y`, group `a`) at
+/// `epsilon` into `model`, then `extra`: the one argument-list builder the CLI tests share.
+pub fn fit_args<'a>(
+    method: &'a str,
+    data: &'a Path,
+    epsilon: &'a str,
+    model: &'a Path,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = vec![
         "fit",
-        "cdp-fair",
+        method,
         "--data",
         arg(data),
         "--target",
@@ -189,10 +200,37 @@ pub fn fit_cdp_fair(data: &Path, model: &Path, extra: &[&str]) -> Output {
         "--sensitive",
         "a",
         "--epsilon",
-        "2",
+        epsilon,
         "--out",
         arg(model),
     ];
     args.extend_from_slice(extra);
-    dpfair(&args)
+    args
+}
+
+/// The arguments of `dpfair fit lpct` with `data` as both the public and the private rows
+/// (target `y`) at ε = 1 into `model`, then `extra`.
+pub fn fit_lpct_args<'a>(data: &'a Path, model: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "fit",
+        "lpct",
+        "--public",
+        arg(data),
+        "--private",
+        arg(data),
+        "--target",
+        "y",
+        "--epsilon",
+        "1",
+        "--out",
+        arg(model),
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `dpfair fit cdp-fair` on a [`design_csv`] file (target `y`, group `a`) at ε = 2 into `model`,
+/// with `extra` options.
+pub fn fit_cdp_fair(data: &Path, model: &Path, extra: &[&str]) -> Output {
+    dpfair(&fit_args("cdp-fair", data, "2", model, extra))
 }

@@ -150,8 +150,10 @@ pub struct SgdSettings {
 /// What Algorithm 1 returns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SgdOutcome {
-    /// λ̄ (2K values).
+    /// λ̄ (2K values); under [`Iterate::Mixture`] the average of the mixture's iterates.
     pub lambda: Vec<f64>,
+    /// [`Iterate::Mixture`]: the iterates λ^⌈T/2⌉..λ^T (2K values each); empty otherwise.
+    pub mixture: Vec<Vec<f64>>,
     /// Fraction of λ̄'s coordinates at the upper bound C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`: if > 0, consider C_λ = 2).
     pub at_bound: f64,
 }
@@ -244,9 +246,10 @@ pub fn run_sgd(
     let b = settings.batch as f64;
     // The first iterate of the running mean (all of them, or the second half).
     let first = match settings.iterate {
-        Iterate::SecondHalf => settings.iterations.div_ceil(2),
+        Iterate::SecondHalf | Iterate::Mixture => settings.iterations.div_ceil(2),
         _ => 1,
     };
+    let mut mixture = Vec::new();
     for t in 1..=settings.iterations {
         draw_batch(pool, settings, sampler.as_ref(), noise, &mut rows);
         batch_sum(pool, &lambda, &rows, settings, &mut sum);
@@ -269,16 +272,23 @@ pub fn run_sgd(
             for (a, l) in avg.iter_mut().zip(&lambda) {
                 *a += (l - *a) / count;
             }
+            if settings.iterate == Iterate::Mixture {
+                mixture.push(lambda.clone());
+            }
         }
     }
     let lambda = match settings.iterate {
         Iterate::Last => lambda,
-        Iterate::Average | Iterate::SecondHalf => avg,
+        Iterate::Average | Iterate::SecondHalf | Iterate::Mixture => avg,
     };
     let at_bound = lambda
         .iter()
         .filter(|&&l| l >= settings.c_lambda * (1.0 - 1e-12))
         .count() as f64
         / lambda.len() as f64;
-    Ok(SgdOutcome { lambda, at_bound })
+    Ok(SgdOutcome {
+        lambda,
+        mixture,
+        at_bound,
+    })
 }

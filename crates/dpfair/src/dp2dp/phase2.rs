@@ -35,8 +35,14 @@ use serde::{Deserialize, Serialize};
 pub struct Release {
     /// π̄ = [π̄_{−1}, π̄_{+1}].
     pub pi: [f64; 2],
-    /// λ̄ = (λ̄⁽¹⁾, λ̄⁽²⁾), 2K values.
+    /// λ̄ = (λ̄⁽¹⁾, λ̄⁽²⁾), 2K values (under [`super::Iterate::Mixture`] the mixture's average,
+    /// for the report).
     pub lambda: Vec<f64>,
+    /// [`super::Iterate::Mixture`]: the iterates whose classifiers the rule mixes
+    /// (`docs/deviations.md#dp2dp-mixture-of-iterates`); empty: the rule uses `lambda` alone
+    /// (and models saved before the mixture existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mixture: Vec<Vec<f64>>,
     pub report: Report,
 }
 
@@ -201,6 +207,7 @@ pub fn release_with_counts(
     Ok(Release {
         pi,
         lambda: out.lambda,
+        mixture: out.mixture,
         report,
     })
 }

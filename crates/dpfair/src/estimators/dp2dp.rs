@@ -66,8 +66,10 @@ impl Params for Dp2dpParams {
 /// let fitted = Dp2dp::params().rho(0.05).epsilon(1.0).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
 /// if let dpfair::model::Output::Classes { classes, probabilities: Some(p) } = &out {
-///     // The fair rule's own distribution (the point mass on each class), not phase 1's.
-///     assert!(classes.iter().enumerate().all(|(i, &c)| p[[i, c as usize]] == 1.0));
+///     // The fair rule's own distribution (the fractions of the mixed iterates choosing each
+///     // class), not phase 1's: each drawn class has positive probability.
+///     assert!(classes.iter().enumerate().all(|(i, &c)| p[[i, c as usize]] > 0.0));
+///     assert!(p.rows().into_iter().all(|r| (r.sum() - 1.0).abs() < 1e-9));
 /// }
 /// let path = std::env::temp_dir().join("dpfair-doc-dp2dp.json");
 /// fitted.save(dpfair::estimators::example_schema(3), &path)?; // `dpfair predict` reads it
@@ -124,6 +126,13 @@ impl Estimator for Dp2dp {
                 100.0 * r.at_bound
             ),
         ));
+        lines.push(if model.phase2.mixture.is_empty() {
+            "dp2dp: rule: one argmax at the released multipliers λ̄".to_string()
+        } else {
+            "dp2dp: rule: the mixture of the rules of the second half of the T iterates, one \
+             drawn at random per prediction (docs/deviations.md#dp2dp-mixture-of-iterates)"
+                .to_string()
+        });
         if r.at_bound > 0.0 {
             lines.push(
                 "warning: some multipliers hit the box bound C_λ; consider --c-lambda 2".into(),

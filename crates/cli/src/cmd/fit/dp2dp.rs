@@ -49,8 +49,10 @@ impl Args {
             },
             iterate: if self.last_iterate {
                 Iterate::Last
-            } else {
+            } else if self.averaged_multipliers {
                 Iterate::SecondHalf
+            } else {
+                Iterate::Mixture
             },
             ties: if self.no_jitter {
                 TieBreak::LowestIndex

@@ -70,11 +70,15 @@ pub struct Args {
     /// smallest released group frequency, whose scores the multipliers shift)
     #[arg(long)]
     pub unit_steps: bool,
-    /// Release the last iterate λ^T (the paper) instead of the average of the second half of
-    /// the iterates (the default; free post-processing that removes much of the accumulated
-    /// noise).
-    #[arg(long)]
+    /// Release the last iterate λ^T (the paper) instead of the default: the uniform mixture of
+    /// the rules of the second half of the iterates, one drawn at random per prediction
+    /// (docs/deviations.md#dp2dp-mixture-of-iterates).
+    #[arg(long, conflicts_with = "averaged_multipliers")]
     pub last_iterate: bool,
+    /// One deterministic rule at the average of the second half of the iterates instead of the
+    /// mixture of their rules (it misses ρ where a group's rate moves steeply with λ).
+    #[arg(long)]
+    pub averaged_multipliers: bool,
     /// Break argmax ties by the lowest class index instead of U(0, 1e-5) jitter.
     #[arg(long)]
     pub no_jitter: bool,
