@@ -6,8 +6,8 @@
 
 use dpfair_privacy::Noise;
 use dpfair_privacy::samplers::{
-    LazyDiscreteGaussian, bernoulli_exp_small, discrete_gaussian, discrete_gaussian_fill,
-    discrete_gaussian_small, discrete_laplace, discrete_laplace_small,
+    LazyDiscreteGaussian, TableDiscreteGaussian, bernoulli_exp_small, discrete_gaussian,
+    discrete_gaussian_fill, discrete_gaussian_small, discrete_laplace, discrete_laplace_small,
 };
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
@@ -289,6 +289,123 @@ fn bulk_discrete_gaussian_fits_at_dpsgd_scale() {
     let n = 40_000;
     let mut xs = vec![0i128; n];
     discrete_gaussian_fill(&mut rng, sigma, &mut xs).unwrap();
+    let mut low = [0.0f64; 16];
+    for &x in &xs {
+        low[x.rem_euclid(16) as usize] += 1.0;
+    }
+    let e = n as f64 / 16.0;
+    let stat: f64 = low.iter().map(|o| (o - e).powi(2) / e).sum();
+    let crit = ChiSquared::new(15.0).unwrap().inverse_cdf(1.0 - 1e-4);
+    assert!(stat < crit, "low bits: χ² = {stat:.1} ≥ {crit:.1}");
+    let norm = statrs::distribution::Normal::new(0.0, sigma as f64).unwrap();
+    let (d, crit) = ks(&mut xs, |y| norm.cdf(y as f64 + 0.5));
+    assert!(d < crit, "KS {d} ≥ {crit}");
+}
+
+/// The table sampler against the exact pmf at the σ of the bulk sampler's test, with its blocks
+/// reaching 8σ (the default) and only σ (so ≈ 32% of draws come from the geometric tail), and
+/// on its exact big-integer paths (64-bit bounds loosened by 2^61, so about one constant or
+/// fraction comparison in eight takes it). Level 1e-4 per test and the power stated at
+/// `bulk_discrete_gaussian_fits_its_law_on_both_paths` (same N, same chi-square).
+#[test]
+fn table_discrete_gaussian_fits_its_law_on_every_path() {
+    let mut rng = Noise::seeded(610);
+    for sigma in [1u64, 3, 20, 31, 32, 45, 100] {
+        let pmf = gaussian_pmf((sigma * sigma) as f64);
+        for reach in [8, 1] {
+            let table = TableDiscreteGaussian::with_reach(sigma, reach).unwrap();
+            let mut xs = vec![0i128; N];
+            table.fill(&mut rng, &mut xs);
+            let (stat, crit) = chi_square(&xs, &pmf);
+            assert!(
+                stat < crit,
+                "σ = {sigma}, reach {reach}σ: χ² = {stat:.1} ≥ {crit:.1}"
+            );
+            let mut xs = vec![0i128; N / 4];
+            table.with_loose_bounds(1 << 61).fill(&mut rng, &mut xs);
+            let (stat, crit) = chi_square(&xs, &pmf);
+            assert!(
+                stat < crit,
+                "σ = {sigma}, reach {reach}σ, exact paths: χ² = {stat:.1} ≥ {crit:.1}"
+            );
+        }
+    }
+}
+
+#[test]
+fn table_chi_square_rejects_a_wrong_scale() {
+    let mut rng = Noise::seeded(611);
+    let mut xs = vec![0i128; N];
+    TableDiscreteGaussian::new(20)
+        .unwrap()
+        .fill(&mut rng, &mut xs);
+    let (stat, crit) = chi_square(&xs, gaussian_pmf(21.0 * 21.0));
+    assert!(
+        stat > crit,
+        "χ² = {stat:.1} did not reject a 5% scale error"
+    );
+}
+
+/// Same law as CKS20 (the bulk sampler as reference): two-sample chi-square on 30 cells of
+/// width σ/4 plus two tails at level 1e-4, at σ = 1,000 and at a σ whose blocks are not a
+/// divisor of it; and the first two moments (mean 0, variance σ² up to e^{−2π²σ²} for the
+/// discrete Gaussian) within 5 standard errors (sd of the mean σ/√N, of the mean square
+/// σ²·√(2/N)).
+#[test]
+fn table_and_cks_samplers_agree() {
+    let mut rng = Noise::seeded(612);
+    for sigma in [1_000u64, 77_777] {
+        let width = (sigma / 4) as i128;
+        let cells = |xs: &[i128]| {
+            let mut c = vec![0.0f64; 32];
+            for &x in xs {
+                let k = (x.div_euclid(width) + 16).clamp(0, 31) as usize;
+                c[k] += 1.0;
+            }
+            c
+        };
+        let mut table = vec![0i128; N];
+        TableDiscreteGaussian::new(sigma)
+            .unwrap()
+            .fill(&mut rng, &mut table);
+        let mut cks = vec![0i128; N];
+        discrete_gaussian_fill(&mut rng, sigma, &mut cks).unwrap();
+        let (a, b) = (cells(&table), cells(&cks));
+        let (mut stat, mut df) = (0.0, -1.0);
+        for (x, y) in a.iter().zip(&b) {
+            if x + y > 0.0 {
+                stat += (x - y).powi(2) / (x + y);
+                df += 1.0;
+            }
+        }
+        let crit = ChiSquared::new(df).unwrap().inverse_cdf(1.0 - 1e-4);
+        assert!(
+            stat < crit,
+            "σ {sigma}: two-sample χ² = {stat:.1} ≥ {crit:.1}"
+        );
+        let s = sigma as f64;
+        let n = N as f64;
+        let mean = table.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let square = table.iter().map(|&x| (x as f64 / s).powi(2)).sum::<f64>() / n;
+        assert!(mean.abs() < 5.0 * s / n.sqrt(), "σ {sigma}: mean {mean}");
+        assert!(
+            (square - 1.0).abs() < 5.0 * (2.0 / n).sqrt(),
+            "σ {sigma}: variance/σ² {square}"
+        );
+    }
+}
+
+/// At DP-SGD's scale, as `bulk_discrete_gaussian_fits_at_dpsgd_scale`: KS against the normal
+/// CDF and the last four bits uniform.
+#[test]
+fn table_discrete_gaussian_fits_at_dpsgd_scale() {
+    let mut rng = Noise::seeded(613);
+    let sigma = (1u64 << 29) + 12_345;
+    let n = 40_000;
+    let mut xs = vec![0i128; n];
+    TableDiscreteGaussian::new(sigma)
+        .unwrap()
+        .fill(&mut rng, &mut xs);
     let mut low = [0.0f64; 16];
     for &x in &xs {
         low[x.rem_euclid(16) as usize] += 1.0;
