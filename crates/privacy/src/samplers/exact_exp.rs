@@ -34,10 +34,11 @@ fn exp_neg_unit(x: &BigUint, w: u64) -> (BigUint, BigUint) {
     let mut k = 0u64;
     loop {
         k += 1;
-        let div = BigUint::from(k) << w;
-        lo = (&lo * x) / &div;
-        let prod = &hi * x;
-        hi = (&prod + &div - 1u32) / &div;
+        // ⌊⌊v/2^w⌋/k⌋ = ⌊v/(k·2^w)⌋ and likewise for ⌈·⌉ (nested floors and ceilings of
+        // positive integers): a shift and a division by a small integer.
+        lo = ((&lo * x) >> w) / k;
+        let hi_shifted = ceil_shift(&(&hi * x), w);
+        hi = (&hi_shifted + (k - 1)) / k;
         if k % 2 == 1 {
             odd_lo += &lo;
             odd_hi += &hi;
