@@ -147,31 +147,33 @@ pub(super) fn uniform_below_exp<R: Rng + ?Sized>(
     }
 }
 
-/// What the first 64 bits of a uniform U say about "U < p" given lo ≤ p·2^64 ≤ hi ≤ 2^64:
-/// `Ok(answer)` with only the deciding bits consumed, or `Err(w)` (w ∈ [lo, hi), 64 bits
-/// consumed) when the rest of U must be compared with p itself.
+/// Whether U < p for a fresh uniform U read from `bits`, given lo ≤ p·2^64 ≤ hi ≤ 2^64: decided
+/// from U's first 64 bits, consuming only the bits up to the deciding one, unless those bits
+/// fall in [lo, hi); then all 64 are consumed and `exact(bits, w)` compares the rest of U (whose
+/// first 64 bits are w) with p itself.
 #[inline]
-pub(super) fn decide_by_bounds<R: Rng + ?Sized>(
+pub(super) fn decide_with_bounds<R: Rng + ?Sized>(
     bits: &mut BitStream<'_, R>,
     lo: u128,
     hi: u128,
-) -> Result<bool, u64> {
+    exact: impl FnOnce(&mut BitStream<'_, R>, u64) -> bool,
+) -> bool {
     let w = bits.peek64();
     let wide = u128::from(w);
     if wide < lo {
         // Every U with the deciding prefix is < lo·2^−64 ≤ p.
         bits.consume(deciding_bits(w, (lo - 1) as u64));
-        Ok(true)
+        true
     } else if wide >= hi {
         if hi == 0 {
-            return Ok(false); // p = 0
+            return false; // p = 0
         }
         // Every U with the deciding prefix is ≥ hi·2^−64 ≥ p.
         bits.consume(deciding_bits(w, (hi - 1) as u64));
-        Ok(false)
+        false
     } else {
         bits.consume(64);
-        Err(w)
+        exact(bits, w)
     }
 }
 
@@ -233,10 +235,9 @@ impl ExpConstant {
     /// Whether U < p for a fresh uniform U read from `bits`.
     #[inline]
     pub(super) fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
-        match decide_by_bounds(bits, self.lo, self.hi) {
-            Ok(answer) => answer,
-            Err(w) => self.decide_exactly(bits, w),
-        }
+        decide_with_bounds(bits, self.lo, self.hi, |bits, w| {
+            self.decide_exactly(bits, w)
+        })
     }
 
     #[cold]

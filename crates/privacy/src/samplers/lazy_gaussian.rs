@@ -35,7 +35,7 @@
 
 use super::bits::{BitStream, LazyUniform};
 use super::cks::{FAST_SIGMA_MAX, bernoulli_exp_nat, discrete_gaussian_small};
-use super::exact_exp::decide_by_bounds;
+use super::exact_exp::decide_with_bounds;
 use crate::error::{Result, invalid};
 use num_bigint::BigUint;
 use rand::Rng;
@@ -112,10 +112,9 @@ impl Threshold {
     /// Whether U < p for a fresh uniform U read from `bits` (module doc).
     #[inline]
     pub(super) fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
-        match decide_by_bounds(bits, self.lo, self.hi) {
-            Ok(answer) => answer,
-            Err(w) => self.decide_exactly(bits, w),
-        }
+        decide_with_bounds(bits, self.lo, self.hi, |bits, w| {
+            self.decide_exactly(bits, w)
+        })
     }
 
     #[cold]

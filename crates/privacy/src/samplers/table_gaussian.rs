@@ -43,7 +43,7 @@
 
 use super::bits::BitStream;
 use super::cks::{FAST_SIGMA_MAX, bernoulli_exp_nat};
-use super::exact_exp::{ExpConstant, decide_by_bounds, exp_neg_bounds, uniform_below_exp};
+use super::exact_exp::{ExpConstant, decide_with_bounds, exp_neg_bounds, uniform_below_exp};
 use super::lazy_gaussian::{RatioBounds, bernoulli_exp_fraction, bernoulli_exp_one, take_bits};
 use crate::error::{Result, invalid};
 use num_bigint::BigUint;
@@ -236,12 +236,10 @@ impl TableDiscreteGaussian {
     pub fn sample<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> i128 {
         loop {
             let column = self.columns[take_bits(bits, self.index_bits) as usize];
-            // A dyadic threshold: the bounds are exact, so the bits always decide.
-            let own = column.threshold == TWO64
-                || matches!(
-                    decide_by_bounds(bits, column.threshold, column.threshold),
-                    Ok(true)
-                );
+            // A dyadic threshold: lo = hi, so the first 64 bits always decide (the exact
+            // comparison is never called).
+            let t = column.threshold;
+            let own = t == TWO64 || decide_with_bounds(bits, t, t, |_, _| false);
             let item = if own { column.own } else { column.alias } as usize;
             let magnitude = match self.blocks.get(item) {
                 Some(h) => {
