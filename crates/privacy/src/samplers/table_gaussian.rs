@@ -41,9 +41,9 @@
 //! but decides each draw by comparing several uniform deviates digit by digit, the kind of
 //! data-dependent decision chain this table removes.
 
-use super::bits::BitStream;
+use super::bits::{BitStream, deciding_bits};
 use super::cks::{FAST_SIGMA_MAX, bernoulli_exp_nat};
-use super::exact_exp::{ExpConstant, decide_with_bounds, exp_neg_bounds, uniform_below_exp};
+use super::exact_exp::{ExpConstant, exp_neg_bounds, uniform_below_exp};
 use super::lazy_gaussian::{RatioBounds, bernoulli_exp_fraction, bernoulli_exp_one, take_bits};
 use crate::error::{Result, invalid};
 use num_bigint::BigUint;
@@ -235,16 +235,25 @@ impl TableDiscreteGaussian {
     /// One draw, reading the bits it needs from `bits`.
     pub fn sample<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> i128 {
         loop {
-            let column = self.columns[take_bits(bits, self.index_bits) as usize];
-            // A dyadic threshold: lo = hi, so the first 64 bits always decide (the exact
-            // comparison is never called).
+            // The column, the offset u in a block and the sign in one read of
+            // index_bits + b + 1 ≤ 36 raw bits (u and the sign go unused for the tail item).
+            let raw = take_bits(bits, self.index_bits + self.b + 1);
+            let negative = raw & 1 == 1;
+            let u = u128::from((raw >> 1) & ((1u64 << self.b) - 1));
+            let column = self.columns[(raw >> (self.b + 1)) as usize];
+            // Own item iff U < t·2^−64 for the column's dyadic threshold t, i.e. iff w < t for
+            // U's first 64 bits w. Either way the bits up to the first one where w and t − 1
+            // differ decide it (all 64 when w = t − 1), so both outcomes consume the same count
+            // and no branch is needed. For t = 0 (padding columns) the outcome is fixed and the
+            // consumed prefix (a stopping time) is discarded.
+            let w = bits.peek64();
             let t = column.threshold;
-            let own = t == TWO64 || decide_with_bounds(bits, t, t, |_, _| false);
+            let own = u128::from(w) < t;
+            bits.consume(deciding_bits(w, t.saturating_sub(1) as u64));
             let item = if own { column.own } else { column.alias } as usize;
             let magnitude = match self.blocks.get(item) {
                 Some(h) => {
                     let start = (item as u128) << self.b;
-                    let u = u128::from(take_bits(bits, self.b));
                     if !h.decide(bits) || !self.bernoulli_exp(bits, (2 * start + u) * u) {
                         continue;
                     }
@@ -255,7 +264,6 @@ impl TableDiscreteGaussian {
                     None => continue,
                 },
             };
-            let negative = take_bits(bits, 1) == 1;
             if negative && magnitude == 0 {
                 continue;
             }
