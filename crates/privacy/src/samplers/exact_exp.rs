@@ -55,10 +55,11 @@ fn exp_neg_unit(x: &BigUint, w: u64) -> (BigUint, BigUint) {
             upper = Some(&even_hi - &odd_lo);
         }
         // Once a term's upper bound is at most one unit, both brackets are within ≈ k units.
-        if k >= 2 && hi <= BigUint::from(1u32) {
-            if let (Some(l), Some(u)) = (lower.take(), upper.take()) {
-                return (l, u);
-            }
+        if k >= 2
+            && hi <= BigUint::from(1u32)
+            && let (Some(l), Some(u)) = (lower.take(), upper.take())
+        {
+            return (l, u);
         }
     }
 }
