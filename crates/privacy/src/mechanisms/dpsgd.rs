@@ -30,9 +30,15 @@ pub struct SubsampledGaussianRun {
     plan: Option<Plan>,
 }
 
+/// The fewest draws left in a run for which [`Plan`] builds a [`TableDiscreteGaussian`]: its
+/// build (≈ 6 ms) costs about as much as 25,000 CKS20 draws (≈ 250 ns each) and it saves
+/// ≈ 150 ns per draw, so from ≈ 40,000 draws on it pays; short runs (e.g. DP2DP's two-step
+/// dual releases, drawn 40,000 times by its audit) keep [`discrete_gaussian_fill`].
+const TABLE_MIN_DRAWS: u64 = 1 << 16;
+
 /// How a sum of `dim` coordinates is released: its lattice, σ in lattice steps, and the exact
-/// sampler for that σ, built once per run ([`TableDiscreteGaussian`]; `None` for a σ beyond
-/// its range, which takes [`discrete_gaussian_fill`]).
+/// sampler for that σ, built once per run ([`TableDiscreteGaussian`]; `None` for short runs and
+/// for a σ beyond its range, which take [`discrete_gaussian_fill`]).
 #[derive(Clone, Debug)]
 struct Plan {
     dim: usize,
@@ -229,8 +235,12 @@ impl SubsampledGaussianRun {
             dim: d,
             lattice,
             sigma_steps: s,
-            // σ beyond the table's range (2^31 − 2 steps) takes the big-integer path.
-            sampler: TableDiscreteGaussian::new(s).ok().map(Arc::new),
+            // Short runs, and σ beyond the table's range (2^31 − 2 steps), take CKS20.
+            sampler: if (self.steps - self.done).saturating_mul(d as u64) >= TABLE_MIN_DRAWS {
+                TableDiscreteGaussian::new(s).ok().map(Arc::new)
+            } else {
+                None
+            },
         };
         self.plan = Some(plan.clone());
         Ok(plan)
