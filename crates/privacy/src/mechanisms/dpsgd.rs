@@ -306,6 +306,28 @@ mod tests {
         assert_ne!(ahead, sum);
     }
 
+    /// Long runs draw from the table sampler, short ones from CKS20; either way noise drawn
+    /// ahead releases what `add_noise` releases.
+    #[test]
+    fn long_runs_use_the_table_and_release_the_same_way() {
+        let sum: Vec<f64> = (0..100).map(|i| (i as f64 - 50.0) * 0.01).collect();
+        let mut long = run(1000);
+        let mut direct = sum.clone();
+        long.add_noise(&mut Noise::seeded(4), &mut direct).unwrap();
+        assert!(long.plan.as_ref().unwrap().sampler.is_some());
+        let mut ahead = sum.clone();
+        let mut long = run(1000);
+        long.draw_step_noise(&mut Noise::seeded(4), 100)
+            .unwrap()
+            .add_to(&mut ahead)
+            .unwrap();
+        assert_eq!(ahead, direct);
+        assert_ne!(ahead, sum);
+        let mut short = run(2);
+        short.draw_step_noise(&mut Noise::seeded(4), 100).unwrap();
+        assert!(short.plan.as_ref().unwrap().sampler.is_none());
+    }
+
     #[test]
     fn a_refused_sum_is_left_untouched() {
         let mut r = run(2);
