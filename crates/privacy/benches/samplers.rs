@@ -1,7 +1,8 @@
 //! Exact discrete Gaussian draws at DP-SGD's scale (σ ≈ 2^29 lattice steps, as
 //! `SubsampledGaussianRun` uses for clip 1.5, z = 1 and 103 coordinates): the word-at-a-time
 //! sampler (`discrete_gaussian_small`, one call per draw) against the bulk sampler over lazily
-//! read bits (`discrete_gaussian_fill`), per step of 103 draws, on the seeded ChaCha20 source and
+//! read bits (`discrete_gaussian_fill`, CKS20) and the table sampler (`TableDiscreteGaussian`,
+//! built once; its build time is measured apart), per step of 103 draws, on the seeded ChaCha20 source and
 //! on the OS source (the one every release uses). Also one holder's Hadamard report
 //! (`HadamardResponse::report`, 512 cells: a depth-8 LPCT partition), 1,000 per iteration.
 //! Run: `cargo bench -p dpfair-privacy --bench samplers`.
@@ -9,7 +10,9 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dpfair_privacy::Noise;
 use dpfair_privacy::mechanisms::HadamardResponse;
-use dpfair_privacy::samplers::{discrete_gaussian_fill, discrete_gaussian_small};
+use dpfair_privacy::samplers::{
+    TableDiscreteGaussian, discrete_gaussian_fill, discrete_gaussian_small,
+};
 use std::hint::black_box;
 
 fn samplers(c: &mut Criterion) {
@@ -36,8 +39,18 @@ fn samplers(c: &mut Criterion) {
                 out[0]
             })
         });
+        let table = TableDiscreteGaussian::new(sigma).unwrap();
+        g.bench_function(format!("table/{source}"), |b| {
+            b.iter(|| {
+                table.fill(&mut noise, &mut out);
+                out[0]
+            })
+        });
     }
     g.finish();
+    c.bench_function("table_discrete_gaussian build sigma=2^29", |b| {
+        b.iter(|| TableDiscreteGaussian::new(black_box(sigma)).unwrap())
+    });
 }
 
 fn hadamard_reports(c: &mut Criterion) {

@@ -6,8 +6,8 @@
 
 use dpfair_privacy::Noise;
 use dpfair_privacy::samplers::{
-    LazyDiscreteGaussian, bernoulli_exp_small, discrete_gaussian, discrete_gaussian_fill,
-    discrete_gaussian_small, discrete_laplace, discrete_laplace_small,
+    LazyDiscreteGaussian, TableDiscreteGaussian, bernoulli_exp_small, discrete_gaussian,
+    discrete_gaussian_fill, discrete_gaussian_small, discrete_laplace, discrete_laplace_small,
 };
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
@@ -84,6 +84,47 @@ fn ks(samples: &mut [i128], cdf: impl Fn(i128) -> f64) -> (f64, f64) {
         i = j;
     }
     (d, 1.95 / n.sqrt())
+}
+
+/// Two-sample chi-square of equal-size samples on 30 cells of width `width` around 0 plus two
+/// tails: Σ (a − b)²/(a + b) ~ χ² with (cells − 1) degrees of freedom; statistic and its
+/// 1 − 1e-4 critical value.
+fn two_sample_chi_square(a: &[i128], b: &[i128], width: i128) -> (f64, f64) {
+    let cells = |xs: &[i128]| {
+        let mut c = vec![0.0f64; 32];
+        for &x in xs {
+            let k = (x.div_euclid(width) + 16).clamp(0, 31) as usize;
+            c[k] += 1.0;
+        }
+        c
+    };
+    let (a, b) = (cells(a), cells(b));
+    let (mut stat, mut df) = (0.0, -1.0);
+    for (x, y) in a.iter().zip(&b) {
+        if x + y > 0.0 {
+            stat += (x - y).powi(2) / (x + y);
+            df += 1.0;
+        }
+    }
+    (stat, ChiSquared::new(df).unwrap().inverse_cdf(1.0 - 1e-4))
+}
+
+/// Draws at DP-SGD's scale (σ ≈ 2^29): KS against the normal CDF (the discrete CDF differs by
+/// < 1e-9 there), and the last four bits uniform (chi-square on 16 cells, level 1e-4:
+/// N_ℤ(0, σ²) mod 16 is uniform to within e^{−2π²σ²/256}), which checks the low-order bits a
+/// floating-point sampler would get wrong.
+fn assert_fits_at_dpsgd_scale(xs: &mut [i128], sigma: u64) {
+    let mut low = [0.0f64; 16];
+    for &x in xs.iter() {
+        low[x.rem_euclid(16) as usize] += 1.0;
+    }
+    let e = xs.len() as f64 / 16.0;
+    let stat: f64 = low.iter().map(|o| (o - e).powi(2) / e).sum();
+    let crit = ChiSquared::new(15.0).unwrap().inverse_cdf(1.0 - 1e-4);
+    assert!(stat < crit, "low bits: χ² = {stat:.1} ≥ {crit:.1}");
+    let norm = statrs::distribution::Normal::new(0.0, sigma as f64).unwrap();
+    let (d, crit) = ks(xs, |y| norm.cdf(y as f64 + 0.5));
+    assert!(d < crit, "KS {d} ≥ {crit}");
 }
 
 const N: usize = 40_000;
@@ -212,7 +253,7 @@ fn chi_square_rejects_a_wrong_law() {
 /// comparison path (thresholds loosened by 2^61, so about one fraction comparison in eight takes
 /// it). Power of the chi-square at level 1e-4 with N = 40,000 (noncentral χ², computed from the
 /// exact pmfs): a 3% error in σ is rejected with probability ≈ 0.96 at σ = 3 and a 5% error
-/// with probability > 0.99 at σ = 20 (`bulk_chi_square_rejects_a_wrong_scale` checks one).
+/// with probability > 0.99 at σ = 20 (`bulk_and_table_chi_square_reject_a_wrong_scale` checks one).
 #[test]
 fn bulk_discrete_gaussian_fits_its_law_on_both_paths() {
     let mut rng = Noise::seeded(606);
@@ -235,15 +276,21 @@ fn bulk_discrete_gaussian_fits_its_law_on_both_paths() {
 }
 
 #[test]
-fn bulk_chi_square_rejects_a_wrong_scale() {
+fn bulk_and_table_chi_square_reject_a_wrong_scale() {
     let mut rng = Noise::seeded(607);
-    let mut xs = vec![0i128; N];
-    discrete_gaussian_fill(&mut rng, 20, &mut xs).unwrap();
-    let (stat, crit) = chi_square(&xs, gaussian_pmf(21.0 * 21.0));
-    assert!(
-        stat > crit,
-        "χ² = {stat:.1} did not reject a 5% scale error"
-    );
+    let mut bulk = vec![0i128; N];
+    discrete_gaussian_fill(&mut rng, 20, &mut bulk).unwrap();
+    let mut table = vec![0i128; N];
+    TableDiscreteGaussian::new(20)
+        .unwrap()
+        .fill(&mut rng, &mut table);
+    for (name, xs) in [("bulk", bulk), ("table", table)] {
+        let (stat, crit) = chi_square(&xs, gaussian_pmf(21.0 * 21.0));
+        assert!(
+            stat > crit,
+            "{name}: χ² = {stat:.1} did not reject a 5% scale error"
+        );
+    }
 }
 
 /// Same law as the word-at-a-time sampler (two-sample chi-square on 30 cells of width σ/4 plus
@@ -252,52 +299,96 @@ fn bulk_chi_square_rejects_a_wrong_scale() {
 fn bulk_and_word_at_a_time_samplers_agree() {
     let mut rng = Noise::seeded(608);
     let sigma = 1_000u64;
-    let cells = |xs: &[i128]| {
-        let mut c = vec![0.0f64; 32];
-        for &x in xs {
-            let k = (x.div_euclid(250) + 16).clamp(0, 31) as usize;
-            c[k] += 1.0;
-        }
-        c
-    };
     let mut bulk = vec![0i128; N];
     discrete_gaussian_fill(&mut rng, sigma, &mut bulk).unwrap();
     let word: Vec<i128> = (0..N)
         .map(|_| discrete_gaussian_small(&mut rng, sigma).unwrap())
         .collect();
-    let (a, b) = (cells(&bulk), cells(&word));
-    // Equal sample sizes: Σ (a − b)²/(a + b) ~ χ² with (cells − 1) degrees of freedom.
-    let (mut stat, mut df) = (0.0, -1.0);
-    for (x, y) in a.iter().zip(&b) {
-        if x + y > 0.0 {
-            stat += (x - y).powi(2) / (x + y);
-            df += 1.0;
-        }
-    }
-    let crit = ChiSquared::new(df).unwrap().inverse_cdf(1.0 - 1e-4);
+    let (stat, crit) = two_sample_chi_square(&bulk, &word, 250);
     assert!(stat < crit, "two-sample χ² = {stat:.1} ≥ {crit:.1}");
 }
 
-/// At DP-SGD's scale (σ ≈ 2^29 lattice steps): KS against the normal CDF (the discrete CDF
-/// differs by < 1e-9 there), and the last four bits uniform (chi-square on 16 cells, level
-/// 1e-4: N_ℤ(0, σ²) mod 16 is uniform to within e^{−2π²σ²/256}), which checks the low-order
-/// bits a floating-point sampler would get wrong.
+/// At DP-SGD's scale (σ ≈ 2^29 lattice steps): KS and the low bits
+/// (`assert_fits_at_dpsgd_scale`).
 #[test]
 fn bulk_discrete_gaussian_fits_at_dpsgd_scale() {
     let mut rng = Noise::seeded(609);
     let sigma = (1u64 << 29) + 12_345;
-    let n = 40_000;
-    let mut xs = vec![0i128; n];
+    let mut xs = vec![0i128; 40_000];
     discrete_gaussian_fill(&mut rng, sigma, &mut xs).unwrap();
-    let mut low = [0.0f64; 16];
-    for &x in &xs {
-        low[x.rem_euclid(16) as usize] += 1.0;
+    assert_fits_at_dpsgd_scale(&mut xs, sigma);
+}
+
+/// The table sampler against the exact pmf at the σ of the bulk sampler's test, with its blocks
+/// reaching 8σ (the default) and only σ (so ≈ 32% of draws come from the geometric tail), and
+/// on its exact big-integer paths (64-bit bounds loosened by 2^61, so about one constant or
+/// fraction comparison in eight takes it). Level 1e-4 per test and the power stated at
+/// `bulk_discrete_gaussian_fits_its_law_on_both_paths` (same N, same chi-square).
+#[test]
+fn table_discrete_gaussian_fits_its_law_on_every_path() {
+    let mut rng = Noise::seeded(610);
+    for sigma in [1u64, 3, 20, 31, 32, 45, 100] {
+        let pmf = gaussian_pmf((sigma * sigma) as f64);
+        for reach in [8, 1] {
+            let table = TableDiscreteGaussian::with_reach(sigma, reach).unwrap();
+            let mut xs = vec![0i128; N];
+            table.fill(&mut rng, &mut xs);
+            let (stat, crit) = chi_square(&xs, &pmf);
+            assert!(
+                stat < crit,
+                "σ = {sigma}, reach {reach}σ: χ² = {stat:.1} ≥ {crit:.1}"
+            );
+            let mut xs = vec![0i128; N / 4];
+            table.with_loose_bounds(1 << 61).fill(&mut rng, &mut xs);
+            let (stat, crit) = chi_square(&xs, &pmf);
+            assert!(
+                stat < crit,
+                "σ = {sigma}, reach {reach}σ, exact paths: χ² = {stat:.1} ≥ {crit:.1}"
+            );
+        }
     }
-    let e = n as f64 / 16.0;
-    let stat: f64 = low.iter().map(|o| (o - e).powi(2) / e).sum();
-    let crit = ChiSquared::new(15.0).unwrap().inverse_cdf(1.0 - 1e-4);
-    assert!(stat < crit, "low bits: χ² = {stat:.1} ≥ {crit:.1}");
-    let norm = statrs::distribution::Normal::new(0.0, sigma as f64).unwrap();
-    let (d, crit) = ks(&mut xs, |y| norm.cdf(y as f64 + 0.5));
-    assert!(d < crit, "KS {d} ≥ {crit}");
+}
+
+/// Same law as CKS20 (the bulk sampler as reference): two-sample chi-square on 30 cells of
+/// width σ/4 plus two tails at level 1e-4, at σ = 1,000 and at a σ whose blocks are not a
+/// divisor of it; and the first two moments (mean 0, variance σ² up to e^{−2π²σ²} for the
+/// discrete Gaussian) within 5 standard errors (sd of the mean σ/√N, of the mean square
+/// σ²·√(2/N)).
+#[test]
+fn table_and_cks_samplers_agree() {
+    let mut rng = Noise::seeded(612);
+    for sigma in [1_000u64, 77_777] {
+        let mut table = vec![0i128; N];
+        TableDiscreteGaussian::new(sigma)
+            .unwrap()
+            .fill(&mut rng, &mut table);
+        let mut cks = vec![0i128; N];
+        discrete_gaussian_fill(&mut rng, sigma, &mut cks).unwrap();
+        let (stat, crit) = two_sample_chi_square(&table, &cks, (sigma / 4) as i128);
+        assert!(
+            stat < crit,
+            "σ {sigma}: two-sample χ² = {stat:.1} ≥ {crit:.1}"
+        );
+        let s = sigma as f64;
+        let n = N as f64;
+        let mean = table.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let square = table.iter().map(|&x| (x as f64 / s).powi(2)).sum::<f64>() / n;
+        assert!(mean.abs() < 5.0 * s / n.sqrt(), "σ {sigma}: mean {mean}");
+        assert!(
+            (square - 1.0).abs() < 5.0 * (2.0 / n).sqrt(),
+            "σ {sigma}: variance/σ² {square}"
+        );
+    }
+}
+
+/// At DP-SGD's scale: KS and the low bits (`assert_fits_at_dpsgd_scale`).
+#[test]
+fn table_discrete_gaussian_fits_at_dpsgd_scale() {
+    let mut rng = Noise::seeded(613);
+    let sigma = (1u64 << 29) + 12_345;
+    let mut xs = vec![0i128; 40_000];
+    TableDiscreteGaussian::new(sigma)
+        .unwrap()
+        .fill(&mut rng, &mut xs);
+    assert_fits_at_dpsgd_scale(&mut xs, sigma);
 }

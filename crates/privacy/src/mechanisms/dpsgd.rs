@@ -9,13 +9,14 @@
 //! dp_accounting certify; [`SubsampledGaussianRun::start_for`] with `Relation::Substitution`
 //! charges the conversion (sensitivity 2C, i.e. the accountant at z/2) and records it.
 
-use super::{add_gaussian, entry, noisy_steps, positive, round_entry, to_lattice};
+use super::{entry, noisy_steps, positive, round_entry, to_lattice};
 use crate::Noise;
 use crate::accounting::{self, Accountant};
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
-use crate::samplers::discrete_gaussian_fill;
 use crate::samplers::lattice::{Lattice, Norm};
+use crate::samplers::{TableDiscreteGaussian, discrete_gaussian_fill};
+use std::sync::Arc;
 
 /// A DP-SGD run whose privacy cost was charged up front; hands out the noise of each step.
 #[derive(Debug)]
@@ -25,8 +26,37 @@ pub struct SubsampledGaussianRun {
     clip: f64,
     steps: u64,
     done: u64,
-    /// (dimension, lattice, σ in lattice steps) of the last step, reused while d is unchanged.
-    plan: Option<(usize, Lattice, u64)>,
+    /// The noise plan of the last step, reused while the dimension is unchanged.
+    plan: Option<Plan>,
+}
+
+/// The fewest draws left in a run for which [`Plan`] builds a [`TableDiscreteGaussian`]: its
+/// build (≈ 6 ms) costs about as much as 25,000 CKS20 draws (≈ 250 ns each) and it saves
+/// ≈ 150 ns per draw, so from ≈ 40,000 draws on it pays; short runs (e.g. DP2DP's two-step
+/// dual releases, drawn 40,000 times by its audit) keep [`discrete_gaussian_fill`].
+const TABLE_MIN_DRAWS: u64 = 1 << 16;
+
+/// How a sum of `dim` coordinates is released: its lattice, σ in lattice steps, and the exact
+/// sampler for that σ, built once per run ([`TableDiscreteGaussian`]; `None` for short runs and
+/// for a σ beyond its range, which take [`discrete_gaussian_fill`]).
+#[derive(Clone, Debug)]
+struct Plan {
+    dim: usize,
+    lattice: Lattice,
+    sigma_steps: u64,
+    sampler: Option<Arc<TableDiscreteGaussian>>,
+}
+
+impl Plan {
+    /// `dim` independent draws of N_ℤ(0, σ²) in lattice steps.
+    fn draw(&self, noise: &mut Noise) -> Result<Vec<i128>> {
+        let mut draws = vec![0; self.dim];
+        match &self.sampler {
+            Some(table) => table.fill(noise, &mut draws),
+            None => discrete_gaussian_fill(noise, self.sigma_steps, &mut draws)?,
+        }
+        Ok(draws)
+    }
 }
 
 impl SubsampledGaussianRun {
@@ -126,12 +156,10 @@ impl SubsampledGaussianRun {
     /// step T + 1 and non-finite sums (leaving `sum` untouched).
     pub fn add_noise(&mut self, noise: &mut Noise, sum: &mut [f64]) -> Result<()> {
         self.check_step()?;
-        let (lattice, sigma_steps) = self.plan(sum.len())?;
-        let steps = to_lattice(&lattice, sum)?;
-        let noisy = add_gaussian(noise, &lattice, &steps, sigma_steps)?;
-        sum.copy_from_slice(&noisy);
-        self.done += 1;
-        Ok(())
+        let plan = self.plan(sum.len())?;
+        // Refuse a non-finite sum before any noise is drawn or the step counted.
+        to_lattice(&plan.lattice, sum)?;
+        self.draw_step_noise(noise, sum.len())?.add_to(sum)
     }
 
     /// The noise of the next step for a sum of `dim` coordinates, drawn before the sum exists
@@ -141,11 +169,13 @@ impl SubsampledGaussianRun {
     /// random draws in the same order).
     pub fn draw_step_noise(&mut self, noise: &mut Noise, dim: usize) -> Result<StepNoise> {
         self.check_step()?;
-        let (lattice, sigma_steps) = self.plan(dim)?;
-        let mut draws = vec![0; dim];
-        discrete_gaussian_fill(noise, sigma_steps, &mut draws)?;
+        let plan = self.plan(dim)?;
+        let draws = plan.draw(noise)?;
         self.done += 1;
-        Ok(StepNoise { lattice, draws })
+        Ok(StepNoise {
+            lattice: plan.lattice,
+            draws,
+        })
     }
 
     /// Moves `steps` of this run's remaining charged steps to a new handle of the same run (same
@@ -170,7 +200,7 @@ impl SubsampledGaussianRun {
             clip: self.clip,
             steps,
             done: 0,
-            plan: self.plan,
+            plan: self.plan.clone(),
         })
     }
 
@@ -189,20 +219,31 @@ impl SubsampledGaussianRun {
         Ok(())
     }
 
-    /// The lattice and σ in lattice steps for a sum of `d` coordinates (public parameters only),
-    /// reused while d is unchanged.
-    fn plan(&mut self, d: usize) -> Result<(Lattice, u64)> {
-        if let Some((dim, lattice, s)) = self.plan
-            && dim == d
+    /// The lattice, σ in lattice steps and sampler for a sum of `d` coordinates (public
+    /// parameters only), reused while d is unchanged.
+    fn plan(&mut self, d: usize) -> Result<Plan> {
+        if let Some(plan) = &self.plan
+            && plan.dim == d
         {
-            return Ok((lattice, s));
+            return Ok(plan.clone());
         }
         let sigma0 = self.noise_multiplier * self.clip;
         let lattice = Lattice::for_release(self.clip, Norm::L2, d, sigma0)?;
         let sigma = (self.noise_multiplier * lattice.effective_sensitivity(self.clip)).next_up();
         let s = lattice.steps_ceil(sigma)?;
-        self.plan = Some((d, lattice, s));
-        Ok((lattice, s))
+        let plan = Plan {
+            dim: d,
+            lattice,
+            sigma_steps: s,
+            // Short runs, and σ beyond the table's range (2^31 − 2 steps), take CKS20.
+            sampler: if (self.steps - self.done).saturating_mul(d as u64) >= TABLE_MIN_DRAWS {
+                TableDiscreteGaussian::new(s).ok().map(Arc::new)
+            } else {
+                None
+            },
+        };
+        self.plan = Some(plan.clone());
+        Ok(plan)
     }
 }
 
@@ -263,6 +304,28 @@ mod tests {
         draw.add_to(&mut ahead).unwrap();
         assert_eq!(ahead, direct);
         assert_ne!(ahead, sum);
+    }
+
+    /// Long runs draw from the table sampler, short ones from CKS20; either way noise drawn
+    /// ahead releases what `add_noise` releases.
+    #[test]
+    fn long_runs_use_the_table_and_release_the_same_way() {
+        let sum: Vec<f64> = (0..100).map(|i| (i as f64 - 50.0) * 0.01).collect();
+        let mut long = run(1000);
+        let mut direct = sum.clone();
+        long.add_noise(&mut Noise::seeded(4), &mut direct).unwrap();
+        assert!(long.plan.as_ref().unwrap().sampler.is_some());
+        let mut ahead = sum.clone();
+        let mut long = run(1000);
+        long.draw_step_noise(&mut Noise::seeded(4), 100)
+            .unwrap()
+            .add_to(&mut ahead)
+            .unwrap();
+        assert_eq!(ahead, direct);
+        assert_ne!(ahead, sum);
+        let mut short = run(2);
+        short.draw_step_noise(&mut Noise::seeded(4), 100).unwrap();
+        assert!(short.plan.as_ref().unwrap().sampler.is_none());
     }
 
     #[test]

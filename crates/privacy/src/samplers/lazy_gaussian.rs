@@ -33,8 +33,9 @@
 //! uniform bits for the next decision ([`BitStream`]). Uniform integers are drawn from whole bits
 //! with rejection. So every step has exactly the law of the corresponding step of CKS20.
 
-use super::bits::{BitStream, LazyUniform, deciding_bits};
+use super::bits::{BitStream, LazyUniform};
 use super::cks::{FAST_SIGMA_MAX, bernoulli_exp_nat, discrete_gaussian_small};
+use super::exact_exp::decide_with_bounds;
 use crate::error::{Result, invalid};
 use num_bigint::BigUint;
 use rand::Rng;
@@ -59,7 +60,7 @@ const ONE_OVER: [Threshold; 64] = {
 
 /// A Bernoulli(p) decision "U < p": bounds lo ≤ p·2^64 ≤ hi (hi ≤ 2^64) and p = num/den exactly.
 #[derive(Clone, Copy, Debug)]
-struct Threshold {
+pub(super) struct Threshold {
     lo: u128,
     hi: u128,
     num: u128,
@@ -110,24 +111,10 @@ impl Threshold {
 
     /// Whether U < p for a fresh uniform U read from `bits` (module doc).
     #[inline]
-    fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
-        let w = bits.peek64();
-        let wide = u128::from(w);
-        if wide < self.lo {
-            // Every U with the deciding prefix is < lo·2^−64 ≤ p.
-            bits.consume(deciding_bits(w, (self.lo - 1) as u64));
-            true
-        } else if wide >= self.hi {
-            if self.hi == 0 {
-                return false; // p = 0
-            }
-            // Every U with the deciding prefix is ≥ hi·2^−64 ≥ p.
-            bits.consume(deciding_bits(w, (self.hi - 1) as u64));
-            false
-        } else {
-            bits.consume(64);
+    pub(super) fn decide<R: Rng + ?Sized>(&self, bits: &mut BitStream<'_, R>) -> bool {
+        decide_with_bounds(bits, self.lo, self.hi, |bits, w| {
             self.decide_exactly(bits, w)
-        }
+        })
     }
 
     #[cold]
@@ -138,7 +125,7 @@ impl Threshold {
 
     /// The same p with the bounds widened by `slack` (still valid bounds): the exact path runs
     /// far more often. For tests of that path.
-    fn loosened(mut self, slack: u128) -> Self {
+    pub(super) fn loosened(mut self, slack: u128) -> Self {
         self.lo = self.lo.saturating_sub(slack);
         self.hi = (self.hi + slack).min(TWO64);
         self
@@ -155,7 +142,7 @@ impl Threshold {
 /// truncation of hi) covers the shift. The window [lo, hi) has width ≤ p·2^15 + 10, so the exact
 /// path runs with probability below 2^−48.
 #[derive(Clone, Copy, Debug)]
-struct RatioBounds {
+pub(super) struct RatioBounds {
     den: u128,
     shift: u32,
     /// 2^64/den', rounded to nearest.
@@ -163,7 +150,7 @@ struct RatioBounds {
 }
 
 impl RatioBounds {
-    fn new(den: u128) -> Self {
+    pub(super) fn new(den: u128) -> Self {
         let shift = (128 - den.leading_zeros()).saturating_sub(64);
         let d = (den >> shift) as u64;
         RatioBounds {
@@ -174,7 +161,7 @@ impl RatioBounds {
     }
 
     #[inline]
-    fn threshold(&self, num: u128) -> Threshold {
+    pub(super) fn threshold(&self, num: u128) -> Threshold {
         debug_assert!(num < self.den);
         let x = (num >> self.shift) as u64 as f64 * self.scale;
         // x < 2^64·(1 + 2^−50), so the lower bound's cast never saturates; the upper bound's
@@ -192,7 +179,7 @@ impl RatioBounds {
 
 /// `k ≤ 64` uniform bits as an integer.
 #[inline]
-fn take_bits<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, k: u32) -> u64 {
+pub(super) fn take_bits<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, k: u32) -> u64 {
     if k == 0 {
         return 0;
     }
@@ -364,7 +351,7 @@ impl LazyDiscreteGaussian {
 /// Bernoulli(e^{−1}) (Algorithm 1 with γ = 1): A_1 = 1; A_K ~ Bernoulli(1/K) for K ≥ 2 until
 /// the first 0; "K odd".
 #[inline]
-fn bernoulli_exp_one<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>) -> bool {
+pub(super) fn bernoulli_exp_one<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>) -> bool {
     let mut k = 2u64;
     while Threshold::one_over(k).decide(bits) {
         k += 1;
@@ -374,7 +361,10 @@ fn bernoulli_exp_one<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>) -> bool {
 
 /// Bernoulli(e^{−f}) for the fraction f ∈ [0, 1) of `g` (Algorithm 1, A_K as in the module doc).
 #[inline]
-fn bernoulli_exp_fraction<R: Rng + ?Sized>(bits: &mut BitStream<'_, R>, g: &Threshold) -> bool {
+pub(super) fn bernoulli_exp_fraction<R: Rng + ?Sized>(
+    bits: &mut BitStream<'_, R>,
+    g: &Threshold,
+) -> bool {
     if !g.decide(bits) {
         return true;
     }

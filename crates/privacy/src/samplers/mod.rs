@@ -9,7 +9,10 @@
 //!   rational σ² (Algorithm 3).
 //! * [`discrete_gaussian_fill`] / [`LazyDiscreteGaussian`]: the same Algorithm 3 in bulk over
 //!   lazily read bits (≈ 80 bits per draw at DP-SGD's σ instead of ≈ 1,000): what the Gaussian
-//!   mechanisms call.
+//!   mechanisms call for one-off σ.
+//! * [`TableDiscreteGaussian`]: exact N_ℤ(0, σ²) for one σ from a table built once (alias-table
+//!   envelope, exact rejection; ≈ 2 Bernoulli decisions per draw instead of ≈ 10): what DP-SGD
+//!   calls for its millions of draws at one σ.
 //! * [`geometric`]: exact Geometric(q) skips for an `f64` rate q (Poisson subsampling at one draw
 //!   per selected row), over the lazily read bits of [`bits`].
 //! * [`lattice`]: real-valued queries are rounded to a 2^k lattice and get integer noise in lattice
@@ -23,10 +26,12 @@
 
 pub mod bits;
 mod cks;
+mod exact_exp;
 pub mod geometric;
 pub mod lattice;
 mod lazy_gaussian;
 pub mod simulation;
+mod table_gaussian;
 mod uniform;
 
 pub use cks::{
@@ -34,6 +39,7 @@ pub use cks::{
     discrete_laplace, discrete_laplace_small,
 };
 pub use lazy_gaussian::{LazyDiscreteGaussian, discrete_gaussian_fill};
+pub use table_gaussian::TableDiscreteGaussian;
 
 use crate::error::{Result, invalid};
 use rand::Rng;
