@@ -100,18 +100,21 @@ fn read_columns(path: &std::path::Path) -> Columns {
 fn fit_columns<E: Estimator>(est: &E, columns: &Columns) -> (f64, String) {
     let mut session = session();
     let t0 = cpu_seconds();
-    let factors: Vec<(usize, (Vec<i64>, Vec<String>))> = columns
+    // Each text column by position: its codes and its distinct values.
+    let factors: Vec<(usize, ndarray::Array1<i64>, Vec<String>)> = columns
         .text
         .iter()
-        .map(|(j, values)| (*j, dpfair_data::factorize::factorize(values)))
-        .collect();
-    let codes: Vec<(usize, ndarray::Array1<i64>, &[String])> = factors
-        .iter()
-        .map(|(j, (c, u))| (*j, ndarray::Array1::from(c.clone()), u.as_slice()))
+        .map(|(j, values)| {
+            let (codes, uniques) = dpfair_data::factorize::factorize(values);
+            (*j, ndarray::Array1::from(codes), uniques)
+        })
         .collect();
     let names: Vec<String> = (0..15).map(|j| j.to_string()).collect();
     let text_column = |j: usize| {
-        let (_, c, u) = codes.iter().find(|(k, ..)| *k == j).expect("a text column");
+        let (_, c, u) = factors
+            .iter()
+            .find(|(k, ..)| *k == j)
+            .expect("a text column");
         Column::factor(&names[j], c.view(), u)
     };
     let features = (0..15)

@@ -602,7 +602,11 @@ fn advise_huge_pages<T>(buffer: &Vec<T>) {
             // SAFETY: [first, last) lies inside the buffer's allocation, which this process
             // owns; MADV_HUGEPAGE changes only how the kernel backs the pages.
             unsafe {
-                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_HUGEPAGE,
+                );
             }
         }
     }
