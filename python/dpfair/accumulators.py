@@ -159,16 +159,21 @@ class LdpReports(_Mergeable):
         """The exact state: per Hadamard row, the number of reports and of +1 bits."""
         return self._native.state()
 
-    def finalize(self, public_weight: float | None = None) -> Any:
+    def finalize(self, public_weight: float | None = None, guard: float = 3.0) -> Any:
         """LPCT's classifier from the reports (Ma & Yang, eq. (8)), once.
 
-        The partition's public counts are weighted by `public_weight` (λ; default Theorem 4's).
+        The partition's public counts are weighted by `public_weight` (λ; default Theorem 4's);
+        a leaf keeps its own estimate only when it is `guard` standard deviations from 1/2,
+        else takes its nearest such ancestor's, as `dpfair ldp fit --guard` and
+        `LPCTClassifier(guard=...)` do (0: the paper's estimates).
         Returns a fitted `dpfair.LPCTClassifier` whose ledger records the n reports, each
         ε-LDP; its model file is the one `dpfair ldp fit` writes from the same reports.
         """
         from dpfair import _fitted_estimator
 
-        return _fitted_estimator(self._native.finalize(public_weight), "the collected reports")
+        return _fitted_estimator(
+            self._native.finalize(public_weight, guard), "the collected reports"
+        )
 
 
 class FairRegressionCounts(_Mergeable):

@@ -125,21 +125,24 @@ def ldp_parts(reports: Any, partition: Any) -> list:
     return _gather(ray, paths, fold_files)
 
 
-def collect_ldp(reports: Any, partition: Any, *, public_weight: float | None = None) -> Any:
+def collect_ldp(
+    reports: Any, partition: Any, *, public_weight: float | None = None, guard: float = 3.0
+) -> Any:
     """LPCT's classifier from local-DP reports collected on Ray.
 
     `reports`: report files or directories of them (`dpfair ldp privatize`'s Arrow IPC or CSV
     files, Parquet files converted from them; one Ray task per file, whose metadata must name
     the partition), or a `ray.data.Dataset` with the columns `row` and `bit` (then nothing
     checks that its reports were made for this partition: that is the caller's word).
-    `partition`: the partition file (path or text), made with `--mechanism hadamard`.
+    `partition`: the partition file (path or text), made with `--mechanism hadamard`; `guard`:
+    LPCT's significance guard, as `dpfair ldp fit --guard` (0: the paper's estimates).
     Returns a fitted `dpfair.LPCTClassifier`, the model `dpfair ldp fit` writes from the same
     reports; its ledger records the n reports, each ε-LDP.
     """
     total = LdpReports(partition)
     for part in ldp_parts(reports, partition):
         total.merge(part["state"])
-    return total.finalize(public_weight)
+    return total.finalize(public_weight, guard)
 
 
 def fair_regression_parts(

@@ -271,15 +271,21 @@ impl PyLdpReports {
     }
 
     /// LPCT's model from the reports (eq. (8) with the partition's public counts, λ by default
-    /// Theorem 4's); the ledger records the n reports, each ε-LDP. Once per object.
-    #[pyo3(signature = (public_weight = None))]
-    fn finalize(&mut self, public_weight: Option<f64>) -> PyResult<PyModel> {
-        guard(|| {
+    /// Theorem 4's; leaves guarded at `guard` standard deviations, 0: the paper's estimates);
+    /// the ledger records the n reports, each ε-LDP. Once per object.
+    #[pyo3(signature = (public_weight = None, guard = dpfair::lpct::guard::DEFAULT_Z))]
+    fn finalize(&mut self, public_weight: Option<f64>, guard: f64) -> PyResult<PyModel> {
+        crate::error::guard(|| {
+            if !(guard.is_finite() && guard >= 0.0) {
+                return Err(value_error(format!(
+                    "guard: must be finite and ≥ 0, got {guard}"
+                )));
+            }
             once(&mut self.released)?;
             let reports = ReportSums::Hadamard(self.sums.clone());
             let (ledger, model, lambda) = self
                 .partition
-                .fit_lpct(&reports, public_weight)
+                .fit_lpct(&reports, public_weight, (guard != 0.0).then_some(guard))
                 .map_err(value_error)?;
             let config = serde_json::json!({
                 "epsilon": self.partition.epsilon,

@@ -173,6 +173,8 @@ def test_reports_for_another_partition_are_refused(cluster, ldp):
     with pytest.raises(ValueError, match="not the bytes of a dpfair accumulator"):
         acc.merge(b"\x00garbage")
     acc.update_file(ldp / "r1.arrow")
+    with pytest.raises(ValueError, match="guard: must be finite and ≥ 0"):
+        acc.finalize(guard=-1.0)  # refused before the release: the next call still releases
     acc.finalize()
     with pytest.raises(ValueError, match="already released"):
         acc.finalize()

@@ -124,13 +124,15 @@ impl PartitionFile {
     /// LPCT's collector step on reports summed elsewhere (merged parts: `dpfair ldp fit`'s
     /// files, a distributed engine's workers, `docs/deploy.md`): a ledger of budget ε records
     /// the n reports (each ε-LDP, [`ReportSums::finalize`]), and eq. (8) combines them with the
-    /// partition's public counts at λ (`None`: [`super::theory_lambda_for`]). Only for an
-    /// `lpct` partition (LPCT-prune's rounds: `dpfair ldp fit`). Returns the ledger, the model
-    /// and λ.
+    /// partition's public counts at λ (`None`: [`super::theory_lambda_for`]), the leaves
+    /// guarded at `guard` standard deviations as `dpfair ldp fit --guard` does (`None`: the
+    /// paper's estimates; docs/deviations.md#lpct-significance-guard). Only for an `lpct`
+    /// partition (LPCT-prune's rounds: `dpfair ldp fit`). Returns the ledger, the model and λ.
     pub fn fit_lpct(
         &self,
         reports: &ReportSums,
         lambda: Option<f64>,
+        guard: Option<f64>,
     ) -> Result<(Ledger, super::LpctModel, f64)> {
         if self.protocol != Protocol::Lpct {
             return Err(bad_data(
@@ -169,7 +171,13 @@ impl PartitionFile {
             private,
             public: self.public_counts.clone(),
         };
-        let model = super::model_from_sums(self.tree.clone(), &sums, lambda, &self.settings)?;
+        let model = super::guarded_model_from_sums(
+            self.tree.clone(),
+            &sums,
+            lambda,
+            &self.settings,
+            guard,
+        )?;
         Ok((ledger, model, lambda))
     }
 
