@@ -176,3 +176,33 @@ fn lpct_prune_guard_defaults_to_three() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("guard"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A bad `--guard` is refused while the arguments are read, naming the option, before any data
+/// file is opened: here the files do not exist, and the message is about Z, not about them.
+#[test]
+fn a_bad_guard_is_refused_before_the_data_are_read() {
+    for method in ["lpct", "lpct-prune"] {
+        for z in ["-1", "nan", "inf", "three"] {
+            let flag = format!("--guard={z}");
+            let o = dpfair(&[
+                "fit",
+                method,
+                "--public",
+                "no-such-public.csv",
+                "--private",
+                "no-such-private.csv",
+                "--target",
+                "label",
+                "--epsilon",
+                "2",
+                "--out",
+                "no-such-dir/m.json",
+                &flag,
+            ]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{method} {z}: {err}");
+            assert!(err.contains("--guard"), "{method} {z}: {err}");
+            assert!(!err.contains("no-such"), "{method} {z}: {err}");
+        }
+    }
+}

@@ -117,6 +117,19 @@ pub fn parse_delimiter(s: &str) -> Result<u8, String> {
     }
 }
 
+/// `--guard Z` of the LPCT fits and the LDP collector: a number of standard deviations, finite
+/// and not negative (0 switches the guard off), checked while the arguments are read, before any
+/// file is opened (docs/deviations.md#lpct-significance-guard).
+pub fn parse_guard_z(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(z) if z.is_finite() && z >= 0.0 => Ok(z),
+        Ok(_) => Err(format!(
+            "`{s}`: Z is a number of standard deviations, 0 or more (0 turns the guard off)"
+        )),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
 /// The CSV format options shared by every command that reads a CSV.
 pub fn csv_format(delimiter: Option<u8>, header: HeaderArg) -> CsvFormat {
     CsvFormat {

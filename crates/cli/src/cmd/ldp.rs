@@ -635,7 +635,12 @@ pub struct FitArgs {
     /// (docs/deviations.md#lpct-significance-guard); LPCT-prune: the same test on the node
     /// Algorithm 2's walk picks (docs/deviations.md#lpct-prune-significance-guard). As `fit
     /// lpct`, `fit lpct-prune` and `compare`; 0 gives the paper's estimates.
-    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    #[arg(
+        long,
+        value_name = "Z",
+        default_value_t = dpfair::lpct::guard::DEFAULT_Z,
+        value_parser = crate::cmd::common::parse_guard_z
+    )]
     guard: f64,
     #[command(flatten)]
     out: OutArgs,

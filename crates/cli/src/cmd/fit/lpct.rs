@@ -26,7 +26,12 @@ pub struct Args {
     /// the reports and of the labels), else takes its nearest such ancestor's; 0 gives the
     /// paper's eq. (8) in every leaf (on high-dimensional data its leaves hold about one public
     /// row each, and the model is then worse than the majority class).
-    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    #[arg(
+        long,
+        value_name = "Z",
+        default_value_t = dpfair::lpct::guard::DEFAULT_Z,
+        value_parser = crate::cmd::common::parse_guard_z
+    )]
     guard: f64,
 }
 

@@ -30,7 +30,12 @@ pub struct Args {
     /// deviations from 1/2 (noise of the reports and of the labels), else takes its nearest
     /// such ancestor's (docs/deviations.md#lpct-prune-significance-guard); 0 gives the walk
     /// alone (below the majority class on a 95%-one-class target).
-    #[arg(long, value_name = "Z", default_value_t = dpfair::lpct::guard::DEFAULT_Z)]
+    #[arg(
+        long,
+        value_name = "Z",
+        default_value_t = dpfair::lpct::guard::DEFAULT_Z,
+        value_parser = crate::cmd::common::parse_guard_z
+    )]
     guard: f64,
 }
 
