@@ -36,6 +36,7 @@ mod kernels;
 pub(crate) mod nets;
 mod pipeline;
 mod shared_draws;
+mod slices;
 
 use crate::error::{Result, invalid};
 use crate::logistic::{LogisticModel, argmax_scores, scores_to_proba};
@@ -279,30 +280,16 @@ pub fn fit_dp_sgd(
         Architecture::Logistic => {
             let mut params = Vec::new();
             init_layer(noise, m, d, &mut params);
-            let mut net = LogisticNet::new(rows, m);
-            train(
-                cfg.threads,
-                &mut net,
-                &mut params,
-                &schedule,
-                &mut run,
-                noise,
-            )?;
+            let net = LogisticNet::new(rows, m);
+            train(cfg.threads, &net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Logistic(LogisticModel::from_params(n_classes, d, &params, None))
         }
         Architecture::Mlp { hidden } => {
             let mut params = Vec::new();
             init_layer(noise, hidden, d, &mut params);
             init_layer(noise, m, hidden, &mut params);
-            let mut net = MlpNet { rows, h: hidden, m };
-            train(
-                cfg.threads,
-                &mut net,
-                &mut params,
-                &schedule,
-                &mut run,
-                noise,
-            )?;
+            let net = MlpNet { rows, h: hidden, m };
+            train(cfg.threads, &net, &mut params, &schedule, &mut run, noise)?;
             crate::Classifier::Mlp(MlpModel::from_params(n_classes, d, hidden, &params))
         }
     };
@@ -380,10 +367,10 @@ mod tests {
             let model = match arch {
                 Architecture::Logistic => {
                     init_layer(&mut noise, m, 5, &mut params);
-                    let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
+                    let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), m);
                     train(
                         Threads::Auto,
-                        &mut net,
+                        &net,
                         &mut params,
                         &plan,
                         &mut step,
@@ -395,14 +382,14 @@ mod tests {
                 Architecture::Mlp { hidden } => {
                     init_layer(&mut noise, hidden, 5, &mut params);
                     init_layer(&mut noise, m, hidden, &mut params);
-                    let mut net = MlpNet {
+                    let net = MlpNet {
                         rows: CompactRows::new(x.view(), &y).unwrap(),
                         h: hidden,
                         m,
                     };
                     train(
                         Threads::Auto,
-                        &mut net,
+                        &net,
                         &mut params,
                         &plan,
                         &mut step,
@@ -443,18 +430,26 @@ mod pipeline_tests {
 
     #[test]
     fn one_and_two_threads_train_the_same_model() {
+        // Expected batches of 100 rows (one slice per step) and 600 (four or five slices, shared
+        // between the threads: `slices`).
+        for batch in [100, 600] {
+            same_model_on_one_and_two_threads(batch);
+        }
+    }
+
+    fn same_model_on_one_and_two_threads(batch: usize) {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
-        let (q, _, steps) = schedule(2_000, 100, 5).unwrap();
+        let (q, _, steps) = schedule(2_000, batch, 5).unwrap();
         let fit = |threads: Threads| {
             let mut ledger =
                 Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
             let mut r = run(&mut ledger, q, steps);
-            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
+            let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
             let mut params = vec![0.0; 3 * 7];
             let mut noise = Noise::seeded(5);
             train(
                 threads,
-                &mut net,
+                &net,
                 &mut params,
                 &Schedule {
                     n: 2_000,
@@ -472,7 +467,9 @@ mod pipeline_tests {
             params
         };
         let one = fit(Threads::One);
-        assert_eq!(fit(Threads::Producers), one);
+        for _ in 0..3 {
+            assert_eq!(fit(Threads::Producers), one, "expected batch {batch}");
+        }
         assert!(one.iter().any(|&p| p != 0.0));
     }
 
@@ -485,11 +482,11 @@ mod pipeline_tests {
             // Charged for 20 steps, asked for 30: the odd steps' handle takes 15, the even
             // steps' handle keeps 5 and refuses its sixth step.
             let mut r = run(&mut ledger, 0.1, 20);
-            let mut net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
+            let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 1);
             let mut params = vec![0.0; 4];
             let err = train(
                 threads,
-                &mut net,
+                &net,
                 &mut params,
                 &Schedule {
                     n: 500,
@@ -535,12 +532,12 @@ mod audit_tests {
         }
         let n = y.len();
         let x = ndarray::ArrayView2::from_shape((n, 2), &x[..]).unwrap();
-        let mut net = LogisticNet::new(CompactRows::new(x, &y).unwrap(), 1);
+        let net = LogisticNet::new(CompactRows::new(x, &y).unwrap(), 1);
         let mut params = vec![0.0; 3];
         // Learning rate q·n makes the update exactly −(noisy sum).
         train(
             Threads::One,
-            &mut net,
+            &net,
             &mut params,
             &Schedule {
                 n,

@@ -33,11 +33,20 @@ pub(crate) fn clip_factor(clip: f64, norm: f64) -> f64 {
     (clip / (norm * NORM_MARGIN + CLIP_EPS)).min(1.0)
 }
 
-/// A differentiable classifier on a fixed training set.
-pub(crate) trait Net {
+/// A differentiable classifier on a fixed training set, shared by the threads of a run: each
+/// thread passes its own scratch space.
+pub(crate) trait Net: Sync {
     fn n_params(&self) -> usize;
-    /// `sum += Σ_{i ∈ batch} clip(∇ℓ_i(params))`.
-    fn clipped_grad_sum(&mut self, params: &[f64], batch: &[usize], clip: f64, sum: &mut [f64]);
+    /// `sum += Σ_{i ∈ batch} clip(∇ℓ_i(params))`; `work` is the calling thread's scratch space
+    /// (any length and contents on entry).
+    fn clipped_grad_sum(
+        &self,
+        params: &[f64],
+        batch: &[usize],
+        clip: f64,
+        sum: &mut [f64],
+        work: &mut Vec<f64>,
+    );
     /// ∇ℓ_i(params), one example (reference implementation for tests).
     #[cfg(test)]
     fn example_grad(&self, params: &[f64], i: usize) -> Vec<f64>;
@@ -58,26 +67,14 @@ pub(crate) struct LogisticNet<'a> {
     pub rows: CompactRows<'a>,
     pub m: usize,
     isa: Isa,
-    /// Weights padded to the row stride, biases, their sums, and m scratch values.
-    w: Vec<f64>,
-    b: Vec<f64>,
-    sum_w: Vec<f64>,
-    sum_b: Vec<f64>,
-    scratch: Vec<f64>,
 }
 
 impl<'a> LogisticNet<'a> {
     pub fn new(rows: CompactRows<'a>, m: usize) -> Self {
-        let len = m * rows.stride;
         LogisticNet {
             rows,
             m,
             isa: Isa::detect(),
-            w: vec![0.0; len],
-            b: vec![0.0; m],
-            sum_w: vec![0.0; len],
-            sum_b: vec![0.0; m],
-            scratch: vec![0.0; m],
         }
     }
 
@@ -98,33 +95,40 @@ impl Net for LogisticNet<'_> {
         self.m * (self.rows.d + 1)
     }
 
-    fn clipped_grad_sum(&mut self, params: &[f64], batch: &[usize], clip: f64, sum: &mut [f64]) {
-        let (d, stride) = (self.rows.d, self.rows.stride);
+    fn clipped_grad_sum(
+        &self,
+        params: &[f64],
+        batch: &[usize],
+        clip: f64,
+        sum: &mut [f64],
+        work: &mut Vec<f64>,
+    ) {
+        let (d, stride, m) = (self.rows.d, self.rows.stride, self.m);
+        // The work space: weights padded to the row stride (zero past d), biases, their sums,
+        // and m scratch values.
+        let len = m * stride;
+        work.clear();
+        work.resize(2 * len + 3 * m, 0.0);
+        let (w, rest) = work.split_at_mut(len);
+        let (sum_w, rest) = rest.split_at_mut(len);
+        let (b, rest) = rest.split_at_mut(m);
+        let (sum_b, scratch) = rest.split_at_mut(m);
         for (k, blk) in params.chunks_exact(d + 1).enumerate() {
-            self.w[k * stride..k * stride + d].copy_from_slice(&blk[..d]);
-            self.b[k] = blk[d];
+            w[k * stride..k * stride + d].copy_from_slice(&blk[..d]);
+            b[k] = blk[d];
         }
-        self.sum_w.fill(0.0);
-        self.sum_b.fill(0.0);
         let lb = LogisticBatch {
             rows: &self.rows,
-            w: &self.w,
-            b: &self.b,
+            w,
+            b,
             clip,
         };
-        logistic_clipped_sum(
-            self.isa,
-            &lb,
-            batch,
-            &mut self.sum_w,
-            &mut self.sum_b,
-            &mut self.scratch,
-        );
+        logistic_clipped_sum(self.isa, &lb, batch, sum_w, sum_b, scratch);
         for (k, blk) in sum.chunks_exact_mut(d + 1).enumerate() {
-            for (s, g) in blk[..d].iter_mut().zip(&self.sum_w[k * stride..]) {
+            for (s, g) in blk[..d].iter_mut().zip(&sum_w[k * stride..]) {
                 *s += g;
             }
-            blk[d] += self.sum_b[k];
+            blk[d] += sum_b[k];
         }
     }
 
@@ -245,7 +249,14 @@ impl Net for MlpNet<'_> {
         self.h * (self.rows.d + 1) + self.m * (self.h + 1)
     }
 
-    fn clipped_grad_sum(&mut self, params: &[f64], batch: &[usize], clip: f64, sum: &mut [f64]) {
+    fn clipped_grad_sum(
+        &self,
+        params: &[f64],
+        batch: &[usize],
+        clip: f64,
+        sum: &mut [f64],
+        _work: &mut Vec<f64>,
+    ) {
         if batch.is_empty() {
             return;
         }
@@ -303,7 +314,7 @@ mod tests {
             .collect()
     }
 
-    fn check_net(net: &mut dyn Net, label: &str) {
+    fn check_net(net: &dyn Net, label: &str) {
         let p = params(net.n_params(), 0.5);
         for i in 0..5 {
             let g = net.example_grad(&p, i);
@@ -342,7 +353,7 @@ mod tests {
             }
         }
         let mut got = vec![0.0; net.n_params()];
-        net.clipped_grad_sum(&p, &batch, clip, &mut got);
+        net.clipped_grad_sum(&p, &batch, clip, &mut got, &mut Vec::new());
         for (a, b) in got.iter().zip(&want) {
             assert!((a - b).abs() < 1e-12, "{label}: {a} vs {b}");
         }
@@ -354,9 +365,9 @@ mod tests {
             let (x, y) = blobs(12, 4, k, 1.0, 3);
             let m = if k == 2 { 1 } else { k };
             let rows = || CompactRows::new(x.view(), &y).unwrap();
-            check_net(&mut LogisticNet::new(rows(), m), "logistic");
+            check_net(&LogisticNet::new(rows(), m), "logistic");
             check_net(
-                &mut MlpNet {
+                &MlpNet {
                     rows: rows(),
                     h: 5,
                     m,
@@ -395,20 +406,20 @@ mod tests {
             let y: Vec<u32> = (0..n as u32).map(|i| i % k as u32).collect();
             let m = if k == 2 { 1 } else { k };
             let rows = || CompactRows::new(x.view(), &y).unwrap();
-            let mut logistic = LogisticNet::new(rows(), m);
-            let mut mlp = MlpNet {
+            let logistic = LogisticNet::new(rows(), m);
+            let mlp = MlpNet {
                 rows: rows(),
                 h: 5,
                 m,
             };
-            let nets: [(&mut dyn Net, &str); 2] = [(&mut logistic, "logistic"), (&mut mlp, "mlp")];
+            let nets: [(&dyn Net, &str); 2] = [(&logistic, "logistic"), (&mlp, "mlp")];
             for (net, label) in nets {
                 let p = params(net.n_params(), 1.5);
                 for clip in [1e-3, 1.5, 1e3] {
                     let mut worst = 0.0f64;
                     for i in 0..n {
                         let mut sum = vec![0.0; net.n_params()];
-                        net.clipped_grad_sum(&p, &[i], clip, &mut sum);
+                        net.clipped_grad_sum(&p, &[i], clip, &mut sum, &mut Vec::new());
                         let norm = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
                         assert!(
                             norm <= clip,

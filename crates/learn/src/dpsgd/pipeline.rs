@@ -14,6 +14,7 @@
 
 use super::nets::Net;
 use super::shared_draws::{DrawPlan, SharedDraws, StopOnDrop};
+use super::slices::{GoneOnDrop, SharedSlices, SliceWork, sliced_sum};
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use dpfair_privacy::Noise;
@@ -111,7 +112,7 @@ pub enum Threads {
 /// Runs the schedule's steps on `net` from `params`.
 pub(crate) fn train<S: NoiseStep>(
     threads: Threads,
-    net: &mut dyn Net,
+    net: &dyn Net,
     params: &mut [f64],
     schedule: &Schedule,
     step: &mut S,
@@ -172,18 +173,18 @@ struct Loop<'l> {
 impl Loop<'_> {
     fn one_thread<S: NoiseStep>(
         &self,
-        net: &mut dyn Net,
+        net: &dyn Net,
         params: &mut [f64],
         streams: &mut [Stream<'_, S>],
     ) -> Result<()> {
         let mut batch = Vec::new();
         let mut sum = vec![0.0; params.len()];
+        let mut work = SliceWork::default();
         for t in 0..self.steps {
             let s = &mut streams[(t % streams.len() as u64) as usize];
             self.sampler.sample_into(s.noise, self.n, &mut batch);
             let draw = s.step.draw(s.noise, sum.len())?;
-            sum.fill(0.0);
-            net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
+            sliced_sum(net, params, &batch, self.clip, &mut sum, &mut work);
             S::apply(draw, &mut sum)?;
             self.update.apply(params, &sum);
         }
@@ -193,7 +194,7 @@ impl Loop<'_> {
     /// A drawing thread beside this one, which sums the steps in order (module doc).
     fn threaded<S: NoiseStep>(
         &self,
-        net: &mut dyn Net,
+        net: &dyn Net,
         params: &mut [f64],
         streams: &mut [Stream<'_, S>],
     ) -> Result<()> {
@@ -208,15 +209,21 @@ impl Loop<'_> {
             noise: &mut *s.noise,
         });
         let draws = SharedDraws::new(streams, self.steps, plan, AHEAD);
+        let slices = SharedSlices::new(net, self.clip);
         std::thread::scope(|scope| {
-            scope.spawn(|| draws.run_drawer());
+            scope.spawn(|| {
+                // This thread's slices are summed here if it leaves before finishing them.
+                let _gone = GoneOnDrop(&slices);
+                let mut work = SliceWork::default();
+                draws.run_drawer(|| slices.help(&mut work));
+            });
             // Stops the drawing thread however this thread leaves (done, an error, a panic).
             let _stop = StopOnDrop(&draws);
             let mut sum = vec![0.0; dim];
+            let mut work = SliceWork::default();
             (0..self.steps).try_for_each(|t| {
                 let (batch, draw) = draws.take(t)?;
-                sum.fill(0.0);
-                net.clipped_grad_sum(params, &batch, self.clip, &mut sum);
+                slices.sum(params, &batch, &mut sum, &mut work);
                 S::apply(draw, &mut sum)?;
                 self.update.apply(params, &sum);
                 draws.recycle(t, batch);

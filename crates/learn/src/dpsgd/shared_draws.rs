@@ -15,6 +15,11 @@ use crate::sampling::PoissonSampler;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How long the drawing thread, with its queues full, looks for work before it sleeps: a few
+/// steps' time at large batches, where the summing thread posts a step's slices every ≈ 50 µs.
+const SPIN: Duration = Duration::from_micros(200);
 
 /// One step's draws: its Poisson batch and its noise (or the error that stopped the stream).
 pub(crate) type StepDraw<D> = Result<(Vec<usize>, D)>;
@@ -155,9 +160,16 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
         self.room.notify_one();
     }
 
-    /// The drawing thread: draws ahead until every stream is drawn or [`SharedDraws::stop`].
-    pub fn run_drawer(&self) {
+    /// The drawing thread: draws ahead until [`SharedDraws::stop`]. `help` is other work of the
+    /// run (a slice of the step being summed, `super::slices`), done first whenever there is
+    /// some; it returns whether it found any. With the queues full the thread looks for help or
+    /// room for [`SPIN`] before it sleeps until a step is taken; with every stream drawn it
+    /// keeps helping until the run stops.
+    pub fn run_drawer(&self, mut help: impl FnMut() -> bool) {
         while !self.stop.load(Ordering::SeqCst) {
+            if help() {
+                continue;
+            }
             match self.earliest_with_room() {
                 Earliest::Stream(p) => {
                     let shared = &self.streams[p];
@@ -169,9 +181,41 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
                     let item = self.draw(shared, &mut d);
                     lock(&shared.queue).items.push_back(item);
                 }
-                Earliest::Full => self.wait_for_room(),
-                Earliest::Done => return,
+                Earliest::Full => {
+                    if !self.spin_for_work(&mut help) {
+                        self.wait_for_room();
+                    }
+                }
+                Earliest::Done => {
+                    if !help() {
+                        std::thread::yield_now();
+                    }
+                }
             }
+        }
+    }
+
+    /// Spins for up to [`SPIN`] until there is help to give (given here) or room to draw;
+    /// returns whether either came.
+    fn spin_for_work(&self, help: &mut impl FnMut() -> bool) -> bool {
+        let start = Instant::now();
+        let mut round = 0u32;
+        loop {
+            if help() {
+                return true;
+            }
+            round += 1;
+            if round.is_multiple_of(64) {
+                if !matches!(self.earliest_with_room(), Earliest::Full)
+                    || self.stop.load(Ordering::SeqCst)
+                {
+                    return true;
+                }
+                if start.elapsed() >= SPIN {
+                    return false;
+                }
+            }
+            std::hint::spin_loop();
         }
     }
 
@@ -263,7 +307,7 @@ mod tests {
         let draws = SharedDraws::new(streams, steps, plan, 3);
         std::thread::scope(|scope| {
             if with_drawer {
-                scope.spawn(|| draws.run_drawer());
+                scope.spawn(|| draws.run_drawer(|| false));
             }
             let _stop = StopOnDrop(&draws);
             (0..steps)
