@@ -161,15 +161,13 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
     }
 
     /// The drawing thread: draws ahead until [`SharedDraws::stop`]. `help` is other work of the
-    /// run (a slice of the step being summed, `super::slices`), done first whenever there is
-    /// some; it returns whether it found any. With the queues full the thread looks for help or
-    /// room for [`SPIN`] before it sleeps until a step is taken; with every stream drawn it
-    /// keeps helping until the run stops.
+    /// run (a slice of the step being summed, `super::slices`), which returns whether it found
+    /// any; drawing comes first (when the draws are the longer part of a step, the summing
+    /// thread would otherwise draw its own steps and wait for the helped slices). With the
+    /// queues full the thread helps, or looks for help or room for [`SPIN`] before it sleeps
+    /// until a step is taken; with every stream drawn it keeps helping until the run stops.
     pub fn run_drawer(&self, mut help: impl FnMut() -> bool) {
         while !self.stop.load(Ordering::SeqCst) {
-            if help() {
-                continue;
-            }
             match self.earliest_with_room() {
                 Earliest::Stream(p) => {
                     let shared = &self.streams[p];
