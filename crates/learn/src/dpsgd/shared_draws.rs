@@ -162,12 +162,16 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
 
     /// The drawing thread: draws ahead until [`SharedDraws::stop`]. `help` is other work of the
     /// run (a slice of the step being summed, `super::slices`), which returns whether it found
-    /// any; drawing comes first (when the draws are the longer part of a step, the summing
-    /// thread would otherwise draw its own steps and wait for the helped slices). With the
-    /// queues full the thread helps, or looks for help or room for [`SPIN`] before it sleeps
-    /// until a step is taken; with every stream drawn it keeps helping until the run stops.
+    /// any. Helping comes first while the queues hold at least half their steps (the draws are
+    /// ahead: the sums are the longer part of a step), drawing first otherwise (the summing
+    /// thread would draw its own steps and wait for the helped slices). With the queues full
+    /// the thread looks for help or room for [`SPIN`] before it sleeps until a step is taken;
+    /// with every stream drawn it keeps helping until the run stops.
     pub fn run_drawer(&self, mut help: impl FnMut() -> bool) {
         while !self.stop.load(Ordering::SeqCst) {
+            if self.well_ahead() && help() {
+                continue;
+            }
             match self.earliest_with_room() {
                 Earliest::Stream(p) => {
                     let shared = &self.streams[p];
@@ -191,6 +195,16 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
                 }
             }
         }
+    }
+
+    /// Whether the queues hold at least half the steps they can.
+    fn well_ahead(&self) -> bool {
+        let queued: usize = self
+            .streams
+            .iter()
+            .map(|shared| lock(&shared.queue).items.len())
+            .sum();
+        2 * queued >= self.ahead * self.streams.len()
     }
 
     /// Spins for up to [`SPIN`] until there is help to give (given here) or room to draw;

@@ -98,14 +98,17 @@ pub(crate) fn sliced_sum(
 }
 
 /// The step being summed: copies of its parameters and batch for the helping thread, the slices
-/// not yet taken (`front..back`), and the sums of the slices the helper took.
+/// not yet taken (`front..back`), and the sums of the slices the helper took (`helped[k]`,
+/// valid when `finished[k]`; the buffers are kept from step to step, so a step allocates
+/// nothing).
 #[derive(Default)]
 struct Job {
     params: Vec<f64>,
     batch: Vec<usize>,
     front: usize,
     back: usize,
-    helped: Vec<Option<Vec<f64>>>,
+    helped: Vec<Vec<f64>>,
+    finished: Vec<bool>,
 }
 
 /// A step's slices shared by the summing thread ([`SharedSlices::sum`]) and a helping thread
@@ -156,8 +159,11 @@ impl<'n> SharedSlices<'n> {
             job.batch.extend_from_slice(batch);
             job.front = 0;
             job.back = n;
-            job.helped.iter_mut().for_each(|h| *h = None);
-            job.helped.resize(n, None);
+            job.finished.clear();
+            job.finished.resize(n, false);
+            if job.helped.len() < n {
+                job.helped.resize_with(n, Vec::new);
+            }
             self.finished.store(0, Ordering::SeqCst);
             self.open.store(true, Ordering::SeqCst);
         }
@@ -187,15 +193,14 @@ impl<'n> SharedSlices<'n> {
                 std::hint::spin_loop();
             }
         }
-        let mut job = lock(&self.job);
+        let job = lock(&self.job);
         for k in front..n {
-            match job.helped[k].take() {
-                Some(part) => add(sum, &part),
+            if job.finished[k] {
+                add(sum, &job.helped[k]);
+            } else {
                 // Only when the helper left without finishing it: the same sum, here.
-                None => {
-                    slice_sum(self.net, params, batch, k, self.clip, work);
-                    add(sum, &work.slice);
-                }
+                slice_sum(self.net, params, batch, k, self.clip, work);
+                add(sum, &work.slice);
             }
         }
     }
@@ -228,7 +233,12 @@ impl<'n> SharedSlices<'n> {
             &mut w.slice,
             &mut w.net,
         );
-        lock(&self.job).helped[k] = Some(work.slice.clone());
+        {
+            let mut job = lock(&self.job);
+            job.helped[k].clear();
+            job.helped[k].extend_from_slice(&work.slice);
+            job.finished[k] = true;
+        }
         self.finished.fetch_add(1, Ordering::SeqCst);
         true
     }
