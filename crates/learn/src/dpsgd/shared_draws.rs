@@ -13,7 +13,7 @@ use super::pipeline::{NoiseStep, Stream};
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -61,6 +61,8 @@ pub(crate) struct SharedDraws<'s, 'p, S: NoiseStep> {
     stop: AtomicBool,
     /// The drawer is (about to be) waiting for room in the queues.
     drawer_waits: AtomicBool,
+    /// Steps in the queues, all streams.
+    queued: AtomicUsize,
     room_lock: Mutex<()>,
     room: Condvar,
 }
@@ -102,6 +104,7 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
             ahead,
             stop: AtomicBool::new(false),
             drawer_waits: AtomicBool::new(false),
+            queued: AtomicUsize::new(0),
             room_lock: Mutex::new(()),
             room: Condvar::new(),
         }
@@ -139,6 +142,7 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
 
     fn pop(&self, shared: &Shared<'s, S>) -> Option<StepDraw<S::Draw>> {
         let item = lock(&shared.queue).items.pop_front()?;
+        self.queued.fetch_sub(1, Ordering::Relaxed);
         // The drawer set the flag before it last looked at the queues (see `wait_for_room`).
         if self.drawer_waits.load(Ordering::SeqCst) {
             let _g = lock(&self.room_lock);
@@ -182,6 +186,7 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
                     }
                     let item = self.draw(shared, &mut d);
                     lock(&shared.queue).items.push_back(item);
+                    self.queued.fetch_add(1, Ordering::Relaxed);
                 }
                 Earliest::Full => {
                     if !self.spin_for_work(&mut help) {
@@ -197,14 +202,10 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
         }
     }
 
-    /// Whether the queues hold at least half the steps they can.
+    /// Whether the queues hold at least half the steps they can (a hint: read without the
+    /// queues' locks).
     fn well_ahead(&self) -> bool {
-        let queued: usize = self
-            .streams
-            .iter()
-            .map(|shared| lock(&shared.queue).items.len())
-            .sum();
-        2 * queued >= self.ahead * self.streams.len()
+        2 * self.queued.load(Ordering::Relaxed) >= self.ahead * self.streams.len()
     }
 
     /// Spins for up to [`SPIN`] until there is help to give (given here) or room to draw;
