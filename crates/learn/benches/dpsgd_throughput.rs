@@ -5,13 +5,15 @@
 //! side by side with the numpy implementation.
 //!
 //! `cargo bench -p dpfair-learn --bench dpsgd_throughput -- --n 22610 --batch 256 --epochs 20 --reps 5`
-//! (`--threads 1`: everything on one thread; `--seeded`: seeded noise instead of the OS's).
+//! (`--threads 1`: everything on one thread; `--seeded`: seeded noise instead of the OS's;
+//! `--classes K`: the softmax path, the label extended to K classes by the first numeric
+//! column's bucket; `--hidden H`: the one-hidden-layer MLP with H ReLU units).
 
 mod common;
 
 use common::adult_shaped;
 use dpfair_learn::dpsgd::Threads;
-use dpfair_learn::{DpSgdConfig, fit_dp_sgd};
+use dpfair_learn::{Architecture, DpSgdConfig, fit_dp_sgd};
 use dpfair_privacy::{Budget, Ledger, Noise};
 use std::time::Instant;
 
@@ -45,8 +47,24 @@ fn main() {
         1 => Threads::One,
         _ => Threads::Producers,
     };
-    let (x, y) = adult_shaped(n, 1);
+    let classes = arg(&args, "--classes", 2).max(2);
+    let hidden = arg(&args, "--hidden", 0);
+    let (x, mut y) = adult_shaped(n, 1);
+    if classes > 2 {
+        // Class k − 1 or k by the binary label, k the bucket of the first (standardised)
+        // numeric column: every class occurs.
+        for (yi, row) in y.iter_mut().zip(x.rows()) {
+            let bucket =
+                ((row[0] + 3.0) / 6.0 * (classes - 1) as f64).clamp(0.0, (classes - 2) as f64);
+            *yi += bucket as u32;
+        }
+    }
+    let architecture = match hidden {
+        0 => Architecture::Logistic,
+        hidden => Architecture::Mlp { hidden },
+    };
     let cfg = DpSgdConfig {
+        architecture,
         noise_multiplier: Some(1.0),
         epochs,
         expected_batch: batch,
@@ -63,14 +81,14 @@ fn main() {
         };
         let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).expect("budget"));
         let (cpu0, t0) = (cpu_seconds(), Instant::now());
-        let fit = fit_dp_sgd(&cfg, x.view(), &y, 2, &mut ledger, &mut noise).expect("fit");
+        let fit = fit_dp_sgd(&cfg, x.view(), &y, classes, &mut ledger, &mut noise).expect("fit");
         let wall = t0.elapsed().as_secs_f64();
         let cpu = cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
         let examples = (n * epochs) as f64;
         let pred = fit.model.predict(x.view()).expect("predict");
         let acc = pred.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / n as f64;
         println!(
-            "{{\"impl\":\"dpfair\",\"threads\":\"{threads:?}\",\"n\":{n},\"batch\":{batch},\"epochs\":{epochs},\"rep\":{rep},\
+            "{{\"impl\":\"dpfair\",\"threads\":\"{threads:?}\",\"classes\":{classes},\"hidden\":{hidden},\"n\":{n},\"batch\":{batch},\"epochs\":{epochs},\"rep\":{rep},\
              \"wall_s\":{wall:.4},\"cpu_s\":{},\"examples_per_s\":{:.0},\
              \"examples_per_cpu_s\":{},\"train_accuracy\":{acc:.4}}}",
             cpu.map_or("null".into(), |c| format!("{c:.2}")),
