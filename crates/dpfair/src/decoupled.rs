@@ -46,7 +46,7 @@ pub mod split;
 pub use base::{Base, BaseModel, RunInfo};
 pub use config::{Config, Training};
 pub use error::{DecoupledError, Result};
-pub use flips::FairFlips;
+pub use flips::{FairFlips, FlipRule};
 pub use private_rates::{RateRelease, ReleasedRates};
 pub use scaling::Standardize;
 pub use split::{SplitPlan, TrainingRows};
@@ -275,7 +275,13 @@ pub fn fit_parts(
     }
     let rates = counts.finalize(split.rates, ledger, noise)?;
     // 4. The flips.
-    let flips = FairFlips::from_rates_within(rates.alpha, rates.beta, config.parity_level)?;
+    let flips = FairFlips::from_rates_by(
+        rates.alpha,
+        rates.beta,
+        config.parity_level,
+        config.flip_rule,
+        rates.group_sizes,
+    )?;
     Ok(Model {
         base,
         flips,

@@ -16,6 +16,7 @@
 
 use super::base::BaseModel;
 use super::error::{Result, invalid};
+use super::flips::FlipRule;
 use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use serde::{Deserialize, Serialize};
@@ -109,6 +110,10 @@ pub struct Config {
     /// The disparity the flips allow on the released rates: 0 = the paper's exact parity;
     /// `α > 0` flips only until the rates are within α ([`super::FairFlips::from_rates_within`]).
     pub parity_level: f64,
+    /// Which group the flips move ([`super::FlipRule`]): the paper's midpoint (the default here,
+    /// as in the reproductions) or the group with fewer rows (the estimator's and the CLI's
+    /// default, `docs/deviations.md#decoupled-fewest-changes`).
+    pub flip_rule: FlipRule,
 }
 
 impl Default for Config {
@@ -127,6 +132,7 @@ impl Default for Config {
             noise_multiplier: None,
             split_seed: None,
             parity_level: 0.0,
+            flip_rule: FlipRule::Midpoint,
         }
     }
 }

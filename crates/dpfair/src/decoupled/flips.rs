@@ -14,6 +14,21 @@
 use super::error::{Result, invalid};
 use serde::{Deserialize, Serialize};
 
+/// How the flips share the move between the two groups when the released rates are further
+/// apart than the parity level allows (`docs/deviations.md#decoupled-fewest-changes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlipRule {
+    /// Both rates move to their midpoint (less the allowed level): Ghoukasian & Asoodeh's
+    /// Algorithm 1, which changes the same fraction of each group's decisions.
+    #[default]
+    Midpoint,
+    /// Only the group with the fewer rows (by the released group sizes) moves, all the way to
+    /// the allowed level: the fewest decisions changed in all, so the least accuracy given up
+    /// by a base model better than chance.
+    FewestChanges,
+}
+
 /// The randomized post-processor defined by two group positive rates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FairFlips {
@@ -59,6 +74,52 @@ impl FairFlips {
             down,
             p_keep,
             p_flip,
+        })
+    }
+
+    /// The flips for `rule` ([`FlipRule`]): [`FairFlips::from_rates_within`] for the midpoint;
+    /// for the fewest changes, the rate of the group with fewer rows (`sizes`: the released, or
+    /// public, group sizes; the midpoint on a tie) moves to within `level` of the other's.
+    ///
+    /// ```
+    /// use dpfair::decoupled::{FairFlips, FlipRule};
+    /// // Group 0 (9,400 rows) at 1.0, group 1 (600 rows) at 0.8, level 0.1: only group 1 moves,
+    /// // half of its negatives flipped, so its rate becomes 0.9.
+    /// let f = FairFlips::from_rates_by(1.0, 0.8, 0.1, FlipRule::FewestChanges, [9400.0, 600.0])
+    ///     .unwrap();
+    /// assert_eq!(f.p_keep, 1.0);
+    /// assert!((f.p_flip - 0.5).abs() < 1e-12);
+    /// ```
+    pub fn from_rates_by(
+        alpha: f64,
+        beta: f64,
+        level: f64,
+        rule: FlipRule,
+        sizes: [f64; 2],
+    ) -> Result<Self> {
+        let within = Self::from_rates_within(alpha, beta, level)?;
+        let (hi, lo) = (alpha.max(beta), alpha.min(beta));
+        if rule == FlipRule::Midpoint || hi - lo <= level {
+            return Ok(within);
+        }
+        let (down, up) = (within.down as usize, 1 - within.down as usize);
+        let (n_down, n_up) = (sizes[down], sizes[up]);
+        Ok(if n_up < n_down {
+            // The lower rate rises to hi − level ≤ 1: negatives of the smaller group flipped.
+            FairFlips {
+                p_keep: 1.0,
+                p_flip: (hi - level - lo) / (1.0 - lo),
+                ..within
+            }
+        } else if n_down < n_up {
+            // The higher rate falls to lo + level < hi: positives of the smaller group thinned.
+            FairFlips {
+                p_keep: (lo + level) / hi,
+                p_flip: 0.0,
+                ..within
+            }
+        } else {
+            within
         })
     }
 
@@ -192,5 +253,82 @@ mod tests {
         assert_eq!((f.down, f.p_keep, f.p_flip), (1, 0.5, 0.5));
         assert!(FairFlips::from_rates(1.2, 0.5).is_err());
         assert!(FairFlips::from_rates(0.5, f64::NAN).is_err());
+    }
+
+    /// The positive rates after the flips, per group.
+    fn rates_after(f: &FairFlips) -> [f64; 2] {
+        let after = |a: u32, rate: f64| {
+            if a == f.down {
+                rate * f.p_keep
+            } else {
+                rate + (1.0 - rate) * f.p_flip
+            }
+        };
+        [after(0, f.alpha), after(1, f.beta)]
+    }
+
+    #[test]
+    fn fewest_changes_moves_only_the_smaller_group_to_the_level() {
+        // Rates 0.95 / 0.70, level 0.1: the smaller group alone moves, by 0.15, to 0.85 or 0.80.
+        for (sizes, want) in [
+            ([900.0, 100.0], [0.95, 0.85]),
+            ([100.0, 900.0], [0.80, 0.70]),
+        ] {
+            let f =
+                FairFlips::from_rates_by(0.95, 0.70, 0.1, FlipRule::FewestChanges, sizes).unwrap();
+            let got = rates_after(&f);
+            assert!(
+                (got[0] - want[0]).abs() < 1e-12 && (got[1] - want[1]).abs() < 1e-12,
+                "{got:?}"
+            );
+        }
+        // Equal sizes, rates already within the level, or the midpoint rule: Algorithm 1.
+        let mid = FairFlips::from_rates_within(0.95, 0.70, 0.1).unwrap();
+        for (rule, sizes) in [
+            (FlipRule::FewestChanges, [500.0, 500.0]),
+            (FlipRule::Midpoint, [900.0, 100.0]),
+        ] {
+            assert_eq!(
+                FairFlips::from_rates_by(0.95, 0.70, 0.1, rule, sizes).unwrap(),
+                mid
+            );
+        }
+        let near =
+            FairFlips::from_rates_by(0.75, 0.70, 0.1, FlipRule::FewestChanges, [9.0, 1.0]).unwrap();
+        assert_eq!((near.p_keep, near.p_flip), (1.0, 0.0));
+    }
+
+    #[test]
+    fn fewest_changes_meets_the_level_and_changes_no_more_than_the_midpoint() {
+        // Over a grid of rates, levels and sizes: the rates after the flips are within the level,
+        // the probabilities are probabilities, and the expected number of changed decisions,
+        // n_a·|rate change of a| summed, is at most the midpoint rule's.
+        let grid = [0.0, 0.05, 0.3, 0.5, 0.77, 0.99, 1.0];
+        for &a in &grid {
+            for &b in &grid {
+                for level in [0.0, 0.02, 0.1, 0.3] {
+                    for sizes in [[10.0, 1000.0], [1000.0, 10.0], [5.0, 5.0]] {
+                        let by = |rule| FairFlips::from_rates_by(a, b, level, rule, sizes).unwrap();
+                        let (few, mid) = (by(FlipRule::FewestChanges), by(FlipRule::Midpoint));
+                        let after = rates_after(&few);
+                        assert!(
+                            (after[0] - after[1]).abs() <= level + 1e-12,
+                            "{a} {b} {level}"
+                        );
+                        assert!(
+                            (0.0..=1.0).contains(&few.p_keep) && (0.0..=1.0).contains(&few.p_flip)
+                        );
+                        let changed = |f: &FairFlips| {
+                            let r = rates_after(f);
+                            sizes[0] * (r[0] - a).abs() + sizes[1] * (r[1] - b).abs()
+                        };
+                        assert!(
+                            changed(&few) <= changed(&mid) + 1e-9,
+                            "{a} {b} {level} {sizes:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

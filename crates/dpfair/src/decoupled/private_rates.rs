@@ -66,6 +66,11 @@ pub struct ReleasedRates {
     /// Laplace scale on each rate (PublicCounts: 1/(n_a ε_a)) or on each count (Histogram).
     pub scales: [f64; 2],
     pub release: RateRelease,
+    /// The group sizes of D as released (Histogram: each group's noisy counts, negatives
+    /// clamped to 0, summed) or public by assumption (PublicCounts): what the fewest-changes
+    /// flips compare (`super::FlipRule`). Absent (0, 0) in model files written before.
+    #[serde(default)]
+    pub group_sizes: [f64; 2],
     /// Per group: its rate fell back to 1/2 because the released counts of the group sum to
     /// ≤ 0 (Histogram: decided from the noisy counts), or because the group has no rows in D
     /// (PublicCounts, where the paper takes group sizes as public).
@@ -184,6 +189,7 @@ impl RateCounts {
                     beta: rates[1],
                     scales,
                     release: how,
+                    group_sizes: [0, 1].map(|a| (c[a][0] + c[a][1]) as f64),
                     fallback,
                 })
             }
@@ -214,6 +220,10 @@ impl RateCounts {
                     beta,
                     scales: [mech.scale(); 2],
                     release: how,
+                    group_sizes: [
+                        noisy[0].max(0.0) + noisy[1].max(0.0),
+                        noisy[2].max(0.0) + noisy[3].max(0.0),
+                    ],
                     fallback: [fall0, fall1],
                 })
             }

@@ -3,7 +3,9 @@
 //! fairness post-processing that flips decisions per group.
 
 use super::{check_epsilon, setters};
-use crate::decoupled::{Config, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts};
+use crate::decoupled::{
+    Config, FlipRule, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts,
+};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::pipeline::Scaling;
@@ -34,6 +36,7 @@ impl Default for DecoupledParams {
         DecoupledParams {
             config: Config {
                 parity_level: DEFAULT_PARITY_LEVEL,
+                flip_rule: FlipRule::FewestChanges,
                 ..Config::default()
             },
         }
@@ -53,6 +56,8 @@ setters!(DecoupledParams {
     post_fraction: f64 => config.post_fraction;
     /// The disparity level α ≥ 0 the flips allow on the released rates (0: exact parity).
     alpha: f64 => config.parity_level;
+    /// Which group the flips move (default: the one with fewer rows, by the released counts).
+    flip_rule: FlipRule => config.flip_rule;
     /// The most rows that train the base model (the rest go to the rate release).
     base_rows: usize => config.base_rows;
 });
@@ -242,12 +247,17 @@ impl Estimator for Decoupled {
         };
         let mut lines = vec![format!(
             "decoupled: released rates α̃ = {:.4}, β̃ = {:.4}; p_keep = {:.4} (group `{}`), \
-             p_flip = {:.4}",
+             p_flip = {:.4}; flips: {}",
             model.rates.alpha,
             model.rates.beta,
             model.flips.p_keep,
             name(model.flips.down as usize),
-            model.flips.p_flip
+            model.flips.p_flip,
+            match self.config.flip_rule {
+                FlipRule::Midpoint => "both rates towards their midpoint (Algorithm 1)",
+                FlipRule::FewestChanges =>
+                    "the group with fewer rows by the released counts moves (fewest changes)",
+            }
         )];
         for (a, fell) in model.rates.fallback.iter().enumerate() {
             if *fell {

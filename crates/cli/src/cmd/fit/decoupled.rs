@@ -57,6 +57,7 @@ impl Args {
             noise_multiplier: self.noise_multiplier,
             split_seed: None,
             parity_level: self.alpha,
+            flip_rule: self.flips.into(),
         })
     }
 }

@@ -30,6 +30,13 @@ pub struct Args {
     /// one group's decisions when the base rates differ much.
     #[arg(long, value_name = "A", default_value_t = dpfair::estimators::DEFAULT_PARITY_LEVEL)]
     pub alpha: f64,
+    /// Which group the flips move when the released rates are more than α apart: the one with
+    /// fewer rows (by the released group counts), all the way, so that the fewest decisions
+    /// change; or both to their midpoint (the paper's Algorithm 1), which changes the same
+    /// fraction of each group's decisions and costs the larger group accuracy
+    /// (docs/deviations.md#decoupled-fewest-changes).
+    #[arg(long, value_enum, default_value_t = FlipsArg::FewestChanges)]
+    pub flips: FlipsArg,
     /// Accountant of the DP-SGD run.
     #[arg(long, value_enum, default_value_t = AccountantArg::Prv)]
     pub accountant: AccountantArg,
@@ -66,4 +73,20 @@ pub struct Args {
     /// PRV) instead of calibrating one; the ledger records what it really costs.
     #[arg(long, value_name = "Z")]
     pub noise_multiplier: Option<f64>,
+}
+
+/// `--flips`: [`dpfair::decoupled::FlipRule`].
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FlipsArg {
+    FewestChanges,
+    Midpoint,
+}
+
+impl From<FlipsArg> for dpfair::decoupled::FlipRule {
+    fn from(a: FlipsArg) -> Self {
+        match a {
+            FlipsArg::FewestChanges => dpfair::decoupled::FlipRule::FewestChanges,
+            FlipsArg::Midpoint => dpfair::decoupled::FlipRule::Midpoint,
+        }
+    }
 }
