@@ -720,7 +720,8 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
 
     A DP-SGD base model, then private group rates and a post-processing that flips decisions per
-    group towards demographic parity.
+    group towards demographic parity: only the group with fewer rows (by the released counts)
+    moves, so that the fewest decisions change (docs/deviations.md#decoupled-fewest-changes).
 
     `alpha`: the disparity level the flips aim at (the groups' released positive rates within
     `alpha` of each other; 0 is the paper's exact parity). Library defaults: α = 0.1, ε = 3 in
