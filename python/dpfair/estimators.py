@@ -724,9 +724,11 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     moves, so that the fewest decisions change (docs/deviations.md#decoupled-fewest-changes).
 
     `alpha`: the disparity level the flips aim at (the groups' released positive rates within
-    `alpha` of each other; 0 is the paper's exact parity). Library defaults: α = 0.1, ε = 3 in
-    total, δ = 10⁻⁵, strict accounting, features scaled with public `bounds` where given and
-    private bounds otherwise. Predicting needs `sensitive_features`.
+    `alpha` of each other; 0 is the paper's exact parity). `flips`: `"fewest-changes"` (the
+    default) or `"midpoint"` (the paper's Algorithm 1: both groups' rates move to their
+    midpoint). Library defaults: α = 0.1, ε = 3 in total, δ = 10⁻⁵, strict accounting, features
+    scaled with public `bounds` where given and private bounds otherwise. Predicting needs
+    `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair
@@ -745,6 +747,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self,
         *,
         alpha: float | None = None,
+        flips: str | None = None,
         epsilon: float | None = None,
         delta: float | None = None,
         rate_share: float | None = None,
@@ -761,6 +764,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         random_state: int | None = None,
     ) -> None:
         self.alpha = alpha
+        self.flips = flips
         self.epsilon = epsilon
         self.delta = delta
         self.rate_share = rate_share
@@ -780,6 +784,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         return {
             **_given(
                 alpha=self.alpha,
+                flips=self.flips,
                 epsilon=self.epsilon,
                 delta=self.delta,
                 rate_share=self.rate_share,

@@ -7,6 +7,7 @@ use crate::error::{api_error, data_error, guard, value_error};
 use crate::frame::FrameInput;
 use crate::model::PyModel;
 use crate::session::PySession;
+use dpfair::decoupled::FlipRule;
 use dpfair::estimators::{
     CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, LogisticMechanism,
     Lpct, LpctPrune,
@@ -213,6 +214,14 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
 fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     let mut p = Decoupled::params();
     p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    let flips = h.choice(
+        "flips",
+        &[
+            ("fewest-changes", FlipRule::FewestChanges),
+            ("midpoint", FlipRule::Midpoint),
+        ],
+    )?;
+    p = set(p, flips, |p, v| p.flip_rule(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));

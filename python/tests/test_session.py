@@ -150,3 +150,16 @@ def test_eta_model_and_parity_level_reach_the_library(adult):
         dpfair.CDPFairClassifier(eta_model="forest").fit(X, y, sensitive_features="sex")
     with pytest.raises(ValueError, match="alpha"):
         dpfair.DecoupledFairClassifier(alpha=-1.0).fit(X, y, sensitive_features="sex")
+
+
+def test_decoupled_flips_reach_the_library(adult):
+    # `flips` chooses which group the post-processing moves (docs/deviations.md,
+    # decoupled-fewest-changes); both rules fit, and a wrong name is refused naming it.
+    X, y = adult
+    for flips in ("fewest-changes", "midpoint"):
+        est = dpfair.DecoupledFairClassifier(flips=flips, bounds=BOUNDS, random_state=1)
+        est.fit(X, y, sensitive_features="sex")
+        assert "p_keep" in est.model_.to_json()
+        assert est.get_params()["flips"] == flips
+    with pytest.raises(ValueError, match="flips"):
+        dpfair.DecoupledFairClassifier(flips="both").fit(X, y, sensitive_features="sex")
