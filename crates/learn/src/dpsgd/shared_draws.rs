@@ -69,7 +69,7 @@ pub(crate) struct SharedDraws<'s, 'p, S: NoiseStep> {
 
 /// Locks, ignoring poisoning: a panic on the other thread is re-raised when the thread scope
 /// ends, and nothing is released before that.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -10,8 +10,9 @@
 //! batches the sums are the longer part of a step, and this keeps both cores on them.
 
 use super::nets::Net;
+use super::shared_draws::lock;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 /// Rows per slice: large enough that a slice's fixed costs (its zeroed buffer and the addition of
 /// its sum, ≈ 2 × the number of parameters) are a few per cent of its rows' work, small enough
@@ -123,12 +124,6 @@ pub(crate) struct SharedSlices<'n> {
     finished: AtomicUsize,
     /// The helper has left (done, or unwinding): the summing thread no longer waits for it.
     helper_gone: AtomicBool,
-}
-
-/// Locks, ignoring poisoning (a panic on the other thread is re-raised when the thread scope
-/// ends, and nothing is released before that).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<'n> SharedSlices<'n> {
