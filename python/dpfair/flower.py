@@ -289,6 +289,7 @@ def _main(grid: Grid, context: Context) -> None:
         round2,
         alpha=float(run.get("alpha", 0.1)),
         rho_star=float(run.get("rho-star", 0.03)),
+        margin_z=float(run.get("margin-z", 1.645)),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     clf.model_.save(str(out))

@@ -306,8 +306,8 @@ pub fn aggregate_round1_json(
 /// Algorithm 2's selection of τ̃ and returns the model file (`Model`) with every site's ledger.
 #[pyfunction]
 #[pyo3(signature = (global_json, transcripts, *, alpha = 0.1, rho_star = 0.03,
-    band = "inside", c_omega = 0.1, eta_tol = 0.01, monotoniser = "numerical", clip = None,
-    zero_within_band = false))]
+    band = "inside", margin_z = 1.645, straddle = "randomise", c_omega = 0.1, eta_tol = 0.01,
+    monotoniser = "numerical", clip = None, zero_within_band = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn aggregate_round2_json(
     global_json: &str,
@@ -315,6 +315,8 @@ pub fn aggregate_round2_json(
     alpha: f64,
     rho_star: f64,
     band: &str,
+    margin_z: f64,
+    straddle: &str,
     c_omega: f64,
     eta_tol: f64,
     monotoniser: &str,
@@ -352,6 +354,12 @@ pub fn aggregate_round2_json(
                 .transpose()?,
             zero_within_band,
             band_inside: pick("band", band, &[("inside", true), ("centred", false)])?,
+            margin_z,
+            randomise_straddle: pick(
+                "straddle",
+                straddle,
+                &[("randomise", true), ("interpolate", false)],
+            )?,
         };
         let file = model_file(&global, &rounds, &config).map_err(api_error)?;
         Ok(PyModel { file })

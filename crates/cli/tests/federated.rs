@@ -188,3 +188,55 @@ fn help_explains_the_protocol() {
         assert!(text.contains(needle), "`{needle}` missing from:\n{text}");
     }
 }
+
+/// The server's selection options: the defaults (noise margin 1.645, randomised straddle) are
+/// recorded in the model and reported with the estimate's standard deviation; `--margin-z 0
+/// --straddle interpolate` is the paper's selection (one threshold); a negative margin is
+/// refused naming it (docs/deviations.md, `fdp-fair-noise-margin`, `fdp-fair-randomised-straddle`).
+#[test]
+fn selection_options_are_recorded_and_reported() {
+    let dir = common::scratch("federated", "selection");
+    let (all, _) = write_csvs(&dir);
+    let fit = |model: &str, extra: &[&str]| {
+        let mut args = vec!["fit", "fdp-fair", "--data", all.to_str().unwrap()];
+        args.extend(DATA);
+        args.extend(["--insecure-seeded-noise", "5", "--out", model]);
+        args.extend(extra);
+        dpfair(&args)
+    };
+    let config = |model: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
+        v["config"]["search"].clone()
+    };
+    let ours = dir.join("ours.json");
+    let ours = ours.to_str().unwrap();
+    let out = fit(ours, &[]);
+    ok(&out);
+    let err = common::stderr(&out);
+    assert!(err.contains(", sd "), "{err}");
+    assert!(
+        err.contains("with the noise margin (1.645·sd, bound "),
+        "{err}"
+    );
+    assert_eq!(config(ours)["margin_z"], 1.645);
+    assert_eq!(config(ours)["randomise_straddle"], true);
+    let paper = dir.join("paper.json");
+    let paper = paper.to_str().unwrap();
+    let out = fit(paper, &["--margin-z", "0", "--straddle", "interpolate"]);
+    ok(&out);
+    let err = common::stderr(&out);
+    assert!(err.contains("with the noise margin (0·sd"), "{err}");
+    assert!(!err.contains("randomised straddle"), "{err}");
+    assert_eq!(config(paper)["margin_z"], 0.0);
+    assert_eq!(config(paper)["randomise_straddle"], false);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(paper).unwrap()).unwrap();
+    assert!(v["model"]["federated"]["search"].get("mix").is_none());
+    let bad_margin = dir.join("bad.json");
+    refused(
+        &fit(bad_margin.to_str().unwrap(), &["--margin-z", "-1"]),
+        "margin-z",
+    );
+    assert!(!bad_margin.exists());
+}

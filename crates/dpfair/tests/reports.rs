@@ -125,8 +125,21 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
     let fitted = est.fit(&data, &mut session()).unwrap();
     let report = est.report(&fitted, &data).join("\n");
     let dd = number_after(&report, "monotone D̃D = ");
-    let met = report.contains(&format!("within α: {}", dd.abs() <= 0.1));
+    let met = report.contains(&format!("within α: {};", dd.abs() <= 0.1));
     assert!(met, "the verdict follows the printed estimate: {report}");
+    // The noise margin's bound is the estimate plus 1.645 printed standard deviations, and its
+    // verdict follows it (rounding of the printed values: 1e-3).
+    let (sd, bound) = (
+        number_after(&report, ", sd "),
+        number_after(&report, "bound "),
+    );
+    assert!((bound - (dd.abs() + 1.645 * sd)).abs() < 1e-3, "{report}");
+    assert!(sd > 0.0, "the trees are noisy: {report}");
+    let verdict = report.contains(&format!("bound {bound:.4}) within α: {}", bound <= 0.1));
+    assert!(
+        verdict,
+        "the bound's verdict follows the printed bound: {report}"
+    );
     let est = Decoupled::params().epsilon(3.0).check().unwrap();
     let fitted = est
         .fit(&data, &mut Session::insecure_seeded(3.0, 1e-5, 3).unwrap())

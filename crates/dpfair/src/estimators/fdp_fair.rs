@@ -14,12 +14,18 @@ use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise};
 
+/// The estimator's (and the CLI's) noise margin `z` of the server's selection
+/// ([`crate::fdp_fair::SearchConfig::margin_z`]): a one-sided 95% normal bound.
+pub const DEFAULT_MARGIN_Z: f64 = 1.645;
+
 /// The most sites a simulation accepts (each needs its own rows).
 pub const MAX_SITES: usize = 1_000;
 
-/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites, except two
-/// estimator defaults: `η_a` by [`crate::plugin::EtaModel::Auto`] and the selection band inside
-/// α ([`crate::fdp_fair::SearchConfig::band_inside`]). Features must be on `[0, 1]^d`.
+/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites, except four
+/// estimator defaults: `η_a` by [`crate::plugin::EtaModel::Auto`], the selection band inside
+/// α ([`crate::fdp_fair::SearchConfig::band_inside`]), the noise margin [`DEFAULT_MARGIN_Z`]
+/// ([`crate::fdp_fair::SearchConfig::margin_z`]) and the randomised straddle
+/// ([`crate::fdp_fair::SearchConfig::randomise_straddle`]). Features must be on `[0, 1]^d`.
 #[derive(Clone, Debug)]
 pub struct FdpFairParams {
     config: Config,
@@ -33,6 +39,8 @@ impl Default for FdpFairParams {
                 eta_model: crate::plugin::EtaModel::Auto,
                 search: crate::fdp_fair::SearchConfig {
                     band_inside: true,
+                    margin_z: DEFAULT_MARGIN_Z,
+                    randomise_straddle: true,
                     ..Default::default()
                 },
                 ..Config::default()
@@ -118,20 +126,6 @@ impl Params for FdpFairParams {
             sites: self.sites,
         })
     }
-}
-
-/// The released disparity curve `dd` on Algorithm 2's grid of depth `depth`, linearly
-/// interpolated at `tau` (post-processing of the sites' released trees).
-fn released_dd_at(dd: &[f64], depth: usize, tau: f64) -> f64 {
-    use crate::fdp_fair::search::grid_point;
-    if dd.is_empty() {
-        return f64::NAN;
-    }
-    let last = dd.len().saturating_sub(1);
-    let step = 2.0 / (1u64 << depth) as f64;
-    let i = (((tau + 1.0) / step).floor().max(0.0) as usize).min(last.saturating_sub(1));
-    let (t0, f0, f1) = (grid_point(i, depth), dd[i], dd[(i + 1).min(last)]);
-    f0 + (f1 - f0) * ((tau - t0) / step).clamp(0.0, 1.0)
 }
 
 /// The checked FDP-Fair simulation.
@@ -221,13 +215,13 @@ impl Estimator for FdpFair {
         if let Some(info) = &model.federated {
             let estimate = model.folds.first().map(|f| &f.estimate);
             lines.push(format!(
-                "fdp-fair: S = {}, {}, M = {}, ω = {:.5}, τ̃ = {:.5} (band found: {}, \
+                "fdp-fair: S = {}, {}, M = {}, ω = {:.5}, {} (band found: {}, \
                  non-increasing: {})",
                 self.sites,
                 estimate.map_or_else(String::new, |e| e.describe()),
                 info.search.depth,
                 info.search.omega,
-                info.search.tau,
+                info.search.describe_threshold(),
                 info.search.feasible,
                 info.search.monotone
             ));
@@ -239,20 +233,9 @@ impl Estimator for FdpFair {
                 noise,
                 p,
             ));
-            let alpha = info.config.alpha;
-            let corrected = released_dd_at(
-                &info.search.dd_corrected,
-                info.search.depth,
-                info.search.tau,
-            );
-            let raw = released_dd_at(&info.search.dd, info.search.depth, info.search.tau);
             lines.push(super::fairness_line(
-                &format!("|DD| ≤ α = {alpha}"),
-                &format!(
-                    "the server's private estimate at τ̃ (from the sites' noisy trees): \
-                     monotone D̃D = {corrected:.4} (raw {raw:.4}); within α: {}",
-                    corrected.abs() <= alpha
-                ),
+                &format!("|DD| ≤ α = {}", info.config.alpha),
+                &info.estimate_summary(),
             ));
         }
         lines

@@ -44,7 +44,7 @@ use crate::plugin::release::{
     check_eps_delta,
 };
 use crate::plugin::split::random_split;
-use crate::plugin::threshold::{GroupRule, score};
+use crate::plugin::threshold::score;
 use crate::predictor::Accounting;
 use dpfair_data::error::clip;
 use dpfair_data::{Dataset, Schema};
@@ -253,6 +253,37 @@ pub struct FederatedInfo {
     pub sites: Vec<SiteEntry>,
     pub search: Search,
     pub config: SearchConfig,
+}
+
+impl FederatedInfo {
+    /// The server's private estimate of the disparity at τ̃ (post-processing of the sites'
+    /// released trees), its standard deviation, and whether the estimate and its one-sided bound
+    /// (`z·sd` above it, the noise margin of [`SearchConfig::margin_z`]) are within α.
+    ///
+    /// ```
+    /// # use dpfair::fdp_fair::{FederatedInfo, SearchConfig};
+    /// # use dpfair::fdp_fair::search::Search;
+    /// let search = Search { tau: 0.0, depth: 1, omega: 0.0, dd: vec![1.0, 0.05, -1.0],
+    ///     dd_corrected: vec![1.0, 0.05, -1.0], monotone: true, alg4_null: false, feasible: true,
+    ///     dd_sd: vec![0.0, 0.02, 0.0], mix: None };
+    /// let info = FederatedInfo { sites: vec![], search, config: SearchConfig::default() };
+    /// assert!(info.estimate_summary().contains("D̃D = 0.0500 (raw 0.0500, sd 0.0200); within α: true"));
+    /// ```
+    pub fn estimate_summary(&self) -> String {
+        let search = &self.search;
+        let (alpha, z) = (self.config.alpha, self.config.margin_z);
+        let corrected = search.dd_at_tau();
+        let raw = search.mixed(&search.dd);
+        let sd = search.sd_at_tau();
+        let bound = corrected.abs() + z * sd;
+        format!(
+            "the server's private estimate at τ̃ (from the sites' noisy trees): \
+             monotone D̃D = {corrected:.4} (raw {raw:.4}, sd {sd:.4}); within α: {}; \
+             with the noise margin ({z}·sd, bound {bound:.4}) within α: {}",
+            corrected.abs() <= alpha,
+            bound <= alpha
+        )
+    }
 }
 
 /// The ledger a site charges: its own `(ε_s, δ_s)`, or unlimited in paper mode (the paper's
@@ -904,7 +935,7 @@ pub(crate) fn site_round2_with(
         let g = g as usize;
         z[g].push(score(g, e, global.estimate.pi[g]));
     }
-    let mut tree_noise = noise.fork();
+    let mut trees_noise = noise.fork();
     let start = ledger.entries().len();
     let split = partition(site, entry.split_seed);
     let trees = in_part(ledger, &split, CALIBRATION_HALF, |l| {
@@ -913,13 +944,10 @@ pub(crate) fn site_round2_with(
             global.depth,
             entry.epsilon,
             entry.delta,
-            match global.accounting {
-                Accounting::Strict => TreeNoise::Analytic,
-                Accounting::Paper => TreeNoise::Paper,
-            },
+            tree_noise(global.accounting),
             &format!("site {site}: "),
             l,
-            &mut tree_noise,
+            &mut trees_noise,
         )
     })?;
     let mut r2 = Round2 {
@@ -990,6 +1018,15 @@ pub fn federated_ledger(global: &Global, rounds: &[Round2]) -> Result<Ledger> {
     Ok(out)
 }
 
+/// How every site's trees are calibrated: the analytic Gaussian at `(ε_s, δ_s)` (strict) or
+/// Algorithm 3's σ (the paper's procedure).
+fn tree_noise(accounting: Accounting) -> TreeNoise {
+    match accounting {
+        Accounting::Strict => TreeNoise::Analytic,
+        Accounting::Paper => TreeNoise::Paper,
+    }
+}
+
 /// Round 2 at the server: validates the transcripts against the broadcast (format, version,
 /// fingerprint, site names, one transcript per site, budgets, tree shapes), runs Algorithm 2
 /// S2–S3 and returns the classifier `f̃(x,a) = 1{η̃_a(x) ≥ 1/2 + τ̃(2a−1)/(2π̃_a)}` with the
@@ -1047,7 +1084,13 @@ pub fn aggregate_round2(
         Accounting::Strict => Clip::Symmetric,
         Accounting::Paper => Clip::Paper,
     });
-    let found = search(&trees, &omega_sites, clip, config)?;
+    let found = search(
+        &trees,
+        &omega_sites,
+        tree_noise(global.accounting),
+        clip,
+        config,
+    )?;
     let ledger = federated_ledger(global, rounds)?;
     let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
     let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
@@ -1061,7 +1104,7 @@ pub fn aggregate_round2(
         split_seed: global.sites[0].split_seed,
         folds: vec![FairPluginClassifier {
             estimate: global.estimate.clone(),
-            rule: GroupRule::paper(found.tau),
+            rule: found.rule(),
         }],
         federated: Some(Box::new(FederatedInfo {
             sites: global.sites.clone(),

@@ -6,8 +6,9 @@
 use crate::fdp_fair::correction::{
     Clip, OmegaSite, is_non_increasing, non_increasing, non_increasing_numerical, omega,
 };
-use crate::fdp_fair::tree::{MAX_DEPTH, SiteTrees};
+use crate::fdp_fair::tree::{MAX_DEPTH, SiteTrees, TreeNoise, tail_nodes};
 use crate::plugin::error::{Error, Result, invalid};
+use crate::plugin::threshold::{GroupRule, RuleMix};
 use serde::{Deserialize, Serialize};
 
 /// How the tree depth `M` is chosen (step 0 of Algorithm 2). Sizes `N_s` are the sites' full
@@ -107,6 +108,65 @@ pub fn aggregate_dd(sites: &[(f64, &SiteTrees)]) -> Result<Vec<f64>> {
     Ok(out)
 }
 
+/// The standard deviation of `D̃D(τ_j)` at every grid point as an estimate of the classifier's
+/// population disparity, from public quantities only: each site's node noise `σ_s`
+/// ([`TreeNoise::node_sigma`], fixed by the broadcast), the nodes that make up each tail
+/// ([`tail_nodes`]), and the released trees themselves (`docs/deviations.md#fdp-fair-noise-margin`).
+///
+/// For one group's term `r = Tail(τ_j)/N` (the noisy tail over the noisy total `N`, floored at
+/// 1, as [`site_dd`]) the delta method gives `Var r ≈ σ_s²/N² (k_j + (1_L − r)² + (1_R − r)²)`,
+/// with `k_j` the tail's nodes below level 1 and `1_L`, `1_R` whether the tail holds the two
+/// level-1 nodes that make up `N`; the calibration sample's own binomial spread `r(1 − r)/N`
+/// is added. Sites and groups are independent:
+/// `Var D̃D(τ_j) = Σ_s μ_s² Σ_a Var r_{s,a}(τ_j)`.
+pub fn dd_sd(sites: &[(f64, &SiteTrees)], sigmas: &[f64]) -> Result<Vec<f64>> {
+    if sites.len() != sigmas.len() || sites.is_empty() {
+        return Err(invalid(
+            "sites",
+            format!("{} sites but {} noise scales", sites.len(), sigmas.len()),
+        ));
+    }
+    let depth = sites[0].1.groups[0].depth();
+    let mut var = vec![0.0; (1 << depth) + 1];
+    for (&(mu, trees), &sigma) in sites.iter().zip(sigmas) {
+        for tree in &trees.groups {
+            tree.validate(depth, "a site's tree")?;
+            let n = tree.total().max(1.0);
+            for (j, v) in (1..).zip(var.iter_mut()) {
+                let r = tree.tail(j).clamp(0.0, n) / n;
+                let (mut below, mut left, mut right) = (0.0, 0.0, 0.0);
+                if j == 1 {
+                    (left, right) = (1.0, 1.0);
+                }
+                for (l, k) in tail_nodes(depth, j) {
+                    match (l, k) {
+                        (1, 1) => left = 1.0,
+                        (1, _) => right = 1.0,
+                        _ => below += 1.0,
+                    }
+                }
+                let tree_var =
+                    sigma * sigma / (n * n) * (below + (left - r).powi(2) + (right - r).powi(2));
+                *v += mu * mu * (tree_var + r * (1.0 - r) / n);
+            }
+        }
+    }
+    Ok(var.into_iter().map(f64::sqrt).collect())
+}
+
+/// A curve on Algorithm 2's grid of depth `depth` (`2^M + 1` values), linearly interpolated at
+/// `tau` (τ̃ may fall between grid points).
+pub fn curve_at(values: &[f64], depth: usize, tau: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let last = values.len() - 1;
+    let step = 2.0 / (1u64 << depth) as f64;
+    let i = (((tau + 1.0) / step).floor().max(0.0) as usize).min(last.saturating_sub(1));
+    let (t0, f0, f1) = (grid_point(i, depth), values[i], values[(i + 1).min(last)]);
+    f0 + (f1 - f0) * ((tau - t0) / step).clamp(0.0, 1.0)
+}
+
 /// Which monotone correction (Alg. 2 S2, last line).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -141,6 +201,18 @@ pub struct SearchConfig {
     /// `α` (`|D̃D_↓(τ̃)|` up to `α + ρ*`). Off in the library (the paper); the estimator's and
     /// the CLI's default (`docs/deviations.md#fdp-fair-rho-star-in-practice`).
     pub band_inside: bool,
+    /// The noise margin `z ≥ 0`: the selection treats `α_j = max(α − z·sd_j, 0)` as the level
+    /// at grid point `j`, `sd_j` the standard deviation of `D̃D(τ_j)` ([`dd_sd`]), so that the
+    /// server's one-sided bound `|D̃D_↓(τ̃)| + z·sd` is within α. `0` is the paper (no margin,
+    /// the library's default); the estimator and the CLI use 1.645, a one-sided 95% bound
+    /// (`docs/deviations.md#fdp-fair-noise-margin`).
+    pub margin_z: f64,
+    /// Where no grid point lies in the band, mix the rules of the two grid points that straddle
+    /// it at random (each prediction uses the outer one with the probability that puts the
+    /// mixture's released disparity on the band's centre) instead of interpolating `τ̃` between
+    /// them (the paper's gap rule). Off in the library; the estimator's and the CLI's default
+    /// (`docs/deviations.md#fdp-fair-randomised-straddle`).
+    pub randomise_straddle: bool,
 }
 
 impl Default for SearchConfig {
@@ -154,6 +226,8 @@ impl Default for SearchConfig {
             clip: None,
             zero_within_band: false,
             band_inside: false,
+            margin_z: 0.0,
+            randomise_straddle: false,
         }
     }
 }
@@ -170,6 +244,7 @@ impl SearchConfig {
         check("alpha", self.alpha, self.alpha >= 0.0)?;
         check("rho_star", self.rho_star, self.rho_star >= 0.0)?;
         check("c_omega", self.c_omega, self.c_omega >= 0.0)?;
+        check("margin_z", self.margin_z, self.margin_z >= 0.0)?;
         check(
             "eta_tol",
             self.eta_tol,
@@ -197,6 +272,56 @@ pub struct Search {
     /// Whether a grid point inside the band `|D̃D_↓(τ) − sign·α| ≤ ρ*` was found (or τ̃ = 0 was
     /// accepted); `false`: the nearest point / linear interpolation (`docs/deviations.md#fdp-fair-selection-rule-gaps`).
     pub feasible: bool,
+    /// The standard deviation of `D̃D` on the grid ([`dd_sd`]; empty in models saved before it).
+    #[serde(default)]
+    pub dd_sd: Vec<f64>,
+    /// The randomised straddle ([`SearchConfig::randomise_straddle`]): the second grid point's
+    /// threshold and the probability that a prediction uses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<RuleMix>,
+}
+
+impl Search {
+    /// The classifier's rule: the paper's threshold at τ̃, mixed with the second grid point's
+    /// when the straddle is randomised.
+    pub fn rule(&self) -> GroupRule {
+        match self.mix {
+            None => GroupRule::paper(self.tau),
+            Some(m) => GroupRule::mixed(self.tau, m.tau, m.weight),
+        }
+    }
+
+    /// The server's corrected estimate of the disparity of [`Search::rule`]: `D̃D_↓(τ̃)` (the
+    /// mixture of the two grid points' for a randomised straddle).
+    pub fn dd_at_tau(&self) -> f64 {
+        self.mixed(&self.dd_corrected)
+    }
+
+    /// The standard deviation of that estimate ([`dd_sd`]; for a mixture, the same mixture of
+    /// the two points' standard deviations, an upper bound; NaN for models saved before it).
+    pub fn sd_at_tau(&self) -> f64 {
+        self.mixed(&self.dd_sd)
+    }
+
+    /// `τ̃ = …`, and the second threshold with its probability for a randomised straddle.
+    pub fn describe_threshold(&self) -> String {
+        match self.mix {
+            None => format!("τ̃ = {:.5}", self.tau),
+            Some(m) => format!(
+                "τ̃ = {:.5}, or {:.5} with probability {:.3} (randomised straddle)",
+                self.tau, m.tau, m.weight
+            ),
+        }
+    }
+
+    /// A grid curve at τ̃, or mixed like [`Search::rule`].
+    pub fn mixed(&self, values: &[f64]) -> f64 {
+        let at = |tau| curve_at(values, self.depth, tau);
+        match self.mix {
+            None => at(self.tau),
+            Some(m) => (1.0 - m.weight) * at(self.tau) + m.weight * at(m.tau),
+        }
+    }
 }
 
 /// Algorithm 2 S2 (correction) and S3 (selection) on the aggregated grid DD `dd` (length
@@ -214,6 +339,7 @@ pub struct Search {
 /// S = 3, ε = 1: `|D̃D(τ̃)| = 0.281` for α = 0.3, ω = 0.0195; BENCHMARKS.md).
 pub fn select(
     dd: Vec<f64>,
+    dd_sd: Vec<f64>,
     depth: usize,
     omega: f64,
     clip: Clip,
@@ -221,10 +347,11 @@ pub fn select(
 ) -> Result<Search> {
     config.validate()?;
     let n = (1usize << depth) + 1;
-    if dd.len() != n {
+    if dd.len() != n || dd_sd.len() != n {
         return Err(Error::InvalidData(format!(
-            "DD grid has {} points, expected 2^M + 1 = {n}",
-            dd.len()
+            "DD grid has {} points and its standard deviations {}, expected 2^M + 1 = {n}",
+            dd.len(),
+            dd_sd.len()
         )));
     }
     let (corrected, alg4_null) = match config.monotoniser {
@@ -237,18 +364,13 @@ pub fn select(
     let monotone = is_non_increasing(&corrected);
     let zero = 1usize << (depth - 1);
     let d0 = corrected[zero];
-    let (alpha, band) = (config.alpha, config.rho_star);
+    let rho = config.rho_star;
+    // The level at grid point i: α less the noise margin (α itself with `margin_z = 0`).
+    let level = |i: usize| (config.alpha - config.margin_z * dd_sd[i]).max(0.0);
     let accept = if config.zero_within_band && !config.band_inside {
-        alpha + band
+        level(zero) + rho
     } else {
-        alpha
-    };
-    // The band's centre below α and its half-width (`band_inside`).
-    let (centre, band) = if config.band_inside {
-        let b = band.min(alpha);
-        (alpha - b, b)
-    } else {
-        (alpha, band)
+        level(zero)
     };
     let done = |tau: f64, feasible: bool| Search {
         tau,
@@ -259,42 +381,69 @@ pub fn select(
         monotone,
         alg4_null,
         feasible,
+        dd_sd: dd_sd.clone(),
+        mix: None,
     };
     if d0.abs() <= accept {
         return Ok(done(0.0, true));
     }
-    let target = if d0 > 0.0 { centre } else { -centre };
+    let sign = if d0 > 0.0 { 1.0 } else { -1.0 };
+    // The band at grid point i: its centre (signed) and half-width; below the level with
+    // `band_inside`, centred on it otherwise.
+    let band = |i: usize| {
+        let a = level(i);
+        let (centre, half) = if config.band_inside {
+            let b = rho.min(a);
+            (a - b, b)
+        } else {
+            (a, rho)
+        };
+        (sign * centre, half)
+    };
+    // Distance of the corrected curve from the band's centre at grid point i.
+    let off = |i: usize| corrected[i] - band(i).0;
     // Grid indices on the side of sign(D̃D_↓(0)), by increasing |τ| (starting at τ = 0).
     let side: Vec<usize> = if d0 > 0.0 {
         (zero..n).collect()
     } else {
         (0..=zero).rev().collect()
     };
-    if let Some(&i) = side[1..]
-        .iter()
-        .find(|&&i| (corrected[i] - target).abs() <= band)
-    {
+    if let Some(&i) = side[1..].iter().find(|&&i| off(i).abs() <= band(i).1) {
         return Ok(done(grid_point(i, depth), true));
     }
+    // With a margin, τ̃ moves away from 0 only to a point whose bound is within α, or when
+    // τ̃ = 0 fails the paper's test too: where the noise allows no such point, moving cannot
+    // be certified either, and would act on noise (`docs/deviations.md#fdp-fair-noise-margin`).
+    let paper_accept = if config.zero_within_band && !config.band_inside {
+        config.alpha + rho
+    } else {
+        config.alpha
+    };
+    if config.margin_z > 0.0 && d0.abs() <= paper_accept {
+        return Ok(done(0.0, false));
+    }
     let straddle = side.windows(2).find(|w| {
-        let (a, b) = (corrected[w[0]] - target, corrected[w[1]] - target);
+        let (a, b) = (off(w[0]), off(w[1]));
         a * b <= 0.0 && a != b
     });
     let tau = match straddle {
         Some(w) => {
             let (ta, tb) = (grid_point(w[0], depth), grid_point(w[1], depth));
-            let (fa, fb) = (corrected[w[0]], corrected[w[1]]);
-            ta + (tb - ta) * (target - fa) / (fb - fa)
+            let (fa, fb) = (off(w[0]), off(w[1]));
+            if config.randomise_straddle {
+                // (1 − q)·off(a) + q·off(b) = 0: the mixture's released disparity is on the centre.
+                let q = fa / (fa - fb);
+                let mut found = done(ta, false);
+                found.mix = Some(RuleMix { tau: tb, weight: q });
+                return Ok(found);
+            }
+            ta + (tb - ta) * fa / (fa - fb)
         }
         None => {
             let i = side[1..]
                 .iter()
                 .copied()
-                .min_by(|&a, &b| {
-                    (corrected[a] - target)
-                        .abs()
-                        .total_cmp(&(corrected[b] - target).abs())
-                })
+                .min_by(|&a, &b| off(a).abs().total_cmp(&off(b).abs()))
                 .unwrap_or(zero);
             grid_point(i, depth)
         }
@@ -302,17 +451,24 @@ pub fn select(
     Ok(done(tau, false))
 }
 
-/// ω for the sites, then [`select`]: the whole server side of Algorithm 2 given the trees.
+/// ω and the standard deviations of `D̃D` for the sites, then [`select`]: the whole server side
+/// of Algorithm 2 given the trees, released with `tree_noise` at each site's `(ε_s, δ_s)`.
 pub fn search(
     trees: &[(f64, &SiteTrees)],
     omega_sites: &[OmegaSite],
+    tree_noise: TreeNoise,
     clip: Clip,
     config: &SearchConfig,
 ) -> Result<Search> {
     let dd = aggregate_dd(trees)?;
     let depth = trees[0].1.groups[0].depth();
+    let sigmas = omega_sites
+        .iter()
+        .map(|s| tree_noise.node_sigma(s.epsilon, s.delta, depth))
+        .collect::<Result<Vec<_>>>()?;
+    let sd = dd_sd(trees, &sigmas)?;
     let w = omega(config.c_omega, omega_sites, depth, config.eta_tol);
-    select(dd, depth, w, clip, config)
+    select(dd, sd, depth, w, clip, config)
 }
 
 #[cfg(test)]
@@ -358,10 +514,26 @@ mod tests {
             ..SearchConfig::default()
         };
         // Automatically fair: |DD(0)| ≤ α gives τ̃ = 0.
-        let s = select(linear_dd(6, 1.0, 0.05), 6, 0.0, Clip::Symmetric, &cfg).unwrap();
+        let s = select(
+            linear_dd(6, 1.0, 0.05),
+            vec![0.0; 65],
+            6,
+            0.0,
+            Clip::Symmetric,
+            &cfg,
+        )
+        .unwrap();
         assert_eq!(s.tau, 0.0);
         // DD(τ) = −0.5 − τ: negative at 0, crossing −α at τ = −0.4 (a grid point at M = 6).
-        let s = select(linear_dd(6, 1.0, -0.5), 6, 0.0, Clip::Symmetric, &cfg).unwrap();
+        let s = select(
+            linear_dd(6, 1.0, -0.5),
+            vec![0.0; 65],
+            6,
+            0.0,
+            Clip::Symmetric,
+            &cfg,
+        )
+        .unwrap();
         assert!(
             (s.tau + 0.40625).abs() <= 1.0 / 32.0 + 1e-12 && s.tau < 0.0,
             "{s:?}"
@@ -369,7 +541,15 @@ mod tests {
         assert!(s.feasible);
         assert!((s.dd_corrected[(s.tau * 32.0 + 32.0).round() as usize] + 0.1).abs() <= 0.01);
         // Positive side, mirror image.
-        let s = select(linear_dd(6, 1.0, 0.5), 6, 0.0, Clip::Symmetric, &cfg).unwrap();
+        let s = select(
+            linear_dd(6, 1.0, 0.5),
+            vec![0.0; 65],
+            6,
+            0.0,
+            Clip::Symmetric,
+            &cfg,
+        )
+        .unwrap();
         assert!(
             s.tau > 0.0 && (s.tau - 0.4).abs() <= 1.0 / 32.0 + 1e-12,
             "{s:?}"
@@ -379,15 +559,204 @@ mod tests {
             rho_star: 0.0,
             ..cfg.clone()
         };
-        let s = select(linear_dd(6, 1.0, -0.51), 6, 0.0, Clip::Symmetric, &cfg0).unwrap();
+        let s = select(
+            linear_dd(6, 1.0, -0.51),
+            vec![0.0; 65],
+            6,
+            0.0,
+            Clip::Symmetric,
+            &cfg0,
+        )
+        .unwrap();
         assert!(!s.feasible);
         assert!((s.tau + 0.41).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn the_noise_margin_keeps_the_bound_within_alpha() {
+        let cfg = SearchConfig {
+            alpha: 0.1,
+            rho_star: 0.01,
+            band_inside: true,
+            margin_z: 1.645,
+            ..SearchConfig::default()
+        };
+        let pick = |sd: f64, cfg: &SearchConfig| {
+            select(
+                linear_dd(6, 1.0, -0.5),
+                vec![sd; 65],
+                6,
+                0.0,
+                Clip::Symmetric,
+                cfg,
+            )
+            .unwrap()
+        };
+        // sd = 0.02: level 0.1 − 1.645·0.02 = 0.0671, band [−0.0671, −0.0471] ∋ −0.0625 at τ = −0.4375.
+        let s = pick(0.02, &cfg);
+        assert!(s.feasible, "{s:?}");
+        assert_eq!(s.tau, -0.4375);
+        assert!(s.dd_at_tau().abs() + 1.645 * s.sd_at_tau() <= 0.1, "{s:?}");
+        assert_eq!(s.sd_at_tau(), 0.02);
+        // Without the margin the band is [−0.1, −0.08] ∋ −0.09375 at τ = −0.40625: nearer to 0.
+        let plain = pick(
+            0.02,
+            &SearchConfig {
+                margin_z: 0.0,
+                ..cfg.clone()
+            },
+        );
+        assert_eq!(plain.tau, -0.40625);
+        // A margin larger than α: the level is 0, the selection aims at the curve's zero
+        // (τ = −0.5, a grid point), and the bound is not within α.
+        let s = pick(1.0, &cfg);
+        assert_eq!(s.tau, -0.5);
+        assert!(s.dd_at_tau().abs() + 1.645 * s.sd_at_tau() > 0.1);
+        // τ̃ = 0 is accepted only when the bound at 0 is within α.
+        let flat = |sd: f64| {
+            select(
+                linear_dd(6, 1.0, 0.05),
+                vec![sd; 65],
+                6,
+                0.0,
+                Clip::Symmetric,
+                &cfg,
+            )
+            .unwrap()
+            .tau
+        };
+        assert_eq!(flat(0.03), 0.0);
+        assert!(flat(0.04) > 0.0);
+        assert!(
+            SearchConfig {
+                margin_z: -1.0,
+                ..cfg
+            }
+            .validate()
+            .is_err()
+        );
+    }
+
+    /// `dd_sd` against the spread it predicts. Two sites draw fresh calibration samples from known
+    /// score distributions and release their trees, 400 times. Where both groups' population
+    /// tails are in [0.1, 0.9] the empirical standard deviation of `D̃D(τ_j) − DD(τ_j)` (DD the
+    /// population disparity) must match the mean predicted sd within 15% (the sample sd of 400
+    /// draws has relative standard error 1/√800 = 3.5%: about 4 standard errors, plus the delta
+    /// method's approximation); nearer the ends the clipping of the tails to `[0, N]` shrinks the
+    /// spread, and the prediction must only not be below it (it is conservative there). The
+    /// one-sided 1.645·sd bound must cover `DD` in 95% of the draws at τ = 0 (binomial standard
+    /// error 1.1%: accepted 91%–99%).
+    #[test]
+    fn dd_sd_predicts_the_spread_of_the_estimate() {
+        use crate::fdp_fair::tree::{TreeCounts, TreeNoise};
+        use dpfair_privacy::{Budget, Ledger, Noise};
+        use rand::{RngExt, SeedableRng};
+        let depth = 6;
+        let (n, reps) = ([3_000usize, 1_000], 400);
+        // Group 0: Z uniform on [−1, 1]; group 1: Z uniform on [−0.5, 1].
+        let tail = |a: usize, t: f64| {
+            if a == 0 {
+                ((1.0 - t) / 2.0).clamp(0.0, 1.0)
+            } else {
+                ((1.0 - t) / 1.5).clamp(0.0, 1.0)
+            }
+        };
+        let truth: Vec<f64> = grid(depth)
+            .iter()
+            .map(|&t| tail(1, t) - (1.0 - tail(0, t)))
+            .collect();
+        let sigma = TreeNoise::Analytic.node_sigma(1.0, 1e-6, depth).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let (mut errors, mut predicted) = (vec![Vec::new(); 65], vec![0.0; 65]);
+        let mut covered = 0;
+        for rep in 0..reps {
+            let trees: Vec<SiteTrees> = (0..2)
+                .map(|site| {
+                    let mut counts = TreeCounts::new(depth).unwrap();
+                    for (a, &rows) in n.iter().enumerate() {
+                        let low = if a == 0 { -1.0 } else { -0.5 };
+                        let z: Vec<f64> = (0..rows).map(|_| rng.random_range(low..1.0)).collect();
+                        counts.update(a, &z).unwrap();
+                    }
+                    let mut ledger = Ledger::new(Budget::approx(1.0, 1e-6).unwrap());
+                    let mut noise = Noise::seeded((1_000 * rep + site) as u64);
+                    counts
+                        .release(1.0, 1e-6, TreeNoise::Analytic, "", &mut ledger, &mut noise)
+                        .unwrap()
+                })
+                .collect();
+            let sites: Vec<(f64, &SiteTrees)> = trees.iter().map(|t| (0.5, t)).collect();
+            let dd = aggregate_dd(&sites).unwrap();
+            let sd = dd_sd(&sites, &[sigma, sigma]).unwrap();
+            for j in 0..65 {
+                errors[j].push(dd[j] - truth[j]);
+                predicted[j] += sd[j] / reps as f64;
+            }
+            covered += usize::from(truth[32] <= dd[32] + 1.645 * sd[32]);
+        }
+        let mut interior = 0;
+        for (j, &t) in grid(depth).iter().enumerate().skip(1).take(63) {
+            let mean = errors[j].iter().sum::<f64>() / reps as f64;
+            let var = errors[j].iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (reps - 1) as f64;
+            let ratio = var.sqrt() / predicted[j];
+            if (0..2).all(|a| (0.1..=0.9).contains(&tail(a, t))) {
+                interior += 1;
+                assert!(
+                    (0.85..=1.15).contains(&ratio),
+                    "τ = {t}: empirical/predicted sd = {ratio}"
+                );
+            } else {
+                assert!(ratio <= 1.15, "τ = {t}: empirical/predicted sd = {ratio}");
+            }
+        }
+        assert!(interior >= 20, "{interior} interior grid points");
+        let rate = covered as f64 / reps as f64;
+        assert!((0.91..=0.99).contains(&rate), "coverage at τ = 0: {rate}");
+    }
+
+    #[test]
+    fn a_randomised_straddle_puts_the_mixture_on_the_centre() {
+        // A jump from 0.4 (τ < 0) to −0.6 (τ ≥ 0): no grid point near −α.
+        let dd: Vec<f64> = grid(6)
+            .iter()
+            .map(|&t| if t < 0.0 { 0.4 } else { -0.6 })
+            .collect();
+        let cfg = SearchConfig {
+            alpha: 0.1,
+            rho_star: 0.01,
+            band_inside: true,
+            randomise_straddle: true,
+            ..SearchConfig::default()
+        };
+        let s = select(dd.clone(), vec![0.0; 65], 6, 0.0, Clip::Symmetric, &cfg).unwrap();
+        assert!(!s.feasible);
+        let mix = s.mix.expect("randomised");
+        // Centre −0.09: (1 − q)(−0.6) + q·0.4 = −0.09 at q = 0.51, between τ = 0 and −1/32.
+        assert_eq!((s.tau, mix.tau), (0.0, -1.0 / 32.0));
+        assert!((mix.weight - 0.51).abs() < 1e-12, "{mix:?}");
+        assert!((s.dd_at_tau() + 0.09).abs() < 1e-12);
+        assert_eq!(s.rule().mix, Some(mix));
+        // The paper's rule interpolates τ̃ instead: one threshold.
+        let plain = select(
+            dd,
+            vec![0.0; 65],
+            6,
+            0.0,
+            Clip::Symmetric,
+            &SearchConfig {
+                randomise_straddle: false,
+                ..cfg
+            },
+        )
+        .unwrap();
+        assert!(plain.mix.is_none() && plain.tau < 0.0 && plain.tau > -1.0 / 32.0);
     }
 
     #[test]
     fn select_rejects_a_grid_of_the_wrong_length() {
         assert!(
             select(
+                vec![0.0; 10],
                 vec![0.0; 10],
                 6,
                 0.0,

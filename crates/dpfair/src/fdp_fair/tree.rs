@@ -24,7 +24,7 @@
 
 use crate::accumulate::CountTable;
 use crate::plugin::error::{Error, Result, invalid};
-use crate::plugin::release::{Calibration, check_eps_delta, gaussian_release_vec};
+use crate::plugin::release::{Calibration, check_eps_delta, gaussian_release_vec, release_sigma};
 use dpfair_privacy::{Ledger, Noise};
 use serde::{Deserialize, Serialize};
 
@@ -175,18 +175,12 @@ impl TreeCounts {
             .flatten()
             .copied()
             .collect();
-        let calibration = match calibration {
-            TreeNoise::Analytic => Calibration::Analytic { epsilon, delta },
-            TreeNoise::Paper => Calibration::Sigma {
-                sigma: node_variance(epsilon, delta, depth).sqrt(),
-            },
-        };
         let noisy = gaussian_release_vec(
             ledger,
             noise,
             &format!("{label}Alg. 3: noisy trees of counts (M = {depth}, both groups)"),
-            (2.0 * depth as f64).sqrt(),
-            calibration,
+            tree_sensitivity(depth),
+            calibration.calibration(epsilon, delta, depth),
             &flat,
         )?;
         let mut it = noisy.into_iter();
@@ -262,22 +256,26 @@ impl NoisyTree {
     /// level). `j = 1` is the paper's special case: no node qualifies (the root is not in the
     /// tree), so the noisy total `N_{s,a}` is returned (every `Z ≥ −1`); `j = 2^M+1` gives 0.
     pub fn tail(&self, j: usize) -> f64 {
-        let m = self.depth();
         if j <= 1 {
             return self.total();
         }
-        let mut sum = 0.0;
-        for l in 1..=m {
-            let w = 1usize << (m - l);
-            // Smallest node whose leftmost leaf (k−1)w+1 is ≥ j; the parent condition is monotone
-            // in k, so only this node can qualify.
-            let k = (j - 1).div_ceil(w) + 1;
-            if k <= 1 << l && (k.div_ceil(2) - 1) * 2 * w + 1 < j {
-                sum += self.levels[l - 1][k - 1];
-            }
-        }
-        sum
+        tail_nodes(self.depth(), j)
+            .map(|(l, k)| self.levels[l - 1][k - 1])
+            .sum()
     }
+}
+
+/// The nodes `(ℓ, k)` (1-based) whose sum is `Tail(τ_j)` for `j = 2..=2^M+1` in a tree of depth
+/// `depth` ([`NoisyTree::tail`]): the maximal dyadic nodes inside the leaf suffix `[j, 2^M]`, at
+/// most one per level (none for `j = 2^M+1`).
+pub fn tail_nodes(depth: usize, j: usize) -> impl Iterator<Item = (usize, usize)> {
+    (1..=depth).filter_map(move |l| {
+        let w = 1usize << (depth - l);
+        // Smallest node whose leftmost leaf (k−1)w+1 is ≥ j; the parent condition is monotone
+        // in k, so only this node can qualify.
+        let k = (j.max(1) - 1).div_ceil(w) + 1;
+        (j > 1 && k <= 1 << l && (k.div_ceil(2) - 1) * 2 * w + 1 < j).then_some((l, k))
+    })
 }
 
 /// The two noisy trees of one site (index = group `a`).
@@ -293,6 +291,34 @@ pub enum TreeNoise {
     #[default]
     Analytic,
     Paper,
+}
+
+impl TreeNoise {
+    fn calibration(self, epsilon: f64, delta: f64, depth: usize) -> Calibration {
+        match self {
+            TreeNoise::Analytic => Calibration::Analytic { epsilon, delta },
+            TreeNoise::Paper => Calibration::Sigma {
+                sigma: node_variance(epsilon, delta, depth).sqrt(),
+            },
+        }
+    }
+
+    /// The noise standard deviation of every node of a site's trees released at `(ε_s, δ_s)`
+    /// with depth `M`: public (it depends on the broadcast's parameters only), so the server can
+    /// state how far its estimate of the disparity may be off (`crate::fdp_fair::search`).
+    pub fn node_sigma(self, epsilon: f64, delta: f64, depth: usize) -> Result<f64> {
+        check_eps_delta(epsilon, delta)?;
+        check_depth(depth)?;
+        release_sigma(
+            tree_sensitivity(depth),
+            self.calibration(epsilon, delta, depth),
+        )
+    }
+}
+
+/// ℓ2 sensitivity of both trees side by side, `√(2M)` (Prop. 19, module docs).
+fn tree_sensitivity(depth: usize) -> f64 {
+    (2.0 * depth as f64).sqrt()
 }
 
 /// Algorithm 3 at one site: counts both groups' trees from the scores `z[a]` ([`TreeCounts`])
@@ -419,6 +445,13 @@ mod tests {
                 TreeNoise::Paper => assert!((sigma * sigma - 343.572).abs() < 1e-3),
                 TreeNoise::Analytic => assert!(sigma < 343.572f64.sqrt(), "{sigma}"),
             }
+            // The server's public σ is the one the release drew with (the ledger records the
+            // lattice sampler's σ, which differs in the sixth digit).
+            let public = mode.node_sigma(1.0, 1e-6, 6).unwrap();
+            assert!(
+                (public / sigma - 1.0).abs() < 1e-5,
+                "{public} against {sigma}"
+            );
         }
     }
 }

@@ -75,13 +75,22 @@ pub fn gaussian_release_vec(
     calibration: Calibration,
     values: &[f64],
 ) -> Result<Vec<f64>> {
-    let mechanism = match calibration {
+    Ok(mechanism(sensitivity, calibration)?.release_vec(ledger, noise, label, values)?)
+}
+
+/// The noise standard deviation σ of [`gaussian_release_vec`] with these arguments (public: it
+/// depends on the sensitivity and the calibration only).
+pub fn release_sigma(sensitivity: f64, calibration: Calibration) -> Result<f64> {
+    Ok(mechanism(sensitivity, calibration)?.sigma())
+}
+
+fn mechanism(sensitivity: f64, calibration: Calibration) -> Result<Gaussian> {
+    Ok(match calibration {
         Calibration::Analytic { epsilon, delta } => {
             Gaussian::analytic(sensitivity, epsilon, delta)?
         }
         Calibration::Sigma { sigma } => Gaussian::from_sigma(sensitivity, sigma)?,
-    };
-    Ok(mechanism.release_vec(ledger, noise, label, values)?)
+    })
 }
 
 /// One vector Gaussian release of several blocks at `(ε, δ)` (analytic Gaussian), each block

@@ -45,6 +45,18 @@ pub enum Side {
 pub struct GroupRule {
     pub tau: f64,
     pub tie_positive: [f64; 2],
+    /// A second threshold used with probability `weight` instead of `τ` (FDP-Fair's randomised
+    /// straddle, `docs/deviations.md#fdp-fair-randomised-straddle`); `None`: one threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<RuleMix>,
+}
+
+/// The second threshold of a [`GroupRule`] (the paper's deterministic rule at `tau`) and the
+/// probability `weight ∈ [0, 1]` with which a prediction uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RuleMix {
+    pub tau: f64,
+    pub weight: f64,
 }
 
 impl GroupRule {
@@ -53,19 +65,49 @@ impl GroupRule {
         GroupRule {
             tau,
             tie_positive: [1.0, 1.0],
+            mix: None,
+        }
+    }
+
+    /// The paper's rule at `τ` with probability `1 − weight` and at `other` with probability
+    /// `weight`: its expected disparity is the same mixture of the two rules' disparities.
+    ///
+    /// ```
+    /// use dpfair::plugin::threshold::GroupRule;
+    /// let r = GroupRule::mixed(0.0, 0.5, 0.25);
+    /// assert_eq!(r.positive_prob(1, 0.2), 0.75); // above 0, below 0.5: positive at τ = 0 only
+    /// assert_eq!(r.positive_prob(1, 0.6), 1.0);
+    /// ```
+    pub fn mixed(tau: f64, other: f64, weight: f64) -> Self {
+        GroupRule {
+            mix: Some(RuleMix {
+                tau: other,
+                weight: weight.clamp(0.0, 1.0),
+            }),
+            ..GroupRule::paper(tau)
         }
     }
 
     /// `P(Ŷ = 1 | score z, group a)`.
     pub fn positive_prob(&self, a: usize, z: f64) -> f64 {
-        let (above, below) = if a == 1 { (1.0, 0.0) } else { (0.0, 1.0) };
-        if z > self.tau {
-            above
-        } else if z < self.tau {
-            below
-        } else {
-            self.tie_positive[a]
+        let own = threshold_prob(self.tau, self.tie_positive[a], a, z);
+        match self.mix {
+            None => own,
+            Some(m) => (1.0 - m.weight) * own + m.weight * threshold_prob(m.tau, 1.0, a, z),
         }
+    }
+}
+
+/// `P(Ŷ = 1)` of one threshold `τ` at score `z` of group `a`: group 1 positive iff `z ≥ τ`, group
+/// 0 iff `z ≤ τ`, a tie positive with probability `tie`.
+fn threshold_prob(tau: f64, tie: f64, a: usize, z: f64) -> f64 {
+    let (above, below) = if a == 1 { (1.0, 0.0) } else { (0.0, 1.0) };
+    if z > tau {
+        above
+    } else if z < tau {
+        below
+    } else {
+        tie
     }
 }
 
@@ -193,6 +235,7 @@ pub fn sweep_threshold(scores: &ScoreSet, shift: f64, alpha: f64) -> Sweep {
                 rule: GroupRule {
                     tau: b,
                     tie_positive: tie,
+                    mix: None,
                 },
                 side: if positive {
                     Side::Positive
@@ -205,6 +248,7 @@ pub fn sweep_threshold(scores: &ScoreSet, shift: f64, alpha: f64) -> Sweep {
         last = GroupRule {
             tau: b,
             tie_positive: outer,
+            mix: None,
         };
     }
     Sweep {

@@ -133,13 +133,14 @@ fn round2(args: Round2Args) -> CliResult {
         && let Some(info) = &model.federated
     {
         eprintln!(
-            "server: τ̃ = {:.5} (M = {}, ω = {:.5}, band found: {}, corrected curve non-increasing: {})",
-            info.search.tau,
+            "server: {} (M = {}, ω = {:.5}, band found: {}, corrected curve non-increasing: {})",
+            info.search.describe_threshold(),
             info.search.depth,
             info.search.omega,
             info.search.feasible,
             info.search.monotone
         );
+        eprintln!("server: {}", info.estimate_summary());
     }
     file.save(&args.out)?;
     eprintln!("wrote {} (fdp-fair)", args.out.display());

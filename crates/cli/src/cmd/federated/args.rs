@@ -108,6 +108,12 @@ pub enum BandArg {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StraddleArg {
+    Randomise,
+    Interpolate,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MonotoniserArg {
     /// Algorithm 6 (the paper's experiments).
     Numerical,
@@ -142,6 +148,23 @@ pub struct SearchArgs {
     /// is at most α), or `centred` on α as in the paper (it may exceed α by ρ*).
     #[arg(long, value_enum, default_value_t = BandArg::Inside)]
     pub band: BandArg,
+    /// Noise margin z ≥ 0: the threshold is chosen so that the server's estimate of |DD| plus z
+    /// of its standard deviations (from the trees' public noise scale and the released counts)
+    /// is within α; 1.645 is a one-sided 95% bound, 0 the paper's selection.
+    #[arg(
+        long,
+        value_name = "Z",
+        default_value_t = dpfair::estimators::DEFAULT_MARGIN_Z,
+        allow_hyphen_values = true
+    )]
+    pub margin_z: f64,
+    /// Where no grid point lies in the band: mix the two straddling grid points' thresholds at
+    /// random, so that the mixture's estimated disparity is on the band's centre (`randomise`),
+    /// or interpolate τ̃ between them as the paper (`interpolate`; the disparity between grid
+    /// points is not estimated, and where a small group's scores fill few leaves it can be far
+    /// off).
+    #[arg(long, value_enum, default_value_t = StraddleArg::Randomise)]
+    pub straddle: StraddleArg,
     /// C_ω of the monotone correction's tolerance ω.
     #[arg(long, value_name = "C", default_value_t = 0.1)]
     pub c_omega: f64,
@@ -176,6 +199,8 @@ impl SearchArgs {
             }),
             zero_within_band: self.zero_within_band,
             band_inside: self.band == BandArg::Inside,
+            margin_z: self.margin_z,
+            randomise_straddle: self.straddle == StraddleArg::Randomise,
         }
     }
 }
