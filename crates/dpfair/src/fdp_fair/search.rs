@@ -411,15 +411,16 @@ pub fn select(
     if let Some(&i) = side[1..].iter().find(|&&i| off(i).abs() <= band(i).1) {
         return Ok(done(grid_point(i, depth), true));
     }
-    // With a margin, τ̃ moves away from 0 only to a point whose bound is within α, or when
-    // τ̃ = 0 fails the paper's test too: where the noise allows no such point, moving cannot
-    // be certified either, and would act on noise (`docs/deviations.md#fdp-fair-noise-margin`).
+    // With a margin, τ̃ moves away from 0 only to a point whose bound is within α, or on
+    // evidence of a disparity: |D̃D_↓(0)| above α and above its own noise, z·sd at 0. Where
+    // neither holds, moving cannot be certified either and would act on noise
+    // (`docs/deviations.md#fdp-fair-noise-margin`).
     let paper_accept = if config.zero_within_band && !config.band_inside {
         config.alpha + rho
     } else {
         config.alpha
     };
-    if config.margin_z > 0.0 && d0.abs() <= paper_accept {
+    if config.margin_z > 0.0 && d0.abs() <= paper_accept.max(config.margin_z * dd_sd[zero]) {
         return Ok(done(0.0, false));
     }
     let straddle = side.windows(2).find(|w| {
@@ -627,6 +628,22 @@ mod tests {
         };
         assert_eq!(flat(0.03), 0.0);
         assert!(flat(0.04) > 0.0);
+        // Where no point can be certified, τ̃ stays at 0 unless |D̃D_↓(0)| exceeds both α and
+        // its own noise z·sd: 0.2 > α but within 1.645·0.2 = 0.33; 0.5 is beyond it.
+        let at = |offset: f64| {
+            select(
+                linear_dd(6, 1.0, offset),
+                vec![0.2; 65],
+                6,
+                0.0,
+                Clip::Symmetric,
+                &cfg,
+            )
+            .unwrap()
+            .tau
+        };
+        assert_eq!(at(0.2), 0.0);
+        assert!(at(0.5) > 0.0);
         assert!(
             SearchConfig {
                 margin_z: -1.0,
