@@ -227,7 +227,7 @@ fn selection_options_are_recorded_and_reported() {
     ok(&out);
     let err = common::stderr(&out);
     assert!(err.contains("with the noise margin (0·sd"), "{err}");
-    assert!(!err.contains("randomised straddle"), "{err}");
+    assert!(err.contains("with probability 1.000, else "), "{err}");
     assert_eq!(config(paper)["margin_z"], 0.0);
     assert_eq!(config(paper)["randomise_straddle"], false);
     let v: serde_json::Value =

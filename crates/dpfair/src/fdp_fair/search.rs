@@ -303,15 +303,16 @@ impl Search {
         self.mixed(&self.dd_sd)
     }
 
-    /// `τ̃ = …`, and the second threshold with its probability for a randomised straddle.
+    /// `τ̃ = …` with the probability a prediction uses it and the other threshold of a
+    /// randomised straddle (τ̃ itself, at probability 1, without one): always the same words,
+    /// so that what a fit prints does not depend on the data except through released values.
     pub fn describe_threshold(&self) -> String {
-        match self.mix {
-            None => format!("τ̃ = {:.5}", self.tau),
-            Some(m) => format!(
-                "τ̃ = {:.5}, or {:.5} with probability {:.3} (randomised straddle)",
-                self.tau, m.tau, m.weight
-            ),
-        }
+        let (other, weight) = self.mix.map_or((self.tau, 0.0), |m| (m.tau, m.weight));
+        format!(
+            "τ̃ = {:.5} with probability {:.3}, else {other:.5}",
+            self.tau,
+            1.0 - weight
+        )
     }
 
     /// A grid curve at τ̃, or mixed like [`Search::rule`].
