@@ -131,6 +131,41 @@ def test_python_sites_write_the_cli_transcripts_byte_for_byte(csvs, dpfair_bin, 
     a, b = json.loads(mine.read_text()), json.loads(theirs.read_text())
     assert (a["model"], a["ledger"], a["schema"]) == (b["model"], b["ledger"], b["schema"])
     assert [s.spent()["epsilon"] for s in py.values()] == pytest.approx([2.0] * 3, rel=1e-9)
+    # The paper's selection (no noise margin, τ̃ interpolated) by name, as the CLI's flags.
+    paper = federated.aggregate_round2(
+        global_, list(r2.values()), alpha=0.15, margin_z=0.0, straddle="interpolate"
+    )
+    mine = tmp_path / "python-paper.json"
+    paper.model_.save(str(mine))
+    theirs = tmp_path / "cli-paper.json"
+    done = subprocess.run(
+        [
+            dpfair_bin,
+            "federated",
+            "aggregate",
+            "round2",
+            "--global",
+            str(tmp_path / "global.json"),
+            *[str(tmp_path / f"r2{n}.json") for n in csvs],
+            "--alpha",
+            "0.15",
+            "--margin-z",
+            "0",
+            "--straddle",
+            "interpolate",
+            "--out",
+            str(theirs),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    a, b = json.loads(mine.read_text()), json.loads(theirs.read_text())
+    assert a["model"] == b["model"]
+    assert a["model"]["federated"]["config"]["margin_z"] == 0.0
+    assert "mix" not in a["model"]["federated"]["search"]
+    with pytest.raises(ValueError, match="straddle"):
+        federated.aggregate_round2(global_, list(r2.values()), straddle="sideways")
 
 
 def test_a_site_releases_each_round_once_and_only_under_its_own_round_1(csvs):
