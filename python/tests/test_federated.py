@@ -84,6 +84,31 @@ def cli_site(binary, round_name, name, path, seed, out, *extra):
     return out.read_text()
 
 
+def cli_server(dpfair_bin, tmp_path, csvs, name, *extra):
+    """`dpfair federated aggregate round2` at α = 0.15 on the round-2 files in `tmp_path`."""
+    out = tmp_path / name
+    done = subprocess.run(
+        [
+            dpfair_bin,
+            "federated",
+            "aggregate",
+            "round2",
+            "--global",
+            str(tmp_path / "global.json"),
+            *[str(tmp_path / f"r2{n}.json") for n in csvs],
+            "--alpha",
+            "0.15",
+            *extra,
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return out
+
+
 def test_python_sites_write_the_cli_transcripts_byte_for_byte(csvs, dpfair_bin, tmp_path):
     seeds = {"A": 11, "B": 12, "C": 13}
     py = {n: site(n, p, seeds[n]) for n, p in csvs.items()}
@@ -109,25 +134,7 @@ def test_python_sites_write_the_cli_transcripts_byte_for_byte(csvs, dpfair_bin, 
     clf = federated.aggregate_round2(global_, list(r2.values()), alpha=0.15)
     mine = tmp_path / "python-model.json"
     clf.model_.save(str(mine))
-    theirs = tmp_path / "cli-model.json"
-    done = subprocess.run(
-        [
-            dpfair_bin,
-            "federated",
-            "aggregate",
-            "round2",
-            "--global",
-            str(tmp_path / "global.json"),
-            *[str(tmp_path / f"r2{n}.json") for n in csvs],
-            "--alpha",
-            "0.15",
-            "--out",
-            str(theirs),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
+    theirs = cli_server(dpfair_bin, tmp_path, csvs, "cli-model.json")
     a, b = json.loads(mine.read_text()), json.loads(theirs.read_text())
     assert (a["model"], a["ledger"], a["schema"]) == (b["model"], b["ledger"], b["schema"])
     assert [s.spent()["epsilon"] for s in py.values()] == pytest.approx([2.0] * 3, rel=1e-9)
@@ -137,29 +144,9 @@ def test_python_sites_write_the_cli_transcripts_byte_for_byte(csvs, dpfair_bin, 
     )
     mine = tmp_path / "python-paper.json"
     paper.model_.save(str(mine))
-    theirs = tmp_path / "cli-paper.json"
-    done = subprocess.run(
-        [
-            dpfair_bin,
-            "federated",
-            "aggregate",
-            "round2",
-            "--global",
-            str(tmp_path / "global.json"),
-            *[str(tmp_path / f"r2{n}.json") for n in csvs],
-            "--alpha",
-            "0.15",
-            "--margin-z",
-            "0",
-            "--straddle",
-            "interpolate",
-            "--out",
-            str(theirs),
-        ],
-        capture_output=True,
-        text=True,
+    theirs = cli_server(
+        dpfair_bin, tmp_path, csvs, "cli-paper.json", "--margin-z", "0", "--straddle", "interpolate"
     )
-    assert done.returncode == 0, done.stderr
     a, b = json.loads(mine.read_text()), json.loads(theirs.read_text())
     assert a["model"] == b["model"]
     assert a["model"]["federated"]["config"]["margin_z"] == 0.0
