@@ -55,8 +55,10 @@ run communities --data "$DATA/communities_crime.csv" --target class --sensitive 
   --drop ViolentCrimesPerPop,communityname,fold
 
 # Two balanced targets derived from the same files (written to $OUT/data; the shipped files are
-# left unchanged; rows without the target's source value are left out): Law's first-year GPA above its mean (zfygpa > 0; the later GPA z-score and
-# the published bar-passage prediction left out), Communities' violent-crime rate above its
+# left unchanged; rows without the target's source value are left out): Law's first-year GPA above its mean (zfygpa > 0; left out as restating
+# it or coming after it: the later GPA z-score, the law-school class-rank deciles decile1 and
+# decile1b (first year) and decile3 (third year), and the published bar-passage prediction),
+# Communities' violent-crime rate above its
 # median (the rate itself and the 6%-positive `class` left out).
 mkdir -p "$OUT/data"
 python3 - "$DATA" "$OUT/data" <<'PYEOF'
@@ -74,7 +76,8 @@ def derive(name, out, target, rule, drop, source):
             w.writerow([r[c] for c in cols] + [int(cut(r))])
 derive("law_bar_pass.csv", "law_fygpa.csv", "fygpa_above_mean",
        lambda rows: (lambda r: float(r["zfygpa"]) > 0),
-       {"zfygpa", "zgpa", "dnn_bar_pass_prediction"}, ["zfygpa"])
+       {"zfygpa", "zgpa", "decile1", "decile1b", "decile3", "dnn_bar_pass_prediction"},
+       ["zfygpa"])
 def above_median(rows):
     m = statistics.median(float(r["ViolentCrimesPerPop"]) for r in rows)
     return lambda r: float(r["ViolentCrimesPerPop"]) > m

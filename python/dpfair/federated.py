@@ -260,7 +260,8 @@ def aggregate_round2(global_: str, transcripts: list, *, alpha: float = 0.1, **s
     """The server's round 2: Algorithm 2's selection of τ̃; the fitted `FDPFairClassifier`.
 
     `search` takes `rho_star`, `band`, `margin_z`, `straddle`, `c_omega`, `eta_tol`,
-    `monotoniser`, `clip`, `zero_within_band` (as `dpfair federated aggregate round2`). The
+    `monotoniser`, `clip`, `zero_within_band`, `clip_tails` (as `dpfair federated aggregate
+    round2`). The
     model's ledger holds every site's releases; `clf.model_.save(path)` writes the file
     `dpfair predict` reads.
     """

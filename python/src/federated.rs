@@ -307,7 +307,7 @@ pub fn aggregate_round1_json(
 #[pyfunction]
 #[pyo3(signature = (global_json, transcripts, *, alpha = 0.1, rho_star = 0.03,
     band = "inside", margin_z = 1.645, straddle = "randomise", c_omega = 0.1, eta_tol = 0.01,
-    monotoniser = "numerical", clip = None, zero_within_band = false))]
+    monotoniser = "numerical", clip = None, zero_within_band = false, clip_tails = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn aggregate_round2_json(
     global_json: &str,
@@ -322,6 +322,7 @@ pub fn aggregate_round2_json(
     monotoniser: &str,
     clip: Option<&str>,
     zero_within_band: bool,
+    clip_tails: bool,
 ) -> PyResult<PyModel> {
     guard(|| {
         let global: Global = from_json(global_json, "broadcast (global file)")?;
@@ -355,6 +356,7 @@ pub fn aggregate_round2_json(
             zero_within_band,
             band_inside: pick("band", band, &[("inside", true), ("centred", false)])?,
             margin_z,
+            clip_tails,
             randomise_straddle: pick(
                 "straddle",
                 straddle,

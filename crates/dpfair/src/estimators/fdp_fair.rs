@@ -21,11 +21,12 @@ pub const DEFAULT_MARGIN_Z: f64 = 1.645;
 /// The most sites a simulation accepts (each needs its own rows).
 pub const MAX_SITES: usize = 1_000;
 
-/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites, except four
+/// Params of [`FdpFair`]: [`crate::fdp_fair::Config`]'s defaults with `S = 3` sites, except five
 /// estimator defaults: `η_a` by [`crate::plugin::EtaModel::Auto`], the selection band inside
 /// α ([`crate::fdp_fair::SearchConfig::band_inside`]), the noise margin [`DEFAULT_MARGIN_Z`]
-/// ([`crate::fdp_fair::SearchConfig::margin_z`]) and the randomised straddle
-/// ([`crate::fdp_fair::SearchConfig::randomise_straddle`]). Features must be on `[0, 1]^d`.
+/// ([`crate::fdp_fair::SearchConfig::margin_z`]), the randomised straddle
+/// ([`crate::fdp_fair::SearchConfig::randomise_straddle`]) and unclipped tails
+/// ([`crate::fdp_fair::SearchConfig::clip_tails`]). Features must be on `[0, 1]^d`.
 #[derive(Clone, Debug)]
 pub struct FdpFairParams {
     config: Config,
@@ -41,6 +42,7 @@ impl Default for FdpFairParams {
                     band_inside: true,
                     margin_z: DEFAULT_MARGIN_Z,
                     randomise_straddle: true,
+                    clip_tails: false,
                     ..Default::default()
                 },
                 ..Config::default()

@@ -165,6 +165,11 @@ pub struct SearchArgs {
     /// off).
     #[arg(long, value_enum, default_value_t = StraddleArg::Randomise)]
     pub straddle: StraddleArg,
+    /// Clip each site's noisy tail counts to [0, N] before dividing (the authors' code). Off by
+    /// default: the clipping biases the disparity estimate where a group's scores lie all on one
+    /// side of τ (docs/deviations.md, `fdp-fair-unclipped-tails`).
+    #[arg(long)]
+    pub clip_tails: bool,
     /// C_ω of the monotone correction's tolerance ω.
     #[arg(long, value_name = "C", default_value_t = 0.1)]
     pub c_omega: f64,
@@ -201,6 +206,7 @@ impl SearchArgs {
             band_inside: self.band == BandArg::Inside,
             margin_z: self.margin_z,
             randomise_straddle: self.straddle == StraddleArg::Randomise,
+            clip_tails: self.clip_tails,
         }
     }
 }
