@@ -38,4 +38,4 @@ pub mod serde_f64;
 
 pub use entropy::{Noise, NoiseSource};
 pub use error::{PrivacyError, Result};
-pub use ledger::{Budget, Composition, Cost, Entry, Ledger, Partition, Relation};
+pub use ledger::{Budget, Composition, Cost, Entry, Ledger, Partition, Relation, Scope};

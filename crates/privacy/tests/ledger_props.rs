@@ -34,6 +34,7 @@ fn entry(cost: Cost, part: Option<u8>) -> Entry {
                 partition: "split".into(),
                 part: format!("part {p}"),
                 key: 1,
+                within: Vec::new(),
             },
         },
         note: None,

@@ -9,50 +9,89 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Mutex;
 
-/// The items to compose sequentially: each sequential entry as one part holding one cost,
-/// and each parallel partition (keyed by its [`super::Partition::key`] and name) as its parts,
-/// each the list of its costs.
-pub(super) fn items(entries: &[Entry]) -> Vec<Vec<Vec<Cost>>> {
-    let mut out: Vec<Vec<Vec<Cost>>> = entries
-        .iter()
-        .filter(|e| e.composition == Composition::Sequential)
-        .map(|e| vec![vec![e.cost.clone()]])
-        .collect();
-    let mut map: BTreeMap<(u64, &str), BTreeMap<&str, Vec<Cost>>> = BTreeMap::new();
+/// The composition tree of a ledger's entries: a node holds the costs that compose
+/// sequentially in it and the parallel partitions made inside it (keyed by
+/// [`super::Partition::key`] and name), each a map from its parts to their nodes. The root is the
+/// whole data set; a partition made inside a part of another ([`super::Ledger::in_part`] within
+/// `in_part`) is a child of that part's node.
+#[derive(Default)]
+pub(super) struct Node {
+    costs: Vec<Cost>,
+    partitions: BTreeMap<(u64, String), BTreeMap<String, Node>>,
+}
+
+impl Node {
+    /// The parts' nodes of every partition in this node.
+    fn parts(&self) -> impl Iterator<Item = &BTreeMap<String, Node>> {
+        self.partitions.values()
+    }
+
+    /// Whether some cost in this node or below needs a share of δ.
+    fn needs_delta(&self) -> bool {
+        self.costs.iter().any(needs_delta)
+            || self.parts().flat_map(|p| p.values()).any(Node::needs_delta)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.costs.is_empty() && self.partitions.is_empty()
+    }
+}
+
+/// The composition tree of `entries` (see [`Node`]).
+pub(super) fn tree(entries: &[Entry]) -> Node {
+    let mut root = Node::default();
     for e in entries {
+        let mut node = &mut root;
         if let Composition::Parallel {
             partition,
             part,
             key,
+            within,
         } = &e.composition
         {
-            map.entry((*key, partition))
-                .or_default()
-                .entry(part)
-                .or_default()
-                .push(e.cost.clone());
+            let scopes = within
+                .iter()
+                .map(|s| (s.key, &s.partition, &s.part))
+                .chain([(*key, partition, part)]);
+            for (key, partition, part) in scopes {
+                node = node
+                    .partitions
+                    .entry((key, partition.clone()))
+                    .or_default()
+                    .entry(part.clone())
+                    .or_default();
+            }
         }
+        node.costs.push(e.cost.clone());
     }
-    out.extend(map.into_values().map(|parts| parts.into_values().collect()));
-    out
+    root
+}
+
+/// Whether the tree holds no entry.
+pub(super) fn is_empty(root: &Node) -> bool {
+    root.is_empty()
 }
 
 /// Whether every cost is pure ε.
-pub(super) fn all_pure(items: &[Vec<Vec<Cost>>]) -> bool {
-    items
-        .iter()
-        .flat_map(|i| i.iter().flatten())
-        .all(|c| matches!(c, Cost::Pure { .. }))
+pub(super) fn all_pure(node: &Node) -> bool {
+    node.costs.iter().all(|c| matches!(c, Cost::Pure { .. }))
+        && node.parts().flat_map(|p| p.values()).all(all_pure)
 }
 
-/// Basic composition of pure ε: Σ over items of the worst part's Σ ε.
-pub(super) fn pure_total(items: &[Vec<Vec<Cost>>]) -> Total {
-    let eps: f64 = items
-        .iter()
-        .map(|i| i.iter().map(|p| pure_sum(p)).fold(0.0, f64::max))
-        .sum();
+/// Σ ε of a node's pure costs, plus each partition's worst part.
+fn pure_epsilon(node: &Node) -> f64 {
+    pure_sum(&node.costs)
+        + node
+            .parts()
+            .map(|parts| parts.values().map(pure_epsilon).fold(0.0, f64::max))
+            .sum::<f64>()
+}
+
+/// Basic composition of pure ε: Σ over the root's costs and partitions (a partition: its worst
+/// part's Σ ε, recursively).
+pub(super) fn pure_total(root: &Node) -> Total {
     Total {
-        epsilon: eps,
+        epsilon: pure_epsilon(root),
         delta: 0.0,
         rule: "basic composition of pure ε (parallel parts: worst part)".into(),
     }
@@ -169,31 +208,39 @@ fn needs_delta(c: &Cost) -> bool {
     !matches!(c, Cost::Pure { .. } | Cost::Approx { .. })
 }
 
+/// A node's RDP curve: its costs' curves added up, plus each partition's order-wise worst part.
+fn rdp_curve(node: &Node, orders: &[f64], cache: &ConversionCache) -> Option<Result<Vec<f64>>> {
+    let mut sum = vec![0.0; orders.len()];
+    for c in &node.costs {
+        match cache.rdp_curve(c, orders)? {
+            Ok(curve) => sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    for parts in node.parts() {
+        let mut worst = vec![0.0f64; orders.len()];
+        for part in parts.values() {
+            match rdp_curve(part, orders, cache)? {
+                Ok(curve) => worst.iter_mut().zip(curve).for_each(|(w, v)| *w = w.max(v)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        sum.iter_mut().zip(worst).for_each(|(s, v)| *s += v);
+    }
+    Some(Ok(sum))
+}
+
 /// RDP bound: `None` when some cost has no RDP curve.
 pub(super) fn rdp_total(
-    items: &[Vec<Vec<Cost>>],
+    root: &Node,
     orders: &[f64],
     delta: f64,
     cache: &ConversionCache,
 ) -> Option<Result<Total>> {
-    let mut sum = vec![0.0; orders.len()];
-    for item in items {
-        let mut worst = vec![0.0f64; orders.len()];
-        for part in item {
-            let mut part_sum = vec![0.0; orders.len()];
-            for c in part {
-                match cache.rdp_curve(c, orders)? {
-                    Ok(curve) => part_sum.iter_mut().zip(curve).for_each(|(s, v)| *s += v),
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            worst
-                .iter_mut()
-                .zip(part_sum)
-                .for_each(|(w, v)| *w = w.max(v));
-        }
-        sum.iter_mut().zip(worst).for_each(|(s, v)| *s += v);
-    }
+    let sum = match rdp_curve(root, orders, cache)? {
+        Ok(sum) => sum,
+        Err(e) => return Some(Err(e)),
+    };
     Some(
         accounting::rdp_to_dp(orders, &sum, delta).map(|epsilon| Total {
             epsilon,
@@ -206,67 +253,76 @@ pub(super) fn rdp_total(
     )
 }
 
-/// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of
-/// what the approximate-DP entries leave of `delta`.
-pub(super) fn basic_total(
-    items: &[Vec<Vec<Cost>>],
-    delta: f64,
-    cache: &ConversionCache,
-) -> Result<Total> {
-    // δ the approximate entries use (a partition: its largest part's), and how many items need
-    // a share of the rest.
-    let approx = |part: &[Cost]| -> f64 {
-        part.iter()
-            .map(|c| match c {
-                Cost::Approx { delta, .. } => *delta,
-                _ => 0.0,
-            })
-            .sum()
-    };
-    let approx_delta: f64 = items
+/// The δ a node's approximate-DP entries use (a partition: its largest part's).
+fn approx_delta(node: &Node) -> f64 {
+    let own: f64 = node
+        .costs
         .iter()
-        .map(|i| i.iter().map(|p| approx(p)).fold(0.0, f64::max))
+        .map(|c| match c {
+            Cost::Approx { delta, .. } => *delta,
+            _ => 0.0,
+        })
         .sum();
-    let slots = items
-        .iter()
-        .filter(|i| i.iter().flatten().any(needs_delta))
-        .count();
-    let share = if slots > 0 {
-        let left = delta - approx_delta;
-        if left <= 0.0 {
-            return Err(invalid(
-                "delta",
-                format!(
-                    "the ledger's δ = {delta} leaves nothing to convert zCDP/RDP/DP-SGD costs after approximate-DP entries use {approx_delta}"
-                ),
-            ));
-        }
-        left / slots as f64
-    } else {
-        0.0
-    };
+    own + node
+        .parts()
+        .map(|parts| parts.values().map(approx_delta).fold(0.0, f64::max))
+        .sum::<f64>()
+}
+
+/// A node's (ε, δ) by basic composition, its zCDP/RDP/DP-SGD costs and partitions sharing
+/// `share` of δ equally (a partition passes its share to every part: parts are disjoint).
+fn basic_node(node: &Node, share: f64, cache: &ConversionCache) -> Result<(f64, f64)> {
+    let slots = node.costs.iter().filter(|c| needs_delta(c)).count()
+        + node
+            .parts()
+            .filter(|parts| parts.values().any(Node::needs_delta))
+            .count();
+    let each = share / slots.max(1) as f64;
     let (mut eps, mut del) = (0.0, 0.0);
-    for item in items {
+    for c in &node.costs {
+        let (e, d) = cache.to_dp(c, each)?;
+        eps += e;
+        del += d;
+    }
+    for parts in node.parts() {
         let (mut e_max, mut d_max) = (0.0f64, 0.0f64);
-        for part in item {
-            let n = part.iter().filter(|c| needs_delta(c)).count().max(1);
-            let (mut e, mut d) = (0.0, 0.0);
-            for c in part {
-                let (ei, di) = cache.to_dp(c, share / n as f64)?;
-                e += ei;
-                d += di;
-            }
+        for part in parts.values() {
+            let (e, d) = basic_node(part, each, cache)?;
             e_max = e_max.max(e);
             d_max = d_max.max(d);
         }
         eps += e_max;
         del += d_max;
     }
+    Ok((eps, del))
+}
+
+/// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of
+/// what the approximate-DP entries leave of `delta` (module docs of [`super`]).
+pub(super) fn basic_total(root: &Node, delta: f64, cache: &ConversionCache) -> Result<Total> {
+    let approx = approx_delta(root);
+    let left = delta - approx;
+    if root.needs_delta() && left <= 0.0 {
+        return Err(invalid(
+            "delta",
+            format!(
+                "the ledger's δ = {delta} leaves nothing to convert zCDP/RDP/DP-SGD costs after approximate-DP entries use {approx}"
+            ),
+        ));
+    }
+    let share = if root.needs_delta() { left } else { 0.0 };
+    let (epsilon, del) = basic_node(root, share, cache)?;
+    let slots = root.costs.iter().filter(|c| needs_delta(c)).count()
+        + root
+            .parts()
+            .filter(|parts| parts.values().any(Node::needs_delta))
+            .count();
+    let top = share / slots.max(1) as f64;
     Ok(Total {
-        epsilon: eps,
+        epsilon,
         delta: del,
         rule: format!(
-            "basic composition of (ε_i, δ_i); zCDP/RDP/DP-SGD items converted at δ_i = {share:.3e} each"
+            "basic composition of (ε_i, δ_i); zCDP/RDP/DP-SGD items converted at δ_i = {top:.3e} each"
         ),
     })
 }

@@ -7,7 +7,8 @@
 //! Total rule ([`Ledger::total`]), at the ledger's δ:
 //! 1. The releases are *items*: each sequential entry, and each parallel partition (entries on
 //!    disjoint parts of the data, [`Ledger::in_part`]). A partition costs its worst part: for any
-//!    two neighbouring data sets only one part differs.
+//!    two neighbouring data sets only one part differs. A partition made inside a part of
+//!    another (`in_part` within `in_part`) is one more item of that part, recursively.
 //! 2. If every cost is pure ε: basic composition, Σ ε (a partition: the largest part's Σ ε), δ = 0.
 //! 3. Otherwise two valid bounds are formed and the smaller ε is reported, with its rule:
 //!    * RDP (when every cost has an RDP curve: pure ε, ρ-zCDP, RDP, subsampled Gaussian with the
@@ -99,12 +100,26 @@ pub enum Composition {
     /// One of several releases on disjoint parts of the data: `partition` names the split,
     /// `part` the piece this entry touched, `key` is the split's [`Partition::key`] (0 in files
     /// written before keys). A partition costs its worst part.
+    ///
+    /// `within` lists the parts of other splits this split was made inside, outermost first
+    /// (empty for a split of the whole data set): e.g. a method's own halves inside the training
+    /// part of a held-out check. Its cost is then counted inside that part only.
     Parallel {
         partition: String,
         part: String,
         #[serde(default)]
         key: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        within: Vec<Scope>,
     },
+}
+
+/// One part of one data-independent split (a [`Partition`]'s key and name, and the part).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    pub partition: String,
+    pub part: String,
+    pub key: u64,
 }
 
 /// One release recorded in the ledger.
@@ -179,9 +194,9 @@ pub struct Ledger {
     #[serde(default)]
     noise: NoiseSource,
     entries: Vec<Entry>,
-    /// The parallel scope new entries fall into (see [`Ledger::in_part`]).
+    /// The parallel scopes new entries fall into, outermost first (see [`Ledger::in_part`]).
     #[serde(skip)]
-    scope: Option<(u64, String, String)>,
+    scope: Vec<Scope>,
     /// Memo of the accountant evaluations behind [`Ledger::total`] (see [`ConversionCache`]).
     #[serde(skip)]
     cache: ConversionCache,
@@ -200,7 +215,7 @@ impl Ledger {
             relation,
             noise: NoiseSource::Unrecorded,
             entries: Vec::new(),
-            scope: None,
+            scope: Vec::new(),
             cache: ConversionCache::default(),
         }
     }
@@ -270,6 +285,27 @@ impl Ledger {
 
     /// Run `f` with every charge it makes recorded as part `part` (an index into
     /// [`Partition::parts`]) of the data-independent split `partition` (parallel composition).
+    /// Called inside another `in_part`, the split is one of the rows of that part: its cost counts
+    /// inside that part only ([`Composition::Parallel`]'s `within`).
+    ///
+    /// ```
+    /// use dpfair_privacy::{Budget, Ledger, Noise, Partition, mechanisms::Laplace};
+    /// let mut ledger = Ledger::new(Budget::pure(1.0)?);
+    /// let mut noise = Noise::seeded(1);
+    /// let check = Partition::new("held-out check", &["fit rows", "check rows"], 3);
+    /// let halves = Partition::new("halves", &["first", "second"], 4);
+    /// let laplace = Laplace::from_epsilon(1.0, 1.0)?;
+    /// ledger.in_part(&check, 0, |l| {
+    ///     for half in 0..2 {
+    ///         l.in_part(&halves, half, |l| laplace.release(l, &mut noise, "a count", 3.0))?;
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// ledger.in_part(&check, 1, |l| laplace.release(l, &mut noise, "the check", 5.0))?;
+    /// // Each release costs ε = 1; the halves are inside the fit rows: max(max(1, 1), 1).
+    /// assert!((ledger.total()?.epsilon - 1.0).abs() < 1e-9);
+    /// # Ok::<(), dpfair_privacy::PrivacyError>(())
+    /// ```
     pub fn in_part<T>(
         &mut self,
         partition: &Partition,
@@ -286,13 +322,13 @@ impl Ledger {
                 ),
             ));
         };
-        let saved = self.scope.replace((
-            partition.key(),
-            partition.name().to_string(),
-            part_name.clone(),
-        ));
+        self.scope.push(Scope {
+            partition: partition.name().to_string(),
+            part: part_name.clone(),
+            key: partition.key(),
+        });
         let out = f(self);
-        self.scope = saved;
+        self.scope.pop();
         out
     }
 
@@ -301,13 +337,26 @@ impl Ledger {
     /// An entry certified for another relation is restated for this ledger's relation (see the
     /// module docs) or refused.
     pub fn charge(&mut self, mut entry: Entry) -> Result<()> {
-        if let Some((key, partition, part)) = &self.scope
-            && entry.composition == Composition::Sequential
-        {
-            entry.composition = Composition::Parallel {
-                partition: partition.clone(),
-                part: part.clone(),
-                key: *key,
+        if let Some((inner, outer)) = self.scope.split_last() {
+            entry.composition = match entry.composition {
+                Composition::Sequential => Composition::Parallel {
+                    partition: inner.partition.clone(),
+                    part: inner.part.clone(),
+                    key: inner.key,
+                    within: outer.to_vec(),
+                },
+                // A split recorded by the caller, made inside this scope's rows.
+                Composition::Parallel {
+                    partition,
+                    part,
+                    key,
+                    within,
+                } => Composition::Parallel {
+                    partition,
+                    part,
+                    key,
+                    within: self.scope.iter().cloned().chain(within).collect(),
+                },
             };
         }
         self.restate_for_relation(&mut entry)?;
@@ -421,8 +470,8 @@ impl Ledger {
     }
 
     fn composed_total(&self, delta: f64) -> Result<Total> {
-        let items = compose::items(&self.entries);
-        if items.is_empty() {
+        let items = compose::tree(&self.entries);
+        if compose::is_empty(&items) {
             return Ok(Total {
                 epsilon: 0.0,
                 delta: 0.0,
@@ -651,5 +700,95 @@ mod tests {
         // Another random split of the same rows: not disjoint from the first.
         l.in_part(&b, 0, |l| l.charge(pure("z", 1.0))).unwrap();
         assert_eq!(l.total().unwrap().epsilon, 2.0);
+    }
+
+    /// A zCDP-costed entry (RDP curve αρ; needs a share of δ in the basic bound).
+    fn zcdp(label: &str, rho: f64) -> Entry {
+        Entry {
+            cost: Cost::Zcdp { rho },
+            ..pure(label, 1.0)
+        }
+    }
+
+    #[test]
+    fn a_split_inside_a_part_counts_inside_that_part_only() {
+        let mut l = Ledger::new(Budget::pure(3.0).unwrap());
+        let check = Partition::new("check", &["fit rows", "check rows"], 1);
+        let halves = Partition::new("halves", &["train", "calibrate"], 2);
+        l.charge(pure("bounds, every row", 0.5)).unwrap();
+        l.in_part(&check, 0, |l| {
+            l.charge(pure("fit, all fit rows", 0.25))?;
+            l.in_part(&halves, 0, |l| l.charge(pure("train half", 1.0)))?;
+            l.in_part(&halves, 1, |l| l.charge(pure("calibrate half", 0.75)))
+        })
+        .unwrap();
+        // bounds + max(fit part = 0.25 + max(1, 0.75), check part).
+        assert!((l.total().unwrap().epsilon - 1.75).abs() < 1e-12);
+        l.in_part(&check, 1, |l| l.charge(pure("check", 1.25)))
+            .unwrap();
+        assert!((l.total().unwrap().epsilon - 1.75).abs() < 1e-12);
+        l.in_part(&check, 1, |l| l.charge(pure("check again", 0.5)))
+            .unwrap();
+        assert!((l.total().unwrap().epsilon - 2.25).abs() < 1e-12);
+        // The nesting is recorded, and read back from JSON.
+        let inner = &l.entries()[2].composition;
+        let Composition::Parallel { within, part, .. } = inner else {
+            panic!("{inner:?}")
+        };
+        assert_eq!((part.as_str(), within.len()), ("train", 1));
+        assert_eq!(within[0].part, "fit rows");
+        let back: Ledger = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
+        assert_eq!(back, l);
+        assert_eq!(back.total().unwrap(), l.total().unwrap());
+    }
+
+    #[test]
+    fn a_split_of_the_whole_data_is_written_as_before() {
+        let mut l = Ledger::new(Budget::pure(1.0).unwrap());
+        let halves = Partition::new("halves", &["train", "calibrate"], 2);
+        l.in_part(&halves, 0, |l| l.charge(pure("x", 1.0))).unwrap();
+        let text = serde_json::to_string(&l).unwrap();
+        assert!(text.contains("\"part\":\"train\""), "{text}");
+        assert!(!text.contains("within"), "{text}");
+    }
+
+    #[test]
+    fn nesting_a_whole_fit_in_one_part_leaves_every_bound_unchanged() {
+        // The same releases, at the top level and inside the fit part of a check whose check
+        // part is empty: the RDP and the basic (ε, δ) bounds (δ shares included) must agree.
+        let fit = |l: &mut Ledger| -> Result<()> {
+            let halves = Partition::new("halves", &["train", "calibrate"], 2);
+            l.charge(zcdp("all rows", 0.01))?;
+            l.in_part(&halves, 0, |l| l.charge(zcdp("train", 0.05)))?;
+            l.in_part(&halves, 1, |l| {
+                l.charge(zcdp("calibrate", 0.02))?;
+                l.charge(pure("calibrate, pure", 0.1))
+            })
+        };
+        let mut top = Ledger::new(Budget::approx(10.0, 1e-6).unwrap());
+        fit(&mut top).unwrap();
+        let mut nested = Ledger::new(Budget::approx(10.0, 1e-6).unwrap());
+        let check = Partition::new("check", &["fit rows", "check rows"], 1);
+        nested.in_part(&check, 0, |l| fit(l)).unwrap();
+        for ledger in [&top, &nested] {
+            assert!(!compose::all_pure(&compose::tree(ledger.entries())));
+        }
+        let orders = default_orders();
+        let rdp = |l: &Ledger| {
+            compose::rdp_total(&compose::tree(l.entries()), &orders, 1e-6, &l.cache)
+                .unwrap()
+                .unwrap()
+                .epsilon
+        };
+        let basic = |l: &Ledger| {
+            let t = compose::basic_total(&compose::tree(l.entries()), 1e-6, &l.cache).unwrap();
+            (t.epsilon, t.delta)
+        };
+        assert!((rdp(&top) - rdp(&nested)).abs() < 1e-12);
+        let (bt, bn) = (basic(&top), basic(&nested));
+        assert!(
+            (bt.0 - bn.0).abs() < 1e-12 && (bt.1 - bn.1).abs() < 1e-18,
+            "{bt:?} {bn:?}"
+        );
     }
 }

@@ -59,10 +59,17 @@ impl Ledger {
             .map(|(i, e)| {
                 let mut cost = e.cost.to_string();
                 if let Composition::Parallel {
-                    partition, part, ..
+                    partition,
+                    part,
+                    within,
+                    ..
                 } = &e.composition
                 {
-                    cost.push_str(&format!("  [parallel {partition}: {part}]"));
+                    let outer: String = within
+                        .iter()
+                        .map(|s| format!("{}: {} / ", s.partition, s.part))
+                        .collect();
+                    cost.push_str(&format!("  [parallel {outer}{partition}: {part}]"));
                 }
                 if e.relation != self.relation {
                     cost.push_str(&format!("  [{} entry]", e.relation));
