@@ -229,6 +229,11 @@ pub struct Row {
     pub seconds: f64,
     /// Why the method failed or refused, when it did (the first repetition that did).
     pub error: Option<Failure>,
+    /// Of the fits that gave a model, how many the held-out check replaced by a constant class
+    /// ([`crate::held_out_check`]).
+    pub constant_fits: usize,
+    /// How many fits gave a model.
+    pub fits: usize,
 }
 
 /// Why a fit gave no model: a refusal (a setting at which the method's result would be no
@@ -289,6 +294,8 @@ struct Score {
     unfairness: f64,
     spent: f64,
     seconds: f64,
+    /// Whether the held-out check replaced the model by a constant class.
+    constant: bool,
 }
 
 /// Run the comparison on `loaded` (features raw; `scaling` as in [`pipeline::fit`]).
@@ -468,6 +475,8 @@ fn summarise(
             spent: f64::NAN,
             seconds: f64::NAN,
             error,
+            constant_fits: 0,
+            fits: 0,
         };
     }
     let pick = |f: fn(&Score) -> f64| ok.iter().map(|s| f(s)).collect::<Vec<_>>();
@@ -482,6 +491,8 @@ fn summarise(
         spent: pick(|s| s.spent).into_iter().fold(0.0, f64::max),
         seconds: pick(|s| s.seconds).iter().sum::<f64>() / ok.len() as f64,
         error,
+        constant_fits: ok.iter().filter(|s| s.constant).count(),
+        fits: ok.len(),
     }
 }
 
@@ -523,6 +534,7 @@ fn references(
         unfairness: unfair,
         spent: f64::INFINITY,
         seconds: 0.0,
+        constant: true,
     };
     let start = Instant::now();
     let mut train = train.clone();
@@ -560,6 +572,7 @@ fn references(
             unfairness: unfair,
             spent: f64::INFINITY,
             seconds: start.elapsed().as_secs_f64(),
+            constant: false,
         },
     ])
 }
@@ -692,5 +705,6 @@ fn run<E: Estimator>(
         unfairness,
         spent,
         seconds,
+        constant: fitted.check.as_ref().is_some_and(|c| c.constant.is_some()),
     })
 }

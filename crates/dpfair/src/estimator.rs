@@ -73,6 +73,35 @@ pub trait Estimator {
         Vec::new()
     }
 
+    /// The held-out check [`crate::pipeline::fit`] runs after the fit ([`crate::held_out_check`]);
+    /// `None` (the default) runs none. The classifiers' estimators run it by default.
+    fn held_out_check(&self) -> Option<crate::held_out_check::HeldOutCheck> {
+        None
+    }
+
+    /// A check of the fitted `model` against the constant classes on public rows, at no privacy
+    /// cost (LPCT's public rows held out from its partition:
+    /// [`crate::held_out_check::public_check`]); `None` (the default) runs none.
+    fn public_check(
+        &self,
+        model: &Self::Model,
+        noise: &mut Noise,
+    ) -> Result<Option<crate::held_out_check::CheckOutcome>> {
+        let _ = (model, noise);
+        Ok(None)
+    }
+
+    /// The same estimator with the defaults that depend on the public shape of `data` fixed
+    /// (e.g. CDP-Fair's δ = (N/2)⁻²), so that a fit on a part of `data` (the held-out check's fit
+    /// rows) spends what was declared for `data`. `None` (the default): nothing depends on it.
+    fn resolved_for(&self, data: &Dataset) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = data;
+        None
+    }
+
     /// The same estimator with another total ε (what private feature bounds leave of it:
     /// [`crate::pipeline::fit`]).
     fn with_epsilon(&self, epsilon: f64) -> Result<Self>
@@ -88,10 +117,12 @@ pub trait Estimator {
         let (model, ledger) =
             session.run(spend, |ledger, noise| self.fit_with(data, ledger, noise))?;
         let config = crate::pipeline::config_json(self, data)?;
+        let check = self.public_check(&model, session.noise())?;
         Ok(Fitted {
             model,
             ledger,
             config,
+            check,
         })
     }
 }
@@ -105,12 +136,22 @@ pub struct Fitted<M> {
     pub ledger: Ledger,
     /// The configuration, as saved in the model file.
     pub config: serde_json::Value,
+    /// The held-out check's outcome, when the fit ran one ([`crate::held_out_check`]): when it
+    /// chose a constant class, [`Fitted::predict`] and the model file predict that class.
+    pub check: Option<crate::held_out_check::CheckOutcome>,
 }
 
 impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
     /// Predict every row of `data` (features in the space the model was fitted in);
     /// randomized predictors draw from `rng`.
     pub fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
+        if let Some(out) = self
+            .check
+            .as_ref()
+            .and_then(|c| c.constant_output(data.n_rows()))
+        {
+            return Ok(out);
+        }
         Ok(self.model.predict(data, rng)?)
     }
 
@@ -122,7 +163,8 @@ impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
             self.ledger.clone(),
             &self.config,
             self.model.clone().into(),
-        )?)
+        )?
+        .with_check(self.check.clone())?)
     }
 
     /// Write the model file to `path` (atomically; see [`Fitted::to_model_file`]).

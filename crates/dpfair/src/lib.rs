@@ -48,6 +48,7 @@ pub mod estimator;
 pub mod estimators;
 pub mod fair_regression;
 pub mod fdp_fair;
+pub mod held_out_check;
 pub mod lpct;
 pub mod model;
 pub mod pipeline;

@@ -209,6 +209,10 @@ pub struct ModelFile {
     /// The method's configuration, as it was used.
     pub config: serde_json::Value,
     pub model: FittedModel,
+    /// The held-out check's outcome ([`crate::held_out_check`]): when it chose a constant
+    /// class, every prediction is that class. Absent in files of fits without a check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::held_out_check::CheckOutcome>,
     /// `sha256:<hex>` of the canonical JSON of every other field (see the module docs); empty in
     /// version-1 files.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -237,10 +241,21 @@ impl ModelFile {
             ledger,
             config,
             model,
+            check: None,
             digest: String::new(),
         };
         file.digest = file.body_digest()?;
         Ok(file)
+    }
+
+    /// The file with the fit's held-out check outcome (and a fresh digest).
+    pub fn with_check(
+        mut self,
+        check: Option<crate::held_out_check::CheckOutcome>,
+    ) -> Result<Self> {
+        self.check = check;
+        self.digest = self.body_digest()?;
+        Ok(self)
     }
 
     /// `sha256:<hex>` of the canonical JSON of every field but `digest` (object keys sorted, no
@@ -375,7 +390,10 @@ impl ModelFile {
             )));
         }
         let n = data.n_rows();
-        let output = self.model.predictor().predict(data, rng)?;
+        let output = match self.check.as_ref().and_then(|c| c.constant_output(n)) {
+            Some(constant) => constant,
+            None => self.model.predictor().predict(data, rng)?,
+        };
         let encoding = self.schema.target.as_ref().map(|t| &t.encoding);
         match output {
             Output::Values(values) => {

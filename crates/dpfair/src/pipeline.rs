@@ -315,26 +315,54 @@ impl Scaling {
 
 /// Scale `loaded` and fit `estimator` in one session run: the scaling's private bounds (if any)
 /// and the method share the estimator's declared spend, the method getting what the bounds
-/// leave ([`Estimator::with_epsilon`]).
+/// leave ([`Estimator::with_epsilon`]). A classifier whose estimator asks for it
+/// ([`Estimator::held_out_check`]) is scaled and fitted on all rows but a public held-out share,
+/// on which the model is then checked against the constant classes
+/// ([`crate::held_out_check`]; [`Fitted::check`] says what was chosen).
 pub fn fit<E: Estimator>(
     estimator: &E,
     loaded: &mut Loaded,
     scaling: &Scaling,
     session: &mut Session,
 ) -> Result<Fitted<E::Model>> {
-    fit_scaled(
-        estimator,
-        loaded,
-        scaling,
-        session,
-        |est, loaded, ledger, noise| est.fit_with(&loaded.dataset, ledger, noise),
-    )
+    let step = |est: &E, loaded: &Loaded, ledger: &mut Ledger, noise: &mut Noise| {
+        est.fit_with(&loaded.dataset, ledger, noise)
+    };
+    let Some(check) = estimator.held_out_check().filter(|c| c.is_on()) else {
+        let mut fitted = fit_scaled(estimator, loaded, scaling, session, step)?;
+        fitted.check = estimator.public_check(&fitted.model, session.noise())?;
+        return Ok(fitted);
+    };
+    check.check()?;
+    scaling.check()?;
+    let spend = estimator.spend(&loaded.dataset)?;
+    let mut used = None;
+    let (model, ledger) = session.run(spend, |ledger, noise| {
+        let (model, config, outcome) = crate::held_out_check::fit_and_check(
+            &check,
+            estimator,
+            loaded,
+            scaling,
+            spend.epsilon,
+            ledger,
+            noise,
+        )?;
+        used = Some((config, outcome));
+        Ok(model)
+    })?;
+    let (config, outcome) = used.expect("set by the run");
+    Ok(Fitted {
+        model,
+        ledger,
+        config,
+        check: Some(outcome),
+    })
 }
 
 /// [`fit`] with the method's step given: `fit_step(estimator, loaded, ledger, noise)` runs
 /// after the scaling, with the estimator left by the bounds' share and `loaded` scaled (its
 /// schema holds the scaling, so rows read later with it are scaled alike). A streamed fit
-/// passes a step that reads the rest of its data in batches.
+/// passes a step that reads the rest of its data in batches. No held-out check.
 pub(crate) fn fit_scaled<E: Estimator>(
     estimator: &E,
     loaded: &mut Loaded,
@@ -346,26 +374,47 @@ pub(crate) fn fit_scaled<E: Estimator>(
     let spend = estimator.spend(&loaded.dataset)?;
     let mut used = None;
     let (model, ledger) = session.run(spend, |ledger, noise| {
-        let spent = scaling.apply(loaded, spend.epsilon, ledger, noise)?;
-        let model = if spent > 0.0 {
-            let rest = estimator.with_epsilon(spend.epsilon - spent)?;
-            let model = fit_step(&rest, loaded, ledger, noise)?;
-            used = Some(config_json(&rest, &loaded.dataset)?);
-            model
-        } else {
-            fit_step(estimator, loaded, ledger, noise)?
-        };
+        let (model, config) = scale_and_fit(
+            estimator,
+            loaded,
+            scaling,
+            spend.epsilon,
+            ledger,
+            noise,
+            fit_step,
+        )?;
+        used = Some(config);
         Ok(model)
     })?;
-    let config = match used {
-        Some(c) => c,
-        None => config_json(estimator, &loaded.dataset)?,
-    };
     Ok(Fitted {
         model,
         ledger,
-        config,
+        config: used.expect("set by the run"),
+        check: None,
     })
+}
+
+/// Inside a fit's ledger: scale `loaded` (private bounds paid from `epsilon`), then run
+/// `fit_step` with the estimator left by the bounds' share. Returns the model and the
+/// configuration it used.
+pub(crate) fn scale_and_fit<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
+) -> Result<(E::Model, serde_json::Value)> {
+    let spent = scaling.apply(loaded, epsilon, ledger, noise)?;
+    if spent > 0.0 {
+        let rest = estimator.with_epsilon(epsilon - spent)?;
+        let model = fit_step(&rest, loaded, ledger, noise)?;
+        Ok((model, config_json(&rest, &loaded.dataset)?))
+    } else {
+        let model = fit_step(estimator, loaded, ledger, noise)?;
+        Ok((model, config_json(estimator, &loaded.dataset)?))
+    }
 }
 
 /// The estimator's configuration on `data` as JSON.

@@ -492,6 +492,19 @@ impl SeedArgs {
     }
 }
 
+/// The held-out check of a classifier against the constant classes
+/// (`dpfair::held_out_check`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct CheckArgs {
+    /// The share of rows held out to check the model against always predicting one class: the
+    /// exponential mechanism compares their correct predictions, in parallel with the fit (the
+    /// fit uses the other rows; no extra ε). When a constant class is at least as accurate, the
+    /// model predicts that class and the fit says so. 0 turns the check off. Strict accounting
+    /// and replace-one neighbours only (dp-logistic: with --substitution).
+    #[arg(long, value_name = "F", default_value_t = dpfair::held_out_check::DEFAULT_FRACTION)]
+    pub check_fraction: f64,
+}
+
 /// Privacy budget, randomness and accounting mode.
 #[derive(clap::Args, Clone, Debug)]
 pub struct PrivacyArgs {
@@ -576,11 +589,13 @@ impl OutArgs {
         noise: Option<&Noise>,
         config: &impl serde::Serialize,
         model: FittedModel,
+        check: Option<dpfair::held_out_check::CheckOutcome>,
     ) -> CliResult<ModelFile> {
         if let Some(noise) = noise {
             ledger.record_noise(noise);
         }
-        let file = ModelFile::new(loaded.schema.clone(), ledger, config, model)?;
+        let file =
+            ModelFile::new(loaded.schema.clone(), ledger, config, model)?.with_check(check)?;
         file.save(&self.out)?;
         match file.ledger.total() {
             Ok(t) => eprintln!(

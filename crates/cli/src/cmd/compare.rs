@@ -215,12 +215,24 @@ fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
     if let Some(e) = &r.error {
         return e.to_string().replace('|', "/");
     }
-    match majority {
+    let weak = match majority {
         Some(m) if r.method != compare::MAJORITY && r.accuracy.mean <= m + tolerance / 2.0 => {
-            "no better than the majority class".into()
+            "no better than the majority class"
         }
-        _ => String::new(),
+        _ => "",
+    };
+    if r.constant_fits > 0 && r.method != compare::MAJORITY {
+        let checked = format!(
+            "held-out check: a constant class in {} of {} fit(s)",
+            r.constant_fits, r.fits
+        );
+        return if weak.is_empty() {
+            checked
+        } else {
+            format!("{weak}; {checked}")
+        };
     }
+    weak.into()
 }
 
 /// Accuracy against unfairness, one point (with its standard errors as a band) per row.

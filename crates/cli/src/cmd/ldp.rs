@@ -730,7 +730,7 @@ fn fit(a: FitArgs) -> CliResult {
             let cfg =
                 serde_json::json!({ "epsilon": p.epsilon, "lambda": lambda, "tree": p.settings });
             a.out
-                .save(&loaded, ledger, None, &cfg, FittedModel::Lpct(m))?;
+                .save(&loaded, ledger, None, &cfg, FittedModel::Lpct(m), None)?;
         }
         Protocol::PruneRound1 { mut config, p_term } => {
             // The collector's --guard decides (a partition file written before the option
@@ -739,8 +739,14 @@ fn fit(a: FitArgs) -> CliResult {
             let p0 = p.tree.depth();
             match lpct::prune_round1(&config, p.tree, &sums, p_term).map_err(lpct_err)? {
                 lpct::PruneStep::Done(m) => {
-                    a.out
-                        .save(&loaded, ledger, None, &config, FittedModel::LpctPrune(m))?;
+                    a.out.save(
+                        &loaded,
+                        ledger,
+                        None,
+                        &config,
+                        FittedModel::LpctPrune(m),
+                        None,
+                    )?;
                 }
                 lpct::PruneStep::SecondRound { p_term } => {
                     let next = a.next.ok_or_else(|| {
@@ -778,8 +784,14 @@ fn fit(a: FitArgs) -> CliResult {
         }
         Protocol::PruneRound2 { config, p0 } => {
             let m = lpct::prune_round2(&config, p.tree, &sums, p0).map_err(lpct_err)?;
-            a.out
-                .save(&loaded, ledger, None, &config, FittedModel::LpctPrune(m))?;
+            a.out.save(
+                &loaded,
+                ledger,
+                None,
+                &config,
+                FittedModel::LpctPrune(m),
+                None,
+            )?;
         }
     }
     Ok(())
@@ -801,6 +813,12 @@ pub struct SimulatedArgs {
     /// The LDP budget ε of each holder.
     #[arg(long, value_name = "E")]
     pub epsilon: f64,
+    /// The share of the public rows held out from the partition to check the tree against
+    /// always predicting the public majority class (no privacy cost: public rows); when the
+    /// tree is not strictly more accurate on them, the model predicts that class and the fit
+    /// says so. 0 turns the check off.
+    #[arg(long, value_name = "F", default_value_t = dpfair::held_out_check::PUBLIC_FRACTION)]
+    pub check_fraction: f64,
     #[command(flatten)]
     pub seeds: SeedArgs,
     #[command(flatten)]

@@ -6,6 +6,7 @@ use super::{check_delta, check_epsilon, check_level, setters};
 use crate::cdp_fair::{Accounting, Config, DdFloor, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::held_out_check::HeldOutCheck;
 use crate::plugin::EtaModel;
 use crate::plugin::kernel::Bandwidth;
 use crate::session::Spend;
@@ -20,6 +21,7 @@ use dpfair_privacy::{Ledger, Noise};
 #[derive(Clone, Debug)]
 pub struct CdpFairParams {
     config: Config,
+    check: HeldOutCheck,
 }
 
 impl Default for CdpFairParams {
@@ -29,6 +31,7 @@ impl Default for CdpFairParams {
                 eta_model: EtaModel::Auto,
                 ..Config::default()
             },
+            check: HeldOutCheck::default(),
         }
     }
 }
@@ -48,6 +51,9 @@ setters!(CdpFairParams {
     dd_floor: DdFloor => config.dd_floor;
     /// The estimator of `η_a`: kernel, logistic or auto (`docs/choosing.md`).
     eta_model: EtaModel => config.eta_model;
+    /// The share of rows held out for the check against the constant classes (default 0.1; 0
+    /// turns it off; strict accounting only: [`crate::held_out_check`]).
+    check_fraction: f64 => check.fraction;
 });
 
 impl CdpFairParams {
@@ -68,7 +74,10 @@ impl CdpFairParams {
     }
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
-        CdpFairParams { config }
+        CdpFairParams {
+            config,
+            check: HeldOutCheck::default(),
+        }
     }
 }
 
@@ -97,8 +106,10 @@ impl Params for CdpFairParams {
 
     fn check(self) -> Result<CdpFair> {
         check_config(&self.config, false)?;
+        self.check.check()?;
         Ok(CdpFair {
             config: self.config,
+            check: self.check,
         })
     }
 }
@@ -121,6 +132,7 @@ impl Params for CdpFairParams {
 #[derive(Clone, Debug)]
 pub struct CdpFair {
     config: Config,
+    check: HeldOutCheck,
 }
 
 impl CdpFair {
@@ -200,11 +212,23 @@ impl Estimator for CdpFair {
         lines
     }
 
+    fn held_out_check(&self) -> Option<HeldOutCheck> {
+        (self.config.accounting == Accounting::Strict).then_some(self.check)
+    }
+
+    fn resolved_for(&self, data: &Dataset) -> Option<CdpFair> {
+        Some(CdpFair {
+            config: self.config_for(data.n_rows()),
+            check: self.check,
+        })
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
         CdpFairParams::from_config(Config {
             epsilon,
             ..self.config.clone()
         })
+        .check_fraction(self.check.fraction)
         .check()
     }
 

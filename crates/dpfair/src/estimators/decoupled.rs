@@ -8,6 +8,7 @@ use crate::decoupled::{
 };
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::held_out_check::HeldOutCheck;
 use crate::pipeline::Scaling;
 use crate::predictor::Accounting;
 use crate::session::Session;
@@ -23,6 +24,7 @@ use dpfair_privacy::{Ledger, Noise};
 #[derive(Clone, Debug)]
 pub struct DecoupledParams {
     config: Config,
+    check: HeldOutCheck,
 }
 
 /// The estimator's (and the CLI's) default parity level: the flips bring the released rates
@@ -39,6 +41,7 @@ impl Default for DecoupledParams {
                 flip_rule: FlipRule::FewestChanges,
                 ..Config::default()
             },
+            check: HeldOutCheck::default(),
         }
     }
 }
@@ -60,12 +63,18 @@ setters!(DecoupledParams {
     flip_rule: FlipRule => config.flip_rule;
     /// The most rows that train the base model (the rest go to the rate release).
     base_rows: usize => config.base_rows;
+    /// The share of rows held out for the check against the constant classes (default 0.1; 0
+    /// turns it off; strict accounting only: [`crate::held_out_check`]).
+    check_fraction: f64 => check.fraction;
 });
 
 impl DecoupledParams {
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
-        DecoupledParams { config }
+        DecoupledParams {
+            config,
+            check: HeldOutCheck::default(),
+        }
     }
 }
 
@@ -81,6 +90,7 @@ impl Params for DecoupledParams {
             ));
         }
         self.config.budget_split()?;
+        self.check.check()?;
         let mut config = self.config;
         if config.accounting == Accounting::Strict {
             // The estimator's default step (the library's 0.05 is kept for the reproductions).
@@ -89,7 +99,10 @@ impl Params for DecoupledParams {
                 .learning_rate
                 .get_or_insert(STRICT_LEARNING_RATE);
         }
-        Ok(Decoupled { config })
+        Ok(Decoupled {
+            config,
+            check: self.check,
+        })
     }
 }
 
@@ -110,6 +123,7 @@ impl Params for DecoupledParams {
 #[derive(Clone, Debug)]
 pub struct Decoupled {
     config: Config,
+    check: HeldOutCheck,
 }
 
 impl Decoupled {
@@ -186,6 +200,7 @@ impl Decoupled {
                 split_seed: Some(seed),
                 ..self.config.clone()
             },
+            check: self.check,
         };
         let fitted = crate::pipeline::fit_scaled(
             &est,
@@ -331,9 +346,14 @@ impl Estimator for Decoupled {
         lines
     }
 
+    fn held_out_check(&self) -> Option<HeldOutCheck> {
+        (self.config.accounting == Accounting::Strict).then_some(self.check)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<Decoupled> {
         DecoupledParams::from_config(self.config.clone())
             .epsilon(epsilon)
+            .check_fraction(self.check.fraction)
             .check()
     }
 

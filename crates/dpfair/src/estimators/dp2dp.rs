@@ -6,6 +6,7 @@ use super::{check_epsilon, check_level, setters};
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::held_out_check::HeldOutCheck;
 use crate::predictor::Accounting;
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -16,6 +17,7 @@ use dpfair_privacy::{Ledger, Noise};
 #[derive(Clone, Debug, Default)]
 pub struct Dp2dpParams {
     config: Config,
+    check: HeldOutCheck,
 }
 
 setters!(Dp2dpParams {
@@ -33,12 +35,18 @@ setters!(Dp2dpParams {
     batch: usize => config.batch;
     /// The fraction of rows given to phase 2.
     pool_fraction: f64 => config.pool_fraction;
+    /// The share of rows held out for the check against the constant classes (default 0.1; 0
+    /// turns it off; strict accounting and finite ε only: [`crate::held_out_check`]).
+    check_fraction: f64 => check.fraction;
 });
 
 impl Dp2dpParams {
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
-        Dp2dpParams { config }
+        Dp2dpParams {
+            config,
+            check: HeldOutCheck::default(),
+        }
     }
 }
 
@@ -49,8 +57,10 @@ impl Params for Dp2dpParams {
         check_level("rho", self.config.rho)?;
         check_epsilon(self.config.epsilon, true)?;
         self.config.validate()?;
+        self.check.check()?;
         Ok(Dp2dp {
             config: self.config,
+            check: self.check,
         })
     }
 }
@@ -79,6 +89,7 @@ impl Params for Dp2dpParams {
 #[derive(Clone, Debug)]
 pub struct Dp2dp {
     config: Config,
+    check: HeldOutCheck,
 }
 
 impl Dp2dp {
@@ -152,9 +163,15 @@ impl Estimator for Dp2dp {
         lines
     }
 
+    fn held_out_check(&self) -> Option<HeldOutCheck> {
+        (self.config.accounting == Accounting::Strict && self.config.epsilon.is_finite())
+            .then_some(self.check)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<Dp2dp> {
         Dp2dpParams::from_config(self.config.clone())
             .epsilon(epsilon)
+            .check_fraction(self.check.fraction)
             .check()
     }
 

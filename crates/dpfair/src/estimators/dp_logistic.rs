@@ -5,6 +5,7 @@
 use super::{check_delta, check_epsilon, setters};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::held_out_check::HeldOutCheck;
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_learn::validate::class_labels;
@@ -36,6 +37,7 @@ pub struct DpLogisticParams {
     sgd: DpSgdConfig,
     batch: Option<usize>,
     perturbation: OutputPerturbationConfig,
+    check: HeldOutCheck,
 }
 
 /// The checked estimator (see [`DpLogisticParams`]).
@@ -72,6 +74,7 @@ impl DpLogistic {
             },
             batch: None,
             perturbation: OutputPerturbationConfig::default(),
+            check: HeldOutCheck::default(),
         }
     }
 }
@@ -123,6 +126,9 @@ setters!(DpLogisticParams {
     l2: f64 => perturbation.l2;
     /// Output perturbation: rows `[x; 1]` are scaled down to ℓ2 norm at most R.
     feature_bound: f64 => perturbation.feature_bound;
+    /// The share of rows held out for the check against the constant classes (default 0.1; 0
+    /// turns it off; replace-one neighbours only: [`crate::held_out_check`]).
+    check_fraction: f64 => check.fraction;
 });
 
 /// The most training passes accepted: a resource bound checked before any data is read.
@@ -133,6 +139,7 @@ impl Params for DpLogisticParams {
 
     fn check(self) -> Result<DpLogistic> {
         check_epsilon(self.sgd.epsilon, false)?;
+        self.check.check()?;
         check_delta(self.sgd.delta)?;
         match self.mechanism {
             LogisticMechanism::DpSgd => {
@@ -277,6 +284,10 @@ impl Estimator for DpLogistic {
             "compare groups with `dpfair evaluate --sensitive`",
         ));
         lines
+    }
+
+    fn held_out_check(&self) -> Option<HeldOutCheck> {
+        (self.relation() == Relation::Substitution).then_some(self.params.check)
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<DpLogistic> {

@@ -173,6 +173,7 @@ impl FairRegression {
             model,
             ledger,
             config: crate::pipeline::config_json(self, header)?,
+            check: None,
         })
     }
 }

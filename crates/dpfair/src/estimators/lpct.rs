@@ -6,6 +6,7 @@
 use super::check_epsilon;
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::held_out_check::CheckOutcome;
 use crate::lpct::{LpctConfig, LpctModel, PruneConfig, PruneModel, TreeSettings};
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -34,6 +35,7 @@ fn check_public(public: &Dataset) -> Result<()> {
 pub struct LpctParams {
     config: LpctConfig,
     public: Dataset,
+    check_fraction: f64,
 }
 
 impl LpctParams {
@@ -61,6 +63,13 @@ impl LpctParams {
     /// none, the paper's eq. (8) in every leaf).
     pub fn guard(mut self, z: f64) -> Self {
         self.config.guard = Some(z);
+        self
+    }
+    /// The share of the public rows held out from the partition to check the tree against the
+    /// majority class ([`crate::held_out_check::public_check`]; default
+    /// [`crate::held_out_check::PUBLIC_FRACTION`], 0 turns it off).
+    pub fn check_fraction(mut self, fraction: f64) -> Self {
+        self.check_fraction = fraction;
         self
     }
 }
@@ -91,9 +100,11 @@ impl Params for LpctParams {
         }
         crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
+        let (public, check) = PublicCheck::split(self.public, self.check_fraction)?;
         Ok(Lpct {
             config: self.config,
-            public: self.public,
+            public,
+            check,
         })
     }
 }
@@ -117,6 +128,7 @@ impl Params for LpctParams {
 pub struct Lpct {
     config: LpctConfig,
     public: Dataset,
+    check: Option<PublicCheck>,
 }
 
 impl Lpct {
@@ -125,6 +137,7 @@ impl Lpct {
         LpctParams {
             config: LpctConfig::default(),
             public,
+            check_fraction: crate::held_out_check::PUBLIC_FRACTION,
         }
     }
 }
@@ -146,12 +159,14 @@ impl Estimator for Lpct {
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<Lpct> {
-        LpctParams {
-            config: self.config.clone(),
-            public: self.public.clone(),
-        }
-        .epsilon(epsilon)
-        .check()
+        check_epsilon(epsilon, false)?;
+        let mut est = self.clone();
+        est.config.epsilon = epsilon;
+        Ok(est)
+    }
+
+    fn public_check(&self, model: &LpctModel, noise: &mut Noise) -> Result<Option<CheckOutcome>> {
+        self.check.as_ref().map(|c| c.run(model, noise)).transpose()
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
@@ -183,6 +198,7 @@ impl Estimator for Lpct {
 pub struct LpctPruneParams {
     config: PruneConfig,
     public: Dataset,
+    check_fraction: f64,
 }
 
 impl LpctPruneParams {
@@ -203,9 +219,19 @@ impl LpctPruneParams {
         self.config.guard = Some(z);
         self
     }
+    /// The share of the public rows held out from the partition to check the tree against the
+    /// majority class ([`crate::held_out_check::public_check`]; 0 turns it off).
+    pub fn check_fraction(mut self, fraction: f64) -> Self {
+        self.check_fraction = fraction;
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: PruneConfig, public: Dataset) -> Self {
-        LpctPruneParams { config, public }
+        LpctPruneParams {
+            config,
+            public,
+            check_fraction: crate::held_out_check::PUBLIC_FRACTION,
+        }
     }
 }
 
@@ -229,9 +255,11 @@ impl Params for LpctPruneParams {
         }
         crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
+        let (public, check) = PublicCheck::split(self.public, self.check_fraction)?;
         Ok(LpctPrune {
             config: self.config,
-            public: self.public,
+            public,
+            check,
         })
     }
 }
@@ -255,6 +283,7 @@ impl Params for LpctPruneParams {
 pub struct LpctPrune {
     config: PruneConfig,
     public: Dataset,
+    check: Option<PublicCheck>,
 }
 
 impl LpctPrune {
@@ -263,6 +292,7 @@ impl LpctPrune {
         LpctPruneParams {
             config: PruneConfig::default(),
             public,
+            check_fraction: crate::held_out_check::PUBLIC_FRACTION,
         }
     }
 }
@@ -287,9 +317,14 @@ impl Estimator for LpctPrune {
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<LpctPrune> {
-        LpctPruneParams::from_config(self.config.clone(), self.public.clone())
-            .epsilon(epsilon)
-            .check()
+        check_epsilon(epsilon, false)?;
+        let mut est = self.clone();
+        est.config.epsilon = epsilon;
+        Ok(est)
+    }
+
+    fn public_check(&self, model: &PruneModel, noise: &mut Noise) -> Result<Option<CheckOutcome>> {
+        self.check.as_ref().map(|c| c.run(model, noise)).transpose()
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
@@ -317,6 +352,45 @@ impl Estimator for LpctPrune {
 }
 
 /// The fixed-form fairness line of a method without a fairness constraint.
+/// LPCT's check against the majority class on public rows held out from the partition
+/// ([`crate::held_out_check::public_check`]).
+#[derive(Clone, Debug)]
+struct PublicCheck {
+    held_out: Dataset,
+    majority: u32,
+}
+
+impl PublicCheck {
+    /// Hold out `fraction` of `public` by a fixed public split (none when 0, or when either part
+    /// would be empty); returns the rows that build the partition.
+    fn split(public: Dataset, fraction: f64) -> Result<(Dataset, Option<PublicCheck>)> {
+        crate::held_out_check::HeldOutCheck { fraction }.check()?;
+        let n = public.n_rows();
+        let held = (fraction * n as f64).round() as usize;
+        if held == 0 || held >= n {
+            return Ok((public, None));
+        }
+        let ones = match &public.target {
+            Some(dpfair_data::Target::Binary(y)) => y.iter().filter(|&&v| v == 1).count(),
+            _ => return Ok((public, None)),
+        };
+        let parts = dpfair_data::split_indices(n, &[1.0 - fraction, fraction], 0x1c7c_4ec0, None)?;
+        let check = PublicCheck {
+            held_out: public.select(&parts[1]),
+            majority: u32::from(2 * ones > n),
+        };
+        Ok((public.select(&parts[0]), Some(check)))
+    }
+
+    fn run<M: crate::predictor::Predictor>(
+        &self,
+        model: &M,
+        noise: &mut Noise,
+    ) -> Result<CheckOutcome> {
+        crate::held_out_check::public_check(model, &self.held_out, self.majority, noise)
+    }
+}
+
 fn no_fairness_target(method: &str) -> String {
     super::fairness_line(
         "nothing",

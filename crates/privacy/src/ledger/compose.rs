@@ -287,7 +287,7 @@ fn basic_node(node: &Node, share: f64, cache: &ConversionCache) -> Result<(f64, 
     for parts in node.parts() {
         let (mut e_max, mut d_max) = (0.0f64, 0.0f64);
         for part in parts.values() {
-            let (e, d) = basic_node(part, each, cache)?;
+            let (e, d) = part_dp(part, each, cache)?;
             e_max = e_max.max(e);
             d_max = d_max.max(d);
         }
@@ -295,6 +295,27 @@ fn basic_node(node: &Node, share: f64, cache: &ConversionCache) -> Result<(f64, 
         del += d_max;
     }
     Ok((eps, del))
+}
+
+/// One part's (ε, δ) at δ-share `share`: the smaller ε of two valid bounds, the part's basic
+/// composition ([`basic_node`]) and, when it needs δ and every cost in it has an RDP curve, its
+/// own RDP composition converted at `share` plus its approximate entries' δ. A partition's
+/// parts are then combined by their largest ε and δ (parallel composition), so a part that an
+/// RDP accountant admitted keeps its ε beside a part of another kind (e.g. a pure-ε check).
+fn part_dp(part: &Node, share: f64, cache: &ConversionCache) -> Result<(f64, f64)> {
+    let basic = basic_node(part, share, cache)?;
+    let approx = approx_delta(part);
+    if share <= 0.0 || !part.needs_delta() || approx > 0.0 {
+        return Ok(basic);
+    }
+    let orders = crate::accounting::default_orders();
+    match rdp_curve(part, &orders, cache) {
+        Some(Ok(curve)) => match accounting::rdp_to_dp(&orders, &curve, share) {
+            Ok(e) if e < basic.0 => Ok((e, share)),
+            _ => Ok(basic),
+        },
+        _ => Ok(basic),
+    }
 }
 
 /// Basic composition of (ε_i, δ_i), converting zCDP / RDP / DP-SGD costs at equal shares of

@@ -17,7 +17,8 @@
 //!    * basic composition of (ε_i, δ_i): approximate-DP entries bring their own δ_i; what is left
 //!      of the ledger's δ is split equally among the other non-pure items (within a part, equally
 //!      among its non-pure entries), each converted at its share; a partition contributes its
-//!      parts' largest ε and largest δ.
+//!      parts' largest ε and largest δ, each part's (ε, δ) the smaller of its own basic and its
+//!      own RDP bound at its share.
 //!
 //!    Each bound is monotone in every entry, so the minimum is too: a new entry never lowers the
 //!    total.
@@ -785,10 +786,40 @@ mod tests {
             (t.epsilon, t.delta)
         };
         assert!((rdp(&top) - rdp(&nested)).abs() < 1e-12);
+        // The basic bound may take the part's own RDP conversion: never above the top-level one.
         let (bt, bn) = (basic(&top), basic(&nested));
+        assert!(bn.0 <= bt.0 + 1e-12 && bn.1 <= 1e-6, "{bt:?} {bn:?}");
+        let (tt, tn) = (top.total().unwrap(), nested.total().unwrap());
+        assert!((tt.epsilon - tn.epsilon).abs() < 1e-12, "{tt:?} {tn:?}");
+    }
+
+    #[test]
+    fn a_pure_check_beside_an_rdp_admitted_fit_costs_no_more_than_the_larger() {
+        // The fit part (zCDP releases, RDP-converted to ε_fit at δ) beside a pure check of
+        // ε_fit: the total is ε_fit (each part converted on its own; parallel composition).
+        let check = Partition::new("check", &["fit rows", "check rows"], 1);
+        let mut alone = Ledger::new(Budget::approx(10.0, 1e-5).unwrap());
+        alone.charge(zcdp("fit", 0.02)).unwrap();
+        alone.charge(zcdp("fit, more", 0.03)).unwrap();
+        let eps_fit = alone.total().unwrap().epsilon;
+        let mut l = Ledger::new(Budget::approx(eps_fit + 1e-9, 1e-5).unwrap());
+        l.in_part(&check, 0, |l| {
+            l.charge(zcdp("fit", 0.02))?;
+            l.charge(zcdp("fit, more", 0.03))
+        })
+        .unwrap();
+        l.in_part(&check, 1, |l| l.charge(pure("check", eps_fit)))
+            .unwrap();
+        let t = l.total().unwrap();
         assert!(
-            (bt.0 - bn.0).abs() < 1e-12 && (bt.1 - bn.1).abs() < 1e-18,
-            "{bt:?} {bn:?}"
+            (t.epsilon - eps_fit).abs() < 1e-9 && t.delta <= 1e-5,
+            "{t:?} vs {eps_fit}"
+        );
+        // A check above the fit's ε is refused.
+        let mut more = l.clone();
+        assert!(
+            more.in_part(&check, 1, |l| l.charge(pure("again", 0.1)))
+                .is_err()
         );
     }
 }

@@ -46,7 +46,10 @@ impl Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let est = args.params().check()?;
+    let est = args
+        .params()
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
             "--sensitive is required: CDP-Fair constrains the disparity between two groups".into(),

@@ -72,7 +72,10 @@ pub fn run(args: Args) -> CliResult {
             "--sensitive is required: the classifier equalises two groups' positive rates".into(),
         ));
     }
-    let est = args.params().check()?;
+    let est = args
+        .params()
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     let accounting = args.privacy.accounting();
     let common = Common {
         data: &args.data,

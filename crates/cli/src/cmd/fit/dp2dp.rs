@@ -67,7 +67,10 @@ impl Args {
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
     super::check_passes("--iterations", args.iterations)?;
-    let est = args.params().check()?;
+    let est = args
+        .params()
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     if !args.privacy.epsilon.is_finite() {
         return Err(CliError::BadInput(
             "--epsilon must be finite (the non-private reference is `dpfair reproduce dp2dp`)"

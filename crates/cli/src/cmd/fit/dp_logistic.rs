@@ -44,7 +44,10 @@ impl Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let est = args.params().check()?;
+    let est = args
+        .params()
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     if est.relation() == Relation::AddRemove && args.bounds.coarse_bounds.is_some() {
         return Err(CliError::BadInput(
             "--coarse-bounds: the private feature bounds certify replace-one neighbours and \

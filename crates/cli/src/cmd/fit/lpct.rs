@@ -39,6 +39,7 @@ pub fn run(a: Args) -> CliResult {
     let run = a.common.fit(|public| {
         let mut p = Lpct::params(public)
             .epsilon(a.common.epsilon)
+            .check_fraction(a.common.check_fraction)
             .tree(a.common.tree.settings(a.common.seeds.seed));
         if let Some(d) = a.depth {
             p = p.depth(d);

@@ -63,9 +63,11 @@ pub fn run(a: Args) -> CliResult {
         tree: a.common.tree.settings(a.common.seeds.seed),
         guard: (a.guard != 0.0).then_some(a.guard),
     };
-    let run = a
-        .common
-        .fit(|public| Ok(LpctPruneParams::from_config(cfg, public).check()?))?;
+    let run = a.common.fit(|public| {
+        Ok(LpctPruneParams::from_config(cfg, public)
+            .check_fraction(a.common.check_fraction)
+            .check()?)
+    })?;
     run.save(&a.common.out)?;
     Ok(())
 }

@@ -32,6 +32,7 @@ impl<M: dpfair::model::Predictor + Clone + Into<dpfair::model::FittedModel>> Run
             None,
             &self.fitted.config,
             self.fitted.model.clone().into(),
+            self.fitted.check.clone(),
         )
     }
 }
@@ -80,6 +81,9 @@ pub fn finish<E: Estimator>(
 ) -> Run<E::Model> {
     for line in estimator.report(&fitted, &loaded.dataset) {
         eprintln!("{line}");
+    }
+    if let Some(check) = &fitted.check {
+        eprintln!("{}", check.describe(loaded.schema.class_labels()));
     }
     let paper = estimator
         .spend(&loaded.dataset)

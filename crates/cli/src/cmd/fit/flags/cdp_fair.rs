@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit cdp-fair`: clap declarations only (`cmd::fit::cdp_fair` turns them into
 //! the library's params).
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 use dpfair::cdp_fair::{DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID};
 
 #[derive(clap::Args)]
@@ -20,6 +20,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Disparity level α ≥ 0: the classifier keeps |P(Ŷ=1 | A=1) − P(Ŷ=1 | A=0)| ≤ α.
     #[arg(
         long,

@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit decoupled`: clap declarations only (`cmd::fit::decoupled` turns them into
 //! the library's params).
 
-use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{AccountantArg, BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 
 /// The base classifiers (`--base`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Disparity level α ≥ 0: the flips bring the groups' released positive rates within α of
     /// each other (|DD| ≤ α on them); 0 is the paper's exact parity, which flips about half of
     /// one group's decisions when the base rates differ much.

@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit dp2dp`: clap declarations only (`cmd::fit::dp2dp` turns them into
 //! the library's params).
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 
 /// Phase-1 model choice.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Fairness tolerance ρ ≥ 0: the classifier targets max_k |P(ĝ=k|S=+1) − P(ĝ=k|S=−1)| ≤ ρ
     /// (the paper's name; not the zCDP ρ that the ledger prints for some releases).
     #[arg(

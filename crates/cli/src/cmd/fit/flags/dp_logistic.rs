@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit dp-logistic`: clap declarations only (`cmd::fit::dp_logistic` turns them into
 //! the library's params).
 
-use crate::cmd::common::{AccountantArg, BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{AccountantArg, BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 use serde::Serialize;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -23,6 +23,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// The mechanism.
     #[arg(long, value_enum, default_value_t = Method::DpSgd)]
     pub method: Method,

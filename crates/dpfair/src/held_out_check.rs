@@ -1,0 +1,559 @@
+//! The held-out check against the constant classes (docs/privacy.md, "The held-out check";
+//! docs/deviations.md#held-out-constant-check): a classifier fitted by [`crate::pipeline::fit`]
+//! keeps back a public random share of its rows ([`HeldOutCheck::fraction`], default 10 %).
+//! After the fit, the exponential mechanism (permute-and-flip) chooses between the fitted model
+//! and each constant class by how many of those rows each predicts correctly, the model
+//! handicapped by [`handicap`] rows. When a constant class wins, the model predicts that class
+//! ([`CheckOutcome::constant`]) and the fit says so: a private fit is then never knowingly worse
+//! than always predicting one class, which on a 95 %-one-class target is what happens when the
+//! released signal is within its noise.
+//!
+//! **Privacy.** The split is data-independent (a public seed). The private feature bounds and the
+//! method read only the fit rows, the choice only the held-out rows: the two compose in parallel
+//! (one [`Partition`]; the method's own splits are recorded inside the fit part). Replacing one
+//! held-out row moves each candidate's count of correct predictions by at most 1, so the choice
+//! is ε-DP at the fit's ε; the ledger's total is the larger of the two parts, the fit's own
+//! unless it spends less than its ε. Randomised predictions (DP2DP's mixture, the decoupled
+//! flips) are drawn for each held-out row from its own stream, so one row's term never depends on
+//! another row's data.
+//!
+//! ```
+//! use dpfair::estimators::DpLogistic;
+//! use dpfair::pipeline::{Scaling, fit};
+//! use dpfair::{Params, Session};
+//! # let dataset = dpfair::estimators::example_data(2_000, 2, 1);
+//! # let schema = dpfair::estimators::example_schema(2);
+//! let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+//! let est = DpLogistic::params().epsilon(1.0).substitution(true).check()?;
+//! let mut session = Session::new(1.0, 1e-5)?;
+//! let fitted = fit(&est, &mut loaded, &Scaling::None, &mut session)?;
+//! let check = fitted.check.as_ref().expect("a classifier's fit runs the check");
+//! assert_eq!(check.rows, 200);
+//! println!("{}", check.describe(&["0".into(), "1".into()]));
+//! # Ok::<(), dpfair::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::estimator::Estimator;
+use crate::pipeline::Scaling;
+use crate::predictor::{Output, Predictor};
+use dpfair_data::{Dataset, Loaded, Target};
+use dpfair_privacy::mechanisms::exponential_mechanism;
+use dpfair_privacy::{Ledger, Noise, Partition, PrivacyError};
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+/// The default share of a classifier's rows held out for the check.
+pub const DEFAULT_FRACTION: f64 = 0.1;
+
+/// The default share of LPCT's public rows held out from its partition for [`public_check`].
+pub const PUBLIC_FRACTION: f64 = 0.2;
+
+/// The probability bound behind [`handicap`]: a model exactly as accurate as the best constant
+/// class on the held-out rows is kept with probability at most this.
+pub const TIE_KEEP_PROBABILITY: f64 = 0.05;
+
+/// The fewest held-out rows the check runs on; with fewer, the model is kept unchecked (and the
+/// fit says so).
+pub const MIN_ROWS: usize = 20;
+
+/// The check's setting (a classifier estimator's; [`crate::Estimator::held_out_check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeldOutCheck {
+    /// The share of the rows held out, in `[0, 0.5]`; 0 turns the check off.
+    pub fraction: f64,
+}
+
+impl Default for HeldOutCheck {
+    fn default() -> Self {
+        HeldOutCheck {
+            fraction: DEFAULT_FRACTION,
+        }
+    }
+}
+
+impl HeldOutCheck {
+    /// Refuse a fraction outside `[0, 0.5]`, naming the parameter.
+    pub fn check(&self) -> Result<()> {
+        if (0.0..=0.5).contains(&self.fraction) {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "check_fraction",
+                format!(
+                    "must be in [0, 0.5] (0 turns the held-out check off), got {}",
+                    self.fraction
+                ),
+            ))
+        }
+    }
+
+    /// Whether the check runs at all.
+    pub fn is_on(&self) -> bool {
+        self.fraction > 0.0
+    }
+}
+
+/// The model's handicap at choice-ε `epsilon`, in correct held-out predictions: `2 ln(1/p)/ε`
+/// with p = [`TIE_KEEP_PROBABILITY`]. Permute-and-flip picks a candidate `g` below the best with
+/// probability at most `exp(−ε g / 2)` (score sensitivity 1), so a model tied with the best
+/// constant is kept with probability at most p.
+///
+/// ```
+/// // ε = 1: the model must predict 6 more held-out rows correctly than the best constant.
+/// assert!((dpfair::held_out_check::handicap(1.0) - 5.99).abs() < 0.01);
+/// ```
+pub fn handicap(epsilon: f64) -> f64 {
+    2.0 * (1.0 / TIE_KEEP_PROBABILITY).ln() / epsilon
+}
+
+/// What the check did; saved in the model file (older files have none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckOutcome {
+    /// Held-out rows (public: the share of the row count).
+    pub rows: usize,
+    /// The target's number of classes.
+    pub classes: usize,
+    /// The choice's ε (0 when it did not run: too few rows).
+    pub epsilon: f64,
+    /// The model's handicap in correct predictions ([`handicap`]).
+    pub handicap: f64,
+    /// The constant class chosen over the model (a class code); `None` keeps the model.
+    pub constant: Option<u32>,
+    /// Whether the check used public rows ([`public_check`]: no ε, no handicap).
+    #[serde(default)]
+    pub public: bool,
+}
+
+impl CheckOutcome {
+    /// One line for a person: what was chosen and why (released and public values only), with
+    /// the class labels in code order.
+    pub fn describe(&self, labels: &[String]) -> String {
+        let label = |c: u32| {
+            labels
+                .get(c as usize)
+                .cloned()
+                .unwrap_or_else(|| c.to_string())
+        };
+        if self.public {
+            return match self.constant {
+                None => format!(
+                    "held-out check: the tree beats the public majority class on {} public rows                      held out from its partition (no privacy cost): the tree is used",
+                    self.rows
+                ),
+                Some(c) => format!(
+                    "warning: held-out check: the tree is no more accurate than always                      predicting `{}` on {} public rows held out from its partition (no privacy                      cost): the model predicts `{}` for every row (more public or private rows                      may give a tree that beats it; --check-fraction 0 keeps the tree unchecked)",
+                    label(c),
+                    self.rows,
+                    label(c)
+                ),
+            };
+        }
+        if self.epsilon == 0.0 {
+            return format!(
+                "held-out check: not run ({} held-out rows, fewer than {MIN_ROWS}); the model is \
+                 used unchecked",
+                self.rows
+            );
+        }
+        match self.constant {
+            None => format!(
+                "held-out check: the model beats every constant class on {} held-out rows \
+                 (exponential mechanism, ε = {}; handicap {:.1} rows): the model is used",
+                self.rows,
+                dpfair_privacy::ledger::readable(self.epsilon),
+                self.handicap
+            ),
+            Some(c) => format!(
+                "warning: held-out check: always predicting `{}` is at least as accurate as the \
+                 model on {} held-out rows (exponential mechanism, ε = {}; handicap {:.1} rows): \
+                 the model predicts `{}` for every row (more rows or a larger ε may give a model \
+                 that beats it; --check-fraction 0 keeps the model unchecked)",
+                label(c),
+                self.rows,
+                dpfair_privacy::ledger::readable(self.epsilon),
+                self.handicap,
+                label(c)
+            ),
+        }
+    }
+
+    /// The constant's output for `n` rows, or `None` when the model was kept.
+    pub fn constant_output(&self, n: usize) -> Option<Output> {
+        let c = self.constant?;
+        Some(Output::Classes {
+            classes: vec![c; n],
+            probabilities: Some(Array2::from_shape_fn((n, self.classes), |(_, k)| {
+                f64::from(u8::from(k == c as usize))
+            })),
+        })
+    }
+}
+
+/// [`crate::pipeline::fit`]'s run with the check (module docs): scale on the fit rows, fit
+/// there, then choose on the held-out rows. `loaded` ends scaled with the fit rows' scaling (all
+/// its rows, as without the check). Returns the model, the configuration used, and the outcome.
+pub(crate) fn fit_and_check<E: Estimator>(
+    setting: &HeldOutCheck,
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<(E::Model, serde_json::Value, CheckOutcome)> {
+    let resolved = estimator.resolved_for(&loaded.dataset);
+    let estimator = resolved.as_ref().unwrap_or(estimator);
+    let n = loaded.dataset.n_rows();
+    let classes = match &loaded.dataset.target {
+        Some(Target::Binary(_)) => 2,
+        Some(Target::Multiclass { k, .. }) => *k,
+        _ => {
+            return Err(Error::InvalidData(
+                "the held-out check needs a class target".into(),
+            ));
+        }
+    };
+    let seed = noise.public_u64();
+    let parts =
+        dpfair_data::split_indices(n, &[1.0 - setting.fraction, setting.fraction], seed, None)?;
+    let (fit_rows, check_rows) = (&parts[0], &parts[1]);
+    let partition = Partition::new(
+        "held-out check against the constant classes",
+        &["fit rows", "held-out check rows"],
+        seed,
+    );
+    let mut fit_part = Loaded {
+        dataset: loaded.dataset.select(fit_rows),
+        schema: loaded.schema.clone(),
+        report: loaded.report.clone(),
+    };
+    let (model, config) = ledger.in_part(&partition, 0, |ledger| {
+        Ok(crate::pipeline::scale_and_fit(
+            estimator,
+            &mut fit_part,
+            scaling,
+            epsilon,
+            ledger,
+            noise,
+            |est, loaded, ledger, noise| est.fit_with(&loaded.dataset, ledger, noise),
+        ))
+    })??;
+    // Every row in the fitted scaling, as a fit without the check leaves `loaded`.
+    let fitted_scaling = fit_part.schema.scaling.clone();
+    loaded
+        .schema
+        .set_scaling(fitted_scaling, &mut loaded.dataset)?;
+    let mut outcome = CheckOutcome {
+        rows: check_rows.len(),
+        classes,
+        epsilon: 0.0,
+        handicap: 0.0,
+        constant: None,
+        public: false,
+    };
+    if check_rows.len() < MIN_ROWS {
+        return Ok((model, config, outcome));
+    }
+    let held_out = loaded.dataset.select(check_rows);
+    // The largest ε ≤ the fit's that the budget admits beside the fit part (a public
+    // computation on the ledger's costs; nothing is drawn before a charge is admitted).
+    let mut eps = epsilon;
+    for _ in 0..16 {
+        let chosen = ledger.in_part(&partition, 1, |ledger| {
+            Ok(choose(&model, &held_out, classes, eps, ledger, noise))
+        })?;
+        match chosen {
+            Ok(constant) => {
+                outcome.epsilon = eps;
+                outcome.handicap = handicap(eps);
+                outcome.constant = constant;
+                return Ok((model, config, outcome));
+            }
+            Err(Error::Privacy(e)) if matches!(*e, PrivacyError::BudgetExceeded { .. }) => {
+                eps /= 2.0
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::Method {
+        method: estimator.method(),
+        reason: "the held-out check found no ε the budget admits beside the fit".into(),
+    })
+}
+
+/// The choice itself (module docs): permute-and-flip at `epsilon` among the model (its count of
+/// correct predictions on `held_out`, less [`handicap`]) and each constant class (its row count),
+/// charged to `ledger`. Returns the constant class chosen, or `None` for the model.
+pub fn choose<M: Predictor>(
+    model: &M,
+    held_out: &Dataset,
+    classes: usize,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Option<u32>> {
+    let mut scores = scores(model, held_out, classes, noise)?;
+    scores[0] -= handicap(epsilon);
+    let i = exponential_mechanism(
+        ledger,
+        noise,
+        "held-out check: the model or a constant class (correct predictions)",
+        &scores,
+        1.0,
+        epsilon,
+    )?;
+    Ok((i > 0).then(|| (i - 1) as u32))
+}
+
+/// The check on public rows (LPCT's public sample, rows held out from its partition): the
+/// model is kept only when it predicts strictly more of `held_out` correctly than the public
+/// majority class `majority`. Public data only: nothing is charged.
+pub fn public_check<M: Predictor>(
+    model: &M,
+    held_out: &Dataset,
+    majority: u32,
+    noise: &mut Noise,
+) -> Result<CheckOutcome> {
+    let scores = scores(model, held_out, 2, noise)?;
+    let beats = scores[0] > scores[majority as usize + 1];
+    Ok(CheckOutcome {
+        rows: held_out.n_rows(),
+        classes: 2,
+        epsilon: 0.0,
+        handicap: 0.0,
+        constant: (!beats).then_some(majority),
+        public: true,
+    })
+}
+
+/// The candidates' counts of correct predictions on `held_out`: the model's first, then each
+/// constant class's (the class's row count). Each row's prediction is drawn from its own stream
+/// (module docs).
+fn scores<M: Predictor>(
+    model: &M,
+    held_out: &Dataset,
+    classes: usize,
+    noise: &mut Noise,
+) -> Result<Vec<f64>> {
+    let y: Vec<u32> = match &held_out.target {
+        Some(Target::Binary(y)) => y.iter().map(|&v| u32::from(v)).collect(),
+        Some(Target::Multiclass { labels, .. }) => labels.clone(),
+        _ => unreachable!("checked by the caller"),
+    };
+    let mut scores = vec![0.0; classes + 1];
+    for (i, &yi) in y.iter().enumerate() {
+        let row = held_out.select(&[i]);
+        let mut stream = Noise::seeded(noise.public_u64());
+        let predicted = match model.predict(&row, &mut stream)? {
+            Output::Classes { classes, .. } => classes[0],
+            Output::Values(_) => {
+                return Err(Error::InvalidData(
+                    "the held-out check needs a classifier".into(),
+                ));
+            }
+        };
+        scores[0] += f64::from(u8::from(predicted == yi));
+        if let Some(s) = scores.get_mut(yi as usize + 1) {
+            *s += 1.0;
+        }
+    }
+    Ok(scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimators::{DpLogistic, example_data, example_schema};
+    use crate::model::ModelFile;
+    use crate::pipeline::fit;
+    use crate::{Params, Session};
+    use dpfair_privacy::Composition;
+    use rand::{RngExt, SeedableRng};
+
+    /// `example_data` with its target replaced by one independent of everything: 95 % ones.
+    fn no_signal(n: usize, seed: u64) -> Loaded {
+        let mut data = example_data(n, 2, seed);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0xabc);
+        data.target = Some(Target::Binary(
+            (0..n)
+                .map(|_| u8::from(rng.random::<f64>() < 0.95))
+                .collect(),
+        ));
+        Loaded::in_memory(data, example_schema(2))
+    }
+
+    fn checked_fit(loaded: &mut Loaded, seed: u64) -> crate::Fitted<dpfair_learn::PrivateLogistic> {
+        let est = DpLogistic::params()
+            .epsilon(1.0)
+            .substitution(true)
+            .epochs(5)
+            .check()
+            .unwrap();
+        let mut session = Session::new(1.0, 1e-5)
+            .unwrap()
+            .with_noise(Noise::seeded(seed));
+        fit(&est, loaded, &Scaling::None, &mut session).unwrap()
+    }
+
+    #[test]
+    fn a_model_without_signal_gives_way_to_the_majority_class() {
+        // The target is independent of x: the model at best ties always predicting 1, and a tie
+        // is kept with probability ≤ 0.05 (the handicap). Of 20 fits at most 3 may keep it
+        // (P(≥ 4 of 20 | p = 0.05) = 0.016); a constant chosen must be the majority class.
+        let mut kept = 0;
+        for seed in 0..20 {
+            let mut loaded = no_signal(2_000, seed);
+            let fitted = checked_fit(&mut loaded, seed);
+            let check = fitted.check.clone().unwrap();
+            assert_eq!((check.rows, check.epsilon), (200, 1.0));
+            match check.constant {
+                None => kept += 1,
+                Some(c) => assert_eq!(c, 1),
+            }
+        }
+        assert!(kept <= 3, "kept {kept} of 20");
+    }
+
+    #[test]
+    fn a_model_with_signal_is_kept_and_the_check_costs_nothing_beyond_the_fit() {
+        // example_data's logit 4(x̄ − ½) ± ½: DP-SGD beats the constant (≈ 0.6 of rows) by
+        // ≈ 10 points, ≈ 40 of 400 held-out rows, against a handicap of 6: a candidate 30 below
+        // the best is chosen with probability ≤ e^{−15}.
+        for seed in 0..3 {
+            let mut loaded = Loaded::in_memory(example_data(4_000, 2, seed), example_schema(2));
+            let fitted = checked_fit(&mut loaded, seed);
+            assert_eq!(fitted.check.as_ref().unwrap().constant, None, "seed {seed}");
+            assert!((fitted.ledger.total().unwrap().epsilon - 1.0).abs() < 1e-9);
+            // Every release but the check's is inside the fit rows.
+            let (mut fit_part, mut check_part) = (0, 0);
+            for e in fitted.ledger.entries() {
+                let Composition::Parallel { part, within, .. } = &e.composition else {
+                    panic!("a release outside the split: {}", e.label);
+                };
+                let outer = within.first().map_or(part, |s| &s.part);
+                match outer.as_str() {
+                    "fit rows" => fit_part += 1,
+                    "held-out check rows" => check_part += 1,
+                    other => panic!("{other}"),
+                }
+            }
+            assert_eq!(check_part, 1);
+            assert!(fit_part >= 1);
+            // `loaded` ends with every row, scaled as the fit rows were.
+            assert_eq!(loaded.dataset.n_rows(), 4_000);
+        }
+    }
+
+    #[test]
+    fn the_model_file_predicts_the_chosen_constant() {
+        let mut loaded = no_signal(2_000, 3);
+        let mut fitted = checked_fit(&mut loaded, 3);
+        fitted.check.as_mut().unwrap().constant = Some(0);
+        let file = fitted.to_model_file(loaded.schema.clone()).unwrap();
+        let back = ModelFile::from_json(&file.to_json().unwrap(), "test").unwrap();
+        assert_eq!(back.check, fitted.check);
+        let mut noise = Noise::seeded(1);
+        let out = back.predict(&loaded.dataset, &mut noise).unwrap();
+        assert!(out.classes.unwrap().iter().all(|&c| c == 0));
+        let direct = fitted.predict(&loaded.dataset, &mut noise).unwrap();
+        let Output::Classes { classes, .. } = direct else {
+            panic!()
+        };
+        assert!(classes.iter().all(|&c| c == 0));
+        // A file without a check (every file before it) has no `check` field.
+        fitted.check = None;
+        let text = fitted
+            .to_model_file(loaded.schema)
+            .unwrap()
+            .to_json()
+            .unwrap();
+        assert!(!text.contains("\"check\""));
+    }
+
+    /// Predicts 1 where the first feature exceeds ½.
+    struct Threshold;
+
+    impl Predictor for Threshold {
+        fn method(&self) -> &'static str {
+            "threshold"
+        }
+        fn predict(&self, data: &Dataset, _: &mut Noise) -> crate::predictor::Result<Output> {
+            Ok(Output::Classes {
+                classes: data
+                    .features
+                    .column(0)
+                    .iter()
+                    .map(|&x| u32::from(x > 0.5))
+                    .collect(),
+                probabilities: None,
+            })
+        }
+    }
+
+    #[test]
+    fn the_choice_is_epsilon_dp_on_neighbouring_held_out_rows_empirically() {
+        // Two held-out sets that differ in one row, chosen to move every score: the replaced
+        // row was labelled 1 and predicted right; its replacement is labelled 0 and predicted
+        // wrong. Scores (model, class 0, class 1) = (28, 14, 16) → (27, 15, 15); at ε = 0.5 the
+        // handicap is 12 rows, so all three outcomes are likely on both sides. Each outcome's
+        // frequency over 40,000 draws per side; its log-ratio between the sides must be ≤ ε up
+        // to 4 standard errors (delta method: √((1−p)/(Np)) per side, ≈ 0.02 here). Power: a
+        // mechanism leaking twice its ε (sensitivity counted at half) could move a log-ratio to
+        // 1.0, some 20 standard errors above the bound.
+        let eps = 0.5;
+        let make = |swap: bool| {
+            let mut x = Vec::new();
+            let mut y = Vec::new();
+            for i in 0..30 {
+                // 16 rows labelled 1, 14 labelled 0; the model is wrong on rows 14 and 15.
+                let label = u8::from(i < 16);
+                let right = !(i == 14 || i == 15);
+                x.push(if right == (label == 1) { 0.9 } else { 0.1 });
+                y.push(label);
+            }
+            if swap {
+                x[0] = 0.9;
+                y[0] = 0;
+            }
+            Dataset {
+                features: Array2::from_shape_vec((30, 1), x).unwrap(),
+                feature_names: vec!["x".into()],
+                groups: None,
+                target: Some(Target::Binary(y)),
+            }
+        };
+        let (d, d2) = (make(false), make(true));
+        let mut scratch = Noise::seeded(0);
+        assert_eq!(
+            scores(&Threshold, &d, 2, &mut scratch).unwrap(),
+            vec![28.0, 14.0, 16.0]
+        );
+        assert_eq!(
+            scores(&Threshold, &d2, 2, &mut scratch).unwrap(),
+            vec![27.0, 15.0, 15.0]
+        );
+        let draws = 40_000;
+        let freq = |data: &Dataset, seed: u64| {
+            let mut counts = [0usize; 3];
+            let mut noise = Noise::seeded(seed);
+            for _ in 0..draws {
+                let mut ledger = Ledger::unlimited();
+                let c = choose(&Threshold, data, 2, eps, &mut ledger, &mut noise).unwrap();
+                counts[c.map_or(0, |c| c as usize + 1)] += 1;
+            }
+            counts.map(|c| c as f64 / draws as f64)
+        };
+        let (p, q) = (freq(&d, 1), freq(&d2, 2));
+        for k in 0..3 {
+            assert!(p[k] > 0.05 && q[k] > 0.05, "{p:?} {q:?}");
+            let se = ((1.0 - p[k]) / (draws as f64 * p[k]) + (1.0 - q[k]) / (draws as f64 * q[k]))
+                .sqrt();
+            let ratio = (p[k] / q[k]).ln().abs();
+            assert!(
+                ratio <= eps + 4.0 * se,
+                "outcome {k}: |ln(p/q)| = {ratio}, se {se}"
+            );
+        }
+    }
+}
