@@ -126,6 +126,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         unscaled: bool | None = None,
         pos_label: Any = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -145,12 +146,14 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         self.unscaled = unscaled
         self.pos_label = pos_label
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return {
             **_given(
+                check_fraction=self.check_fraction,
                 epsilon=self.epsilon,
                 delta=self.delta,
                 mechanism=self.mechanism,
@@ -303,6 +306,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -323,12 +327,14 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self.pos_label = pos_label
         self.groups = groups
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return {
             **_given(
+                check_fraction=self.check_fraction,
                 alpha=self.alpha,
                 epsilon=self.epsilon,
                 delta=self.delta,
@@ -633,6 +639,7 @@ class LPCTClassifier(_LPCTBase):
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -645,11 +652,13 @@ class LPCTClassifier(_LPCTBase):
         self.min_samples_leaf = min_samples_leaf
         self.pos_label = pos_label
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return _given(
+            check_fraction=self.check_fraction,
             epsilon=self.epsilon,
             depth=self.depth,
             public_weight=self.public_weight,
@@ -693,6 +702,7 @@ class LPCTPruneClassifier(_LPCTBase):
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -703,11 +713,13 @@ class LPCTPruneClassifier(_LPCTBase):
         self.min_samples_leaf = min_samples_leaf
         self.pos_label = pos_label
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return _given(
+            check_fraction=self.check_fraction,
             epsilon=self.epsilon,
             guard=self.guard,
             splitter=self.splitter,
@@ -760,6 +772,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -777,12 +790,14 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.pos_label = pos_label
         self.groups = groups
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return {
             **_given(
+                check_fraction=self.check_fraction,
                 alpha=self.alpha,
                 flips=self.flips,
                 epsilon=self.epsilon,
@@ -830,6 +845,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         bounds: dict | None = None,
         groups: list | None = None,
         classes: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -843,11 +859,13 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         self.bounds = bounds
         self.groups = groups
         self.classes = classes
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return _given(
+            check_fraction=self.check_fraction,
             rho=self.rho,
             epsilon=self.epsilon,
             delta=self.delta,

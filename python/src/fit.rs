@@ -118,6 +118,7 @@ fn dp_logistic(h: &mut Hyper<'_, '_>) -> PyResult<DpLogistic> {
     });
     p = set(p, h.get("substitution")?, |p, v| p.substitution(v));
     p = set(p, h.get("feature_bound")?, |p, v| p.feature_bound(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 
@@ -145,6 +146,7 @@ fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p = set(p, h.get("bandwidth")?, |p, v| p.bandwidth(v));
     p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
     p = set(p, h.get("cross_fit")?, |p, v| p.cross_fit(v));
@@ -227,6 +229,7 @@ fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
     p = set(p, h.get("rate_share")?, |p, v| p.rate_share(v));
     p = set(p, h.get("post_fraction")?, |p, v| p.post_fraction(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 
@@ -239,6 +242,7 @@ fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
     p = set(p, h.get("iterations")?, |p, v| p.iterations(v));
     p = set(p, h.get("batch_size")?, |p, v| p.batch(v));
     p = set(p, h.get("pool_fraction")?, |p, v| p.pool_fraction(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 
@@ -283,6 +287,7 @@ fn lpct(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyResult<L
     p = set(p, h.get("depth")?, |p, v| p.depth(v));
     p = set(p, h.get("public_weight")?, |p, v| p.lambda(v));
     p = set(p, lpct_guard(h)?, |p, z| p.guard(z));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p = p.tree(tree(h, seed)?);
     p.check().map_err(api_error)
 }
@@ -291,6 +296,7 @@ fn lpct_prune(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyRe
     let mut p = LpctPrune::params(public);
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, lpct_guard(h)?, |p, z| p.guard(z));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p = p.tree(tree(h, seed)?);
     p.check().map_err(api_error)
 }

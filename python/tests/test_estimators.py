@@ -206,3 +206,19 @@ def test_lpct_guard_defaults_to_the_clis(cls):
     assert json.loads(custom.model_.config_json())["guard"] == 1.5
     with pytest.raises(ValueError, match="guard"):
         cls(epsilon=2.0, guard=-1.0).fit(X, y, **fit)
+
+
+def test_held_out_check_is_in_the_ledger_and_can_be_turned_off(adult):
+    # CDP-Fair holds out 10 % of its rows and chooses, in parallel with the fit, between the
+    # model and each constant class: one entry in its own part, no extra ε. check_fraction=0
+    # fits on every row with no such entry.
+    X, y = adult
+    label = "held-out check: the model or a constant class (correct predictions)"
+    for fraction, expected in [(None, 1), (0.0, 0)]:
+        est = dpfair.CDPFairClassifier(epsilon=1.0, check_fraction=fraction, random_state=3)
+        est.fit(X, y, sensitive_features="sex")
+        entries = [e for e in est.ledger_["entries"] if e["label"] == label]
+        assert len(entries) == expected
+        assert est.ledger_["total"]["epsilon"] <= 1.0 + 1e-9
+    with pytest.raises(ValueError, match="check_fraction"):
+        dpfair.CDPFairClassifier(check_fraction=0.9).fit(X, y, sensitive_features="sex")
