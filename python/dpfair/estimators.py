@@ -178,8 +178,9 @@ class DPLinearRegression(DPFairEstimator):
     regression"). Give public `bounds` (or `coarse_bounds`) so features lie on [0, 1], and the
     target's range: public `target_range=(lo, hi)` (free) or `coarse_target_range=(lo, hi)`
     within which it is estimated privately with `target_share` of ε (default 0.05).
-    Predictions lie in the range. Library defaults: ε = 1, δ = 10⁻⁵, R = √d, the automatic
-    ridge; replace-one neighbours.
+    Predictions lie in the range. Library defaults: ε = 1, δ = 10⁻⁵, R = √(number of source
+    columns: one per numeric column and one per one-hot group), the automatic ridge, a held-out
+    check against the released mean (`check_fraction`, 0.1); replace-one neighbours.
 
     Chain `PrivateFairRegressor(base=DPLinearRegression(...))` for fair predictions from
     features.
@@ -211,6 +212,7 @@ class DPLinearRegression(DPFairEstimator):
         coarse_bounds: dict | None = None,
         bounds_share: float | None = None,
         unscaled: bool | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -225,12 +227,14 @@ class DPLinearRegression(DPFairEstimator):
         self.coarse_bounds = coarse_bounds
         self.bounds_share = bounds_share
         self.unscaled = unscaled
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
     def _native_params(self) -> dict:
         return {
             **_given(
+                check_fraction=self.check_fraction,
                 epsilon=self.epsilon,
                 delta=self.delta,
                 target_range=_pair("target_range", self.target_range),
@@ -474,6 +478,7 @@ class PrivateFairRegressor(DPFairEstimator):
         base: Any = None,
         base_fraction: float | None = None,
         groups: list | None = None,
+        check_fraction: float | None = None,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -485,6 +490,7 @@ class PrivateFairRegressor(DPFairEstimator):
         self.base = base
         self.base_fraction = base_fraction
         self.groups = groups
+        self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
 
@@ -522,7 +528,13 @@ class PrivateFairRegressor(DPFairEstimator):
                 "the base's epsilon is this estimator's (its rows are disjoint from the "
                 "post-processor's: parallel composition); set epsilon on PrivateFairRegressor"
             )
-        for name in ("coarse_target_range", "target_share", "session", "random_state"):
+        for name in (
+            "coarse_target_range",
+            "target_share",
+            "check_fraction",
+            "session",
+            "random_state",
+        ):
             if getattr(base, name) is not None:
                 raise ValueError(
                     f"base.{name}: not used when chained (the target range is score_range; "
@@ -531,6 +543,7 @@ class PrivateFairRegressor(DPFairEstimator):
         return {
             "base": "dp-linear",
             **_given(
+                check_fraction=self.check_fraction,
                 base_delta=base.delta,
                 base_row_bound=base.row_bound,
                 base_ridge=base.ridge,

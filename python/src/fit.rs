@@ -137,6 +137,7 @@ fn dp_linear(h: &mut Hyper<'_, '_>) -> PyResult<DpLinear> {
     p = set(p, h.get("target_share")?, |p, v| p.target_share(v));
     p = set(p, h.get("row_bound")?, |p, v| p.row_bound(v));
     p = set(p, h.get("ridge")?, |p, v| p.ridge(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 
@@ -210,6 +211,7 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
         }
         None => {}
     }
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 

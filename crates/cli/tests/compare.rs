@@ -113,3 +113,65 @@ fn compare_shows_a_refusal_as_a_refusal() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(!row.contains("refused") && !row.contains("failed"), "{row}");
 }
+
+/// A CSV with a real target `y = 2 x1 − x2 + 0.3 a + noise` (inside [−1, 2.5]) and groups `a`.
+fn regression_csv(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let mut s = String::from("x1,x2,a,y\n");
+    let mut state = 12345u64;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..n {
+        let (x1, x2) = (uniform(), uniform());
+        let a = u8::from(uniform() < 0.4);
+        let y = 2.0 * x1 - x2 + 0.3 * f64::from(a) + 0.2 * (uniform() - 0.5);
+        s += &format!("{x1:.4},{x2:.4},{a},{y:.4}\n");
+    }
+    common::write(dir, "r.csv", &s)
+}
+
+#[test]
+fn compare_runs_the_regressors_on_a_real_target() {
+    let dir = scratch("compare", "regression");
+    let data = regression_csv(&dir, 4_000);
+    let stdout = ok(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--target-range",
+            "-1:2.5",
+            "--epsilon",
+            "2",
+        ],
+    )));
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    // Header, the two references, then dp-linear and fair-regression (the classifiers do not
+    // apply to a real target and are not listed).
+    assert_eq!(rows.len(), 1 + 2 + 2, "{stdout}");
+    assert!(rows[0].contains("| MSE |"), "{stdout}");
+    assert!(rows[1].starts_with("| training mean |"), "{stdout}");
+    assert!(
+        rows[2].starts_with("| non-private least squares |"),
+        "{stdout}"
+    );
+    let mse = |row: &str| -> f64 { row.split('|').nth(3).unwrap().trim().parse().unwrap() };
+    let (mean, linear) = (mse(rows[1]), mse(rows[3]));
+    // Var(y) ≈ (4 + 1)/12 + 0.3²·0.24 ≈ 0.44; the linear signal leaves ≈ 0.003 of noise. DP
+    // linear regression at ε = 2 on 2,520 fit rows with two features is far below the mean.
+    assert!(
+        linear < 0.5 * mean,
+        "dp-linear {linear} against the mean {mean}: {stdout}"
+    );
+    assert!(rows[4].starts_with("| fair-regression | 2 |") && rows[4].contains("≤ 0.1"));
+    assert!(stdout.contains("Kolmogorov–Smirnov"), "{stdout}");
+    // Without the public range the regressors refuse, saying what to give.
+    let refused = ok(&dpfair(&compare_args(
+        &data,
+        &["--bounds", "x1:0:1,x2:0:1", "--methods", "dp-linear"],
+    )));
+    assert!(refused.contains("--target-range LO:HI"), "{refused}");
+}

@@ -82,7 +82,9 @@ fn dp_linear_fits_predicts_and_beats_the_constant() {
     assert!(err.contains("ε = 1, δ = 1e-5"), "{err}");
     let eval = predict_and_evaluate(&dir, &data, &model);
     // y's variance is about 0.3²·100/12 + 4/12 + 0.25·2/9 + 0.25 ≈ 1.4; the linear model misses
-    // only the group's effect (0.25 of variance), and the noise at n = 4,000, ε = 1 adds little.
+    // only the group's effect (0.25 of variance); the release noise on the 3,600 rows the
+    // held-out check leaves to the fit (σ ≈ 26 on n ≈ 3,600, ridge λ ≈ 257) adds 0.25–0.47 over
+    // seeds 1–6, so the model stays below 0.6 of the constant's error.
     let (mse, constant) = (
         number_after(&eval, "mse: "),
         number_after(
@@ -90,7 +92,7 @@ fn dp_linear_fits_predicts_and_beats_the_constant() {
             "constant_mse (always predicting the mean target here): ",
         ),
     );
-    assert!(mse < 0.5 * constant, "{eval}");
+    assert!(mse < 0.6 * constant, "{eval}");
 }
 
 #[test]

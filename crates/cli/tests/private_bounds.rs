@@ -12,15 +12,15 @@ fn fit(data: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> std::
 }
 
 /// The default path's report on 2,000 rows at ε = 2: the `columns:` line names x1 and x2, the
-/// cost line charges the automatic share (at least 5%, raised on 2,000 rows so that each of the
-/// two columns gets what its spread release needs: ≈ 10% here), and the ledger of `model` has
-/// the bounds' six releases (three per column).
-fn assert_two_private_bounds_charged(err: &str, model: &std::path::Path) {
+/// cost line charges the automatic share (at least 5%, raised on the `fit_rows` the bounds are
+/// estimated on, so that each of the two columns gets what its spread release needs: ≈ 10%
+/// here), and the ledger of `model` has the bounds' six releases (three per column).
+fn assert_two_private_bounds_charged(err: &str, model: &std::path::Path, fit_rows: usize) {
     assert!(
         err.contains("columns: private bounds `x1`, `x2`"),
         "stderr: {err}"
     );
-    let share = dpfair::pipeline::auto_bounds_share(0.05, 2, 2_000, 2.0);
+    let share = dpfair::pipeline::auto_bounds_share(0.05, 2, fit_rows, 2.0);
     assert!(share > 0.05);
     let cost = number_after(err, "private bounds for 2 column(s), cost ε = ");
     assert!(
@@ -51,7 +51,9 @@ fn default_fit_charges_private_bounds_and_says_so() {
     let model = dir.join("m.json");
     let out = fit(&data, &model, &[]);
     ok(&out);
-    assert_two_private_bounds_charged(&stderr(&out), &model);
+    // CDP-Fair's held-out check keeps back 10% of the rows: the bounds see the other 1,800.
+    let fit_rows = 2_000 - (2_000.0 * dpfair::held_out_check::DEFAULT_FRACTION) as usize;
+    assert_two_private_bounds_charged(&stderr(&out), &model, fit_rows);
     let ledger = ok(&dpfair(&["ledger", arg(&model)]));
     assert!(ledger.contains("estimated privately (charged in the ledger above): x1, x2"));
     let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
@@ -120,7 +122,8 @@ fn fdp_fair_without_bounds_charges_private_bounds() {
     ok(&out);
     let err = stderr(&out);
     assert!(!err.contains("unscaled"), "{err}");
-    assert_two_private_bounds_charged(&err, &model);
+    // FDP-Fair runs no held-out check: the bounds see every row.
+    assert_two_private_bounds_charged(&err, &model, 2_000);
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert!(

@@ -144,6 +144,31 @@ pub struct Schema {
     pub scaling: Scaling,
 }
 
+/// The number of source columns behind encoded feature names ([`Schema::feature_names`]): one
+/// per one-hot group (names `col=level` sharing `col`) and one per other name. A row whose
+/// features are on [0, 1] with at most one 1 per one-hot group has squared ℓ2 norm at most this
+/// (DP linear regression's default row bound, docs/privacy.md#dp-linear-regression). Read from
+/// names only: a numeric column whose own name holds `=` may share a group, and its rows are
+/// then clipped a little more; any bound is private, the rows being clipped to it.
+///
+/// ```
+/// let names: Vec<String> = ["age", "job=a", "job=b", "job=c", "hours"].map(String::from).to_vec();
+/// assert_eq!(dpfair_data::schema::source_columns(&names), 3);
+/// ```
+pub fn source_columns(feature_names: &[String]) -> usize {
+    let mut groups = std::collections::BTreeSet::new();
+    let mut plain = 0;
+    for name in feature_names {
+        match name.split_once('=') {
+            Some((column, _)) => {
+                groups.insert(column);
+            }
+            None => plain += 1,
+        }
+    }
+    plain + groups.len()
+}
+
 impl Schema {
     /// Names of the encoded features, in order (`col` or `col=level`).
     pub fn feature_names(&self) -> Vec<String> {

@@ -8,6 +8,11 @@
 //! unfairness. Two references are scored the same way: the majority class of the training part
 //! and non-private L2-regularised logistic regression.
 //!
+//! A real target is compared the same way with the regressors (DP linear regression, and the
+//! fair regression post-processor over it): mean squared error and statistical parity in
+//! Kolmogorov–Smirnov distance, against the training mean and non-private least squares. Both
+//! need a public range for the target ([`Config::target_range`]).
+//!
 //! LPCT and LPCT-prune (Ma & Yang) need a *public* labelled sample beside the private holders:
 //! here a public random [`Config::public_fraction`] of the training part plays that sample (a
 //! simulation of having public data, as `dpfair fit lpct --public` would be given), and the rest
@@ -20,19 +25,26 @@
 //! Fairness targets are judged met when the mean held-out unfairness is within
 //! `target + z₀.₉₅ · √(1/(4n₀) + 1/(4n₁))`: the one-sided 95% bound on the sampling error of a
 //! difference of two proportions with held-out group sizes `n₀, n₁` (variance at most `1/4`).
+//! For the KS distance of a real target the tolerance is the two-sample KS test's 95% critical
+//! value `1.358 · √(1/n₀ + 1/n₁)` (asymptotic; the largest pair of groups' sizes, conservative).
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
-use crate::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair, Lpct, LpctPrune};
+use crate::estimators::{
+    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, Lpct, LpctPrune,
+};
 use crate::pipeline::{self, Scaling};
 use crate::predictor::Output;
 use crate::session::Session;
 use dpfair_data::{Dataset, Loaded, Target};
-use dpfair_fairness::{accuracy, demographic_parity_difference, multiclass_unfairness};
+use dpfair_fairness::{
+    accuracy, demographic_parity_difference, ks_statistical_parity, mse, multiclass_unfairness,
+};
 use dpfair_privacy::Noise;
 use std::time::Instant;
 
-/// A method `compare` can run (those that need only the training CSV and a class target).
+/// A method `compare` can run (those that need only the training CSV: classifiers for a class
+/// target, regressors for a real one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Method {
     DpLogistic,
@@ -44,11 +56,15 @@ pub enum Method {
     Lpct,
     /// LPCT-prune on a public part of the training rows (module docs).
     LpctPrune,
+    /// DP linear regression (a real target).
+    DpLinear,
+    /// The fair regression post-processor over DP linear regression (a real target).
+    FairRegression,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 9] = [
         Method::DpLogistic,
         Method::CdpFair,
         Method::FdpFair,
@@ -56,6 +72,8 @@ impl Method {
         Method::Dp2dp,
         Method::Lpct,
         Method::LpctPrune,
+        Method::DpLinear,
+        Method::FairRegression,
     ];
 
     /// The name as in `dpfair fit METHOD`.
@@ -68,6 +86,8 @@ impl Method {
             Method::Dp2dp => "dp2dp",
             Method::Lpct => "lpct",
             Method::LpctPrune => "lpct-prune",
+            Method::DpLinear => "dp-linear",
+            Method::FairRegression => "fair-regression",
         }
     }
 
@@ -87,21 +107,45 @@ impl Method {
             })
     }
 
-    /// Whether the method applies to a target with `classes` classes and `groups` groups.
+    /// Whether the method applies to a target with `classes` classes (0: a real target) and
+    /// `groups` groups.
     pub fn applies(self, classes: usize, groups: usize) -> bool {
         match self {
             Method::DpLogistic => classes >= 2,
             Method::Dp2dp => classes >= 2 && groups == 2,
             Method::Lpct | Method::LpctPrune => classes == 2,
+            Method::DpLinear => classes == 0,
+            Method::FairRegression => classes == 0 && groups >= 2,
             _ => classes == 2 && groups == 2,
+        }
+    }
+
+    /// Whether the method fits a real target.
+    pub fn is_regressor(self) -> bool {
+        matches!(self, Method::DpLinear | Method::FairRegression)
+    }
+
+    /// What the method needs, for the message when it does not apply.
+    fn needs(self) -> &'static str {
+        match self {
+            Method::DpLogistic => "a class target",
+            Method::Dp2dp => "a class target and two groups",
+            Method::Lpct | Method::LpctPrune => "a binary target",
+            Method::DpLinear => "a real target",
+            Method::FairRegression => "a real target and at least two groups",
+            _ => "a binary target and two groups",
         }
     }
 
     /// The fairness level the method targets at `alpha` (`None`: it has none).
     pub fn target(self, alpha: f64) -> Option<f64> {
         match self {
-            Method::DpLogistic | Method::Lpct | Method::LpctPrune => None,
-            Method::Decoupled | Method::CdpFair | Method::FdpFair | Method::Dp2dp => Some(alpha),
+            Method::DpLogistic | Method::Lpct | Method::LpctPrune | Method::DpLinear => None,
+            Method::Decoupled
+            | Method::CdpFair
+            | Method::FdpFair
+            | Method::Dp2dp
+            | Method::FairRegression => Some(alpha),
         }
     }
 }
@@ -109,6 +153,8 @@ impl Method {
 /// What to compare.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The methods to compare; empty: every one that applies to the target (classifiers for a
+    /// class target, regressors for a real one).
     pub methods: Vec<Method>,
     pub epsilons: Vec<f64>,
     pub delta: f64,
@@ -121,12 +167,15 @@ pub struct Config {
     pub repetitions: usize,
     /// Seed of the public splits (the release noise always comes from the OS).
     pub seed: u64,
+    /// The public range `[lo, hi]` of a real target (the regressors need it; `None`: they
+    /// refuse, saying so).
+    pub target_range: Option<[f64; 2]>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            methods: Method::ALL.to_vec(),
+            methods: Vec::new(),
             epsilons: vec![1.0],
             delta: 1e-5,
             alpha: 0.1,
@@ -134,6 +183,7 @@ impl Default for Config {
             public_fraction: DEFAULT_PUBLIC_FRACTION,
             repetitions: 1,
             seed: 0,
+            target_range: None,
         }
     }
 }
@@ -146,9 +196,6 @@ pub const MAX_REPETITIONS: usize = 1_000;
 
 impl Config {
     fn check(&self) -> Result<()> {
-        if self.methods.is_empty() {
-            return Err(Error::invalid("methods", "name at least one method"));
-        }
         if self.epsilons.is_empty() || self.epsilons.iter().any(|e| !(e.is_finite() && *e > 0.0)) {
             return Err(Error::invalid(
                 "epsilon",
@@ -177,6 +224,14 @@ impl Config {
             return Err(Error::invalid(
                 "public_fraction",
                 format!("must be in (0, 1), got {}", self.public_fraction),
+            ));
+        }
+        if let Some([lo, hi]) = self.target_range
+            && !(lo.is_finite() && hi.is_finite() && lo < hi)
+        {
+            return Err(Error::invalid(
+                "target_range",
+                format!("must be finite with lo < hi, got [{lo}, {hi}]"),
             ));
         }
         if !(1..=MAX_REPETITIONS).contains(&self.repetitions) {
@@ -269,6 +324,9 @@ impl std::fmt::Display for Failure {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub rows: Vec<Row>,
+    /// Whether the target is real: the rows' `accuracy` is then the mean squared error (lower
+    /// is better) and `unfairness` the KS distance.
+    pub regression: bool,
     /// The held-out tolerance on unfairness (module docs) at the first split.
     pub tolerance: f64,
     /// The methods left out, with the reason.
@@ -277,15 +335,20 @@ pub struct Report {
 }
 
 impl Report {
-    /// The majority-class reference row.
+    /// The constant reference row: the majority class, or the training mean of a real target.
     pub fn majority(&self) -> Option<&Row> {
-        self.rows.iter().find(|r| r.method == MAJORITY)
+        self.rows
+            .iter()
+            .find(|r| r.method == MAJORITY || r.method == MEAN)
     }
 }
 
 /// The reference rows' names.
 pub const MAJORITY: &str = "majority class";
 pub const NON_PRIVATE: &str = "non-private logistic";
+/// The reference rows' names for a real target.
+pub const MEAN: &str = "training mean";
+pub const NON_PRIVATE_LINEAR: &str = "non-private least squares";
 
 /// What one fit scored.
 #[derive(Clone)]
@@ -321,12 +384,8 @@ pub fn compare(
     config.check()?;
     scaling.check()?;
     let data = &loaded.dataset;
-    let y = class_codes(data)?;
-    let classes = match data.target.as_ref() {
-        Some(Target::Binary(_)) => 2,
-        Some(Target::Multiclass { k, .. }) => *k,
-        _ => unreachable!("class_codes checked the target"),
-    };
+    let truth = Truth::of(data)?;
+    let classes = truth.classes();
     let groups = data
         .groups
         .as_ref()
@@ -334,17 +393,29 @@ pub fn compare(
     let n_groups = groups.count();
     let mut methods = Vec::new();
     let mut skipped = Vec::new();
-    for &m in &config.methods {
+    let requested: Vec<Method> = if config.methods.is_empty() {
+        Method::ALL
+            .into_iter()
+            .filter(|m| m.is_regressor() == (classes == 0))
+            .collect()
+    } else {
+        config.methods.clone()
+    };
+    for &m in &requested {
         if m.applies(classes, n_groups) {
             methods.push(m);
         } else {
-            let needs = match m {
-                Method::Lpct | Method::LpctPrune => "a binary target",
-                _ => "a binary target and two groups",
-            };
+            let needs = m.needs();
             skipped.push((
                 m,
-                format!("needs {needs} ({classes} classes, {n_groups} groups here)"),
+                format!(
+                    "needs {needs} ({}, {n_groups} groups here)",
+                    if classes == 0 {
+                        "a real target".to_string()
+                    } else {
+                        format!("{classes} classes")
+                    }
+                ),
             ));
         }
     }
@@ -364,10 +435,10 @@ pub fn compare(
         )?;
         let (train_idx, test_idx) = (&parts[0], &parts[1]);
         let test_raw = data.select(test_idx);
-        let y_test: Vec<u32> = test_idx.iter().map(|&i| y[i]).collect();
+        let y_test = truth.select(test_idx);
         let g_test = &test_raw.groups.as_ref().expect("groups checked").codes;
         if rep == 0 {
-            tolerance = unfairness_tolerance(g_test);
+            tolerance = unfairness_tolerance(g_test, classes == 0);
             test_rows = test_idx.len();
         }
         progress(done, total, "references");
@@ -377,8 +448,8 @@ pub fn compare(
             schema: loaded.schema.clone(),
             report: loaded.report.clone(),
         };
-        let y_train: Vec<u32> = train_idx.iter().map(|&i| y[i]).collect();
-        let refs = references(&train, &test_raw, scaling, &y_train, &y_test, classes)?;
+        let y_train = truth.select(train_idx);
+        let refs = references(&train, &test_raw, scaling, &y_train, &y_test)?;
         let n_rows = scores.len();
         for (slot, score) in [n_rows - 2, n_rows - 1].into_iter().zip(refs) {
             scores[slot].push(Ok(score));
@@ -388,7 +459,7 @@ pub fn compare(
                 progress(done, total, &format!("{} at ε = {epsilon}", method.name()));
                 done += 1;
                 let score = fit_and_score(
-                    method, epsilon, config, &train, &test_raw, scaling, &y_test, classes, seed,
+                    method, epsilon, config, &train, &test_raw, scaling, &y_test, seed,
                 )
                 .map_err(|e| Failure::of(&e));
                 scores[mi * config.epsilons.len() + ei].push(score);
@@ -398,15 +469,21 @@ pub fn compare(
     progress(done, total, "done");
     let mut rows = Vec::new();
     let n_rows = scores.len();
+    let regression = classes == 0;
+    let [constant, non_private] = if regression {
+        [MEAN, NON_PRIVATE_LINEAR]
+    } else {
+        [MAJORITY, NON_PRIVATE]
+    };
     rows.push(summarise(
-        MAJORITY,
+        constant,
         f64::INFINITY,
         None,
         &scores[n_rows - 2],
         tolerance,
     ));
     rows.push(summarise(
-        NON_PRIVATE,
+        non_private,
         f64::INFINITY,
         None,
         &scores[n_rows - 1],
@@ -425,6 +502,7 @@ pub fn compare(
     }
     Ok(Report {
         rows,
+        regression,
         tolerance,
         skipped,
         test_rows,
@@ -432,22 +510,84 @@ pub fn compare(
 }
 
 /// `z₀.₉₅ · √(Σ_g 1/(4n_g))` over the held-out groups: the module docs' bound for two groups
-/// (every method with a fairness target here needs exactly two), conservative with more.
-fn unfairness_tolerance(groups: &[u32]) -> f64 {
+/// (every classifier with a fairness target here needs exactly two), conservative with more.
+/// For a real target (`ks`), the two-sample KS test's 95% critical value
+/// `1.358 · √(1/n_a + 1/n_b)` at the two smallest groups (module docs).
+fn unfairness_tolerance(groups: &[u32], ks: bool) -> f64 {
     let mut counts = std::collections::BTreeMap::<u32, f64>::new();
     for &g in groups {
         *counts.entry(g).or_default() += 1.0;
+    }
+    if ks {
+        let mut sizes: Vec<f64> = counts.values().copied().collect();
+        sizes.sort_by(f64::total_cmp);
+        return match sizes.as_slice() {
+            [a, b, ..] => 1.358 * (1.0 / a + 1.0 / b).sqrt(),
+            _ => f64::NAN,
+        };
     }
     let inv: f64 = counts.values().map(|n| 1.0 / (4.0 * n)).sum();
     1.645 * inv.sqrt()
 }
 
-/// The class codes of a binary or multi-class target.
-fn class_codes(data: &Dataset) -> Result<Vec<u32>> {
-    data.target
-        .as_ref()
-        .and_then(|t| t.classes())
-        .ok_or_else(|| Error::InvalidData("compare needs a binary or multi-class target".into()))
+/// The target of every row: class codes, or real values.
+#[derive(Clone, Debug)]
+enum Truth {
+    Classes { y: Vec<u32>, k: usize },
+    Values(Vec<f64>),
+}
+
+impl Truth {
+    fn of(data: &Dataset) -> Result<Truth> {
+        match data.target.as_ref() {
+            Some(Target::Binary(y)) => Ok(Truth::Classes {
+                y: y.iter().map(|&v| u32::from(v)).collect(),
+                k: 2,
+            }),
+            Some(Target::Multiclass { k, labels }) => Ok(Truth::Classes {
+                y: labels.clone(),
+                k: *k,
+            }),
+            Some(Target::Real(v)) => Ok(Truth::Values(v.clone())),
+            None => Err(Error::InvalidData(
+                "compare needs a target (binary, multi-class or real)".into(),
+            )),
+        }
+    }
+
+    /// The number of classes; 0 for a real target.
+    fn classes(&self) -> usize {
+        match self {
+            Truth::Classes { k, .. } => *k,
+            Truth::Values(_) => 0,
+        }
+    }
+
+    fn select(&self, idx: &[usize]) -> Truth {
+        match self {
+            Truth::Classes { y, k } => Truth::Classes {
+                y: idx.iter().map(|&i| y[i]).collect(),
+                k: *k,
+            },
+            Truth::Values(v) => Truth::Values(idx.iter().map(|&i| v[i]).collect()),
+        }
+    }
+
+    /// Held-out (accuracy, unfairness) of class predictions, or (MSE, KS distance) of values.
+    fn score(&self, out: &Output, groups: &[u32]) -> Result<(f64, f64)> {
+        match (self, out) {
+            (Truth::Classes { y, k }, Output::Classes { classes, .. }) => {
+                score(classes, y, groups, *k)
+            }
+            (Truth::Values(y), Output::Values(v)) => Ok((
+                mse(y, v).map_err(fairness_error)?,
+                ks_statistical_parity(v, groups).map_err(fairness_error)?,
+            )),
+            _ => Err(Error::InvalidData(
+                "a model's output does not match the target (classes against values)".into(),
+            )),
+        }
+    }
 }
 
 /// Mean and standard error of the successful fits; the first failure's message otherwise.
@@ -513,22 +653,35 @@ fn fairness_error(e: dpfair_fairness::FairnessError) -> Error {
     Error::InvalidData(e.to_string())
 }
 
-/// The majority class of the training part, and non-private logistic regression.
+/// The constant reference (the majority class of the training part, or its mean) and the
+/// non-private one (L2-regularised logistic regression, or least squares).
 fn references(
     train: &Loaded,
     test_raw: &Dataset,
     scaling: &Scaling,
-    y_train: &[u32],
-    y_test: &[u32],
-    classes: usize,
+    y_train: &Truth,
+    y_test: &Truth,
 ) -> Result<[Score; 2]> {
     let groups = &test_raw.groups.as_ref().expect("groups checked").codes;
-    let mut counts = vec![0usize; classes];
-    for &c in y_train {
-        counts[c as usize] += 1;
-    }
-    let majority = (0..classes).max_by_key(|&c| counts[c]).unwrap_or(0) as u32;
-    let (acc, unfair) = score(&vec![majority; y_test.len()], y_test, groups, classes)?;
+    let n_test = test_raw.n_rows();
+    let constant_output = match y_train {
+        Truth::Classes { y, k } => {
+            let mut counts = vec![0usize; *k];
+            for &c in y {
+                counts[c as usize] += 1;
+            }
+            let majority = (0..*k).max_by_key(|&c| counts[c]).unwrap_or(0) as u32;
+            Output::Classes {
+                classes: vec![majority; n_test],
+                probabilities: None,
+            }
+        }
+        Truth::Values(v) => {
+            let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+            Output::Values(vec![mean; n_test])
+        }
+    };
+    let (acc, unfair) = y_test.score(&constant_output, groups)?;
     let constant = Score {
         accuracy: acc,
         unfairness: unfair,
@@ -557,14 +710,26 @@ fn references(
         standard.apply(&mut train.dataset.features)?;
         standard.apply(&mut test.features)?;
     }
-    let model = dpfair_learn::fit_logistic(
-        &dpfair_learn::LogisticConfig::default(),
-        train.dataset.features.view(),
-        y_train,
-        classes,
-    )?;
-    let predicted = model.predict(test.features.view())?;
-    let (acc, unfair) = score(&predicted, y_test, groups, classes)?;
+    let output = match y_train {
+        Truth::Classes { y, k } => {
+            let model = dpfair_learn::fit_logistic(
+                &dpfair_learn::LogisticConfig::default(),
+                train.dataset.features.view(),
+                y,
+                *k,
+            )?;
+            Output::Classes {
+                classes: model.predict(test.features.view())?,
+                probabilities: None,
+            }
+        }
+        Truth::Values(y) => Output::Values(least_squares(
+            train.dataset.features.view(),
+            y,
+            test.features.view(),
+        )?),
+    };
+    let (acc, unfair) = y_test.score(&output, groups)?;
     Ok([
         constant,
         Score {
@@ -577,6 +742,30 @@ fn references(
     ])
 }
 
+/// Non-private least squares with an intercept (a tiny ridge for stability) fitted on `x`, `y`,
+/// predicting `x_test`: the exact statistics of DP linear regression without clipping or noise.
+fn least_squares(
+    x: ndarray::ArrayView2<'_, f64>,
+    y: &[f64],
+    x_test: ndarray::ArrayView2<'_, f64>,
+) -> Result<Vec<f64>> {
+    use dpfair_learn::linear_regression::{solve_ridge, sufficient_statistics};
+    let lo = y.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    let stats = sufficient_statistics(x, y, [lo, hi], f64::INFINITY);
+    let p = x.ncols() + 1;
+    let (theta, _, _) = solve_ridge(&stats, p, 1e-9 * y.len() as f64)?;
+    Ok(x_test
+        .rows()
+        .into_iter()
+        .map(|row| {
+            let scaled = row.iter().zip(&theta).map(|(a, b)| a * b).sum::<f64>() + theta[p - 1];
+            lo + scaled * (hi - lo)
+        })
+        .collect())
+}
+
 /// Fit `method` at `epsilon` on `train` and score it on the held-out rows.
 #[allow(clippy::too_many_arguments)]
 fn fit_and_score(
@@ -586,23 +775,14 @@ fn fit_and_score(
     train: &Loaded,
     test_raw: &Dataset,
     scaling: &Scaling,
-    y_test: &[u32],
-    classes: usize,
+    y_test: &Truth,
     seed: u64,
 ) -> Result<Score> {
     let (delta, alpha) = (config.delta, config.alpha);
     // One estimator per arm (their model types differ), each scored the same way.
     macro_rules! score {
         ($params:expr) => {
-            run(
-                &$params.check()?,
-                train,
-                test_raw,
-                scaling,
-                y_test,
-                classes,
-                seed,
-            )
+            run(&$params.check()?, train, test_raw, scaling, y_test, seed)
         };
     }
     match method {
@@ -640,14 +820,42 @@ fn fit_and_score(
                     .tree(tree)
                     .guard(crate::lpct::guard::DEFAULT_Z)
                     .check()?;
-                run(&est, &private, test_raw, raw, y_test, classes, seed)
+                run(&est, &private, test_raw, raw, y_test, seed)
             } else {
                 let est = LpctPrune::params(public)
                     .epsilon(epsilon)
                     .tree(tree)
                     .guard(crate::lpct::guard::DEFAULT_Z)
                     .check()?;
-                run(&est, &private, test_raw, raw, y_test, classes, seed)
+                run(&est, &private, test_raw, raw, y_test, seed)
+            }
+        }
+        Method::DpLinear | Method::FairRegression => {
+            let Some([lo, hi]) = config.target_range else {
+                return Err(Error::Refused(format!(
+                    "{} needs a public range for the real target: give --target-range LO:HI \
+                     (`target_range` in the library)",
+                    method.name()
+                )));
+            };
+            if method == Method::DpLinear {
+                score!(
+                    DpLinear::params()
+                        .epsilon(epsilon)
+                        .delta(delta)
+                        .target_range(lo, hi)
+                )
+            } else {
+                score!(
+                    FairRegression::params()
+                        .alpha(alpha)
+                        .epsilon(epsilon)
+                        .range(lo, hi)
+                        .base(crate::fair_regression::LinearBase {
+                            delta,
+                            ..Default::default()
+                        })
+                )
             }
         }
     }
@@ -677,8 +885,7 @@ fn run<E: Estimator>(
     train: &Loaded,
     test_raw: &Dataset,
     scaling: &Scaling,
-    y_test: &[u32],
-    classes: usize,
+    y_test: &Truth,
     seed: u64,
 ) -> Result<Score> {
     let start = Instant::now();
@@ -691,20 +898,14 @@ fn run<E: Estimator>(
     let mut test = test_raw.clone();
     train.schema.scaling.apply(&mut test.features)?;
     let out = fitted.predict(&test, session.noise())?;
-    let predicted = match &out {
-        Output::Classes { classes, .. } => classes.clone(),
-        Output::Values(_) => {
-            return Err(Error::InvalidData("a classifier returned values".into()));
-        }
-    };
     let groups = &test.groups.as_ref().expect("groups checked").codes;
-    let (accuracy, unfairness) = score(&predicted, y_test, groups, classes)?;
+    let (accuracy, unfairness) = y_test.score(&out, groups)?;
     let spent = fitted.ledger.total()?.epsilon;
     Ok(Score {
         accuracy,
         unfairness,
         spent,
         seconds,
-        constant: fitted.check.as_ref().is_some_and(|c| c.constant.is_some()),
+        constant: fitted.check.as_ref().is_some_and(|c| c.replaced()),
     })
 }

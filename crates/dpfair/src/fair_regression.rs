@@ -177,13 +177,14 @@ impl Config {
 /// The private regressor fair regression chains after (`--base dp-linear`): DP linear
 /// regression by noisy sufficient statistics ([`dpfair_learn::linear_regression`]) on a share
 /// of the rows, its target clipped to the public interval `[s, t]`, which then also holds its
-/// predictions. Defaults: δ = 10⁻⁵, R = √d, the automatic ridge, half the rows.
+/// predictions. Defaults: δ = 10⁻⁵, R = √(source columns) (one per numeric column and one per
+/// one-hot group), the automatic ridge, half the rows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LinearBase {
     /// δ of the base's Gaussian release (the post-processor is pure ε-DP).
     pub delta: f64,
-    /// R: rows are scaled down to ℓ2 norm at most R (`None`: √d).
+    /// R: rows are scaled down to ℓ2 norm at most R (`None`: √(source columns)).
     pub row_bound: Option<f64>,
     /// λ added to the released XᵀX (`None`: automatic).
     pub ridge: Option<f64>,
@@ -615,7 +616,12 @@ pub fn fit_chained(
     );
     let xb = data.features.select(ndarray::Axis(0), &idx);
     let yb: Vec<f64> = idx.iter().map(|&i| y[i]).collect();
-    let linear = base.linear_config(config);
+    let mut linear = base.linear_config(config);
+    linear.row_bound = linear
+        .row_bound
+        .or(Some(crate::estimators::dp_linear_row_bound(
+            &data.feature_names,
+        )));
     let fit = ledger.in_part(&partition, 0, |l| {
         Ok(fit_dp_linear(&linear, xb.view(), &yb, l, noise))
     })??;

@@ -57,17 +57,22 @@ pub const TIE_KEEP_PROBABILITY: f64 = 0.05;
 /// fit says so).
 pub const MIN_ROWS: usize = 20;
 
-/// The check's setting (a classifier estimator's; [`crate::Estimator::held_out_check`]).
+/// The check's setting (an estimator's; [`crate::Estimator::held_out_check`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HeldOutCheck {
     /// The share of the rows held out, in `[0, 0.5]`; 0 turns the check off.
     pub fraction: f64,
+    /// A regressor's public target range `[lo, hi]` (the check clips targets to it); `None`
+    /// for a classifier.
+    #[serde(default)]
+    pub range: Option<[f64; 2]>,
 }
 
 impl Default for HeldOutCheck {
     fn default() -> Self {
         HeldOutCheck {
             fraction: DEFAULT_FRACTION,
+            range: None,
         }
     }
 }
@@ -120,34 +125,50 @@ pub struct CheckOutcome {
     pub handicap: f64,
     /// The constant class chosen over the model (a class code); `None` keeps the model.
     pub constant: Option<u32>,
+    /// A regressor's: the constant value chosen over the model (the held-out rows' released
+    /// mean); `None` keeps the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
     /// Whether the check used public rows ([`public_check`]: no ε, no handicap).
     #[serde(default)]
     pub public: bool,
 }
 
 impl CheckOutcome {
-    /// One line for a person: what was chosen and why (released and public values only), with
-    /// the class labels in code order.
+    /// One line for a person: what was chosen and on what evidence (released and public
+    /// values only), with the class labels in code order. Always in the same words, whatever
+    /// was chosen (the choice is a value: which lines a command prints never depends on data).
+    ///
+    /// ```
+    /// use dpfair::held_out_check::CheckOutcome;
+    /// let check = CheckOutcome {
+    ///     rows: 300, classes: 2, epsilon: 1.0, handicap: 6.0, constant: Some(1), value: None,
+    ///     public: false,
+    /// };
+    /// let line = check.describe(&["no".into(), "yes".into()]);
+    /// assert!(line.contains("chosen: `always yes`"), "{line}");
+    /// ```
     pub fn describe(&self, labels: &[String]) -> String {
-        let label = |c: u32| {
-            labels
-                .get(c as usize)
-                .cloned()
-                .unwrap_or_else(|| c.to_string())
+        let chosen = match (self.constant, self.value) {
+            (Some(c), _) => format!(
+                "always {}",
+                labels
+                    .get(c as usize)
+                    .cloned()
+                    .unwrap_or_else(|| c.to_string())
+            ),
+            (None, Some(v)) => format!("always {}", dpfair_privacy::ledger::readable(v)),
+            (None, None) => "the model".to_string(),
         };
         if self.public {
-            return match self.constant {
-                None => format!(
-                    "held-out check: the tree beats the public majority class on {} public rows                      held out from its partition (no privacy cost): the tree is used",
-                    self.rows
-                ),
-                Some(c) => format!(
-                    "warning: held-out check: the tree is no more accurate than always                      predicting `{}` on {} public rows held out from its partition (no privacy                      cost): the model predicts `{}` for every row (more public or private rows                      may give a tree that beats it; --check-fraction 0 keeps the tree unchecked)",
-                    label(c),
-                    self.rows,
-                    label(c)
-                ),
-            };
+            return format!(
+                "held-out check on {} public rows held out from the partition (no privacy cost; \
+                 the tree is kept only when strictly more accurate there than the public \
+                 majority class): chosen: `{chosen}` (a constant means the tree was no better \
+                 than it; more public or private rows may give one that is; --check-fraction 0 \
+                 turns the check off)",
+                self.rows
+            );
         }
         if self.epsilon == 0.0 {
             return format!(
@@ -156,30 +177,40 @@ impl CheckOutcome {
                 self.rows
             );
         }
-        match self.constant {
-            None => format!(
-                "held-out check: the model beats every constant class on {} held-out rows \
-                 (exponential mechanism, ε = {}; handicap {:.1} rows): the model is used",
-                self.rows,
+        let how = if self.classes == 0 {
+            format!(
+                "their released mean, then the exponential mechanism, ε = {} in all, in parallel \
+                 with the fit; the model handicapped by {:.1} in squared errors capped at and over \
+                 a quarter of the target range squared",
                 dpfair_privacy::ledger::readable(self.epsilon),
                 self.handicap
-            ),
-            Some(c) => format!(
-                "warning: held-out check: always predicting `{}` is at least as accurate as the \
-                 model on {} held-out rows (exponential mechanism, ε = {}; handicap {:.1} rows): \
-                 the model predicts `{}` for every row (more rows or a larger ε may give a model \
-                 that beats it; --check-fraction 0 keeps the model unchecked)",
-                label(c),
-                self.rows,
+            )
+        } else {
+            format!(
+                "exponential mechanism, ε = {}, in parallel with the fit; the model handicapped \
+                 by {:.1} correct predictions against each constant class",
                 dpfair_privacy::ledger::readable(self.epsilon),
-                self.handicap,
-                label(c)
-            ),
-        }
+                self.handicap
+            )
+        };
+        format!(
+            "held-out check on {} held-out rows ({how}): chosen: `{chosen}` (a constant means the \
+             model was no better than it; more rows or a larger ε may give one that is; \
+             --check-fraction 0 turns the check off)",
+            self.rows
+        )
+    }
+
+    /// Whether the check replaced the model by a constant (a class or a value).
+    pub fn replaced(&self) -> bool {
+        self.constant.is_some() || self.value.is_some()
     }
 
     /// The constant's output for `n` rows, or `None` when the model was kept.
     pub fn constant_output(&self, n: usize) -> Option<Output> {
+        if let Some(v) = self.value {
+            return Some(Output::Values(vec![v; n]));
+        }
         let c = self.constant?;
         Some(Output::Classes {
             classes: vec![c; n],
@@ -193,6 +224,7 @@ impl CheckOutcome {
 /// [`crate::pipeline::fit`]'s run with the check (module docs): scale on the fit rows, fit
 /// there, then choose on the held-out rows. `loaded` ends scaled with the fit rows' scaling (all
 /// its rows, as without the check). Returns the model, the configuration used, and the outcome.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_and_check<E: Estimator>(
     setting: &HeldOutCheck,
     estimator: &E,
@@ -201,16 +233,19 @@ pub(crate) fn fit_and_check<E: Estimator>(
     epsilon: f64,
     ledger: &mut Ledger,
     noise: &mut Noise,
+    fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
 ) -> Result<(E::Model, serde_json::Value, CheckOutcome)> {
     let resolved = estimator.resolved_for(&loaded.dataset);
     let estimator = resolved.as_ref().unwrap_or(estimator);
     let n = loaded.dataset.n_rows();
-    let classes = match &loaded.dataset.target {
-        Some(Target::Binary(_)) => 2,
-        Some(Target::Multiclass { k, .. }) => *k,
+    let classes = match (&loaded.dataset.target, setting.range) {
+        (Some(Target::Binary(_)), _) => 2,
+        (Some(Target::Multiclass { k, .. }), _) => *k,
+        (Some(Target::Real(_)), Some(_)) => 0,
         _ => {
             return Err(Error::InvalidData(
-                "the held-out check needs a class target".into(),
+                "the held-out check needs a class target, or a real one with its public range"
+                    .into(),
             ));
         }
     };
@@ -236,7 +271,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
             epsilon,
             ledger,
             noise,
-            |est, loaded, ledger, noise| est.fit_with(&loaded.dataset, ledger, noise),
+            fit_step,
         ))
     })??;
     // Every row in the fitted scaling, as a fit without the check leaves `loaded`.
@@ -250,6 +285,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
         epsilon: 0.0,
         handicap: 0.0,
         constant: None,
+        value: None,
         public: false,
     };
     if check_rows.len() < MIN_ROWS {
@@ -261,13 +297,21 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let mut eps = epsilon;
     for _ in 0..16 {
         let chosen = ledger.in_part(&partition, 1, |ledger| {
-            Ok(choose(&model, &held_out, classes, eps, ledger, noise))
+            Ok(match setting.range {
+                Some(range) if classes == 0 => {
+                    choose_value(&model, &held_out, range, eps, ledger, noise)
+                        .map(|(value, h)| (None, value, h))
+                }
+                _ => choose(&model, &held_out, classes, eps, ledger, noise)
+                    .map(|c| (c, None, handicap(eps))),
+            })
         })?;
         match chosen {
-            Ok(constant) => {
+            Ok((constant, value, handicap)) => {
                 outcome.epsilon = eps;
-                outcome.handicap = handicap(eps);
+                outcome.handicap = handicap;
                 outcome.constant = constant;
+                outcome.value = value;
                 return Ok((model, config, outcome));
             }
             Err(Error::Privacy(e)) if matches!(*e, PrivacyError::BudgetExceeded { .. }) => {
@@ -306,6 +350,64 @@ pub fn choose<M: Predictor>(
     Ok((i > 0).then(|| (i - 1) as u32))
 }
 
+/// A regressor's choice (module docs): the held-out rows' mean m of the targets clipped to the
+/// public `range` is released with Laplace noise (ε/4; sensitivity hi − lo on the sum), then
+/// permute-and-flip at 3ε/4 chooses between the model and m by their held-out squared errors
+/// capped at c² and divided by it, c = (hi − lo)/4 (each row's term in [0, 1]: sensitivity 1;
+/// the cap makes the comparison 16 times finer than errors over the whole range squared, and
+/// only errors beyond a quarter of the range are cut), the model handicapped by
+/// [`handicap`]`(3ε/4)`. Returns m when it is chosen (`None`: the model), and the handicap.
+pub fn choose_value<M: Predictor>(
+    model: &M,
+    held_out: &Dataset,
+    range: [f64; 2],
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<(Option<f64>, f64)> {
+    let [lo, hi] = range;
+    let y: Vec<f64> = match &held_out.target {
+        Some(Target::Real(y)) => y.iter().map(|v| v.clamp(lo, hi)).collect(),
+        _ => unreachable!("checked by the caller"),
+    };
+    let n = y.len() as f64;
+    let laplace = dpfair_privacy::mechanisms::Laplace::from_epsilon(hi - lo, epsilon / 4.0)?;
+    let sum = laplace.release(
+        ledger,
+        noise,
+        "held-out check: the held-out rows' target sum (clipped to the public range)",
+        y.iter().sum(),
+    )?;
+    let mean = (sum / n).clamp(lo, hi);
+    let cap2 = ((hi - lo) / 4.0).powi(2);
+    let (mut model_loss, mut mean_loss) = (0.0, 0.0);
+    for (i, &yi) in y.iter().enumerate() {
+        let row = held_out.select(&[i]);
+        let mut stream = Noise::seeded(noise.public_u64());
+        let predicted = match model.predict(&row, &mut stream)? {
+            Output::Values(v) => v[0].clamp(lo, hi),
+            Output::Classes { .. } => {
+                return Err(Error::InvalidData(
+                    "the held-out check of a real target needs a regressor".into(),
+                ));
+            }
+        };
+        model_loss += (yi - predicted).powi(2).min(cap2) / cap2;
+        mean_loss += (yi - mean).powi(2).min(cap2) / cap2;
+    }
+    let eps = 0.75 * epsilon;
+    let h = handicap(eps);
+    let i = exponential_mechanism(
+        ledger,
+        noise,
+        "held-out check: the model or the released mean (squared errors)",
+        &[-model_loss - h, -mean_loss],
+        1.0,
+        eps,
+    )?;
+    Ok(((i == 1).then_some(mean), h))
+}
+
 /// The check on public rows (LPCT's public sample, rows held out from its partition): the
 /// model is kept only when it predicts strictly more of `held_out` correctly than the public
 /// majority class `majority`. Public data only: nothing is charged.
@@ -323,6 +425,7 @@ pub fn public_check<M: Predictor>(
         epsilon: 0.0,
         handicap: 0.0,
         constant: (!beats).then_some(majority),
+        value: None,
         public: true,
     })
 }
@@ -555,5 +658,69 @@ mod tests {
                 "outcome {k}: |ln(p/q)| = {ratio}, se {se}"
             );
         }
+    }
+
+    /// `example_data` with a real target: `2 x0 − x1` plus noise (`signal`), or uniform noise
+    /// on [0, 1] alone.
+    fn real_target(n: usize, seed: u64, signal: bool) -> Loaded {
+        let mut data = example_data(n, 2, seed);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0xdef);
+        let y = (0..n)
+            .map(|i| {
+                let e: f64 = rng.random();
+                if signal {
+                    2.0 * data.features[[i, 0]] - data.features[[i, 1]] + 0.1 * e
+                } else {
+                    e
+                }
+            })
+            .collect();
+        data.target = Some(Target::Real(y));
+        let mut schema = example_schema(2);
+        schema.target.as_mut().unwrap().encoding = dpfair_data::TargetEncoding::Real;
+        Loaded::in_memory(data, schema)
+    }
+
+    fn linear_fit(
+        loaded: &mut Loaded,
+        seed: u64,
+    ) -> crate::Fitted<dpfair_learn::LinearRegressionFit> {
+        let est = crate::estimators::DpLinear::params()
+            .epsilon(1.0)
+            .target_range(-1.0, 2.2)
+            .check()
+            .unwrap();
+        let mut session = Session::new(1.0, 1e-5)
+            .unwrap()
+            .with_noise(Noise::seeded(seed));
+        fit(&est, loaded, &Scaling::None, &mut session).unwrap()
+    }
+
+    #[test]
+    fn a_regressor_is_kept_with_signal_and_replaced_by_the_released_mean_without() {
+        // With signal: Var(2 x0 − x1) = 5/12 ≈ 0.42 against the cap ((hi − lo)/4)² = 0.64: the
+        // mean's capped loss is ≈ 0.5 per held-out row, the model's ≈ 0.05, ≈ 180 apart over 400
+        // rows, against a handicap of 2 ln 20/0.75 ≈ 8: the model is kept (every one of 3 fits).
+        for seed in 0..3 {
+            let mut loaded = real_target(4_000, seed, true);
+            let fitted = linear_fit(&mut loaded, seed);
+            let check = fitted.check.clone().unwrap();
+            assert_eq!((check.classes, check.value), (0, None), "seed {seed}");
+            assert!((fitted.ledger.total().unwrap().epsilon - 1.0).abs() < 1e-9);
+        }
+        // Without: the model at best ties the mean, and a tie is kept with probability ≤ 0.05;
+        // of 10 fits at most 3 may keep it (P(≥ 4 | p = 0.05) ≈ 0.001). The released mean of the
+        // held-out targets (uniform on [0, 1], 400 rows: sd 0.014, Laplace sd ≈ 0.045) is within
+        // 0.25 of ½ (over 4 standard deviations of both).
+        let mut kept = 0;
+        for seed in 0..10 {
+            let mut loaded = real_target(4_000, seed, false);
+            let fitted = linear_fit(&mut loaded, seed);
+            match fitted.check.unwrap().value {
+                None => kept += 1,
+                Some(v) => assert!((v - 0.5).abs() < 0.25, "{v}"),
+            }
+        }
+        assert!(kept <= 3, "kept {kept} of 10");
     }
 }

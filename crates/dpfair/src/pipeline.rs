@@ -328,35 +328,12 @@ pub fn fit<E: Estimator>(
     let step = |est: &E, loaded: &Loaded, ledger: &mut Ledger, noise: &mut Noise| {
         est.fit_with(&loaded.dataset, ledger, noise)
     };
-    let Some(check) = estimator.held_out_check().filter(|c| c.is_on()) else {
-        let mut fitted = fit_scaled(estimator, loaded, scaling, session, step)?;
+    let check = estimator.held_out_check().filter(|c| c.is_on());
+    let mut fitted = fit_checked(estimator, loaded, scaling, session, check, step)?;
+    if fitted.check.is_none() {
         fitted.check = estimator.public_check(&fitted.model, session.noise())?;
-        return Ok(fitted);
-    };
-    check.check()?;
-    scaling.check()?;
-    let spend = estimator.spend(&loaded.dataset)?;
-    let mut used = None;
-    let (model, ledger) = session.run(spend, |ledger, noise| {
-        let (model, config, outcome) = crate::held_out_check::fit_and_check(
-            &check,
-            estimator,
-            loaded,
-            scaling,
-            spend.epsilon,
-            ledger,
-            noise,
-        )?;
-        used = Some((config, outcome));
-        Ok(model)
-    })?;
-    let (config, outcome) = used.expect("set by the run");
-    Ok(Fitted {
-        model,
-        ledger,
-        config,
-        check: Some(outcome),
-    })
+    }
+    Ok(fitted)
 }
 
 /// [`fit`] with the method's step given: `fit_step(estimator, loaded, ledger, noise)` runs
@@ -370,27 +347,62 @@ pub(crate) fn fit_scaled<E: Estimator>(
     session: &mut Session,
     fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
 ) -> Result<Fitted<E::Model>> {
+    fit_checked(estimator, loaded, scaling, session, None, fit_step)
+}
+
+/// One session run: the scaling and `fit_step` on every row, or, with `check`, on the fit rows
+/// of the held-out check and then the check ([`crate::held_out_check::fit_and_check`]).
+fn fit_checked<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+    check: Option<crate::held_out_check::HeldOutCheck>,
+    fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
+) -> Result<Fitted<E::Model>> {
+    if let Some(c) = &check {
+        c.check()?;
+    }
     scaling.check()?;
     let spend = estimator.spend(&loaded.dataset)?;
     let mut used = None;
     let (model, ledger) = session.run(spend, |ledger, noise| {
-        let (model, config) = scale_and_fit(
-            estimator,
-            loaded,
-            scaling,
-            spend.epsilon,
-            ledger,
-            noise,
-            fit_step,
-        )?;
-        used = Some(config);
+        let (model, config, outcome) = match &check {
+            Some(c) => {
+                let (model, config, outcome) = crate::held_out_check::fit_and_check(
+                    c,
+                    estimator,
+                    loaded,
+                    scaling,
+                    spend.epsilon,
+                    ledger,
+                    noise,
+                    fit_step,
+                )?;
+                (model, config, Some(outcome))
+            }
+            None => {
+                let (model, config) = scale_and_fit(
+                    estimator,
+                    loaded,
+                    scaling,
+                    spend.epsilon,
+                    ledger,
+                    noise,
+                    fit_step,
+                )?;
+                (model, config, None)
+            }
+        };
+        used = Some((config, outcome));
         Ok(model)
     })?;
+    let (config, check) = used.expect("set by the run");
     Ok(Fitted {
         model,
         ledger,
-        config: used.expect("set by the run"),
-        check: None,
+        config,
+        check,
     })
 }
 

@@ -13,7 +13,11 @@
 //!    Δ₂ = √2·B² ([`sensitivity`]). The Gaussian mechanism of the privacy crate (exact discrete
 //!    Gaussian on a lattice, analytic calibration at (ε, δ), Balle & Wang 2018) charges the
 //!    ledger first and adds noise of standard deviation σ to every coordinate.
-//! 3. Post-processing: θ = (Ã + λI)⁻¹ b̃ by Cholesky. The noise matrix E of Ã has spectral norm
+//! 3. Post-processing: the target is centred at its released mean m = b̃_d / Ã_dd (the
+//!    intercept's entries of the release: Σ y_s over the noisy n, clamped to [0, 1];
+//!    [`centre_target`]), b̃_c = b̃ − m·Ã e_d, so that the ridge below shrinks predictions
+//!    toward m rather than toward the range's low end; then θ = (Ã + λI)⁻¹ b̃_c by Cholesky,
+//!    and m is added to the intercept. The noise matrix E of Ã has spectral norm
 //!    about 2σ√p (p = d + 1; Bandeira & van Handel 2016) and, being √2-Lipschitz in the released
 //!    coordinates, exceeds its mean by 2σ√ln(1/β) with probability at most β (Gaussian
 //!    concentration). The default ridge λ = σ(2√p + 2√ln(1/β)), β = 10⁻³ ([`auto_ridge`]),
@@ -223,6 +227,38 @@ pub fn sufficient_statistics(
     out
 }
 
+/// Step 3's centring: the released statistics (layout of [`sufficient_statistics`]) with b
+/// replaced by b − m·A e_d, where m = b_d / A_dd (the mean of y_s over the rows, from the
+/// intercept's entries; clamped to [0, 1], and 1/2 when A_dd ≤ 0). Returns them and m: the fit
+/// on them plus m in the intercept predicts as the fit on the raw statistics would without a
+/// ridge, and with one shrinks toward m. Post-processing of the release.
+///
+/// ```
+/// use dpfair_learn::linear_regression::{centre_target, sufficient_statistics};
+/// let x = ndarray::array![[0.0], [1.0]];
+/// let stats = sufficient_statistics(x.view(), &[0.2, 0.6], [0.0, 1.0], 1.0);
+/// let (centred, mean) = centre_target(&stats, 2);
+/// assert!((mean - 0.4).abs() < 1e-12);
+/// assert!(centred[3 + 1].abs() < 1e-12); // Σ (y − m) = 0
+/// ```
+pub fn centre_target(stats: &[f64], p: usize) -> (Vec<f64>, f64) {
+    let tri = p * (p + 1) / 2;
+    let d = p - 1;
+    // A[i][d] sits at the end of row i of the upper triangle: offset of row i plus (d − i).
+    let entry = |i: usize| i * p - i * i.saturating_sub(1) / 2 + (d - i);
+    let a_dd = stats[tri - 1];
+    let mean = if a_dd > 0.0 {
+        (stats[tri + d] / a_dd).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let mut out = stats.to_vec();
+    for i in 0..p {
+        out[tri + i] -= mean * stats[entry(i)];
+    }
+    (out, mean)
+}
+
 /// Step 3: θ = (A + λI)⁻¹ b from the statistics' layout of [`sufficient_statistics`], doubling
 /// λ (from a tiny floor when 0) until A + λI has a Cholesky factor. Returns θ, λ and the
 /// number of doublings.
@@ -359,11 +395,12 @@ pub fn fit_dp_linear(
         }
     };
     let ridge = cfg.ridge.unwrap_or(auto_ridge(sigma, d));
-    let (theta, ridge, ridge_doublings) = solve_ridge(&stats, p, ridge)?;
+    let (centred, mean) = centre_target(&stats, p);
+    let (theta, ridge, ridge_doublings) = solve_ridge(&centred, p, ridge)?;
     let tri = p * (p + 1) / 2;
     Ok(LinearRegressionFit {
         coef: theta[..d].to_vec(),
-        intercept: theta[d],
+        intercept: theta[d] + mean,
         target_range: range,
         row_bound,
         sensitivity,

@@ -49,14 +49,37 @@ pub struct Args {
     /// Seed of the public splits.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The public range of a real target, `LO:HI` (dp-linear and fair-regression clip the target
+    /// to it; they refuse without it). Ignored for a class target.
+    #[arg(long, value_name = "LO:HI", value_parser = parse_range, allow_hyphen_values = true)]
+    target_range: Option<[f64; 2]>,
     /// A folder for `compare.md` (the table) and `frontier.svg` (accuracy vs unfairness).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
+/// `LO:HI` as a range.
+fn parse_range(text: &str) -> Result<[f64; 2], String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let [lo, hi] = parts.as_slice() else {
+        return Err(format!("expected LO:HI, got `{text}`"));
+    };
+    let num = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{v}` is not a number (expected LO:HI)"))
+    };
+    let (lo, hi) = (num(lo)?, num(hi)?);
+    if lo.is_finite() && hi.is_finite() && lo < hi {
+        Ok([lo, hi])
+    } else {
+        Err(format!("expected finite LO < HI, got `{text}`"))
+    }
+}
+
 pub fn run(args: Args) -> CliResult {
     let methods = if args.methods.is_empty() {
-        Method::ALL.to_vec()
+        Vec::new() // every method that applies to the target
     } else {
         args.methods
             .iter()
@@ -72,6 +95,7 @@ pub fn run(args: Args) -> CliResult {
         public_fraction: args.public_fraction,
         repetitions: args.repetitions,
         seed: args.seed,
+        target_range: args.target_range,
     };
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
@@ -89,7 +113,13 @@ pub fn run(args: Args) -> CliResult {
         let mut lines = crate::cmd::common::bounds_lines(&plan, scaling.share(), 1.0, 0.0, 0);
         if !plan.private.is_empty() {
             lines.truncate(1);
-            let train_rows = (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
+            let mut train_rows =
+                (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
+            if !matches!(loaded.dataset.target, Some(dpfair_data::Target::Real(_))) {
+                // A classifier's held-out check leaves its fit the other rows.
+                train_rows -=
+                    (train_rows as f64 * dpfair::held_out_check::DEFAULT_FRACTION).round() as usize;
+            }
             let m = plan.private.len();
             let least = args.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
             // The share a fit at ε spends (raised on small data: docs/privacy.md).
@@ -166,9 +196,10 @@ fn estimate(e: &compare::Estimate) -> String {
 
 /// The table as Markdown: one row per (method, ε), the references first.
 pub(crate) fn table(report: &Report, config: &Config) -> String {
-    let mut s = String::from(
-        "| method | ε | accuracy | unfairness | target | met | ε spent | seconds | note |\n\
+    let mut s = format!(
+        "| method | ε | {} | unfairness | target | met | ε spent | seconds | note |\n\
          |---|---|---|---|---|---|---|---|---|\n",
+        if report.regression { "MSE" } else { "accuracy" }
     );
     let majority = report.majority().map(|r| r.accuracy.mean);
     for r in &report.rows {
@@ -198,30 +229,49 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
             } else {
                 format!("{:.2}", r.seconds)
             },
-            note(r, majority, report.tolerance),
+            note(r, majority, report),
         ));
     }
-    s.push_str(&format!(
-        "\n{} held-out rows, {} repetition(s); unfairness = demographic-parity difference \
-         (binary) or DP2DP's multi-class U; a target is met within {:.4} (one-sided 95% sampling \
-         bound at the held-out group sizes). δ = {} for every fit.\n",
-        report.test_rows, config.repetitions, report.tolerance, config.delta
-    ));
+    s.push_str(&if report.regression {
+        format!(
+            "\n{} held-out rows, {} repetition(s); MSE = mean squared error, unfairness = \
+             statistical parity in Kolmogorov–Smirnov distance (the largest between two groups); \
+             a target is met within {:.4} (the two-sample KS test's 95% critical value at the \
+             held-out group sizes). δ = {} for every fit.\n",
+            report.test_rows, config.repetitions, report.tolerance, config.delta
+        )
+    } else {
+        format!(
+            "\n{} held-out rows, {} repetition(s); unfairness = demographic-parity difference \
+             (binary) or DP2DP's multi-class U; a target is met within {:.4} (one-sided 95% \
+             sampling bound at the held-out group sizes). δ = {} for every fit.\n",
+            report.test_rows, config.repetitions, report.tolerance, config.delta
+        )
+    });
     s
 }
 
-/// A warning when a method is no better than the majority class, or why it refused or failed.
-fn note(r: &Row, majority: Option<f64>, tolerance: f64) -> String {
+/// A warning when a method is no better than the constant reference (the majority class; the
+/// training mean of a real target), or why it refused or failed.
+fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
     if let Some(e) = &r.error {
         return e.to_string().replace('|', "/");
     }
-    let weak = match majority {
-        Some(m) if r.method != compare::MAJORITY && r.accuracy.mean <= m + tolerance / 2.0 => {
+    let reference = r.method == compare::MAJORITY || r.method == compare::MEAN;
+    let weak = match constant {
+        Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
+            "no better than the training mean"
+        }
+        Some(m)
+            if !reference
+                && !report.regression
+                && r.accuracy.mean <= m + report.tolerance / 2.0 =>
+        {
             "no better than the majority class"
         }
         _ => "",
     };
-    if r.constant_fits > 0 && r.method != compare::MAJORITY {
+    if r.constant_fits > 0 && !reference {
         let checked = format!(
             "held-out check: a constant class in {} of {} fit(s)",
             r.constant_fits, r.fits
@@ -265,9 +315,17 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
     draw_figure(
         path,
         &Figure {
-            title: "held-out accuracy against unfairness",
-            x_label: "unfairness (demographic-parity difference)",
-            y_label: "accuracy",
+            title: if report.regression {
+                "held-out MSE against unfairness"
+            } else {
+                "held-out accuracy against unfairness"
+            },
+            x_label: if report.regression {
+                "unfairness (KS distance between groups)"
+            } else {
+                "unfairness (demographic-parity difference)"
+            },
+            y_label: if report.regression { "MSE" } else { "accuracy" },
             curves: &curves,
             lines: false,
             envelope: None,

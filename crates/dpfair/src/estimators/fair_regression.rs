@@ -17,6 +17,7 @@ use dpfair_privacy::{Ledger, Noise, Relation};
 #[derive(Clone, Debug, Default)]
 pub struct FairRegressionParams {
     config: Config,
+    check_fraction: Option<f64>,
 }
 
 setters!(FairRegressionParams {
@@ -27,6 +28,16 @@ setters!(FairRegressionParams {
     /// The number of bins k.
     bins: usize => config.bins;
 });
+
+impl FairRegressionParams {
+    /// With a base regressor: the share of rows held out for the check against the constant
+    /// (the held-out rows' released mean; default 0.1, 0 turns it off:
+    /// [`crate::held_out_check`]).
+    pub fn check_fraction(mut self, fraction: f64) -> Self {
+        self.check_fraction = Some(fraction);
+        self
+    }
+}
 
 impl FairRegressionParams {
     /// The public interval `[s, t]` holding the scores (never the data's own min/max).
@@ -54,7 +65,10 @@ impl FairRegressionParams {
     }
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
-        FairRegressionParams { config }
+        FairRegressionParams {
+            config,
+            check_fraction: None,
+        }
     }
 }
 
@@ -64,8 +78,16 @@ impl Params for FairRegressionParams {
     fn check(self) -> Result<FairRegression> {
         check_level("alpha", self.config.alpha)?;
         self.config.validate()?;
+        let check = crate::held_out_check::HeldOutCheck {
+            fraction: self
+                .check_fraction
+                .unwrap_or(crate::held_out_check::DEFAULT_FRACTION),
+            range: self.config.range,
+        };
+        check.check()?;
         Ok(FairRegression {
             config: self.config,
+            check,
         })
     }
 }
@@ -114,6 +136,7 @@ impl Params for FairRegressionParams {
 #[derive(Clone, Debug)]
 pub struct FairRegression {
     config: Config,
+    check: crate::held_out_check::HeldOutCheck,
 }
 
 impl FairRegression {
@@ -220,9 +243,14 @@ impl Estimator for FairRegression {
         lines
     }
 
+    fn held_out_check(&self) -> Option<crate::held_out_check::HeldOutCheck> {
+        (self.config.base.is_some() && self.config.epsilon.is_finite()).then_some(self.check)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<FairRegression> {
         FairRegressionParams::from_config(self.config.clone())
             .epsilon(epsilon)
+            .check_fraction(self.check.fraction)
             .check()
     }
 

@@ -364,7 +364,11 @@ impl PublicCheck {
     /// Hold out `fraction` of `public` by a fixed public split (none when 0, or when either part
     /// would be empty); returns the rows that build the partition.
     fn split(public: Dataset, fraction: f64) -> Result<(Dataset, Option<PublicCheck>)> {
-        crate::held_out_check::HeldOutCheck { fraction }.check()?;
+        crate::held_out_check::HeldOutCheck {
+            fraction,
+            range: None,
+        }
+        .check()?;
         let n = public.n_rows();
         let held = (fraction * n as f64).round() as usize;
         if held == 0 || held >= n {

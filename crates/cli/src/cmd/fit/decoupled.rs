@@ -131,6 +131,12 @@ fn fit_streamed(
         })
     })?;
     report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted.ledger);
+    if args.check.check_fraction > 0.0 {
+        eprintln!(
+            "note: a streamed fit (Parquet or Arrow IPC) runs no held-out check against the \
+             constant classes; give the data as CSV for it"
+        );
+    }
     finish(est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

@@ -66,7 +66,10 @@ pub fn run(args: Args) -> CliResult {
             "--accounting paper: dp-linear follows no paper's procedure; drop the option".into(),
         ));
     }
-    let est = args.params()?.check()?;
+    let est = args
+        .params()?
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     let common = Common {
         data: &args.data,
         bounds: &args.bounds,

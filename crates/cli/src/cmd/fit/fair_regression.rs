@@ -85,7 +85,9 @@ pub fn run(args: Args) -> CliResult {
         ..Config::default()
     };
     // Parameters first: bad input is reported before the file is read.
-    let est = FairRegressionParams::from_config(config).check()?;
+    let est = FairRegressionParams::from_config(config)
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     match &args.scores {
         Some(scores) => {
             refuse_base_options(&args)?;

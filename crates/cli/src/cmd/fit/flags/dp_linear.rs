@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit dp-linear`: clap declarations only (`cmd::fit::dp_linear` turns them
 //! into the library's params).
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -13,6 +13,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     #[command(flatten)]
     pub regression: RegressionArgs,
 }
@@ -38,8 +40,8 @@ pub struct RegressionArgs {
     /// Share of ε spent on a private target range (only with --coarse-target-range).
     #[arg(long, value_name = "F", default_value_t = dpfair::estimators::DEFAULT_TARGET_SHARE)]
     pub target_share: f64,
-    /// Rows are scaled down to ℓ2 norm at most R [default: √d, no clipping for features on
-    /// [0, 1]].
+    /// Rows are scaled down to ℓ2 norm at most R [default: √(source columns), one per numeric
+    /// column and one per one-hot group: no clipping for features on [0, 1]].
     #[arg(long, value_name = "R")]
     pub row_bound: Option<f64>,
     /// Ridge λ added to the released XᵀX [default: σ(2√p + 2√ln 1000), which keeps it positive

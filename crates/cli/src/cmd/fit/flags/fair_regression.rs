@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit fair-regression`: clap declarations only (`cmd::fit::fair_regression` turns them into
 //! the library's params).
 
-use crate::cmd::common::{BoundsArgs, HeaderArg, OutArgs, SeedArgs, parse_delimiter};
+use crate::cmd::common::{BoundsArgs, CheckArgs, HeaderArg, OutArgs, SeedArgs, parse_delimiter};
 use std::path::PathBuf;
 
 /// The private regressor `--base` fits first.
@@ -84,6 +84,8 @@ pub struct Args {
     #[command(flatten)]
     pub out: OutArgs,
     #[command(flatten)]
+    pub check: CheckArgs,
+    #[command(flatten)]
     pub base_options: BaseOptions,
 }
 
@@ -105,7 +107,8 @@ pub struct BaseOptions {
     /// the others).
     #[arg(long, value_name = "F", default_value_t = 0.5)]
     pub base_fraction: f64,
-    /// --base: rows are scaled down to ℓ2 norm at most R [default: √d].
+    /// --base: rows are scaled down to ℓ2 norm at most R [default: √(source columns), one per
+    /// numeric column and one per one-hot group].
     #[arg(long, value_name = "R")]
     pub row_bound: Option<f64>,
     /// --base: ridge λ added to the released XᵀX [default: automatic; docs/privacy.md].
