@@ -352,7 +352,7 @@ pub(crate) fn fit_scaled<E: Estimator>(
 
 /// One session run: the scaling and `fit_step` on every row, or, with `check`, on the fit rows
 /// of the held-out check and then the check ([`crate::held_out_check::fit_and_check`]).
-fn fit_checked<E: Estimator>(
+pub(crate) fn fit_checked<E: Estimator>(
     estimator: &E,
     loaded: &mut Loaded,
     scaling: &Scaling,

@@ -31,6 +31,7 @@ pub const MAX_SITES: usize = 1_000;
 pub struct FdpFairParams {
     config: Config,
     sites: usize,
+    check_fraction: f64,
 }
 
 impl Default for FdpFairParams {
@@ -48,6 +49,7 @@ impl Default for FdpFairParams {
                 ..Config::default()
             },
             sites: 3,
+            check_fraction: crate::held_out_check::DEFAULT_FRACTION,
         }
     }
 }
@@ -73,6 +75,13 @@ impl FdpFairParams {
         self.sites = sites;
         self
     }
+    /// The share of rows held out (before the rows are dealt to the simulated sites) for the
+    /// check against the constant classes (default 0.1; 0 turns it off; strict accounting
+    /// only: [`crate::held_out_check`]). A real federation (`dpfair federated`) runs none.
+    pub fn check_fraction(mut self, fraction: f64) -> Self {
+        self.check_fraction = fraction;
+        self
+    }
     /// Number of random frequencies `D` of the public basis.
     pub fn frequencies(mut self, d: usize) -> Self {
         self.config.n_frequencies = d;
@@ -90,7 +99,11 @@ impl FdpFairParams {
     }
     /// Params from a whole configuration.
     pub fn from_config(config: Config, sites: usize) -> Self {
-        FdpFairParams { config, sites }
+        FdpFairParams {
+            config,
+            sites,
+            check_fraction: crate::held_out_check::DEFAULT_FRACTION,
+        }
     }
 }
 
@@ -123,9 +136,15 @@ impl Params for FdpFairParams {
             ));
         }
         self.config.search.validate()?;
+        let check = crate::held_out_check::HeldOutCheck {
+            fraction: self.check_fraction,
+            range: None,
+        };
+        check.check()?;
         Ok(FdpFair {
             config: self.config,
             sites: self.sites,
+            check,
         })
     }
 }
@@ -149,6 +168,7 @@ impl Params for FdpFairParams {
 pub struct FdpFair {
     config: Config,
     sites: usize,
+    check: crate::held_out_check::HeldOutCheck,
 }
 
 impl FdpFair {
@@ -166,7 +186,9 @@ impl FdpFair {
     /// session's noise and charged to its ledger; [`crate::pipeline::Scaling`]) and fit with one
     /// source of randomness per site, `noises[s]` for site `s` (each site's own seed, e.g. to
     /// reproduce a run of the file protocol with public bounds), the sites sharing what the
-    /// bounds leave of ε; [`Estimator::fit`] forks the session's source instead.
+    /// bounds leave of ε; [`Estimator::fit`] forks the session's source instead. The held-out
+    /// check ([`crate::held_out_check`]) runs as in [`crate::pipeline::fit`]: the sites are dealt
+    /// the fit rows.
     pub fn fit_sites(
         &self,
         loaded: &mut dpfair_data::Loaded,
@@ -180,9 +202,15 @@ impl FdpFair {
                 format!("{} sites but {} noise sources", self.sites, noises.len()),
             ));
         }
-        crate::pipeline::fit_scaled(self, loaded, scaling, session, |est, loaded, ledger, _| {
-            est.fit_noises(&loaded.dataset, noises, ledger)
-        })
+        let check = self.held_out_check().filter(|c| c.is_on());
+        crate::pipeline::fit_checked(
+            self,
+            loaded,
+            scaling,
+            session,
+            check,
+            |est, loaded, ledger, _| est.fit_noises(&loaded.dataset, noises, ledger),
+        )
     }
 
     /// Algorithm 1 over the contiguous sites of `data`, site `s` drawing from `noises[s]`; the
@@ -246,7 +274,25 @@ impl Estimator for FdpFair {
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {
         FdpFairParams::from_config(self.config.clone(), self.sites)
             .epsilon(epsilon)
+            .check_fraction(self.check.fraction)
             .check()
+    }
+
+    fn held_out_check(&self) -> Option<crate::held_out_check::HeldOutCheck> {
+        (self.config.accounting == Accounting::Strict).then_some(self.check)
+    }
+
+    /// δ_s from the sites of all of `data`, so that the fit on the check's fit rows spends what
+    /// was declared.
+    fn resolved_for(&self, data: &Dataset) -> Option<FdpFair> {
+        let smallest = data.n_rows() / self.sites;
+        let mut est = self.clone();
+        est.config.delta = Some(
+            self.config
+                .delta
+                .unwrap_or_else(|| crate::fdp_fair::default_delta(smallest.max(1))),
+        );
+        Some(est)
     }
 
     /// Every site spends `(ε, δ_s)` on its own rows: parallel composition over the sites.

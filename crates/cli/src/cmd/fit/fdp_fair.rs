@@ -41,7 +41,10 @@ impl Args {
 
 pub fn run(args: Args) -> CliResult {
     args.out.check(&[args.data.input()])?;
-    let est = args.params().check()?;
+    let est = args
+        .params()
+        .check_fraction(args.check.check_fraction)
+        .check()?;
     if args.empirical_pi && args.privacy.accounting() == Accounting::Strict {
         return Err(CliError::BadInput(
             "--empirical-pi is not private: only with --accounting paper".into(),

@@ -1,7 +1,7 @@
 //! The flags of `dpfair fit fdp-fair`: clap declarations only (`cmd::fit::fdp_fair` turns them into
 //! the library's params).
 
-use crate::cmd::common::{BoundsArgs, DataArgs, OutArgs, PrivacyArgs};
+use crate::cmd::common::{BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
 
 #[derive(clap::Args)]
@@ -20,6 +20,8 @@ pub struct Args {
     pub privacy: PrivacyArgs,
     #[command(flatten)]
     pub out: OutArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Number of sites S the rows are split into (contiguous blocks in file order).
     #[arg(long, value_name = "S", default_value_t = 4)]
     pub sites: usize,
