@@ -46,6 +46,13 @@ use serde::{Deserialize, Serialize};
 /// The default share of a classifier's rows held out for the check.
 pub const DEFAULT_FRACTION: f64 = 0.1;
 
+/// The margin of [`public_check`]'s sign test, in standard deviations of the difference under
+/// a tie (one-sided level about 16 %): a stricter 1.645 (5 %) discarded most good trees on
+/// Communities' 28 held-out public rows (0.74 → 0.59 held-out accuracy on the violent-crime
+/// target), while keeping a tie (strictly more wins, z = 0) let one fit in six on Law keep a
+/// tree just below the majority class.
+pub const SIGN_TEST_Z: f64 = 1.0;
+
 /// The default share of LPCT's public rows held out from its partition for [`public_check`].
 pub const PUBLIC_FRACTION: f64 = 0.2;
 
@@ -409,9 +416,9 @@ pub fn choose_value<M: Predictor>(
 }
 
 /// The check on public rows (LPCT's public sample, rows held out from its partition): the
-/// model is kept only when a one-sided sign test at 5 % says it is more accurate than the
-/// public majority class `majority` on `held_out`: of the D rows where they differ (one of the
-/// two is right on each), the model is right on W with W − (D − W) > 1.645·√D. Public data
+/// model is kept only when a one-sided sign test says it is more accurate than the public
+/// majority class `majority` on `held_out`: of the D rows where they differ (one of the two is
+/// right on each), the model is right on W with W − (D − W) > [`SIGN_TEST_Z`]·√D. Public data
 /// only: nothing is charged.
 pub fn public_check<M: Predictor>(
     model: &M,
@@ -439,7 +446,7 @@ pub fn public_check<M: Predictor>(
         }
     }
     let margin = wins as f64 - (differ - wins) as f64;
-    let beats = differ > 0 && margin > 1.645 * (differ as f64).sqrt();
+    let beats = differ > 0 && margin > SIGN_TEST_Z * (differ as f64).sqrt();
     Ok(CheckOutcome {
         rows: held_out.n_rows(),
         classes: 2,
