@@ -17,8 +17,9 @@ use serde::Serialize;
 pub const DEFAULT_TARGET_SHARE: f64 = 0.05;
 
 /// Params of [`DpLinear`]. Defaults: ε = 1, δ = 10⁻⁵, rows clipped to ℓ2 norm R = √(source
-/// columns) (no clipping for features on [0, 1]: [`default_row_bound`]), the ridge that keeps the noisy XᵀX positive definite with
-/// probability 1 − 10⁻³. The target's range has no default: give it public
+/// columns) (no clipping for features on [0, 1]: [`dpfair_data::schema::source_columns`]), the
+/// ridge that keeps the noisy XᵀX positive definite with probability 1 − 10⁻³, and the
+/// held-out check against the released mean ([`crate::held_out_check`]). The target's range has no default: give it public
 /// ([`DpLinearParams::target_range`], free) or have it estimated privately within a coarse
 /// public range ([`DpLinearParams::private_target_range`], a share of ε).
 #[derive(Clone, Debug)]
