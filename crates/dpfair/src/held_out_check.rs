@@ -39,7 +39,7 @@ use crate::pipeline::Scaling;
 use crate::predictor::{Output, Predictor};
 use dpfair_data::{Dataset, Loaded, Target};
 use dpfair_privacy::mechanisms::exponential_mechanism;
-use dpfair_privacy::{Ledger, Noise, Partition, PrivacyError};
+use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Partition};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
@@ -299,38 +299,65 @@ pub(crate) fn fit_and_check<E: Estimator>(
         return Ok((model, config, outcome));
     }
     let held_out = loaded.dataset.select(check_rows);
-    // The largest ε ≤ the fit's that the budget admits beside the fit part (a public
-    // computation on the ledger's costs; nothing is drawn before a charge is admitted).
-    let mut eps = epsilon;
-    for _ in 0..16 {
-        let chosen = ledger.in_part(&partition, 1, |ledger| {
-            Ok(match setting.range {
-                Some(range) if classes == 0 => {
-                    choose_value(&model, &held_out, range, eps, ledger, noise)
-                        .map(|(value, h)| (None, value, h))
-                }
-                _ => choose(&model, &held_out, classes, eps, ledger, noise)
-                    .map(|c| (c, None, handicap(eps))),
+    // The choice's charges: one pure ε (classes), or ε/4 and 3ε/4 (a released mean, then the
+    // choice between the model and it).
+    let shares: &[f64] = if classes == 0 { &[0.25, 0.75] } else { &[1.0] };
+    let Some(eps) = admissible_epsilon(ledger, &partition, epsilon, shares) else {
+        return Err(Error::Method {
+            method: estimator.method(),
+            reason: "the held-out check found no ε the budget admits beside the fit".into(),
+        });
+    };
+    let (constant, value, handicap) = ledger.in_part(&partition, 1, |ledger| {
+        Ok(match setting.range {
+            Some(range) if classes == 0 => {
+                choose_value(&model, &held_out, range, eps, ledger, noise)
+                    .map(|(value, h)| (None, value, h))
+            }
+            _ => choose(&model, &held_out, classes, eps, ledger, noise)
+                .map(|c| (c, None, handicap(eps))),
+        })
+    })??;
+    outcome.epsilon = eps;
+    outcome.handicap = handicap;
+    outcome.constant = constant;
+    outcome.value = value;
+    Ok((model, config, outcome))
+}
+
+/// The largest ε ≤ `epsilon` (halving, at most 16 times) whose pure charges `shares`·ε in the
+/// check part the ledger's budget admits beside the fit part: probed on a copy of the ledger
+/// (its costs are public), so nothing is drawn for a charge that would be refused.
+fn admissible_epsilon(
+    ledger: &Ledger,
+    partition: &Partition,
+    epsilon: f64,
+    shares: &[f64],
+) -> Option<f64> {
+    let probe = |eps: f64| {
+        let mut copy = ledger.clone();
+        copy.in_part(partition, 1, |l| {
+            shares.iter().try_for_each(|share| {
+                l.charge(Entry {
+                    label: "held-out check (probe)".into(),
+                    mechanism: "probe".into(),
+                    relation: l.relation(),
+                    sensitivity: 1.0,
+                    norm: "l1".into(),
+                    scale: 1.0 / (share * eps),
+                    cost: Cost::Pure {
+                        epsilon: share * eps,
+                    },
+                    composition: Composition::Sequential,
+                    note: None,
+                })
             })
-        })?;
-        match chosen {
-            Ok((constant, value, handicap)) => {
-                outcome.epsilon = eps;
-                outcome.handicap = handicap;
-                outcome.constant = constant;
-                outcome.value = value;
-                return Ok((model, config, outcome));
-            }
-            Err(Error::Privacy(e)) if matches!(*e, PrivacyError::BudgetExceeded { .. }) => {
-                eps /= 2.0
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(Error::Method {
-        method: estimator.method(),
-        reason: "the held-out check found no ε the budget admits beside the fit".into(),
-    })
+        })
+        .is_ok()
+    };
+    std::iter::successors(Some(epsilon), |e| Some(e / 2.0))
+        .take(16)
+        .find(|&eps| probe(eps))
 }
 
 /// The choice itself (module docs): permute-and-flip at `epsilon` among the model (its count of
@@ -387,21 +414,17 @@ pub fn choose_value<M: Predictor>(
     )?;
     let mean = (sum / n).clamp(lo, hi);
     let cap2 = ((hi - lo) / 4.0).powi(2);
-    let (mut model_loss, mut mean_loss) = (0.0, 0.0);
-    for (i, &yi) in y.iter().enumerate() {
-        let row = held_out.select(&[i]);
-        let mut stream = Noise::seeded(noise.public_u64());
-        let predicted = match model.predict(&row, &mut stream)? {
-            Output::Values(v) => v[0].clamp(lo, hi),
-            Output::Classes { .. } => {
-                return Err(Error::InvalidData(
-                    "the held-out check of a real target needs a regressor".into(),
-                ));
-            }
-        };
-        model_loss += (yi - predicted).powi(2).min(cap2) / cap2;
-        mean_loss += (yi - mean).powi(2).min(cap2) / cap2;
-    }
+    let out = row_by_row(model, held_out, noise)?;
+    let predicted = out.values().ok_or_else(|| {
+        Error::InvalidData("the held-out check of a real target needs a regressor".into())
+    })?;
+    let loss = |yi: f64, v: f64| (yi - v).powi(2).min(cap2) / cap2;
+    let model_loss: f64 = y
+        .iter()
+        .zip(predicted)
+        .map(|(&yi, &v)| loss(yi, v.clamp(lo, hi)))
+        .sum();
+    let mean_loss: f64 = y.iter().map(|&yi| loss(yi, mean)).sum();
     let eps = 0.75 * epsilon;
     let h = handicap(eps);
     let i = exponential_mechanism(
@@ -434,15 +457,15 @@ pub fn public_check<M: Predictor>(
             ));
         }
     };
+    let out = row_by_row(model, held_out, noise)?;
+    let predicted = out
+        .classes()
+        .ok_or_else(|| Error::InvalidData("the public check needs a classifier".into()))?;
     let (mut differ, mut wins) = (0usize, 0usize);
-    for (i, &yi) in y.iter().enumerate() {
-        let row = held_out.select(&[i]);
-        let mut stream = Noise::seeded(noise.public_u64());
-        if let Output::Classes { classes, .. } = model.predict(&row, &mut stream)?
-            && classes[0] != majority
-        {
+    for (&p, &yi) in predicted.iter().zip(&y) {
+        if p != majority {
             differ += 1;
-            wins += usize::from(classes[0] == yi);
+            wins += usize::from(p == yi);
         }
     }
     let margin = wins as f64 - (differ - wins) as f64;
@@ -472,24 +495,45 @@ fn scores<M: Predictor>(
         Some(Target::Multiclass { labels, .. }) => labels.clone(),
         _ => unreachable!("checked by the caller"),
     };
+    let out = row_by_row(model, held_out, noise)?;
+    let predicted = out
+        .classes()
+        .ok_or_else(|| Error::InvalidData("the held-out check needs a classifier".into()))?;
     let mut scores = vec![0.0; classes + 1];
-    for (i, &yi) in y.iter().enumerate() {
-        let row = held_out.select(&[i]);
-        let mut stream = Noise::seeded(noise.public_u64());
-        let predicted = match model.predict(&row, &mut stream)? {
-            Output::Classes { classes, .. } => classes[0],
-            Output::Values(_) => {
-                return Err(Error::InvalidData(
-                    "the held-out check needs a classifier".into(),
-                ));
-            }
-        };
-        scores[0] += f64::from(u8::from(predicted == yi));
+    for (&p, &yi) in predicted.iter().zip(&y) {
+        scores[0] += f64::from(u8::from(p == yi));
         if let Some(s) = scores.get_mut(yi as usize + 1) {
             *s += 1.0;
         }
     }
     Ok(scores)
+}
+
+/// `model`'s predictions for every row of `held_out`, each row predicted alone from its own
+/// stream (seeded from the public stream), so that a randomised model's draw for one row never
+/// depends on another row's data (module docs).
+fn row_by_row<M: Predictor>(model: &M, held_out: &Dataset, noise: &mut Noise) -> Result<Output> {
+    let mut classes = Vec::new();
+    let mut values = Vec::new();
+    for i in 0..held_out.n_rows() {
+        let mut stream = Noise::seeded(noise.public_u64());
+        match model.predict(&held_out.select(&[i]), &mut stream)? {
+            Output::Classes { classes: c, .. } => classes.extend(c),
+            Output::Values(v) => values.extend(v),
+        }
+    }
+    Ok(if values.is_empty() {
+        Output::Classes {
+            classes,
+            probabilities: None,
+        }
+    } else if classes.is_empty() {
+        Output::Values(values)
+    } else {
+        return Err(Error::InvalidData(
+            "a model returned classes for some rows and values for others".into(),
+        ));
+    })
 }
 
 #[cfg(test)]
@@ -514,6 +558,18 @@ mod tests {
         Loaded::in_memory(data, example_schema(2))
     }
 
+    /// `est` through [`fit`] at (ε, δ) = (1, 10⁻⁵) on unscaled features, with seeded noise.
+    fn seeded_fit<E: Estimator>(
+        est: &E,
+        loaded: &mut Loaded,
+        seed: u64,
+    ) -> crate::Fitted<E::Model> {
+        let mut session = Session::new(1.0, 1e-5)
+            .unwrap()
+            .with_noise(Noise::seeded(seed));
+        fit(est, loaded, &Scaling::None, &mut session).unwrap()
+    }
+
     fn checked_fit(loaded: &mut Loaded, seed: u64) -> crate::Fitted<dpfair_learn::PrivateLogistic> {
         let est = DpLogistic::params()
             .epsilon(1.0)
@@ -521,10 +577,7 @@ mod tests {
             .epochs(5)
             .check()
             .unwrap();
-        let mut session = Session::new(1.0, 1e-5)
-            .unwrap()
-            .with_noise(Noise::seeded(seed));
-        fit(&est, loaded, &Scaling::None, &mut session).unwrap()
+        seeded_fit(&est, loaded, seed)
     }
 
     #[test]
@@ -718,10 +771,7 @@ mod tests {
             .target_range(-1.0, 2.2)
             .check()
             .unwrap();
-        let mut session = Session::new(1.0, 1e-5)
-            .unwrap()
-            .with_noise(Noise::seeded(seed));
-        fit(&est, loaded, &Scaling::None, &mut session).unwrap()
+        seeded_fit(&est, loaded, seed)
     }
 
     #[test]

@@ -32,6 +32,16 @@ impl Node {
             || self.parts().flat_map(|p| p.values()).any(Node::needs_delta)
     }
 
+    /// How many of this node's children share its δ: its costs that need one, and its
+    /// partitions that hold such a cost.
+    fn delta_slots(&self) -> usize {
+        self.costs.iter().filter(|c| needs_delta(c)).count()
+            + self
+                .parts()
+                .filter(|parts| parts.values().any(Node::needs_delta))
+                .count()
+    }
+
     fn is_empty(&self) -> bool {
         self.costs.is_empty() && self.partitions.is_empty()
     }
@@ -272,12 +282,7 @@ fn approx_delta(node: &Node) -> f64 {
 /// A node's (ε, δ) by basic composition, its zCDP/RDP/DP-SGD costs and partitions sharing
 /// `share` of δ equally (a partition passes its share to every part: parts are disjoint).
 fn basic_node(node: &Node, share: f64, cache: &ConversionCache) -> Result<(f64, f64)> {
-    let slots = node.costs.iter().filter(|c| needs_delta(c)).count()
-        + node
-            .parts()
-            .filter(|parts| parts.values().any(Node::needs_delta))
-            .count();
-    let each = share / slots.max(1) as f64;
+    let each = share / node.delta_slots().max(1) as f64;
     let (mut eps, mut del) = (0.0, 0.0);
     for c in &node.costs {
         let (e, d) = cache.to_dp(c, each)?;
@@ -333,12 +338,7 @@ pub(super) fn basic_total(root: &Node, delta: f64, cache: &ConversionCache) -> R
     }
     let share = if root.needs_delta() { left } else { 0.0 };
     let (epsilon, del) = basic_node(root, share, cache)?;
-    let slots = root.costs.iter().filter(|c| needs_delta(c)).count()
-        + root
-            .parts()
-            .filter(|parts| parts.values().any(Node::needs_delta))
-            .count();
-    let top = share / slots.max(1) as f64;
+    let top = share / root.delta_slots().max(1) as f64;
     Ok(Total {
         epsilon,
         delta: del,
