@@ -289,6 +289,10 @@ pub struct Row {
     pub constant_fits: usize,
     /// How many fits gave a model.
     pub fits: usize,
+    /// The paired difference from the constant reference over the repetitions where both
+    /// scored (accuracy, or MSE, less the reference's on the same split): its standard error
+    /// is free of the split-to-split spread both share. NaN for the references.
+    pub versus_constant: Estimate,
 }
 
 /// Why a fit gave no model: a refusal (a setting at which the method's result would be no
@@ -475,11 +479,13 @@ pub fn compare(
     } else {
         [MAJORITY, NON_PRIVATE]
     };
+    let constant_scores = Some(scores[n_rows - 2].as_slice());
     rows.push(summarise(
         constant,
         f64::INFINITY,
         None,
         &scores[n_rows - 2],
+        None,
         tolerance,
     ));
     rows.push(summarise(
@@ -487,6 +493,7 @@ pub fn compare(
         f64::INFINITY,
         None,
         &scores[n_rows - 1],
+        None,
         tolerance,
     ));
     for (mi, &method) in methods.iter().enumerate() {
@@ -496,6 +503,7 @@ pub fn compare(
                 epsilon,
                 method.target(config.alpha),
                 &scores[mi * config.epsilons.len() + ei],
+                constant_scores,
                 tolerance,
             ));
         }
@@ -590,15 +598,29 @@ impl Truth {
     }
 }
 
-/// Mean and standard error of the successful fits; the first failure's message otherwise.
+/// Mean and standard error of the successful fits, and their paired difference from
+/// `constant` (the constant reference's scores, one per repetition as `scores`; `None` for the
+/// references themselves); the first failure's message otherwise.
 fn summarise(
     method: &str,
     epsilon: f64,
     target: Option<f64>,
     scores: &[std::result::Result<Score, Failure>],
+    constant: Option<&[std::result::Result<Score, Failure>]>,
     tolerance: f64,
 ) -> Row {
     let ok: Vec<&Score> = scores.iter().filter_map(|s| s.as_ref().ok()).collect();
+    let paired: Vec<f64> = match constant {
+        Some(constant) => scores
+            .iter()
+            .zip(constant)
+            .filter_map(|pair| match pair {
+                (Ok(s), Ok(c)) => Some(s.accuracy - c.accuracy),
+                _ => None,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let error = scores.iter().find_map(|s| s.as_ref().err().cloned());
     if ok.is_empty() {
         let nan = Estimate {
@@ -617,6 +639,7 @@ fn summarise(
             error,
             constant_fits: 0,
             fits: 0,
+            versus_constant: nan,
         };
     }
     let pick = |f: fn(&Score) -> f64| ok.iter().map(|s| f(s)).collect::<Vec<_>>();
@@ -633,6 +656,7 @@ fn summarise(
         error,
         constant_fits: ok.iter().filter(|s| s.constant).count(),
         fits: ok.len(),
+        versus_constant: Estimate::of(&paired),
     }
 }
 

@@ -115,19 +115,25 @@ pub fn run(args: Args) -> CliResult {
             lines.truncate(1);
             let mut train_rows =
                 (loaded.dataset.n_rows() as f64 * (1.0 - args.test_fraction)) as usize;
-            if !matches!(loaded.dataset.target, Some(dpfair_data::Target::Real(_))) {
-                // A classifier's held-out check leaves its fit the other rows.
-                train_rows -=
-                    (train_rows as f64 * dpfair::held_out_check::DEFAULT_FRACTION).round() as usize;
-            }
+            // The held-out check leaves every fit the other rows; a regressor's fit also leaves
+            // the check's fallback mean its share of ε.
+            train_rows -=
+                (train_rows as f64 * dpfair::held_out_check::DEFAULT_FRACTION).round() as usize;
+            let fit_part = match loaded.dataset.target {
+                Some(dpfair_data::Target::Real(_)) => 1.0 - dpfair::held_out_check::FIT_MEAN_SHARE,
+                _ => 1.0,
+            };
             let m = plan.private.len();
             let least = args.epsilon.iter().copied().fold(f64::INFINITY, f64::min);
-            // The share a fit at ε spends (raised on small data: docs/privacy.md).
-            let share_at = |e: f64| match &scaling {
-                dpfair::pipeline::Scaling::Auto { share, .. } => {
-                    dpfair::pipeline::auto_bounds_share(*share, m, train_rows, e)
-                }
-                other => other.share(),
+            // The share of ε a fit at ε spends (raised on small data: docs/privacy.md).
+            let share_at = |e: f64| {
+                fit_part
+                    * match &scaling {
+                        dpfair::pipeline::Scaling::Auto { share, .. } => {
+                            dpfair::pipeline::auto_bounds_share(*share, m, train_rows, fit_part * e)
+                        }
+                        other => other.share(),
+                    }
             };
             let readable = dpfair_privacy::ledger::readable;
             let shares: Vec<String> = args
@@ -260,21 +266,30 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
     let reference = r.method == compare::MAJORITY || r.method == compare::MEAN;
     let weak = match constant {
         Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
-            "no better than the training mean"
+            format!(
+                "no better than the training mean{}",
+                paired_difference(&r.versus_constant)
+            )
         }
         Some(m)
             if !reference
                 && !report.regression
                 && r.accuracy.mean <= m + report.tolerance / 2.0 =>
         {
-            "no better than the majority class"
+            "no better than the majority class".into()
         }
-        _ => "",
+        _ => String::new(),
     };
     if r.constant_fits > 0 && !reference {
         let checked = format!(
-            "held-out check: a constant class in {} of {} fit(s)",
-            r.constant_fits, r.fits
+            "held-out check: {} in {} of {} fit(s)",
+            if report.regression {
+                "the released mean"
+            } else {
+                "a constant class"
+            },
+            r.constant_fits,
+            r.fits
         );
         return if weak.is_empty() {
             checked
@@ -282,7 +297,25 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
             format!("{weak}; {checked}")
         };
     }
-    weak.into()
+    weak
+}
+
+/// ` (MSE +d ± se above it, paired over the repetitions: a tie within two standard errors)`,
+/// or `beyond`; empty with one repetition (no standard error).
+fn paired_difference(d: &compare::Estimate) -> String {
+    if d.se.is_nan() {
+        return String::new();
+    }
+    format!(
+        " (MSE {:+.4} ± {:.4} from it, paired over the repetitions: {} two standard errors)",
+        d.mean,
+        d.se,
+        if d.mean <= 2.0 * d.se {
+            "a tie, within"
+        } else {
+            "beyond"
+        }
+    )
 }
 
 /// Accuracy against unfairness, one point (with its standard errors as a band) per row.
@@ -333,4 +366,19 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
         },
     )
     .map_err(|e| CliError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_paired_difference_says_tie_or_beyond_two_standard_errors() {
+        let d = |mean, se| paired_difference(&compare::Estimate { mean, se });
+        assert!(d(0.011, 0.0064).contains("+0.0110 ± 0.0064"));
+        assert!(d(0.011, 0.0064).contains("a tie, within two standard errors"));
+        assert!(d(0.02, 0.0064).contains("beyond two standard errors"));
+        // One repetition: no standard error, nothing to say.
+        assert_eq!(d(0.011, f64::NAN), "");
+    }
 }
