@@ -239,6 +239,48 @@ fn evaluate_multiclass_and_regression_by_hand() {
 }
 
 #[test]
+fn probabilities_an_ulp_past_the_unit_interval_are_read_as_its_ends() {
+    // A mixture's average can round to 1.0000000000000007 (DP2DP's predictions did): evaluate
+    // reads it as 1, and the expected accuracy comes out as with exact values.
+    let dir = scratch("ulp");
+    let data = write(&dir, "d.csv", NEW);
+    let mut rows = String::from("prediction,p_no,p_yes\n");
+    for _ in 0..9 {
+        rows += "yes,-0.0000000000000002,1.0000000000000007\n";
+    }
+    let pred = write(&dir, "p.csv", &rows);
+    let r = evaluate(&data, &pred, "y", "grp", &[]);
+    // Every row predicted yes with probability 1: expected accuracy = accuracy = 4/9 (rows 1,
+    // 2, 5, 9 are yes).
+    assert!((figure(&r, "accuracy") - 4.0 / 9.0).abs() < 1e-6, "{r}");
+    assert!(
+        (figure(&r, "expected_accuracy") - 4.0 / 9.0).abs() < 1e-6,
+        "{r}"
+    );
+    // Beyond 10⁻⁹ it is still an error naming the row and column.
+    let bad = write(
+        &dir,
+        "b.csv",
+        &rows.replacen("-0.0000000000000002,1.0000000000000007", "-0.001,1.001", 1),
+    );
+    let o = dpfair(&[
+        "evaluate",
+        "--data",
+        data.to_str().unwrap(),
+        "--predictions",
+        bad.to_str().unwrap(),
+        "--target",
+        "y",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("column `p_no`: `-0.001` is not a probability"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn bad_input_exits_2_with_a_message_and_no_panic() {
     let dir = scratch("bad");
     let m = model(&dir, false);

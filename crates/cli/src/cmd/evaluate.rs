@@ -340,10 +340,13 @@ fn read_probabilities(
         let mut sum = 0.0;
         for (k, &c) in cols.iter().enumerate() {
             let v = table.get(file_row(j), c);
+            // Rounding in the writer's arithmetic may pass 0 or 1 by an ulp or so (a mixture's
+            // average, `1.0000000000000007`): within 10⁻⁹ such a value is read as 0 or 1.
             p[[i, k]] = v
                 .parse()
                 .ok()
-                .filter(|x: &f64| (0.0..=1.0).contains(x))
+                .filter(|x: &f64| (-1e-9..=1.0 + 1e-9).contains(x))
+                .map(|x: f64| x.clamp(0.0, 1.0))
                 .ok_or_else(|| {
                     CliError::BadInput(format!(
                         "{name}: {}, column `{}`: `{v}` is not a probability",

@@ -141,7 +141,7 @@ fn write_predictions(
             None => rec.push(preds.labels[next].clone()),
         }
         if let Some(p) = &preds.probabilities {
-            rec.extend(p.row(next).iter().map(|v| v.to_string()));
+            rec.extend(p.row(next).iter().map(|v| v.clamp(0.0, 1.0).to_string()));
         }
         w.write_record(&rec)?;
         next += 1;
@@ -177,7 +177,11 @@ fn prediction_columns(
         for (k, l) in preds.class_labels.iter().enumerate() {
             columns.push((
                 format!("p_{l}"),
-                OutColumn::Number(at.iter().map(|j| j.map(|j| p[[j, k]])).collect()),
+                OutColumn::Number(
+                    at.iter()
+                        .map(|j| j.map(|j| p[[j, k]].clamp(0.0, 1.0)))
+                        .collect(),
+                ),
             ));
         }
     }

@@ -34,6 +34,10 @@ pub struct FdpFairParams {
     check_fraction: f64,
 }
 
+/// The sites one file's rows are dealt to by default (the estimator, `compare`, the CLI's
+/// simulation and the Python package).
+pub const DEFAULT_SITES: usize = 3;
+
 impl Default for FdpFairParams {
     fn default() -> Self {
         FdpFairParams {
@@ -48,7 +52,7 @@ impl Default for FdpFairParams {
                 },
                 ..Config::default()
             },
-            sites: 3,
+            sites: DEFAULT_SITES,
             check_fraction: crate::held_out_check::DEFAULT_FRACTION,
         }
     }

@@ -31,7 +31,7 @@ pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearPara
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{Dp2dp, Dp2dpParams};
 pub use fair_regression::{FairRegression, FairRegressionParams};
-pub use fdp_fair::{DEFAULT_MARGIN_Z, FdpFair, FdpFairParams};
+pub use fdp_fair::{DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams};
 pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};
 
 use crate::error::{Error, Result};

@@ -23,7 +23,7 @@ pub struct Args {
     #[command(flatten)]
     pub check: CheckArgs,
     /// Number of sites S the rows are split into (contiguous blocks in file order).
-    #[arg(long, value_name = "S", default_value_t = 4)]
+    #[arg(long, value_name = "S", default_value_t = dpfair::estimators::DEFAULT_SITES)]
     pub sites: usize,
     #[command(flatten)]
     pub basis: BasisArgs,
