@@ -830,7 +830,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     private dual ascent on the rest so that the unfairness U is at most `rho`.
 
     Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
-    100 iterations, batch 128. Predicting needs `sensitive_features`.
+    1,000 iterations, batch 128. Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair

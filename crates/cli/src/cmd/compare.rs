@@ -268,7 +268,13 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
         Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
             format!(
                 "no better than the training mean{}",
-                paired_difference(&r.versus_constant)
+                paired_difference(&r.versus_constant, "MSE", 1.0)
+            )
+        }
+        Some(m) if !reference && !report.regression && r.accuracy.mean < m => {
+            format!(
+                "below the majority class{}",
+                paired_difference(&r.versus_constant, "accuracy", -1.0)
             )
         }
         Some(m)
@@ -300,17 +306,19 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
     weak
 }
 
-/// ` (MSE +d ± se above it, paired over the repetitions: a tie within two standard errors)`,
-/// or `beyond`; empty with one repetition (no standard error).
-fn paired_difference(d: &compare::Estimate) -> String {
+/// ` (MSE +d ± se from it, paired over the repetitions: a tie, within two standard errors)`,
+/// or `beyond`, for a difference `d` from the constant reference in `what` whose sign `worse`
+/// (+1: higher is worse, −1: lower is) makes it worse; empty with one repetition (no standard
+/// error).
+fn paired_difference(d: &compare::Estimate, what: &str, worse: f64) -> String {
     if d.se.is_nan() {
         return String::new();
     }
     format!(
-        " (MSE {:+.4} ± {:.4} from it, paired over the repetitions: {} two standard errors)",
+        " ({what} {:+.4} ± {:.4} from it, paired over the repetitions: {} two standard errors)",
         d.mean,
         d.se,
-        if d.mean <= 2.0 * d.se {
+        if worse * d.mean <= 2.0 * d.se {
             "a tie, within"
         } else {
             "beyond"
@@ -374,11 +382,14 @@ mod tests {
 
     #[test]
     fn the_paired_difference_says_tie_or_beyond_two_standard_errors() {
-        let d = |mean, se| paired_difference(&compare::Estimate { mean, se });
-        assert!(d(0.011, 0.0064).contains("+0.0110 ± 0.0064"));
-        assert!(d(0.011, 0.0064).contains("a tie, within two standard errors"));
-        assert!(d(0.02, 0.0064).contains("beyond two standard errors"));
+        let d = |mean, se, worse| paired_difference(&compare::Estimate { mean, se }, "MSE", worse);
+        assert!(d(0.011, 0.0064, 1.0).contains("MSE +0.0110 ± 0.0064"));
+        assert!(d(0.011, 0.0064, 1.0).contains("a tie, within two standard errors"));
+        assert!(d(0.02, 0.0064, 1.0).contains("beyond two standard errors"));
+        // Accuracy: lower is worse.
+        assert!(d(-0.02, 0.0064, -1.0).contains("beyond two standard errors"));
+        assert!(d(-0.0001, 0.0001, -1.0).contains("a tie, within"));
         // One repetition: no standard error, nothing to say.
-        assert_eq!(d(0.011, f64::NAN), "");
+        assert_eq!(d(0.011, f64::NAN, 1.0), "");
     }
 }

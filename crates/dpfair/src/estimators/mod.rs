@@ -29,7 +29,7 @@ pub use decoupled::{DEFAULT_PARITY_LEVEL, Decoupled, DecoupledParams, STRICT_LEA
 pub(crate) use dp_linear::default_row_bound as dp_linear_row_bound;
 pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
-pub use dp2dp::{Dp2dp, Dp2dpParams};
+pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams};
 pub use fair_regression::{FairRegression, FairRegressionParams};
 pub use fdp_fair::{DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams};
 pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};

@@ -52,8 +52,9 @@ pub struct Args {
     /// Phase-1 L2 strength Λ per sample (output perturbation and auto; noise ∝ 1/(nΛ)).
     #[arg(long, value_name = "L", default_value_t = 1e-2)]
     pub l2: f64,
-    /// Iterations T of Algorithm 1 (the paper: 100 synthetic/Adult, 1000 Credit/Parkinson's).
-    #[arg(long, value_name = "T", default_value_t = 100)]
+    /// Iterations T of Algorithm 1 (the paper: 100 synthetic/Adult, 1000 Credit/Parkinson's;
+    /// the default is 1000 everywhere: docs/deviations.md#dp2dp-iterations).
+    #[arg(long, value_name = "T", default_value_t = dpfair::estimators::DP2DP_ITERATIONS)]
     pub iterations: usize,
     /// Batch size b (strict mode: expected Poisson batch, q = b/N).
     #[arg(long, value_name = "B", default_value_t = 128)]
