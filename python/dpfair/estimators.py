@@ -830,7 +830,8 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     private dual ascent on the rest so that the unfairness U is at most `rho`.
 
     Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
-    1,000 iterations, batch 128. Predicting needs `sensitive_features`.
+    1,000 iterations, batch 128, the dual aimed one sampling standard deviation below ρ
+    (docs/deviations.md#dp2dp-sampling-margin). Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair

@@ -25,7 +25,9 @@ pub mod phase1;
 pub mod phase2;
 pub mod rule;
 
-pub use config::{Config, Iterate, NoiseOn, Phase1, StepScale, StepSize, TieBreak};
+pub use config::{
+    Config, DEFAULT_MARGIN_Z, Iterate, NoiseOn, Phase1, StepScale, StepSize, TieBreak, aimed_rho,
+};
 pub use error::{Error, Result};
 
 use crate::predictor as model;

@@ -550,3 +550,42 @@ fn mixture_of_iterates_meets_rho_where_the_averaged_rule_does_not() {
     let u_avg = multiclass_unfairness(&pred, 2, &codes).unwrap();
     assert!(u_avg > rho + 0.05, "averaged rule: {u_avg}");
 }
+
+/// The sampling margin (`docs/deviations.md#dp2dp-sampling-margin`): the dual ascent aims at
+/// ρ − z·s, s = √(Σ_s 1/(4 N π̄_s)); z = 0 (the library's default, the paper) aims at ρ.
+#[test]
+fn the_sampling_margin_lowers_the_aimed_level_by_z_standard_deviations() {
+    let data = synthetic(4000, 3);
+    let fit_at = |margin_z| {
+        let cfg = Config {
+            rho: 0.1,
+            margin_z,
+            epsilon: 1.0,
+            ..Config::default()
+        };
+        let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).unwrap());
+        fit(&cfg, &data, &mut ledger, &mut Noise::seeded(7)).unwrap()
+    };
+    assert_eq!(fit_at(0.0).phase2.report.aimed_rho, 0.1);
+    let model = fit_at(1.0);
+    let r = &model.phase2.report;
+    assert_eq!(
+        r.aimed_rho,
+        dpfair::dp2dp::aimed_rho(0.1, 1.0, r.n_pool, model.phase2.pi)
+    );
+    // A pool of 1,000 rows (a quarter of 4,000) with both groups' released shares in
+    // [0.3, 0.7]: s between √(1/1000) ≈ 0.0316 (even groups) and √(1/(4000·0.3) +
+    // 1/(4000·0.7)) ≈ 0.0345.
+    assert_eq!(r.n_pool, 1_000);
+    assert!(model.phase2.pi.iter().all(|p| (0.3..=0.7).contains(p)));
+    assert!(
+        (0.1 - 0.0346..=0.1 - 0.0315).contains(&r.aimed_rho),
+        "{}",
+        r.aimed_rho
+    );
+    let bad = Config {
+        margin_z: -1.0,
+        ..Config::default()
+    };
+    assert!(bad.validate().unwrap_err().to_string().contains("margin_z"));
+}

@@ -206,12 +206,42 @@ pub fn frequency_sigma(n: usize, epsilon: f64, delta: f64) -> f64 {
     1.0 / (n.max(1) as f64 * (2.0 * FREQUENCY_SHARE * kappa).sqrt())
 }
 
+/// The estimators' sampling margin ([`Config::margin_z`]): one standard deviation.
+pub const DEFAULT_MARGIN_Z: f64 = 1.0;
+
+/// The level the dual ascent aims at: ρ less `margin_z` standard deviations of a difference of
+/// two groups' rates on a pool of `n` rows with released frequencies `pi`
+/// ([`Config::margin_z`]), floored at 0. Public: n, the released π̄ and the settings.
+///
+/// ```
+/// use dpfair::dp2dp::aimed_rho;
+/// // 4,709 rows, 6.5 % in one group: s = √(1/(4·4,403) + 1/(4·306)) ≈ 0.0296.
+/// let aimed = aimed_rho(0.1, 1.0, 4_709, [0.935, 0.065]);
+/// assert!((aimed - (0.1 - 0.0296)).abs() < 2e-4, "{aimed}");
+/// assert_eq!(aimed_rho(0.01, 1.0, 4_709, [0.935, 0.065]), 0.0);
+/// ```
+pub fn aimed_rho(rho: f64, margin_z: f64, n: usize, pi: [f64; 2]) -> f64 {
+    let n = n.max(1) as f64;
+    let s = pi
+        .iter()
+        .map(|p| 1.0 / (4.0 * n * p.max(1e-12)))
+        .sum::<f64>()
+        .sqrt();
+    (rho - margin_z * s).max(0.0)
+}
+
 /// Hyperparameters of DP2DP. `Default` is Table 1's synthetic column plus the paper's other choices.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Fairness tolerance ρ ≥ 0 (Def. 2.1): the classifier targets U(g) ≤ ρ.
     pub rho: f64,
+    /// The sampling margin in standard deviations (`docs/deviations.md#dp2dp-sampling-margin`):
+    /// the dual ascent aims at ρ − z·s, s = √(Σ_s 1/(4 N π̄_s)) the standard deviation of a
+    /// difference of two groups' rates on the pool (N rows, released frequencies π̄), so that
+    /// the rule meets ρ beyond the pool too. 0 (the default here): the paper's ρ; the
+    /// estimators use [`DEFAULT_MARGIN_Z`].
+    pub margin_z: f64,
     /// Privacy target ε of each phase (parallel composition across the phases);
     /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).
     #[serde(with = "dpfair_privacy::serde_f64")]
@@ -257,6 +287,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             rho: 0.0,
+            margin_z: 0.0,
             epsilon: 1.0,
             delta: 1e-5,
             accounting: Accounting::Strict,
@@ -311,6 +342,12 @@ impl Config {
                     "the fairness tolerance must be finite and ≥ 0, got {}",
                     self.rho
                 ),
+            ));
+        }
+        if !(self.margin_z.is_finite() && self.margin_z >= 0.0) {
+            return Err(invalid(
+                "margin_z",
+                format!("must be finite and ≥ 0, got {}", self.margin_z),
             ));
         }
         if self.epsilon.is_nan() || self.epsilon <= 0.0 {

@@ -64,6 +64,10 @@ pub struct Report {
     pub claimed_epsilon: Option<f64>,
     /// Fraction of λ̄ at C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`).
     pub at_bound: f64,
+    /// The level the dual ascent aimed at ([`super::config::aimed_rho`]); models saved before
+    /// the margin existed aimed at ρ and read 0 here.
+    #[serde(default)]
+    pub aimed_rho: f64,
 }
 
 /// Runs Algorithm 1 on the pool: `probs` = p̄ of the pool rows (N × K), `signs` ±1.
@@ -188,8 +192,9 @@ pub fn release_with_counts(
     };
     report.sigma_sgd = report.noise_multiplier * bound;
     let pool = Pool::new(probs, signs, pi)?;
+    report.aimed_rho = super::config::aimed_rho(cfg.rho, cfg.margin_z, n, pi);
     let settings = SgdSettings {
-        rho: cfg.rho,
+        rho: report.aimed_rho,
         beta: cfg.beta,
         iterations: cfg.iterations,
         batch: cfg.batch,

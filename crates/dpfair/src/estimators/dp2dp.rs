@@ -30,6 +30,7 @@ impl Default for Dp2dpParams {
         Dp2dpParams {
             config: Config {
                 iterations: DP2DP_ITERATIONS,
+                margin_z: crate::dp2dp::DEFAULT_MARGIN_Z,
                 ..Config::default()
             },
             check: HeldOutCheck::default(),
@@ -40,6 +41,9 @@ impl Default for Dp2dpParams {
 setters!(Dp2dpParams {
     /// The fairness tolerance ρ ≥ 0: the classifier targets unfairness U ≤ ρ.
     rho: f64 => config.rho;
+    /// The sampling margin z ≥ 0 in standard deviations (default 1; 0 aims at ρ itself, as the
+    /// paper: [`crate::dp2dp::Config::margin_z`]).
+    margin_z: f64 => config.margin_z;
     /// ε of each phase (the phases use disjoint rows: parallel composition).
     epsilon: f64 => config.epsilon;
     /// δ.
@@ -146,6 +150,13 @@ impl Estimator for Dp2dp {
             r.steps,
             100.0 * r.at_bound
         ));
+        if r.aimed_rho < model.rho {
+            lines.push(format!(
+                "dp2dp: the dual ascent aimed at U ≤ {:.4}, below ρ by the pool's sampling \
+                 margin (docs/deviations.md#dp2dp-sampling-margin)",
+                r.aimed_rho
+            ));
+        }
         lines.push(super::fairness_line(
             &format!("unfairness U ≤ ρ = {}", model.rho),
             &format!(

@@ -43,6 +43,13 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub rho: f64,
+    /// The sampling margin z: the dual ascent aims at ρ − z·s, s the standard deviation of a
+    /// difference of the two groups' rates on the pool (public: its size and the released group
+    /// frequencies), so that the rule meets ρ beyond the rows it was fitted on
+    /// (docs/deviations.md#dp2dp-sampling-margin); 0 aims at ρ itself, as the paper (and
+    /// `--accounting paper`)
+    #[arg(long, value_name = "Z", default_value_t = dpfair::dp2dp::DEFAULT_MARGIN_Z)]
+    pub margin_z: f64,
     /// Fraction of the rows for the unlabelled pool of Phase 2 (the rest trains Phase 1).
     #[arg(long, value_name = "F", default_value_t = 0.25)]
     pub pool_fraction: f64,
