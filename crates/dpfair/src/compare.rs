@@ -27,13 +27,6 @@
 //! difference of two proportions with held-out group sizes `n₀, n₁` (variance at most `1/4`).
 //! For the KS distance of a real target the tolerance is the two-sample KS test's 95% critical
 //! value `1.358 · √(1/n₀ + 1/n₁)` (asymptotic; the largest pair of groups' sizes, conservative).
-//!
-//! Against the constant reference, each method's accuracy (or MSE) difference is paired on the
-//! same held-out rows ([`Row::versus_constant`]), and judged a tie when it is within
-//! `1.645 · √(Σ_r v_r) / R` ([`Row::versus_bound`]): the one-sided 95% bound on the sampling
-//! error of the mean over R repetitions, v_r the variance of repetition r's mean per-row loss
-//! difference (1 − correct, or the squared error). A fallback to a privately released constant
-//! differs from the exact one by that release's noise alone, and ties it in this sense.
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
@@ -300,11 +293,6 @@ pub struct Row {
     /// scored (accuracy, or MSE, less the reference's on the same split): its standard error
     /// is free of the split-to-split spread both share. NaN for the references.
     pub versus_constant: Estimate,
-    /// The held-out tolerance of that difference's mean: the one-sided 95% sampling bound
-    /// 1.645·√(Σ_r v_r)/R over the R repetitions, v_r the variance of repetition r's mean
-    /// per-row loss difference (module docs). A method within it of the constant reference is
-    /// tied with it on these held-out rows. NaN for the references.
-    pub versus_bound: f64,
 }
 
 /// Why a fit gave no model: a refusal (a setting at which the method's result would be no
@@ -375,9 +363,6 @@ struct Score {
     seconds: f64,
     /// Whether the held-out check replaced the model by a constant class.
     constant: bool,
-    /// Each held-out row's loss (1 − correct, or the squared error), for the paired difference
-    /// from the constant reference.
-    losses: Vec<f64>,
 }
 
 /// Run the comparison on `loaded` (features raw; `scaling` as in [`pipeline::fit`]).
@@ -596,22 +581,6 @@ impl Truth {
         }
     }
 
-    /// Each row's loss: 1 − correct for classes, the squared error for values (`score`'s
-    /// accuracy is 1 − their mean, its MSE their mean).
-    fn row_losses(&self, out: &Output) -> Vec<f64> {
-        match (self, out) {
-            (Truth::Classes { y, .. }, Output::Classes { classes, .. }) => y
-                .iter()
-                .zip(classes)
-                .map(|(a, b)| f64::from(u8::from(a != b)))
-                .collect(),
-            (Truth::Values(y), Output::Values(v)) => {
-                y.iter().zip(v).map(|(a, b)| (a - b).powi(2)).collect()
-            }
-            _ => Vec::new(),
-        }
-    }
-
     /// Held-out (accuracy, unfairness) of class predictions, or (MSE, KS distance) of values.
     fn score(&self, out: &Output, groups: &[u32]) -> Result<(f64, f64)> {
         match (self, out) {
@@ -641,24 +610,17 @@ fn summarise(
     tolerance: f64,
 ) -> Row {
     let ok: Vec<&Score> = scores.iter().filter_map(|s| s.as_ref().ok()).collect();
-    // Per repetition: the difference in accuracy (or MSE) from the constant reference, and the
-    // variance of its mean over the held-out rows (that of the per-row loss differences over n).
-    let pairs: Vec<(f64, f64)> = match constant {
+    let paired: Vec<f64> = match constant {
         Some(constant) => scores
             .iter()
             .zip(constant)
             .filter_map(|pair| match pair {
-                (Ok(s), Ok(c)) => {
-                    Some((s.accuracy - c.accuracy, mean_variance(&s.losses, &c.losses)))
-                }
+                (Ok(s), Ok(c)) => Some(s.accuracy - c.accuracy),
                 _ => None,
             })
             .collect(),
         None => Vec::new(),
     };
-    let paired: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-    let r = pairs.len() as f64;
-    let versus_bound = 1.645 * pairs.iter().map(|p| p.1).sum::<f64>().sqrt() / r;
     let error = scores.iter().find_map(|s| s.as_ref().err().cloned());
     if ok.is_empty() {
         let nan = Estimate {
@@ -678,7 +640,6 @@ fn summarise(
             constant_fits: 0,
             fits: 0,
             versus_constant: nan,
-            versus_bound: f64::NAN,
         };
     }
     let pick = |f: fn(&Score) -> f64| ok.iter().map(|s| f(s)).collect::<Vec<_>>();
@@ -696,20 +657,7 @@ fn summarise(
         constant_fits: ok.iter().filter(|s| s.constant).count(),
         fits: ok.len(),
         versus_constant: Estimate::of(&paired),
-        versus_bound,
     }
-}
-
-/// The sampling variance of the mean of the per-row differences `a − b` (the rows are the
-/// held-out rows, taken as independent): their variance over n. 0 when either is empty.
-fn mean_variance(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    if n < 2 {
-        return 0.0;
-    }
-    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    let mean = d.iter().sum::<f64>() / n as f64;
-    d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / ((n - 1) as f64 * n as f64)
 }
 
 /// Held-out accuracy and unfairness of class predictions.
@@ -764,7 +712,6 @@ fn references(
         spent: f64::INFINITY,
         seconds: 0.0,
         constant: true,
-        losses: y_test.row_losses(&constant_output),
     };
     let start = Instant::now();
     let mut train = train.clone();
@@ -815,7 +762,6 @@ fn references(
             spent: f64::INFINITY,
             seconds: start.elapsed().as_secs_f64(),
             constant: false,
-            losses: Vec::new(),
         },
     ])
 }
@@ -985,21 +931,5 @@ fn run<E: Estimator>(
         spent,
         seconds,
         constant: fitted.check.as_ref().is_some_and(|c| c.replaced()),
-        losses: y_test.row_losses(&out),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mean_variance;
-
-    #[test]
-    fn the_paired_difference_variance_is_the_sample_variance_over_n() {
-        // Differences 1, 0, 1, 0: mean ½, sample variance (4 · ¼)/3 = ⅓, over n = 4: 1/12.
-        let v = mean_variance(&[1.0, 0.0, 1.0, 0.0], &[0.0; 4]);
-        assert!((v - 1.0 / 12.0).abs() < 1e-15, "{v}");
-        // Identical losses (a constant fallback equal to the reference): no sampling error.
-        assert_eq!(mean_variance(&[0.3, 0.7], &[0.3, 0.7]), 0.0);
-        assert_eq!(mean_variance(&[], &[]), 0.0);
-    }
 }

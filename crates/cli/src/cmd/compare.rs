@@ -268,13 +268,13 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
         Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
             format!(
                 "no better than the training mean{}",
-                paired_difference(r, "MSE", 1.0)
+                paired_difference(&r.versus_constant, "MSE", 1.0)
             )
         }
         Some(m) if !reference && !report.regression && r.accuracy.mean < m => {
             format!(
                 "below the majority class{}",
-                paired_difference(r, "accuracy", -1.0)
+                paired_difference(&r.versus_constant, "accuracy", -1.0)
             )
         }
         Some(m)
@@ -306,28 +306,23 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
     weak
 }
 
-/// ` (MSE +d ± se from it, paired on the held-out rows: a tie, within the held-out bound b)`,
+/// ` (MSE +d ± se from it, paired over the repetitions: a tie, within two standard errors)`,
 /// or `beyond`, for a difference `d` from the constant reference in `what` whose sign `worse`
-/// (+1: higher is worse, −1: lower is) makes it worse ([`compare::Row::versus_bound`]).
-fn paired_difference(r: &Row, what: &str, worse: f64) -> String {
-    let d = &r.versus_constant;
-    if d.mean.is_nan() || r.versus_bound.is_nan() {
+/// (+1: higher is worse, −1: lower is) makes it worse; empty with one repetition (no standard
+/// error).
+fn paired_difference(d: &compare::Estimate, what: &str, worse: f64) -> String {
+    if d.se.is_nan() {
         return String::new();
     }
-    let se = if d.se.is_nan() {
-        String::new()
-    } else {
-        format!(" ± {:.4}", d.se)
-    };
     format!(
-        " ({what} {:+.4}{se} from it, paired on the held-out rows: {} the held-out bound {:.4})",
+        " ({what} {:+.4} ± {:.4} from it, paired over the repetitions: {} two standard errors)",
         d.mean,
-        if worse * d.mean <= r.versus_bound {
+        d.se,
+        if worse * d.mean <= 2.0 * d.se {
             "a tie, within"
         } else {
             "beyond"
-        },
-        r.versus_bound
+        }
     )
 }
 
@@ -386,33 +381,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_paired_difference_says_tie_or_beyond_the_held_out_bound() {
-        let row = |mean, se, bound| Row {
-            method: "dp-linear".into(),
-            epsilon: 1.0,
-            accuracy: compare::Estimate { mean: 1.0, se: 0.0 },
-            unfairness: compare::Estimate { mean: 0.0, se: 0.0 },
-            target: None,
-            met: None,
-            spent: 1.0,
-            seconds: 0.0,
-            error: None,
-            constant_fits: 0,
-            fits: 1,
-            versus_constant: compare::Estimate { mean, se },
-            versus_bound: bound,
-        };
-        let d = |mean, se, bound, worse| paired_difference(&row(mean, se, bound), "MSE", worse);
-        assert!(d(0.011, 0.0064, 0.012, 1.0).contains("MSE +0.0110 ± 0.0064"));
-        assert!(d(0.011, 0.0064, 0.012, 1.0).contains("a tie, within the held-out bound 0.0120"));
-        assert!(d(0.02, 0.0064, 0.012, 1.0).contains("beyond the held-out bound"));
+    fn the_paired_difference_says_tie_or_beyond_two_standard_errors() {
+        let d = |mean, se, worse| paired_difference(&compare::Estimate { mean, se }, "MSE", worse);
+        assert!(d(0.011, 0.0064, 1.0).contains("MSE +0.0110 ± 0.0064"));
+        assert!(d(0.011, 0.0064, 1.0).contains("a tie, within two standard errors"));
+        assert!(d(0.02, 0.0064, 1.0).contains("beyond two standard errors"));
         // Accuracy: lower is worse.
-        assert!(d(-0.02, 0.0064, 0.012, -1.0).contains("beyond"));
-        assert!(d(-0.0001, 0.0001, 0.012, -1.0).contains("a tie, within"));
-        // Better than the reference is never "beyond".
-        assert!(d(-0.5, 0.0001, 0.012, 1.0).contains("a tie, within"));
-        // One repetition: no standard error, the bound still applies.
-        assert!(!d(0.011, f64::NAN, 0.012, 1.0).contains('±'));
-        assert_eq!(d(f64::NAN, f64::NAN, f64::NAN, 1.0), "");
+        assert!(d(-0.02, 0.0064, -1.0).contains("beyond two standard errors"));
+        assert!(d(-0.0001, 0.0001, -1.0).contains("a tie, within"));
+        // One repetition: no standard error, nothing to say.
+        assert_eq!(d(0.011, f64::NAN, 1.0), "");
     }
 }
