@@ -182,7 +182,7 @@ fn without_signal_a_regressor_falls_back_to_a_mean_that_ties_the_training_mean()
         "{stdout}"
     );
     // The fallback pools the fit rows' released mean (1,890 rows: sampling sd 0.0066, Laplace
-    // at ε = 0.1: sd 0.0075) with the held-out rows' (210): sd ≈ 0.01; with the held-out part's
+    // at ε = 0.2: sd 0.0037) with the held-out rows' (210): sd ≈ 0.008; with the held-out part's
     // mean (900 rows, sd 0.0096) the excess (c − ȳ_test)² − (ȳ_train − ȳ_test)² of a fit is
     // beyond 0.0025 (3 % of Var(y) = 1/12) only past |c − ȳ_test| > 0.05, 3.6 standard
     // deviations; the mean of three is within it.

@@ -63,9 +63,11 @@ pub const TIE_KEEP_PROBABILITY: f64 = 0.01;
 /// A regressor's share of its ε spent, inside the fit part, on the fit rows' target mean
 /// ([`ReleasedMean`]): the fallback constant pools it with the held-out rows' released mean, so
 /// it rests on (nearly) every training row instead of the held-out share alone, and ties the
-/// training mean's error to within the Laplace noise (on Adult's weekly hours at ε = 1, about
-/// 0.04 hours against the held-out mean's 0.2). The fit itself runs at the rest of the ε.
-pub const FIT_MEAN_SHARE: f64 = 0.1;
+/// training mean's error to within the Laplace noise (on Adult's weekly hours at ε = 1, a
+/// standard deviation of about 0.025 hours against the held-out rows' mean's 0.27, sampling and
+/// noise). 0.1 left a held-out excess over the training mean's MSE that six repetitions of Law's
+/// GPA resolved (+0.0002 on 0.8615); 0.2 brings it below that. The fit runs at the rest of ε.
+pub const FIT_MEAN_SHARE: f64 = 0.2;
 
 /// The fewest held-out rows the check runs on; with fewer, the model is kept unchecked (and the
 /// fit says so).
@@ -904,9 +906,9 @@ mod tests {
         // Without: the model at best ties the mean, and a tie is kept with probability ≤ 0.01;
         // of 10 fits at most 2 may keep it (P(≥ 3 | p = 0.01) ≈ 10⁻⁴). The fallback pools the
         // fit rows' released mean (3,600 targets uniform on [0, 1]: sampling sd 0.005, Laplace at
-        // ε = 0.1 over range 3.2: sd 0.013) with the held-out rows' (400: sd 0.014 and 0.045),
-        // weights ≈ 0.92 / 0.08 (ReleasedMean::pool): sd ≈ 0.013, so it is within 0.06 of ½
-        // (4.6 sd: P(any of 10 beyond) < 10⁻⁴); the held-out mean alone would need 0.25.
+        // ε = 0.2 over range 3.2: sd 0.0063) with the held-out rows' (400: sd 0.014 and 0.045),
+        // weights ≈ 0.94 / 0.06 (ReleasedMean::pool): sd ≈ 0.008, so it is within 0.04 of ½
+        // (5 sd: P(any of 10 beyond) < 10⁻⁵); the held-out mean alone would need 0.25.
         let mut kept = 0;
         for seed in 0..10 {
             let mut loaded = real_target(4_000, seed, false);
@@ -926,7 +928,7 @@ mod tests {
             assert!((fitted.ledger.total().unwrap().epsilon - 1.0).abs() < 1e-9);
             match fitted.check.unwrap().value {
                 None => kept += 1,
-                Some(v) => assert!((v - 0.5).abs() < 0.06, "{v}"),
+                Some(v) => assert!((v - 0.5).abs() < 0.04, "{v}"),
             }
         }
         assert!(kept <= 2, "kept {kept} of 10");

@@ -268,13 +268,13 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
         Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
             format!(
                 "no better than the training mean{}",
-                paired_difference(&r.versus_constant, "MSE", 1.0)
+                paired_difference(&r.versus_constant, "MSE")
             )
         }
         Some(m) if !reference && !report.regression && r.accuracy.mean < m => {
             format!(
                 "below the majority class{}",
-                paired_difference(&r.versus_constant, "accuracy", -1.0)
+                paired_difference(&r.versus_constant, "accuracy")
             )
         }
         Some(m)
@@ -306,23 +306,18 @@ fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
     weak
 }
 
-/// ` (MSE +d ± se from it, paired over the repetitions: a tie, within two standard errors)`,
-/// or `beyond`, for a difference `d` from the constant reference in `what` whose sign `worse`
-/// (+1: higher is worse, −1: lower is) makes it worse; empty with one repetition (no standard
-/// error).
-fn paired_difference(d: &compare::Estimate, what: &str, worse: f64) -> String {
+/// ` (MSE +d ± se from it, paired over the repetitions)`: the mean difference `d` in `what` from
+/// the constant reference on the same splits, with its standard error (free of the
+/// split-to-split spread both share); empty with one repetition. No verdict: a fallback to a
+/// privately released constant differs from the exact one by that release's noise, a
+/// difference that enough held-out rows always resolve (docs/privacy.md, "The held-out check").
+fn paired_difference(d: &compare::Estimate, what: &str) -> String {
     if d.se.is_nan() {
         return String::new();
     }
     format!(
-        " ({what} {:+.4} ± {:.4} from it, paired over the repetitions: {} two standard errors)",
-        d.mean,
-        d.se,
-        if worse * d.mean <= 2.0 * d.se {
-            "a tie, within"
-        } else {
-            "beyond"
-        }
+        " ({what} {:+.4} ± {:.4} from it, paired over the repetitions)",
+        d.mean, d.se
     )
 }
 
@@ -381,15 +376,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_paired_difference_says_tie_or_beyond_two_standard_errors() {
-        let d = |mean, se, worse| paired_difference(&compare::Estimate { mean, se }, "MSE", worse);
-        assert!(d(0.011, 0.0064, 1.0).contains("MSE +0.0110 ± 0.0064"));
-        assert!(d(0.011, 0.0064, 1.0).contains("a tie, within two standard errors"));
-        assert!(d(0.02, 0.0064, 1.0).contains("beyond two standard errors"));
-        // Accuracy: lower is worse.
-        assert!(d(-0.02, 0.0064, -1.0).contains("beyond two standard errors"));
-        assert!(d(-0.0001, 0.0001, -1.0).contains("a tie, within"));
+    fn the_paired_difference_gives_the_mean_and_its_standard_error() {
+        let d = |mean, se| paired_difference(&compare::Estimate { mean, se }, "MSE");
+        assert_eq!(
+            d(0.011, 0.0064),
+            " (MSE +0.0110 ± 0.0064 from it, paired over the repetitions)"
+        );
+        assert!(d(-0.0004, 0.0004).contains("MSE -0.0004 ± 0.0004"));
         // One repetition: no standard error, nothing to say.
-        assert_eq!(d(0.011, f64::NAN, 1.0), "");
+        assert_eq!(d(0.011, f64::NAN), "");
     }
 }
