@@ -830,8 +830,9 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     private dual ascent on the rest so that the unfairness U is at most `rho`.
 
     Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
-    1,000 iterations, batch 128, the dual aimed one sampling standard deviation below ρ
-    (docs/deviations.md#dp2dp-sampling-margin). Predicting needs `sensitive_features`.
+    1,000 iterations, batch 128, the dual aimed `margin_z` = 1 sampling standard deviation
+    below ρ (docs/deviations.md#dp2dp-sampling-margin; 0 aims at ρ itself, as the paper).
+    Predicting needs `sensitive_features`.
 
     Example:
         >>> import numpy as np, dpfair
@@ -850,6 +851,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         self,
         *,
         rho: float | None = None,
+        margin_z: float | None = None,
         epsilon: float | None = None,
         delta: float | None = None,
         iterations: int | None = None,
@@ -864,6 +866,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         random_state: int | None = None,
     ) -> None:
         self.rho = rho
+        self.margin_z = margin_z
         self.epsilon = epsilon
         self.delta = delta
         self.iterations = iterations
@@ -881,6 +884,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         return _given(
             check_fraction=self.check_fraction,
             rho=self.rho,
+            margin_z=self.margin_z,
             epsilon=self.epsilon,
             delta=self.delta,
             iterations=self.iterations,

@@ -238,6 +238,7 @@ fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
 fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
     let mut p = Dp2dp::params();
     p = set(p, h.get("rho")?, |p, v| p.rho(v));
+    p = set(p, h.get("margin_z")?, |p, v| p.margin_z(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));

@@ -227,3 +227,43 @@ def test_held_out_check_is_in_the_ledger_and_can_be_turned_off(adult):
         assert est.ledger_["total"]["epsilon"] <= 1.0 + 1e-9
     with pytest.raises(ValueError, match="check_fraction"):
         dpfair.CDPFairClassifier(check_fraction=0.9).fit(X, y, sensitive_features="sex")
+
+
+def _find(obj, key):
+    """The first value stored under `key` anywhere in a JSON document."""
+    if isinstance(obj, dict):
+        if key in obj:
+            return obj[key]
+        children = obj.values()
+    elif isinstance(obj, list):
+        children = obj
+    else:
+        return None
+    for child in children:
+        found = _find(child, key)
+        if found is not None:
+            return found
+    return None
+
+
+def test_dp2dp_aims_margin_z_sampling_deviations_below_rho(adult):
+    """`margin_z` sets how far below ρ the dual ascent aims (docs/deviations.md,
+    dp2dp-sampling-margin): 0 aims at ρ itself, the default one standard deviation s of a
+    difference of the two groups' rates on the pool, s = √(Σ 1/(4 N π̄_s)), below it."""
+    import json
+    import math
+
+    X, y = adult
+    Xf, y3, kw = fit_args("DP2DPClassifier", X, y, None)
+
+    def model(**extra):
+        est = make("DP2DPClassifier", random_state=3, **extra).fit(Xf, y3, **kw)
+        return json.loads(est.model_.to_json())
+
+    assert _find(model(margin_z=0.0), "aimed_rho") == pytest.approx(0.05)
+    doc = model()
+    n, pi = _find(doc, "n_pool"), _find(doc, "pi")
+    s = math.sqrt(sum(1.0 / (4.0 * n * p) for p in pi))
+    assert _find(doc, "aimed_rho") == pytest.approx(max(0.05 - s, 0.0))
+    with pytest.raises(ValueError, match="margin_z"):
+        make("DP2DPClassifier", margin_z=-1.0).fit(Xf, y3, **kw)

@@ -274,8 +274,10 @@ fn strict_fit_charges_within_budget() {
 #[test]
 fn paper_mode_reports_its_real_cost() {
     let data = synthetic(4000, 5);
+    // A sampling margin is ignored: the published procedure aims at ρ itself.
     let cfg = Config {
         rho: 0.05,
+        margin_z: 1.0,
         epsilon: 1.0,
         accounting: Accounting::Paper,
         ..Config::default()
@@ -284,6 +286,7 @@ fn paper_mode_reports_its_real_cost() {
     let model = fit(&cfg, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
     let r = &model.phase2.report;
     assert_eq!(r.claimed_epsilon, Some(1.0));
+    assert_eq!(r.aimed_rho, 0.05);
     let z = paper_noise_multiplier(0.05, r.n_pool, 128, 100, 1.0, 1e-5).unwrap();
     assert!(rel(r.sigma_sgd, 4.0 * z) < 1e-9);
     let total = ledger.total_at(1e-5).unwrap();

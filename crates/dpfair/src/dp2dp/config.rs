@@ -240,7 +240,8 @@ pub struct Config {
     /// the dual ascent aims at ρ − z·s, s = √(Σ_s 1/(4 N π̄_s)) the standard deviation of a
     /// difference of two groups' rates on the pool (N rows, released frequencies π̄), so that
     /// the rule meets ρ beyond the pool too. 0 (the default here): the paper's ρ; the
-    /// estimators use [`DEFAULT_MARGIN_Z`].
+    /// estimators use [`DEFAULT_MARGIN_Z`]. `Accounting::Paper` ignores it (the published
+    /// procedure aims at ρ).
     pub margin_z: f64,
     /// Privacy target ε of each phase (parallel composition across the phases);
     /// `f64::INFINITY` is the non-private DP2DP reference (no noise, non-private Phase 1).

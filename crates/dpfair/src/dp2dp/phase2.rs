@@ -192,7 +192,9 @@ pub fn release_with_counts(
     };
     report.sigma_sgd = report.noise_multiplier * bound;
     let pool = Pool::new(probs, signs, pi)?;
-    report.aimed_rho = super::config::aimed_rho(cfg.rho, cfg.margin_z, n, pi);
+    // The paper's procedure aims at ρ itself (docs/deviations.md#dp2dp-sampling-margin).
+    let margin_z = if paper { 0.0 } else { cfg.margin_z };
+    report.aimed_rho = super::config::aimed_rho(cfg.rho, margin_z, n, pi);
     let settings = SgdSettings {
         rho: report.aimed_rho,
         beta: cfg.beta,

@@ -22,10 +22,7 @@ impl Args {
     fn params(&self) -> Dp2dpParams {
         Dp2dpParams::from_config(Config {
             rho: self.rho,
-            margin_z: match self.privacy.accounting() {
-                dpfair::predictor::Accounting::Paper => 0.0,
-                _ => self.margin_z,
-            },
+            margin_z: self.margin_z,
             epsilon: self.privacy.epsilon,
             delta: self.privacy.delta.unwrap_or(1e-5),
             accounting: self.privacy.accounting(),
