@@ -286,7 +286,7 @@ fn paper_mode_reports_its_real_cost() {
     let model = fit(&cfg, &data, &mut ledger, &mut Noise::seeded(2)).unwrap();
     let r = &model.phase2.report;
     assert_eq!(r.claimed_epsilon, Some(1.0));
-    assert_eq!(r.aimed_rho, 0.05);
+    assert_eq!(r.aimed_rho, Some(0.05));
     let z = paper_noise_multiplier(0.05, r.n_pool, 128, 100, 1.0, 1e-5).unwrap();
     assert!(rel(r.sigma_sgd, 4.0 * z) < 1e-9);
     let total = ledger.total_at(1e-5).unwrap();
@@ -569,11 +569,12 @@ fn the_sampling_margin_lowers_the_aimed_level_by_z_standard_deviations() {
         let mut ledger = Ledger::new(Budget::approx(1.0, 1e-5).unwrap());
         fit(&cfg, &data, &mut ledger, &mut Noise::seeded(7)).unwrap()
     };
-    assert_eq!(fit_at(0.0).phase2.report.aimed_rho, 0.1);
+    assert_eq!(fit_at(0.0).phase2.report.aimed_rho, Some(0.1));
     let model = fit_at(1.0);
     let r = &model.phase2.report;
+    let aimed = r.aimed_rho.unwrap();
     assert_eq!(
-        r.aimed_rho,
+        aimed,
         dpfair::dp2dp::aimed_rho(0.1, 1.0, r.n_pool, model.phase2.pi)
     );
     // A pool of 1,000 rows (a quarter of 4,000) with both groups' released shares in
@@ -581,14 +582,35 @@ fn the_sampling_margin_lowers_the_aimed_level_by_z_standard_deviations() {
     // 1/(4000·0.7)) ≈ 0.0345.
     assert_eq!(r.n_pool, 1_000);
     assert!(model.phase2.pi.iter().all(|p| (0.3..=0.7).contains(p)));
-    assert!(
-        (0.1 - 0.0346..=0.1 - 0.0315).contains(&r.aimed_rho),
-        "{}",
-        r.aimed_rho
-    );
+    assert!((0.1 - 0.0346..=0.1 - 0.0315).contains(&aimed), "{aimed}");
     let bad = Config {
         margin_z: -1.0,
         ..Config::default()
     };
     assert!(bad.validate().unwrap_err().to_string().contains("margin_z"));
+}
+
+/// A DP2DP model file written before the sampling margin existed (no `aimed_rho` in its report)
+/// still loads with its digest verified: the field is left out of the file when absent, so the
+/// digest's re-serialisation matches the older writer's.
+#[test]
+fn a_model_file_without_the_aimed_level_still_verifies() {
+    use dpfair::estimators::{Dp2dp, example_data, example_schema};
+    use dpfair::{Estimator, Params, Session};
+    let data = example_data(2_000, 2, 1);
+    let est = Dp2dp::params().rho(0.1).epsilon(1.0).check().unwrap();
+    let mut fitted = est
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 3).unwrap())
+        .unwrap();
+    assert!(fitted.model.phase2.report.aimed_rho.is_some());
+    // As a build before the margin wrote it.
+    fitted.model.phase2.report.aimed_rho = None;
+    let text = fitted
+        .to_model_file(example_schema(2))
+        .unwrap()
+        .to_json()
+        .unwrap();
+    assert!(!text.contains("aimed_rho"));
+    let file = dpfair::model::ModelFile::from_json(&text, "old.json").unwrap();
+    assert!(file.is_verified());
 }

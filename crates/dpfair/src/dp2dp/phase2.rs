@@ -64,10 +64,11 @@ pub struct Report {
     pub claimed_epsilon: Option<f64>,
     /// Fraction of λ̄ at C_λ (`docs/deviations.md#dp2dp-c-lambda-unspecified`).
     pub at_bound: f64,
-    /// The level the dual ascent aimed at ([`super::config::aimed_rho`]); models saved before
-    /// the margin existed aimed at ρ and read 0 here.
-    #[serde(default)]
-    pub aimed_rho: f64,
+    /// The level the dual ascent aimed at ([`super::config::aimed_rho`]). `None` in models
+    /// saved before the margin existed (they aimed at ρ); left out of the file then, so that
+    /// their digest still matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aimed_rho: Option<f64>,
 }
 
 /// Runs Algorithm 1 on the pool: `probs` = p̄ of the pool rows (N × K), `signs` ±1.
@@ -194,9 +195,10 @@ pub fn release_with_counts(
     let pool = Pool::new(probs, signs, pi)?;
     // The paper's procedure aims at ρ itself (docs/deviations.md#dp2dp-sampling-margin).
     let margin_z = if paper { 0.0 } else { cfg.margin_z };
-    report.aimed_rho = super::config::aimed_rho(cfg.rho, margin_z, n, pi);
+    let aimed_rho = super::config::aimed_rho(cfg.rho, margin_z, n, pi);
+    report.aimed_rho = Some(aimed_rho);
     let settings = SgdSettings {
-        rho: report.aimed_rho,
+        rho: aimed_rho,
         beta: cfg.beta,
         iterations: cfg.iterations,
         batch: cfg.batch,

@@ -150,11 +150,10 @@ impl Estimator for Dp2dp {
             r.steps,
             100.0 * r.at_bound
         ));
-        if r.aimed_rho < model.rho {
+        if let Some(aimed) = r.aimed_rho.filter(|&a| a < model.rho) {
             lines.push(format!(
-                "dp2dp: the dual ascent aimed at U ≤ {:.4}, below ρ by the pool's sampling \
-                 margin (docs/deviations.md#dp2dp-sampling-margin)",
-                r.aimed_rho
+                "dp2dp: the dual ascent aimed at U ≤ {aimed:.4}, below ρ by the pool's sampling \
+                 margin (docs/deviations.md#dp2dp-sampling-margin)"
             ));
         }
         lines.push(super::fairness_line(
