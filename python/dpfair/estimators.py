@@ -188,7 +188,9 @@ class DPLinearRegression(DPFairEstimator):
     Example:
         >>> import numpy as np, dpfair
         >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(size=(5000, 2)); y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=5000)
+        >>> # 20,000 rows: on 5,000 at ε = 1 the held-out check chose the mean in 7 fits of 40.
+        >>> X = rng.uniform(size=(20000, 2))
+        >>> y = 2 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=20000)
         >>> reg = dpfair.DPLinearRegression(epsilon=1.0, target_range=(-2, 3)).fit(X, y)
         >>> bool(np.mean((reg.predict(X) - y) ** 2) < np.var(y))
         True
