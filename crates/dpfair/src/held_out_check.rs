@@ -295,7 +295,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let fit_part_run = |ledger: &mut Ledger, noise: &mut Noise| -> Result<_> {
         let fit_mean = match fit_mean_range {
             Some(range) => Some(ReleasedMean::release(
-                real_targets(&fit_part.dataset)?,
+                crate::estimators::real_target(&fit_part.dataset, estimator.method())?,
                 range,
                 FIT_MEAN_SHARE * epsilon,
                 "held-out check's fallback: the fit rows' target sum (clipped to the public range)",
@@ -489,16 +489,6 @@ impl ReleasedMean {
     }
 }
 
-/// The real targets of `data` (the check's caller has matched the target's kind).
-fn real_targets(data: &Dataset) -> Result<&[f64]> {
-    match &data.target {
-        Some(Target::Real(y)) => Ok(y),
-        _ => Err(Error::InvalidData(
-            "the held-out check of a real target needs one".into(),
-        )),
-    }
-}
-
 /// A regressor's choice (module docs): the held-out rows' mean of the targets clipped to the
 /// public `range` is released with Laplace noise (ε/4), and pooled with `fit_mean`, the fit
 /// rows' (when the fit part released one: [`FIT_MEAN_SHARE`]) into m ([`ReleasedMean::pool`]);
@@ -517,7 +507,7 @@ pub fn choose_value<M: Predictor>(
     noise: &mut Noise,
 ) -> Result<(Option<f64>, f64)> {
     let [lo, hi] = range;
-    let y: Vec<f64> = real_targets(held_out)?
+    let y: Vec<f64> = crate::estimators::real_target(held_out, "the held-out check")?
         .iter()
         .map(|v| v.clamp(lo, hi))
         .collect();

@@ -27,6 +27,7 @@ mod lpct;
 pub use cdp_fair::{Baseline, CdpFair, CdpFairBaseline, CdpFairBaselineParams, CdpFairParams};
 pub use decoupled::{DEFAULT_PARITY_LEVEL, Decoupled, DecoupledParams, STRICT_LEARNING_RATE};
 pub(crate) use dp_linear::default_row_bound as dp_linear_row_bound;
+pub(crate) use dp_linear::real_target;
 pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams};
