@@ -381,18 +381,19 @@ fn one_relation_per_ledger_for_dp_logistic_with_private_bounds() {
         "3",
     ];
     let model = dir.join("m.json");
-    // DP-SGD certifies add/remove neighbours, the private quantiles replace-one: refused, before
-    // any work, with what to change.
+    // With --add-remove DP-SGD certifies add/remove neighbours, the private quantiles
+    // replace-one: refused, before any work, with what to change.
     let mut a = base.to_vec();
     a.extend(["--out", arg(&model)]);
-    let err = bad(&dpfair(&a));
+    let mut add_remove = a.clone();
+    add_remove.push("--add-remove");
+    let err = bad(&dpfair(&add_remove));
     assert!(
-        err.contains("--substitution") && err.contains("one ledger certifies one relation"),
+        err.contains("--add-remove") && err.contains("one ledger certifies one relation"),
         "{err}"
     );
     assert!(!model.exists());
-    // With --substitution both certify replace-one neighbours.
-    a.push("--substitution");
+    // By default both certify replace-one neighbours.
     ok(&dpfair(&a));
     let report = ok(&dpfair(&["ledger", arg(&model)]));
     assert!(

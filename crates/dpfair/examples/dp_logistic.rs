@@ -12,9 +12,15 @@ use dpfair::{Estimator, Params, Session};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let design = TwoGroupLogisticDesign::default();
     let (train, test) = (design.generate(20_000, 1)?, design.generate(5_000, 2)?);
-    // Opacus semantics: add/remove-one neighbours, so the session certifies that relation.
+    // Opacus semantics: add/remove-one neighbours, so the session certifies that relation. The
+    // row count is then private: the fit releases a noisy count (2% of ε) for its schedule, or
+    // takes a declared size (`.public_rows(20_000)`).
     let mut session = Session::with_relation(1.0, 1e-5, Relation::AddRemove)?;
-    let est = DpLogistic::params().epsilon(1.0).delta(1e-5).check()?;
+    let est = DpLogistic::params()
+        .epsilon(1.0)
+        .delta(1e-5)
+        .substitution(false)
+        .check()?;
     let fitted = est.fit(&train, &mut session)?;
     let predicted = fitted.predict(&test, session.noise())?;
     let truth = test

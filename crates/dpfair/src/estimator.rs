@@ -108,21 +108,51 @@ pub trait Estimator {
     where
         Self: Sized;
 
+    /// For a fit certifying add/remove-one neighbours, under which the row count is private:
+    /// the size declared public, from which the method computes its public choices (sampling
+    /// rate, steps, budget shares); `None` (the default): none declared, so a fit releases a
+    /// noisy count first ([`crate::pipeline::public_size`]; docs/privacy.md, "The row count
+    /// under add/remove").
+    fn declared_rows(&self) -> Option<usize> {
+        None
+    }
+
+    /// The same estimator with `rows` as its public size and `epsilon` as its ε
+    /// ([`crate::pipeline::public_size`]). Only methods that certify add/remove-one neighbours
+    /// use the size; the default keeps the estimator's own rule.
+    fn with_public_rows(&self, rows: usize, epsilon: f64) -> Result<Self>
+    where
+        Self: Sized,
+    {
+        let _ = rows;
+        self.with_epsilon(epsilon)
+    }
+
     /// Fit in `session` (module docs): checked against its budget, composed into its ledger.
     fn fit(&self, data: &Dataset, session: &mut Session) -> Result<Fitted<Self::Model>>
     where
         Self: Sized,
     {
         let spend = self.spend(data)?;
-        let (model, ledger) =
-            session.run(spend, |ledger, noise| self.fit_with(data, ledger, noise))?;
-        let config = crate::pipeline::config_json(self, data)?;
+        let mut used = None;
+        let (model, ledger) = session.run(spend, |ledger, noise| {
+            let sized = crate::pipeline::public_size(self, data, spend, ledger, noise)?;
+            let est = sized.as_ref().map_or(self, |(e, _)| e);
+            let model = est.fit_with(data, ledger, noise)?;
+            used = Some((
+                crate::pipeline::config_json(est, data)?,
+                crate::pipeline::public_rows(est, data, spend),
+            ));
+            Ok(model)
+        })?;
+        let (config, rows) = used.expect("set by the run");
         let check = self.public_check(&model, session.noise())?;
         Ok(Fitted {
             model,
             ledger,
             config,
             check,
+            rows,
         })
     }
 }
@@ -139,6 +169,10 @@ pub struct Fitted<M> {
     /// The held-out check's outcome, when the fit ran one ([`crate::held_out_check`]): when it
     /// chose a constant class, [`Fitted::predict`] and the model file predict that class.
     pub check: Option<crate::held_out_check::CheckOutcome>,
+    /// The row count the fit's public choices were computed from: n under replace-one
+    /// neighbours; under add/remove-one the declared or released size (docs/privacy.md, "The
+    /// row count under add/remove"). What a front end may print about the fit's size.
+    pub rows: usize,
 }
 
 impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {

@@ -292,6 +292,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let reduced = fit_mean_range
         .map(|_| estimator.with_epsilon(fit_epsilon))
         .transpose()?;
+    let fit_rows = fit_part.dataset.n_rows();
     let fit_part_run = |ledger: &mut Ledger, noise: &mut Noise| -> Result<_> {
         let fit_mean = match fit_mean_range {
             Some(range) => Some(ReleasedMean::release(
@@ -308,6 +309,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
             reduced.as_ref().unwrap_or(estimator),
             &mut fit_part,
             scaling,
+            fit_rows,
             fit_epsilon,
             ledger,
             noise,

@@ -39,7 +39,8 @@ use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted};
 use crate::session::Session;
 use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
-use dpfair_privacy::{Ledger, Noise};
+use dpfair_privacy::mechanisms::noisy_row_count;
+use dpfair_privacy::{Ledger, Noise, Relation};
 
 /// The default share of ε spent on private feature bounds: the least share of
 /// [`Scaling::Auto`], which raises it on small data ([`auto_bounds_share`]).
@@ -171,12 +172,13 @@ impl Scaling {
     }
 
     /// The share of `epsilon` this scaling spends on `loaded`: [`Scaling::share`], raised for
-    /// [`Scaling::Auto`] by [`auto_bounds_share`] (public: column and row counts).
-    pub fn share_on(&self, loaded: &Loaded, epsilon: f64) -> f64 {
+    /// [`Scaling::Auto`] by [`auto_bounds_share`] (public: the column count and `rows`, the
+    /// fit's public row count, [`public_rows`]).
+    pub fn share_on(&self, loaded: &Loaded, rows: usize, epsilon: f64) -> f64 {
         match self {
             Scaling::Auto { share, .. } => {
                 let columns = self.plan(loaded).map_or(0, |p| p.private.len());
-                auto_bounds_share(*share, columns, loaded.dataset.n_rows(), epsilon)
+                auto_bounds_share(*share, columns, rows, epsilon)
             }
             other => other.share(),
         }
@@ -248,10 +250,12 @@ impl Scaling {
     }
 
     /// Fit the scaling on `loaded`, record it in the schema and apply it. Private bounds are
-    /// charged to `ledger` with `share × epsilon`. Returns the ε spent.
+    /// charged to `ledger` with `share × epsilon`, the share ruled by `rows`, the fit's public row
+    /// count ([`public_rows`]). Returns the ε spent.
     pub fn apply(
         &self,
         loaded: &mut Loaded,
+        rows: usize,
         epsilon: f64,
         ledger: &mut Ledger,
         noise: &mut Noise,
@@ -270,7 +274,7 @@ impl Scaling {
                     _ => &empty,
                 };
                 let before = ledger.entries().len();
-                let share = self.share_on(loaded, epsilon);
+                let share = self.share_on(loaded, rows, epsilon);
                 // A public bound on an unknown column is the first error to report (from
                 // `MinMax::fit`, below), not the refusal.
                 let schema = &loaded.schema;
@@ -280,7 +284,7 @@ impl Scaling {
                 });
                 if matches!(self, Scaling::Auto { .. }) && bounds_known {
                     let columns = self.plan(loaded).map_or(0, |p| p.private.len());
-                    refuse_guessed_bounds(columns, loaded.dataset.n_rows(), share * epsilon)?;
+                    refuse_guessed_bounds(columns, rows, share * epsilon)?;
                 }
                 let epsilon = if epsilon.is_finite() {
                     share * epsilon
@@ -362,11 +366,24 @@ pub(crate) fn fit_checked<E: Estimator>(
 ) -> Result<Fitted<E::Model>> {
     if let Some(c) = &check {
         c.check()?;
+        if estimator.spend(&loaded.dataset)?.relation == Relation::AddRemove {
+            return Err(Error::invalid(
+                "check_fraction",
+                "the held-out check's split sizes use the row count, which add/remove-one \
+                 neighbours keep private: set it to 0, or certify replace-one neighbours",
+            ));
+        }
     }
     scaling.check()?;
     let spend = estimator.spend(&loaded.dataset)?;
     let mut used = None;
     let (model, ledger) = session.run(spend, |ledger, noise| {
+        let sized = public_size(estimator, &loaded.dataset, spend, ledger, noise)?;
+        let (estimator, epsilon) = match &sized {
+            Some((est, epsilon)) => (est, *epsilon),
+            None => (estimator, spend.epsilon),
+        };
+        let rows = public_rows(estimator, &loaded.dataset, spend);
         let (model, config, outcome) = match &check {
             Some(c) => {
                 let (model, config, outcome) = crate::held_out_check::fit_and_check(
@@ -374,7 +391,7 @@ pub(crate) fn fit_checked<E: Estimator>(
                     estimator,
                     loaded,
                     scaling,
-                    spend.epsilon,
+                    epsilon,
                     ledger,
                     noise,
                     fit_step,
@@ -383,42 +400,91 @@ pub(crate) fn fit_checked<E: Estimator>(
             }
             None => {
                 let (model, config) = scale_and_fit(
-                    estimator,
-                    loaded,
-                    scaling,
-                    spend.epsilon,
-                    ledger,
-                    noise,
-                    fit_step,
+                    estimator, loaded, scaling, rows, epsilon, ledger, noise, fit_step,
                 )?;
                 (model, config, None)
             }
         };
-        used = Some((config, outcome));
+        used = Some((config, outcome, rows));
         Ok(model)
     })?;
-    let (config, check) = used.expect("set by the run");
+    let (config, check, rows) = used.expect("set by the run");
     Ok(Fitted {
         model,
         ledger,
         config,
         check,
+        rows,
     })
+}
+
+/// The share of ε a fit that certifies add/remove-one neighbours spends on releasing its row
+/// count when no public size is declared ([`public_size`]).
+pub const ROW_COUNT_SHARE: f64 = 0.02;
+
+/// The row count a fit's public choices are computed from: n under replace-one neighbours
+/// (public), the estimator's declared size under add/remove-one ([`Estimator::declared_rows`],
+/// set by [`public_size`] when it released one).
+pub fn public_rows<E: Estimator>(
+    estimator: &E,
+    data: &dpfair_data::Dataset,
+    spend: crate::session::Spend,
+) -> usize {
+    match spend.relation {
+        Relation::AddRemove => estimator.declared_rows().unwrap_or(0),
+        Relation::Substitution => data.n_rows(),
+    }
+}
+
+/// The first stage of every fit: under add/remove-one neighbours the row count n is private,
+/// so nothing released, printed or stored may depend on it except through a charged release
+/// (docs/privacy.md, "The row count under add/remove"). A fit certifying add/remove-one
+/// neighbours without a declared public size releases n with discrete Laplace noise at
+/// [`ROW_COUNT_SHARE`] of its ε ([`noisy_row_count`]) and returns the estimator with that size
+/// and the ε left. `None`: nothing to do (replace-one, where n is public; a declared size; a
+/// non-private reference).
+pub fn public_size<E: Estimator>(
+    estimator: &E,
+    data: &dpfair_data::Dataset,
+    spend: crate::session::Spend,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Option<(E, f64)>> {
+    if spend.relation != Relation::AddRemove || estimator.declared_rows().is_some() {
+        return Ok(None);
+    }
+    let epsilon = spend.epsilon;
+    let (rows, left) = if epsilon.is_finite() {
+        let count_epsilon = ROW_COUNT_SHARE * epsilon;
+        let rows = noisy_row_count(
+            ledger,
+            noise,
+            "the row count (private under add/remove-one neighbours)",
+            data.n_rows(),
+            count_epsilon,
+        )?;
+        (rows, epsilon - count_epsilon)
+    } else {
+        (data.n_rows(), epsilon)
+    };
+    Ok(Some((estimator.with_public_rows(rows, left)?, left)))
 }
 
 /// Inside a fit's ledger: scale `loaded` (private bounds paid from `epsilon`), then run
 /// `fit_step` with the estimator left by the bounds' share. Returns the model and the
 /// configuration it used.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn scale_and_fit<E: Estimator>(
     estimator: &E,
     loaded: &mut Loaded,
     scaling: &Scaling,
+    rows: usize,
     epsilon: f64,
     ledger: &mut Ledger,
     noise: &mut Noise,
     fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
 ) -> Result<(E::Model, serde_json::Value)> {
-    let spent = scaling.apply(loaded, epsilon, ledger, noise)?;
+    let spent = scaling.apply(loaded, rows, epsilon, ledger, noise)?;
     if spent > 0.0 {
         let rest = estimator.with_epsilon(epsilon - spent)?;
         let model = fit_step(&rest, loaded, ledger, noise)?;

@@ -51,6 +51,8 @@ fn an_add_remove_fit_costs_its_replace_one_restatement() {
     let est = DpLogistic::params()
         .epsilon(0.5)
         .delta(1e-6)
+        .substitution(false)
+        .public_rows(400)
         .epochs(2)
         .check()
         .unwrap();

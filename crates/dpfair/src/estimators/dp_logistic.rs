@@ -29,13 +29,15 @@ pub enum LogisticMechanism {
 }
 
 /// Params of [`DpLogistic`]. Defaults: DP-SGD, ε = 1, δ = 10⁻⁵, 30 epochs, expected batch
-/// `n/16` clamped to `16..=1024`, learning rate 0.5, clip 1, the RDP accountant, add/remove-one
-/// neighbours (as Opacus; [`DpLogisticParams::substitution`] for replace-one).
+/// `n/16` clamped to `16..=1024`, learning rate 0.5, clip 1, the RDP accountant, replace-one
+/// neighbours like every dpfair method (`substitution(false)`: add/remove-one, as Opacus, with
+/// the row count private: [`DpLogisticParams::public_rows`]).
 #[derive(Clone, Debug)]
 pub struct DpLogisticParams {
     mechanism: LogisticMechanism,
     sgd: DpSgdConfig,
     batch: Option<usize>,
+    public_rows: Option<usize>,
     perturbation: OutputPerturbationConfig,
     check: HeldOutCheck,
 }
@@ -46,8 +48,7 @@ pub struct DpLogisticParams {
 /// use dpfair::estimators::DpLogistic;
 /// use dpfair::{Estimator, Params, Session};
 /// let data = dpfair::estimators::example_data(500, 3, 1);
-/// // DP-SGD certifies add/remove-one neighbours by default (as Opacus): so does this session.
-/// let mut session = Session::with_relation(1.0, 1e-5, dpfair::privacy::Relation::AddRemove)?;
+/// let mut session = Session::new(1.0, 1e-5)?; // replace-one neighbours, as the fit
 /// let fitted = DpLogistic::params().epsilon(1.0).epochs(10).check()?.fit(&data, &mut session)?;
 /// let out = fitted.predict(&data, session.noise())?;
 /// assert!(matches!(out, dpfair::model::Output::Classes { .. }));
@@ -70,9 +71,11 @@ impl DpLogistic {
                 epochs: 30,
                 learning_rate: 0.5,
                 clip: 1.0,
+                relation: Relation::Substitution,
                 ..DpSgdConfig::default()
             },
             batch: None,
+            public_rows: None,
             perturbation: OutputPerturbationConfig::default(),
             check: HeldOutCheck::default(),
         }
@@ -80,6 +83,15 @@ impl DpLogistic {
 }
 
 impl DpLogisticParams {
+    /// DP-SGD under add/remove-one neighbours: a row count declared public (e.g. the size of a
+    /// population register), from which the expected batch, the sampling rate and the steps
+    /// are computed. The guarantee holds whatever the real count; only accuracy depends on how
+    /// close it is. Without it, the fit releases a noisy count with
+    /// [`crate::pipeline::ROW_COUNT_SHARE`] of ε.
+    pub fn public_rows(mut self, rows: usize) -> Self {
+        self.public_rows = Some(rows);
+        self
+    }
     /// The mechanism.
     pub fn mechanism(mut self, mechanism: LogisticMechanism) -> Self {
         self.mechanism = mechanism;
@@ -102,7 +114,10 @@ impl DpLogisticParams {
         self.batch = Some(batch);
         self
     }
-    /// DP-SGD: certify replace-one neighbours (twice the noise) instead of add/remove-one.
+    /// DP-SGD: certify replace-one neighbours (the default; twice the noise of add/remove-one
+    /// at the same ε), or, with `false`, add/remove-one neighbours (as Opacus), under which the
+    /// row count is private: the schedule then comes from [`DpLogisticParams::public_rows`] or a
+    /// released count (docs/privacy.md, "The row count under add/remove").
     pub fn substitution(mut self, on: bool) -> Self {
         self.sgd.relation = if on {
             Relation::Substitution
@@ -151,6 +166,16 @@ impl Params for DpLogisticParams {
                 }
                 if self.batch == Some(0) {
                     return Err(Error::invalid("batch", "must be ≥ 1"));
+                }
+                if self.public_rows == Some(0) {
+                    return Err(Error::invalid("public_rows", "must be ≥ 1"));
+                }
+                if self.public_rows.is_some() && self.sgd.relation != Relation::AddRemove {
+                    return Err(Error::invalid(
+                        "public_rows",
+                        "a declared public row count is for add/remove-one neighbours; under \
+                         replace-one (the default) the row count is public already",
+                    ));
                 }
                 for (name, v) in [
                     ("learning_rate", self.sgd.learning_rate),
@@ -203,14 +228,14 @@ impl DpLogistic {
     /// than a constant. The line is printed for every fit, in the same form, so that which lines
     /// a fit prints never depends on the data; its numbers are post-processing of the released
     /// weights and public settings.
-    fn weights_against_noise(&self, model: &PrivateLogistic, n: usize) -> Option<String> {
+    fn weights_against_noise(&self, model: &PrivateLogistic, rows: usize) -> Option<String> {
         let (weights, sd) = match model {
             PrivateLogistic::OutputPerturbation(fit) => (&fit.model, fit.sigma),
             PrivateLogistic::DpSgd(fit) => {
                 let dpfair_learn::Classifier::Logistic(m) = &fit.model else {
                     return None;
                 };
-                let batch = self.sgd_config(n).expected_batch.max(1) as f64;
+                let batch = fit.sampling_rate * rows as f64;
                 let lr = self.params.sgd.learning_rate;
                 let sd = lr * fit.noise_multiplier * fit.clip * (fit.steps as f64).sqrt() / batch;
                 (m, sd)
@@ -241,10 +266,20 @@ impl DpLogistic {
         self.params.mechanism
     }
 
-    /// The DP-SGD configuration used on `n` rows.
+    /// The DP-SGD configuration used on `n` rows: under replace-one neighbours the schedule
+    /// comes from n (public), under add/remove-one from the declared or released size
+    /// ([`DpLogisticParams::public_rows`]), never from n.
     pub fn sgd_config(&self, n: usize) -> DpSgdConfig {
+        let (rows, schedule_rows) = match self.relation() {
+            Relation::AddRemove => {
+                let rows = self.params.public_rows.unwrap_or(0).max(1);
+                (rows, Some(rows))
+            }
+            Relation::Substitution => (n, None),
+        };
         DpSgdConfig {
-            expected_batch: self.params.batch.unwrap_or(default_batch(n)),
+            expected_batch: self.params.batch.unwrap_or(default_batch(rows)),
+            schedule_rows,
             architecture: Architecture::Logistic,
             ..self.params.sgd.clone()
         }
@@ -259,7 +294,7 @@ impl Estimator for DpLogistic {
         "dp-logistic"
     }
 
-    fn report(&self, fitted: &Fitted<PrivateLogistic>, data: &Dataset) -> Vec<String> {
+    fn report(&self, fitted: &Fitted<PrivateLogistic>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
         let mut lines = vec![match model {
             PrivateLogistic::DpSgd(fit) => format!(
@@ -278,7 +313,7 @@ impl Estimator for DpLogistic {
                 fit.l2, fit.feature_bound, fit.lipschitz, fit.sensitivity, fit.sigma
             ),
         }];
-        lines.extend(self.weights_against_noise(model, data.n_rows()));
+        lines.extend(self.weights_against_noise(model, fitted.rows));
         lines.push(super::fairness_line(
             "nothing (private only, no fairness constraint)",
             "compare groups with `dpfair evaluate --sensitive`",
@@ -292,6 +327,18 @@ impl Estimator for DpLogistic {
 
     fn with_epsilon(&self, epsilon: f64) -> Result<DpLogistic> {
         self.params.clone().epsilon(epsilon).check()
+    }
+
+    fn declared_rows(&self) -> Option<usize> {
+        self.params.public_rows
+    }
+
+    fn with_public_rows(&self, rows: usize, epsilon: f64) -> Result<DpLogistic> {
+        self.params
+            .clone()
+            .public_rows(rows.max(1))
+            .epsilon(epsilon)
+            .check()
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {

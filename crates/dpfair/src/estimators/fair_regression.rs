@@ -197,6 +197,7 @@ impl FairRegression {
             ledger,
             config: crate::pipeline::config_json(self, header)?,
             check: None,
+            rows: header.n_rows(),
         })
     }
 }

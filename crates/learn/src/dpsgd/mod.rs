@@ -16,7 +16,8 @@
 //!    [`SubsampledGaussianRun`], which charged the whole run (q, z, T, accountant) to the ledger
 //!    before the first step and refuses step T + 1.
 //! 4. θ ← θ − η · (noisy sum) / (qN): division by the *expected* batch size, not the drawn one
-//!    (the drawn size is data-dependent).
+//!    (the drawn size is data-dependent). Under add/remove-one neighbours N (in q, T and qN) is
+//!    a public size ([`DpSgdConfig::schedule_rows`]), not the private row count.
 //!
 //! Batches and noise do not depend on the data, so a drawing thread draws them ahead while the
 //! caller's thread computes the sums (`pipeline`); the result is the same as on one thread.
@@ -81,6 +82,13 @@ pub struct DpSgdConfig {
     pub epochs: usize,
     /// Expected batch size B (sampling rate q = 1/⌈N/B⌉).
     pub expected_batch: usize,
+    /// The row count N the schedule (q, T) and the step's normalisation qN are computed from,
+    /// when it must not be the private number of rows given: under add/remove-one neighbours a
+    /// declared public size or a released count (docs/privacy.md, "The row count under
+    /// add/remove"). `None`: the rows given (public under replace-one). Poisson sampling always
+    /// runs over the rows given, so the privacy of the run does not depend on how close N is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_rows: Option<usize>,
     pub learning_rate: f64,
     /// Per-example clipping norm C.
     pub clip: f64,
@@ -104,6 +112,7 @@ impl Default for DpSgdConfig {
             noise_multiplier: None,
             epochs: 50,
             expected_batch: 1024,
+            schedule_rows: None,
             learning_rate: 0.01,
             clip: 1.5,
             architecture: Architecture::Logistic,
@@ -248,7 +257,8 @@ pub fn fit_dp_sgd(
     cfg.validate()?;
     check_classification(x, y, n_classes, "DP-SGD")?;
     let (n, d) = x.dim();
-    let (q, _, steps) = schedule(n, cfg.expected_batch, cfg.epochs)?;
+    let public_rows = cfg.schedule_rows.unwrap_or(n);
+    let (q, _, steps) = schedule(public_rows, cfg.expected_batch, cfg.epochs)?;
     let z = match cfg.noise_multiplier {
         Some(z) => z,
         None => {
@@ -271,6 +281,7 @@ pub fn fit_dp_sgd(
     )?;
     let schedule = Schedule {
         n,
+        expected_batch: q * public_rows as f64,
         q,
         steps,
         learning_rate: cfg.learning_rate,
@@ -357,6 +368,7 @@ mod tests {
             let (q, _, steps) = schedule(600, 64, 20).unwrap();
             let plan = Schedule {
                 n: 600,
+                expected_batch: q * 600.0,
                 q,
                 steps,
                 learning_rate: 0.5,
@@ -453,6 +465,7 @@ mod pipeline_tests {
                 &mut params,
                 &Schedule {
                     n: 2_000,
+                    expected_batch: q * 2_000.0,
                     q,
                     steps,
                     learning_rate: 0.5,
@@ -490,6 +503,7 @@ mod pipeline_tests {
                 &mut params,
                 &Schedule {
                     n: 500,
+                    expected_batch: 50.0,
                     q: 0.1,
                     steps: 30,
                     learning_rate: 0.5,
@@ -541,6 +555,7 @@ mod audit_tests {
             &mut params,
             &Schedule {
                 n,
+                expected_batch: q * n as f64,
                 q,
                 steps: 1,
                 learning_rate: q * n as f64,

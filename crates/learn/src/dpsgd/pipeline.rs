@@ -59,7 +59,10 @@ impl Update {
 /// The public parameters of a run: N rows, sampling rate q, T steps, learning rate η, clip C.
 #[derive(Clone, Copy)]
 pub(crate) struct Schedule {
+    /// The rows sampled from.
     pub n: usize,
+    /// qN for the public N of the schedule: the step's divisor.
+    pub expected_batch: f64,
     pub q: f64,
     pub steps: u64,
     pub learning_rate: f64,
@@ -125,6 +128,7 @@ pub(crate) fn train<S: NoiseStep>(
     };
     let Schedule {
         n,
+        expected_batch,
         q,
         steps,
         learning_rate,
@@ -133,7 +137,7 @@ pub(crate) fn train<S: NoiseStep>(
     debug_assert_eq!(params.len(), net.n_params());
     let sampler = PoissonSampler::new(q)?;
     let update = Update {
-        rate: learning_rate / (q * n as f64),
+        rate: learning_rate / expected_batch,
     };
     let loop_ = Loop {
         n,

@@ -426,3 +426,45 @@ pub fn private_range(
     )?;
     Ok((a.min(b), a.max(b)))
 }
+
+/// The number of rows `n` released with exact discrete Laplace noise of scale 1/ε, clamped to at
+/// least 1: under add/remove-one neighbours one record changes n by one (sensitivity 1), so this
+/// is ε-DP for that relation (the entry names it). The size from which a method under
+/// add/remove-one neighbours computes its public choices, when none is declared
+/// (docs/privacy.md, "The row count under add/remove").
+///
+/// ```
+/// use dpfair_privacy::mechanisms::noisy_row_count;
+/// use dpfair_privacy::{Budget, Ledger, Noise, Relation};
+/// let mut ledger = Ledger::for_relation(Budget::pure(1.0).unwrap(), Relation::AddRemove);
+/// let mut noise = Noise::seeded(1); // seeded for the example only: a release uses Noise::os()
+/// let n = noisy_row_count(&mut ledger, &mut noise, "rows", 2_000, 0.5).unwrap();
+/// assert!(n >= 1 && (n as f64 - 2_000.0).abs() < 200.0); // scale 2: |noise| > 200 has probability e^-100
+/// assert_eq!(ledger.entries()[0].relation, Relation::AddRemove);
+/// ```
+pub fn noisy_row_count(
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+    label: &str,
+    n: usize,
+    epsilon: f64,
+) -> Result<usize> {
+    let epsilon = positive("epsilon", epsilon)?;
+    // scale = 1/ε exactly: ε = en/ed, so 1/ε = ed/en.
+    let (en, ed) = dyadic(epsilon)?;
+    ledger.charge(entry(
+        label,
+        "noisy count (laplace)",
+        Relation::AddRemove,
+        1.0,
+        Norm::L1.name(),
+        1.0 / epsilon,
+        Cost::Pure { epsilon },
+        Some("the row count: sensitivity 1 under add/remove-one neighbours".into()),
+    ))?;
+    let z = discrete_laplace(noise, &ed, &en)?
+        .to_i64()
+        .ok_or_else(|| invalid("epsilon", "noise out of the i64 range"))?;
+    let noisy = i64::try_from(n).unwrap_or(i64::MAX).saturating_add(z);
+    Ok(usize::try_from(noisy.max(1)).unwrap_or(usize::MAX))
+}

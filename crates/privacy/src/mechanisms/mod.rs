@@ -25,6 +25,7 @@
 //! | [`HadamardResponse`] | any two cells | uniform Hadamard row + exact binary RR | pure ε per user (parallel) |
 //! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
 //! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) | discrete Laplace on counts | pure ε |
+//! | [`noisy_row_count`] | 1 (add/remove) | discrete Laplace on n | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
 //! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, three releases | pure ε |
 //!
@@ -51,7 +52,7 @@ pub use auto_range::{
 };
 pub use discrete::{
     RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_counts,
-    noisy_histogram, private_quantile, private_range,
+    noisy_histogram, noisy_row_count, private_quantile, private_range,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;

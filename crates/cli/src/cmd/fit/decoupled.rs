@@ -130,7 +130,7 @@ fn fit_streamed(
             read_batches(&args.data.data, schema, &apply, |batch| sink(&batch)).map(|_| ())
         })
     })?;
-    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted.ledger);
+    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted);
     if args.check.check_fraction > 0.0 {
         eprintln!(
             "note: a streamed fit (Parquet or Arrow IPC) runs no held-out check against the \

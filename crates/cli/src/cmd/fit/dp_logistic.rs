@@ -33,11 +33,14 @@ impl Args {
             .learning_rate(self.learning_rate)
             .clip(self.clip)
             .accountant(self.accountant.into())
-            .substitution(self.substitution)
+            .substitution(!self.add_remove)
             .l2(self.l2)
             .feature_bound(self.feature_bound);
         if let Some(b) = self.batch {
             p = p.batch(b);
+        }
+        if let Some(rows) = self.public_rows {
+            p = p.public_rows(rows);
         }
         p
     }
@@ -51,9 +54,9 @@ pub fn run(args: Args) -> CliResult {
     if est.relation() == Relation::AddRemove && args.bounds.coarse_bounds.is_some() {
         return Err(CliError::BadInput(
             "--coarse-bounds: the private feature bounds certify replace-one neighbours and \
-             DP-SGD here certifies add/remove-one neighbours, but one ledger certifies one \
-             relation; add --substitution (DP-SGD then certifies replace-one neighbours, with \
-             twice the noise), or give public --bounds"
+             --add-remove asks DP-SGD to certify add/remove-one neighbours, but one ledger \
+             certifies one relation; leave out --add-remove (replace-one, the default), or give \
+             public --bounds"
                 .into(),
         ));
     }

@@ -68,7 +68,7 @@ pub fn fit<E: Estimator>(
     let fitted = with_progress(estimator.method(), || {
         dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)
     })?;
-    report_bounds(&loaded, &scaling, common.privacy.epsilon, &fitted.ledger);
+    report_bounds(&loaded, &scaling, common.privacy.epsilon, &fitted);
     Ok(finish(estimator, loaded, fitted))
 }
 
@@ -149,12 +149,12 @@ pub fn report_bounds(
     loaded: &Loaded,
     scaling: &dpfair::pipeline::Scaling,
     epsilon: f64,
-    ledger: &dpfair_privacy::Ledger,
+    fitted: &Fitted<impl Sized>,
 ) {
     let dpfair_data::Scaling::MinMax(mm) = &loaded.schema.scaling else {
         return;
     };
-    let spent = bounds_spent(ledger);
+    let spent = bounds_spent(&fitted.ledger);
     // The share actually spent (the automatic rule may raise the least share on small data).
     let share = if epsilon.is_finite() && spent > 0.0 {
         spent / epsilon
@@ -166,7 +166,7 @@ pub fn report_bounds(
         share,
         epsilon,
         spent,
-        loaded.dataset.n_rows(),
+        fitted.rows,
     ) {
         eprintln!("{line}");
     }

@@ -44,10 +44,20 @@ pub struct Args {
     /// DP-SGD: the accountant calibrating the noise multiplier.
     #[arg(long, value_enum, default_value_t = AccountantArg::Rdp)]
     pub accountant: AccountantArg,
-    /// DP-SGD: certify replace-one neighbours (twice the noise) instead of add/remove-one (as
-    /// Opacus).
-    #[arg(long)]
+    /// DP-SGD: certify add/remove-one neighbours (as Opacus; half the noise of the default
+    /// replace-one at the same ε). The row count is then private: the schedule (batch, sampling
+    /// rate, steps) comes from --public-rows, or else from a noisy count released with 2% of ε.
+    /// The ledger then certifies add/remove-one neighbours only.
+    #[arg(long, conflicts_with = "substitution")]
+    pub add_remove: bool,
+    /// DP-SGD: certify replace-one neighbours (the default; kept for older scripts).
+    #[arg(long, hide = true)]
     pub substitution: bool,
+    /// With --add-remove: a row count declared public (e.g. a register's size), from which the
+    /// schedule is computed instead of a released count. The guarantee holds whatever the real
+    /// count; accuracy suffers if it is far off.
+    #[arg(long, value_name = "N", requires = "add_remove")]
+    pub public_rows: Option<usize>,
     /// Output perturbation: L2 strength Λ per sample (the intercept is penalised too).
     #[arg(long, default_value_t = 1e-2)]
     pub l2: f64,
