@@ -241,3 +241,59 @@ fn compare_runs_the_regressors_on_a_real_target() {
     )));
     assert!(refused.contains("--target-range LO:HI"), "{refused}");
 }
+
+/// The attack: the footer printed a tolerance computed from the held-out group sizes, so
+/// a file whose held-out rows hold one member of a group read 0.826 and its neighbour without
+/// it 0.075. Every output is now labelled as exact on private rows, and nothing outside the
+/// table's scores follows a private count (docs/privacy.md, "Failures and messages").
+#[test]
+fn compare_labels_its_outputs_and_its_footer_reads_no_private_count() {
+    let dir = scratch("compare", "labelled");
+    let base = design_csv(&dir, "d.csv", 600, 4);
+    let text = std::fs::read_to_string(&base).unwrap();
+    // Neighbours under replace-one: every row in group 0, or all but the first data row.
+    let rows: Vec<&str> = text.lines().collect();
+    let recode = |odd: bool| -> String {
+        let mut s = format!("{}\n", rows[0]);
+        for (i, line) in rows[1..].iter().enumerate() {
+            let mut f: Vec<&str> = line.split(',').collect();
+            f[2] = if odd && i == 0 { "1" } else { "0" };
+            s += &format!("{}\n", f.join(","));
+        }
+        s
+    };
+    let mut footers = Vec::new();
+    for (name, odd) in [("none", false), ("one", true)] {
+        let data = common::write(&dir, &format!("{name}.csv"), &recode(odd));
+        let out = dir.join(name);
+        let stdout = ok(&dpfair(&compare_args(
+            &data,
+            &[
+                "--bounds",
+                "x1:0:1,x2:0:1",
+                "--methods",
+                "dp-logistic",
+                "--groups",
+                "0,1",
+                "--out",
+                arg(&out),
+            ],
+        )));
+        assert!(
+            stdout.starts_with("**Exact on private rows: not for publication.**"),
+            "{stdout}"
+        );
+        let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+        assert!(md.contains("not for publication"), "{md}");
+        let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
+        assert!(svg.contains("not for publication"), "the plot is labelled too");
+        footers.push(
+            stdout
+                .lines()
+                .filter(|l| !l.starts_with('|'))
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(footers[0], footers[1]);
+}

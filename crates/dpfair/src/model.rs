@@ -284,11 +284,17 @@ impl ModelFile {
         !self.digest.is_empty()
     }
 
-    /// The file as pretty JSON, written at this build's version with a fresh digest.
+    /// The file as pretty JSON, written at this build's version with a fresh digest; a file read
+    /// unverified ([`ModelFile::is_verified`]) stays unverified (version 1, no digest), so that
+    /// saving it again never seals content nobody checked.
     pub fn to_json(&self) -> Result<String> {
         let mut out = self.clone();
-        out.version = VERSION;
-        out.digest = out.body_digest()?;
+        if self.is_verified() {
+            out.version = VERSION;
+            out.digest = out.body_digest()?;
+        } else {
+            out.version = OLDEST_VERSION;
+        }
         serde_json::to_string_pretty(&out).map_err(|e| ModelError::Write {
             path: "(memory)".into(),
             reason: e.to_string(),
@@ -368,6 +374,14 @@ impl ModelFile {
             )));
         }
         if version < 2 {
+            // A version-1 file was written before digests: one that carries a digest was
+            // downgraded by an edit, to skip the check below (issue: one character bypassed it).
+            if !self.digest.is_empty() {
+                return Err(tampered(format!(
+                    "it claims version {version}, written before model files carried a digest, \
+                     yet it carries one (an edited `version`?)"
+                )));
+            }
             return Ok(());
         }
         if self.digest.is_empty() {
@@ -594,12 +608,30 @@ mod tests {
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         v.as_object_mut().unwrap().remove("digest");
         assert!(ModelFile::from_json(&v.to_string(), "m.json").is_err());
-        // Version 1 (no digest): read, not verified, and written back as version 2.
+        // Version 1 (no digest): read, not verified, and written back unverified (a save never
+        // seals content nobody checked).
         v["version"] = 1.into();
         let old = ModelFile::from_json(&v.to_string(), "m.json").unwrap();
         assert!(!old.is_verified());
         let again = ModelFile::from_json(&old.to_json().unwrap(), "m.json").unwrap();
-        assert!(again.is_verified() && again.version == VERSION);
+        assert!(!again.is_verified() && again.version == 1);
+    }
+
+    /// The downgrade attack: `"version": 2` edited to `1` with the stale digest kept used to skip
+    /// the integrity check, so edited coefficients and ledgers were read as if whole.
+    #[test]
+    fn a_version_downgrade_keeping_the_digest_is_refused() {
+        let text = file(false).to_json().unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["version"] = 1.into();
+        v["ledger"]["budget"]["epsilon"] = 0.001.into();
+        let e = ModelFile::from_json(&v.to_string(), "m.json").unwrap_err();
+        assert!(matches!(e, ModelError::Tampered { .. }), "{e}");
+        assert!(e.to_string().contains("edited `version`"), "{e}");
+        // Unedited but downgraded: refused all the same (the digest says it is not version 1).
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["version"] = 1.into();
+        assert!(ModelFile::from_json(&v.to_string(), "m.json").is_err());
     }
 
     #[test]

@@ -161,18 +161,27 @@ pub fn run(args: Args) -> CliResult {
     for (m, why) in &report.skipped {
         eprintln!("note: {} left out: {why}", m.name());
     }
-    let table = table(&report, &config);
+    let table = format!("{NOT_FOR_PUBLICATION}\n\n{}", table(&report, &config));
     print!("{table}");
     if let Some(dir) = &args.out {
         let md = dir.join("compare.md");
         dpfair_data::output::write_atomic(&md, table.as_bytes())
             .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", md.display())))?;
         let svg = dir.join("frontier.svg");
-        frontier(&report, &svg)?;
+        frontier(&report, &svg, Some(NOT_FOR_PUBLICATION_SHORT))?;
         eprintln!("wrote {} and {}", md.display(), svg.display());
     }
     Ok(())
 }
+
+/// The label on every output of `dpfair compare` run on a user's data: its held-out scores read
+/// the private held-out rows without noise (docs/privacy.md, "Failures and messages").
+pub(crate) const NOT_FOR_PUBLICATION: &str = "**Exact on private rows: not for publication.** \
+     The held-out scores below read the private held-out rows without noise (an evaluation for \
+     the data owner, like `dpfair evaluate`); the models are private, this table is not.";
+
+/// [`NOT_FOR_PUBLICATION`] in a few words, for the plot's title.
+const NOT_FOR_PUBLICATION_SHORT: &str = "exact on private rows: not for publication";
 
 /// A one-line progress indicator on stderr, only on a terminal.
 pub(crate) fn progress() -> impl FnMut(usize, usize, &str) {
@@ -242,16 +251,16 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
         format!(
             "\n{} held-out rows, {} repetition(s); MSE = mean squared error, unfairness = \
              statistical parity in Kolmogorov–Smirnov distance (the largest between two groups); \
-             a target is met within {:.4} (the two-sample KS test's 95% critical value at the \
-             held-out group sizes). δ = {} for every fit.\n",
-            report.test_rows, config.repetitions, report.tolerance, config.delta
+             a target is met within the two-sample KS test's 95% critical value at the held-out \
+             group sizes. δ = {} for every fit.\n",
+            report.test_rows, config.repetitions, config.delta
         )
     } else {
         format!(
             "\n{} held-out rows, {} repetition(s); unfairness = demographic-parity difference \
-             (binary) or DP2DP's multi-class U; a target is met within {:.4} (one-sided 95% \
-             sampling bound at the held-out group sizes). δ = {} for every fit.\n",
-            report.test_rows, config.repetitions, report.tolerance, config.delta
+             (binary) or DP2DP's multi-class U; a target is met within the one-sided 95% \
+             sampling bound at the held-out group sizes. δ = {} for every fit.\n",
+            report.test_rows, config.repetitions, config.delta
         )
     });
     s
@@ -322,7 +331,12 @@ fn paired_difference(d: &compare::Estimate, what: &str) -> String {
 }
 
 /// Accuracy against unfairness, one point (with its standard errors as a band) per row.
-pub(crate) fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
+/// The accuracy (or MSE) against unfairness plot; `label` is added to its title.
+pub(crate) fn frontier(
+    report: &Report,
+    path: &std::path::Path,
+    label: Option<&str>,
+) -> CliResult {
     let curves: Vec<Curve> = report
         .rows
         .iter()
@@ -348,14 +362,19 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path) -> CliResult {
             }],
         })
         .collect();
+    let what = if report.regression {
+        "held-out MSE against unfairness"
+    } else {
+        "held-out accuracy against unfairness"
+    };
+    let title = match label {
+        Some(label) => format!("{what} ({label})"),
+        None => what.to_string(),
+    };
     draw_figure(
         path,
         &Figure {
-            title: if report.regression {
-                "held-out MSE against unfairness"
-            } else {
-                "held-out accuracy against unfairness"
-            },
+            title: &title,
             x_label: if report.regression {
                 "unfairness (KS distance between groups)"
             } else {

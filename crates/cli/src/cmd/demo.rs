@@ -70,7 +70,7 @@ pub fn run(args: Args) -> CliResult {
         println!("## {}\n", panel.title);
         print!("{}", super::compare::table(&report, &config));
         let path = args.out.join(panel.plot);
-        super::compare::frontier(&report, &path)?;
+        super::compare::frontier(&report, &path, None)?;
         println!("plot: {}\n", path.display());
         failed += report.rows.iter().filter(|r| r.error.is_some()).count();
     }
