@@ -169,3 +169,67 @@ fn a_declared_size_is_refused_under_replace_one() {
     let err = DpLogistic::params().public_rows(100).check().unwrap_err();
     assert!(err.to_string().contains("public_rows"), "{err}");
 }
+
+/// An empirical audit of what an add/remove fit stores about n (docs/audits.md, "The row count
+/// under add/remove"): inputs n = 2,000 and n + 1, output the configuration's `schedule_rows`
+/// (the size the stored schedule was computed from), two-sample threshold auditor at α = 0.01
+/// with 2·10⁴ trials per input. At ε = 50 the count gets ε = 1 (ROW_COUNT_SHARE): the audit must
+/// not exceed 1. Power: two planted bugs must be caught, the schedule read from n as before the
+/// fix (deterministic in n: ε_lower ≈ ln(10⁴/4.6) ≈ 7.7) and the count at twice its ε (true
+/// ε = 2 on these neighbours; the auditor's documented power at 2·10⁴ trials is ≈ 1.9).
+#[test]
+fn audit_the_stored_schedule_reads_n_only_through_the_released_count() {
+    use dpfair::privacy::audit::threshold::audit;
+    use dpfair::privacy::{Ledger, Noise};
+    let small = example_data(2_000, 2, 9);
+    let data = [small.clone(), plus_one(&small)];
+    let epsilon = 1.0 / ROW_COUNT_SHARE;
+    let est = |eps: f64| {
+        DpLogistic::params()
+            .epsilon(eps)
+            .substitution(false)
+            .epochs(3)
+            .check()
+            .unwrap()
+    };
+    let spend = |eps: f64| dpfair::Spend {
+        epsilon: eps,
+        delta: 1e-5,
+        relation: Relation::AddRemove,
+    };
+    let stored_rows = |est: &DpLogistic, eps: f64, input: usize, noise: &mut Noise| {
+        let mut ledger = Ledger::unlimited();
+        let (sized, _) =
+            dpfair::pipeline::public_size(est, &data[input], spend(eps), &mut ledger, noise)
+                .unwrap()
+                .expect("an add/remove fit without a declared size releases its count");
+        let config = serde_json::to_value(sized.config(&data[input])).unwrap();
+        Ok(config["schedule_rows"].as_f64().expect("stored"))
+    };
+    let mut noise = Noise::seeded(11);
+    let correct = est(epsilon);
+    let shipped = audit(&mut noise, 20_000, 0.0, 0.01, |i, n| {
+        stored_rows(&correct, epsilon, i, n)
+    })
+    .unwrap();
+    assert!(shipped.epsilon_lower <= 1.0, "{shipped:?}");
+    // Planted: the count at twice its share of ε.
+    let doubled = est(2.0 * epsilon);
+    let bug = audit(&mut noise, 20_000, 0.0, 0.01, |i, n| {
+        stored_rows(&doubled, 2.0 * epsilon, i, n)
+    })
+    .unwrap();
+    assert!(bug.epsilon_lower > 1.0, "{bug:?}");
+    // Planted: the schedule of the code before the fix, read from n.
+    let before = audit(&mut noise, 20_000, 0.0, 0.01, |i, _| {
+        let n = data[i].n_rows();
+        let batch = (n / 16).clamp(16, 1024); // the default batch before the fix
+        Ok(dpfair::learn::dpsgd::schedule(n, batch, 3).unwrap().0)
+    })
+    .unwrap();
+    assert!(before.epsilon_lower > 5.0, "{before:?}");
+    eprintln!(
+        "shipped {:.3}, count at 2ε {:.3}, schedule from n {:.3}",
+        shipped.epsilon_lower, bug.epsilon_lower, before.epsilon_lower
+    );
+}
