@@ -128,6 +128,7 @@ fn fit_columns<E: Estimator>(est: &E, columns: &Columns) -> (f64, String) {
         features,
         sensitive: Some(text_column(SENSITIVE)),
         target: Some(text_column(TARGET)),
+        ..Frame::default()
     };
     let mut data = frame.learn(&Coding::default()).expect("learn");
     let fitted = fit(est, &mut data, &scaling(), &mut session).expect("fit");

@@ -103,6 +103,8 @@ class DPFairEstimator:
             tags.classifier_tags = ClassifierTags(multi_class=False)
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        # Missing values are filled by the library's public rule (docs/privacy.md).
+        tags.input_tags.allow_nan = True
         return tags
 
     # -- fitting --------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 """Inputs: numpy arrays, pandas and polars DataFrames and Arrow tables as one `Frame`.
 
 A `Frame` holds one numeric block (a 2-D float64 array, passed to Rust without a copy when the
-input already is float64) and the text columns, *factorized* (a code per row into the column's
-distinct values, as `pandas.factorize` gives them). The library codes the distinct values
-exactly as `dpfair fit` codes the same CSV column: one-hot levels sorted and recorded in the
-model's schema as public. Integer, boolean and float32 columns are converted to float64; text,
-categorical and object columns are text. Missing values (None, NaN, and the CSV reader's
-missing-value tokens: empty, `?`, `NA`) are refused with the column and row named.
+input already is float64) and the other columns, *factorized* (a code per row into the column's
+distinct values, as `pandas.factorize` gives them). The library decides and codes a factorized
+column exactly as `dpfair fit` does the same CSV column (`dpfair_data::frame`): one whose
+values are numbers (an `object` column of numbers, a mixed read) is numeric, parsed; a text
+column is one-hot encoded, its levels sorted and recorded in the model's schema as public (at
+most 100 levels). A pandas `category` or polars `Categorical`/`Enum` column is declared
+categorical, as `--categorical` (one-hot whatever its values, no level cap). Integer, boolean
+and float32 columns are converted to float64. Missing values (None, NaN, nulls, and the CSV
+reader's missing-value tokens: empty, `?`, `NA`) are filled by the library's public per-row rule,
+as in the CLI (docs/privacy.md, "Failures and messages"); infinities are refused with the column
+and row named.
 
 Labels (the sensitive groups and a class target) are passed as text: integers as `0`, `1`;
 floats as Python writes them (`1.0`); booleans as `False`, `True`; strings as they are. The
@@ -45,6 +50,8 @@ class Frame:
     #: whether X named them (a DataFrame or table) rather than dpfair (`x0`, `x1`, … for arrays).
     columns: list = field(default_factory=list)
     named_columns: bool = False
+    #: Factorized feature columns declared categorical (one-hot whatever their values).
+    categorical: list = field(default_factory=list)
 
 
 def _module(obj: Any) -> str:
@@ -188,14 +195,14 @@ def name_of(values: Any, default: str) -> str:
 
 
 def numbers(values: Any, what: str) -> np.ndarray:
-    """A real-valued column as float64, refusing NaN and infinities."""
+    """A real-valued column as float64 (NaN: a missing value), refusing infinities."""
     arr = _as_numpy_1d(values, what)
     if arr.dtype.kind not in "iufb":
         raise TypeError(f"{what} must be numeric, got dtype {arr.dtype}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(arr))
+    bad = np.flatnonzero(np.isinf(arr))
     if bad.size:
-        raise ValueError(f"{what}, row {bad[0]}: {arr[bad[0]]} is not finite")
+        raise ValueError(f"{what}, row {bad[0]}: not finite (NaN is a missing value)")
     return arr
 
 
@@ -225,12 +232,14 @@ def _from_numpy(X: np.ndarray) -> Frame:
 def _from_pandas(df: Any, skip: str | None = None) -> Frame:
     import pandas as pd
 
-    numeric_cols, features = [], []
+    numeric_cols, features, categorical = [], [], []
     for name, dtype in df.dtypes.items():
         label = str(name)
         if label == skip:
             continue
         is_numeric = pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        if isinstance(dtype, pd.CategoricalDtype):
+            categorical.append(label)
         if is_numeric and not isinstance(dtype, pd.CategoricalDtype):
             features.append((label, len(numeric_cols)))
             numeric_cols.append(df[name])
@@ -245,14 +254,16 @@ def _from_pandas(df: Any, skip: str | None = None) -> Frame:
         numeric = np.empty((len(df), len(numeric_cols)))
         for j, col in enumerate(numeric_cols):
             numeric[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
-    return Frame(numeric=numeric, features=features, n_rows=len(df))
+    return Frame(numeric=numeric, features=features, n_rows=len(df), categorical=categorical)
 
 
 def _from_polars(df: Any, skip: str | None = None) -> Frame:
-    numeric_names, features = [], []
+    numeric_names, features, categorical = [], [], []
     for name, dtype in df.schema.items():
         if name == skip:
             continue
+        if str(dtype).startswith(("Categorical", "Enum")):
+            categorical.append(name)
         if dtype.is_numeric() or str(dtype) == "Boolean":
             features.append((name, len(numeric_names)))
             numeric_names.append(name)
@@ -261,7 +272,7 @@ def _from_polars(df: Any, skip: str | None = None) -> Frame:
     numeric = None
     if numeric_names:
         numeric = df.select(numeric_names).cast(float).to_numpy()
-    return Frame(numeric=numeric, features=features, n_rows=df.height)
+    return Frame(numeric=numeric, features=features, n_rows=df.height, categorical=categorical)
 
 
 def _from_arrow(table: Any) -> Frame:
@@ -273,10 +284,10 @@ def _from_arrow(table: Any) -> Frame:
     for name, col in zip(table.column_names, table.columns):
         t = col.type
         if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
-            if col.null_count:
-                raise _missing_error(name, int(np.flatnonzero(col.is_null().to_numpy(False))[0]))
+            # Nulls become NaN: missing values, filled by the library's rule.
+            values = col.cast(pa.float64()) if col.null_count else col
             features.append((name, len(numeric_cols)))
-            numeric_cols.append(col.to_numpy().astype(np.float64, copy=False))
+            numeric_cols.append(values.to_numpy().astype(np.float64, copy=False))
         else:
             features.append((name, _factor(col, name)))
     numeric = np.column_stack(numeric_cols) if numeric_cols else None
@@ -322,6 +333,8 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
 
 def _drop_feature(frame: Frame, name: str) -> bool:
     """Remove feature column `name` (used as the sensitive column); whether it was there."""
+    if name in frame.categorical:
+        frame.categorical.remove(name)
     for k, (n, _) in enumerate(frame.features):
         if n == name:
             del frame.features[k]

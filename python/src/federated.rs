@@ -62,16 +62,12 @@ pub struct PySiteData {
 }
 
 impl PySiteData {
-    fn scaled(mut loaded: Loaded, bounds: Option<Vec<(String, f64, f64)>>) -> PyResult<Self> {
+    fn scaled(mut loaded: Loaded, public: Bounds) -> PyResult<Self> {
         if loaded.schema.sensitive.is_none() {
             return Err(value_error(
                 "a sensitive column is required: FDP-Fair constrains the disparity between two \
                  groups",
             ));
-        }
-        let mut public = Bounds::default();
-        for (column, lo, hi) in bounds.into_iter().flatten() {
-            public.0.insert(column, (lo, hi));
         }
         Scaling::Public(public)
             .apply_public(&mut loaded)
@@ -93,19 +89,21 @@ impl PySiteData {
         classes: Option<Vec<String>>,
     ) -> PyResult<Self> {
         guard(|| {
+            let public = crate::fit::bounds(bounds, "bounds")?;
             let coding = Coding {
                 positive,
                 task: Some(TaskKind::Binary),
                 groups,
                 classes,
+                fill: public.clone(),
             };
             let loaded = frame.frame()?.learn(&coding).map_err(data_error)?;
-            Self::scaled(loaded, bounds)
+            Self::scaled(loaded, public)
         })
     }
 
     /// From a CSV file, read exactly as `dpfair federated site --data PATH` reads it (delimiter
-    /// and header detected, rows with a missing value in a used column dropped).
+    /// and header detected, missing values filled by the public rule of `docs/privacy.md`).
     #[staticmethod]
     #[pyo3(signature = (path, target, sensitive, *, bounds = None, features = None,
         categorical = Vec::new(), drop = Vec::new(), positive = None, groups = None,
@@ -124,6 +122,7 @@ impl PySiteData {
         classes: Option<Vec<String>>,
     ) -> PyResult<Self> {
         guard(|| {
+            let public = crate::fit::bounds(bounds, "bounds")?;
             let options = LoadOptions {
                 target: Some(target),
                 sensitive: Some(sensitive),
@@ -134,10 +133,11 @@ impl PySiteData {
                 classes,
                 task: Some(TaskKind::Binary),
                 positive,
+                fill: public.clone(),
                 ..LoadOptions::default()
             };
             let loaded = dpfair_data::load_csv(&path, &options).map_err(data_error)?;
-            Self::scaled(loaded, bounds)
+            Self::scaled(loaded, public)
         })
     }
 

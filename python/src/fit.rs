@@ -18,7 +18,7 @@ use dpfair::pipeline::Scaling;
 use dpfair::plugin::EtaModel;
 use dpfair::{Estimator, Params, Session};
 use dpfair_data::frame::Coding;
-use dpfair_data::{Bounds, Dataset, Loaded, TaskKind};
+use dpfair_data::{Bounds, Dataset, Loaded, TaskKind, Unseen};
 use dpfair_privacy::Noise;
 use dpfair_privacy::accounting::Accountant;
 use pyo3::prelude::*;
@@ -304,45 +304,48 @@ fn lpct_prune(h: &mut Hyper<'_, '_>, public: Dataset, seed: Option<u64>) -> PyRe
     p.check().map_err(api_error)
 }
 
-/// `[(column, lo, hi)]` as bounds.
-fn bounds(list: Option<Vec<(String, f64, f64)>>) -> Bounds {
+/// `[(column, lo, hi)]` as bounds, checked by the library as `--bounds` is (finite, `lo < hi`,
+/// once per column; the message names the column and `parameter`).
+pub fn bounds(list: Option<Vec<(String, f64, f64)>>, parameter: &'static str) -> PyResult<Bounds> {
     let mut b = Bounds::default();
     for (column, lo, hi) in list.into_iter().flatten() {
-        b.0.insert(column, (lo, hi));
+        b.insert(&column, lo, hi, parameter).map_err(data_error)?;
     }
-    b
+    Ok(b)
 }
 
 /// The feature scaling, as the CLI's (`docs/privacy.md`): `unscaled` none; public `bounds`
 /// where given (free); the other numeric columns' bounds estimated privately with
 /// `bounds_share` of ε, within `coarse_bounds` when given, from the public log grid otherwise.
-fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<Scaling> {
-    let public = h.get::<Vec<(String, f64, f64)>>("bounds")?;
+/// Also returns the public bounds (whose midpoints fill missing numeric cells).
+fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<(Scaling, Bounds)> {
+    let given = h.get::<Vec<(String, f64, f64)>>("bounds")?;
+    let public = bounds(given.clone(), "bounds")?;
     let coarse = h.get::<Vec<(String, f64, f64)>>("coarse_bounds")?;
     let share = h
         .get::<f64>("bounds_share")?
         .unwrap_or(dpfair::pipeline::DEFAULT_BOUNDS_SHARE);
     if h.get::<bool>("unscaled")?.unwrap_or(false) {
-        if public.is_some() || coarse.is_some() {
+        if given.is_some() || coarse.is_some() {
             return Err(value_error(
                 "unscaled=True leaves every feature as it is: drop bounds and coarse_bounds",
             ));
         }
-        return Ok(Scaling::None);
+        return Ok((Scaling::None, public));
     }
     let scaling = match coarse {
         None => Scaling::Auto {
-            public: bounds(public),
+            public: public.clone(),
             share,
         },
         coarse => Scaling::Private {
-            public: bounds(public),
-            coarse: bounds(coarse),
+            public: public.clone(),
+            coarse: bounds(coarse, "coarse_bounds")?,
             share,
         },
     };
     scaling.check().map_err(api_error)?;
-    Ok(scaling)
+    Ok((scaling, public))
 }
 
 /// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
@@ -364,6 +367,7 @@ fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
         task,
         groups: h.get("groups")?,
         classes: h.get("classes")?,
+        fill: Bounds::default(),
     };
     h.done()?;
     Ok(coding)
@@ -421,7 +425,12 @@ pub fn fit(
         let coding = coding(coding_options)?;
         if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
             let public = public.frame()?.learn(&coding).map_err(data_error)?;
-            let private = frame.frame()?.apply(&public.schema).map_err(data_error)?;
+            // Private rows with the public rows' schema: a value those lack is coded as a
+            // missing one (docs/privacy.md, "Feature bounds").
+            let private = frame
+                .frame()?
+                .apply_with(&public.schema, Unseen::AsMissing)
+                .map_err(data_error)?;
             let loaded = Loaded {
                 dataset: private,
                 schema: public.schema.clone(),
@@ -438,13 +447,18 @@ pub fn fit(
             };
             return model;
         }
-        let mut scaling = scaling(&mut h)?;
+        let (mut scaling, public) = scaling(&mut h)?;
         let paper = params
             .get_item("accounting")?
             .is_some_and(|a| a.extract::<String>().is_ok_and(|a| a == "paper"));
         if paper {
             scaling = scaling.for_paper_procedure();
         }
+        // Missing numeric cells: the midpoints of the public bounds, else 0 (as the CLI).
+        let coding = Coding {
+            fill: public,
+            ..coding
+        };
         let loaded = frame.frame()?.learn(&coding).map_err(data_error)?;
         macro_rules! with {
             ($build:expr) => {{

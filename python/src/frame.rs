@@ -12,7 +12,8 @@ use pyo3::prelude::*;
 pub enum Source<'py> {
     /// Column `j` of the numeric block.
     Numeric(usize),
-    /// A factorized text column: codes per row and distinct values (one-hot encoded).
+    /// A factorized column: codes per row and distinct values (numeric when its values are
+    /// numbers, else one-hot encoded: `dpfair_data::frame`).
     Factor((PyReadonlyArray1<'py, i64>, Vec<String>)),
 }
 
@@ -32,6 +33,8 @@ pub struct FrameInput<'py> {
     pub features: Vec<(String, Source<'py>)>,
     pub sensitive: Option<(String, Labels<'py>)>,
     pub target: Option<(String, Labels<'py>)>,
+    /// Text feature columns declared categorical (pandas `category`, polars `Categorical`).
+    pub categorical: Vec<String>,
 }
 
 fn column<'a>(name: &str, labels: &'a Labels<'_>) -> Column<'a> {
@@ -65,6 +68,7 @@ impl FrameInput<'_> {
             features,
             sensitive: self.sensitive.as_ref().map(|(n, l)| column(n, l)),
             target: self.target.as_ref().map(|(n, l)| column(n, l)),
+            categorical: self.categorical.clone(),
         })
     }
 }

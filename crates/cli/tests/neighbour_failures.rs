@@ -888,3 +888,125 @@ fn federated_site_commands() {
         same_outcomes(&format!("federated {pair}"), [&d[0], &d[1]], &steps);
     }
 }
+
+/// Issue #38, part 3: LPCT's private rows are read with the schema learned from its public
+/// rows. Neighbouring private files, one of whose rows holds a level of the categorical feature
+/// `kind` (or a label) that the public rows lack: the same exit status and the same messages
+/// (a fixed note, printed either way), and the private value is never printed.
+#[test]
+fn lpct_with_a_private_value_the_public_rows_lack() {
+    // (x1, x2, kind, label); `odd` puts an unseen kind (`odd.0`) or label (`odd.1`) in row 0.
+    let write = |path: &Path, rows: &Rows, odd: (bool, bool)| {
+        let text: String = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (x1, x2, _, y))| {
+                let kind = if i == 0 && odd.0 {
+                    "zebra"
+                } else {
+                    ["u", "v"][i % 2]
+                };
+                let y = if i == 0 && odd.1 { "maybe" } else { y };
+                format!("{x1:.5},{x2:.5},{kind},{y}\n")
+            })
+            .collect();
+        std::fs::write(path, format!("x1,x2,kind,label\n{text}")).unwrap();
+    };
+    let mut lpct = strings(&LPCT);
+    lpct[7] = "x1,x2,kind".into();
+    let fit = |method: &str| {
+        let mut args = strings(&["fit", method]);
+        args.extend(lpct.clone());
+        args
+    };
+    let privatize = strings(&[
+        "ldp",
+        "privatize",
+        "--partition",
+        "{dir}/partition.json",
+        "--data",
+        "{dir}/train.csv",
+        "--out",
+        "{dir}/reports.csv",
+    ]);
+    let mut partition = strings(&["ldp", "partition"]);
+    partition.extend(strings(&[
+        "--public",
+        "{dir}/public.csv",
+        "--target",
+        "label",
+        "--features",
+        "x1,x2,kind",
+        "--depth",
+        "3",
+        "--epsilon",
+        "2",
+        "--out",
+        "{dir}/partition.json",
+    ]));
+    let steps = [fit("lpct"), fit("lpct-prune"), partition, privatize];
+    for (pair, unseen) in [("level", (true, false)), ("label", (false, true))] {
+        let d = neighbour_pair("lpct-unseen", pair, |dir, odd| {
+            write(&dir.join("public.csv"), &base(0), (false, false));
+            let odd = if odd { unseen } else { (false, false) };
+            write(&dir.join("train.csv"), &base(0), odd);
+        });
+        same_outcomes(&format!("lpct unseen {pair}"), [&d[0], &d[1]], &steps);
+        for step in &steps {
+            let (outcome, err) = run(&d[1], step);
+            assert_eq!(outcome.status, Some(0), "{step:?}: {err}");
+            assert!(
+                !err.contains("zebra") && !err.contains("maybe"),
+                "{step:?} printed a private value: {err}"
+            );
+        }
+    }
+}
+
+/// Issue #38, part 5: a missing cell changes no line and no split size. Rows with a missing
+/// value are kept (n is the file's row count) and filled by a public rule, so `fit cdp-fair`
+/// prints exactly the same lines, its held-out size included, with or without one.
+#[test]
+fn a_missing_cell_changes_no_line_or_split_size() {
+    let d = neighbour_pair("missing-cell", "neighbour", |dir, odd| {
+        let rows: RowsWithMissing = base(37)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (a, b, g, y))| (a, if odd && i == 5 { None } else { Some(b) }, g, y))
+            .collect();
+        write_with_missing(&dir.join("train.csv"), &rows);
+    });
+    let mut args = strings(&["fit", "cdp-fair", "--data", "{dir}/train.csv"]);
+    args.extend(strings(&SCHEMA));
+    args.extend(strings(&[
+        "--out",
+        "{dir}/model.json",
+        "--epsilon",
+        "2",
+        "--frequencies",
+        "32",
+    ]));
+    same_outcomes(
+        "cdp-fair missing cell",
+        [&d[0], &d[1]],
+        std::slice::from_ref(&args),
+    );
+    // The held-out size (a function of n) is printed, and is the same number.
+    let held_out = |dir: &Path| {
+        let (outcome, err) = run(dir, &args);
+        assert_eq!(outcome.status, Some(0), "{err}");
+        let line = err
+            .lines()
+            .find(|l| l.contains("held-out check on"))
+            .unwrap_or_else(|| panic!("no held-out line: {err}"))
+            .to_string();
+        numbers(&line)[0].clone()
+    };
+    assert_eq!(held_out(&d[0]), held_out(&d[1]));
+    assert_eq!(held_out(&d[1]), "40", "10% of the file's 400 rows");
+    // Refusing (`--no-missing`) is the documented exception: it reveals presence.
+    let mut refuse = args.clone();
+    refuse.push("--no-missing".into());
+    assert_eq!(run(&d[0], &refuse).0.status, Some(0));
+    assert_ne!(run(&d[1], &refuse).0.status, Some(0));
+}

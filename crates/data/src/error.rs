@@ -96,6 +96,8 @@ pub enum DataError {
     },
     #[error("{}: every row has a missing value in a used column ({dropped} rows dropped)", path.display())]
     AllRowsMissing { path: PathBuf, dropped: usize },
+    #[error("{}: column `{column}` has no value (every row's is missing): no level to code a missing value with; declare its levels", path.display())]
+    NoValues { path: PathBuf, column: String },
     #[error("{}: {at}, column `{column}`: level `{value}` was not seen when the model was fitted (known levels: {known})", path.display())]
     UnseenLevel {
         path: PathBuf,

@@ -3,33 +3,42 @@
 //! applied to new columns ([`Frame::apply`]) as [`Schema::load`] applies it to a CSV.
 //!
 //! Numeric columns are borrowed ([`ndarray::ArrayView1`], any stride: a column of a row-major
-//! matrix is read in place) and copied once, into the data set's feature matrix. Text columns
+//! matrix is read in place) and copied once, into the data set's feature matrix. Other columns
 //! come *factorized*, as `pandas.factorize` gives them ([`Values::Factor`]: a code per row into
-//! the column's distinct values; [`crate::factorize`] makes one from strings). Their distinct values
-//! go through the CSV loader itself ([`crate::load::load_table`] on a small in-memory CSV with one
-//! row per distinct value), so the levels of a one-hot feature, the groups, the classes and the
-//! positive label are exactly those `dpfair fit` learns from a CSV of the same columns, and a
-//! model fitted on a frame predicts with `dpfair predict` on that CSV.
+//! the column's distinct values; [`crate::factorize`] makes one from strings). A factorized
+//! feature follows the CSV loader's rule (`holds_text` in `load/encode.rs`): when some present
+//! value is a number it is a numeric column (a DataFrame column of dtype `object` holding
+//! numbers, a mixed read), parsed as the CSV loader parses it; otherwise it is text. Text
+//! columns' distinct values go through the CSV loader itself ([`crate::load::load_table`] on a
+//! small in-memory CSV with one row per distinct value), so the levels of a one-hot feature (at
+//! most [`crate::load::MAX_TEXT_LEVELS`], unless named in [`Frame::categorical`]), the groups,
+//! the classes and the positive label are exactly those `dpfair fit` learns from a CSV of the
+//! same columns, and a model fitted on a frame predicts with `dpfair predict` on that CSV.
 //!
-//! Missing values (a negative code, or a value the CSV reader reads as missing: empty, `?`, `NA`)
-//! are refused, as with `--no-missing`, and so are non-finite numbers; messages name the column
-//! and the row, counted from 0 as in a DataFrame (`row 0` is the first row).
+//! Missing values (NaN in a numeric column, a negative code, or a value the CSV reader reads as
+//! missing: empty, `?`, `NA`) are filled by the loader's public rule
+//! ([`crate::MissingPolicy::Fill`]; docs/privacy.md, "Failures and messages"); infinities are
+//! refused, and messages name the column and the row, counted from 0 as in a DataFrame (`row 0`
+//! is the first row).
 
 use crate::dataset::{Dataset, Groups, Target};
 use crate::error::{DataError, Result, clip, invalid};
-use crate::load::{LoadOptions, LoadReport, Loaded, MissingPolicy, load_table};
+use crate::load::{
+    LoadOptions, LoadReport, Loaded, MissingPolicy, Unseen, load_table, midpoint, numeric_fills,
+};
+use crate::preprocess::Bounds;
 use crate::schema::{FeatureColumn, Schema, TargetColumn, TargetEncoding, TaskKind};
 use crate::table::{CsvFormat, HeaderMode, Table, is_missing};
-use ndarray::{Array2, ArrayView1};
+use ndarray::{Array1, Array2, ArrayView1};
 use std::path::PathBuf;
 
 /// The values of one column.
 #[derive(Clone, Debug)]
 pub enum Values<'a> {
-    /// Numbers, borrowed (a feature, or a real-valued target).
+    /// Numbers, borrowed (a feature, or a real-valued target); NaN is a missing value.
     Numeric(ArrayView1<'a, f64>),
-    /// Text, factorized: row `i` holds `uniques[codes[i]]` (a negative code is a missing value).
-    /// A categorical feature (one-hot encoded), group names or class labels.
+    /// Factorized: row `i` holds `uniques[codes[i]]` (a negative code is a missing value). A
+    /// feature (numeric or one-hot, module docs), group names or class labels.
     Factor {
         codes: ArrayView1<'a, i64>,
         uniques: &'a [String],
@@ -63,7 +72,7 @@ impl<'a> Column<'a> {
         }
     }
 
-    /// A factorized text column (see [`Values::Factor`]).
+    /// A factorized column (see [`Values::Factor`]).
     pub fn factor(
         name: impl Into<String>,
         codes: ArrayView1<'a, i64>,
@@ -75,9 +84,8 @@ impl<'a> Column<'a> {
         }
     }
 
-    /// The code of every row, checked: in range, not missing (negative), and, for each distinct
-    /// value used, not a value the CSV reader reads as missing. Errors name the first bad row.
-    fn checked_codes(&self) -> Result<Option<(ArrayView1<'a, i64>, &'a [String])>> {
+    /// The column's factorization, checked (codes in range); `None` for a numeric column.
+    fn factor_of(&self) -> Result<Option<Factor<'a>>> {
         let Values::Factor { codes, uniques } = &self.values else {
             return Ok(None);
         };
@@ -85,7 +93,7 @@ impl<'a> Column<'a> {
         for (i, &c) in codes.iter().enumerate() {
             match usize::try_from(c).ok().filter(|&c| c < uniques.len()) {
                 Some(c) => first_row[c] = first_row[c].min(i),
-                None if c < 0 => return Err(missing(&self.name, i, "None/NaN")),
+                None if c < 0 => {}
                 None => {
                     return Err(invalid(
                         "X",
@@ -98,24 +106,84 @@ impl<'a> Column<'a> {
                 }
             }
         }
-        for (u, &row) in uniques.iter().zip(&first_row) {
-            if row != usize::MAX && is_missing(u.trim()) {
-                return Err(missing(&self.name, row, u));
-            }
-        }
-        Ok(Some((*codes, *uniques)))
+        let present = uniques
+            .iter()
+            .zip(&first_row)
+            .map(|(u, &row)| row != usize::MAX && !is_missing(u.trim()))
+            .collect();
+        Ok(Some(Factor {
+            name: self.name.clone(),
+            codes: *codes,
+            uniques,
+            first_row,
+            present,
+        }))
     }
 }
 
-fn missing(column: &str, row: usize, value: &str) -> DataError {
-    invalid(
-        "X",
-        format!(
-            "column `{}`, row {row}: missing value `{}` refused (drop or fill missing values first)",
-            clip(column),
-            clip(value)
-        ),
-    )
+/// A factorized column, checked ([`Column::factor_of`]).
+struct Factor<'a> {
+    name: String,
+    codes: ArrayView1<'a, i64>,
+    uniques: &'a [String],
+    /// Per distinct value, the first row holding it (`usize::MAX`: none).
+    first_row: Vec<usize>,
+    /// Per distinct value, whether some row holds it and it is not a missing-value token.
+    present: Vec<bool>,
+}
+
+impl Factor<'_> {
+    /// The distinct values rows hold, missing-value tokens left out.
+    fn present_values(&self) -> Vec<usize> {
+        (0..self.uniques.len())
+            .filter(|&j| self.present[j])
+            .collect()
+    }
+
+    /// Each row's code under `per_value` (a code per distinct value; `None`: no code); a
+    /// missing value has none.
+    fn map(&self, per_value: &[Option<usize>]) -> Vec<Option<usize>> {
+        self.codes
+            .iter()
+            .map(|&c| usize::try_from(c).ok().and_then(|c| per_value[c]))
+            .collect()
+    }
+
+    /// The column as numbers by the CSV loader's rule (module docs): `None` when it is text (some
+    /// value present, none a number); else each row's number, missing values as NaN. A value that
+    /// is not a finite number is refused naming its row, not its value (a fit reads private rows).
+    fn numbers(&self) -> Result<Option<Array1<f64>>> {
+        let present = self.present_values();
+        let parse = |j: usize| self.uniques[j].trim().parse::<f64>();
+        if !present.is_empty() && present.iter().all(|&j| parse(j).is_err()) {
+            return Ok(None);
+        }
+        let mut per_value = vec![f64::NAN; self.uniques.len()];
+        for j in present {
+            let row = self.first_row[j];
+            per_value[j] = match parse(j) {
+                Ok(x) if x.is_finite() => x,
+                Ok(_) => return Err(not_finite(&self.name, row)),
+                Err(_) => {
+                    return Err(invalid(
+                        "X",
+                        format!(
+                            "column `{}`, row {row}: not a number, while other values of the \
+                             column are (a column mixing numbers and text is numeric; make it a \
+                             `category` column to one-hot encode it)",
+                            clip(&self.name)
+                        ),
+                    ));
+                }
+            };
+        }
+        Ok(Some(
+            self.codes
+                .iter()
+                .map(|&c| usize::try_from(c).map_or(f64::NAN, |c| per_value[c]))
+                .collect(),
+        ))
+    }
 }
 
 /// Feature columns in order, with the sensitive column and the target when known.
@@ -124,6 +192,9 @@ pub struct Frame<'a> {
     pub features: Vec<Column<'a>>,
     pub sensitive: Option<Column<'a>>,
     pub target: Option<Column<'a>>,
+    /// Factorized feature columns declared categorical (a pandas `category` column, as
+    /// `--categorical`): one-hot encoded whatever their values, without the level cap.
+    pub categorical: Vec<String>,
 }
 
 /// How to code the sensitive column and the target of a training frame: the options of
@@ -138,6 +209,8 @@ pub struct Coding {
     pub task: Option<TaskKind>,
     /// The positive label of a binary target (`--positive`; default: the larger label).
     pub positive: Option<String>,
+    /// Public bounds whose midpoints fill missing numeric cells ([`LoadOptions::fill`]).
+    pub fill: Bounds,
 }
 
 /// The name used for a frame in messages (where a CSV load names its file).
@@ -183,21 +256,36 @@ impl<'a> Frame<'a> {
     }
 
     /// Learn the schema and encode (training): numeric features as they are, text features
-    /// one-hot, groups and classes coded as `dpfair fit` codes them from a CSV (module docs).
-    /// The schema has no scaling yet.
+    /// one-hot, groups and classes coded as `dpfair fit` codes them from a CSV, missing values
+    /// filled (module docs). The schema has no scaling yet.
     pub fn learn(&self, coding: &Coding) -> Result<Loaded> {
         let n = self.n_rows()?;
         check_unique_names(self)?;
+        for name in &self.categorical {
+            let declared = self
+                .features
+                .iter()
+                .any(|c| &c.name == name && matches!(c.values, Values::Factor { .. }));
+            if !declared {
+                return Err(invalid(
+                    "X",
+                    format!(
+                        "column `{}` is declared categorical but is not a factorized feature",
+                        clip(name)
+                    ),
+                ));
+            }
+        }
         for c in self.columns() {
             if let Values::Numeric(v) = &c.values {
-                check_finite(&c.name, v)?;
+                refuse_infinities(&c.name, v)?;
             }
         }
         let real_target = match &self.target {
             Some(Column {
                 name,
                 values: Values::Numeric(v),
-            }) if coding.task == Some(TaskKind::Regression) => Some((name.clone(), v.to_vec())),
+            }) if coding.task == Some(TaskKind::Regression) => Some((name.clone(), *v)),
             Some(Column {
                 name,
                 values: Values::Numeric(_),
@@ -221,17 +309,39 @@ impl<'a> Frame<'a> {
                 format!("column `{name}`: pass the groups factorized"),
             ));
         }
-        // The text columns through the CSV loader, one row per distinct value.
-        let text: Vec<&Column<'_>> = self
+        // Factorized features that hold numbers become numeric columns (the CSV rule).
+        let mut parsed: Vec<Option<Array1<f64>>> = Vec::with_capacity(self.features.len());
+        for c in &self.features {
+            parsed.push(match c.factor_of()? {
+                Some(f) if !self.categorical.contains(&c.name) => f.numbers()?,
+                _ => None,
+            });
+        }
+        let features: Vec<Column<'_>> = self
             .features
             .iter()
+            .zip(&parsed)
+            .map(|(c, p)| with_numbers(c, p.as_ref()))
+            .collect();
+        let sensitive = self.sensitive.as_ref().map(|c| with_numbers(c, None));
+        let target_column = self.target.as_ref().map(|c| with_numbers(c, None));
+        // The text columns through the CSV loader, one row per distinct value.
+        let text: Vec<&Column<'_>> = features
+            .iter()
             .filter(|c| matches!(c.values, Values::Factor { .. }))
-            .chain(&self.sensitive)
-            .chain(self.target.iter().filter(|_| real_target.is_none()))
+            .chain(&sensitive)
+            .chain(target_column.iter().filter(|_| real_target.is_none()))
             .collect();
         let mut factors = Vec::with_capacity(text.len());
         for c in &text {
-            factors.push(c.checked_codes()?.expect("text columns are factors"));
+            let f = c.factor_of()?.expect("text columns are factors");
+            if f.present_values().is_empty() {
+                return Err(DataError::NoValues {
+                    path: PathBuf::from(SOURCE),
+                    column: clip(&c.name),
+                });
+            }
+            factors.push(f);
         }
         // Declared levels: a value outside them is refused here, naming its row in the frame.
         let declared = [
@@ -241,15 +351,14 @@ impl<'a> Frame<'a> {
         for (column, levels, option) in declared {
             if let (Some(column), Some(levels)) = (column, levels) {
                 let why = format!("is not one of the levels declared with {option}");
-                stored_codes(column, levels, true, &why)?;
+                stored_codes(column, levels, true, &why, Unseen::Refuse)?;
             }
         }
         let coded = if text.is_empty() {
             None
         } else {
             let table = distinct_values_table(&text, &factors)?;
-            let features: Vec<String> = self
-                .features
+            let names: Vec<String> = features
                 .iter()
                 .filter(|c| matches!(c.values, Values::Factor { .. }))
                 .map(|c| c.name.clone())
@@ -261,26 +370,31 @@ impl<'a> Frame<'a> {
                     .filter(|_| real_target.is_none())
                     .map(|t| t.name.clone()),
                 sensitive: self.sensitive.as_ref().map(|s| s.name.clone()),
-                features: Some(features.clone()),
-                categorical: features,
+                categorical: names
+                    .iter()
+                    .filter(|c| self.categorical.contains(c))
+                    .cloned()
+                    .collect(),
+                features: Some(names),
                 drop: Vec::new(),
                 groups: coding.groups.clone(),
                 classes: coding.classes.clone(),
                 task: coding.task,
                 positive: coding.positive.clone(),
                 missing: MissingPolicy::Refuse,
+                fill: Bounds::default(),
                 format: CSV_FORMAT,
             };
             Some(load_table(&table, &options)?)
         };
         let mut schema = Schema {
-            features: Vec::with_capacity(self.features.len()),
+            features: Vec::with_capacity(features.len()),
             sensitive: None,
             target: None,
             scaling: Default::default(),
         };
         let mut learned = coded.as_ref().map(|c| c.schema.features.iter());
-        for c in &self.features {
+        for c in &features {
             schema.features.push(match &c.values {
                 Values::Numeric(_) => FeatureColumn::Numeric {
                     name: c.name.clone(),
@@ -295,21 +409,27 @@ impl<'a> Frame<'a> {
         let (mut groups, mut target) = (None, None);
         let mut one_hot_codes = Vec::new();
         if let Some(coded) = &coded {
-            // Per distinct value, its code in the learned coding (row j of the small table is
-            // distinct value j, or a repeat of value 0 for shorter columns).
+            // Row r of the small table holds present distinct value r of each column (or a
+            // repeat of its first, for shorter columns): each distinct value's code is read
+            // from its row. A missing value has no code: no level for a feature, the first
+            // level (code 0) for a group or a class.
+            let per_value = |f: &Factor<'_>, code: &dyn Fn(usize) -> usize| {
+                let mut per_value = vec![None; f.uniques.len()];
+                for (r, j) in f.present_values().into_iter().enumerate() {
+                    per_value[j] = Some(code(r));
+                }
+                per_value
+            };
             let mut k = 0;
             let mut offset = 0;
             for f in &schema.features {
                 if let FeatureColumn::Categorical { levels, .. } = f {
-                    let (codes, uniques) = factors[k];
-                    let level: Vec<usize> = (0..uniques.len())
-                        .map(|j| {
-                            (0..levels.len())
-                                .find(|&l| coded.dataset.features[[j, offset + l]] == 1.0)
-                                .expect("each row has one level")
-                        })
-                        .collect();
-                    one_hot_codes.push(map_codes(codes, &level));
+                    let level = |r: usize| {
+                        (0..levels.len())
+                            .find(|&l| coded.dataset.features[[r, offset + l]] == 1.0)
+                            .expect("each row has one level")
+                    };
+                    one_hot_codes.push(factors[k].map(&per_value(&factors[k], &level)));
                     offset += levels.len();
                     k += 1;
                 }
@@ -317,59 +437,64 @@ impl<'a> Frame<'a> {
             schema.sensitive = coded.schema.sensitive.clone();
             schema.target = coded.schema.target.clone();
             if let Some(g) = &coded.dataset.groups {
-                let (codes, uniques) = factors[k];
-                let per_value: Vec<usize> = g.codes[..uniques.len()]
-                    .iter()
-                    .map(|&c| c as usize)
-                    .collect();
+                let codes = factors[k].map(&per_value(&factors[k], &|r| g.codes[r] as usize));
                 groups = Some(Groups {
-                    codes: map_codes(codes, &per_value)
-                        .into_iter()
-                        .map(|c| c as u32)
-                        .collect(),
+                    codes: codes.into_iter().map(|c| c.unwrap_or(0) as u32).collect(),
                     names: g.names.clone(),
                 });
                 k += 1;
             }
             if let Some(t) = &coded.dataset.target {
-                let (codes, uniques) = factors[k];
                 let classes = t.classes().expect("a coded target has classes");
-                let per_value: Vec<usize> = classes[..uniques.len()]
-                    .iter()
-                    .map(|&c| c as usize)
-                    .collect();
-                let rows = map_codes(codes, &per_value);
+                let rows = factors[k].map(&per_value(&factors[k], &|r| classes[r] as usize));
+                let rows = rows.into_iter().map(|c| c.unwrap_or(0));
                 target = Some(match t {
-                    Target::Binary(_) => {
-                        Target::Binary(rows.into_iter().map(|c| c as u8).collect())
-                    }
+                    Target::Binary(_) => Target::Binary(rows.map(|c| c as u8).collect()),
                     Target::Multiclass { k, .. } => Target::Multiclass {
                         k: *k,
-                        labels: rows.into_iter().map(|c| c as u32).collect(),
+                        labels: rows.map(|c| c as u32).collect(),
                     },
                     Target::Real(_) => unreachable!("a real target is not coded"),
                 });
             }
         }
         if let Some((name, values)) = real_target {
+            let fill = midpoint(coding.fill.get(&name));
+            target = Some(Target::Real(
+                values
+                    .iter()
+                    .map(|&y| if y.is_nan() { fill } else { y })
+                    .collect(),
+            ));
             schema.target = Some(TargetColumn {
                 name,
                 encoding: TargetEncoding::Real,
             });
-            target = Some(Target::Real(values));
         }
-        let features = encode(&schema, self, n, |k, i| one_hot_codes[k][i])?;
+        let fills: Vec<f64> = features
+            .iter()
+            .map(|c| midpoint(coding.fill.get(&c.name)))
+            .collect();
+        let features = encode(&schema, &features, &fills, n, |k, i| one_hot_codes[k][i])?;
         Ok(finish(schema, features, groups, target, n))
     }
 
     /// Encode new columns with a stored schema (prediction, evaluation): features picked by name
     /// (extra columns ignored), categorical levels as fitted (an unseen level is an error naming
-    /// the column, row and value), the schema's scaling applied. Groups and the target are read
+    /// the column, row and value), missing values filled as at fit (numbers with the midpoint
+    /// of the model's bounds), the schema's scaling applied. Groups and the target are read
     /// when the frame has them.
     pub fn apply(&self, schema: &Schema) -> Result<Dataset> {
+        self.apply_with(schema, Unseen::Refuse)
+    }
+
+    /// [`Frame::apply`], with values outside the schema's levels coded as `unseen` says: the
+    /// private rows of an LPCT fit, read with the schema of its public rows, use
+    /// [`Unseen::AsMissing`] (no message depends on the values they hold).
+    pub fn apply_with(&self, schema: &Schema, unseen: Unseen) -> Result<Dataset> {
         let n = self.n_rows()?;
+        let mut parsed: Vec<Option<Array1<f64>>> = Vec::with_capacity(schema.features.len());
         let mut columns = Vec::with_capacity(schema.features.len());
-        let mut one_hot_codes = Vec::new();
         for f in &schema.features {
             let column = self
                 .features
@@ -386,12 +511,17 @@ impl<'a> Frame<'a> {
                         ),
                     )
                 })?;
-            match (f, &column.values) {
-                (FeatureColumn::Numeric { name }, Values::Numeric(v)) => check_finite(name, v)?,
-                (FeatureColumn::Categorical { levels, .. }, Values::Factor { .. }) => {
-                    one_hot_codes.push(stored_codes(column, levels, false, UNSEEN)?);
+            let numbers = match (f, column.factor_of()?) {
+                (FeatureColumn::Numeric { .. }, Some(factor)) => factor.numbers()?,
+                _ => None,
+            };
+            match (f, &column.values, &numbers) {
+                (FeatureColumn::Numeric { name }, Values::Numeric(v), _) => {
+                    refuse_infinities(name, v)?
                 }
-                (FeatureColumn::Numeric { name }, Values::Factor { .. }) => {
+                (FeatureColumn::Numeric { .. }, Values::Factor { .. }, Some(_)) => {}
+                (FeatureColumn::Categorical { .. }, Values::Factor { .. }, _) => {}
+                (FeatureColumn::Numeric { name }, Values::Factor { .. }, None) => {
                     return Err(invalid(
                         "X",
                         format!(
@@ -399,7 +529,7 @@ impl<'a> Frame<'a> {
                         ),
                     ));
                 }
-                (FeatureColumn::Categorical { name, .. }, Values::Numeric(_)) => {
+                (FeatureColumn::Categorical { name, .. }, Values::Numeric(_), _) => {
                     return Err(invalid(
                         "X",
                         format!(
@@ -408,21 +538,27 @@ impl<'a> Frame<'a> {
                     ));
                 }
             }
-            columns.push(column.clone());
+            parsed.push(numbers);
+            columns.push(column);
         }
-        let by_schema = Frame {
-            features: columns,
-            sensitive: None,
-            target: None,
-        };
-        let mut x = encode(schema, &by_schema, n, |k, i| one_hot_codes[k][i])?;
+        let mut one_hot_codes = Vec::new();
+        let mut by_schema = Vec::with_capacity(columns.len());
+        for ((f, column), numbers) in schema.features.iter().zip(columns).zip(&parsed) {
+            if let FeatureColumn::Categorical { levels, .. } = f {
+                one_hot_codes.push(stored_codes(column, levels, false, UNSEEN, unseen)?);
+            }
+            by_schema.push(with_numbers(column, numbers.as_ref()));
+        }
+        let fills = numeric_fills(schema);
+        let mut x = encode(schema, &by_schema, &fills, n, |k, i| one_hot_codes[k][i])?;
         schema.scaling.apply(&mut x)?;
+        let labels = |column: &Column<'_>, levels: &[String]| {
+            stored_codes(column, levels, true, UNSEEN, unseen)
+                .map(|codes| codes.into_iter().map(|c| c.unwrap_or(0)))
+        };
         let groups = match (&schema.sensitive, &self.sensitive) {
             (Some(s), Some(column)) => Some(Groups {
-                codes: stored_codes(column, &s.levels, true, UNSEEN)?
-                    .into_iter()
-                    .map(|c| c as u32)
-                    .collect(),
+                codes: labels(column, &s.levels)?.map(|c| c as u32).collect(),
                 names: s.levels.clone(),
             }),
             _ => None,
@@ -430,7 +566,13 @@ impl<'a> Frame<'a> {
         let target = match (&schema.target, &self.target) {
             (Some(t), Some(column)) => Some(match (&t.encoding, &column.values) {
                 (TargetEncoding::Real, Values::Numeric(v)) => {
-                    check_finite(&t.name, v)?;
+                    refuse_infinities(&t.name, v)?;
+                    if let Some(i) = v.iter().position(|y| y.is_nan()) {
+                        return Err(invalid(
+                            "y",
+                            format!("target `{}`, row {i}: missing value refused", t.name),
+                        ));
+                    }
                     Target::Real(v.to_vec())
                 }
                 (TargetEncoding::Real, Values::Factor { .. }) => {
@@ -439,18 +581,12 @@ impl<'a> Frame<'a> {
                         format!("target `{}` is real-valued: pass numbers", t.name),
                     ));
                 }
-                (TargetEncoding::Binary { labels }, _) => Target::Binary(
-                    stored_codes(column, labels, true, UNSEEN)?
-                        .into_iter()
-                        .map(|c| c as u8)
-                        .collect(),
-                ),
-                (TargetEncoding::Multiclass { labels }, _) => Target::Multiclass {
-                    k: labels.len(),
-                    labels: stored_codes(column, labels, true, UNSEEN)?
-                        .into_iter()
-                        .map(|c| c as u32)
-                        .collect(),
+                (TargetEncoding::Binary { labels: l }, _) => {
+                    Target::Binary(labels(column, l)?.map(|c| c as u8).collect())
+                }
+                (TargetEncoding::Multiclass { labels: l }, _) => Target::Multiclass {
+                    k: l.len(),
+                    labels: labels(column, l)?.map(|c| c as u32).collect(),
                 },
             }),
             _ => None,
@@ -464,100 +600,106 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// A small CSV of the text columns' distinct values: row `j` holds each column's distinct value
-/// `j` (a column with fewer repeats its first one, which changes no learned level), read back by
-/// the CSV reader.
-fn distinct_values_table(
-    columns: &[&Column<'_>],
-    factors: &[(ArrayView1<'_, i64>, &[String])],
-) -> Result<Table> {
+/// `column` (its views reborrowed), or, when its values were parsed as `numbers`, a numeric
+/// column of them.
+fn with_numbers<'b>(column: &'b Column<'_>, numbers: Option<&'b Array1<f64>>) -> Column<'b> {
+    let values = match (numbers, &column.values) {
+        (Some(v), _) => Values::Numeric(v.view()),
+        (None, Values::Numeric(v)) => Values::Numeric(v.view()),
+        (None, Values::Factor { codes, uniques }) => Values::Factor {
+            codes: codes.view(),
+            uniques,
+        },
+    };
+    Column {
+        name: column.name.clone(),
+        values,
+    }
+}
+
+/// A small CSV of the text columns' present distinct values: row `r` holds each column's
+/// present distinct value `r` (a column with fewer repeats its first one, which changes no
+/// learned level), read back by the CSV reader.
+fn distinct_values_table(columns: &[&Column<'_>], factors: &[Factor<'_>]) -> Result<Table> {
     let csv_error = |reason: String| DataError::Csv {
         path: PathBuf::from(SOURCE),
         reason,
     };
-    let rows = factors.iter().map(|(_, u)| u.len()).max().unwrap_or(0);
+    let present: Vec<Vec<usize>> = factors.iter().map(Factor::present_values).collect();
+    let rows = present.iter().map(Vec::len).max().unwrap_or(0);
     let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
     w.write_record(columns.iter().map(|c| c.name.as_str()))
         .map_err(|e| csv_error(e.to_string()))?;
-    for j in 0..rows {
-        w.write_record(
-            factors
-                .iter()
-                .map(|(_, u)| u.get(j).unwrap_or(&u[0]).as_bytes()),
-        )
+    for r in 0..rows {
+        w.write_record(factors.iter().zip(&present).map(|(f, p)| {
+            let j = p.get(r).unwrap_or(&p[0]);
+            f.uniques[*j].as_bytes()
+        }))
         .map_err(|e| csv_error(e.to_string()))?;
     }
     let bytes = w.into_inner().map_err(|e| csv_error(e.to_string()))?;
     Table::from_bytes(PathBuf::from(SOURCE), &bytes, &CSV_FORMAT)
 }
 
-/// Each row's code under `per_value` (the code of each distinct value).
-fn map_codes(codes: ArrayView1<'_, i64>, per_value: &[usize]) -> Vec<usize> {
-    codes.iter().map(|&c| per_value[c as usize]).collect()
-}
-
 /// Why a value outside a stored schema's levels is refused at prediction.
 const UNSEEN: &str = "was not seen when the model was fitted";
 
 /// Each row's level under stored or declared `levels` (labels compared as numbers when
-/// `numeric_labels`); a value outside them is an error naming its first row and saying `why`.
+/// `numeric_labels`); `None` for a missing value, and for a value outside them under
+/// [`Unseen::AsMissing`] (else an error naming its first row and saying `why`).
 fn stored_codes(
     column: &Column<'_>,
     levels: &[String],
     numeric_labels: bool,
     why: &str,
-) -> Result<Vec<usize>> {
-    let (codes, uniques) = match &column.values {
-        Values::Factor { .. } => column.checked_codes()?.expect("a factor"),
-        Values::Numeric(_) => {
+    unseen: Unseen,
+) -> Result<Vec<Option<usize>>> {
+    let Some(factor) = column.factor_of()? else {
+        return Err(invalid(
+            "X",
+            format!(
+                "column `{}`: pass its values factorized",
+                clip(&column.name)
+            ),
+        ));
+    };
+    let mut per_value = Vec::with_capacity(factor.uniques.len());
+    for (j, u) in factor.uniques.iter().enumerate() {
+        let level = level_of(levels, u, numeric_labels);
+        if level.is_none() && factor.present[j] && unseen == Unseen::Refuse {
             return Err(invalid(
                 "X",
                 format!(
-                    "column `{}`: pass its values factorized",
-                    clip(&column.name)
+                    "column `{}`, row {}: `{}` {why} (levels: {})",
+                    clip(&column.name),
+                    factor.first_row[j],
+                    clip(u),
+                    clip(&levels.join(", "))
                 ),
             ));
         }
-    };
-    let mut per_value = Vec::with_capacity(uniques.len());
-    for (j, u) in uniques.iter().enumerate() {
-        match level_of(levels, u, numeric_labels) {
-            Some(l) => per_value.push(l),
-            None => {
-                // Only an error if some row uses this value.
-                if let Some(row) = codes.iter().position(|&c| c == j as i64) {
-                    return Err(invalid(
-                        "X",
-                        format!(
-                            "column `{}`, row {row}: `{}` {why} (levels: {})",
-                            clip(&column.name),
-                            clip(u),
-                            clip(&levels.join(", "))
-                        ),
-                    ));
-                }
-                per_value.push(0);
-            }
-        }
+        per_value.push(level.filter(|_| factor.present[j]));
     }
-    Ok(map_codes(codes, &per_value))
+    Ok(factor.map(&per_value))
 }
 
-/// The feature matrix of `frame` under `schema` (columns in schema order): numeric columns
-/// copied from their views, categorical column `k` one-hot from `level(k, row)`.
+/// The feature matrix of `features` under `schema` (columns in schema order): numeric columns
+/// copied from their views (NaN, a missing value, as the column's `fills` entry), categorical
+/// column `k` one-hot from `level(k, row)` (`None`: no level, all zeros).
 fn encode(
     schema: &Schema,
-    frame: &Frame<'_>,
+    features: &[Column<'_>],
+    fills: &[f64],
     n: usize,
-    level: impl Fn(usize, usize) -> usize,
+    level: impl Fn(usize, usize) -> Option<usize>,
 ) -> Result<Array2<f64>> {
-    // Where each column goes: its first encoded column, and its numeric values or its index
-    // among the text columns.
-    let mut layout = Vec::with_capacity(frame.features.len());
+    // Where each column goes: its first encoded column, and its numeric values (with their
+    // fill) or its index among the text columns.
+    let mut layout = Vec::with_capacity(features.len());
     let (mut offset, mut k) = (0, 0);
-    for (f, c) in schema.features.iter().zip(&frame.features) {
+    for ((f, c), &fill) in schema.features.iter().zip(features).zip(fills) {
         layout.push(match &c.values {
-            Values::Numeric(v) => (offset, Some(v), 0),
+            Values::Numeric(v) => (offset, Some((v, fill)), 0),
             Values::Factor { .. } => {
                 k += 1;
                 (offset, None, k - 1)
@@ -576,8 +718,12 @@ fn encode(
         row.fill(0.0);
         for &(offset, values, k) in &layout {
             match values {
-                Some(v) => row[offset] = v[i],
-                None => row[offset + level(k, i)] = 1.0,
+                Some((v, fill)) => row[offset] = if v[i].is_nan() { fill } else { v[i] },
+                None => {
+                    if let Some(l) = level(k, i) {
+                        row[offset + l] = 1.0;
+                    }
+                }
             }
         }
         cells.extend_from_slice(&row);
@@ -663,18 +809,22 @@ fn check_unique_names(frame: &Frame<'_>) -> Result<()> {
     Ok(())
 }
 
-/// NaN and infinities are refused, naming the column and the (0-based) row.
-fn check_finite(name: &str, values: &ArrayView1<'_, f64>) -> Result<()> {
-    match values.iter().position(|v| !v.is_finite()) {
+/// A non-finite number other than NaN (a missing value) is refused, naming the row.
+fn not_finite(name: &str, row: usize) -> DataError {
+    invalid(
+        "X",
+        format!(
+            "column `{}`, row {row}: not finite (infinities are refused; NaN is a missing value)",
+            clip(name)
+        ),
+    )
+}
+
+/// Infinities are refused, naming the column and the (0-based) row; NaN is a missing value.
+fn refuse_infinities(name: &str, values: &ArrayView1<'_, f64>) -> Result<()> {
+    match values.iter().position(|v| v.is_infinite()) {
         None => Ok(()),
-        Some(i) => Err(invalid(
-            "X",
-            format!(
-                "column `{}`, row {i}: {} is not finite (NaN, missing values and infinities are refused)",
-                clip(name),
-                values[i]
-            ),
-        )),
+        Some(i) => Err(not_finite(name, i)),
     }
 }
 
@@ -722,6 +872,7 @@ mod tests {
             features: vec![Column::numeric("age", age.view()), job.column("job")],
             sensitive: Some(sex.column("sex")),
             target: Some(y.column("y")),
+            ..Frame::default()
         };
         let from_frame = frame.learn(&Coding::default()).unwrap();
 
@@ -754,6 +905,7 @@ mod tests {
             features: vec![Column::numeric("x", x.view())],
             sensitive: Some(g.column("g")),
             target: Some(y.column("y")),
+            ..Frame::default()
         };
         let coding = Coding {
             positive: Some("0".into()),
@@ -773,14 +925,32 @@ mod tests {
     }
 
     #[test]
-    fn refuses_nan_missing_unseen_levels_and_ragged_columns() {
+    fn fills_missing_values_refuses_infinities_unseen_levels_and_ragged_columns() {
+        // NaN is a missing value: filled with the midpoint of public bounds, else 0.
         let x = array![1.0, f64::NAN];
         let frame = Frame {
             features: vec![Column::numeric("a", x.view())],
             ..Frame::default()
         };
-        let e = frame.learn(&Coding::default()).unwrap_err().to_string();
-        assert!(e.contains("column `a`, row 1"), "{e}");
+        let filled = frame.learn(&Coding::default()).unwrap();
+        assert_eq!(filled.dataset.features, array![[1.0], [0.0]]);
+        let mut fill = Bounds::default();
+        fill.insert("a", 0.0, 10.0, "bounds").unwrap();
+        let coding = Coding {
+            fill,
+            ..Coding::default()
+        };
+        let filled = frame.learn(&coding).unwrap();
+        assert_eq!(filled.dataset.features, array![[1.0], [5.0]]);
+        let inf = array![1.0, f64::INFINITY];
+        let e = Frame {
+            features: vec![Column::numeric("a", inf.view())],
+            ..Frame::default()
+        }
+        .learn(&Coding::default())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("column `a`, row 1: not finite"), "{e}");
 
         let ok = array![1.0, 2.0, 3.0];
         let g = Owned::new(&["u", "v", "u"]);
@@ -788,56 +958,160 @@ mod tests {
             features: vec![Column::numeric("a", ok.view())],
             sensitive: Some(g.column("g")),
             target: None,
+            ..Frame::default()
         }
         .learn(&Coding::default())
         .unwrap();
         let g2 = Owned::new(&["u", "u", "w"]);
-        let e = Frame {
+        let unseen = Frame {
             features: vec![Column::numeric("a", ok.view())],
             sensitive: Some(g2.column("g")),
             target: None,
-        }
-        .apply(&fit.schema)
-        .unwrap_err()
-        .to_string();
+            ..Frame::default()
+        };
+        let e = unseen.apply(&fit.schema).unwrap_err().to_string();
         assert!(e.contains("column `g`, row 2: `w` was not seen"), "{e}");
+        // Private rows read with a public schema: the unseen group is the first group.
+        let private = unseen.apply_with(&fit.schema, Unseen::AsMissing).unwrap();
+        assert_eq!(private.groups.unwrap().codes, [0, 0, 0]);
 
-        for (values, row) in [(["u", "NA", "v"], 1), (["u", "v", ""], 2)] {
+        // A missing group is the first group (`NA`, empty, a negative code).
+        for values in [["v", "NA", "v"], ["v", "v", ""]] {
             let g3 = Owned::new(&values);
-            let e = Frame {
+            let loaded = Frame {
                 features: vec![Column::numeric("a", ok.view())],
                 sensitive: Some(g3.column("g")),
                 target: None,
+                ..Frame::default()
             }
             .learn(&Coding::default())
-            .unwrap_err()
-            .to_string();
-            assert!(
-                e.contains(&format!("column `g`, row {row}: missing value")),
-                "{e}"
-            );
+            .unwrap();
+            assert_eq!(loaded.dataset.groups.unwrap().codes, [0, 0, 0]);
         }
-        let codes = array![0i64, -1, 0];
-        let uniques = strings(&["u"]);
-        let e = Frame {
+        // A missing level of a text feature is no level (all zeros).
+        let codes = array![0i64, -1, 1];
+        let uniques = strings(&["u", "v"]);
+        let loaded = Frame {
             features: vec![Column::factor("j", codes.view(), &uniques)],
+            ..Frame::default()
+        }
+        .learn(&Coding::default())
+        .unwrap();
+        assert_eq!(
+            loaded.dataset.features,
+            array![[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]
+        );
+        // A group column with no value at all has nothing to fill with.
+        let none = Owned::new(&["NA", "?", ""]);
+        let e = Frame {
+            features: vec![Column::numeric("a", ok.view())],
+            sensitive: Some(none.column("g")),
             ..Frame::default()
         }
         .learn(&Coding::default())
         .unwrap_err()
         .to_string();
-        assert!(e.contains("column `j`, row 1: missing value"), "{e}");
+        assert!(e.contains("column `g` has no value"), "{e}");
 
         let short = Owned::new(&["u"]);
         let e = Frame {
             features: vec![Column::numeric("a", ok.view())],
             sensitive: Some(short.column("g")),
             target: None,
+            ..Frame::default()
         }
         .learn(&Coding::default())
         .unwrap_err()
         .to_string();
         assert!(e.contains("column `g` has 1 rows, column `a` has 3"), "{e}");
+    }
+
+    /// Issue #38: a factorized column of numbers (a DataFrame's `object` column) is numeric,
+    /// as the CSV loader reads it: no raw value becomes a level of the schema; text columns
+    /// keep the loader's level cap, with its message.
+    #[test]
+    fn factorized_numbers_are_numeric_and_text_levels_are_capped() {
+        let n = 2000;
+        let values: Vec<String> = (0..n).map(|i| format!("{}", 1000 + i * 7)).collect();
+        let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+        let income = Owned::new(&refs);
+        let mut mixed_refs = refs.clone();
+        mixed_refs[3] = "NA"; // a missing value among numbers
+        let mixed = Owned::new(&mixed_refs);
+        let y = Owned::new(&(0..n).map(|i| ["a", "b"][i % 2]).collect::<Vec<_>>());
+        let frame = Frame {
+            features: vec![income.column("income"), mixed.column("mixed")],
+            target: Some(y.column("y")),
+            ..Frame::default()
+        };
+        let loaded = frame.learn(&Coding::default()).unwrap();
+        assert!(matches!(
+            loaded.schema.features[..],
+            [FeatureColumn::Numeric { .. }, FeatureColumn::Numeric { .. }]
+        ));
+        let json = serde_json::to_string(&loaded.schema).unwrap();
+        for v in &values[..50] {
+            assert!(!json.contains(v.as_str()), "{v} in the schema: {json}");
+        }
+        assert_eq!(loaded.dataset.features[[5, 0]], 1035.0);
+        assert_eq!(loaded.dataset.features[[3, 1]], 0.0);
+        // The CSV loader learns the same schema from the same column.
+        let mut csv = String::from("income,mixed,y\n");
+        for i in 0..n {
+            csv.push_str(&format!(
+                "{},{},{}\n",
+                refs[i],
+                mixed_refs[i],
+                ["a", "b"][i % 2]
+            ));
+        }
+        let table = Table::from_bytes(PathBuf::from("t.csv"), csv.as_bytes(), &CSV_FORMAT).unwrap();
+        let options = LoadOptions {
+            target: Some("y".into()),
+            ..LoadOptions::default()
+        };
+        let from_csv = load_table(&table, &options).unwrap();
+        assert_eq!(from_csv.schema, loaded.schema);
+        assert_eq!(from_csv.dataset, loaded.dataset);
+
+        // Numbers and text mixed: refused naming the row, not the value.
+        mixed_refs[7] = "secret";
+        let bad = Owned::new(&mixed_refs);
+        let e = Frame {
+            features: vec![bad.column("mixed")],
+            ..Frame::default()
+        }
+        .learn(&Coding::default())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("column `mixed`, row 7: not a number"), "{e}");
+        assert!(!e.contains("secret"), "{e}");
+
+        // Text with more levels than the cap: the loader's message; declared categorical: kept.
+        let words: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        let wrefs: Vec<&str> = words.iter().map(String::as_str).collect();
+        let text = Owned::new(&wrefs);
+        let frame = Frame {
+            features: vec![text.column("word")],
+            ..Frame::default()
+        };
+        let e = frame.learn(&Coding::default()).unwrap_err().to_string();
+        assert!(
+            e.contains("column `word` holds text with more than 100 distinct values"),
+            "{e}"
+        );
+        let declared = Frame {
+            categorical: vec!["word".into()],
+            ..frame
+        };
+        assert_eq!(
+            declared
+                .learn(&Coding::default())
+                .unwrap()
+                .schema
+                .n_features(),
+            n
+        );
     }
 
     #[test]
@@ -849,6 +1123,7 @@ mod tests {
             features: vec![Column::numeric("x", x.view())],
             sensitive: Some(g.column("g")),
             target: Some(y.column("y")),
+            ..Frame::default()
         };
         let coding = Coding {
             groups: Some(strings(&["b", "a", "c"])),
@@ -889,6 +1164,7 @@ mod tests {
             ],
             sensitive: None,
             target: Some(Column::numeric("y", y.view())),
+            ..Frame::default()
         };
         let coding = Coding {
             task: Some(TaskKind::Regression),

@@ -28,7 +28,7 @@ impl Bounds {
     /// Parse `col:lo:hi,col:lo:hi,...` (also newline-separated; the column name may itself contain
     /// `:` since the two numbers are taken from the right).
     pub fn parse(spec: &str) -> Result<Bounds> {
-        let mut map = BTreeMap::new();
+        let mut bounds = Bounds::default();
         for item in spec
             .split([',', '\n'])
             .map(str::trim)
@@ -45,30 +45,43 @@ impl Bounds {
             let num = |s: &str| {
                 s.trim()
                     .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| {
-                        invalid(
-                            "--bounds",
-                            format!("`{s}` in `{item}` is not a finite number"),
-                        )
-                    })
+                    .map_err(|_| invalid("--bounds", format!("`{s}` in `{item}` is not a number")))
             };
-            let (lo, hi) = (num(lo)?, num(hi)?);
-            if lo >= hi {
-                return Err(invalid(
-                    "--bounds",
-                    format!("`{item}`: the lower bound must be below the upper bound"),
-                ));
-            }
-            if map.insert(col.trim().to_string(), (lo, hi)).is_some() {
-                return Err(invalid(
-                    "--bounds",
-                    format!("column `{}` has bounds twice", col.trim()),
-                ));
-            }
+            bounds.insert(col.trim(), num(lo)?, num(hi)?, "--bounds")?;
         }
-        Ok(Bounds(map))
+        Ok(bounds)
+    }
+
+    /// Add `column`'s bounds `[lo, hi]`, checked: both finite, `lo < hi`, the column not
+    /// already bounded. The one check of every front end (`--bounds`, Python's `bounds=`);
+    /// `parameter` names the option in the message, which names the column.
+    pub fn insert(
+        &mut self,
+        column: &str,
+        lo: f64,
+        hi: f64,
+        parameter: &'static str,
+    ) -> Result<()> {
+        let why = if !(lo.is_finite() && hi.is_finite()) {
+            "both must be finite numbers"
+        } else if lo >= hi {
+            "the lower bound must be below the upper bound"
+        } else {
+            ""
+        };
+        if !why.is_empty() {
+            return Err(invalid(
+                parameter,
+                format!("column `{column}`: bounds [{lo}, {hi}]: {why}"),
+            ));
+        }
+        if self.0.insert(column.to_string(), (lo, hi)).is_some() {
+            return Err(invalid(
+                parameter,
+                format!("column `{column}` has bounds twice"),
+            ));
+        }
+        Ok(())
     }
 
     /// Read a bounds file: the same syntax as [`Bounds::parse`], one `col:lo:hi` per line or

@@ -143,11 +143,19 @@ fn columnar_files_load_as_the_csv_does() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, columnar) = files(dir.path(), 500);
     let from_csv = load_csv(&csv, &options()).unwrap();
-    // The id column is left out by name, the text column one-hot, rows with a missing value
-    // dropped: the same decisions in every format.
+    // The id column is left out by name, the text column one-hot, missing values filled (every
+    // row kept): the same decisions in every format.
     assert_eq!(from_csv.report.skipped_ids, ["id"]);
     assert_eq!(from_csv.report.text_columns, ["workclass"]);
-    assert!(from_csv.report.dropped > 0);
+    assert_eq!(from_csv.report.dropped, 0);
+    assert_eq!(from_csv.dataset.n_rows(), 500);
+    assert!(
+        from_csv
+            .report
+            .missing_by_column
+            .iter()
+            .any(|(_, k)| *k > 0)
+    );
     for path in &columnar {
         let l = load(path, &options()).unwrap();
         assert_eq!(l.schema, from_csv.schema, "{}", path.display());

@@ -2,7 +2,7 @@
 
 use dpfair_data::{
     ApplyOptions, Bounds, DataError, LoadOptions, MinMax, MissingPolicy, Scaling, Schema, Stratify,
-    Target, TargetEncoding, TaskKind, load_csv,
+    Target, TargetEncoding, TaskKind, Unseen, load_csv,
 };
 use std::path::PathBuf;
 
@@ -400,6 +400,42 @@ fn error_ragged_row() {
     );
 }
 
+/// Issue #38: by default every row is kept (n is the file's row count) and missing cells are
+/// filled by a public per-row rule: a number with the midpoint of its public bounds (else 0), a
+/// categorical feature with no level, a label with the first level.
+#[test]
+fn missing_values_filled_by_a_public_rule() {
+    let t = Tmp::new();
+    let p = t.file("m.csv", "x,z,c,g,y\n1,2,u,a,b\n?,NA,?,?,?\n3,6,v,b,a\n");
+    let mut fill = Bounds::default();
+    fill.insert("z", 0.0, 10.0, "--bounds").unwrap();
+    let l = load_csv(
+        &p,
+        &LoadOptions {
+            sensitive: Some("g".into()),
+            fill,
+            ..opts("y")
+        },
+    )
+    .unwrap();
+    assert_eq!(l.report.rows, vec![0, 1, 2]);
+    assert_eq!(l.report.dropped, 0);
+    assert_eq!(l.dataset.features.row(1).to_vec(), vec![0.0, 5.0, 0.0, 0.0]);
+    assert_eq!(l.dataset.groups.as_ref().unwrap().codes, vec![0, 0, 1]);
+    assert_eq!(l.schema.class_labels(), ["a", "b"]);
+    assert_eq!(
+        l.dataset.target.as_ref().unwrap().classes().unwrap(),
+        [1, 0, 0]
+    );
+    // A label column with no value at all: nothing to fill with.
+    let none = t.file("none.csv", "x,y\n1,?\n2,NA\n");
+    let e = load_csv(&none, &opts("y")).unwrap_err();
+    assert!(
+        matches!(&e, DataError::NoValues { column, .. } if column == "y"),
+        "{e}"
+    );
+}
+
 #[test]
 fn missing_values_dropped_and_counted_or_refused() {
     let t = Tmp::new();
@@ -408,6 +444,7 @@ fn missing_values_dropped_and_counted_or_refused() {
         &p,
         &LoadOptions {
             features: Some(vec!["x".into()]),
+            missing: MissingPolicy::Drop,
             ..opts("y")
         },
     )
@@ -438,8 +475,12 @@ fn missing_values_dropped_and_counted_or_refused() {
         "{e}"
     );
     let all = t.file("all.csv", "x,y\n?,a\n1,?\n");
+    let drop = LoadOptions {
+        missing: MissingPolicy::Drop,
+        ..opts("y")
+    };
     assert!(matches!(
-        load_csv(&all, &opts("y")).unwrap_err(),
+        load_csv(&all, &drop).unwrap_err(),
         DataError::AllRowsMissing { .. }
     ));
 }
@@ -495,7 +536,11 @@ fn stored_schema_reads_new_files_by_name_with_fitted_scaling() {
         "new.csv",
         "id,sex,job,age\n7,M,nurse,40\n8,F,?,33\n9,F,clerk,80\n",
     );
-    let p = l.schema.load(&new, &ApplyOptions::default()).unwrap();
+    let drop = ApplyOptions {
+        missing: MissingPolicy::Drop,
+        ..ApplyOptions::default()
+    };
+    let p = l.schema.load(&new, &drop).unwrap();
     assert_eq!(p.report.rows, vec![0, 2]);
     assert_eq!(p.dataset.features.row(0).to_vec(), vec![0.5, 0.0, 0.0, 1.0]);
     assert_eq!(p.dataset.features.row(1).to_vec(), vec![1.0, 1.0, 0.0, 0.0]);
@@ -508,6 +553,17 @@ fn stored_schema_reads_new_files_by_name_with_fitted_scaling() {
         matches!(&e, DataError::UnseenLevel { column, value, .. } if column == "job" && value == "pilot"),
         "{e}"
     );
+    // Private rows read with a schema learned from public rows (issue #38): an unseen level is
+    // no level, a missing age the midpoint of the model's bounds; no error, no value printed.
+    let private = ApplyOptions {
+        unseen: Unseen::AsMissing,
+        ..ApplyOptions::default()
+    };
+    let bad = t.file("private.csv", "job,age\npilot,?\nnurse,20\n");
+    let p = l.schema.load(&bad, &private).unwrap();
+    assert_eq!(p.report.rows, vec![0, 1]);
+    assert_eq!(p.dataset.features.row(0).to_vec(), vec![0.5, 0.0, 0.0, 0.0]);
+    assert_eq!(p.dataset.features.row(1).to_vec(), vec![0.0, 0.0, 0.0, 1.0]);
     // A missing feature column.
     let short = t.file("short.csv", "job\nclerk\n");
     let e = l.schema.load(&short, &ApplyOptions::default()).unwrap_err();

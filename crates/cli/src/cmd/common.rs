@@ -64,7 +64,11 @@ pub struct DataArgs {
     /// The label of the positive class of a binary target [default: the larger value].
     #[arg(long, value_name = "LABEL")]
     pub positive: Option<String>,
-    /// Refuse rows with missing values (`?`, `NA`, empty) instead of dropping them.
+    /// Refuse a file with a missing value (`?`, `NA`, empty) in a used column, naming its row.
+    /// Without it every row is kept and missing cells are filled by a public rule (a number:
+    /// the midpoint of its --bounds, else 0; a text feature: no level; a group or class: the
+    /// first), so n is the file's row count. Refusing reveals whether some private row has a
+    /// missing value: use it on data you may look at (docs/privacy.md, "Failures and messages").
     #[arg(long)]
     pub no_missing: bool,
     /// Field delimiter: `,` `;` `tab` or one character [default: detected].
@@ -166,25 +170,37 @@ impl DataArgs {
             missing: if self.no_missing {
                 MissingPolicy::Refuse
             } else {
-                MissingPolicy::Drop
+                MissingPolicy::Fill
             },
+            fill: Bounds::default(),
             format: csv_format(self.delimiter, self.header),
         }
     }
 
-    /// Load the CSV: the data set, its learned schema and the load report. Dropped rows are
-    /// reported on stderr; every error is bad input naming the file, row and column.
+    /// Load the CSV: the data set, its learned schema and the load report; missing numeric
+    /// cells without public bounds are filled with 0 ([`DataArgs::load_filled`]). Every error
+    /// is bad input naming the file, row and column.
     pub fn load(&self, task: Option<TaskKind>) -> CliResult<Loaded> {
-        Ok(self.announce(dpfair_data::load(&self.data, &self.options(task))?))
+        self.load_filled(task, Bounds::default())
+    }
+
+    /// [`DataArgs::load`], missing numeric cells filled with the midpoints of `fill` (the
+    /// public `--bounds`) where given.
+    pub fn load_filled(&self, task: Option<TaskKind>, fill: Bounds) -> CliResult<Loaded> {
+        let options = LoadOptions {
+            fill,
+            ..self.options(task)
+        };
+        Ok(self.announce(dpfair_data::load(&self.data, &options)?))
     }
 
     /// Print what a load found that the user should know (skipped index and identifier
-    /// columns, dropped rows, the positive class), from public facts of the load only.
+    /// columns, the positive class), from public facts of the load only. Nothing is said
+    /// about missing values (which rows hold one is private).
     pub fn announce(&self, loaded: Loaded) -> Loaded {
         for msg in [
             loaded.report.skipped_index_message(),
             loaded.report.skipped_ids_message(),
-            loaded.report.dropped_message(),
         ]
         .into_iter()
         .flatten()

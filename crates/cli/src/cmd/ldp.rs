@@ -24,7 +24,9 @@ use dpfair::lpct::{
 };
 use dpfair::model::FittedModel;
 use dpfair_data::output::{AtomicFile, write_atomic};
-use dpfair_data::{ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind};
+use dpfair_data::{
+    ApplyOptions, Dataset, LoadOptions, Loaded, MissingPolicy, Schema, TaskKind, Unseen,
+};
 use dpfair_privacy::{Budget, Ledger};
 use std::path::{Path, PathBuf};
 
@@ -105,23 +107,41 @@ impl ColumnArgs {
         Ok(loaded)
     }
 
-    /// Load a private CSV with the public file's schema (same columns and coding).
+    /// Load a private CSV with the public file's schema (same columns and coding), every row
+    /// kept ([`PRIVATE_ROWS`]), with a note that reads no row.
     pub fn load_private(&self, schema: &Schema, path: &Path) -> CliResult<Dataset> {
-        load_with_schema(schema, path, self.delimiter, self.header)
+        eprintln!("{PRIVATE_ROWS_NOTE}");
+        load_with_schema(schema, path, self.delimiter, self.header, PRIVATE_ROWS)
     }
 }
+
+/// How private rows are read with a schema learned from public rows (docs/privacy.md, "Feature
+/// bounds"): every row kept, a missing value filled and a value the public rows lack coded as
+/// a missing one (no level; the first class), so that no message, exit status or row count
+/// depends on which values the private rows hold.
+const PRIVATE_ROWS: (MissingPolicy, Unseen) = (MissingPolicy::Fill, Unseen::AsMissing);
+
+/// Printed before every read of private rows with a public schema, whatever they hold.
+const PRIVATE_ROWS_NOTE: &str = "note: private values of a categorical column or of the target \
+     that the public rows lack are coded as no level (the target: its first class), as are \
+     missing values";
+
+/// Public rows (a public file): rows with a missing value are dropped, with a note.
+const PUBLIC_ROWS: (MissingPolicy, Unseen) = (MissingPolicy::Drop, Unseen::Refuse);
 
 fn load_with_schema(
     schema: &Schema,
     path: &Path,
     delimiter: Option<u8>,
     header: HeaderArg,
+    (missing, unseen): (MissingPolicy, Unseen),
 ) -> CliResult<Dataset> {
     let loaded = schema.load(
         path,
         &ApplyOptions {
             with_target: true,
-            missing: MissingPolicy::Drop,
+            missing,
+            unseen,
             format: csv_format(delimiter, header),
         },
     )?;
@@ -475,9 +495,11 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     };
     let opts = ApplyOptions {
         with_target: true,
-        missing: MissingPolicy::Drop,
+        missing: PRIVATE_ROWS.0,
+        unseen: PRIVATE_ROWS.1,
         format: csv_format(a.delimiter, a.header),
     };
+    eprintln!("{PRIVATE_ROWS_NOTE}");
     let batches =
         dpfair_data::batches::SchemaBatches::open(&p.schema, &a.data, &opts, PRIVATIZE_BATCH_ROWS)?;
     let file = AtomicFile::create(&a.out)
@@ -489,11 +511,10 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     )
     .map_err(write_err)?;
     let mut noise = a.seeds.noise();
-    let (mut n, mut dropped) = (0u64, 0usize);
+    let mut n = 0u64;
     let mut next_progress = 10_000_000u64;
     for batch in batches {
         let batch = batch?;
-        dropped += batch.report.dropped;
         if batch.dataset.target.is_none() {
             return Err(CliError::BadInput(format!(
                 "{}: no target column `{}`",
@@ -522,14 +543,6 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
             eprintln!("… {n} reports");
             next_progress += 10_000_000;
         }
-    }
-    if dropped > 0 {
-        // The number dropped is private (`LoadReport::dropped_message`): not shown.
-        eprintln!(
-            "{}: rows with a missing value (`?`, `NA` or empty) in a used column were dropped \
-             (no report); their number is private and not shown",
-            a.data.display()
-        );
     }
     let commit_err =
         |e: std::io::Error| CliError::BadInput(format!("writing {}: {e}", a.out.display()));
@@ -691,7 +704,7 @@ fn fit(a: FitArgs) -> CliResult {
         .map_err(lpct_err)?;
     let public = match &a.public {
         Some(path) => {
-            let ds = load_with_schema(&p.schema, path, None, HeaderArg::Auto)?;
+            let ds = load_with_schema(&p.schema, path, None, HeaderArg::Auto, PUBLIC_ROWS)?;
             let (x, y) = lpct::binary_xy(&ds, "public data").map_err(lpct_err)?;
             p.tree.leaf_counts(x, y).map_err(lpct_err)?
         }
@@ -761,7 +774,13 @@ fn fit(a: FitArgs) -> CliResult {
                             "Algorithm 2 terminated: pass --public PUB.csv to build the round-2 partition".into(),
                         )
                     })?;
-                    let ds = load_with_schema(&p.schema, &public_path, None, HeaderArg::Auto)?;
+                    let ds = load_with_schema(
+                        &p.schema,
+                        &public_path,
+                        None,
+                        HeaderArg::Auto,
+                        PUBLIC_ROWS,
+                    )?;
                     let public_loaded = Loaded {
                         dataset: ds,
                         ..loaded

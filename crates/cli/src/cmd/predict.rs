@@ -13,7 +13,7 @@ use crate::error::{CliError, CliResult};
 use dpfair::model::{ModelFile, Predictions};
 use dpfair_data::output::AtomicFile;
 use dpfair_data::write_parquet::{OutColumn, write_parquet};
-use dpfair_data::{ApplyOptions, FileFormat, MissingPolicy};
+use dpfair_data::{ApplyOptions, FileFormat, MissingPolicy, Unseen};
 use dpfair_privacy::Noise;
 use std::path::PathBuf;
 
@@ -72,6 +72,7 @@ pub fn run(args: Args) -> CliResult {
     let options = ApplyOptions {
         with_target: false,
         missing: MissingPolicy::Drop,
+        unseen: Unseen::Refuse,
         format: csv_format(args.delimiter, args.header),
     };
     let loaded = model.schema.load(&args.data, &options)?;

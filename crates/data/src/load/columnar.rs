@@ -378,8 +378,9 @@ pub fn read_batches<E: From<DataError>>(
         let (mut seen, mut kept) = (0usize, 0usize);
         let mut missing_by_column: Vec<(String, usize)> = Vec::new();
         source.scan(&plan.used(), &mut |chunk| {
-            let mut encoder =
-                Encoder::new(file, plan.clone(), options.missing, true).starting_at(seen);
+            let mut encoder = Encoder::new(file, plan.clone(), options.missing, true)
+                .unseen(options.unseen)
+                .starting_at(seen);
             encoder.push(chunk)?;
             seen += chunk.n_rows();
             let enc = encoder.finish();

@@ -7,7 +7,7 @@
 
 use crate::dataset::{Dataset, Groups, Target};
 use crate::error::{DataError, Position, Result, clip, clip_to, invalid};
-use crate::load::{LoadReport, MissingPolicy};
+use crate::load::{LoadReport, MissingPolicy, Unseen};
 use crate::schema::Schema;
 use crate::table::is_missing;
 use ndarray::Array2;
@@ -271,7 +271,17 @@ pub(crate) struct FeaturePlan {
     pub(crate) col: usize,
     /// `None`: numeric.
     pub(crate) coder: Option<Coder>,
+    /// A numeric column's public fill for a missing cell ([`MissingPolicy::Fill`]).
+    pub(crate) fill: f64,
 }
+
+/// The raw code of a categorical cell that is missing (or unseen, [`Unseen::AsMissing`]): no
+/// level, an all-zero one-hot block ([`build_dataset`]).
+const NO_LEVEL: f64 = -1.0;
+
+/// The provisional code of a missing group or class label: the first level once the coder is
+/// finished ([`MissingPolicy::Fill`]).
+const FIRST_LEVEL: u32 = u32::MAX;
 
 #[derive(Clone)]
 pub(crate) struct SensitivePlan {
@@ -284,6 +294,8 @@ pub(crate) struct TargetPlan {
     pub(crate) col: usize,
     /// `None`: real-valued.
     pub(crate) coder: Option<Coder>,
+    /// A real target's public fill for a missing cell ([`MissingPolicy::Fill`]).
+    pub(crate) fill: f64,
 }
 
 /// What a load reads: the feature, sensitive and target columns and how each is coded.
@@ -356,6 +368,7 @@ pub(crate) struct Encoder<'f> {
     file: &'f FileInfo,
     plan: Plan,
     missing: MissingPolicy,
+    unseen: Unseen,
     keep: bool,
     used: Vec<usize>,
     missing_counts: Vec<usize>,
@@ -378,6 +391,7 @@ impl<'f> Encoder<'f> {
             used,
             plan,
             missing,
+            unseen: Unseen::Refuse,
             keep,
             raw: Vec::new(),
             rows: Vec::new(),
@@ -387,6 +401,12 @@ impl<'f> Encoder<'f> {
             kept: 0,
             seen: 0,
         }
+    }
+
+    /// Code values outside fixed levels as `unseen` says (a stored schema's levels).
+    pub(crate) fn unseen(mut self, unseen: Unseen) -> Self {
+        self.unseen = unseen;
+        self
     }
 
     /// Start counting rows at `seen` (a batch read after `seen` rows of the file).
@@ -399,7 +419,7 @@ impl<'f> Encoder<'f> {
         self.file.columns[col].clone()
     }
 
-    fn unseen(&self, at: Position, col: usize, value: &str, coder: &Coder) -> DataError {
+    fn unseen_error(&self, at: Position, col: usize, value: &str, coder: &Coder) -> DataError {
         match coder.declared_by {
             Some(option) => DataError::UndeclaredLevel {
                 path: self.file.path.clone(),
@@ -465,20 +485,17 @@ impl<'f> Encoder<'f> {
                 has_missing = true;
             }
         }
-        if has_missing {
+        if has_missing && self.missing == MissingPolicy::Drop {
             return Ok(());
         }
         for f in features.iter_mut() {
             let v = chunk.value(r, f.col);
             let x = match &mut f.coder {
+                None if v.is_missing() => f.fill,
                 None => self.number(chunk, r, f.col, v)?,
-                Some(coder) => {
-                    let text = v.text();
-                    let code = coder
-                        .code(&text, row)
-                        .ok_or_else(|| self.unseen(chunk.position(r), f.col, &text, coder))?;
-                    code as f64
-                }
+                Some(coder) => self
+                    .label(chunk, r, f.col, v, coder)?
+                    .map_or(NO_LEVEL, f64::from),
             };
             if self.keep {
                 self.raw.push(x);
@@ -487,11 +504,9 @@ impl<'f> Encoder<'f> {
         if let Some(s) = sensitive.as_mut() {
             let v = chunk.value(r, s.col);
             self.refuse_non_finite_label(chunk, r, s.col, v)?;
-            let text = v.text();
-            let code = s
-                .coder
-                .code(&text, row)
-                .ok_or_else(|| self.unseen(chunk.position(r), s.col, &text, &s.coder))?;
+            let code = self
+                .label(chunk, r, s.col, v, &mut s.coder)?
+                .unwrap_or(FIRST_LEVEL);
             if self.keep {
                 self.s_codes.push(code);
             }
@@ -500,17 +515,19 @@ impl<'f> Encoder<'f> {
             let v = chunk.value(r, t.col);
             match &mut t.coder {
                 None => {
-                    let y = self.number(chunk, r, t.col, v)?;
+                    let y = match v.is_missing() {
+                        true => t.fill,
+                        false => self.number(chunk, r, t.col, v)?,
+                    };
                     if self.keep {
                         self.t_real.push(y);
                     }
                 }
                 Some(coder) => {
                     self.refuse_non_finite_label(chunk, r, t.col, v)?;
-                    let text = v.text();
-                    let code = coder
-                        .code(&text, row)
-                        .ok_or_else(|| self.unseen(chunk.position(r), t.col, &text, coder))?;
+                    let code = self
+                        .label(chunk, r, t.col, v, coder)?
+                        .unwrap_or(FIRST_LEVEL);
                     if self.keep {
                         self.t_codes.push(code);
                     }
@@ -522,6 +539,27 @@ impl<'f> Encoder<'f> {
         }
         self.kept += 1;
         Ok(())
+    }
+
+    /// The code of text value `v` of column `col`; `None` for a missing value, or for a value
+    /// outside fixed levels under [`Unseen::AsMissing`] (else that is an error).
+    fn label(
+        &self,
+        chunk: &dyn Rows,
+        r: usize,
+        col: usize,
+        v: Value,
+        coder: &mut Coder,
+    ) -> Result<Option<u32>> {
+        if v.is_missing() {
+            return Ok(None);
+        }
+        let text = v.text();
+        match coder.code(&text, self.seen + r) {
+            Some(code) => Ok(Some(code)),
+            None if self.unseen == Unseen::AsMissing => Ok(None),
+            None => Err(self.unseen_error(chunk.position(r), col, &text, coder)),
+        }
     }
 
     /// A class or group label that spells a non-finite number (`NaN`, `inf`) is an error, not
@@ -581,7 +619,9 @@ impl<'f> Encoder<'f> {
             let levels = f.coder.map(|coder| {
                 let (levels, remap, _) = coder.finish();
                 for row in raw.chunks_exact_mut(width) {
-                    row[j] = remap[row[j] as usize] as f64;
+                    if row[j] != NO_LEVEL {
+                        row[j] = remap[row[j] as usize] as f64;
+                    }
                 }
                 levels
             });
@@ -589,7 +629,7 @@ impl<'f> Encoder<'f> {
         }
         let sensitive = plan.sensitive.map(|s| {
             let (levels, remap, _) = s.coder.finish();
-            let codes = s_codes.iter().map(|&c| remap[c as usize]).collect();
+            let codes = s_codes.iter().map(|&c| final_code(&remap, c)).collect();
             EncodedSensitive {
                 col: s.col,
                 levels,
@@ -608,7 +648,7 @@ impl<'f> Encoder<'f> {
                 EncodedTarget {
                     col: t.col,
                     values: TargetValues::Codes(
-                        t_codes.iter().map(|&c| remap[c as usize]).collect(),
+                        t_codes.iter().map(|&c| final_code(&remap, c)).collect(),
                     ),
                     levels,
                     first_row,
@@ -642,13 +682,37 @@ impl<'f> Encoder<'f> {
     }
 }
 
+/// A label's final code: [`FIRST_LEVEL`] (a missing label) is the first level.
+fn final_code(remap: &[u32], provisional: u32) -> u32 {
+    match provisional {
+        FIRST_LEVEL => 0,
+        c => remap[c as usize],
+    }
+}
+
 impl Encoded {
-    /// Refuse a load in which every row had a missing value.
-    pub(crate) fn require_rows(self) -> Result<Encoded> {
+    /// Refuse a load in which every row had a missing value (dropped), or whose group or class
+    /// column has no value at all (nothing to fill a missing label with).
+    pub(crate) fn require_rows(self, file: &FileInfo) -> Result<Encoded> {
         if self.kept == 0 {
             return Err(DataError::AllRowsMissing {
                 path: self.report.path.clone(),
                 dropped: self.report.dropped,
+            });
+        }
+        let labels = [
+            self.sensitive
+                .as_ref()
+                .map(|s| (s.col, s.levels.is_empty())),
+            self.target.as_ref().and_then(|t| match t.values {
+                TargetValues::Codes(_) => Some((t.col, t.levels.is_empty())),
+                TargetValues::Real(_) => None,
+            }),
+        ];
+        if let Some((col, _)) = labels.into_iter().flatten().find(|&(_, empty)| empty) {
+            return Err(DataError::NoValues {
+                path: self.report.path.clone(),
+                column: file.columns[col].clone(),
             });
         }
         Ok(self)
@@ -708,6 +772,7 @@ pub(crate) fn build_dataset(schema: &Schema, enc: &Encoded, target: Option<Targe
         for (j, f) in enc.features.iter().enumerate() {
             match f.levels {
                 None => out[offsets[j]] = row[j],
+                Some(_) if row[j] == NO_LEVEL => {}
                 Some(_) => out[offsets[j] + row[j] as usize] = 1.0,
             }
         }

@@ -9,6 +9,7 @@ pub(crate) mod encode;
 
 use crate::dataset::{Dataset, Target};
 use crate::error::{DataError, Position, Result, clip, clip_to, invalid};
+use crate::preprocess::Bounds;
 use crate::schema::{
     FeatureColumn, Schema, SensitiveColumn, TargetColumn, TargetEncoding, TaskKind,
 };
@@ -34,14 +35,34 @@ pub(crate) trait Source {
     fn position(&self, row: usize) -> Position;
 }
 
-/// What to do with a row that has a missing value (`?`, `NA`, empty) in a used column.
+/// What to do with a missing value (`?`, `NA`, empty, a null) in a used column.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MissingPolicy {
-    /// Drop the row; counted in [`LoadReport`].
+    /// Keep the row and fill the cell by a public per-row rule (the default of every training
+    /// load, so that n is the file's row count; docs/privacy.md, "Failures and messages"): a
+    /// numeric cell gets the midpoint of its column's public bounds ([`LoadOptions::fill`]; at
+    /// prediction, the model's public bounds), else 0; a categorical feature no level (an all-zero
+    /// one-hot block); a group or class label the first level (declared, else sorted).
     #[default]
+    Fill,
+    /// Drop the row; counted in [`LoadReport`] (prediction, and public rows).
     Drop,
-    /// Refuse the file, naming the row and column (`--no-missing`).
+    /// Refuse the file, naming the row and column (`--no-missing`). Whether a file is refused
+    /// then reveals whether some row has a missing value.
     Refuse,
+}
+
+/// What to do with a value outside a stored schema's levels (a categorical level, group or
+/// class that the rows the schema was learned from lack).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unseen {
+    /// An error naming the row, the column and the value (prediction and evaluation).
+    #[default]
+    Refuse,
+    /// Coded as a missing value is filled ([`MissingPolicy::Fill`]): no level for a feature,
+    /// the first level for a group or class. For private rows read with a schema learned from
+    /// public rows (`fit lpct`): no message depends on which values they hold.
+    AsMissing,
 }
 
 /// An integer-valued target with at most this many distinct values is inferred multi-class;
@@ -92,6 +113,9 @@ pub struct LoadOptions {
     /// both are numbers, else in string order, e.g. `1` over `0`, `>50K` over `<=50K`).
     pub positive: Option<String>,
     pub missing: MissingPolicy,
+    /// Public bounds (`--bounds`) whose midpoints fill missing cells of their numeric columns
+    /// ([`MissingPolicy::Fill`]); other numeric columns are filled with 0.
+    pub fill: Bounds,
     pub format: CsvFormat,
 }
 
@@ -101,6 +125,7 @@ pub struct ApplyOptions {
     /// Read the target column too, when present in the file.
     pub with_target: bool,
     pub missing: MissingPolicy,
+    pub unseen: Unseen,
     pub format: CsvFormat,
 }
 
@@ -334,6 +359,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
         .map(|&i| FeaturePlan {
             col: i,
             coder: categorical[i].then(Coder::learn),
+            fill: midpoint(options.fill.get(&file.columns[i])),
         })
         .collect();
     let sensitive = match sensitive {
@@ -350,6 +376,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
         None => None,
         Some(col) => Some(TargetPlan {
             col,
+            fill: midpoint(options.fill.get(&file.columns[col])),
             coder: match (options.task, &options.classes) {
                 (Some(TaskKind::Regression), None) => None,
                 (_, Some(levels)) => Some(Coder::fixed_labels(levels.clone(), "--classes")?),
@@ -364,7 +391,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
     };
     let mut encoder = Encoder::new(file, plan.clone(), options.missing, keep);
     source.scan(&plan.used(), &mut |chunk| encoder.push(chunk))?;
-    let mut enc = encoder.finish().require_rows()?;
+    let mut enc = encoder.finish().require_rows(file)?;
     for f in &enc.features {
         if let Some(levels) = &f.levels
             && text_columns.contains(&f.col)
@@ -375,8 +402,9 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
                 "--features",
                 format!(
                     "column `{name}` holds text with more than {MAX_TEXT_LEVELS} distinct values \
-                     (an identifier or free text?): leave it out with --drop {name}, or one-hot \
-                     encode it anyway with --categorical {name}",
+                     (an identifier or free text?): leave it out (--drop {name}; in Python, drop \
+                     it from X), or one-hot encode it anyway (--categorical {name}; in Python, \
+                     make it a `category` column)",
                 ),
             ));
         }
@@ -479,13 +507,13 @@ pub(crate) fn apply_schema(schema: &Schema, path: &Path, options: &ApplyOptions)
 /// The coding a stored schema prescribes for `file`: fixed levels, the schema's columns.
 pub(crate) fn stored_plan(schema: &Schema, file: &FileInfo, with_target: bool) -> Result<Plan> {
     let mut features = Vec::with_capacity(schema.features.len());
-    for f in &schema.features {
+    for (f, fill) in schema.features.iter().zip(numeric_fills(schema)) {
         let col = column_index(file, f.name(), "a feature column of the model's schema")?;
         let coder = match f {
             FeatureColumn::Numeric { .. } => None,
             FeatureColumn::Categorical { levels, .. } => Some(Coder::fixed(levels.clone())),
         };
-        features.push(FeaturePlan { col, coder });
+        features.push(FeaturePlan { col, coder, fill });
     }
     let sensitive = schema.sensitive.as_ref().and_then(|s| {
         let col = file.columns.iter().position(|c| *c == s.name)?;
@@ -499,6 +527,7 @@ pub(crate) fn stored_plan(schema: &Schema, file: &FileInfo, with_target: bool) -
             let col = file.columns.iter().position(|c| *c == t.name)?;
             Some(TargetPlan {
                 col,
+                fill: 0.0,
                 coder: match &t.encoding {
                     TargetEncoding::Real => None,
                     enc => Some(Coder::stored_labels(enc.labels().to_vec())),
@@ -543,14 +572,46 @@ pub(crate) fn stored_dataset(schema: &Schema, enc: &Encoded) -> Result<Dataset> 
 fn apply_to(schema: &Schema, source: &dyn Source, options: &ApplyOptions) -> Result<Loaded> {
     let file = source.info();
     let plan = stored_plan(schema, file, options.with_target)?;
-    let mut encoder = Encoder::new(file, plan.clone(), options.missing, true);
+    let mut encoder =
+        Encoder::new(file, plan.clone(), options.missing, true).unseen(options.unseen);
     source.scan(&plan.used(), &mut |chunk| encoder.push(chunk))?;
-    let enc = encoder.finish().require_rows()?;
+    let enc = encoder.finish().require_rows(file)?;
     Ok(Loaded {
         dataset: stored_dataset(schema, &enc)?,
         schema: schema.clone(),
         report: enc.report,
     })
+}
+
+/// Per feature column of a stored schema, the fill of a missing numeric cell
+/// ([`MissingPolicy::Fill`]), as at fit: the midpoint of the column's public bounds, else 0.
+pub(crate) fn numeric_fills(schema: &Schema) -> Vec<f64> {
+    let mut j = 0;
+    schema
+        .features
+        .iter()
+        .map(|f| {
+            let bounds = match &schema.scaling {
+                crate::Scaling::MinMax(mm)
+                    if mm.sources.get(j) == Some(&crate::BoundSource::Public) =>
+                {
+                    mm.lo.get(j).zip(mm.hi.get(j))
+                }
+                _ => None,
+            };
+            j += f.width();
+            midpoint(bounds.map(|(&lo, &hi)| (lo, hi)))
+        })
+        .collect()
+}
+
+/// The public fill of a missing numeric cell ([`MissingPolicy::Fill`]): the midpoint of the
+/// column's public bounds when known, else 0.
+pub(crate) fn midpoint(bounds: Option<(f64, f64)>) -> f64 {
+    bounds
+        .map(|(lo, hi)| lo + (hi - lo) / 2.0)
+        .filter(|m| m.is_finite())
+        .unwrap_or(0.0)
 }
 
 /// Decide the target's coding from its learned levels (see [`LoadOptions::task`]).

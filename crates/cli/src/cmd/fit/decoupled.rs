@@ -30,7 +30,7 @@ use dpfair::decoupled::{Accounting, BaseModel, Config, Training};
 use dpfair::estimators::DecoupledParams;
 use dpfair::{Estimator, Params};
 use dpfair_data::load::{learn_schema, read_batches};
-use dpfair_data::{ApplyOptions, FileFormat, TaskKind};
+use dpfair_data::{ApplyOptions, FileFormat, LoadOptions, TaskKind, Unseen};
 
 impl Args {
     /// The library's params these flags describe.
@@ -107,7 +107,10 @@ fn fit_streamed(
                 .into(),
         ));
     }
-    let options = args.data.options(Some(TaskKind::Binary));
+    let options = LoadOptions {
+        fill: args.bounds.public()?,
+        ..args.data.options(Some(TaskKind::Binary))
+    };
     let header = args.data.announce(learn_schema(&args.data.data, &options)?);
     let scaling = args.bounds.scaling()?;
     if scaling.is_none()
@@ -121,6 +124,7 @@ fn fit_streamed(
     let apply = ApplyOptions {
         with_target: true,
         missing: options.missing,
+        unseen: Unseen::Refuse,
         format: options.format,
     };
     let spend = est.spend(&header.dataset)?;

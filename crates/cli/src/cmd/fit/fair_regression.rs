@@ -30,7 +30,7 @@ use dpfair::fair_regression::lp::{Backend, SolveOptions};
 use dpfair::fair_regression::{Config, LinearBase};
 use dpfair::{Estimator, Params};
 use dpfair_data::load::{learn_schema, read_batches};
-use dpfair_data::{ApplyOptions, FileFormat, LoadOptions, MissingPolicy, TaskKind};
+use dpfair_data::{ApplyOptions, FileFormat, LoadOptions, TaskKind, Unseen};
 
 /// Parse `LO,HI` given to `option`.
 pub(crate) fn parse_range(option: &str, s: &str) -> CliResult<[f64; 2]> {
@@ -127,7 +127,6 @@ fn fit_scores(args: &Args, scores: &str, est: &dpfair::estimators::FairRegressio
         sensitive: Some(args.sensitive.clone()),
         features: Some(vec![scores.to_string()]),
         groups: args.groups.clone(),
-        missing: MissingPolicy::Drop,
         format: csv_format(args.delimiter, args.header),
         ..LoadOptions::default()
     };
@@ -135,19 +134,16 @@ fn fit_scores(args: &Args, scores: &str, est: &dpfair::estimators::FairRegressio
         return fit_scores_in_batches(args, &options, est);
     }
     let loaded = dpfair_data::load(&args.data, &options)?;
-    announce(args, &loaded);
+    announce(args);
     let mut session = session_for(&est.spend(&loaded.dataset)?)?.with_noise(args.seeds.noise());
     let fitted = with_progress(est.method(), || est.fit(&loaded.dataset, &mut session))?;
     finish(est, loaded, fitted).save(&args.out)?;
     Ok(())
 }
 
-/// What every `--scores` fit says before it fits (load facts that are public, the reference
-/// warning).
-fn announce(args: &Args, loaded: &dpfair_data::Loaded) {
-    if let Some(msg) = loaded.report.dropped_message() {
-        eprintln!("{msg}");
-    }
+/// What every `--scores` fit says before it fits: the reference warning (nothing about missing
+/// values, which rows hold one is private).
+fn announce(args: &Args) {
     if args.epsilon.is_infinite() {
         eprintln!("warning: --epsilon inf: the non-private reference; the model is NOT private");
     }
@@ -162,10 +158,11 @@ fn fit_scores_in_batches(
     est: &dpfair::estimators::FairRegression,
 ) -> CliResult {
     let header = learn_schema(&args.data, options)?;
-    announce(args, &header);
+    announce(args);
     let apply = ApplyOptions {
         with_target: options.target.is_some(),
         missing: options.missing,
+        unseen: Unseen::Refuse,
         format: options.format,
     };
     let mut session = session_for(&est.spend(&header.dataset)?)?.with_noise(args.seeds.noise());

@@ -53,7 +53,7 @@ pub fn fit<E: Estimator>(
     if common.privacy.accounting() == dpfair::model::Accounting::Paper {
         scaling = scaling.for_paper_procedure();
     }
-    let mut loaded = common.data.load(task)?;
+    let mut loaded = common.data.load_filled(task, common.bounds.public()?)?;
     check(&loaded)?;
     if scaling.is_none()
         && let Some(warning) = unscaled_warning
