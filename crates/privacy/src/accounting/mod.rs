@@ -11,6 +11,7 @@
 //! | [`analytic_gaussian`] | exact (ε, δ) of one Gaussian release (Balle & Wang 2018) | the relation of the sensitivity Δ |
 //! | [`zcdp`] | ρ-zCDP → (ε, δ), tight (Canonne, Kamath, Steinke 2020) | the relation ρ was derived for |
 //! | [`composition`] | basic and advanced composition of (ε, δ) | any, if the same for all parts |
+//! | [`outward`] | outward rounding of every conversion (ε and δ never below the exact bound) | any |
 //! | [`discretisation`] | what the continuous Gaussian's (ε, δ) calibration needs on a lattice | any |
 //!
 //! # Neighbouring relations
@@ -30,6 +31,7 @@ pub mod analytic_gaussian;
 pub mod composition;
 pub mod discretisation;
 pub mod gdp;
+pub mod outward;
 pub mod prv;
 pub mod rdp;
 mod special;
@@ -178,6 +180,18 @@ pub fn zcdp_to_dp(rho: f64, delta: f64) -> Result<f64> {
         return Err(invalid("rho", format!("must be ≥ 0, got {rho}")));
     }
     Ok(zcdp::epsilon(rho, delta))
+}
+
+/// δ of ρ-zCDP at ε, rounded up (the inverse direction of [`zcdp_to_dp`]; OpenDP's `cdp_delta`;
+/// see [`zcdp::delta`]).
+pub fn zcdp_delta(rho: f64, epsilon: f64) -> Result<f64> {
+    if rho.is_nan() || rho < 0.0 {
+        return Err(invalid("rho", format!("must be ≥ 0, got {rho}")));
+    }
+    if epsilon.is_nan() || epsilon < 0.0 {
+        return Err(invalid("epsilon", format!("must be ≥ 0, got {epsilon}")));
+    }
+    Ok(zcdp::delta(rho, epsilon))
 }
 
 /// ε of a DP-SGD run (Poisson sampling rate `q`, noise multiplier `z`, `steps`) at δ, for

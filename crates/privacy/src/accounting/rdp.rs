@@ -119,8 +119,8 @@ pub fn rdp_curve(q: f64, z: f64, steps: u64, orders: &[f64]) -> Vec<f64> {
 /// ε at δ from an RDP curve, with the order that attains it.
 ///
 /// Formula (the one Opacus ≥ 1.0 and Google's dp_accounting use): for each order α > 1.01,
-/// `ε_α = r_α + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)`
-/// (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et al. 2021), minimised over the orders and
+/// `ε_α = r_α + ln(1 − 1/α) − (ln δ + ln α)/(α − 1)`, each ε_α rounded up
+/// ([`super::outward`]) (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et al. 2021), minimised over the orders and
 /// floored at 0. An order whose r_α satisfies `δ² + expm1(−r_α) > 0` gives ε = 0 outright
 /// (KL bound: total variation ≤ √(1 − e^{−KL}) ≤ δ; dp_accounting does the same). Orders ≤ 1.01
 /// are skipped (the bound is numerically unstable there and never the minimum).
@@ -130,7 +130,10 @@ pub fn rdp_to_dp_with_order(orders: &[f64], rdp: &[f64], delta: f64) -> (f64, f6
         let eps = if delta * delta + (-r).exp_m1() > 0.0 {
             0.0
         } else if a > 1.01 {
-            r + (-1.0 / a).ln_1p() - (delta.ln() + a.ln()) / (a - 1.0)
+            // Rounded up (`super::outward`): three terms, at most 10 roundings.
+            let (b, c) = ((-1.0 / a).ln_1p(), (delta.ln() + a.ln()) / (a - 1.0));
+            let mag = r.abs() + b.abs() + c.abs() + delta.ln().abs() + a.ln().abs();
+            super::outward::up(r + b - c, mag, 10)
         } else {
             f64::INFINITY
         };

@@ -129,13 +129,13 @@ impl Cost {
 
 impl fmt::Display for Cost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use super::readable as r;
+        use super::{readable as r, readable_up as up};
         match self {
-            Cost::Pure { epsilon } => write!(f, "ε = {}", r(*epsilon)),
+            Cost::Pure { epsilon } => write!(f, "ε = {}", up(*epsilon)),
             Cost::Approx { epsilon, delta } => {
-                write!(f, "(ε, δ) = ({}, {})", r(*epsilon), r(*delta))
+                write!(f, "(ε, δ) = ({}, {})", up(*epsilon), up(*delta))
             }
-            Cost::Zcdp { rho } => write!(f, "zCDP ρ = {}", r(*rho)),
+            Cost::Zcdp { rho } => write!(f, "zCDP ρ = {}", up(*rho)),
             Cost::Rdp { orders, .. } => write!(f, "RDP curve over {} orders", orders.len()),
             Cost::SubsampledGaussian {
                 sampling_rate,
@@ -171,7 +171,11 @@ impl Cost {
             Cost::Approx { epsilon, delta } => (
                 Cost::Approx {
                     epsilon: 2.0 * epsilon,
-                    delta: ((1.0 + epsilon.exp()) * delta).min(1.0),
+                    // Rounded up (`accounting::outward`): exp, one addition, one product.
+                    delta: {
+                        let d = (1.0 + epsilon.exp()) * delta;
+                        accounting::outward::up(d, d, 3).min(1.0)
+                    },
                 },
                 "converted from add/remove: group privacy, (ε, δ) → (2ε, (1 + e^ε)δ)",
             ),

@@ -47,7 +47,7 @@ mod summary;
 pub use cost::Cost;
 pub use partition::Partition;
 pub use relation::Relation;
-pub use summary::readable;
+pub use summary::{readable, readable_up};
 
 use crate::accounting::default_orders;
 use crate::entropy::{Noise, NoiseSource};

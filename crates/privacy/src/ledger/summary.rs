@@ -34,13 +34,59 @@ pub fn readable(x: f64) -> String {
     }
 }
 
+/// [`readable`] rounded **up** in its last digit: the printed number, read back, is never below
+/// `x` (for ε, δ and ρ, which a reader takes as the guarantee: OpenDP #2820;
+/// `docs/privacy.md#floating-point`). `readable_up(0.1234561)` is `0.123457`, and
+/// `readable_up(0.1234569)` too.
+pub fn readable_up(x: f64) -> String {
+    let mut s = readable(x);
+    if !x.is_finite() || x <= 0.0 {
+        return s;
+    }
+    // Step the 6-digit mantissa up until the printed value is at least x (once, in practice).
+    let mut y = x;
+    while s.parse::<f64>().is_ok_and(|v| v < x) {
+        let sci = format!("{y:.5e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let digits: u64 = mantissa.replace('.', "").parse().unwrap_or(0);
+        let exp: i32 = exp.parse().unwrap_or(0);
+        y = format!("{}e{}", digits + 1, exp - 5)
+            .parse()
+            .unwrap_or(f64::INFINITY);
+        s = readable(y);
+    }
+    s
+}
+
 impl Ledger {
+    /// The guarantee line `dpfair ledger` prints under the table: NONE for a ledger that is not
+    /// private (seeded noise) or whose total ε is ∞ (`--epsilon inf`, a paper's noiseless step),
+    /// never "certified" then.
+    pub fn guarantee(&self) -> &'static str {
+        if !self.is_private() {
+            "guarantee: NONE: NOT PRIVATE (the noise is reproducible from the seed of --insecure-seeded-noise)"
+        } else if self.total().is_ok_and(|t| t.epsilon.is_infinite())
+            || self.budget.epsilon.is_infinite()
+        {
+            "guarantee: NONE (not private: ε = ∞, a non-private reference)"
+        } else if self.is_certified() {
+            "guarantee: certified (every entry's (ε, δ) conversion is a proven upper bound)"
+        } else {
+            "guarantee: NOT CERTIFIED (the total relies on the GDP central-limit approximation)"
+        }
+    }
+
     /// A human-readable table of the entries and the total.
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "budget: ε = {}, δ = {}; certified for {}\n",
+            "budget: ε = {}, δ = {}; {} {}\n",
             readable(self.budget.epsilon),
             readable(self.budget.delta),
+            if self.budget.epsilon.is_infinite() {
+                "NOT PRIVATE (ε = ∞): no guarantee for"
+            } else {
+                "certified for"
+            },
             self.relation.describe()
         );
         s.push_str(match self.noise {
@@ -112,8 +158,8 @@ impl Ledger {
         match self.total() {
             Ok(t) => s.push_str(&format!(
                 "total: ε = {}, δ = {} for {}  ({})\n",
-                readable(t.epsilon),
-                readable(t.delta),
+                readable_up(t.epsilon),
+                readable_up(t.delta),
                 self.relation.describe(),
                 t.rule
             )),
@@ -141,7 +187,8 @@ impl Ledger {
 
 #[cfg(test)]
 mod tests {
-    use super::readable;
+    use super::{readable, readable_up};
+    use crate::{Budget, Entry, Ledger};
 
     #[test]
     fn numbers_read_as_people_write_them() {
@@ -153,5 +200,53 @@ mod tests {
         assert_eq!(readable(f64::INFINITY), "∞");
         assert_eq!(readable(0.0), "0");
         assert_eq!(readable(-0.25), "-0.25");
+    }
+
+    /// Printed ε and δ read back at or above the value (OpenDP #2820), and by less than one unit
+    /// in the sixth significant digit: not a fixed slack.
+    #[test]
+    fn printed_guarantees_round_up() {
+        for x in [
+            0.1234561,
+            0.1234569,
+            5.63204999,
+            8.17727531036956e-2,
+            1e-5,
+            0.6000000000000001,
+            999_999.7,
+            2.5e-7,
+            1.0,
+        ] {
+            let s = readable_up(x);
+            let v: f64 = s.parse().unwrap();
+            assert!(v >= x, "{x} printed as {s}");
+            let unit = 10f64.powi(x.log10().floor() as i32 - 5);
+            assert!(v - x <= unit * (1.0 + 1e-9), "{x} printed as {s}");
+        }
+        assert_eq!(readable_up(0.1234561), "0.123457");
+        assert_eq!(readable_up(1e-5), "1e-5");
+        assert_eq!(readable_up(f64::INFINITY), "∞");
+    }
+
+    /// A ledger whose total ε is ∞ (`--epsilon inf`) says NONE, never "certified".
+    #[test]
+    fn an_infinite_epsilon_is_no_guarantee() {
+        let mut l = Ledger::new(Budget::pure(f64::INFINITY).unwrap());
+        l.charge(Entry::non_private(
+            "the whole fit (--epsilon inf)",
+            "reference",
+        ))
+        .unwrap();
+        assert!(
+            l.guarantee().starts_with("guarantee: NONE"),
+            "{}",
+            l.guarantee()
+        );
+        assert!(!l.guarantee().contains("certified"));
+        assert!(!l.summary().contains("certified for"), "{}", l.summary());
+        // A finite budget: certified.
+        let paper = Ledger::new(Budget::pure(1.0).unwrap());
+        assert!(paper.guarantee().starts_with("guarantee: certified"));
+        assert!(paper.summary().contains("certified for"));
     }
 }
