@@ -481,6 +481,21 @@ mod tests {
         assert!(Bounds::parse("age:x:3").is_err());
         assert!(Bounds::parse("age:0:inf").is_err());
         assert!(Bounds::parse("age:0:1,age:0:2").is_err());
+        // One check for every front end (`--bounds`, Python's `bounds=`), naming the column.
+        for (lo, hi) in [
+            (90.0, 17.0),
+            (f64::NAN, 1.0),
+            (0.0, f64::INFINITY),
+            (5.0, 5.0),
+        ] {
+            let e = Bounds::default()
+                .insert("age", lo, hi, "bounds")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("column `age`: bounds ["), "{e}");
+        }
+        let e = Bounds::parse("age:90:17").unwrap_err().to_string();
+        assert!(e.contains("--bounds") && e.contains("column `age`"), "{e}");
     }
 
     #[test]
