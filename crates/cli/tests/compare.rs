@@ -286,7 +286,10 @@ fn compare_labels_its_outputs_and_its_footer_reads_no_private_count() {
         let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
         assert!(md.contains("not for publication"), "{md}");
         let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
-        assert!(svg.contains("not for publication"), "the plot is labelled too");
+        assert!(
+            svg.contains("not for publication"),
+            "the plot is labelled too"
+        );
         footers.push(
             stdout
                 .lines()

@@ -96,7 +96,10 @@ fn add_remove_without_public_rows_charges_the_count_and_prints_no_n() {
         let entries = json(&model)["ledger"]["entries"].clone();
         let first = &entries[0];
         assert!(
-            first["label"].as_str().unwrap().starts_with("the row count"),
+            first["label"]
+                .as_str()
+                .unwrap()
+                .starts_with("the row count"),
             "{entries}"
         );
         assert_eq!(first["relation"], "add-remove");

@@ -332,11 +332,7 @@ fn paired_difference(d: &compare::Estimate, what: &str) -> String {
 
 /// Accuracy against unfairness, one point (with its standard errors as a band) per row.
 /// The accuracy (or MSE) against unfairness plot; `label` is added to its title.
-pub(crate) fn frontier(
-    report: &Report,
-    path: &std::path::Path,
-    label: Option<&str>,
-) -> CliResult {
+pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&str>) -> CliResult {
     let curves: Vec<Curve> = report
         .rows
         .iter()
