@@ -7,15 +7,24 @@
 //! 1. draws a row r uniformly from {0, …, K−1};
 //! 2. computes h = H\[r, c\] ∈ {±1};
 //! 3. reports (r, b) with b = h, or b = −h with probability 1/(e^ε + 1) (binary randomized
-//!    response, [`RandomizedResponse::binary`]).
+//!    response; drawn in constant time, below).
 //!
-//! **ε-LDP.** For every output (r, b) and cell c, P((r, b) | c) = (1/K)·e^ε/(e^ε+1) if b = H\[r, c\]
-//! and (1/K)·1/(e^ε+1) otherwise. So for any two cells c, c′ the ratio
-//! P((r, b) | c) / P((r, b) | c′) lies in {e^−ε, 1, e^ε}: the report is exactly ε-LDP. Both
-//! random choices come from the release stream through exact samplers: r from
-//! [`uniform_below`] (unbiased rejection; K is a power of two, so it takes log₂K fair bits) and the
-//! flip from [`RandomizedResponse::respond`] (exact Bernoulli(1/(e^ε+1)) from CKS20's
-//! Bernoulli(e^−ε) on the dyadic ε; no floating-point comparison).
+//! **ε-LDP.** With flip probability p (below: p′ ∈ [1/(e^ε+1), ½]), for every output (r, b) and
+//! cell c, P((r, b) | c) = (1/K)·(1 − p) if b = H\[r, c\] and (1/K)·p otherwise. So for any two
+//! cells c, c′ the ratio P((r, b) | c) / P((r, b) | c′) lies in {p/(1−p), 1, (1−p)/p}, and
+//! (1 − p)/p ≤ e^ε: the report is ε-LDP. Both random choices come from the release stream by
+//! integer operations (no floating-point comparison).
+//!
+//! **Constant time** (`docs/privacy.md#timing`). The report is drawn from exactly two 64-bit words
+//! of the release stream, whatever the cell: r is the low log₂K bits of the first (K ≤ 2^31 is a
+//! power of two, so r is exactly uniform), and the flip is "second word < T" for the threshold
+//! T = ⌈2^64/(e^ε + 1)⌉ or slightly above (computed once from a rigorous upper bracket of e^{−ε},
+//! [`crate::samplers`]), so the flip probability p′ = T/2^64 satisfies 1/(e^ε+1) ≤ p′ ≤ ½ and the
+//! probability ratio (1 − p′)/p′ ≤ e^ε: still exactly ε-LDP (p′ − 1/(e^ε+1) < 2^−60). The cell
+//! enters only through a popcount, a comparison and an exclusive or (no branch on it, no
+//! rejection loop whose length an observer of the holder's device could time; Jin et al. 2022).
+//! [`RandomizedResponse::respond`] (the variable-time exact sampler this replaced) stays for
+//! k-ary responses. Decoding uses α = 1 − 2p′ ([`HadamardResponse::alpha`]).
 //!
 //! **Unbiased decoding.** Let α = (e^ε−1)/(e^ε+1) = tanh(ε/2). For a holder i in cell cᵢ and any
 //! cell c, X_i^c = bᵢ·H\[rᵢ, c\] has E\[X_i^c\] = α·(1/K)·Σ_r H\[r, cᵢ\]H\[r, c\] = α·1(cᵢ = c) (the
@@ -31,11 +40,15 @@
 //! Cov(X_i^c, X_i^{c′}) = E\[H\[r,c\]H\[r,c′\]\] − α²·1(cᵢ = c)·1(cᵢ = c′) = 0 for c ≠ c′, so the
 //! variance of a sum of estimates over a set A of cells is |A|·n/α² − n_A.
 
-use super::{RandomizedResponse, entry, positive};
+#[cfg(doc)]
+use super::RandomizedResponse;
+use super::{entry, positive};
 use crate::Noise;
 use crate::error::{Result, invalid};
 use crate::ledger::{Cost, Ledger, Relation};
-use crate::samplers::uniform_below;
+use crate::samplers::flip_threshold;
+use crate::samplers::lattice::dyadic;
+use rand::Rng;
 
 /// The largest number of rows (2^31) a report's row index can name.
 pub const MAX_ROWS: usize = 1 << 31;
@@ -63,7 +76,8 @@ pub struct HadamardResponse {
     cells: usize,
     rows: usize,
     epsilon: f64,
-    flip: RandomizedResponse,
+    /// T: the report flips when a uniform `u64` is below T (module doc, constant time).
+    flip: u128,
 }
 
 impl HadamardResponse {
@@ -80,7 +94,10 @@ impl HadamardResponse {
             cells,
             rows: cells.next_power_of_two(),
             epsilon,
-            flip: RandomizedResponse::binary(epsilon)?,
+            flip: {
+                let (num, den) = dyadic(epsilon)?;
+                flip_threshold(&num, &den)
+            },
         })
     }
 
@@ -97,9 +114,14 @@ impl HadamardResponse {
         self.rows
     }
 
-    /// α = (e^ε−1)/(e^ε+1): E\[b·H\[r, c\]\] for a holder of cell c.
+    /// The flip probability p′ = T/2^64 ∈ [1/(e^ε+1), ½] (module doc).
+    pub fn flip_probability(&self) -> f64 {
+        self.flip as f64 / 2f64.powi(64)
+    }
+
+    /// α = 1 − 2p′ ≈ (e^ε−1)/(e^ε+1) (within 2^−59): E\[b·H\[r, c\]\] for a holder of cell c.
     pub fn alpha(&self) -> f64 {
-        (self.epsilon / 2.0).tanh()
+        1.0 - 2.0 * self.flip_probability()
     }
 
     /// Upper bound n/α² on the variance of one cell's unbiased count over n reports (exact
@@ -116,10 +138,17 @@ impl HadamardResponse {
                 format!("{cell} is not below {}", self.cells),
             ));
         }
-        let r = uniform_below(noise, self.rows as u64)?;
-        let h = usize::from(hadamard_sign(r, cell as u64));
-        let b = self.flip.respond(noise, h)?;
-        Ok((r as u32, b == 1))
+        let words = [noise.next_u64(), noise.next_u64()];
+        Ok(self.report_from(cell, words))
+    }
+
+    /// The report of `cell` from two uniform words, in constant time (module doc): r = the low
+    /// log₂K bits of the first, the flip = second < T, b = H\[r, c\] XOR flip.
+    #[inline]
+    fn report_from(&self, cell: usize, [first, second]: [u64; 2]) -> (u32, bool) {
+        let r = first & (self.rows as u64 - 1);
+        let flip = u128::from(second) < self.flip;
+        (r as u32, hadamard_sign(r, cell as u64) ^ flip)
     }
 
     /// Collector side: records that `n_users` users each sent one ε-LDP report (parallel over
@@ -131,7 +160,7 @@ impl HadamardResponse {
             Relation::Substitution,
             1.0,
             "any",
-            1.0 / (1.0 + self.epsilon.exp()),
+            self.flip_probability(),
             Cost::Pure {
                 epsilon: self.epsilon,
             },

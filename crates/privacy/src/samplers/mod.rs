@@ -44,6 +44,21 @@ pub use table_gaussian::TableDiscreteGaussian;
 use crate::error::{Result, invalid};
 use rand::Rng;
 
+/// ⌈2^64·p⌉ for p = 1/(e^{num/den} + 1), or a little more, never less: the threshold of a
+/// Bernoulli(p') with p ≤ p' ≤ p + 2^−60 drawn by one comparison of a uniform `u64` (the
+/// constant-time flip of [`crate::mechanisms::HadamardResponse::report`]). From a rigorous
+/// upper bound E ≥ e^{−γ}·2^128 ([`exact_exp`]'s bracket): p = e^{−γ}/(1 + e^{−γ}) increases in
+/// e^{−γ}, so p ≤ E/(2^128 + E). Capped at 2^63 (p' ≤ ½).
+pub(crate) fn flip_threshold(num: &num_bigint::BigUint, den: &num_bigint::BigUint) -> u128 {
+    use num_traits::ToPrimitive;
+    let (_, hi) = exact_exp::exp_neg_bounds(num, den, 128);
+    let scale = num_bigint::BigUint::from(1u32) << 128u32;
+    let numer = hi.clone() << 64u32;
+    let denom = scale + hi;
+    let t = (&numer + &denom - 1u32) / &denom;
+    t.to_u128().unwrap_or(u128::MAX).min(1 << 63)
+}
+
 /// Uniform on {0, …, n−1} (unbiased rejection sampling), `n ≥ 1`.
 pub fn uniform_below<R: Rng + ?Sized>(rng: &mut R, n: u64) -> Result<u64> {
     if n == 0 {
