@@ -151,3 +151,90 @@ pub(crate) mod testing {
         items.pop().expect("at least one part")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Clip before merge (PipelineDP #551, SmartNoise #622): each row's contribution is bounded
+    //! when it is added, and merging partial accumulators is a plain exact sum that never
+    //! re-clips (a re-clip after aggregation would bound the total, not each row, and the
+    //! sensitivity the release is calibrated to would not hold for the parts).
+    use super::testing::{merge_randomly, random_parts};
+    use crate::plugin::RffBasis;
+    use crate::plugin::basis::LATTICE_UNIT;
+    use crate::plugin::release::KernelSums;
+    use ndarray::Array2;
+    use rand::SeedableRng;
+
+    fn norm(units: &[i128]) -> f64 {
+        units
+            .iter()
+            .map(|&u| (u as f64 * LATTICE_UNIT).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    /// A row with a huge (or overflowing) feature value moves its cell's sum by at most the
+    /// per-row bound ‖q(φ(x))‖₂ ≤ 1 (`plugin::basis`: features of norm below 1, truncated
+    /// toward zero) and its count by 1; the other cells not at all.
+    #[test]
+    fn each_row_is_bounded_before_it_is_summed() {
+        let basis = RffBasis::new(2, 0.3, 16, 7).unwrap();
+        let base = Array2::from_shape_vec((3, 2), vec![0.1, 0.2, 0.7, 0.4, 0.5, 0.9]).unwrap();
+        let (a, y) = ([0u32, 1, 1], [1u8, 0, 1]);
+        let without = KernelSums::compute(&basis, base.view(), &a, &y).unwrap();
+        for huge in [1e12, 1e300, -1e300, f64::MAX] {
+            let mut x = base.clone();
+            x.push_row(ndarray::aview1(&[huge, -huge])).unwrap();
+            let with = KernelSums::compute(&basis, x.view(), &[0, 1, 1, 1], &[1, 0, 1, 1]).unwrap();
+            for cell in 0..4 {
+                let diff: Vec<i128> = with
+                    .lattice_sums(cell)
+                    .iter()
+                    .zip(without.lattice_sums(cell))
+                    .map(|(p, q)| p - q)
+                    .collect();
+                let bound = if cell == 3 { 1.0 } else { 0.0 };
+                assert!(
+                    norm(&diff) <= bound,
+                    "x = {huge}, cell {cell}: {}",
+                    norm(&diff)
+                );
+                assert!(with.counts()[cell] - without.counts()[cell] <= bound as u64);
+            }
+        }
+    }
+
+    /// n copies of one row, split into random parts and merged in a random order: the merged sum
+    /// is the one-pass sum bit for bit and its norm is n times the row's (≫ the per-row bound
+    /// of 1): nothing was clipped after aggregation.
+    #[test]
+    fn merging_never_reclips() {
+        let basis = RffBasis::new(1, 0.5, 8, 3).unwrap();
+        let n = 200;
+        let x = Array2::from_elem((n, 1), 0.0);
+        let (a, y) = (vec![1u32; n], vec![1u8; n]);
+        let whole = KernelSums::compute(&basis, x.view(), &a, &y).unwrap();
+        let one =
+            KernelSums::compute(&basis, x.slice(ndarray::s![..1, ..]), &a[..1], &y[..1]).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(551);
+        let parts: Vec<KernelSums> = random_parts(n, 7, &mut rng)
+            .into_iter()
+            .map(|rows| {
+                let mut s = KernelSums::new(&basis);
+                let xs = x.select(ndarray::Axis(0), &rows);
+                s.update(xs.view(), &a[..rows.len()], &y[..rows.len()])
+                    .unwrap();
+                s
+            })
+            .collect();
+        let merged = merge_randomly(parts, &mut rng, |p, q| p.merge(&q).unwrap());
+        assert_eq!(merged, whole);
+        let (total, row) = (norm(merged.lattice_sums(3)), norm(one.lattice_sums(3)));
+        assert!(row > 0.5 && row <= 1.0, "{row}");
+        assert!(
+            (total - n as f64 * row).abs() <= 1e-9 * total,
+            "{total} vs {n}·{row}"
+        );
+        assert_eq!(merged.counts()[3], n as u64);
+    }
+}
