@@ -73,9 +73,16 @@ fn dp_sgd_binary_fits_saves_and_predicts() {
     assert_eq!(file["method"], "dp-logistic");
     assert_eq!(file["model"]["mechanism"], "dp-sgd");
     let entries = file["ledger"]["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 1);
-    assert_eq!(entries[0]["cost"]["unit"], "subsampled-gaussian");
-    // Defaults: batch = 3000/16 = 187 → ⌈3000/187⌉ = 17 steps per epoch, 30 epochs.
+    let sgd: Vec<_> = entries
+        .iter()
+        .filter(|e| e["cost"]["unit"] == "subsampled-gaussian")
+        .collect();
+    assert_eq!(sgd.len(), 1, "{entries:?}");
+    // Replace-one by default, like every method (so the held-out check runs, on 10% of rows).
+    assert_eq!(file["ledger"]["relation"], "substitution");
+    assert_eq!(sgd[0]["relation"], "substitution");
+    // Defaults on the 2,700 fit rows: batch = 2700/16 = 168 → ⌈2700/168⌉ = 17 steps per
+    // epoch, 30 epochs.
     assert_eq!(file["model"]["steps"], 17 * 30);
     ok(&dpfair(&[
         "predict",

@@ -49,12 +49,13 @@ fn stored(model: &Path) -> (String, Vec<String>, String) {
 }
 
 /// stderr with the one line that reports the released weights' norm left out (it is a
-/// function of the released model, which differs from fit to fit).
+/// function of the released model, which differs from fit to fit), and the output file's name
+/// (`a.json`, `b.json`) masked.
 fn lines(o: &std::process::Output) -> Vec<String> {
     stderr(o)
         .lines()
-        .filter(|l| !l.starts_with("weights"))
-        .map(str::to_string)
+        .filter(|l| !l.starts_with("released weights"))
+        .map(|l| l.replace("a.json", "M.json").replace("b.json", "M.json"))
         .collect()
 }
 
