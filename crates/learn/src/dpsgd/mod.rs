@@ -14,7 +14,9 @@
 //!    matrix, SIMD chosen at run time).
 //! 3. Noise N(0, (zC)²) on every coordinate of the sum, drawn by the privacy crate's
 //!    [`SubsampledGaussianRun`], which charged the whole run (q, z, T, accountant) to the ledger
-//!    before the first step and refuses step T + 1.
+//!    before the first step and refuses step T + 1. C is raised by the allowance for the `f64`
+//!    sum of at most N terms (`SubsampledGaussianRun::with_float_sum_allowance`, factor
+//!    ≈ 1 + 2N²·2^−53; `docs/privacy.md#floating-point`).
 //! 4. θ ← θ − η · (noisy sum) / (qN): division by the *expected* batch size, not the drawn one
 //!    (the drawn size is data-dependent). Under add/remove-one neighbours N (in q, T and qN) is
 //!    a public size ([`DpSgdConfig::schedule_rows`]), not the private row count.
@@ -278,7 +280,10 @@ pub fn fit_dp_sgd(
         cfg.clip,
         steps,
         cfg.accountant,
-    )?;
+    )?
+    // The clipped gradients are summed in f64: the noise covers the rounding of a sum of up to
+    // n terms (a batch is drawn from the n rows; `docs/privacy.md#floating-point`).
+    .with_float_sum_allowance(n as u64)?;
     let schedule = Schedule {
         n,
         expected_batch: q * public_rows as f64,

@@ -8,6 +8,23 @@
 //! sensitivity C. [`SubsampledGaussianRun::start`] records `Relation::AddRemove`, as Opacus and
 //! dp_accounting certify; [`SubsampledGaussianRun::start_for`] with `Relation::Substitution`
 //! charges the conversion (sensitivity 2C, i.e. the accountant at z/2) and records it.
+//!
+//! **Floating-point sums** (Casacuberta et al. 2022; `docs/privacy.md#floating-point`). The
+//! clipped gradients and their sum are computed in `f64` by the learner, so the released sum is
+//! not the exact sum, and two neighbouring data sets' computed sums can differ by more than the
+//! exact sensitivity. [`SubsampledGaussianRun::with_float_sum_allowance`] calibrates the noise
+//! to a sensitivity that covers it, for at most M summed terms of dimension d (u = 2^−53,
+//! γ_k = k·u/(1 − k·u)):
+//! * each computed clipped gradient has norm ≤ C·(1 + γ_{d+8}) (a norm of at most d squares, a
+//!   square root, the clip factor and its products: d + 8 roundings is generous);
+//! * any summation order (sequential, blocked, across threads) of m ≤ M terms is within
+//!   γ_M·Σ‖g̃ᵢ‖ ≤ γ_M·M·C(1 + γ_{d+8}) of the exact sum, in ℓ2 (Higham 2002, §4.2, coordinate by
+//!   coordinate);
+//! * so neighbouring computed sums differ by at most Δ·(1 + γ_{d+8})·(1 + 2M·γ_M) (C ≤ Δ), the
+//!   sensitivity the lattice rounding is then added to and σ = z·(that) is drawn for.
+//!
+//! The accounting is unchanged (the ratio σ/sensitivity is still z); the noise grows by the
+//! factor (1 + γ_{d+8})(1 + 2Mγ_M) ≈ 1 + 2M²u: 2·10⁻⁷ at M = 30,000 rows, 2·10⁻⁴ at 10⁶.
 
 use super::{entry, noisy_steps, positive, round_entry, to_lattice};
 use crate::Noise;
@@ -26,6 +43,8 @@ pub struct SubsampledGaussianRun {
     clip: f64,
     steps: u64,
     done: u64,
+    /// M, the most terms a released sum adds (0: no floating-point allowance; module doc).
+    float_terms: u64,
     /// The noise plan of the last step, reused while the dimension is unchanged.
     plan: Option<Plan>,
 }
@@ -141,8 +160,44 @@ impl SubsampledGaussianRun {
             clip,
             steps,
             done: 0,
+            float_terms: 0,
             plan: None,
         })
+    }
+
+    /// Calibrates the noise to the floating-point sum of at most `max_terms` clipped gradients
+    /// (module doc: the sensitivity Δ·(1 + γ_{d+8})·(1 + 2M·γ_M)). `max_terms` must be public
+    /// and bound every batch (the rows the batches are drawn from). Refused when the bound is
+    /// useless (2M·γ_M ≥ ½, M ≳ 4.7·10⁷).
+    pub fn with_float_sum_allowance(mut self, max_terms: u64) -> Result<Self> {
+        if float_sum_factor(max_terms, 1).is_none() {
+            return Err(invalid(
+                "max_terms",
+                format!("{max_terms} terms: the floating-point sum has no useful error bound"),
+            ));
+        }
+        self.float_terms = max_terms;
+        self.plan = None;
+        Ok(self)
+    }
+
+    /// The clipping norm the noise is calibrated to for a sum of `d` coordinates: C, or
+    /// C·(1 + γ_{d+8})·(1 + 2M·γ_M) with the floating-point allowance (module doc).
+    pub fn calibrated_clip(&self, d: usize) -> Result<f64> {
+        if self.float_terms == 0 {
+            return Ok(self.clip);
+        }
+        let factor = float_sum_factor(self.float_terms, d).ok_or_else(|| {
+            invalid(
+                "dimension",
+                format!("{d} coordinates: no useful rounding bound"),
+            )
+        })?;
+        Ok(crate::accounting::outward::up(
+            self.clip * factor,
+            self.clip * factor,
+            2,
+        ))
     }
 
     /// Steps taken so far.
@@ -200,6 +255,7 @@ impl SubsampledGaussianRun {
             clip: self.clip,
             steps,
             done: 0,
+            float_terms: self.float_terms,
             plan: self.plan.clone(),
         })
     }
@@ -227,9 +283,10 @@ impl SubsampledGaussianRun {
         {
             return Ok(plan.clone());
         }
-        let sigma0 = self.noise_multiplier * self.clip;
-        let lattice = Lattice::for_release(self.clip, Norm::L2, d, sigma0)?;
-        let sigma = (self.noise_multiplier * lattice.effective_sensitivity(self.clip)).next_up();
+        let clip = self.calibrated_clip(d)?;
+        let sigma0 = self.noise_multiplier * clip;
+        let lattice = Lattice::for_release(clip, Norm::L2, d, sigma0)?;
+        let sigma = (self.noise_multiplier * lattice.effective_sensitivity(clip)).next_up();
         let s = lattice.steps_ceil(sigma)?;
         let plan = Plan {
             dim: d,
@@ -245,6 +302,19 @@ impl SubsampledGaussianRun {
         self.plan = Some(plan.clone());
         Ok(plan)
     }
+}
+
+/// (1 + γ_{d+8})·(1 + 2M·γ_M), rounded up, or `None` when 2M·γ_M ≥ ½ (module doc).
+fn float_sum_factor(max_terms: u64, d: usize) -> Option<f64> {
+    use crate::accounting::outward::{gamma, up};
+    let g_sum = gamma(max_terms)?;
+    let g_row = gamma(d as u64 + 8)?;
+    let spread = up(
+        2.0 * max_terms as f64 * g_sum,
+        2.0 * max_terms as f64 * g_sum,
+        2,
+    );
+    (spread < 0.5).then(|| up((1.0 + g_row) * (1.0 + spread), 2.0, 4))
 }
 
 /// One step's discrete Gaussian noise, in lattice steps, drawn ahead of its sum by
@@ -285,6 +355,36 @@ impl StepNoise {
 mod tests {
     use super::*;
     use crate::Budget;
+
+    /// The floating-point allowance (module doc) is applied: the calibrated clip is
+    /// C·(1 + γ_{d+8})(1 + 2Mγ_M) (recomputed here from the formula, not a constant), the noise
+    /// σ of a step grows by that factor (up to the lattice rounding, < 10⁻⁶ relative here), and
+    /// a run without it keeps C. Useless bounds are refused.
+    #[test]
+    fn float_sum_allowance_is_applied() {
+        let u = f64::EPSILON / 2.0;
+        let gamma = |k: f64| k * u / (1.0 - k * u);
+        for (m, d) in [(30_000u64, 10usize), (1_000_000, 200), (10_000_000, 3)] {
+            let plain = run(10);
+            let mut with = run(10).with_float_sum_allowance(m).unwrap();
+            assert_eq!(plain.calibrated_clip(d).unwrap(), 0.7);
+            let factor = (1.0 + gamma(d as f64 + 8.0)) * (1.0 + 2.0 * m as f64 * gamma(m as f64));
+            let c = with.calibrated_clip(d).unwrap();
+            assert!(c >= 0.7 * factor, "M {m}: {c} < {}", 0.7 * factor);
+            assert!(c <= 0.7 * factor * (1.0 + 1e-12), "M {m}");
+            let mut plain = plain;
+            let sigma = |r: &mut SubsampledGaussianRun| {
+                let p = r.plan(d).unwrap();
+                p.sigma_steps as f64 * p.lattice.spacing()
+            };
+            let ratio = sigma(&mut with) / sigma(&mut plain);
+            assert!(
+                (ratio / factor - 1.0).abs() < 1e-6,
+                "M {m}: σ ratio {ratio} vs {factor}"
+            );
+        }
+        assert!(run(1).with_float_sum_allowance(1 << 40).is_err());
+    }
 
     fn run(steps: u64) -> SubsampledGaussianRun {
         let mut ledger = Ledger::new(Budget::approx(f64::INFINITY, 1e-5).unwrap());
