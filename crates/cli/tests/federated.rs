@@ -121,7 +121,8 @@ fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
     a.extend(["--out", &global]);
     ok(&dpfair(&a));
     for s in 0..SITES {
-        let mut a = vec!["federated", "site", "round2", "--global", &global, "--data"];
+        let mut a = vec!["federated", "site", "round2", "--global", &global];
+        a.extend(["--round1", &r1[s], "--data"]);
         a.push(sites[s].to_str().unwrap());
         a.extend(DATA);
         a.extend([
@@ -164,16 +165,110 @@ fn file_protocol_equals_the_simulation_and_refuses_inconsistent_input() {
     a.extend(r2[..2].iter().map(String::as_str));
     a.extend(["--out", &model]);
     refused(&dpfair(&a), "no round-2 transcript from site `site3`");
-    let mut a = vec!["federated", "site", "round2", "--global", &global, "--data"];
-    a.push(sites[0].to_str().unwrap());
-    a.extend(&DATA[..9]);
     let x = p("x.json");
-    a.extend(["3", "--site", "site1", "--out", &x]);
-    refused(&dpfair(&a), "round 1 used ε = 2");
+    let site1_round2 = |global: &str, extra: &[&str]| {
+        let mut a = vec!["federated", "site", "round2", "--global", global, "--data"];
+        a.push(sites[0].to_str().unwrap());
+        a.extend(extra);
+        a.extend(["--site", "site1", "--out", &x]);
+        dpfair(&a)
+    };
+    let mut wrong_epsilon = DATA[..9].to_vec();
+    wrong_epsilon.extend(["3", "--round1", &r1[0]]);
+    refused(&site1_round2(&global, &wrong_epsilon), "round 1 used ε = 2");
     let mut a = vec!["federated", "aggregate", "round1", &r2[0], "--out", &global];
     a.truncate(6);
     refused(&dpfair(&a), "not a valid round-1 transcript");
+    refused_attacks(&dir, &r1, &global, &site1_round2);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The attacks of issue #41 on the file protocol, each exit 2 naming the site
+/// (docs/federated-trust.md): a site given twice to round 1 (the same file, or a second file of
+/// one site), round 2 without the site's own round-1 transcript or against a broadcast whose split
+/// seed the server changed, and site names that carry a newline, an escape sequence or 100,000
+/// characters (refused when a site is created and by the server, never echoed raw).
+fn refused_attacks(
+    dir: &Path,
+    r1: &[String],
+    global: &str,
+    site1_round2: &dyn Fn(&str, &[&str]) -> std::process::Output,
+) {
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let out = p("dup.json");
+    let aggregate = |files: &[&str]| {
+        let mut a = vec!["federated", "aggregate", "round1"];
+        a.extend(files);
+        a.extend(["--out", &out]);
+        dpfair(&a)
+    };
+    refused(
+        &aggregate(&[&r1[0], &r1[1], &r1[0]]),
+        "site `site1` sent more than one round-1 transcript",
+    );
+    assert!(!Path::new(&out).exists());
+
+    // Round 2 requires --round1 (clap: exit 2).
+    let mut data = DATA.to_vec();
+    data.push("--insecure-seeded-noise");
+    data.push("40");
+    let err = bad(&site1_round2(global, &data));
+    assert!(err.contains("--round1"), "{err}");
+    // A broadcast built from a round 1 whose split seed the server changed (and resealed).
+    let mut t: dpfair::fdp_fair::Round1 =
+        serde_json::from_str(&std::fs::read_to_string(&r1[0]).unwrap()).unwrap();
+    t.split_seed ^= 1;
+    let run = t.run.clone();
+    t.bind(run);
+    let forged_r1 = p("forged_r1.json");
+    std::fs::write(&forged_r1, serde_json::to_string(&t).unwrap()).unwrap();
+    let forged_global = p("forged_global.json");
+    ok(&dpfair(&[
+        "federated",
+        "aggregate",
+        "round1",
+        &forged_r1,
+        &r1[1],
+        &r1[2],
+        "--out",
+        &forged_global,
+    ]));
+    data.extend(["--round1", &r1[0]]);
+    refused(&site1_round2(&forged_global, &data), "split seed");
+
+    // Hostile names: refused by the site command before any data is read…
+    for name in [
+        "a\nerror: forged line",
+        "\u{1b}[31mred",
+        &"n".repeat(100_000),
+    ] {
+        let mut a = vec!["federated", "site", "round1", "--data", "missing.csv"];
+        a.extend(DATA);
+        let o = p("name.json");
+        a.extend(["--site", name, "--out", &o]);
+        let err = refused_text(&dpfair(&a), "is not allowed");
+        assert!(!err.contains('\u{1b}') && err.lines().count() <= 2, "{err}");
+        assert!(err.len() < 1_000, "{} bytes", err.len());
+    }
+    // …and by the server in a transcript resealed under such a name.
+    t.split_seed ^= 1;
+    t.site = "a\nerror: forged line".into();
+    let run = t.run.clone();
+    t.bind(run);
+    std::fs::write(&forged_r1, serde_json::to_string(&t).unwrap()).unwrap();
+    let err = refused_text(&aggregate(&[&forged_r1, &r1[1]]), "is not allowed");
+    assert!(err.contains("a\\nerror: forged line"), "{err}");
+    assert!(
+        !err.lines().any(|l| l.starts_with("error: forged line")),
+        "{err}"
+    );
+}
+
+/// [`refused`], returning the message.
+fn refused_text(out: &std::process::Output, needle: &str) -> String {
+    let err = bad(out);
+    assert!(err.contains(needle), "expected `{needle}` in: {err}");
+    err
 }
 
 #[test]

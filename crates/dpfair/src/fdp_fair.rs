@@ -47,6 +47,7 @@ pub mod search;
 pub mod simulate;
 pub mod steps;
 pub mod tree;
+pub mod trust;
 
 pub use crate::predictor::Accounting;
 pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};

@@ -6,8 +6,8 @@
 //! site A:  dpfair federated site round1 --data A.csv ... --out R1_A.json   ─┐
 //! site B:  dpfair federated site round1 --data B.csv ... --out R1_B.json   ─┤ send to the server
 //! server:  dpfair federated aggregate round1 R1_A.json R1_B.json --out GLOBAL.json   → send to every site
-//! site A:  dpfair federated site round2 --global GLOBAL.json --data A.csv ... --out R2_A.json ─┐
-//! site B:  dpfair federated site round2 --global GLOBAL.json --data B.csv ... --out R2_B.json ─┤
+//! site A:  dpfair federated site round2 --global GLOBAL.json --round1 R1_A.json --data A.csv ... --out R2_A.json ─┐
+//! site B:  dpfair federated site round2 --global GLOBAL.json --round1 R1_B.json --data B.csv ... --out R2_B.json ─┤
 //! server:  dpfair federated aggregate round2 --global GLOBAL.json R2_A.json R2_B.json --alpha 0.1 --out MODEL.json
 //! ```
 
@@ -33,10 +33,12 @@ The protocol (FDP-Fair, Algorithm 1 of Xue & Yu), who runs what:
   2. the server:  dpfair federated aggregate round1 R1_*.json --out GLOBAL.json
      (checks the transcripts, averages the estimators, chooses the tree depth; send GLOBAL.json
      back to every site)
-  3. every site:  dpfair federated site round2 --global GLOBAL.json --data SITE.csv --target Y \\
-                    --sensitive A --bounds x1:0:1,x2:0:1 --epsilon 1 --site NAME --out R2_NAME.json
-     (the same data and options as in step 1; releases two noisy trees of counts of its other
-     half; spends (ε_s, δ_s) on that half)
+  3. every site:  dpfair federated site round2 --global GLOBAL.json --round1 R1_NAME.json \\
+                    --data SITE.csv --target Y --sensitive A --bounds x1:0:1,x2:0:1 --epsilon 1 \\
+                    --site NAME --out R2_NAME.json
+     (the same data and options as in step 1, and its own round-1 transcript, against which the
+     broadcast is checked; releases two noisy trees of counts of its other half; spends
+     (ε_s, δ_s) on that half)
   4. the server:  dpfair federated aggregate round2 --global GLOBAL.json R2_*.json --alpha 0.1 \\
                     --out MODEL.json
      (finds the threshold τ̃; MODEL.json is read by `dpfair predict`)

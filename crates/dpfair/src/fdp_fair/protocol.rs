@@ -34,6 +34,9 @@ use crate::cdp_fair::{
 use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
+use crate::fdp_fair::trust::{
+    check_kernel, check_logistic, check_pi, check_site_name, check_trees, show_name, tree_sigma,
+};
 use crate::plugin::RffBasis;
 use crate::plugin::classifier::FairPluginClassifier;
 use crate::plugin::error::{Error, Result, invalid};
@@ -66,9 +69,6 @@ pub const DEFAULT_BASIS_SEED: u64 = 0x000f_d9fa;
 /// least 8 bytes per feature per row), so 10^8 rows is beyond what one machine of the federation
 /// is expected to load; a server with larger sites raises it (`--max-site-rows`).
 pub const DEFAULT_MAX_SITE_ROWS: usize = 100_000_000;
-/// A noisy tree count may exceed the calibration size by at most this many noise standard
-/// deviations (a Gaussian exceeds 40σ with probability below 10^-340: never, for an honest site).
-pub const TREE_COUNT_SIGMAS: f64 = 40.0;
 /// Relative tolerance when a site's ledger total is compared with its claimed `(ε_s, δ_s)`
 /// (floating-point composition).
 const LEDGER_TOLERANCE: f64 = 1e-9;
@@ -146,6 +146,11 @@ impl Round1 {
     pub fn bind(&mut self, run: Option<String>) {
         self.run = run;
         self.binding = self.compute_binding();
+    }
+
+    /// Whether the binding digest matches the content (unedited since [`Round1::bind`]).
+    pub fn is_sealed(&self) -> bool {
+        self.binding == self.compute_binding()
     }
 }
 
@@ -386,13 +391,11 @@ pub(crate) fn site_round1_with(
 ) -> Result<Round1> {
     check_eps_delta(params.epsilon, params.delta)?;
     ledger.record_noise(noise);
-    if params.site.is_empty() {
-        return Err(invalid("site", "the site needs a name"));
-    }
+    check_site_name(&params.site)?;
     let (a, y) = groups_and_labels(data)?;
     if data.n_rows() < 8 {
         return Err(Error::InvalidData(format!(
-            "site {}: {} rows; a site needs at least 8",
+            "site `{}`: {} rows; a site needs at least 8",
             params.site,
             data.n_rows()
         )));
@@ -521,9 +524,10 @@ impl Global {
     /// The entry of site `site`.
     pub fn site(&self, site: &str) -> Result<&SiteEntry> {
         self.sites.iter().find(|s| s.site == site).ok_or_else(|| {
-            let names: Vec<&str> = self.sites.iter().map(|s| s.site.as_str()).collect();
+            let names: Vec<String> = self.sites.iter().map(|s| show_name(&s.site)).collect();
             Error::InvalidData(format!(
-                "site `{site}` is not in the global file (sites: {})",
+                "site `{}` is not in the global file (sites: {})",
+                show_name(site),
                 names.join(", ")
             ))
         })
@@ -534,18 +538,16 @@ impl Global {
 /// shared choices) and the server's public parameters. Nothing here trusts the site: every
 /// number is checked against what the protocol makes public or what the site's own ledger says.
 pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Result<()> {
-    let what = format!("round 1 of site `{}`", clip(&r.site));
+    let what = format!("round 1 of site `{}`", show_name(&r.site));
     let bad = |reason: String| Err(Error::InvalidData(format!("{what}: {reason}")));
+    check_site_name(&r.site).map_err(|e| in_context(&what, e))?;
     check_format(&r.format, r.version, ROUND1_FORMAT, &what)?;
-    if r.site.trim().is_empty() {
-        return bad("the site has no name".into());
-    }
     check_run(r.run.as_deref(), params.run.as_deref(), &what)?;
     if r.run != first.run {
         return bad(format!(
             "run id {:?} differs from site `{}`'s {:?}",
             r.run,
-            clip(&first.site),
+            show_name(&first.site),
             first.run
         ));
     }
@@ -554,7 +556,7 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
         return bad(format!(
             "accounting {:?}, site `{}` used {:?}; all sites must use the same mode",
             r.accounting,
-            clip(&first.site),
+            show_name(&first.site),
             first.accounting
         ));
     }
@@ -564,7 +566,7 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
                 return bad(format!(
                     "basis {:?} differs from site `{}`'s {:?}; agree on --bandwidth, --frequencies, --basis-seed and the feature columns",
                     k.basis.spec(),
-                    clip(&first.site),
+                    show_name(&first.site),
                     k0.basis.spec()
                 ));
             }
@@ -574,7 +576,7 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
                 return bad(format!(
                     "{} logistic weights, site `{}` sent {}; agree on the feature columns",
                     l.weights.len(),
-                    clip(&first.site),
+                    show_name(&first.site),
                     l0.weights.len()
                 ));
             }
@@ -582,14 +584,14 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
         _ => {
             return bad(format!(
                 "a different estimator of η than site `{}`'s; agree on --eta-model",
-                clip(&first.site)
+                show_name(&first.site)
             ));
         }
     }
     if r.schema != first.schema {
         return bad(format!(
             "the data schema (columns, encodings, scaling) differs from site `{}`'s",
-            clip(&first.site)
+            show_name(&first.site)
         ));
     }
     let max_rows = params.max_site_rows.unwrap_or(DEFAULT_MAX_SITE_ROWS);
@@ -643,13 +645,33 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
         }
     }
     check_site_ledger(&r.ledger, r.epsilon, r.delta, r.accounting, &what)?;
+    // Every number against what an honest release can be (bounds derived in `trust`).
+    let in_bounds = match &r.release.eta {
+        EtaEstimate::Kernel(k) => check_kernel(k, r.n_rows, r.epsilon, r.delta, r.accounting)
+            .and_then(|()| check_pi(r.release.pi, r.n_rows, r.epsilon, r.delta, 4, r.accounting)),
+        EtaEstimate::Logistic { logistic } => {
+            check_logistic(logistic, r.n_rows, r.epsilon, r.delta).and_then(|()| {
+                check_pi(r.release.pi, r.n_rows, r.epsilon, r.delta, 3, r.accounting)
+            })
+        }
+    };
+    in_bounds.map_err(|e| in_context(&what, e))?;
     check_binding(&r.binding, &r.compute_binding(), &what)
+}
+
+/// `e` with `what` (the transcript) in front of its message.
+fn in_context(what: &str, e: Error) -> Error {
+    match e {
+        Error::InvalidData(m) => Error::InvalidData(format!("{what}: {m}")),
+        other => Error::InvalidData(format!("{what}: {other}")),
+    }
 }
 
 /// The server's checks of one round-2 transcript against the broadcast.
 pub fn validate_round2(r: &Round2, global: &Global) -> Result<()> {
-    let what = format!("round 2 of site `{}`", clip(&r.site));
+    let what = format!("round 2 of site `{}`", show_name(&r.site));
     let bad = |reason: String| Err(Error::InvalidData(format!("{what}: {reason}")));
+    check_site_name(&r.site).map_err(|e| in_context(&what, e))?;
     check_format(&r.format, r.version, ROUND2_FORMAT, &what)?;
     if r.global != global.fingerprint {
         return bad(format!(
@@ -665,20 +687,11 @@ pub fn validate_round2(r: &Round2, global: &Global) -> Result<()> {
             r.epsilon, r.delta, entry.epsilon, entry.delta
         ));
     }
-    let sigma = tree_sigma(entry.epsilon, entry.delta, global.depth, global.accounting)?;
-    let limit = entry.n_cal as f64 + TREE_COUNT_SIGMAS * sigma;
     for a in 0..2 {
         r.trees.groups[a].validate(global.depth, &format!("{what}, group {a}"))?;
-        for (l, level) in r.trees.groups[a].levels.iter().enumerate() {
-            if let Some(c) = level.iter().find(|c| c.abs() > limit) {
-                return bad(format!(
-                    "group {a}, level {}: count {c} is impossible for a calibration half of {} rows (|count| ≤ ň_s + {TREE_COUNT_SIGMAS}σ = {limit:.1})",
-                    l + 1,
-                    entry.n_cal
-                ));
-            }
-        }
     }
+    let sigma = tree_sigma(entry.epsilon, entry.delta, global.depth, global.accounting)?;
+    check_trees(&r.trees, entry.n_cal, sigma, global.depth).map_err(|e| in_context(&what, e))?;
     check_site_ledger(&r.ledger, r.epsilon, r.delta, global.accounting, &what)?;
     check_binding(&r.binding, &r.compute_binding(), &what)
 }
@@ -692,19 +705,6 @@ fn check_binding(stored: &str, computed: &str, what: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The noise standard deviation of a site's tree counts (Algorithm 3's release, L2 sensitivity
-/// `√(2M)`), as the server computes it from public parameters.
-fn tree_sigma(epsilon: f64, delta: f64, depth: usize, accounting: Accounting) -> Result<f64> {
-    Ok(match accounting {
-        Accounting::Strict => dpfair_privacy::accounting::analytic_gaussian_sigma(
-            (2.0 * depth as f64).sqrt(),
-            epsilon,
-            delta,
-        )?,
-        Accounting::Paper => crate::fdp_fair::tree::node_variance(epsilon, delta, depth).sqrt(),
-    })
 }
 
 /// A site's ledger must record releases, against a budget equal to its claimed `(ε_s, δ_s)`
@@ -774,6 +774,21 @@ fn check_run(got: Option<&str>, want: Option<&str>, what: &str) -> Result<()> {
     }
 }
 
+/// One transcript per site per round: a second transcript under a name already seen (the same
+/// file given twice, or two files of one site) is refused naming the site, before anything is
+/// aggregated (a site counted twice would take twice its weight).
+fn refuse_duplicates<T>(rounds: &[T], site: impl Fn(&T) -> &String, round: &str) -> Result<()> {
+    for (i, r) in rounds.iter().enumerate() {
+        if rounds[..i].iter().any(|o| site(o) == site(r)) {
+            return Err(Error::InvalidData(format!(
+                "site `{}` sent more than one {round} transcript (one per site)",
+                show_name(site(r))
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Refuse two transcripts of different sites that are copies of each other (`same`): a site's
 /// files replayed under another site's name. Honest sites draw independent noise and split
 /// seeds, so equal releases never happen by chance.
@@ -788,8 +803,8 @@ fn refuse_copies<T>(
             if site(a) != site(b) && same(a, b) {
                 return Err(Error::InvalidData(format!(
                     "{round}: sites `{}` and `{}` sent the same releases (one is a replay of the other)",
-                    clip(site(a)),
-                    clip(site(b))
+                    show_name(site(a)),
+                    show_name(site(b))
                 )));
             }
         }
@@ -808,6 +823,7 @@ pub fn aggregate_round1(rounds: &[Round1], params: &ServerParams) -> Result<Glob
     for r in rounds {
         validate_round1(r, first, params)?;
     }
+    refuse_duplicates(rounds, |r| &r.site, "round-1")?;
     refuse_copies(
         rounds,
         |r| &r.site,
@@ -909,6 +925,7 @@ pub(crate) fn site_round2_with(
     eta: Option<Vec<f64>>,
 ) -> Result<Round2> {
     global.validate()?;
+    check_site_name(site)?;
     ledger.record_noise(noise);
     let entry = global.site(site)?;
     if data.n_rows() != entry.n_rows {
@@ -1040,13 +1057,8 @@ pub fn aggregate_round2(
     config.validate()?;
     for r in rounds {
         validate_round2(r, global)?;
-        if rounds.iter().filter(|o| o.site == r.site).count() > 1 {
-            return Err(Error::InvalidData(format!(
-                "site `{}` sent more than one round-2 transcript",
-                r.site
-            )));
-        }
     }
+    refuse_duplicates(rounds, |r| &r.site, "round-2")?;
     refuse_copies(rounds, |r| &r.site, |a, b| a.trees == b.trees, "round 2")?;
     if let Some(missing) = global
         .sites
@@ -1055,7 +1067,7 @@ pub fn aggregate_round2(
     {
         return Err(Error::InvalidData(format!(
             "no round-2 transcript from site `{}`",
-            missing.site
+            show_name(&missing.site)
         )));
     }
     // In the broadcast's site order.

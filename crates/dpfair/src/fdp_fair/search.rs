@@ -71,6 +71,23 @@ pub fn grid(depth: usize) -> Vec<f64> {
         .collect()
 }
 
+/// How far beyond `[−1, 1]` (the range of a disparity) one site's unclipped curve may go
+/// ([`site_dd`] without `clip_tails`): a guard against a site that reports a tiny noisy group
+/// total, whose fractions would otherwise be unbounded. It moves an honest site's estimate only
+/// where the truth is near ±1 (τ near the ends of the grid, far from where the selection acts,
+/// `|DD| ≈ α`) and the site's noise sd is a sizeable part of 1/4 (`docs/federated-trust.md`).
+pub const UNCLIPPED_MARGIN: f64 = 0.25;
+
+/// `B`, the largest `|D̃D^s(τ)|` any site's curve can have in [`site_dd`]: 1 with `clip_tails`
+/// (both fractions in `[0, 1]`), `1 +` [`UNCLIPPED_MARGIN`] without.
+pub fn site_dd_bound(clip_tails: bool) -> f64 {
+    if clip_tails {
+        1.0
+    } else {
+        1.0 + UNCLIPPED_MARGIN
+    }
+}
+
 /// One site's private DD curve on the grid (Alg. 2 S2):
 /// `D̃D^s(τ_j) = Tail_{s,1}(τ_j)/N_{s,1} − (N_{s,0} − Tail_{s,0}(τ_j))/N_{s,0}`.
 ///
@@ -78,7 +95,9 @@ pub fn grid(depth: usize) -> Vec<f64> {
 /// Xue & Yu, §5.1.2) the tails are clipped to `[0, N_{s,a}]`, so that every term is a fraction in
 /// `[0, 1]`; then `D̃D^s(τ_1) = 1` (the `j = 1` case) and `D̃D^s(τ_{2^M+1}) = −1`. The clipping
 /// biases a term whose true fraction is 0 or 1 by about `0.4σ/N` towards the inside
-/// (`docs/deviations.md#fdp-fair-unclipped-tails`).
+/// (`docs/deviations.md#fdp-fair-unclipped-tails`). Without it the curve is kept within
+/// `±(1 +` [`UNCLIPPED_MARGIN`]`)`. Either way `|D̃D^s| ≤` [`site_dd_bound`]: what bounds a
+/// dishonest site's pull on the aggregate (`docs/federated-trust.md`).
 pub fn site_dd(trees: &SiteTrees, clip_tails: bool) -> Vec<f64> {
     let depth = trees.groups[0].depth();
     let total = |a: usize| trees.groups[a].total().max(1.0);
@@ -87,8 +106,9 @@ pub fn site_dd(trees: &SiteTrees, clip_tails: bool) -> Vec<f64> {
         let t = trees.groups[a].tail(j);
         if clip_tails { t.clamp(0.0, n) } else { t }
     };
+    let b = site_dd_bound(clip_tails);
     (1..=(1usize << depth) + 1)
-        .map(|j| tail(1, j, n1) / n1 - (n0 - tail(0, j, n0)) / n0)
+        .map(|j| (tail(1, j, n1) / n1 - (n0 - tail(0, j, n0)) / n0).clamp(-b, b))
         .collect()
 }
 
@@ -120,8 +140,9 @@ pub fn aggregate_dd(sites: &[(f64, &SiteTrees)], clip_tails: bool) -> Result<Vec
 /// with `k_j` the tail's nodes below level 1 and `1_L`, `1_R` whether the tail holds the two
 /// level-1 nodes that make up `N`; the calibration sample's own binomial spread `r(1 − r)/N`
 /// is added. Sites and groups are independent:
-/// `Var D̃D(τ_j) = Σ_s μ_s² Σ_a Var r_{s,a}(τ_j)`.
-pub fn dd_sd(sites: &[(f64, &SiteTrees)], sigmas: &[f64]) -> Result<Vec<f64>> {
+/// `Var D̃D(τ_j) = Σ_s μ_s² min(Σ_a Var r_{s,a}(τ_j), B²)`, `B` = [`site_dd_bound`] (a site's
+/// curve lies in `[−B, B]`, so this is never an underestimate).
+pub fn dd_sd(sites: &[(f64, &SiteTrees)], sigmas: &[f64], clip_tails: bool) -> Result<Vec<f64>> {
     if sites.len() != sigmas.len() || sites.is_empty() {
         return Err(invalid(
             "sites",
@@ -130,11 +151,16 @@ pub fn dd_sd(sites: &[(f64, &SiteTrees)], sigmas: &[f64]) -> Result<Vec<f64>> {
     }
     let depth = sites[0].1.groups[0].depth();
     let mut var = vec![0.0; (1 << depth) + 1];
+    // A site's curve lies in [−B, B] (`site_dd_bound`), so its variance is at most B²
+    // (Popoviciu): the delta method is capped there, so a tiny noisy group total cannot inflate
+    // the margin without bound.
+    let cap = site_dd_bound(clip_tails).powi(2);
     for (&(mu, trees), &sigma) in sites.iter().zip(sigmas) {
+        let mut site_var = vec![0.0; var.len()];
         for tree in &trees.groups {
             tree.validate(depth, "a site's tree")?;
             let n = tree.total().max(1.0);
-            for (j, v) in (1..).zip(var.iter_mut()) {
+            for (j, v) in (1..).zip(site_var.iter_mut()) {
                 let r = tree.tail(j).clamp(0.0, n) / n;
                 let (mut below, mut left, mut right) = (0.0, 0.0, 0.0);
                 if j == 1 {
@@ -149,8 +175,11 @@ pub fn dd_sd(sites: &[(f64, &SiteTrees)], sigmas: &[f64]) -> Result<Vec<f64>> {
                 }
                 let tree_var =
                     sigma * sigma / (n * n) * (below + (left - r).powi(2) + (right - r).powi(2));
-                *v += mu * mu * (tree_var + r * (1.0 - r) / n);
+                *v += tree_var + r * (1.0 - r) / n;
             }
+        }
+        for (v, s) in var.iter_mut().zip(site_var) {
+            *v += mu * mu * s.min(cap);
         }
     }
     Ok(var.into_iter().map(f64::sqrt).collect())
@@ -482,7 +511,7 @@ pub fn search(
         .iter()
         .map(|s| tree_noise.node_sigma(s.epsilon, s.delta, depth))
         .collect::<Result<Vec<_>>>()?;
-    let sd = dd_sd(trees, &sigmas)?;
+    let sd = dd_sd(trees, &sigmas, config.clip_tails)?;
     let w = omega(config.c_omega, omega_sites, depth, config.eta_tol);
     select(dd, sd, depth, w, clip, config)
 }
@@ -718,7 +747,7 @@ mod tests {
                 .collect();
             let sites: Vec<(f64, &SiteTrees)> = trees.iter().map(|t| (0.5, t)).collect();
             let dd = aggregate_dd(&sites, false).unwrap();
-            let sd = dd_sd(&sites, &[sigma, sigma]).unwrap();
+            let sd = dd_sd(&sites, &[sigma, sigma], false).unwrap();
             for j in 0..65 {
                 errors[j].push(dd[j] - truth[j]);
                 predicted[j] += sd[j] / reps as f64;

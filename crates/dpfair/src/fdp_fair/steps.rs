@@ -16,6 +16,7 @@ use crate::fdp_fair::protocol::{
     Global, Round1, Round2, SiteParams, aggregate_round2, site_ledger, site_round1, site_round2,
     skip_round1,
 };
+use crate::fdp_fair::trust::{check_site_name, show_name};
 use crate::fdp_fair::{SearchConfig, default_bandwidth, default_delta};
 use crate::model::{FittedModel, ModelFile};
 use crate::plugin::error::{Error, Result, invalid};
@@ -71,8 +72,10 @@ impl SiteOptions {
         }
     }
 
-    /// `ε_s` finite and positive; the empirical π only in paper mode (it is not private).
-    fn check(&self) -> Result<()> {
+    /// A valid site name ([`check_site_name`]), `ε_s` finite and positive; the empirical π only
+    /// in paper mode (it is not private).
+    pub fn check(&self) -> Result<()> {
+        check_site_name(&self.site)?;
         if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
             return Err(invalid(
                 "epsilon",
@@ -139,10 +142,12 @@ pub fn site_round1_from(
     Ok(r1)
 }
 
-/// Round 2 at a site, given the server's broadcast: checks that the data (schema, size),
-/// `(ε_s, δ_s)` and accounting mode are round 1's and, when the site kept its own round-1
-/// transcript (`round1`), that the broadcast hands back its split seed (a broadcast with another
-/// seed would make the trees read rows round 1 read, spending `ε_s` twice on them), then releases Algorithm 3's trees of the
+/// Round 2 at a site, given the server's broadcast and the site's own round-1 transcript
+/// (required: `round1 = None` is refused, `docs/federated-trust.md`). Refuses a broadcast whose
+/// entry for this site is not what its round 1 sent (split seed, `N_s`, `(ε_s, δ_s)`), or whose
+/// schema or run id differ (a broadcast with another split seed would make the trees read rows
+/// round 1 released, spending `ε_s` twice on them); checks that the data (schema, size),
+/// `(ε_s, δ_s)` and accounting mode are round 1's, then releases Algorithm 3's trees of the
 /// calibration half ([`site_round2`]) on a fresh ledger over the same budget (the halves are
 /// disjoint: parallel composition). `noise` is a fresh source: OS noise, or the seed round 1 was
 /// given (its round-1 draws are skipped, [`skip_round1`], so a seeded run continues round 1).
@@ -156,29 +161,40 @@ pub fn site_round2_from(
     options.check()?;
     global.validate()?;
     let name = &options.site;
+    let Some(r1) = round1 else {
+        return Err(invalid(
+            "round1",
+            format!(
+                "site `{name}`: round 2 needs this site's own round-1 transcript (--round1 R1.json), \
+                 to check that the broadcast hands back its split seed"
+            ),
+        ));
+    };
     let entry = global.site(name)?;
-    if let Some(r1) = round1 {
-        let own = (
-            r1.site.as_str(),
-            r1.split_seed,
-            r1.n_rows,
-            r1.epsilon,
-            r1.delta,
-        );
-        let handed = (
-            name.as_str(),
-            entry.split_seed,
-            entry.n_rows,
-            entry.epsilon,
-            entry.delta,
-        );
-        if own != handed {
-            return Err(Error::InvalidData(format!(
-                "site {name}: the broadcast's entry for this site (split seed, N_s, ε_s, δ_s) is \
-                 not what its round 1 sent; refusing to release round 2 (it could re-read the \
-                 rows round 1 released)"
-            )));
-        }
+    let refuse = |what: &str| {
+        Err(Error::InvalidData(format!(
+            "site `{name}`: the broadcast's {what} is not what this site's round 1 sent; refusing \
+             to release round 2 (it could re-read the rows round 1 released)"
+        )))
+    };
+    if !r1.is_sealed() || r1.site != *name {
+        return Err(Error::InvalidData(format!(
+            "site `{name}`: --round1 is not this site's sealed round-1 transcript (site `{}`)",
+            show_name(&r1.site)
+        )));
+    }
+    let own = (r1.split_seed, r1.n_rows, r1.epsilon, r1.delta);
+    if own != (entry.split_seed, entry.n_rows, entry.epsilon, entry.delta) {
+        return refuse("entry for this site (split seed, N_s, ε_s, δ_s)");
+    }
+    if r1.schema != global.schema {
+        return refuse("data schema");
+    }
+    if r1.run != global.run {
+        return refuse("run id");
+    }
+    if r1.accounting != global.accounting {
+        return refuse("accounting mode");
     }
     if global.schema.as_ref() != Some(&loaded.schema) {
         return Err(Error::InvalidData(format!(

@@ -112,6 +112,32 @@ pub fn public_l2(n: usize, blocks: usize, epsilon: f64, delta: f64) -> Result<f6
     Ok((2.0 * unit / (n * LOGIT_NOISE)).max(1.0 / n))
 }
 
+/// What the server recomputes of an honest site's logistic release from public values
+/// (`crate::fdp_fair::trust::check_logistic`): Λ ([`public_l2`] with `π̃`, 3 blocks), the
+/// noise standard deviation of each weight, and the bound `sqrt(2 ln 2/Λ) + √p·tol/Λ` on the
+/// norm of the noise-free minimiser (`F(w*) ≤ F(0) = ln 2`, and the solver's tolerance under
+/// Λ-strong convexity).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PublicRelease {
+    pub l2: f64,
+    pub noise_sd: f64,
+    pub weight_norm: f64,
+}
+
+/// [`PublicRelease`] for `n` training rows of `d` feature columns at `(ε, δ)`.
+pub fn public_release(n: usize, d: usize, epsilon: f64, delta: f64) -> Result<PublicRelease> {
+    let l2 = public_l2(n, 3, epsilon, delta)?;
+    let (_, sensitivity, _) = LogisticS1::op_config(l2, epsilon, delta)
+        .calibrate(n, d + 1, 2)
+        .map_err(learn_error)?;
+    let p = (d + 2) as f64;
+    Ok(PublicRelease {
+        l2,
+        noise_sd: joint_noise_per_unit(3, epsilon, delta)? * sensitivity,
+        weight_norm: (2.0 * std::f64::consts::LN_2 / l2).sqrt() + p.sqrt() * TOL / l2,
+    })
+}
+
 /// The non-private statistics of the logistic S1 on one training set: group proportions and the
 /// exact penalised minimiser.
 #[derive(Clone, Debug)]

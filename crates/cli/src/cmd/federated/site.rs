@@ -8,8 +8,9 @@ use clap::Subcommand;
 use dpfair::fdp_fair::Accounting;
 use dpfair::fdp_fair::protocol::{Global, Round1};
 use dpfair::fdp_fair::steps::{SiteOptions, site_round1_from, site_round2_from};
+use dpfair::fdp_fair::trust::check_site_name;
 use dpfair::plugin::release::PiRelease;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,8 +28,8 @@ enum Round {
     /// Round 2: release the two noisy trees of counts of the other half (Alg. 3), given the
     /// server's GLOBAL.json. Use the same data, options and --seed as in round 1.
     ///
-    /// Example: dpfair federated site round2 --global GLOBAL.json --data A.csv --target y
-    /// --sensitive a --bounds x1:0:1,x2:0:1 --epsilon 1 --site A --out R2_A.json
+    /// Example: dpfair federated site round2 --global GLOBAL.json --round1 R1_A.json --data A.csv
+    /// --target y --sensitive a --bounds x1:0:1,x2:0:1 --epsilon 1 --site A --out R2_A.json
     Round2(Round2Args),
 }
 
@@ -41,7 +42,8 @@ struct SiteArgs {
     bounds: BoundsArgs,
     #[command(flatten)]
     privacy: PrivacyArgs,
-    /// This site's name, unique among the sites [default: the data file's name without extension].
+    /// This site's name, unique among the sites: 1–64 characters from A–Z, a–z, 0–9, `.`, `_`,
+    /// `-` [default: the data file's name without extension].
     #[arg(long, value_name = "NAME")]
     site: Option<String>,
     /// The transcript to write (send it to the server).
@@ -60,19 +62,17 @@ impl SiteArgs {
         })
     }
 
-    /// Refuse `--out` before any work: the data, the broadcast, or an unwritable place.
-    fn check_out(&self, global: Option<&Path>) -> CliResult {
+    /// Refuse `--out` before any work: the data, another input (`others`: the broadcast, the
+    /// round-1 transcript), or an unwritable place.
+    fn check_out(&self, others: &[Input<'_>]) -> CliResult {
         let mut inputs = vec![self.data.input()];
-        if let Some(g) = global {
-            inputs.push(Input {
-                option: "--global",
-                path: g,
-            });
-        }
+        inputs.extend_from_slice(others);
         Ok(check_output("--out", &self.out, &inputs)?)
     }
 
+    /// The site's name and ε, checked before any data is read.
     fn check_epsilon(&self) -> CliResult {
+        check_site_name(&self.name())?;
         let e = self.privacy.epsilon;
         if !(e.is_finite() && e > 0.0) {
             return Err(CliError::BadInput(format!(
@@ -104,11 +104,12 @@ struct Round2Args {
     /// The server's broadcast after round 1.
     #[arg(long, value_name = "GLOBAL.json")]
     global: PathBuf,
-    /// This site's own round-1 transcript: round 2 is refused unless the broadcast hands back
-    /// its split seed, N_s, ε and δ (otherwise a broadcast with another split seed would make
-    /// the trees re-read rows round 1 released, spending ε twice on them).
+    /// This site's own round-1 transcript (required): round 2 is refused unless the broadcast
+    /// hands back its split seed, N_s, ε, δ, schema and run id (otherwise a broadcast with
+    /// another split seed would make the trees re-read rows round 1 released, spending ε twice
+    /// on them).
     #[arg(long, value_name = "R1.json")]
-    round1: Option<PathBuf>,
+    round1: PathBuf,
     #[command(flatten)]
     site: SiteArgs,
 }
@@ -141,8 +142,8 @@ impl SiteArgs {
 
 fn round1(args: Round1Args) -> CliResult {
     let s = &args.site;
-    s.check_out(None)?;
     s.check_epsilon()?;
+    s.check_out(&[])?;
     let options = s.options(Some(&args.basis), args.empirical_pi);
     if args.empirical_pi && options.accounting == Accounting::Strict {
         return Err(CliError::BadInput(
@@ -172,21 +173,26 @@ fn round1(args: Round1Args) -> CliResult {
 
 fn round2(args: Round2Args) -> CliResult {
     let s = &args.site;
-    s.check_out(Some(&args.global))?;
     s.check_epsilon()?;
+    s.check_out(&[
+        Input {
+            option: "--global",
+            path: &args.global,
+        },
+        Input {
+            option: "--round1",
+            path: &args.round1,
+        },
+    ])?;
     let global: Global = read_json(&args.global, "global file")?;
-    let round1: Option<Round1> = args
-        .round1
-        .as_deref()
-        .map(|p| read_json(p, "round-1 transcript"))
-        .transpose()?;
+    let round1: Round1 = read_json(&args.round1, "round-1 transcript")?;
     let loaded = load_site_data(&s.data, &s.bounds)?;
     let mut noise = s.privacy.noise();
     let r2 = site_round2_from(
         &global,
         &s.options(None, false),
         &loaded,
-        round1.as_ref(),
+        Some(&round1),
         &mut noise,
     )?;
     write_json(&s.out, &r2)?;
