@@ -152,11 +152,11 @@ def test_unseen_group_and_level_at_predict(adult):
     )
     other = X.head(20).copy()
     other.loc[3, "sex"] = "Other"
-    with pytest.raises(ValueError, match=r"column `sex`, row 3: `Other` was not seen"):
+    with pytest.raises(ValueError, match=r"column `sex`, row 3: a value that was not seen"):
         est.predict(other, sensitive_features="sex")
     other = X.head(20).copy()
     other.loc[4, "job"] = "pilot"
-    with pytest.raises(ValueError, match=r"column `job`, row 4: `pilot` was not seen"):
+    with pytest.raises(ValueError, match=r"column `job`, row 4: a value that was not seen"):
         est.predict(other, sensitive_features="sex")
     with pytest.raises(ValueError, match="column `hours` of the model's schema is missing"):
         est.predict(X.drop(columns="hours"), sensitive_features="sex")
@@ -206,7 +206,7 @@ def test_declared_groups_and_classes(adult):
     ).fit(X, y, sensitive_features="sex")
     assert list(est.groups_) == ["Male", "Female"]
     assert list(est.classes_) == [">50K", "<=50K"]
-    with pytest.raises(ValueError, match=r"column `sex`, row \d+: `Male` is not one of the levels"):
+    with pytest.raises(ValueError, match=r"column `sex`, row \d+: a value that is not one of the levels"):
         dpfair.CDPFairClassifier(frequencies=64, bounds=BOUNDS, groups=["Female"]).fit(
             X, y, sensitive_features="sex"
         )

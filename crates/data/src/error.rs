@@ -72,7 +72,9 @@ pub enum DataError {
         first: &'static str,
         second: &'static str,
     },
-    #[error("{}: {at}, column `{column}`: `{value}` is not a number{hint}", path.display())]
+    // The messages of errors met while reading rows never print the value: the rows may be
+    // private (docs/privacy.md, "Failures and messages"); the field keeps it for programs.
+    #[error("{}: {at}, column `{column}`: a value that is not a number{hint}", path.display())]
     NonNumeric {
         path: PathBuf,
         at: Position,
@@ -80,14 +82,14 @@ pub enum DataError {
         value: String,
         hint: &'static str,
     },
-    #[error("{}: {at}, column `{column}`: `{value}` is not finite (NaN and infinities are refused; write missing values as `?`, `NA` or empty)", path.display())]
+    #[error("{}: {at}, column `{column}`: a value that is not finite (NaN and infinities are refused; write missing values as `?`, `NA` or empty)", path.display())]
     NonFinite {
         path: PathBuf,
         at: Position,
         column: String,
         value: String,
     },
-    #[error("{}: {at}, column `{column}`: missing value `{value}` refused (--no-missing)", path.display())]
+    #[error("{}: {at}, column `{column}`: a missing value, refused (--no-missing)", path.display())]
     MissingRefused {
         path: PathBuf,
         at: Position,
@@ -107,7 +109,7 @@ pub enum DataError {
         known: String,
     },
     /// `declared`: the option and its levels, e.g. "--classes 0, 1".
-    #[error("{}: {at}, column `{column}`: `{value}` is not one of the levels declared with {declared}", path.display())]
+    #[error("{}: {at}, column `{column}`: a value that is not one of the levels declared with {declared}", path.display())]
     UndeclaredLevel {
         path: PathBuf,
         at: Position,

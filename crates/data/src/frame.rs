@@ -670,10 +670,10 @@ fn stored_codes(
             return Err(invalid(
                 "X",
                 format!(
-                    "column `{}`, row {}: `{}` {why} (levels: {})",
+                    // The value itself is not printed: the rows may be private.
+                    "column `{}`, row {}: a value that {why} (levels: {})",
                     clip(&column.name),
                     factor.first_row[j],
-                    clip(u),
                     clip(&levels.join(", "))
                 ),
             ));
@@ -970,7 +970,10 @@ mod tests {
             ..Frame::default()
         };
         let e = unseen.apply(&fit.schema).unwrap_err().to_string();
-        assert!(e.contains("column `g`, row 2: `w` was not seen"), "{e}");
+        assert!(
+            e.contains("column `g`, row 2: a value that was not seen") && !e.contains("`w`"),
+            "{e}"
+        );
         // Private rows read with a public schema: the unseen group is the first group.
         let private = unseen.apply_with(&fit.schema, Unseen::AsMissing).unwrap();
         assert_eq!(private.groups.unwrap().codes, [0, 0, 0]);
@@ -1148,7 +1151,7 @@ mod tests {
         };
         let e = frame.learn(&narrow).unwrap_err().to_string();
         assert!(
-            e.contains("column `g`, row 1: `a` is not one of the levels declared with groups"),
+            e.contains("column `g`, row 1: a value that is not one of the levels declared with groups"),
             "{e}"
         );
     }
