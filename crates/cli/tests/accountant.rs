@@ -176,3 +176,54 @@ fn help_explains_the_accountants() {
         assert!(help.contains(word), "help lacks {word:?}");
     }
 }
+
+/// Printed ε and z are rounded up (OpenDP #2820): read back, never below the library's value,
+/// and above it by less than one unit of the last printed digit (1e-6), so no fixed slack.
+#[test]
+fn printed_values_round_up() {
+    use dpfair_privacy::accounting::{self, Accountant};
+    let exact = accounting::analytic_gaussian_epsilon(1.0, 1e-5).unwrap();
+    let printed = last_number(&dpfair(&[
+        "gaussian",
+        "--noise-multiplier",
+        "1",
+        "--delta",
+        "1e-5",
+    ]));
+    assert!(
+        printed >= exact && printed - exact < 1e-6,
+        "{printed} vs {exact}"
+    );
+    let exact = accounting::sgm_epsilon(Accountant::Rdp, 0.01, 1.1, 10_000, 1e-5).unwrap();
+    let printed = last_number(&dpfair(&[
+        "sgm",
+        "--sampling-rate",
+        "0.01",
+        "--noise-multiplier",
+        "1.1",
+        "--steps",
+        "10000",
+        "--delta",
+        "1e-5",
+    ]));
+    assert!(
+        printed >= exact && printed - exact < 1e-6,
+        "{printed} vs {exact}"
+    );
+    let exact = accounting::sgm_noise_multiplier(Accountant::Rdp, 0.0131, 100, 1.0, 1e-5).unwrap();
+    let printed = last_number(&dpfair(&[
+        "noise-multiplier",
+        "--sampling-rate",
+        "0.0131",
+        "--steps",
+        "100",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+    ]));
+    assert!(
+        printed >= exact && printed - exact < 1e-6,
+        "{printed} vs {exact}"
+    );
+}

@@ -183,13 +183,35 @@ fn lift(e: PrivacyError) -> CliError {
     }
 }
 
-/// Six significant decimals, scientific below 1e-3.
+/// Six decimals, or seven significant digits in scientific notation below 1e-3; rounded to
+/// nearest (for the inputs echoed and the lower end of a bracket).
 fn fmt(v: f64) -> String {
     if v != 0.0 && v.abs() < 1e-3 {
         format!("{v:.6e}")
     } else {
         format!("{v:.6}")
     }
+}
+
+/// [`fmt`] rounded **up** in its last digit, for every printed ε, δ, μ and noise multiplier: the
+/// printed number, read back, is never below the bound (or the z that meets the target)
+/// (OpenDP #2820; `docs/privacy.md#floating-point`).
+fn fmt_up(v: f64) -> String {
+    let mut s = fmt(v);
+    if !v.is_finite() {
+        return s;
+    }
+    // One unit of the last printed digit: 1e-6, or 10^(exponent − 6) in scientific notation.
+    let unit = match s.split_once('e') {
+        Some((_, e)) => 10f64.powi(e.parse::<i32>().unwrap_or(0) - 6),
+        None => 1e-6,
+    };
+    while let Ok(p) = s.parse::<f64>()
+        && p < v
+    {
+        s = fmt(p + unit);
+    }
+    s
 }
 
 fn describe(acc: Accountant) -> &'static str {
@@ -243,13 +265,13 @@ fn sgm(a: SgmArgs) -> CliResult<Vec<String>> {
                 "ε bracket: lower {}, estimate {}, upper {} (printed: upper)",
                 fmt(b.lower),
                 fmt(b.estimate),
-                fmt(b.upper)
+                fmt_up(b.upper)
             ));
             b.upper
         }
         Accountant::Gdp => {
             let mu = accounting::gdp_mu(a.sampling_rate, z_eff, a.steps).map_err(lift)?;
-            out.push(format!("μ = {}", fmt(mu)));
+            out.push(format!("μ = {}", fmt_up(mu)));
             accounting::sgm_epsilon(acc, a.sampling_rate, z_eff, a.steps, a.delta).map_err(lift)?
         }
         Accountant::Rdp => {
@@ -257,7 +279,7 @@ fn sgm(a: SgmArgs) -> CliResult<Vec<String>> {
         }
     };
     out.push("ε:".into());
-    out.push(fmt(eps));
+    out.push(fmt_up(eps));
     Ok(out)
 }
 
@@ -269,7 +291,7 @@ fn gaussian(a: GaussianArgs) -> CliResult<Vec<String>> {
         "analytic Gaussian (Balle & Wang 2018, Thm 8): exact ε of one release with z = σ/Δ₂".into(),
         format!("z = {}, δ = {}", a.noise_multiplier, a.delta),
         "ε:".into(),
-        fmt(eps),
+        fmt_up(eps),
     ])
 }
 
@@ -300,8 +322,8 @@ fn noise_multiplier(a: NoiseMultiplierArgs) -> CliResult<Vec<String>> {
             a.delta,
             accounting::NOISE_MULTIPLIER_TOLERANCE
         ),
-        format!("ε at the returned z: {}", fmt(achieved)),
+        format!("ε at the returned z: {}", fmt_up(achieved)),
         "noise multiplier z:".into(),
-        fmt(z),
+        fmt_up(z),
     ])
 }

@@ -42,7 +42,7 @@ pub fn run(args: Args) -> CliResult {
             );
         }
         print!("{}", model.ledger.summary());
-        println!("{}", guarantee(&model.ledger));
+        println!("{}", model.ledger.guarantee());
         print!("{}", public_information(&model.schema));
         return Ok(());
     }
@@ -53,20 +53,8 @@ pub fn run(args: Args) -> CliResult {
         ))
     })?;
     print!("{}", ledger.summary());
-    println!("{}", guarantee(&ledger));
+    println!("{}", ledger.guarantee());
     Ok(())
-}
-
-/// Whether the total is a proven bound (every entry's conversion is) or relies on the GDP
-/// central-limit approximation.
-fn guarantee(ledger: &Ledger) -> &'static str {
-    if !ledger.is_private() {
-        "guarantee: NONE: NOT PRIVATE (the noise is reproducible from the seed of --insecure-seeded-noise)"
-    } else if ledger.is_certified() {
-        "guarantee: certified (every entry's (ε, δ) conversion is a proven upper bound)"
-    } else {
-        "guarantee: NOT CERTIFIED (the total relies on the GDP central-limit approximation)"
-    }
 }
 
 /// The schema facts a model uses as public (no ledger entry): levels, labels, bound origins.
