@@ -90,8 +90,10 @@ class DPLogisticRegression(_ProbabilisticClassifier):
     DP-SGD with Opacus's semantics (Poisson sampling, per-example clipping, Gaussian noise),
     or Gaussian output perturbation of L2-regularised logistic regression. Library defaults:
     ε = 1, δ = 10⁻⁵, DP-SGD, 30 epochs, expected batch n/16 clamped to 16..1024, learning rate
-    0.5, clipping norm 1, the RDP accountant, add/remove-one neighbours (`substitution=True`
-    for replace-one).
+    0.5, clipping norm 1, the RDP accountant, replace-one neighbours like every dpfair method
+    (`substitution=False`: add/remove-one, as Opacus; the row count is then private, so the
+    schedule comes from `public_rows` or from a noisy count released with 2% of ε:
+    docs/privacy.md, "The row count under add/remove").
 
     Example:
         >>> import numpy as np, dpfair
@@ -119,6 +121,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         batch_size: int | None = None,
         accountant: str | None = None,
         substitution: bool | None = None,
+        public_rows: int | None = None,
         feature_bound: float | None = None,
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
@@ -139,6 +142,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         self.batch_size = batch_size
         self.accountant = accountant
         self.substitution = substitution
+        self.public_rows = public_rows
         self.feature_bound = feature_bound
         self.bounds = bounds
         self.coarse_bounds = coarse_bounds
@@ -163,6 +167,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
                 batch_size=self.batch_size,
                 accountant=self.accountant,
                 substitution=self.substitution,
+                public_rows=self.public_rows,
                 feature_bound=self.feature_bound,
             ),
             **_scaling_params(self),

@@ -117,6 +117,7 @@ fn dp_logistic(h: &mut Hyper<'_, '_>) -> PyResult<DpLogistic> {
         p.accountant(v)
     });
     p = set(p, h.get("substitution")?, |p, v| p.substitution(v));
+    p = set(p, h.get("public_rows")?, |p, v| p.public_rows(v));
     p = set(p, h.get("feature_bound")?, |p, v| p.feature_bound(v));
     p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)

@@ -163,3 +163,29 @@ def test_decoupled_flips_reach_the_library(adult):
         assert est.get_params()["flips"] == flips
     with pytest.raises(ValueError, match="flips"):
         dpfair.DecoupledFairClassifier(flips="both").fit(X, y, sensitive_features="sex")
+
+
+def _add_remove_fit(X, y, **kw):
+    session = dpfair.PrivacySession.insecure_seeded(1.0, 1e-5, seed=3, relation="add-remove")
+    return dpfair.DPLogisticRegression(
+        epsilon=1.0, epochs=2, substitution=False, session=session, bounds=BOUNDS, **kw
+    ).fit(X, y)
+
+
+def test_add_remove_stores_the_same_schedule_at_n_and_n_plus_one(adult):
+    """Under add/remove-one neighbours n is private (docs/privacy.md, "The row count under
+    add/remove"): with a declared size the stored configuration and ledger costs are equal on
+    n rows and on n + 1 rows; without one, a noisy count is the ledger's first entry."""
+    X, y = adult
+    X = X.drop(columns="sex")
+    small = _add_remove_fit(X.iloc[:2000], y.iloc[:2000], public_rows=2000)
+    big = _add_remove_fit(X.iloc[:2001], y.iloc[:2001], public_rows=2000)
+    config = [json.loads(m.model_.config_json()) for m in (small, big)]
+    assert config[0] == config[1]
+    costs = [[(e["label"], e["cost"]) for e in m.ledger_["entries"]] for m in (small, big)]
+    assert costs[0] == costs[1]
+    released = _add_remove_fit(X.iloc[:2000], y.iloc[:2000])
+    first = released.ledger_["entries"][0]
+    assert first["label"].startswith("the row count") and first["relation"] == "add-remove"
+    with pytest.raises(ValueError, match="public_rows"):
+        dpfair.DPLogisticRegression(public_rows=100).fit(X.iloc[:200], y.iloc[:200])
