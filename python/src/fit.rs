@@ -473,7 +473,17 @@ pub fn fit(
             "dp-linear" => with!(dp_linear(&mut h)?),
             "cdp-fair" => with!(cdp_fair(&mut h)?),
             "fdp-fair" => with!(fdp_fair(&mut h)?),
-            "fair-regression" => with!(fair_regression(&mut h)?),
+            "fair-regression" => {
+                let est = fair_regression(&mut h)?;
+                h.done()?;
+                // On scores: clipped to the public score range, never scaled (as the CLI).
+                let scaling = if est.on_scores() {
+                    Scaling::None
+                } else {
+                    scaling
+                };
+                run(est, loaded, &scaling, session, seed)
+            }
             "decoupled" => with!(decoupled(&mut h)?),
             "dp2dp" => with!(dp2dp(&mut h)?),
             "lpct" | "lpct-prune" => Err(value_error(format!(

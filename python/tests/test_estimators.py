@@ -267,3 +267,18 @@ def test_dp2dp_aims_margin_z_sampling_deviations_below_rho(adult):
     assert _find(doc, "aimed_rho") == pytest.approx(max(0.05 - s, 0.0))
     with pytest.raises(ValueError, match="margin_z"):
         make("DP2DPClassifier", margin_z=-1.0).fit(Xf, y3, **kw)
+
+
+def test_fair_regression_on_scores_spends_nothing_on_feature_bounds():
+    """Scores are clipped to the public score range, as `dpfair fit fair-regression --scores`
+    does: no private bounds are estimated for the score column (they took up to a quarter of ε
+    and refused small data), and predictions stay in the score range."""
+    rng = np.random.default_rng(5)
+    g = rng.choice(["a", "b"], size=40)
+    scores = rng.uniform(size=40) + 0.3 * (g == "b")
+    reg = dpfair.PrivateFairRegressor(alpha=0.05, score_range=(0, 1.3), bins=8)
+    reg.fit(scores.reshape(-1, 1), scores, sensitive_features=g)
+    labels = [e["label"] for e in reg.ledger_["entries"]]
+    assert not any(label.startswith("feature bounds") for label in labels), labels
+    out = reg.predict(scores.reshape(-1, 1), sensitive_features=g)
+    assert out.min() >= 0 and out.max() <= 1.3

@@ -145,6 +145,21 @@ impl FairRegression {
         FairRegressionParams::default()
     }
 
+    /// Whether the post-processor reads scores directly (no base regressor): the scores are
+    /// clipped to the public range and need no feature scaling, so a front end passes
+    /// [`crate::pipeline::Scaling::None`] (as `dpfair fit fair-regression --scores` does) and
+    /// spends nothing on private bounds.
+    ///
+    /// ```
+    /// use dpfair::estimators::FairRegression;
+    /// use dpfair::Params;
+    /// assert!(FairRegression::params().range(0.0, 1.0).check()?.on_scores());
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn on_scores(&self) -> bool {
+        self.config.base.is_none()
+    }
+
     /// [`Estimator::fit`] from batches of rows, for data larger than memory (a score column or
     /// the target as scores; not with a base regressor): `header` has the columns and group
     /// names and may have no rows, `feed` hands every batch to the sink it is given
