@@ -7,7 +7,7 @@ mod federation;
 
 use dpfair::fdp_fair::ServerParams;
 use dpfair::fdp_fair::protocol::{
-    Round1, aggregate_round1, aggregate_round2, site_ledger, site_round1,
+    Round1, Round2, aggregate_round1, aggregate_round2, site_ledger, site_round1,
 };
 use dpfair::fdp_fair::simulate::site_name;
 use dpfair::privacy::{Ledger, Noise};
@@ -28,7 +28,11 @@ fn server(run: Option<&str>) -> ServerParams {
 /// Round 1 with one transcript changed by `edit` and resealed (a site lying consistently with
 /// its own digest), must be refused with a message containing `expect`.
 fn refused_round1(edit: impl Fn(&mut Round1), expect: &str) {
-    let mut f = federation(None);
+    refused_round1_of(federation(None), edit, expect);
+}
+
+/// [`refused_round1`] in the federation `f`.
+fn refused_round1_of(mut f: Federation, edit: impl Fn(&mut Round1), expect: &str) {
     edit(&mut f.r1[1]);
     let run = f.r1[1].run.clone();
     f.r1[1].bind(run);
@@ -165,4 +169,159 @@ fn round_two_trees_replayed_under_another_name_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("replay"), "{err}");
+}
+
+/// Issue #41's lies, each refused by the server naming the site: round-2 counts of −ň (which
+/// passed `|count| ≤ ň + 40σ` and gave accuracy 0.49, disparity 1.000), coefficients of 10⁶
+/// (honest ≈ ±3) and group proportions summing to 1.8 — the round-1 lies at `aggregate round1`,
+/// before any site spends its round-2 budget.
+#[test]
+fn the_issues_lies_are_refused_naming_the_site() {
+    refused_round1(
+        |r| {
+            if let dpfair::plugin::EtaEstimate::Kernel(k) = &mut r.release.eta {
+                k.numerator[1][3] = 1e6;
+            }
+        },
+        "beyond what a kernel release allows",
+    );
+    // π̃ of 1,000 training rows at ε = 1 has noise sd 0.006 (of 100 rows, 0.06: the sum of an
+    // honest site's two proportions can then be 1 ± 0.5).
+    refused_round1_of(
+        federation::two_sites(16, 2_000, 40, 70, None),
+        |r| r.release.pi = [0.9, 0.9],
+        "not on the simplex",
+    );
+    // Round 2 at 1,000 calibration rows per site (node noise σ = 11 at ε = 1, M = 6).
+    let mut f = federation::two_sites(16, 2_000, 40, 70, None);
+    let global = aggregate_round1(&f.r1, &server(None)).unwrap();
+    let r2 = federation::round2(&mut f, &global);
+    let n_cal = global.sites[1].n_cal as f64;
+    let refused_round2 = |edit: &dyn Fn(&mut Round2), expect: &str| {
+        let mut r2 = r2.clone();
+        edit(&mut r2[1]);
+        r2[1].bind();
+        let err = aggregate_round2(&global, &r2, &f.cfg.search)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("round 2 of site `site2`") && err.contains(expect),
+            "expected `{expect}` in: {err}"
+        );
+    };
+    let all = |r: &mut Round2, v: f64| {
+        for t in &mut r.trees.groups {
+            t.levels.iter_mut().flatten().for_each(|c| *c = v);
+        }
+    };
+    refused_round2(&|r| all(r, -n_cal), "impossible");
+    // In range, but a parent is not the sum of its children.
+    refused_round2(
+        &|r| {
+            let levels = &mut r.trees.groups[0].levels;
+            (levels[0][0], levels[1][0], levels[1][1]) = (n_cal, 0.0, 0.0);
+        },
+        "children sum",
+    );
+    // A consistent tree of half the rows: fewer scores than the calibration half holds.
+    refused_round2(
+        &|r| {
+            let half = federation::exact_trees(&[vec![0.0; 100], vec![0.5; 50]], global.depth);
+            r.trees = half;
+        },
+        "the calibration half has",
+    );
+    // The honest transcripts pass.
+    aggregate_round2(&global, &r2, &f.cfg.search).unwrap();
+}
+
+/// Issue #41: `aggregate round1 A B A` gave A two thirds of the weight; the same transcript
+/// twice (or two transcripts under one name) is refused at round 1, naming the site.
+#[test]
+fn a_site_given_twice_is_refused_at_round_one() {
+    let f = federation(None);
+    let rounds = [f.r1[0].clone(), f.r1[1].clone(), f.r1[0].clone()];
+    let err = aggregate_round1(&rounds, &server(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("site `site1` sent more than one round-1 transcript"),
+        "{err}"
+    );
+}
+
+/// Issue #41: names with a newline, an escape sequence or 100,000 characters are refused by the
+/// server (resealed, as a site lying consistently), and the message shows them escaped and cut.
+#[test]
+fn hostile_site_names_are_refused_and_never_echoed_raw() {
+    for name in [
+        "a\nerror: forged line".to_string(),
+        "\u{1b}[2J\u{1b}[31mred".to_string(),
+        "n".repeat(100_000),
+        String::new(),
+    ] {
+        let mut f = federation(None);
+        f.r1[1].site = name.clone();
+        f.r1[1].bind(None);
+        let err = aggregate_round1(&f.r1, &server(None))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not allowed"), "{err}");
+        assert!(!err.contains('\n') && !err.contains('\u{1b}'), "{err:?}");
+        assert!(err.len() < 600, "{} bytes", err.len());
+    }
+    let err = dpfair::fdp_fair::steps::SiteOptions::new("a b", 1.0)
+        .params(100, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is not allowed"), "{err}");
+}
+
+/// Honest sites never trip a check: 40 federations (fresh data, split and noise seeds) in each
+/// of five set-ups — strict kernel at ε = 0.3, 1 and 8, the logistic plug-in, and the paper's
+/// accounting with private and with empirical π — pass both rounds. Each transcript's checks fail
+/// with probability at most 10⁻¹² by construction (`dpfair::fdp_fair::trust`); this test would
+/// catch a bound derived wrongly (a missing factor puts honest values beyond it at once).
+#[test]
+fn honest_sites_never_trip_a_check() {
+    use dpfair::fdp_fair::Accounting;
+    use dpfair::plugin::EtaModel;
+    use dpfair::plugin::release::PiRelease;
+    let setups: Vec<(&str, Box<dyn Fn(&mut dpfair::fdp_fair::Config)>)> = vec![
+        ("strict ε = 0.3", Box::new(|c| c.epsilon = 0.3)),
+        ("strict ε = 1", Box::new(|_| {})),
+        ("strict ε = 8", Box::new(|c| c.epsilon = 8.0)),
+        ("logistic", Box::new(|c| c.eta_model = EtaModel::Logistic)),
+        (
+            "paper, private π",
+            Box::new(|c| c.accounting = Accounting::Paper),
+        ),
+        (
+            "paper, empirical π",
+            Box::new(|c| {
+                c.accounting = Accounting::Paper;
+                c.pi = Some(PiRelease::Empirical);
+            }),
+        ),
+    ];
+    for (name, setup) in &setups {
+        for seed in 0..40u64 {
+            let base = federation::sites(
+                3,
+                16,
+                120 + 7 * seed as usize,
+                1_000 + 3 * seed,
+                5_000 + 3 * seed,
+                None,
+            );
+            let mut cfg = base.cfg.clone();
+            setup(&mut cfg);
+            let mut f = federation::round1(cfg, base.data, 9_000 + 3 * seed, None);
+            let global = aggregate_round1(&f.r1, &server(None))
+                .unwrap_or_else(|e| panic!("{name}, seed {seed}: round 1 refused: {e}"));
+            let r2 = federation::round2(&mut f, &global);
+            aggregate_round2(&global, &r2, &f.cfg.search)
+                .unwrap_or_else(|e| panic!("{name}, seed {seed}: round 2 refused: {e}"));
+        }
+    }
 }

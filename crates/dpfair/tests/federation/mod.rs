@@ -1,4 +1,4 @@
-//! Two honest FDP-Fair sites on the synthetic design, for the tests of the federated server
+//! Honest FDP-Fair sites on the synthetic design, for the tests of the federated server
 //! (`federated_trust.rs`, `fuzz_federated.rs`): their round-1 transcripts, and the ledgers and
 //! noise streams they continue with into round 2.
 #![allow(dead_code)]
@@ -7,6 +7,7 @@ use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, site_ledger, site_round1, site_round2};
 use dpfair::fdp_fair::simulate::site_name;
+use dpfair::fdp_fair::tree::{NoisyTree, SiteTrees, TreeCounts};
 use dpfair::fdp_fair::{Config, SearchConfig};
 use dpfair::privacy::{Ledger, Noise};
 
@@ -18,10 +19,22 @@ pub struct Federation {
     pub cfg: Config,
 }
 
-/// Two sites of `rows` rows each (design seeds `data_seed`, `data_seed + 1`; noise seeds
-/// `noise_seed`, `noise_seed + 1`) at ε = 1, α = 0.1 and `frequencies` random features, their
-/// round-1 transcripts bound to `run`.
+/// Two sites of `rows` rows each ([`sites`]).
 pub fn two_sites(
+    frequencies: usize,
+    rows: usize,
+    data_seed: u64,
+    noise_seed: u64,
+    run: Option<&str>,
+) -> Federation {
+    sites(2, frequencies, rows, data_seed, noise_seed, run)
+}
+
+/// `count` sites of `rows` rows each (design seeds `data_seed + k`, noise seeds
+/// `noise_seed + k`) at ε = 1, α = 0.1 and `frequencies` random features, their round-1
+/// transcripts bound to `run`.
+pub fn sites(
+    count: usize,
     frequencies: usize,
     rows: usize,
     data_seed: u64,
@@ -37,13 +50,18 @@ pub fn two_sites(
         },
         ..Config::default()
     };
-    let data: Vec<Dataset> = (0..2)
+    let data: Vec<Dataset> = (0..count)
         .map(|k| {
             FdpFairDesign::default()
-                .generate(rows, data_seed + k)
+                .generate(rows, data_seed + k as u64)
                 .unwrap()
         })
         .collect();
+    round1(cfg, data, noise_seed, run)
+}
+
+/// Round 1 of honest sites holding `data` under `cfg` (site `k` seeded `noise_seed + k`).
+pub fn round1(cfg: Config, data: Vec<Dataset>, noise_seed: u64, run: Option<&str>) -> Federation {
     let mut r1 = Vec::new();
     let mut state = Vec::new();
     for (k, d) in data.iter().enumerate() {
@@ -71,4 +89,17 @@ pub fn round2(f: &mut Federation, global: &Global) -> Vec<Round2> {
         .enumerate()
         .map(|(k, (d, (l, n)))| site_round2(global, &site_name(k), d, l, n).unwrap())
         .collect()
+}
+
+/// Noise-free trees of depth `depth` of the scores `z[a]` of each group: consistent and within
+/// every range the server checks (the counts of made-up data).
+pub fn exact_trees(z: &[Vec<f64>; 2], depth: usize) -> SiteTrees {
+    let mut counts = TreeCounts::new(depth).unwrap();
+    counts.update(0, &z[0]).unwrap();
+    counts.update(1, &z[1]).unwrap();
+    SiteTrees {
+        groups: [0, 1].map(|a| NoisyTree {
+            levels: counts.levels(a),
+        }),
+    }
 }
