@@ -1,0 +1,276 @@
+"""The proxy suite: data sets nobody tuned for (issue "Useful fair models on unseen data").
+
+Subsamples of the shipped files at n in {700, 1500, 4000} with 6-20 columns (some of them text),
+several targets and sensitive attributes. On each split (70 % train, 30 % test, a public random
+split per repetition) it fits, with default options and no public bounds:
+
+- the majority class of the training rows;
+- dpfair's unconstrained private learner, `DPLogisticRegression` at the same epsilon;
+- every fair classifier of dpfair (CDP-Fair, FDP-Fair, the decoupled classifier, DP2DP) at
+  epsilon = 2 and a fairness target of 0.1;
+- Fairlearn's ThresholdOptimizer (demographic parity, non-private) over scikit-learn's
+  logistic regression on one-hot features: the non-private fair reference.
+
+and reports held-out accuracy and demographic-parity difference, mean and standard error over
+the repetitions, with the constraint's sampling tolerance (one-sided 95 % bound on a difference of
+two proportions at the test set's group sizes). Scores are exact on the test rows: a benchmark,
+not a release.
+
+    DPFAIR_DATA_DIR=/path/to/datasets python bench/proxy_suite.py [--reps 3] [--out table.md]
+
+Needs the dpfair Python package (`.ci/python` builds it into target/python-venv), pandas,
+scikit-learn and fairlearn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+ADULT_COLUMNS = [
+    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+    "hours-per-week", "native-country", "income",
+]  # fmt: skip
+
+
+@dataclass
+class Case:
+    """One data set of the suite.
+
+    A frame, its target column and sensitive column (both binary), and the feature columns.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    target: str
+    sensitive: str
+    features: list
+
+
+def load_cases(data_dir: str) -> list:
+    """The suite's data sets.
+
+    Each with a target and a sensitive attribute the papers did not use together, binary both,
+    as text or numbers as in the files.
+    """
+    cases = []
+    adult = pd.read_csv(
+        os.path.join(data_dir, "adult.data"), header=None, names=ADULT_COLUMNS,
+        skipinitialspace=True, na_values="?",
+    ).dropna()  # fmt: skip
+    adult["income"] = (adult["income"] == ">50K").astype(int)
+    adult["white"] = np.where(adult["race"] == "White", "white", "other")
+    cases.append(Case(
+        "adult/income~sex (12 cols, 6 text)", adult, "income", "sex",
+        ["age", "workclass", "education", "education-num", "marital-status", "occupation",
+         "relationship", "race", "capital-gain", "capital-loss", "hours-per-week",
+         "native-country"],
+    ))  # fmt: skip
+    adult["married"] = (adult["marital-status"] == "Married-civ-spouse").astype(int)
+    cases.append(Case(
+        "adult/married~race (8 cols, 3 text)", adult, "married", "white",
+        ["age", "workclass", "education-num", "occupation", "hours-per-week", "sex",
+         "capital-gain", "income"],
+    ))  # fmt: skip
+    credit = pd.read_csv(os.path.join(data_dir, "credit_card_clients.csv"))
+    credit["older"] = np.where(credit["AGE"] >= 35, "35+", "<35")
+    credit["EDUCATION"] = credit["EDUCATION"].map({1: "grad", 2: "uni", 3: "high"}).fillna("other")
+    cases.append(Case(
+        "credit/default~age (10 cols, 1 text)", credit, "default payment", "older",
+        ["LIMIT_BAL", "SEX", "EDUCATION", "PAY_0", "PAY_2", "PAY_3", "BILL_AMT1", "BILL_AMT2",
+         "PAY_AMT1", "PAY_AMT2"],
+    ))  # fmt: skip
+    law = pd.read_csv(os.path.join(data_dir, "law_bar_pass.csv"))
+    law = law.dropna(subset=["zfygpa", "lsat", "ugpa", "race1", "gender", "fam_inc", "tier"])
+    law["above"] = (law["zfygpa"] > 0).astype(int)
+    law["white"] = np.where(law["race1"] == "white", "white", "other")
+    cases.append(Case(
+        "law/gpa~race (6 cols, 1 text)", law, "above", "white",
+        ["lsat", "ugpa", "gender", "fam_inc", "tier", "fulltime"],
+    ))  # fmt: skip
+    park = pd.read_csv(os.path.join(data_dir, "parkinsons_updrs.tsv"), sep="\t")
+    park["severe"] = (park["total_UPDRS"] > park["total_UPDRS"].median()).astype(int)
+    park["sex"] = np.where(park["sex"] == 1, "f", "m")
+    cases.append(Case(
+        "parkinsons/severe~sex (16 cols)", park, "severe", "sex",
+        [c for c in park.columns if c not in
+         ("subject#", "sex", "motor_UPDRS", "total_UPDRS", "severe", "test_time")][:16],
+    ))  # fmt: skip
+    return cases
+
+
+def tidy(case: Case) -> Case:
+    """What a practitioner does first.
+
+    Rows with a missing value in a used column left out, and text levels held by under 1 % of
+    the rows merged into `other` (so that a test split holds no level its training split lacks:
+    `predict` refuses an unseen level).
+    """
+    frame = case.frame.dropna(subset=[*case.features, case.target, case.sensitive]).copy()
+    for col in case.features:
+        if frame[col].dtype == object:
+            share = frame[col].value_counts(normalize=True)
+            rare = share.index[share < 0.01]
+            frame.loc[frame[col].isin(rare), col] = "other"
+    return Case(case.name, frame, case.target, case.sensitive, case.features)
+
+
+def dp_gap(pred: np.ndarray, groups: np.ndarray) -> float:
+    """Demographic-parity difference: the largest gap between two groups' positive rates."""
+    rates = [pred[groups == g].mean() for g in np.unique(groups)]
+    return float(max(rates) - min(rates))
+
+
+def tolerance(groups: np.ndarray) -> float:
+    """One-sided 95 % sampling bound on a difference of two proportions at these group sizes."""
+    sizes = [np.sum(groups == g) for g in np.unique(groups)]
+    return 1.645 * math.sqrt(sum(1 / (4 * s) for s in sizes))
+
+
+def fairlearn_reference(xtr, ytr, gtr, xte, gte, seed):
+    """Fairlearn's ThresholdOptimizer over logistic regression on one-hot features."""
+    from fairlearn.postprocessing import ThresholdOptimizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    xtr_d = pd.get_dummies(xtr, dtype=float)
+    xte_d = pd.get_dummies(xte, dtype=float).reindex(columns=xtr_d.columns, fill_value=0.0)
+    base = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    opt = ThresholdOptimizer(
+        estimator=base, constraints="demographic_parity", predict_method="predict_proba"
+    )
+    opt.fit(xtr_d, ytr, sensitive_features=gtr)
+    return np.asarray(opt.predict(xte_d, sensitive_features=gte, random_state=seed))
+
+
+def methods(epsilon: float, target: float):
+    """dpfair's unconstrained private learner and its fair classifiers, at default options."""
+    import dpfair
+
+    return {
+        "dp-logistic": lambda: dpfair.DPLogisticRegression(epsilon=epsilon),
+        "cdp-fair": lambda: dpfair.CDPFairClassifier(epsilon=epsilon, alpha=target),
+        "fdp-fair": lambda: dpfair.FDPFairClassifier(epsilon=epsilon, alpha=target),
+        "decoupled": lambda: dpfair.DecoupledFairClassifier(epsilon=epsilon, alpha=target),
+        "dp2dp": lambda: dpfair.DP2DPClassifier(epsilon=epsilon, rho=target),
+    }
+
+
+def run(cases, sizes, reps, epsilon, target):
+    """Every method on every case, size and repetition; a row of results per (case, size)."""
+    rows = []
+    for case in cases:
+        for n in sizes:
+            if n > len(case.frame):
+                continue
+            results: dict = {}
+            tols = []
+            for r in range(reps):
+                rng = np.random.default_rng(1000 * n + r)
+                sample = case.frame.iloc[rng.choice(len(case.frame), n, replace=False)]
+                cut = int(0.7 * n)
+                tr, te = sample.iloc[:cut], sample.iloc[cut:]
+                xtr, xte = tr[case.features], te[case.features]
+                ytr, yte = tr[case.target].to_numpy(), te[case.target].to_numpy()
+                gtr, gte = tr[case.sensitive].to_numpy(), te[case.sensitive].to_numpy()
+                tols.append(tolerance(gte))
+                majority = np.bincount(ytr).argmax()
+                scored = {"majority class": (np.full(len(yte), majority), 0.0)}
+                t0 = time.process_time()
+                scored["fairlearn ThresholdOptimizer"] = (
+                    fairlearn_reference(xtr, ytr, gtr, xte, gte, r),
+                    time.process_time() - t0,
+                )
+                for name, make in methods(epsilon, target).items():
+                    t0 = time.process_time()
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            est = make()
+                            if name == "dp-logistic":
+                                est.fit(xtr, ytr)
+                                pred = est.predict(xte)
+                            else:
+                                est.fit(xtr, ytr, sensitive_features=gtr)
+                                pred = est.predict(xte, sensitive_features=gte)
+                        pred = np.asarray(pred).astype(int)
+                    except (ValueError, RuntimeError) as e:  # a refusal is a result too
+                        scored[name] = (f"{type(e).__name__}: {str(e)[:60]}", 0.0)
+                        continue
+                    scored[name] = (pred, time.process_time() - t0)
+                for name, (pred, secs) in scored.items():
+                    cell = results.setdefault(name, {"acc": [], "gap": [], "cpu": [], "err": []})
+                    if isinstance(pred, str):
+                        cell["err"].append(pred)
+                        continue
+                    cell["acc"].append(float((pred == yte).mean()))
+                    cell["gap"].append(dp_gap(pred, gte))
+                    cell["cpu"].append(secs)
+            rows.append((case.name, n, float(np.mean(tols)), results))
+            print_block(rows[-1], reps, flush=True)
+    return rows
+
+
+def mean_se(values):
+    """`mean ± standard error` (the mean alone for one value)."""
+    if not values:
+        return "-"
+    m = float(np.mean(values))
+    if len(values) < 2:
+        return f"{m:.3f}"
+    return f"{m:.3f} ± {float(np.std(values, ddof=1)) / math.sqrt(len(values)):.3f}"
+
+
+def block(row, reps) -> str:
+    """One (case, size) as a Markdown table."""
+    name, n, tol, results = row
+    out = [
+        f"\n### {name}, n = {n} ({reps} repetitions; parity tolerance 0.1 + {tol:.3f})\n",
+        "| method | accuracy | parity gap | CPU s | refused |",
+        "|---|---|---|---|---|",
+    ]
+    for method, cell in results.items():
+        refused = f"{len(cell['err'])}: {cell['err'][0]}" if cell["err"] else ""
+        out.append(
+            f"| {method} | {mean_se(cell['acc'])} | {mean_se(cell['gap'])} | "
+            f"{np.mean(cell['cpu']) if cell['cpu'] else 0:.2f} | {refused.replace('|', '/')} |"
+        )
+    return "\n".join(out)
+
+
+def print_block(row, reps, flush=False):
+    """Print [`block`] as soon as it is measured."""
+    print(block(row, reps), flush=flush)
+
+
+def main() -> None:
+    """Command line: the suite, printed as it runs and written to `--out`."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--epsilon", type=float, default=2.0)
+    parser.add_argument("--target", type=float, default=0.1)
+    parser.add_argument("--sizes", default="700,1500,4000")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    data_dir = os.environ.get("DPFAIR_DATA_DIR")
+    if not data_dir:
+        raise SystemExit("set DPFAIR_DATA_DIR to the folder of the shipped data files")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    cases = [tidy(c) for c in load_cases(data_dir)]
+    rows = run(cases, sizes, args.reps, args.epsilon, args.target)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(block(r, args.reps) for r in rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()
