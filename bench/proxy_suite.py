@@ -153,7 +153,7 @@ def fairlearn_reference(xtr, ytr, gtr, xte, gte, seed):
 
 
 def methods(epsilon: float, target: float):
-    """dpfair's unconstrained private learner and its fair classifiers, at default options."""
+    """The unconstrained private learner and the fair classifiers of dpfair, at defaults."""
     import dpfair
 
     return {
