@@ -287,22 +287,17 @@ fn honest_sites_never_trip_a_check() {
     use dpfair::fdp_fair::Accounting;
     use dpfair::plugin::EtaModel;
     use dpfair::plugin::release::PiRelease;
-    let setups: Vec<(&str, Box<dyn Fn(&mut dpfair::fdp_fair::Config)>)> = vec![
-        ("strict ε = 0.3", Box::new(|c| c.epsilon = 0.3)),
-        ("strict ε = 1", Box::new(|_| {})),
-        ("strict ε = 8", Box::new(|c| c.epsilon = 8.0)),
-        ("logistic", Box::new(|c| c.eta_model = EtaModel::Logistic)),
-        (
-            "paper, private π",
-            Box::new(|c| c.accounting = Accounting::Paper),
-        ),
-        (
-            "paper, empirical π",
-            Box::new(|c| {
-                c.accounting = Accounting::Paper;
-                c.pi = Some(PiRelease::Empirical);
-            }),
-        ),
+    type Setup = fn(&mut dpfair::fdp_fair::Config);
+    let setups: [(&str, Setup); 6] = [
+        ("strict ε = 0.3", |c| c.epsilon = 0.3),
+        ("strict ε = 1", |_| {}),
+        ("strict ε = 8", |c| c.epsilon = 8.0),
+        ("logistic", |c| c.eta_model = EtaModel::Logistic),
+        ("paper, private π", |c| c.accounting = Accounting::Paper),
+        ("paper, empirical π", |c| {
+            c.accounting = Accounting::Paper;
+            c.pi = Some(PiRelease::Empirical);
+        }),
     ];
     for (name, setup) in &setups {
         for seed in 0..40u64 {
