@@ -226,28 +226,28 @@ pub fn site_round1(
 }
 
 /// Round 2 at a site, given the server's broadcast (JSON): checks that data, budget and
-/// accounting are round 1's (and, given the site's own round-1 transcript, that the broadcast
-/// hands back its split seed), releases Algorithm 3's trees of the calibration half. Returns the
+/// accounting are round 1's and that the broadcast hands back the split seed of the site's own
+/// round-1 transcript (required), releases Algorithm 3's trees of the calibration half. Returns the
 /// round-2 transcript (JSON).
 #[pyfunction]
-#[pyo3(signature = (global_json, data, site, epsilon, *, delta = None,
-    accounting = "strict", round1_json = None, insecure_seed = None))]
+#[pyo3(signature = (global_json, data, site, epsilon, *, round1_json, delta = None,
+    accounting = "strict", insecure_seed = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn site_round2(
     global_json: &str,
     data: &PySiteData,
     site: String,
     epsilon: f64,
+    round1_json: &str,
     delta: Option<f64>,
     accounting: &str,
-    round1_json: Option<&str>,
     insecure_seed: Option<u64>,
 ) -> PyResult<String> {
     guard(|| {
         let global: Global = from_json(global_json, "broadcast (global file)")?;
-        let round1: Option<Round1> = round1_json
-            .map(|t| from_json(t, "round-1 transcript"))
-            .transpose()?;
+        // The site's own round 1 is required: without it a broadcast with another split seed
+        // would make the site re-read rows its round 1 released (docs/federated-trust.md).
+        let round1: Round1 = from_json(round1_json, "round-1 transcript")?;
         let options = site_options(
             site, epsilon, delta, accounting, None, None, None, "auto", false,
         )?;
@@ -255,7 +255,7 @@ pub fn site_round2(
             &global,
             &options,
             &data.loaded,
-            round1.as_ref(),
+            Some(&round1),
             &mut noise(insecure_seed),
         )
         .map_err(|e| api_error(e.into()))?;

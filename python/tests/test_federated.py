@@ -128,6 +128,8 @@ def test_python_sites_write_the_cli_transcripts_byte_for_byte(csvs, dpfair_bin, 
             tmp_path / f"r2{n}.json",
             "--global",
             str(tmp_path / "global.json"),
+            "--round1",
+            str(tmp_path / f"r1{n}.json"),
         )
         assert r2[n] == cli
     # The Python server's model is the CLI server's model file.
@@ -166,7 +168,7 @@ def test_a_site_releases_each_round_once_and_only_under_its_own_round_1(csvs):
     # first: releasing its trees would re-read rows its own round 1 released. Refused.
     impostor = site("A", csvs["A"])
     impostor.round1()
-    with pytest.raises(ValueError, match="not what its round 1 sent"):
+    with pytest.raises(ValueError, match="not what this site.s round 1 sent"):
         impostor.round2(g)
     a.round2(g)
     with pytest.raises(ValueError, match="round 2 was released already"):
