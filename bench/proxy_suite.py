@@ -111,15 +111,15 @@ def tidy(case: Case) -> Case:
     """What a practitioner does first.
 
     Rows with a missing value in a used column left out, and text levels held by under 1 % of
-    the rows merged into `other` (so that a test split holds no level its training split lacks:
-    `predict` refuses an unseen level).
+    the rows merged into the column's most frequent level (so that a test split holds no level
+    its training split lacks: `predict` refuses an unseen level).
     """
     frame = case.frame.dropna(subset=[*case.features, case.target, case.sensitive]).copy()
     for col in case.features:
-        if frame[col].dtype == object:
+        if not pd.api.types.is_numeric_dtype(frame[col]):
             share = frame[col].value_counts(normalize=True)
             rare = share.index[share < 0.01]
-            frame.loc[frame[col].isin(rare), col] = "other"
+            frame.loc[frame[col].isin(rare), col] = share.index[0]
     return Case(case.name, frame, case.target, case.sensitive, case.features)
 
 
