@@ -662,12 +662,28 @@ fn adult_raw_with_one_hot() {
     )
     .unwrap();
     assert_eq!(l.report.rows_in_file, 32_561);
-    // Rows with `?` (workclass, occupation, native-country) dropped: 30,162 remain, the
-    // standard count; 6 numeric + 7 + 16 + 7 + 14 + 6 + 5 + 41 one-hot columns = 102.
-    assert_eq!(l.dataset.n_rows(), 30_162);
-    assert_eq!(l.dataset.n_features(), 102);
+    // Every row kept (missing values filled by the public rule: `?` is no level), so n is the
+    // file's row count. 103 columns: the 102 below and workclass `Never-worked`, whose 7 rows
+    // all lack an occupation.
+    assert_eq!(l.dataset.n_rows(), 32_561);
+    assert_eq!(l.dataset.n_features(), 103);
     assert_eq!(l.schema.class_labels(), ["<=50K", ">50K"]);
     assert_eq!(l.dataset.groups.as_ref().unwrap().names, ["Female", "Male"]);
+    // Rows with `?` (workclass, occupation, native-country) dropped on request: 30,162 remain,
+    // the standard count; 6 numeric + 7 + 16 + 7 + 14 + 6 + 5 + 41 one-hot columns = 102.
+    let dropped = load_csv(
+        &path,
+        &LoadOptions {
+            target: Some(col("income")),
+            sensitive: Some(col("sex")),
+            categorical: cat.split(',').map(col).collect(),
+            missing: MissingPolicy::Drop,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(dropped.dataset.n_rows(), 30_162);
+    assert_eq!(dropped.dataset.n_features(), 102);
 }
 
 #[test]
