@@ -39,6 +39,12 @@ fn data(dir: &Path) -> (String, String) {
 fn column_sums(path: &Path) -> (usize, Vec<f64>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("# dpfair-ldp-reports partition=sha256:")
+    );
     let width = lines.next().unwrap().split(',').count();
     let mut sums = vec![0.0; width];
     let mut n = 0;
@@ -128,7 +134,13 @@ fn partition_privatize_fit_round_trip() {
         &s("x.csv"),
     ]));
     assert!(e.contains("epsilon"), "{e}");
-    std::fs::write(dir.join("short.csv"), "epsilon,u_0\n2,0.5\n").unwrap();
+    let text = std::fs::read_to_string(dir.join("rep.csv")).unwrap();
+    let tag = text.lines().next().unwrap();
+    std::fs::write(
+        dir.join("short.csv"),
+        format!("{tag}\nepsilon,u_0\n2,0.5\n"),
+    )
+    .unwrap();
     let e = bad(&dpfair(&[
         "ldp",
         "fit",
@@ -200,12 +212,12 @@ fn prune_rounds_through_files() {
         "--out",
         &s("r1.csv"),
     ]));
-    // Round-1 reports are at ε/2.
+    // Round-1 reports are at ε/2 (after the digest line and the header).
     assert!(
         std::fs::read_to_string(dir.join("r1.csv"))
             .unwrap()
             .lines()
-            .nth(1)
+            .nth(2)
             .unwrap()
             .starts_with("1,")
     );
@@ -283,6 +295,12 @@ fn hadamard_eta(path: &Path, leaves: usize) -> Vec<f64> {
     let mut sums = vec![0i64; k];
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("# dpfair-ldp-reports partition=sha256:")
+    );
     assert_eq!(lines.next(), Some("epsilon,hadamard_row,bit"));
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
@@ -520,4 +538,154 @@ fn ldp_fit_applies_the_significance_guard() {
         let err = bad(&fit(&["--guard", "-1"], &s("bad.json")));
         assert!(err.contains("guard") && err.contains("-1"), "{err}");
     }
+}
+
+/// Issue #41 part 5: every report file is counted once however it is named or linked, a copy
+/// is refused naming both files, files `ldp fit` does not read are named, a CSV file for
+/// another partition of as many leaves is refused, and a corrupt Arrow file is named without a
+/// panic.
+#[test]
+fn ldp_fit_counts_each_report_file_once() {
+    let dir = scratch("once");
+    let (public, private) = data(&dir);
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    ok(&run(&partition_args(
+        &public,
+        &s("tree.json"),
+        &["--epsilon", "2", "--depth", "3"],
+    )));
+    // Another partition of the same 8 leaves (the unit box instead of the public range).
+    ok(&run(&partition_args(
+        &public,
+        &s("unit.json"),
+        &["--epsilon", "2", "--depth", "3", "--range", "unit"],
+    )));
+    let privatize = |tree: &str, out: &str| {
+        ok(&dpfair(&[
+            "ldp",
+            "privatize",
+            "--partition",
+            tree,
+            "--data",
+            &private,
+            "--out",
+            out,
+        ]))
+    };
+    std::fs::create_dir_all(dir.join("reports/sub")).unwrap();
+    privatize(&s("tree.json"), &s("reports/a.arrow"));
+    privatize(&s("tree.json"), &s("reports/sub/b.csv"));
+    std::fs::write(dir.join("reports/old.feather"), b"x").unwrap();
+    std::fs::write(dir.join("reports/a.bak"), b"x").unwrap();
+    let fit = |reports: &[&str], out: &str| {
+        let tree = s("tree.json");
+        let mut a = vec!["ldp", "fit", "--partition", &tree, "--reports"];
+        a.extend(reports);
+        a.extend(["--lambda", "0", "--guard", "0", "--out"]);
+        let out = s(out);
+        a.push(&out);
+        dpfair(&a)
+    };
+    let eta = |m: &str| {
+        let file = ModelFile::load(dir.join(m)).unwrap();
+        let FittedModel::Lpct(m) = &file.model else {
+            panic!("not an LPCT model")
+        };
+        m.classifier.leaf_eta().to_vec()
+    };
+    // The folder: both files (one in a subfolder), the others named.
+    let o = fit(&[&s("reports")], "m1.json");
+    ok(&o);
+    let e = common::stderr(&o);
+    assert!(
+        e.contains("not read") && e.contains("old.feather") && e.contains("a.bak"),
+        "{e}"
+    );
+    let both = eta("m1.json");
+    ok(&fit(
+        &[&s("reports/a.arrow"), &s("reports/sub/b.csv")],
+        "m2.json",
+    ));
+    assert_eq!(eta("m2.json"), both);
+    // The folder twice, a file twice and a symbolic link: read once, with a note.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("reports/a.arrow"), dir.join("link.arrow")).unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(dir.join("reports/a.arrow"), dir.join("link.arrow")).unwrap();
+    let o = fit(
+        &[
+            &s("reports"),
+            &s("reports"),
+            &s("reports/a.arrow"),
+            &s("link.arrow"),
+        ],
+        "m3.json",
+    );
+    #[cfg(unix)]
+    {
+        ok(&o);
+        assert!(
+            common::stderr(&o).contains("read once"),
+            "{}",
+            common::stderr(&o)
+        );
+        assert_eq!(eta("m3.json"), both);
+    }
+    #[cfg(not(unix))]
+    let _ = o;
+    // A copy of 1500 reports under another name: refused, naming both files.
+    std::fs::copy(dir.join("reports/a.arrow"), dir.join("copy.arrow")).unwrap();
+    let e = bad(&fit(&[&s("reports"), &s("copy.arrow")], "x.json"));
+    assert!(
+        e.contains("copy.arrow") && e.contains("a.arrow") && e.contains("same bytes"),
+        "{e}"
+    );
+    // A CSV file made with another partition of as many leaves.
+    privatize(&s("unit.json"), &s("unit.csv"));
+    let e = bad(&fit(&[&s("unit.csv")], "x.json"));
+    assert!(
+        e.contains("unit.csv") && e.contains("another partition"),
+        "{e}"
+    );
+    // A CSV file without the digest line (an old or hand-made file).
+    let text = std::fs::read_to_string(dir.join("reports/sub/b.csv")).unwrap();
+    let untagged: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("old.csv"), untagged).unwrap();
+    let e = bad(&fit(&[&s("old.csv")], "x.json"));
+    assert!(
+        e.contains("old.csv") && e.contains("no partition digest"),
+        "{e}"
+    );
+    // Flipped bits in one Arrow file among many: the file is named, never a panic.
+    let bytes = std::fs::read(dir.join("reports/a.arrow")).unwrap();
+    let mut refused = 0;
+    for k in 0..24 {
+        let bit = (k * 7919 * 8 + k) % (bytes.len() * 8);
+        let mut b = bytes.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        let flipped = dir.join("reports/sub/flipped.arrow");
+        std::fs::write(&flipped, &b).unwrap();
+        let o = fit(&[&s("reports")], "x.json");
+        let e = common::stderr(&o);
+        assert!(
+            !e.contains("panicked") && !e.contains("internal error"),
+            "bit {bit}: {e}"
+        );
+        match o.status.code() {
+            Some(0) => {}
+            Some(2) => {
+                refused += 1;
+                assert!(e.contains("flipped.arrow"), "bit {bit}: {e}");
+            }
+            c => panic!("bit {bit}: exit {c:?}: {e}"),
+        }
+    }
+    // The footer's last bytes (magic) are always refused.
+    let mut b = bytes.clone();
+    let last = b.len() - 1;
+    b[last] ^= 1;
+    std::fs::write(dir.join("reports/sub/flipped.arrow"), &b).unwrap();
+    let e = bad(&fit(&[&s("reports")], "x.json"));
+    assert!(e.contains("flipped.arrow"), "{e}");
+    eprintln!("{refused} of 24 flips refused");
 }

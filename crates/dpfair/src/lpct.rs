@@ -39,6 +39,7 @@ pub mod privatiser;
 pub mod protocol;
 pub mod prune;
 pub mod report_file;
+pub mod report_set;
 
 pub use collector::{HadamardSums, LaplaceSums, ReportSums};
 pub use error::{LpctError, Result};

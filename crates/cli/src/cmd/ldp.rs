@@ -18,6 +18,7 @@ use crate::cmd::common::{HeaderArg, Input, OutArgs, SeedArgs, check_output, csv_
 use crate::error::{CliError, CliResult};
 use dpfair::lpct::protocol::{PartitionFile, Protocol};
 use dpfair::lpct::report_file::{ReportFormat, ReportSink, ReportsHeader, read_reports_into};
+use dpfair::lpct::report_set;
 use dpfair::lpct::{
     self, Criterion, Growth, LeafSums, LpctError, Mechanism, PruneConfig, PruneOptions, RangeMode,
     ReportSums, Splitter, TreeSettings, privatiser,
@@ -566,57 +567,40 @@ fn privatize(a: PrivatizeArgs) -> CliResult {
     Ok(())
 }
 
-/// The report files named by `--reports`: files as given, directories expanded to their
-/// `.arrow`, `.ipc` and `.csv` files in name order.
+/// The report files named by `--reports`, each once (`dpfair::lpct::report_set`: directories
+/// searched recursively, a file reached twice read once, other files named in a note).
 fn report_paths(given: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
-    let is_report = |p: &Path| {
-        p.is_file()
-            && p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| ["arrow", "ipc", "csv"].contains(&e.to_ascii_lowercase().as_str()))
-    };
-    let mut out = Vec::new();
-    for path in given {
-        if !path.is_dir() {
-            out.push(path.clone());
-            continue;
-        }
-        let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| is_report(p))
-            .collect();
-        if inside.is_empty() {
-            return Err(CliError::BadInput(format!(
-                "{}: no report files (.arrow, .ipc, .csv) in this directory",
-                path.display()
-            )));
-        }
-        inside.sort();
-        out.extend(inside);
+    let set = report_set::report_files(given).map_err(lpct_err)?;
+    for note in &set.notes {
+        eprintln!("{note}");
     }
-    Ok(out)
+    Ok(set.files)
 }
 
-/// Folds every report file into one accumulator (files in parallel, merged in file order);
-/// errors name the file.
+/// Folds every report file into one accumulator (files in parallel, merged in file order),
+/// after refusing a copy ([`report_set::refuse_copies`]); errors name the file.
 fn collect_reports(paths: &[PathBuf], p: &PartitionFile) -> CliResult<ReportSums> {
     use rayon::prelude::*;
     let expected = ReportsHeader::for_partition(p).map_err(lpct_err)?;
     let empty = ReportSums::new(p.mechanism, p.epsilon, p.tree.n_leaves()).map_err(lpct_err)?;
-    let parts: Vec<ReportSums> = paths
+    let parts: Vec<(ReportSums, (PathBuf, String, u64))> = paths
         .par_iter()
         .map(|path| {
             let file = std::fs::File::open(path)
                 .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", path.display())))?;
             let mut sums = empty.clone();
-            read_reports_into(file, &expected, &mut sums)
+            let n = read_reports_into(file, &expected, &mut sums)
                 .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-            Ok(sums)
+            let digest = report_set::content_digest(path).map_err(lpct_err)?;
+            Ok((sums, (path.clone(), digest, n)))
         })
         .collect::<CliResult<_>>()?;
+    let identities: Vec<_> = parts.iter().map(|(_, id)| id.clone()).collect();
+    if let Some(note) = report_set::refuse_copies(&identities).map_err(lpct_err)? {
+        eprintln!("{note}");
+    }
     let mut total = empty;
-    for part in &parts {
+    for (part, _) in &parts {
         total.merge(part).map_err(lpct_err)?;
     }
     Ok(total)
@@ -626,8 +610,9 @@ fn collect_reports(paths: &[PathBuf], p: &PartitionFile) -> CliResult<ReportSums
 pub struct FitArgs {
     #[arg(long, value_name = "TREE.json")]
     partition: PathBuf,
-    /// Report files (Arrow or CSV, any number; a directory stands for its .arrow, .ipc and .csv
-    /// files). They are folded into per-cell sums one batch at a time: memory does not grow with
+    /// Report files (Arrow or CSV, any number; a directory stands for the .arrow, .ipc and .csv
+    /// files in it and its subdirectories; each file is read once, a copy of one is refused).
+    /// They are folded into per-cell sums one batch at a time: memory does not grow with
     /// the number of reports.
     #[arg(long, value_name = "REPORTS", num_args = 1.., required = true)]
     reports: Vec<PathBuf>,

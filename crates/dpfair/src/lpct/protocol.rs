@@ -108,7 +108,7 @@ impl PartitionFile {
     }
 
     /// `sha256:<hex>` of the tree's JSON (split features, thresholds and domain box): the
-    /// partition's identity, which every binary report file carries, so reports made with
+    /// partition's identity, which every report file carries (Arrow: its metadata; CSV: its first line), so reports made with
     /// another partition are refused.
     pub fn digest(&self) -> Result<String> {
         use sha2::{Digest, Sha256};

@@ -25,7 +25,6 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::error::ArrowError;
-use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::FileWriter;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -39,6 +38,8 @@ pub const REPORTS_VERSION: &str = "1";
 pub const BATCH_ROWS: usize = 1 << 20;
 /// The header of a Hadamard CSV report file.
 pub const HADAMARD_CSV_HEADER: &str = "epsilon,hadamard_row,bit";
+/// The first line of a CSV report file, before the partition's digest.
+pub const CSV_TAG: &str = "# dpfair-ldp-reports partition=";
 
 const ARROW_MAGIC: &[u8; 6] = b"ARROW1";
 
@@ -108,8 +109,35 @@ impl ReportsHeader {
         })
     }
 
+    /// Refuses reports made for another partition than `self`'s (its digest), or carrying no
+    /// digest (a CSV file of an earlier dpfair, or one written by hand): the leaves of two
+    /// partitions of the same size are not the same cells.
+    pub fn check_partition(&self, found: &str) -> Result<()> {
+        if found.is_empty() {
+            return Err(bad_data(
+                "report file",
+                format!(
+                    "no partition digest (a CSV report file needs the first line \
+                     `{CSV_TAG}{}`, which `dpfair ldp privatize` writes; add it only to reports \
+                     known to be made with this partition)",
+                    self.partition
+                ),
+            ));
+        }
+        if found != self.partition {
+            return Err(bad_data(
+                "report file",
+                format!(
+                    "reports made for another partition ({found}, this partition is {})",
+                    self.partition
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Refuses reports described by `found` for the collector expecting `self`: another
-    /// partition (digest; CSV files carry none), mechanism, ε or number of leaves.
+    /// partition (digest), mechanism, ε or number of leaves.
     pub fn check(&self, found: &ReportsHeader) -> Result<()> {
         let refuse = |m: String| Err(bad_data("report file", m));
         if found.mechanism != self.mechanism {
@@ -118,12 +146,7 @@ impl ReportsHeader {
                 found.mechanism, self.mechanism
             ));
         }
-        if !found.partition.is_empty() && found.partition != self.partition {
-            return refuse(format!(
-                "reports made for another partition ({}, this partition is {})",
-                found.partition, self.partition
-            ));
-        }
+        self.check_partition(&found.partition)?;
         if found.n_leaves != self.n_leaves {
             return refuse(format!(
                 "reports for a partition of {} leaves, this one has {}",
@@ -211,6 +234,24 @@ enum Sink<W: Write> {
     CsvLaplace(ReportWriter<W>),
 }
 
+/// The CSV writer of a report file for `mechanism` (after its tag line).
+fn csv_sink<W: Write>(out: W, mechanism: Mechanism, header: &ReportsHeader) -> Result<Sink<W>> {
+    Ok(match mechanism {
+        Mechanism::Laplace => {
+            Sink::CsvLaplace(ReportWriter::new(out, header.epsilon, header.n_leaves)?)
+        }
+        Mechanism::Hadamard => {
+            let mut w = csv::Writer::from_writer(out);
+            w.write_record(HADAMARD_CSV_HEADER.split(','))
+                .map_err(|e| bad_data("report file", e.to_string()))?;
+            Sink::CsvHadamard {
+                w,
+                epsilon: header.epsilon.to_string(),
+            }
+        }
+    })
+}
+
 /// Writes a report file of either format, a batch at a time.
 ///
 /// ```
@@ -257,17 +298,11 @@ impl<W: Write> ReportSink<W> {
                     },
                 }
             }
-            (ReportFormat::Csv, Mechanism::Laplace) => {
-                Sink::CsvLaplace(ReportWriter::new(out, header.epsilon, header.n_leaves)?)
-            }
-            (ReportFormat::Csv, Mechanism::Hadamard) => {
-                let mut w = csv::Writer::from_writer(out);
-                w.write_record(HADAMARD_CSV_HEADER.split(','))
+            (ReportFormat::Csv, mechanism) => {
+                let mut out = out;
+                writeln!(out, "{CSV_TAG}{}", header.partition)
                     .map_err(|e| bad_data("report file", e.to_string()))?;
-                Sink::CsvHadamard {
-                    w,
-                    epsilon: header.epsilon.to_string(),
-                }
+                csv_sink(out, mechanism, header)?
             }
         };
         Ok(ReportSink {
@@ -426,7 +461,7 @@ fn read_arrow<R: Read + Seek>(
     expected: &ReportsHeader,
     sums: &mut ReportSums,
 ) -> Result<u64> {
-    let reader = FileReader::try_new(std::io::BufReader::new(input), None).map_err(arrow_err)?;
+    let reader = CheckedArrowFile::open(input)?;
     let schema = reader.schema();
     let found = ReportsHeader::from_metadata(&HashMap::from(schema.metadata()))?;
     expected.check(&found)?;
@@ -449,7 +484,7 @@ fn read_arrow<R: Read + Seek>(
     }
     let mut done: u64 = 0;
     for batch in reader {
-        let batch = batch.map_err(arrow_err)?;
+        let batch = batch?;
         if batch.columns().iter().any(|c| c.null_count() > 0) {
             return Err(bad_data(
                 "report file",
@@ -515,6 +550,156 @@ fn read_arrow<R: Read + Seek>(
     Ok(done)
 }
 
+/// An Arrow IPC file read block by block with every length and offset checked against the
+/// file before the decoder sees it: `arrow`'s `FileReader` trusts the footer's block lengths and
+/// each message's buffer offsets and panics on a bad one (`docs/data.md`, "LDP report files").
+/// Every failure is an error; compressed bodies (dpfair never writes them) are refused.
+struct CheckedArrowFile<R> {
+    input: std::io::BufReader<R>,
+    file_len: u64,
+    schema: Arc<Schema>,
+    decoder: arrow::ipc::reader::FileDecoder,
+    blocks: Vec<arrow::ipc::Block>,
+    next: usize,
+}
+
+impl<R: Read + Seek> CheckedArrowFile<R> {
+    fn open(input: R) -> Result<Self> {
+        let corrupt = |m: String| bad_data("report file", format!("a corrupt Arrow file: {m}"));
+        let io = |e: std::io::Error| bad_data("report file", e.to_string());
+        let mut input = std::io::BufReader::new(input);
+        let file_len = input.seek(SeekFrom::End(0)).map_err(io)?;
+        if file_len < 6 + 2 + 10 {
+            return Err(corrupt(format!("{file_len} bytes")));
+        }
+        let mut trailer = [0u8; 10];
+        input.seek(SeekFrom::Start(file_len - 10)).map_err(io)?;
+        input.read_exact(&mut trailer).map_err(io)?;
+        let footer_len = arrow::ipc::reader::read_footer_length(trailer).map_err(arrow_err)?;
+        if footer_len as u64 > file_len - 10 - 8 {
+            return Err(corrupt(format!("a footer of {footer_len} bytes")));
+        }
+        let mut footer_bytes = vec![0u8; footer_len];
+        input
+            .seek(SeekFrom::Start(file_len - 10 - footer_len as u64))
+            .map_err(io)?;
+        input.read_exact(&mut footer_bytes).map_err(io)?;
+        let footer = arrow::ipc::root_as_footer(&footer_bytes)
+            .map_err(|e| corrupt(format!("the footer: {e}")))?;
+        let schema = footer
+            .schema()
+            .ok_or_else(|| corrupt("no schema in the footer".into()))?;
+        let schema = Arc::new(arrow::ipc::convert::try_fb_to_schema(schema).map_err(arrow_err)?);
+        if footer.dictionaries().is_some_and(|d| !d.is_empty()) {
+            return Err(corrupt(
+                "dictionary batches (a report file has none)".into(),
+            ));
+        }
+        let blocks: Vec<arrow::ipc::Block> = footer
+            .recordBatches()
+            .map(|b| b.iter().copied().collect())
+            .unwrap_or_default();
+        for (i, b) in blocks.iter().enumerate() {
+            let (off, meta, body) = (b.offset(), b.metaDataLength(), b.bodyLength());
+            let fits = off >= 0
+                && meta >= 8
+                && body >= 0
+                && (off as u64)
+                    .checked_add(meta as u64)
+                    .and_then(|x| x.checked_add(body as u64))
+                    .is_some_and(|end| end <= file_len);
+            if !fits {
+                return Err(corrupt(format!(
+                    "record batch {} lies outside the file (offset {off}, {meta} + {body} bytes)",
+                    i + 1
+                )));
+            }
+        }
+        let decoder = arrow::ipc::reader::FileDecoder::new(schema.clone(), footer.version());
+        Ok(CheckedArrowFile {
+            input,
+            file_len,
+            schema,
+            decoder,
+            blocks,
+            next: 0,
+        })
+    }
+
+    fn schema(&self) -> Arc<Schema> {
+        self.schema.clone()
+    }
+
+    /// Reads block `i` (bounds checked in [`Self::open`]) and checks its message's buffers
+    /// against its body before decoding.
+    fn read_block(&mut self, i: usize) -> Result<RecordBatch> {
+        let corrupt = |m: String| {
+            bad_data(
+                "report file",
+                format!("a corrupt Arrow file: record batch {}: {m}", i + 1),
+            )
+        };
+        let block = self.blocks[i];
+        let (meta, body) = (block.metaDataLength() as usize, block.bodyLength() as u64);
+        let len = meta as u64 + body;
+        debug_assert!(block.offset() as u64 + len <= self.file_len);
+        let mut bytes = vec![0u8; len as usize];
+        self.input
+            .seek(SeekFrom::Start(block.offset() as u64))
+            .and_then(|_| self.input.read_exact(&mut bytes))
+            .map_err(|e| bad_data("report file", e.to_string()))?;
+        let flat = if bytes[..4] == [0xff; 4] {
+            &bytes[8..meta]
+        } else {
+            &bytes[4..meta]
+        };
+        let message =
+            arrow::ipc::root_as_message(flat).map_err(|e| corrupt(format!("its header: {e}")))?;
+        let rb = message
+            .header_as_record_batch()
+            .ok_or_else(|| corrupt("not a record batch".into()))?;
+        if rb.compression().is_some() {
+            return Err(corrupt(
+                "a compressed body (dpfair writes report files uncompressed)".into(),
+            ));
+        }
+        if rb.length() < 0 {
+            return Err(corrupt(format!("{} rows", rb.length())));
+        }
+        for b in rb.buffers().iter().flatten() {
+            let inside = b.offset() >= 0
+                && b.length() >= 0
+                && (b.offset() as u64)
+                    .checked_add(b.length() as u64)
+                    .is_some_and(|end| end <= body);
+            if !inside {
+                return Err(corrupt(format!(
+                    "a buffer outside its body (offset {}, {} bytes of {body})",
+                    b.offset(),
+                    b.length()
+                )));
+            }
+        }
+        let buffer = arrow::buffer::Buffer::from_vec(bytes);
+        self.decoder
+            .read_record_batch(&block, &buffer)
+            .map_err(|e| corrupt(e.to_string()))?
+            .ok_or_else(|| corrupt("an empty message".into()))
+    }
+}
+
+impl<R: Read + Seek> Iterator for CheckedArrowFile<R> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.next;
+        (i < self.blocks.len()).then(|| {
+            self.next += 1;
+            self.read_block(i)
+        })
+    }
+}
+
 fn clip_list(cols: &[(String, DataType)]) -> String {
     let shown: Vec<String> = cols
         .iter()
@@ -531,8 +716,21 @@ fn clip_list(cols: &[(String, DataType)]) -> String {
 fn read_csv<R: Read>(input: R, expected: &ReportsHeader, sums: &mut ReportSums) -> Result<u64> {
     let mut input = std::io::BufReader::new(input);
     let mut first = String::new();
-    std::io::BufRead::read_line(&mut input, &mut first)
-        .map_err(|e| bad_data("report file", e.to_string()))?;
+    let mut read_line = |line: &mut String| {
+        line.clear();
+        std::io::BufRead::read_line(&mut input, line)
+            .map_err(|e| bad_data("report file", e.to_string()))
+    };
+    read_line(&mut first)?;
+    let tag = first.trim_start_matches('\u{feff}');
+    let digest = match tag.strip_prefix(CSV_TAG) {
+        Some(d) => {
+            let d = d.trim_end_matches(['\r', '\n']).to_string();
+            read_line(&mut first)?;
+            d
+        }
+        None => String::new(),
+    };
     let header = first
         .trim_end_matches(['\r', '\n'])
         .trim_start_matches('\u{feff}');
@@ -558,6 +756,7 @@ fn read_csv<R: Read>(input: R, expected: &ReportsHeader, sums: &mut ReportSums) 
             ),
         ));
     }
+    expected.check_partition(&digest)?;
     // The header line is consumed: read the rest without one.
     let body = std::io::Cursor::new(first.clone().into_bytes()).chain(input);
     match sums {
@@ -648,7 +847,11 @@ mod tests {
             assert_eq!(n, 4);
             assert_eq!(sums, ReportSums::Hadamard(want.clone()), "{format:?}");
         }
-        assert!(hadamard_file(ReportFormat::Csv, &[]).starts_with(b"epsilon,hadamard_row,bit\n"));
+        assert!(
+            hadamard_file(ReportFormat::Csv, &[]).starts_with(
+                b"# dpfair-ldp-reports partition=sha256:ab\nepsilon,hadamard_row,bit\n"
+            )
+        );
     }
 
     #[test]
@@ -700,12 +903,38 @@ mod tests {
         let e = read(&header(Mechanism::Hadamard), b"a,b\n1,2\n").unwrap_err();
         assert!(e.contains("neither"), "{e}");
         // CSV: a row index beyond K = 8 and a bad bit.
-        let csv = |body: &str| format!("{HADAMARD_CSV_HEADER}\n{body}").into_bytes();
+        let csv =
+            |body: &str| format!("{CSV_TAG}sha256:ab\n{HADAMARD_CSV_HEADER}\n{body}").into_bytes();
+        // A CSV file for another partition of as many leaves, or with no digest, is refused.
+        let e = read(&other_partition, &csv("1.5,2,1\n")).unwrap_err();
+        assert!(e.contains("another partition"), "{e}");
+        let untagged = format!("{HADAMARD_CSV_HEADER}\n1.5,2,1\n").into_bytes();
+        let e = read(&header(Mechanism::Hadamard), &untagged).unwrap_err();
+        assert!(e.contains("no partition digest"), "{e}");
         let e = read(&header(Mechanism::Hadamard), &csv("1.5,8,1\n")).unwrap_err();
         assert!(e.contains("report 1") && e.contains("row 8"), "{e}");
         let e = read(&header(Mechanism::Hadamard), &csv("1.5,2,1\n1.5,2,x\n")).unwrap_err();
         assert!(e.contains("report 2, column 3"), "{e}");
         let e = read(&header(Mechanism::Hadamard), &csv("2,2,1\n")).unwrap_err();
         assert!(e.contains("ε = 2"), "{e}");
+    }
+
+    /// Every single-bit flip of an Arrow report file is an error or a read (a flipped report
+    /// bit reads as another report), never a panic (arrow's own reader panicked on a buffer offset past its body).
+    #[test]
+    fn flipped_bits_never_panic() {
+        let h = header(Mechanism::Hadamard);
+        let reports: Vec<(u32, bool)> = (0..100).map(|i| (i % 8, i % 3 == 0)).collect();
+        let bytes = hadamard_file(ReportFormat::Arrow, &reports);
+        let empty = ReportSums::new(Mechanism::Hadamard, 1.5, 3).unwrap();
+        for bit in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[bit / 8] ^= 1 << (bit % 8);
+            let (mut sums, h) = (empty.clone(), h.clone());
+            let r = std::panic::catch_unwind(move || {
+                read_reports_into(Cursor::new(b), &h, &mut sums).map(|_| ())
+            });
+            assert!(r.is_ok(), "bit {bit} of {}: a panic", bytes.len() * 8);
+        }
     }
 }
