@@ -199,14 +199,14 @@ impl CheckOutcome {
                  mechanism, ε = {} in all on these rows, in parallel with the fit; the model \
                  handicapped by {:.1} in squared errors capped at and over a quarter of the \
                  target range squared",
-                dpfair_privacy::ledger::readable(self.epsilon),
+                dpfair_privacy::ledger::readable_up(self.epsilon),
                 self.handicap
             )
         } else {
             format!(
                 "exponential mechanism, ε = {}, in parallel with the fit; the model handicapped \
                  by {:.1} correct predictions against each constant class",
-                dpfair_privacy::ledger::readable(self.epsilon),
+                dpfair_privacy::ledger::readable_up(self.epsilon),
                 self.handicap
             )
         };

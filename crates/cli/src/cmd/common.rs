@@ -286,6 +286,7 @@ impl BoundsArgs {
     /// `--unscaled` none; with `--coarse-bounds` private within them; otherwise public bounds
     /// where given and automatic private bounds for the rest.
     pub fn scaling(&self) -> CliResult<Scaling> {
+        dpfair::pipeline::check_bounds_share(self.bounds_share)?;
         if self.unscaled {
             return Ok(Scaling::None);
         }
@@ -618,8 +619,8 @@ impl OutArgs {
                 "wrote {} ({}; privacy spent ε = {}, δ = {} for {}{})",
                 self.out.display(),
                 file.method,
-                readable(t.epsilon),
-                readable(t.delta),
+                dpfair_privacy::ledger::readable_up(t.epsilon),
+                dpfair_privacy::ledger::readable_up(t.delta),
                 file.ledger.relation().describe(),
                 if !file.ledger.is_private() {
                     "; NOT PRIVATE: noise reproducible from the seed"

@@ -237,7 +237,7 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
             if r.spent.is_nan() {
                 "-".into()
             } else {
-                dpfair_privacy::ledger::readable(r.spent)
+                dpfair_privacy::ledger::readable_up(r.spent)
             },
             if r.seconds.is_nan() {
                 "-".into()
