@@ -349,7 +349,7 @@ pub fn bounds_lines(
         lines.push(format!(
             "no --bounds: private bounds for {m} column(s), cost ε = {} ({} of ε = {}, ε/{m} \
              per column, median and spread on a public log grid; give --bounds to spend nothing)",
-            readable(spent),
+            dpfair_privacy::ledger::readable_up(spent),
             readable(share),
             readable(epsilon),
         ));
