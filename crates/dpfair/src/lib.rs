@@ -48,6 +48,7 @@ pub mod estimator;
 pub mod estimators;
 pub mod fair_regression;
 pub mod fdp_fair;
+pub(crate) mod finite;
 pub mod held_out_check;
 pub mod lpct;
 pub mod model;

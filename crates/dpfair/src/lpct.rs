@@ -497,9 +497,17 @@ pub fn fit(
     lpct_model(cfg, depth, tree, &sums, lambda)
 }
 
-fn check_lambda(lambda: f64) -> Result<()> {
-    if lambda.is_nan() || lambda < 0.0 {
-        return Err(invalid("lambda", format!("must be ≥ 0, got {lambda}")));
+/// The largest public weight λ accepted: past it the public counts swamp any report and the
+/// estimates overflow (issue #41).
+pub const MAX_LAMBDA: f64 = 1e12;
+
+/// λ is finite, ≥ 0 and at most [`MAX_LAMBDA`].
+pub(crate) fn check_lambda(lambda: f64) -> Result<()> {
+    if !(lambda.is_finite() && (0.0..=MAX_LAMBDA).contains(&lambda)) {
+        return Err(invalid(
+            "lambda",
+            format!("must be a finite number in [0, {MAX_LAMBDA:e}], got {lambda}"),
+        ));
     }
     Ok(())
 }

@@ -244,8 +244,36 @@ impl ModelFile {
             check: None,
             digest: String::new(),
         };
+        file.check_finite()?;
         file.digest = file.body_digest()?;
         Ok(file)
+    }
+
+    /// Refuses a model holding a non-finite number (NaN, ±∞): JSON would write it as `null`,
+    /// which neither `predict` nor `ledger` reads back. The message names the method, the
+    /// number's place and the option that most likely drove the fit there (an extreme learning
+    /// rate, penalty or budget), so no unreadable file replaces a good one.
+    pub fn check_finite(&self) -> Result<()> {
+        let Some(at) = crate::finite::first_non_finite(&self.model) else {
+            return Ok(());
+        };
+        let cause = match self.method.as_str() {
+            "dp-logistic" | "decoupled" | "dp-fermi" => "--learning-rate (or --clip) too large",
+            "cdp-fair" | "fdp-fair" => "--c-omega (or --bandwidth) extreme",
+            "lpct" | "lpct-prune" => {
+                "--lambda extreme, or an ε of the partition or a site \
+                 too small"
+            }
+            "dp2dp" => "--learning-rate or --rho extreme",
+            _ => "an option at an extreme value",
+        };
+        Err(ModelError::Method {
+            method: self.method.clone(),
+            reason: format!(
+                "the fitted model holds a non-finite number (model{at}), which a model file \
+                 cannot store; most likely {cause}. Nothing was written"
+            ),
+        })
     }
 
     /// The file with the fit's held-out check outcome (and a fresh digest).
@@ -288,6 +316,7 @@ impl ModelFile {
     /// unverified ([`ModelFile::is_verified`]) stays unverified (version 1, no digest), so that
     /// saving it again never seals content nobody checked.
     pub fn to_json(&self) -> Result<String> {
+        self.check_finite()?;
         let mut out = self.clone();
         if self.is_verified() {
             out.version = VERSION;
@@ -542,6 +571,40 @@ mod tests {
             FittedModel::ConstantClassifier(m),
         )
         .unwrap()
+    }
+
+    /// A model with a non-finite number is refused before any file is written (JSON would
+    /// store `null`, which nothing reads back), naming the method and the number's place; the
+    /// old file stays (issue #41).
+    #[test]
+    fn a_non_finite_model_is_never_written() {
+        let bad = FittedModel::ConstantClassifier(ConstantClassifier {
+            probabilities: vec![0.5, f64::NAN],
+            randomized: false,
+        });
+        let e = ModelFile::new(
+            schema(),
+            Ledger::new(Budget::pure(1.0).unwrap()),
+            &serde_json::json!({}),
+            bad.clone(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("constant-classifier") && e.contains("model.probabilities[1]"),
+            "{e}"
+        );
+        let dir =
+            std::env::temp_dir().join(format!("dpfair-model-nonfinite-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.json");
+        file(false).save(&path).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let mut f = file(false);
+        f.model = bad;
+        assert!(f.save(&path).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert!(ModelFile::load(&path).is_ok());
     }
 
     #[test]

@@ -46,6 +46,20 @@ use dpfair_privacy::{Ledger, Noise, Relation};
 /// [`Scaling::Auto`], which raises it on small data ([`auto_bounds_share`]).
 pub const DEFAULT_BOUNDS_SHARE: f64 = 0.05;
 
+/// The share of ε for private feature bounds is a finite number in (0, 1): checked wherever it
+/// is given, even when no bounds are estimated (`--unscaled`), so that a bad value is refused
+/// rather than ignored (issue #41).
+pub fn check_bounds_share(share: f64) -> Result<()> {
+    if share.is_finite() && share > 0.0 && share < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "bounds_share",
+            format!("must be a finite number in (0, 1) (a share of ε), got {share}"),
+        ))
+    }
+}
+
 /// The largest share [`auto_bounds_share`] raises the bounds' share to.
 pub const MAX_AUTO_BOUNDS_SHARE: f64 = 0.25;
 
@@ -219,12 +233,8 @@ impl Scaling {
     /// Check the share before any data is read.
     pub fn check(&self) -> Result<()> {
         let share = self.share();
-        let estimates = !matches!(self, Scaling::None | Scaling::Public(_));
-        if estimates && !(share > 0.0 && share < 1.0) {
-            return Err(Error::invalid(
-                "bounds_share",
-                format!("must be in (0, 1), got {share}"),
-            ));
+        if !matches!(self, Scaling::None | Scaling::Public(_)) {
+            check_bounds_share(share)?;
         }
         Ok(())
     }
@@ -387,14 +397,7 @@ pub(crate) fn fit_checked<E: Estimator>(
         let (model, config, outcome) = match &check {
             Some(c) => {
                 let (model, config, outcome) = crate::held_out_check::fit_and_check(
-                    c,
-                    estimator,
-                    loaded,
-                    scaling,
-                    epsilon,
-                    ledger,
-                    noise,
-                    fit_step,
+                    c, estimator, loaded, scaling, epsilon, ledger, noise, fit_step,
                 )?;
                 (model, config, Some(outcome))
             }

@@ -2,7 +2,7 @@
 //! Algorithm 2; [`crate::decoupled`]): a DP-SGD base model, then private group rates and a
 //! fairness post-processing that flips decisions per group.
 
-use super::{check_epsilon, setters};
+use super::{Lo, MAX_LEARNING_RATE, check_epsilon, check_in, setters};
 use crate::decoupled::{
     Config, FlipRule, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts,
 };
@@ -89,6 +89,41 @@ impl Params for DecoupledParams {
                 format!("must be in [0, {MAX_DELTA}], got {}", self.config.delta),
             ));
         }
+        let c = &self.config;
+        if let Some(lr) = c.training.learning_rate {
+            check_in(
+                "learning_rate",
+                lr,
+                Lo::Above(0.0),
+                MAX_LEARNING_RATE,
+                false,
+                "a step size",
+            )?;
+        }
+        check_in(
+            "rate_share",
+            c.rate_share,
+            Lo::Above(0.0),
+            1.0,
+            true,
+            "a share of ε",
+        )?;
+        check_in(
+            "post_fraction",
+            c.post_fraction,
+            Lo::Above(0.0),
+            1.0,
+            true,
+            "a share of the rows",
+        )?;
+        check_in(
+            "rate_epsilon",
+            c.paper_rate_epsilon,
+            Lo::Above(0.0),
+            super::MAX_EPSILON,
+            false,
+            "ε₀ = ε₁ of each group's rate",
+        )?;
         self.config.budget_split()?;
         self.check.check()?;
         let mut config = self.config;

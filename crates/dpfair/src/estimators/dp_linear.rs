@@ -115,6 +115,14 @@ impl Params for DpLinearParams {
             range: None,
         }
         .check()?;
+        super::check_in(
+            "target_share",
+            self.share,
+            super::Lo::Above(0.0),
+            1.0,
+            true,
+            "a share of ε",
+        )?;
         match (self.config.target_range, self.coarse) {
             (Some(_), None) => {
                 self.config.validate()?;

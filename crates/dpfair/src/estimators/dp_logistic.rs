@@ -2,7 +2,7 @@
 //! privacy-only reference (DP-SGD with Opacus semantics, or Gaussian output perturbation of
 //! L2-regularised logistic regression; crate `dpfair-learn`).
 
-use super::{check_delta, check_epsilon, setters};
+use super::{Lo, MAX_LEARNING_RATE, check_delta, check_epsilon, check_in, setters};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::held_out_check::HeldOutCheck;
@@ -156,6 +156,40 @@ impl Params for DpLogisticParams {
         check_epsilon(self.sgd.epsilon, false)?;
         self.check.check()?;
         check_delta(self.sgd.delta)?;
+        // Every numeric option, whichever mechanism reads it: a bad value is refused, never
+        // ignored (issue #41).
+        check_in(
+            "learning_rate",
+            self.sgd.learning_rate,
+            Lo::Above(0.0),
+            MAX_LEARNING_RATE,
+            false,
+            "a step size",
+        )?;
+        check_in(
+            "clip",
+            self.sgd.clip,
+            Lo::Above(0.0),
+            1e6,
+            false,
+            "an ℓ2 norm",
+        )?;
+        check_in(
+            "l2",
+            self.perturbation.l2,
+            Lo::Above(0.0),
+            1e6,
+            false,
+            "a penalty per row",
+        )?;
+        check_in(
+            "feature_bound",
+            self.perturbation.feature_bound,
+            Lo::Above(0.0),
+            1e6,
+            false,
+            "an ℓ2 norm",
+        )?;
         match self.mechanism {
             LogisticMechanism::DpSgd => {
                 if self.sgd.epochs == 0 || self.sgd.epochs > MAX_EPOCHS {

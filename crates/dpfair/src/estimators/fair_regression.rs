@@ -77,6 +77,7 @@ impl Params for FairRegressionParams {
 
     fn check(self) -> Result<FairRegression> {
         check_level("alpha", self.config.alpha)?;
+        super::check_epsilon(self.config.epsilon, true)?;
         self.config.validate()?;
         let check = crate::held_out_check::HeldOutCheck {
             fraction: self

@@ -117,6 +117,14 @@ impl Params for FdpFairParams {
     fn check(self) -> Result<FdpFair> {
         check_epsilon(self.config.epsilon, false)?;
         check_level("alpha", self.config.search.alpha)?;
+        super::check_in(
+            "c_omega",
+            self.config.search.c_omega,
+            super::Lo::AtLeast(0.0),
+            1e3,
+            false,
+            "the constant of the margin ω",
+        )?;
         super::cdp_fair::check_eta_model(self.config.eta_model, self.config.accounting)?;
         if let Some(delta) = self.config.delta {
             check_delta(delta)?;

@@ -90,13 +90,8 @@ impl Params for LpctParams {
                 ),
             ));
         }
-        if let Some(l) = self.config.lambda
-            && !(l.is_finite() && l >= 0.0)
-        {
-            return Err(Error::invalid(
-                "lambda",
-                format!("must be finite and ≥ 0, got {l}"),
-            ));
+        if let Some(l) = self.config.lambda {
+            crate::lpct::check_lambda(l)?;
         }
         crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
