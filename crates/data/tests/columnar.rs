@@ -334,3 +334,122 @@ fn pandas_index_columns_are_left_out_by_name() {
     assert_eq!(l.dataset.feature_names, ["x"]);
     assert_eq!(l.report.skipped_ids, ["__index_level_0__"]);
 }
+
+/// Issue #41 part 8: pandas/pyarrow's default Feather (lz4) and zstd-compressed Arrow IPC files
+/// load as the uncompressed file does (the `arrow` crate's `ipc_compression` feature).
+#[test]
+fn compressed_arrow_ipc_files_load() {
+    use arrow::ipc::CompressionType;
+    use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let b = batch(&rows(300), true);
+    let plain = dir.path().join("plain.feather");
+    write_ipc(&plain, &b);
+    let want = load(&plain, &options()).unwrap();
+    for (name, codec) in [
+        ("lz4.feather", CompressionType::LZ4_FRAME),
+        ("zstd.arrow", CompressionType::ZSTD),
+    ] {
+        let path = dir.path().join(name);
+        let opts = IpcWriteOptions::default()
+            .try_with_compression(Some(codec))
+            .unwrap();
+        let file = std::fs::File::create(&path).unwrap();
+        let mut w = FileWriter::try_new_with_options(file, &b.schema(), opts).unwrap();
+        w.write(&b).unwrap();
+        w.finish().unwrap();
+        let got = load(&path, &options()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got.dataset, want.dataset, "{name}");
+        assert_eq!(got.schema, want.schema, "{name}");
+    }
+}
+
+/// A nested column (struct, list) that a load does not use is ignored (left out of the default
+/// features, never decoded); one named as a feature is refused naming it. Missing values in an
+/// unused column refuse nothing; a refusal of a used one names its column.
+#[test]
+fn unused_nested_columns_and_their_missing_values_are_ignored() {
+    use arrow::array::{ListArray, StructArray};
+    use arrow::datatypes::{DataType, Field};
+    let dir = tempfile::tempdir().unwrap();
+    let n = 6;
+    let x: ArrayRef = Arc::new(Float64Array::from_iter_values((0..n).map(|i| i as f64)));
+    let y: ArrayRef = Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i % 2)));
+    let list: ArrayRef = Arc::new(ListArray::from_iter_primitive::<
+        arrow::datatypes::Int32Type,
+        _,
+        _,
+    >((0..n as i32).map(|i| Some(vec![Some(i), None]))));
+    let inner: ArrayRef = Arc::new(Float64Array::from(vec![
+        Some(1.0),
+        None,
+        None,
+        Some(2.0),
+        None,
+        None,
+    ]));
+    let st: ArrayRef = Arc::new(StructArray::from(vec![(
+        Arc::new(Field::new("v", DataType::Float64, true)),
+        inner,
+    )]));
+    let gaps: ArrayRef = Arc::new(Float64Array::from(vec![
+        None,
+        Some(1.0),
+        None,
+        None,
+        None,
+        None,
+    ]));
+    let b = RecordBatch::try_from_iter([
+        ("x", x),
+        ("tags", list),
+        ("meta", st),
+        ("notes", gaps),
+        ("y", y),
+    ])
+    .unwrap();
+    let pq = dir.path().join("nested.parquet");
+    write_parquet(&pq, &b, Compression::SNAPPY, 1 << 20);
+    let ipc = dir.path().join("nested.arrow");
+    write_ipc(&ipc, &b);
+    let refuse = LoadOptions {
+        missing: MissingPolicy::Refuse,
+        features: Some(vec!["x".into()]),
+        ..y_only()
+    };
+    for path in [&pq, &ipc] {
+        // Default features: the nested columns are left out; `notes` is used and filled.
+        let got = load(path, &y_only()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            got.dataset.feature_names,
+            vec!["x", "notes"],
+            "{}",
+            path.display()
+        );
+        // Only x used: nothing is missing, nothing refused.
+        let got = load(path, &refuse).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(got.dataset.n_rows(), n);
+        // `notes` used under --no-missing: refused naming it, never its values.
+        let e = load(
+            path,
+            &LoadOptions {
+                features: Some(vec!["x".into(), "notes".into()]),
+                ..refuse.clone()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("column `notes`"), "{e}");
+        // A nested column named as a feature: refused naming it.
+        let e = load(
+            path,
+            &LoadOptions {
+                features: Some(vec!["x".into(), "tags".into()]),
+                ..y_only()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`tags` is nested"), "{e}");
+    }
+}

@@ -82,7 +82,7 @@ pub(crate) struct ColumnarFile {
 
 impl ColumnarFile {
     /// Read the file's schema (not its rows). Errors: unreadable file, not a file of this
-    /// format, nested or duplicate columns.
+    /// format, duplicate columns. A nested column is refused only when a load uses it.
     pub(crate) fn open(path: &Path, format: FileFormat) -> Result<ColumnarFile> {
         let schema = match format {
             FileFormat::Parquet => parquet_builder(path)?.schema().clone(),
@@ -97,13 +97,6 @@ impl ColumnarFile {
         let mut columns: Vec<String> = Vec::with_capacity(schema.fields().len());
         let mut types = Vec::with_capacity(schema.fields().len());
         for field in schema.fields() {
-            if field.data_type().is_nested() {
-                return Err(bad(format!(
-                    "column `{}` is nested ({}); dpfair reads flat columns only",
-                    clip(field.name()),
-                    field.data_type()
-                )));
-            }
             if columns.contains(field.name()) {
                 return Err(bad(format!(
                     "the file names column `{}` twice",
@@ -113,6 +106,7 @@ impl ColumnarFile {
             columns.push(field.name().clone());
             types.push(field.data_type().clone());
         }
+        let nested = types.iter().map(DataType::is_nested).collect();
         Ok(ColumnarFile {
             info: FileInfo {
                 path: path.to_path_buf(),
@@ -120,6 +114,7 @@ impl ColumnarFile {
                 delimiter: b',',
                 has_header: true,
                 unnamed_index: false,
+                nested,
             },
             format,
             types,
@@ -214,6 +209,14 @@ impl ColumnarFile {
     /// Decode column `col` of a batch: numbers as f64, everything else as text.
     fn decode(&self, col: usize, array: &ArrayRef) -> Result<Column> {
         let name = &self.info.columns[col];
+        if array.data_type().is_nested() {
+            return Err(self.error(format!(
+                "column `{}` is nested ({}); dpfair reads flat columns only (leave it out of \
+                 --features, or flatten it)",
+                clip(name),
+                array.data_type()
+            )));
+        }
         let cast_to = |t: &DataType| {
             cast(array, t).map_err(|e| {
                 self.error(format!(

@@ -21,6 +21,7 @@ impl<'t> CsvSource<'t> {
                 delimiter: table.delimiter,
                 has_header: table.has_header,
                 unnamed_index: table.unnamed_index,
+                nested: vec![false; table.columns.len()],
             },
         }
     }

@@ -360,6 +360,9 @@ pub(crate) struct FileInfo {
     pub(crate) delimiter: u8,
     pub(crate) has_header: bool,
     pub(crate) unnamed_index: bool,
+    /// Nested columns (struct, list, map) of a columnar file: left out of the default features
+    /// and refused only when a load uses one (docs/data.md).
+    pub(crate) nested: Vec<bool>,
 }
 
 /// The pass over the rows, chunk by chunk (module doc). With `keep` off, only the coders and

@@ -325,6 +325,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
         None => (0..file.columns.len())
             .filter(|&i| Some(i) != target && Some(i) != sensitive)
             .filter(|&i| !(i == 0 && file.unnamed_index))
+            .filter(|&i| !file.nested[i])
             .filter(|&i| {
                 let id = is_id_like(&file.columns[i]);
                 if id && !options.drop.contains(&file.columns[i]) {
