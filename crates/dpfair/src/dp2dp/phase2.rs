@@ -109,6 +109,10 @@ pub fn release_with_counts(
     let steps = cfg.iterations as u64;
     let q = (cfg.batch as f64 / n as f64).min(1.0);
     let paper = cfg.accounting == Accounting::Paper;
+    // A batch sums at most the pool (Poisson) or the batch size (the paper's draws with
+    // replacement): the floating-point allowance's public bound on the terms
+    // (docs/privacy.md, "Floating point").
+    let max_terms = n.max(cfg.batch) as u64;
     let sigma_pi = cfg.sigma_pi_for(n);
     let sampling = if paper {
         Sampling::Stratified
@@ -155,7 +159,8 @@ pub fn release_with_counts(
             bound,
             steps,
             Accountant::Rdp,
-        )?)
+        )?
+        .with_float_sum_allowance(max_terms)?)
     } else {
         let g = Gaussian::from_sigma(1.0 / n as f64, sigma_pi)?;
         let pi_rho = match g.cost(1)? {
@@ -180,7 +185,8 @@ pub fn release_with_counts(
                 bound,
                 steps,
                 Accountant::Rdp,
-            )
+            )?
+            .with_float_sum_allowance(max_terms)
         };
         for _ in 0..500 {
             match start(&mut ledger.clone(), z) {
