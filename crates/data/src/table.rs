@@ -160,13 +160,15 @@ impl Table {
         let width = first.len();
         let columns: Vec<String> = if has_header {
             let mut names: Vec<String> = Vec::with_capacity(width);
+            // A set, not `names.contains`: a header of 10⁶ columns was quadratic (issue #41).
+            let mut seen = std::collections::HashSet::with_capacity(width);
             for (i, f) in first.iter().enumerate() {
                 let name = if f.is_empty() {
                     i.to_string()
                 } else {
                     f.to_string()
                 };
-                if names.contains(&name) {
+                if !seen.insert(name.clone()) {
                     return Err(DataError::Csv {
                         path,
                         reason: format!("the header names column `{}` twice", clip(&name)),

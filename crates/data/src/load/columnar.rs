@@ -96,8 +96,9 @@ impl ColumnarFile {
         };
         let mut columns: Vec<String> = Vec::with_capacity(schema.fields().len());
         let mut types = Vec::with_capacity(schema.fields().len());
+        let mut seen = std::collections::HashSet::with_capacity(schema.fields().len());
         for field in schema.fields() {
-            if columns.contains(field.name()) {
+            if !seen.insert(field.name().as_str()) {
                 return Err(bad(format!(
                     "the file names column `{}` twice",
                     clip(field.name())
