@@ -79,9 +79,19 @@ def load(path: Any) -> DPFairEstimator:
     The estimator's hyper-parameters are left at their defaults (the file's configuration is in
     `model_.config_json()`); `classes_` holds the class labels as text, as the file stores them.
     """
+    import warnings
+
     from dpfair import _native
 
-    return _fitted_estimator(_native.Model.load(str(path)), str(path))
+    model = _native.Model.load(str(path))
+    if not model.verified:
+        warnings.warn(
+            f"{path}: a version-1 model file without a digest: its integrity and its ledger "
+            "cannot be checked (unverified)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _fitted_estimator(model, str(path))
 
 
 def _fitted_estimator(model: Any, origin: str) -> DPFairEstimator:

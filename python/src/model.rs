@@ -109,6 +109,13 @@ impl PyModel {
     }
 
     /// The method's name, as in `dpfair fit METHOD`.
+    /// Whether the file carried a digest that matched its content when read: false for a
+    /// version-1 file (written before digests), whose ledger nothing can check.
+    #[getter]
+    fn verified(&self) -> bool {
+        self.file.is_verified()
+    }
+
     #[getter]
     fn method(&self) -> &str {
         &self.file.method

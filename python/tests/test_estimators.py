@@ -282,3 +282,24 @@ def test_fair_regression_on_scores_spends_nothing_on_feature_bounds():
     assert not any(label.startswith("feature bounds") for label in labels), labels
     out = reg.predict(scores.reshape(-1, 1), sensitive_features=g)
     assert out.min() >= 0 and out.max() <= 1.3
+
+
+def test_a_version_1_model_file_loads_with_an_unverified_warning(tmp_path):
+    """A file written before digests reads, but `load` says it is unverified; the one-character
+    downgrade of a file that carries a digest is refused (docs/privacy.md, "Model files")."""
+    import json
+
+    rng = np.random.default_rng(6)
+    g = rng.choice(["a", "b"], size=200)
+    scores = rng.uniform(size=200)
+    reg = dpfair.PrivateFairRegressor(score_range=(0, 1), bins=4)
+    reg.fit(scores.reshape(-1, 1), scores, sensitive_features=g)
+    text = json.loads(reg.model_.to_json())
+    downgraded = dict(text, version=1)
+    (tmp_path / "down.json").write_text(json.dumps(downgraded))
+    with pytest.raises(ValueError, match="edited `version`"):
+        dpfair.load(tmp_path / "down.json")
+    old = {k: v for k, v in downgraded.items() if k != "digest"}
+    (tmp_path / "v1.json").write_text(json.dumps(old))
+    with pytest.warns(UserWarning, match="unverified"):
+        dpfair.load(tmp_path / "v1.json")

@@ -348,7 +348,16 @@ fn edited_model_files_are_refused() {
     smaller["ledger"]["budget"]["epsilon"] = 0.5.into();
     let mut renamed = original.clone();
     renamed["method"] = "dp2dp".into();
-    for (name, v) in [("smaller.json", smaller), ("renamed.json", renamed)] {
+    // The one-character downgrade: `"version": 2` to 1 with the stale digest kept used to skip
+    // the check, and an edited ledger then printed as certified.
+    let mut downgraded = original.clone();
+    downgraded["version"] = 1.into();
+    downgraded["ledger"]["budget"]["epsilon"] = 0.001.into();
+    for (name, v) in [
+        ("smaller.json", smaller),
+        ("renamed.json", renamed),
+        ("downgraded.json", downgraded),
+    ] {
         let p = write(&dir, name, &serde_json::to_string_pretty(&v).unwrap());
         let err = bad(&dpfair(&["ledger", arg(&p)]));
         assert!(err.contains("changed after dpfair wrote it"), "{err}");
@@ -363,6 +372,22 @@ fn edited_model_files_are_refused() {
             arg(&pred),
         ]));
     }
+    // A real version-1 file (no digest) still reads, shown as unverified, never certified.
+    let mut old = original.clone();
+    old["version"] = 1.into();
+    old.as_object_mut().unwrap().remove("digest");
+    let p = write(&dir, "v1.json", &serde_json::to_string_pretty(&old).unwrap());
+    let report = ok(&dpfair(&["ledger", arg(&p)]));
+    assert!(report.contains("guarantee: UNVERIFIED"), "{report}");
+    assert!(!report.contains("guarantee: certified"), "{report}");
+    // A bare ledger carries no digest either.
+    let bare = write(
+        &dir,
+        "bare.json",
+        &serde_json::to_string_pretty(&original["ledger"]).unwrap(),
+    );
+    let report = ok(&dpfair(&["ledger", arg(&bare)]));
+    assert!(report.contains("guarantee: UNVERIFIED"), "{report}");
 }
 
 #[test]

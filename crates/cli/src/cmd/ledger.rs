@@ -36,13 +36,15 @@ pub fn run(args: Args) -> CliResult {
     if value.get("format").and_then(|f| f.as_str()) == Some(FORMAT) {
         let model = ModelFile::from_json(&text, &path)?;
         println!("model: {} ({})", model.method, model.created_by);
-        if !model.is_verified() {
+        print!("{}", model.ledger.summary());
+        if model.is_verified() {
+            println!("{}", model.ledger.guarantee());
+        } else {
             println!(
-                "integrity: not verified (a version-1 file, written before model files carried a digest)"
+                "guarantee: UNVERIFIED (a version-1 file, written before model files carried a \
+                 digest: nothing checks that this ledger is the one the fit wrote)"
             );
         }
-        print!("{}", model.ledger.summary());
-        println!("{}", model.ledger.guarantee());
         print!("{}", public_information(&model.schema));
         return Ok(());
     }
@@ -53,7 +55,10 @@ pub fn run(args: Args) -> CliResult {
         ))
     })?;
     print!("{}", ledger.summary());
-    println!("{}", ledger.guarantee());
+    println!(
+        "guarantee: UNVERIFIED (a ledger outside a model file carries no digest: nothing checks \
+         that it is the one a fit wrote)"
+    );
     Ok(())
 }
 
