@@ -423,3 +423,87 @@ fn fuzz_model_files_never_panic_when_read_or_used() {
     );
     assert!(loaded > 0, "no edited model file was ever read");
 }
+
+/// Version and digest edits (issue: one character, `"version": 2` → `1` with the stale digest
+/// kept, skipped the integrity check): a file is read verified only when its version, digest
+/// and content are as written; read unverified only as a version-1 file without a digest; every
+/// other combination is refused.
+#[test]
+fn fuzz_model_file_versions_and_digests_cannot_be_downgraded() {
+    let dir = scratch("fuzz", "versions");
+    let data = small_csv(&dir);
+    let out = dir.join("m.json");
+    ok(&common::dpfair(&[
+        "fit",
+        "dp-logistic",
+        "--data",
+        arg(&data),
+        "--target",
+        "y",
+        "--bounds",
+        "x1:0:1,x2:0:1",
+        "--epochs",
+        "1",
+        "--epsilon",
+        "2",
+        "--out",
+        arg(&out),
+    ]));
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let counts = std::cell::Cell::new((0u32, 0u32, 0u32));
+    let count = |k: usize| {
+        let mut c = counts.get();
+        match k {
+            0 => c.0 += 1,
+            1 => c.1 += 1,
+            _ => c.2 += 1,
+        }
+        counts.set(c);
+    };
+    runner(500)
+        .run(
+            &(0u64..5, 0usize..3, 0usize..3, any::<u64>()),
+            |(version, digest, edit, seed)| {
+                let mut v = original.clone();
+                v["version"] = [0u64, 1, 2, 3, 99][version as usize].into();
+                match digest {
+                    0 => {}
+                    1 => {
+                        v.as_object_mut().unwrap().remove("digest");
+                    }
+                    _ => v["digest"] = format!("sha256:{seed:064x}").into(),
+                }
+                match edit {
+                    0 => {}
+                    1 => v["ledger"]["budget"]["epsilon"] = (1e-3 * (seed % 7 + 1) as f64).into(),
+                    _ => mutate_json(&mut v, seed, 1),
+                }
+                let text = v.to_string();
+                match ModelFile::from_json(&text, "edited.json") {
+                    Err(_) => count(2),
+                    Ok(file) if file.is_verified() => {
+                        count(0);
+                        // Verified: the body is the one dpfair wrote.
+                        prop_assert_eq!(version, 2);
+                        prop_assert_eq!(file.digest.as_str(), original["digest"].as_str().unwrap());
+                        prop_assert_eq!(file.body_digest().unwrap(), file.digest.clone());
+                    }
+                    Ok(_) => {
+                        count(1);
+                        // Unverified: only a version-1 claim without a digest.
+                        prop_assert_eq!(version, 1);
+                        prop_assert_eq!(digest, 1);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    let (verified, unverified, refused) = counts.get();
+    eprintln!("versions: {verified} verified, {unverified} unverified, {refused} refused");
+    assert!(
+        verified > 0 && unverified > 0 && refused > 0,
+        "the cases reach every outcome"
+    );
+}

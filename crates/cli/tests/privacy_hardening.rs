@@ -376,7 +376,11 @@ fn edited_model_files_are_refused() {
     let mut old = original.clone();
     old["version"] = 1.into();
     old.as_object_mut().unwrap().remove("digest");
-    let p = write(&dir, "v1.json", &serde_json::to_string_pretty(&old).unwrap());
+    let p = write(
+        &dir,
+        "v1.json",
+        &serde_json::to_string_pretty(&old).unwrap(),
+    );
     let report = ok(&dpfair(&["ledger", arg(&p)]));
     assert!(report.contains("guarantee: UNVERIFIED"), "{report}");
     assert!(!report.contains("guarantee: certified"), "{report}");
