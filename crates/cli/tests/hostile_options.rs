@@ -45,6 +45,16 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("dp-linear", "--target-share", "NaN", "--target-share"),
     ("dp-linear", "--target-share", "2", "--target-share"),
     ("dp-linear", "--epsilon", "1e308", "--epsilon"),
+    ("dp-linear", "--ridge", "1e308", "--ridge"),
+    ("decoupled", "--alpha", "1e308", "--alpha"),
+    ("fair-regression", "--alpha", "1e308", "--alpha"),
+    ("fair-regression", "--epsilon", "1e308", "--epsilon"),
+    ("dp2dp", "--l2", "NaN", "--l2"),
+    ("dp2dp", "--l2", "-1", "--l2"),
+    ("dp2dp", "--beta", "1e308", "--beta"),
+    ("dp2dp", "--margin-z", "1e308", "--margin-z"),
+    ("dp2dp", "--c-lambda", "1e308", "--c-lambda"),
+    ("dp2dp", "--rho", "1e308", "--rho"),
 ];
 
 /// The flags each method needs besides the hostile one.
@@ -77,6 +87,26 @@ fn base(method: &str, data: &str, out: &str) -> Vec<String> {
             "--bounds",
             "x2:0:1",
             "--target-range",
+            "0,1",
+            "--epsilon",
+            "1",
+        ]),
+        "dp2dp" => a.extend([
+            "--target",
+            "y",
+            "--sensitive",
+            "a",
+            "--epsilon",
+            "1",
+            "--bounds",
+            "x1:0:1,x2:0:1",
+        ]),
+        "fair-regression" => a.extend([
+            "--scores",
+            "x1",
+            "--sensitive",
+            "a",
+            "--range",
             "0,1",
             "--epsilon",
             "1",
@@ -126,9 +156,9 @@ fn every_hostile_numeric_option_is_refused_naming_it() {
     }
 }
 
-/// `--epsilon inf` means the same for dp-linear and fair-regression as for every method with a
-/// non-private reference: the fit runs, and says NOT PRIVATE; a finite ε above 1e4 is refused
-/// pointing at `inf`.
+/// `--epsilon inf` means the same for dp-linear, fair-regression and dp2dp as for every method
+/// with a non-private reference: the fit runs, and says NOT PRIVATE; a finite ε above 1e4 is
+/// refused pointing at `inf`.
 #[test]
 fn epsilon_inf_is_the_named_non_private_reference() {
     let dir = scratch("hostile", "inf");
@@ -164,6 +194,26 @@ fn epsilon_inf_is_the_named_non_private_reference() {
     assert!(stderr(&o).contains("NOT private"), "{}", stderr(&o));
     let e = bad(&fr("1e300"));
     assert!(e.contains("--epsilon") && e.contains("inf"), "{e}");
+    // DP2DP too (the library, and so Python's DP2DPClassifier, always took ε = inf; the CLI
+    // refused it).
+    let o = dpfair(&[
+        "fit",
+        "dp2dp",
+        "--data",
+        arg(&d),
+        "--target",
+        "y",
+        "--sensitive",
+        "a",
+        "--bounds",
+        "x1:0:1,x2:0:1",
+        "--epsilon",
+        "inf",
+        "--out",
+        arg(&m),
+    ]);
+    ok(&o);
+    assert!(stderr(&o).contains("NOT private"), "{}", stderr(&o));
 }
 
 /// `ldp fit --lambda inf` (and NaN, negative, absurd) is refused naming the option, and the

@@ -90,6 +90,7 @@ impl Params for DecoupledParams {
             ));
         }
         let c = &self.config;
+        super::check_level("alpha", c.parity_level)?;
         if let Some(lr) = c.training.learning_rate {
             check_in(
                 "learning_rate",

@@ -2,7 +2,8 @@
 //! (Say, Denis, Pinot; [`crate::dp2dp`]): a private probability model (phase 1) on part of the
 //! rows, then a private dual ascent (phase 2) on the rest.
 
-use super::{check_epsilon, check_level, setters};
+use super::{Lo, MAX_LEARNING_RATE, check_epsilon, check_in, check_level, setters};
+use crate::dp2dp::Phase1;
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
@@ -71,12 +72,52 @@ impl Dp2dpParams {
     }
 }
 
+/// Phase 1's output-perturbation penalty Λ: finite, > 0, at most 10⁶ (per row). Front ends
+/// whose DP-SGD phase 1 does not read it check it all the same (`dpfair fit dp2dp --l2`), so a
+/// bad value is refused rather than ignored.
+pub fn check_l2(l2: f64) -> Result<()> {
+    check_in("l2", l2, Lo::Above(0.0), 1e6, false, "a penalty per row")
+}
+
 impl Params for Dp2dpParams {
     type Checked = Dp2dp;
 
     fn check(self) -> Result<Dp2dp> {
         check_level("rho", self.config.rho)?;
         check_epsilon(self.config.epsilon, true)?;
+        // Upper bounds the method's own validation lacks (issue #41: 1e308 ran and wrote a
+        // model).
+        let c = &self.config;
+        check_in(
+            "margin_z",
+            c.margin_z,
+            Lo::AtLeast(0.0),
+            1e3,
+            false,
+            "standard deviations",
+        )?;
+        check_in(
+            "beta",
+            c.beta,
+            Lo::Above(0.0),
+            MAX_LEARNING_RATE,
+            false,
+            "a step size",
+        )?;
+        check_in(
+            "c_lambda",
+            c.c_lambda,
+            Lo::Above(0.0),
+            1e6,
+            false,
+            "a bound on the multipliers",
+        )?;
+        if let Some(s) = c.sigma_pi {
+            check_in("sigma_pi", s, Lo::Above(0.0), 1e6, false, "a noise scale")?;
+        }
+        if let Phase1::OutputPerturbation { l2, .. } | Phase1::Auto { l2, .. } = c.phase1 {
+            check_l2(l2)?;
+        }
         self.config.validate()?;
         self.check.check()?;
         Ok(Dp2dp {

@@ -115,6 +115,16 @@ impl Params for DpLinearParams {
             range: None,
         }
         .check()?;
+        if let Some(r) = self.config.ridge {
+            super::check_in(
+                "ridge",
+                r,
+                super::Lo::AtLeast(0.0),
+                1e12,
+                false,
+                "a penalty",
+            )?;
+        }
         super::check_in(
             "target_share",
             self.share,

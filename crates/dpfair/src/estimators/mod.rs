@@ -30,7 +30,7 @@ pub(crate) use dp_linear::default_row_bound as dp_linear_row_bound;
 pub(crate) use dp_linear::real_target;
 pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
-pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams};
+pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams, check_l2 as check_dp2dp_l2};
 pub use fair_regression::{FairRegression, FairRegressionParams};
 pub use fdp_fair::{DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams};
 pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};
@@ -164,16 +164,17 @@ pub(crate) fn check_in(
     ))
 }
 
-/// A finite, non-negative fairness level (`alpha`, `rho`).
+/// A fairness level (`alpha`, `rho`): every method's disparity (a difference of rates, a KS
+/// distance) lies in [0, 1], so a level is a finite number there.
 pub(crate) fn check_level(name: &str, value: f64) -> Result<()> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            name,
-            format!("must be finite and ≥ 0, got {value}"),
-        ))
-    }
+    check_in(
+        name,
+        value,
+        Lo::AtLeast(0.0),
+        1.0,
+        false,
+        "a disparity level",
+    )
 }
 
 /// The spend of a fit under `accounting`: strict delivers `(ε, δ)` for replace-one neighbours;
