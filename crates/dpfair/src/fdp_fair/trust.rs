@@ -81,7 +81,7 @@ fn pi_sigma(
 }
 
 /// Round 1, `π̃^s`: `π̃_a = clamp(n_a/n + w_a, PI_FLOOR, 1 − PI_FLOOR)`, `w_a` independent with
-/// standard deviation `σ_π` ([`pi_sigma`]), so `|π̃_a − n_a/n| ≤ |w_a| + PI_FLOOR` (the clamp is a
+/// standard deviation `σ_π` (`pi_sigma` in this file), so `|π̃_a − n_a/n| ≤ |w_a| + PI_FLOOR` (the clamp is a
 /// projection onto an interval within `PI_FLOOR` of `n_a/n`) and, as `n_0 + n_1 = n`,
 /// `|π̃_0 + π̃_1 − 1| ≤ 2kσ_π + 2·PI_FLOOR` (`k` for the two checks `|w_a| ≤ kσ_π`).
 pub fn check_pi(
