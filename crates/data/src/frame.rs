@@ -1151,7 +1151,9 @@ mod tests {
         };
         let e = frame.learn(&narrow).unwrap_err().to_string();
         assert!(
-            e.contains("column `g`, row 1: a value that is not one of the levels declared with groups"),
+            e.contains(
+                "column `g`, row 1: a value that is not one of the levels declared with groups"
+            ),
             "{e}"
         );
     }

@@ -5,12 +5,12 @@
 //! method that certifies add/remove-one neighbours (DP-SGD logistic regression); every other
 //! method is refused by an add/remove session before it reads a row.
 
+use dpfair::data::Dataset;
 use dpfair::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair, example_data};
+use dpfair::learn::PrivateLogistic;
 use dpfair::pipeline::ROW_COUNT_SHARE;
 use dpfair::privacy::Relation;
 use dpfair::{Error, Estimator, Fitted, Params, Session};
-use dpfair::data::Dataset;
-use dpfair::learn::PrivateLogistic;
 
 /// What a fit stores that must not depend on a private n: the configuration and, per ledger
 /// entry, its label, mechanism, relation and cost, and the DP-SGD schedule.
