@@ -271,3 +271,29 @@ fn ldp_fit_refuses_a_non_finite_lambda() {
         assert_eq!(std::fs::read(dir.join("m.json")).unwrap(), good, "{lambda}");
     }
 }
+
+/// The federated server refuses `--c-omega 1e308` (ω = ∞: a model nothing could read) before it
+/// reads a transcript, naming the option.
+#[test]
+fn federated_server_refuses_an_absurd_c_omega() {
+    let dir = scratch("hostile", "c_omega");
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    for value in ["1e308", "inf", "NaN", "-1"] {
+        let e = bad(&dpfair(&[
+            "federated",
+            "aggregate",
+            "round2",
+            &s("t1.json"),
+            "--global",
+            &s("g.json"),
+            "--c-omega",
+            value,
+            "--out",
+            &s("m.json"),
+        ]));
+        assert!(
+            e.contains("--c-omega") && !e.contains("g.json"),
+            "{value}: {e}"
+        );
+    }
+}

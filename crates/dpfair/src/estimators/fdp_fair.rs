@@ -111,20 +111,27 @@ impl FdpFairParams {
     }
 }
 
+/// The bounds of the fairness search's options that its own validation lacks (issue #41:
+/// `--c-omega 1e308` made ω infinite and the model unreadable): α a disparity level, c_ω at most
+/// 10³. Shared by [`FdpFairParams`] and the federated server (`dpfair federated aggregate`).
+pub fn check_search(search: &crate::fdp_fair::SearchConfig) -> Result<()> {
+    check_level("alpha", search.alpha)?;
+    super::check_in(
+        "c_omega",
+        search.c_omega,
+        super::Lo::AtLeast(0.0),
+        1e3,
+        false,
+        "the constant of the margin ω",
+    )
+}
+
 impl Params for FdpFairParams {
     type Checked = FdpFair;
 
     fn check(self) -> Result<FdpFair> {
         check_epsilon(self.config.epsilon, false)?;
-        check_level("alpha", self.config.search.alpha)?;
-        super::check_in(
-            "c_omega",
-            self.config.search.c_omega,
-            super::Lo::AtLeast(0.0),
-            1e3,
-            false,
-            "the constant of the margin ω",
-        )?;
+        check_search(&self.config.search)?;
         super::cdp_fair::check_eta_model(self.config.eta_model, self.config.accounting)?;
         if let Some(delta) = self.config.delta {
             check_delta(delta)?;

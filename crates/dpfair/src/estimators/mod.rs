@@ -32,7 +32,9 @@ pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearPara
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
 pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams, check_l2 as check_dp2dp_l2};
 pub use fair_regression::{FairRegression, FairRegressionParams};
-pub use fdp_fair::{DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams};
+pub use fdp_fair::{
+    DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams, check_search as check_fdp_search,
+};
 pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};
 
 use crate::error::{Error, Result};

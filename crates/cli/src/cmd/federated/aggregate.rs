@@ -122,6 +122,7 @@ fn round1(args: Round1Args) -> CliResult {
 
 fn round2(args: Round2Args) -> CliResult {
     check_out(&args.out, &args.transcripts, Some(&args.global))?;
+    dpfair::estimators::check_fdp_search(&args.search.config())?;
     let global: Global = read_json(&args.global, "global file")?;
     let rounds: Vec<Round2> = args
         .transcripts
