@@ -297,3 +297,53 @@ fn federated_server_refuses_an_absurd_c_omega() {
         );
     }
 }
+
+/// A partition at ε = 1e-300 (reports that carry no signal): `ldp fit`'s default λ is not finite,
+/// and the refusal names the partition and its ε instead of writing a model nothing can read.
+#[test]
+fn ldp_fit_at_a_vanishing_epsilon_is_refused_naming_the_partition() {
+    let dir = scratch("hostile", "tiny_eps");
+    let d = data(&dir);
+    let s = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    ok(&dpfair(&[
+        "ldp",
+        "partition",
+        "--public",
+        arg(&d),
+        "--target",
+        "y",
+        "--features",
+        "x1,x2",
+        "--depth",
+        "2",
+        "--epsilon",
+        "1e-300",
+        "--out",
+        &s("tree.json"),
+    ]));
+    ok(&dpfair(&[
+        "ldp",
+        "privatize",
+        "--partition",
+        &s("tree.json"),
+        "--data",
+        arg(&d),
+        "--out",
+        &s("r.arrow"),
+    ]));
+    let e = bad(&dpfair(&[
+        "ldp",
+        "fit",
+        "--partition",
+        &s("tree.json"),
+        "--reports",
+        &s("r.arrow"),
+        "--out",
+        &s("m.json"),
+    ]));
+    assert!(
+        e.contains("tree.json") && e.contains("1e-300") && e.contains("--lambda"),
+        "{e}"
+    );
+    assert!(!dir.join("m.json").exists());
+}

@@ -720,9 +720,23 @@ fn fit(a: FitArgs) -> CliResult {
     };
     match p.protocol {
         Protocol::Lpct => {
-            let lambda = a.lambda.unwrap_or_else(|| {
-                lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon)
-            });
+            let lambda = match a.lambda {
+                Some(l) => l,
+                None => {
+                    let l = lpct::theory_lambda_for(p.mechanism, p.tree.n_leaves(), p.epsilon);
+                    if !(l.is_finite() && l <= lpct::MAX_LAMBDA) {
+                        return Err(CliError::BadInput(format!(
+                            "{}: at the partition's ε = {:e}, Theorem 4's λ is {l:e} (not below \
+                             {:e}): the reports carry no signal; pass --lambda, or partition \
+                             with a larger --epsilon",
+                            a.partition.display(),
+                            p.epsilon,
+                            lpct::MAX_LAMBDA
+                        )));
+                    }
+                    l
+                }
+            };
             let m = lpct::guarded_model_from_sums(p.tree, &sums, lambda, &p.settings, guard)
                 .map_err(lpct_err)?;
             let cfg =
