@@ -238,7 +238,8 @@ fn class_of(line: &str, dir: &Path) -> String {
             '[' | '('
                 if chars
                     .peek()
-                    .is_some_and(|d| d.is_ascii_digit() || *d == '"') =>
+                    // A released interval may start with a sign: `[-4.9, 5]` is a list too.
+                    .is_some_and(|d| d.is_ascii_digit() || matches!(d, '"' | '-')) =>
             {
                 let close = if c == '[' { ']' } else { ')' };
                 for d in chars.by_ref() {
@@ -504,6 +505,10 @@ fn class_masks_values_but_not_words() {
             dir
         ),
         "<dir>/m.json: π̃ = (…), group `…` […] # ?"
+    );
+    assert_eq!(
+        class_of("target clipped to [-4.9, 5]", dir),
+        class_of("target clipped to [0.3, 5]", dir)
     );
     assert_ne!(
         class_of("group `b` has 1 rows in the training split", dir),
