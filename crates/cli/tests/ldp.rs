@@ -689,3 +689,162 @@ fn ldp_fit_counts_each_report_file_once() {
     assert!(e.contains("flipped.arrow"), "{e}");
     eprintln!("{refused} of 24 flips refused");
 }
+
+/// Report folders fuzzed (issue: duplicates counted twice, corrupt files panicking): random
+/// lists and folders of real report files, their symbolic links, byte-identical copies,
+/// bit-flipped copies and files dpfair does not read, each possibly named twice. `ldp fit` never
+/// panics (exit 0 or 2); a byte-identical copy under another name is refused; without copies or
+/// corrupt files the model is the one fitted on the distinct report files, each counted once.
+/// `DPFAIR_FUZZ_SCALE=N` runs N × 60 cases (docs/fuzzing.md).
+#[test]
+#[cfg(unix)]
+fn fuzz_report_folders_count_each_file_once() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let dir = scratch("fuzz-folders");
+    let (public, private) = data(&dir);
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let tree = s(&dir.join("tree.json"));
+    ok(&run(&partition_args(
+        &public,
+        &tree,
+        &["--epsilon", "2", "--depth", "3"],
+    )));
+    // Three distinct report files of the same holders (fresh OS noise each time).
+    let originals: Vec<std::path::PathBuf> = (0..3)
+        .map(|i| {
+            let out = dir.join(format!("r{i}.arrow"));
+            ok(&dpfair(&[
+                "ldp",
+                "privatize",
+                "--partition",
+                &tree,
+                "--data",
+                &private,
+                "--out",
+                &s(&out),
+            ]));
+            out
+        })
+        .collect();
+    let fit = |reports: &[String], out: &Path| {
+        let mut a = vec!["ldp", "fit", "--partition", &tree, "--reports"];
+        a.extend(reports.iter().map(String::as_str));
+        let out = s(out);
+        a.extend(["--lambda", "0", "--guard", "0", "--out", &out]);
+        dpfair(&a)
+    };
+    let eta = |m: &Path| {
+        let file = ModelFile::load(m).unwrap();
+        let FittedModel::Lpct(m) = &file.model else {
+            panic!("not an LPCT model")
+        };
+        m.classifier.leaf_eta().to_vec()
+    };
+    let scale: u32 = std::env::var("DPFAIR_FUZZ_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let case = std::cell::Cell::new(0u32);
+    let outcomes = std::cell::Cell::new([0u32; 2]);
+    let mut runner = TestRunner::new(Config {
+        cases: 60 * scale.max(1),
+        failure_persistence: None,
+        max_shrink_iters: 0,
+        ..Config::default()
+    });
+    // An item: (kind 0 original, 1 symlink, 2 copy, 3 bit-flipped copy, 4 unread file; which
+    // original; the bit to flip), and whether the case passes a folder or the list, plus a
+    // name repeated.
+    let items = proptest::collection::vec((0u8..5, 0usize..3, any::<u64>()), 1..6);
+    runner
+        .run(
+            &(items, any::<bool>(), any::<bool>()),
+            |(items, folder, repeat)| {
+                let n = case.get();
+                case.set(n + 1);
+                let here = dir.join(format!("case{n}"));
+                std::fs::create_dir_all(&here).unwrap();
+                let mut names = Vec::new();
+                // The physical files holding each original's reports: a copy is its own file, every
+                // symbolic link is the original itself.
+                let mut files: Vec<Vec<String>> = vec![Vec::new(); originals.len()];
+                let (mut corrupt, mut named_unread) = (false, false);
+                for (k, &(kind, which, bit)) in items.iter().enumerate() {
+                    let path = here.join(format!("i{k}.arrow"));
+                    let original = &originals[which];
+                    match kind {
+                        0 | 2 => {
+                            std::fs::copy(original, &path).unwrap();
+                            files[which].push(s(&path));
+                        }
+                        1 => {
+                            std::os::unix::fs::symlink(original, &path).unwrap();
+                            files[which].push(s(original));
+                        }
+                        3 => {
+                            let mut bytes = std::fs::read(original).unwrap();
+                            let at = (bit as usize / 8) % bytes.len();
+                            bytes[at] ^= 1 << (bit % 8);
+                            std::fs::write(&path, bytes).unwrap();
+                            corrupt = true;
+                        }
+                        _ => {
+                            let path = here.join(format!("i{k}.bak"));
+                            std::fs::write(&path, b"not a report").unwrap();
+                            if !folder {
+                                // Named on the command line, it is read, and refused.
+                                names.push(s(&path));
+                                named_unread = true;
+                            }
+                            continue;
+                        }
+                    }
+                    names.push(s(&path));
+                }
+                for f in &mut files {
+                    f.sort_unstable();
+                    f.dedup();
+                }
+                let copies = files.iter().any(|f| f.len() > 1);
+                let distinct: Vec<usize> =
+                    (0..files.len()).filter(|&i| !files[i].is_empty()).collect();
+                let reports = if folder { vec![s(&here)] } else { names };
+                let mut args = reports.clone();
+                if repeat {
+                    args.extend(reports);
+                }
+                let out = here.join("m.json");
+                let o = fit(&args, &out);
+                let code = o.status.code();
+                let err = common::stderr(&o);
+                prop_assert!(matches!(code, Some(0) | Some(2)), "exit {code:?}: {err}");
+                if corrupt {
+                    // A flipped bit in the structure is refused naming the file; one in the data
+                    // reads as another report.
+                    if code == Some(2) {
+                        prop_assert!(err.contains("case"), "the file is named: {err}");
+                    }
+                } else if named_unread || copies || distinct.is_empty() {
+                    prop_assert_eq!(code, Some(2), "{:?}: {}", items, err);
+                } else {
+                    prop_assert_eq!(code, Some(0), "{:?}: {}", items, err);
+                    // Each distinct original once.
+                    let want: Vec<String> = distinct.iter().map(|&i| s(&originals[i])).collect();
+                    let reference = here.join("ref.json");
+                    ok(&fit(&want, &reference));
+                    prop_assert_eq!(eta(&out), eta(&reference));
+                }
+                outcomes.set({
+                    let mut c = outcomes.get();
+                    c[usize::from(code == Some(2))] += 1;
+                    c
+                });
+                Ok(())
+            },
+        )
+        .unwrap();
+    let [fitted, refused] = outcomes.get();
+    eprintln!("report folders: {fitted} fitted, {refused} refused");
+    assert!(fitted > 0 && refused > 0, "the cases reach both outcomes");
+}
