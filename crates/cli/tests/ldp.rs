@@ -848,3 +848,21 @@ fn fuzz_report_folders_count_each_file_once() {
     eprintln!("report folders: {fitted} fitted, {refused} refused");
     assert!(fitted > 0 && refused > 0, "the cases reach both outcomes");
 }
+
+/// The shared ε cap applies to the LDP protocol's partition too (issue: absurd ε values ran past
+/// 25 s); the error names the option and nothing is written.
+#[test]
+fn ldp_partition_refuses_an_absurd_epsilon() {
+    let dir = scratch("absurd-epsilon");
+    let (public, _) = data(&dir);
+    let out = dir.join("tree.json").to_string_lossy().into_owned();
+    for eps in ["1e308", "18446744073709551616", "inf", "NaN", "0"] {
+        let err = bad(&run(&partition_args(
+            &public,
+            &out,
+            &["--epsilon", eps, "--depth", "3"],
+        )));
+        assert!(err.contains("epsilon"), "{eps}: {err}");
+        assert!(!dir.join("tree.json").exists());
+    }
+}

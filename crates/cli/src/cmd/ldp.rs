@@ -366,20 +366,12 @@ fn write_partition(
     protocol: Protocol,
     out: &Path,
 ) -> CliResult {
-    if epsilon.is_nan() || epsilon <= 0.0 || epsilon.is_infinite() {
-        return Err(CliError::BadInput(format!(
-            "--epsilon must be finite and > 0, got {epsilon}"
-        )));
-    }
+    // ε is checked by `PartitionFile::new` (the library's shared cap), after the tree is
+    // built from public rows only.
     let tree = lpct::partition(&settings, depth, &loaded.dataset).map_err(lpct_err)?;
     let (x, y) = lpct::binary_xy(&loaded.dataset, "public data").map_err(lpct_err)?;
     let public_counts = tree.leaf_counts(x, y).map_err(lpct_err)?;
-    eprintln!(
-        "wrote {} ({} leaves, depth {}; holders report with the {mechanism} mechanism at ε = {epsilon})",
-        out.display(),
-        tree.n_leaves(),
-        tree.depth()
-    );
+    let (leaves, tree_depth) = (tree.n_leaves(), tree.depth());
     let file = PartitionFile::new(
         loaded.schema.clone(),
         settings,
@@ -390,7 +382,14 @@ fn write_partition(
         public_counts,
     )
     .map_err(lpct_err)?;
-    save_partition(&file, out)
+    save_partition(&file, out)?;
+    // Said once the file is written, never before.
+    eprintln!(
+        "wrote {} ({leaves} leaves, depth {tree_depth}; holders report with the {mechanism} \
+         mechanism at ε = {epsilon})",
+        out.display()
+    );
+    Ok(())
 }
 
 #[derive(clap::Args)]

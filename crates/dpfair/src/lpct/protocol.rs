@@ -58,7 +58,8 @@ pub struct PartitionFile {
 }
 
 impl PartitionFile {
-    /// A partition file for `tree`; refuses an ε that is not finite and positive.
+    /// A partition file for `tree`; refuses an ε that is not finite and positive, or above the
+    /// shared cap [`crate::estimators::MAX_EPSILON`] (no noise in practice; only burns time).
     pub fn new(
         schema: Schema,
         settings: TreeSettings,
@@ -68,10 +69,11 @@ impl PartitionFile {
         tree: Tree,
         public_counts: LeafCounts,
     ) -> Result<Self> {
-        if epsilon.is_nan() || epsilon <= 0.0 || epsilon.is_infinite() {
+        let cap = crate::estimators::MAX_EPSILON;
+        if epsilon.is_nan() || epsilon <= 0.0 || epsilon > cap {
             return Err(super::error::invalid(
                 "epsilon",
-                format!("must be finite and > 0, got {epsilon}"),
+                format!("must be finite, > 0 and at most {cap:e}, got {epsilon:e}"),
             ));
         }
         Ok(PartitionFile {
