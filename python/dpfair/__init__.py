@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpfair import accounting, metrics
-from dpfair._base import DPFairEstimator
+from dpfair._base import ConstantModelWarning, DPFairEstimator, PrivacyWarning
 from dpfair._native import BudgetExceededError
 from dpfair.estimators import (
     CDPFairClassifier,
@@ -42,6 +42,7 @@ from dpfair.session import PrivacySession
 __all__ = [
     "BudgetExceededError",
     "CDPFairClassifier",
+    "ConstantModelWarning",
     "DP2DPClassifier",
     "DPFairEstimator",
     "DPLinearRegression",
@@ -51,6 +52,7 @@ __all__ = [
     "LPCTClassifier",
     "LPCTPruneClassifier",
     "PrivacySession",
+    "PrivacyWarning",
     "PrivateFairRegressor",
     "accounting",
     "load",

@@ -9,6 +9,7 @@ attributes (ending in `_`); `predict` applies the model's stored schema to new i
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +17,14 @@ import numpy as np
 from dpfair import _native
 from dpfair._input import Frame, _label_text, original_labels, to_frame
 from dpfair._ledger import Ledger
+
+
+class PrivacyWarning(UserWarning):
+    """A private fit's result is weak in a way its released values show (dpfair's warnings)."""
+
+
+class ConstantModelWarning(PrivacyWarning):
+    """The held-out check replaced the fitted model by a constant (`constant_` says which)."""
 
 
 class DPFairEstimator:
@@ -170,6 +179,31 @@ class DPFairEstimator:
         if sensitive is not None:
             self.sensitive_feature_name_, groups = sensitive
             self.groups_ = np.array(groups, dtype=object)
+        self._set_constant(model, warn=y is not None)
+
+    def _set_constant(self, model: Any, warn: bool) -> None:
+        """Set `constant_` and warn when the fit ended with a constant.
+
+        `constant_` is what the held-out check replaced the model by (a class of `classes_`, or a
+        regressor's value), else `None`; a fit that ends with a constant warns
+        (`ConstantModelWarning`), as `dpfair fit` says so in one line.
+        """
+        chosen = model.constant
+        if chosen is None:
+            self.constant_ = None
+            return
+        code, value = chosen
+        self.constant_ = value if code is None else self.classes_[code]
+        if warn:
+            warnings.warn(
+                ConstantModelWarning(
+                    f"{type(self).__name__}: the held-out check found the fitted model no "
+                    f"better than always predicting {self.constant_!r}, and the model predicts "
+                    'that constant (docs/privacy.md, "The held-out check"); more rows, a '
+                    "larger epsilon or public bounds may give one that is"
+                ),
+                stacklevel=4,
+            )
 
     @property
     def ledger_(self) -> Ledger:

@@ -109,6 +109,15 @@ impl PyModel {
     }
 
     /// The method's name, as in `dpfair fit METHOD`.
+    /// The held-out check's choice, when it replaced the model by a constant: `(class code,
+    /// None)` for a classifier, `(None, value)` for a regressor; `None` when the model was kept
+    /// or no check ran (a released choice: docs/privacy.md, "The held-out check").
+    #[getter]
+    fn constant(&self) -> Option<(Option<u32>, Option<f64>)> {
+        let check = self.file.check.as_ref()?;
+        (check.constant.is_some() || check.value.is_some()).then_some((check.constant, check.value))
+    }
+
     /// Whether the file carried a digest that matched its content when read: false for a
     /// version-1 file (written before digests), whose ledger nothing can check.
     #[getter]

@@ -303,3 +303,23 @@ def test_a_version_1_model_file_loads_with_an_unverified_warning(tmp_path):
     (tmp_path / "v1.json").write_text(json.dumps(old))
     with pytest.warns(UserWarning, match="unverified"):
         dpfair.load(tmp_path / "v1.json")
+
+
+def test_a_constant_model_warns_and_says_which_constant():
+    """Labels without signal: the held-out check replaces the model by a class, `fit` warns with
+    a `PrivacyWarning` subclass and `constant_` names the class; a kept model has `None`."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(size=(3000, 2))
+    unit = {"x0": (0, 1), "x1": (0, 1)}  # public bounds
+    y = np.where(rng.uniform(size=3000) < 0.7, "no", "yes")  # no signal: the majority wins
+    # Seeded noise: the test repeats exactly (a tie keeps the model with probability ≤ 1 %).
+    session = dpfair.PrivacySession.insecure_seeded(10.0, 1e-4, seed=4)
+    with pytest.warns(dpfair.ConstantModelWarning, match="no better than always predicting"):
+        est = dpfair.DPLogisticRegression(epsilon=0.05, bounds=unit, session=session).fit(X, y)
+    assert issubclass(dpfair.ConstantModelWarning, dpfair.PrivacyWarning)
+    assert issubclass(dpfair.PrivacyWarning, UserWarning)
+    assert est.constant_ in ("no", "yes")
+    assert set(est.predict(X)) == {est.constant_}
+    signal = (X[:, 0] > 0.5).astype(int)
+    kept = dpfair.DPLogisticRegression(epsilon=2.0, bounds=unit, session=session).fit(X, signal)
+    assert kept.constant_ is None
