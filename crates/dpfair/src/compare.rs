@@ -165,8 +165,13 @@ pub struct Config {
     /// The fraction of the training rows that plays LPCT's public sample (module docs).
     pub public_fraction: f64,
     pub repetitions: usize,
-    /// Seed of the public splits (the release noise always comes from the OS).
+    /// Seed of the public splits (the release noise comes from the OS unless
+    /// `simulated_noise`).
     pub seed: u64,
+    /// **Not private**: the release noise is seeded from `seed` too, so that a run repeats
+    /// exactly. For simulations on synthetic data only (`dpfair demo`); every fit's ledger then
+    /// says NOT PRIVATE.
+    pub simulated_noise: bool,
     /// The public range `[lo, hi]` of a real target (the regressors need it; `None`: they
     /// refuse, saying so).
     pub target_range: Option<[f64; 2]>,
@@ -183,6 +188,7 @@ impl Default for Config {
             public_fraction: DEFAULT_PUBLIC_FRACTION,
             repetitions: 1,
             seed: 0,
+            simulated_noise: false,
             target_range: None,
         }
     }
@@ -803,10 +809,19 @@ fn fit_and_score(
     seed: u64,
 ) -> Result<Score> {
     let (delta, alpha) = (config.delta, config.alpha);
+    // Every fit's randomness: release noise from the OS, public choices from `seed`; both from
+    // `seed` in a simulation (`Config::simulated_noise`).
+    let noise = |seed: u64| {
+        if config.simulated_noise {
+            Noise::seeded(seed)
+        } else {
+            Noise::os_with_public_seed(seed)
+        }
+    };
     // One estimator per arm (their model types differ), each scored the same way.
     macro_rules! score {
         ($params:expr) => {
-            run(&$params.check()?, train, test_raw, scaling, y_test, seed)
+            run(&$params.check()?, train, test_raw, scaling, y_test, noise(seed))
         };
     }
     match method {
@@ -844,14 +859,14 @@ fn fit_and_score(
                     .tree(tree)
                     .guard(crate::lpct::guard::DEFAULT_Z)
                     .check()?;
-                run(&est, &private, test_raw, raw, y_test, seed)
+                run(&est, &private, test_raw, raw, y_test, noise(seed))
             } else {
                 let est = LpctPrune::params(public)
                     .epsilon(epsilon)
                     .tree(tree)
                     .guard(crate::lpct::guard::DEFAULT_Z)
                     .check()?;
-                run(&est, &private, test_raw, raw, y_test, seed)
+                run(&est, &private, test_raw, raw, y_test, noise(seed))
             }
         }
         Method::DpLinear | Method::FairRegression => {
@@ -903,20 +918,21 @@ fn public_and_private(train: &Loaded, fraction: f64, seed: u64) -> Result<(Datas
     Ok((data.select(&parts[0]), private))
 }
 
-/// One fit in its own session over the estimator's spend, then its held-out score.
+/// One fit in its own session over the estimator's spend, drawing from `noise`, then its
+/// held-out score.
 fn run<E: Estimator>(
     estimator: &E,
     train: &Loaded,
     test_raw: &Dataset,
     scaling: &Scaling,
     y_test: &Truth,
-    seed: u64,
+    noise: Noise,
 ) -> Result<Score> {
     let start = Instant::now();
     let mut train = train.clone();
     let spend = estimator.spend(&train.dataset)?;
-    let mut session = Session::with_relation(spend.epsilon, spend.delta, spend.relation)?
-        .with_noise(Noise::os_with_public_seed(seed));
+    let mut session =
+        Session::with_relation(spend.epsilon, spend.delta, spend.relation)?.with_noise(noise);
     let fitted = pipeline::fit(estimator, &mut train, scaling, &mut session)?;
     let seconds = start.elapsed().as_secs_f64();
     let mut test = test_raw.clone();

@@ -95,6 +95,8 @@ pub fn run(args: Args) -> CliResult {
         public_fraction: args.public_fraction,
         repetitions: args.repetitions,
         seed: args.seed,
+        // A user's data: release noise from the OS, always.
+        simulated_noise: false,
         target_range: args.target_range,
     };
     if let Some(dir) = &args.out {
@@ -239,7 +241,8 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
             } else {
                 dpfair_privacy::ledger::readable_up(r.spent)
             },
-            if r.seconds.is_nan() {
+            // A simulation's table repeats exactly from its seed: its times go to stderr.
+            if r.seconds.is_nan() || config.simulated_noise {
                 "-".into()
             } else {
                 format!("{:.2}", r.seconds)

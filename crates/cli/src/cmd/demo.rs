@@ -31,7 +31,9 @@ pub struct Args {
     /// A smaller data size (for quick checks and tests).
     #[arg(long)]
     pub small: bool,
-    /// Seed of the data and of every method's noise.
+    /// Seed of the synthetic data and of every method's noise: the demo is a simulation (its
+    /// models are NOT private), so two runs with one seed print the same tables (times go to
+    /// stderr).
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
 }
@@ -51,7 +53,8 @@ pub fn run(args: Args) -> CliResult {
         DemoSize::DEFAULT
     };
     eprintln!(
-        "dpfair demo: synthetic data ({} train / {} test rows per panel, seed {})",
+        "dpfair demo: a simulation on synthetic data ({} train / {} test rows per panel, seed {} \
+         for the data and the noise: repeatable, NOT private)",
         size.train, size.test, args.seed
     );
     let mut failed = 0;
@@ -62,6 +65,8 @@ pub fn run(args: Args) -> CliResult {
             epsilons: vec![1.0, 4.0],
             test_fraction: demo::panel_test_fraction(size),
             seed: args.seed,
+            // A simulation on synthetic data: the noise too is seeded, so the tables repeat.
+            simulated_noise: true,
             ..dpfair::compare::Config::default()
         };
         let scaling = dpfair::pipeline::Scaling::Public(panel.bounds.clone());
@@ -69,6 +74,9 @@ pub fn run(args: Args) -> CliResult {
             dpfair::compare::compare(&panel.data, &scaling, &config, super::compare::progress())?;
         println!("## {}\n", panel.title);
         print!("{}", super::compare::table(&report, &config));
+        for r in report.rows.iter().filter(|r| r.seconds.is_finite()) {
+            eprintln!("time: {} at ε = {}: {:.2} s", r.method, r.epsilon, r.seconds);
+        }
         let path = args.out.join(panel.plot);
         super::compare::frontier(&report, &path, None)?;
         println!("plot: {}\n", path.display());
