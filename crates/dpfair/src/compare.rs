@@ -821,7 +821,14 @@ fn fit_and_score(
     // One estimator per arm (their model types differ), each scored the same way.
     macro_rules! score {
         ($params:expr) => {
-            run(&$params.check()?, train, test_raw, scaling, y_test, noise(seed))
+            run(
+                &$params.check()?,
+                train,
+                test_raw,
+                scaling,
+                y_test,
+                noise(seed),
+            )
         };
     }
     match method {

@@ -75,7 +75,10 @@ pub fn run(args: Args) -> CliResult {
         println!("## {}\n", panel.title);
         print!("{}", super::compare::table(&report, &config));
         for r in report.rows.iter().filter(|r| r.seconds.is_finite()) {
-            eprintln!("time: {} at ε = {}: {:.2} s", r.method, r.epsilon, r.seconds);
+            eprintln!(
+                "time: {} at ε = {}: {:.2} s",
+                r.method, r.epsilon, r.seconds
+            );
         }
         let path = args.out.join(panel.plot);
         super::compare::frontier(&report, &path, None)?;
