@@ -836,7 +836,8 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     Phase 1 fits a private probability model on part of the rows; phase 2 runs a
     private dual ascent on the rest so that the unfairness U is at most `rho`.
 
-    Library defaults: ρ = 0, ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
+    Library defaults: ρ = 0.1 (every method's default fairness level; 0 is the paper's exact
+    parity), ε = 1 per phase (disjoint rows: parallel composition), δ = 10⁻⁵,
     1,000 iterations, batch 128, the dual aimed `margin_z` = 1 sampling standard deviation
     below ρ (docs/deviations.md#dp2dp-sampling-margin; 0 aims at ρ itself, as the paper).
     Predicting needs `sensitive_features`.

@@ -26,10 +26,17 @@ pub struct Dp2dpParams {
 /// (docs/deviations.md#dp2dp-iterations).
 pub const DP2DP_ITERATIONS: usize = 1_000;
 
+/// The estimators' default fairness tolerance ρ: 0.1, the level of every other method's
+/// default (CDP-Fair's and FDP-Fair's α, the decoupled classifier's α).
+pub const DEFAULT_RHO: f64 = 0.1;
+
 impl Default for Dp2dpParams {
     fn default() -> Self {
         Dp2dpParams {
             config: Config {
+                // The fairness level every method defaults to (α = 0.1 for the others); the
+                // library's `Config` keeps the paper's ρ = 0 for the reproductions.
+                rho: DEFAULT_RHO,
                 iterations: DP2DP_ITERATIONS,
                 margin_z: crate::dp2dp::DEFAULT_MARGIN_Z,
                 ..Config::default()
@@ -40,7 +47,8 @@ impl Default for Dp2dpParams {
 }
 
 setters!(Dp2dpParams {
-    /// The fairness tolerance ρ ≥ 0: the classifier targets unfairness U ≤ ρ.
+    /// The fairness tolerance ρ ≥ 0: the classifier targets unfairness U ≤ ρ (default
+    /// [`DEFAULT_RHO`] = 0.1; 0 is the paper's exact parity).
     rho: f64 => config.rho;
     /// The sampling margin z ≥ 0 in standard deviations (default 1; 0 aims at ρ itself, as the
     /// paper: [`crate::dp2dp::Config::margin_z`]).

@@ -30,7 +30,7 @@ pub(crate) use dp_linear::default_row_bound as dp_linear_row_bound;
 pub(crate) use dp_linear::real_target;
 pub use dp_linear::{DEFAULT_TARGET_SHARE, DpLinear, DpLinearConfig, DpLinearParams};
 pub use dp_logistic::{DpLogistic, DpLogisticParams, LogisticMechanism};
-pub use dp2dp::{DP2DP_ITERATIONS, Dp2dp, Dp2dpParams, check_l2 as check_dp2dp_l2};
+pub use dp2dp::{DEFAULT_RHO, DP2DP_ITERATIONS, Dp2dp, Dp2dpParams, check_l2 as check_dp2dp_l2};
 pub use fair_regression::{FairRegression, FairRegressionParams};
 pub use fdp_fair::{
     DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams, check_search as check_fdp_search,

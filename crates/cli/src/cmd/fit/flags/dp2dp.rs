@@ -34,12 +34,13 @@ pub struct Args {
     #[command(flatten)]
     pub check: CheckArgs,
     /// Fairness tolerance ρ ≥ 0: the classifier targets max_k |P(ĝ=k|S=+1) − P(ĝ=k|S=−1)| ≤ ρ
-    /// (the paper's name; not the zCDP ρ that the ledger prints for some releases).
+    /// (the paper's name; not the zCDP ρ that the ledger prints for some releases). The default
+    /// 0.1 is every method's default fairness level; 0 is the paper's exact parity.
     #[arg(
         long,
         visible_alias = "fairness-tolerance",
         value_name = "R",
-        default_value_t = 0.0,
+        default_value_t = dpfair::estimators::DEFAULT_RHO,
         allow_hyphen_values = true
     )]
     pub rho: f64,
