@@ -6,7 +6,10 @@
 //! method is refused by an add/remove session before it reads a row.
 
 use dpfair::data::Dataset;
-use dpfair::estimators::{CdpFair, Decoupled, Dp2dp, DpLogistic, FdpFair, example_data};
+use dpfair::estimators::{
+    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, Lpct, LpctPrune,
+    example_data,
+};
 use dpfair::learn::PrivateLogistic;
 use dpfair::pipeline::ROW_COUNT_SHARE;
 use dpfair::privacy::Relation;
@@ -161,6 +164,45 @@ fn an_add_remove_session_refuses_every_method_that_certifies_replace_one() {
             .fit(&data, &mut session())
             .map(drop),
         "dp-logistic (replace-one default)",
+    );
+    // The regressors and the locally private trees (whose default depth reads the private
+    // count) certify replace-one only too; the refusal comes before any row is read.
+    refused(
+        DpLinear::params()
+            .epsilon(1.0)
+            .target_range(0.0, 1.0)
+            .check()
+            .unwrap()
+            .fit(&data, &mut session())
+            .map(drop),
+        "dp-linear",
+    );
+    refused(
+        FairRegression::params()
+            .range(0.0, 1.0)
+            .check()
+            .unwrap()
+            .fit(&data, &mut session())
+            .map(drop),
+        "fair-regression",
+    );
+    refused(
+        Lpct::params(data.clone())
+            .epsilon(1.0)
+            .check()
+            .unwrap()
+            .fit(&data, &mut session())
+            .map(drop),
+        "lpct",
+    );
+    refused(
+        LpctPrune::params(data.clone())
+            .epsilon(1.0)
+            .check()
+            .unwrap()
+            .fit(&data, &mut session())
+            .map(drop),
+        "lpct-prune",
     );
 }
 
