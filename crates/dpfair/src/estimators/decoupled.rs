@@ -2,7 +2,7 @@
 //! Algorithm 2; [`crate::decoupled`]): a DP-SGD base model, then private group rates and a
 //! fairness post-processing that flips decisions per group.
 
-use super::{Lo, MAX_LEARNING_RATE, check_epsilon, check_in, setters};
+use super::{Lo, check_epsilon, check_in, check_step_size, setters};
 use crate::decoupled::{
     Config, FlipRule, Model, SplitPlan, collect_training, config::MAX_DELTA, fit_parts,
 };
@@ -92,14 +92,7 @@ impl Params for DecoupledParams {
         let c = &self.config;
         super::check_level("alpha", c.parity_level)?;
         if let Some(lr) = c.training.learning_rate {
-            check_in(
-                "learning_rate",
-                lr,
-                Lo::Above(0.0),
-                MAX_LEARNING_RATE,
-                false,
-                "a step size",
-            )?;
+            check_step_size("learning_rate", lr)?;
         }
         check_in(
             "rate_share",

@@ -2,7 +2,7 @@
 //! (Say, Denis, Pinot; [`crate::dp2dp`]): a private probability model (phase 1) on part of the
 //! rows, then a private dual ascent (phase 2) on the rest.
 
-use super::{Lo, MAX_LEARNING_RATE, check_epsilon, check_in, check_level, setters};
+use super::{Lo, check_epsilon, check_in, check_level, check_step_size, setters};
 use crate::dp2dp::Phase1;
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
@@ -104,14 +104,7 @@ impl Params for Dp2dpParams {
             false,
             "standard deviations",
         )?;
-        check_in(
-            "beta",
-            c.beta,
-            Lo::Above(0.0),
-            MAX_LEARNING_RATE,
-            false,
-            "a step size",
-        )?;
+        check_step_size("beta", c.beta)?;
         check_in(
             "c_lambda",
             c.c_lambda,

@@ -2,7 +2,7 @@
 //! privacy-only reference (DP-SGD with Opacus semantics, or Gaussian output perturbation of
 //! L2-regularised logistic regression; crate `dpfair-learn`).
 
-use super::{Lo, MAX_LEARNING_RATE, check_delta, check_epsilon, check_in, setters};
+use super::{Lo, check_delta, check_epsilon, check_in, check_step_size, setters};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::held_out_check::HeldOutCheck;
@@ -158,14 +158,7 @@ impl Params for DpLogisticParams {
         check_delta(self.sgd.delta)?;
         // Every numeric option, whichever mechanism reads it: a bad value is refused, never
         // ignored (issue #41).
-        check_in(
-            "learning_rate",
-            self.sgd.learning_rate,
-            Lo::Above(0.0),
-            MAX_LEARNING_RATE,
-            false,
-            "a step size",
-        )?;
+        check_step_size("learning_rate", self.sgd.learning_rate)?;
         check_in(
             "clip",
             self.sgd.clip,

@@ -114,6 +114,18 @@ pub(crate) fn check_delta(delta: f64) -> Result<()> {
 /// the model could not be stored (issue #41).
 pub const MAX_LEARNING_RATE: f64 = 1e3;
 
+/// A step size `name` (a learning rate) in `(0, MAX_LEARNING_RATE]`, else an error naming it.
+pub(crate) fn check_step_size(name: &str, v: f64) -> Result<()> {
+    check_in(
+        name,
+        v,
+        Lo::Above(0.0),
+        MAX_LEARNING_RATE,
+        false,
+        "a step size",
+    )
+}
+
 /// A number as a message shows it: scientific notation when very large or small (`1e308`, not
 /// 309 digits).
 pub(crate) fn show(v: f64) -> String {
