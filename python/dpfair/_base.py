@@ -36,6 +36,7 @@ class DPFairEstimator:
 
     _method: ClassVar[str] = ""
     _regression: ClassVar[bool] = False
+    _multi_class: ClassVar[bool] = False
 
     # -- the sklearn protocol -------------------------------------------------------------
 
@@ -106,10 +107,11 @@ class DPFairEstimator:
             estimator_type="regressor" if self._regression else "classifier",
             target_tags=TargetTags(required=True),
         )
+        # poor_score: a private fit on the checks' few dozen rows is mostly noise.
         if self._regression:
-            tags.regressor_tags = RegressorTags()
+            tags.regressor_tags = RegressorTags(poor_score=True)
         else:
-            tags.classifier_tags = ClassifierTags(multi_class=False)
+            tags.classifier_tags = ClassifierTags(multi_class=self._multi_class, poor_score=True)
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         # Missing values are filled by the library's public rule (docs/privacy.md).
@@ -122,29 +124,41 @@ class DPFairEstimator:
         """The library's params for this method, by the library's names."""
         raise NotImplementedError
 
-    def _coding(self) -> dict:
-        """How the target is coded (`pos_label`, the task)."""
+    def _coding(self, frame: Frame) -> dict:
+        """How the target of `frame` is coded: `pos_label`, declared levels and the task.
+
+        The task is the estimator's: a regression, or classes (binary for at most two
+        classes, declared or found in `frame`'s target, else multi-class), never inferred
+        from the values as the CSV loader does.
+        """
         pos_label = getattr(self, "pos_label", None)
 
         def declared(name: str) -> list | None:
             levels = getattr(self, name, None)
             return None if levels is None else [_label_text(v) for v in levels]
 
+        classes = declared("classes")
+        if self._regression:
+            task = "regression"
+        else:
+            found = frame.target_labels[1] if frame.target_labels is not None else []
+            task = "binary" if len(classes if classes is not None else found) <= 2 else "multiclass"
         return {
             "positive": None if pos_label is None else _label_text(pos_label),
-            "task": "regression" if self._regression else None,
+            "task": task,
             "groups": declared("groups"),
-            "classes": declared("classes"),
+            "classes": classes,
         }
 
     def _fit_frame(self, frame: Frame, public: Frame | None = None) -> Any:
+        """Fit on `frame` (LPCT: with the public rows `public`, whose target is coded)."""
         session = getattr(self, "session", None)
         native_session = None if session is None else session._native
         return _native.fit(
             self._method,
             self._native_params(),
             frame,
-            self._coding(),
+            self._coding(frame if public is None else public),
             native_session,
             getattr(self, "random_state", None),
             public,
@@ -162,6 +176,9 @@ class DPFairEstimator:
     def _set_fitted(self, model: Any, y: Any, frame: Frame | None = None) -> None:
         self.model_ = model
         self._ledger = None
+        # X's columns as fit saw them (predict checks its input against them); a model read
+        # from a file has none: its schema checks the columns it reads.
+        self._fit_columns = None if frame is None else (frame.columns, frame.named_columns)
         if frame is not None:
             self.n_features_in_ = len(frame.columns)
             if frame.named_columns:
@@ -233,7 +250,44 @@ class DPFairEstimator:
             # As `dpfair predict` does: the group column is read from X when it is there.
             sensitive_features = sensitive[0]
         frame = to_frame(X, None, sensitive_features)
+        self._check_columns(frame)
         return self.model_.predict(frame, seed)
+
+    def _check_columns(self, frame: Frame) -> None:
+        """X's columns at predict against fit's, with scikit-learn's messages.
+
+        Named columns (DataFrames, tables) must be fit's, in fit's order; the group column
+        may be there or not (it is never a feature). Unnamed ones (arrays, lists) must be as
+        many as at fit. A mix of the two warns, as scikit-learn does.
+        """
+        fitted = self.__dict__.get("_fit_columns")
+        if fitted is None:
+            return
+        seen, seen_named = fitted
+        name = type(self).__name__
+        if frame.named_columns and not seen_named:
+            warnings.warn(
+                f"X has feature names, but {name} was fitted without feature names",
+                UserWarning,
+                stacklevel=4,
+            )
+        elif seen_named and not frame.named_columns:
+            warnings.warn(
+                f"X does not have valid feature names, but {name} was fitted with feature names",
+                UserWarning,
+                stacklevel=4,
+            )
+        if seen_named and frame.named_columns:
+            group = getattr(self, "sensitive_feature_name_", None)
+            before = [c for c in seen if c != group]
+            now = [c for c in frame.columns if c != group]
+            if before != now:
+                raise ValueError(_names_message(before, now))
+        elif len(frame.columns) != len(seen):
+            raise ValueError(
+                f"X has {len(frame.columns)} features, but {name} is expecting "
+                f"{len(seen)} features as input."
+            )
 
     def predict(self, X: Any, sensitive_features: Any = None) -> np.ndarray:
         """Predicted labels (in `classes_`), or values for a regressor.
@@ -246,12 +300,60 @@ class DPFairEstimator:
             return np.asarray(out["values"])
         return self.classes_[np.asarray(out["classes"], dtype=np.intp)]
 
+    def score(
+        self, X: Any, y: Any, sensitive_features: Any = None, sample_weight: Any = None
+    ) -> float:
+        """Accuracy of `predict(X)` against `y` (a classifier), or R² (a regressor).
+
+        As scikit-learn's `ClassifierMixin.score` and `RegressorMixin.score` (so
+        `cross_val_score(est, X, y)` needs no `scoring=`), with `sensitive_features` as in
+        `predict` and optional `sample_weight`. Scoring spends no privacy budget, but its
+        result is computed from `y` as given: it is not a private release.
+        """
+        pred = self.predict(X, sensitive_features)
+        truth = np.asarray(y)
+        if truth.ndim == 2 and truth.shape[1] == 1:
+            truth = truth[:, 0]
+        if truth.shape != pred.shape:
+            raise ValueError(f"y has {len(truth)} rows, X has {len(pred)}")
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if weights is not None and weights.shape != pred.shape:
+            raise ValueError(f"sample_weight has {len(weights)} rows, X has {len(pred)}")
+        if not self._regression:
+            return float(np.average(truth == pred, weights=weights))
+        truth = truth.astype(np.float64)
+        mean = np.average(truth, weights=weights)
+        w = np.ones_like(truth) if weights is None else weights
+        residual = float(np.sum(w * (truth - pred) ** 2))
+        total = float(np.sum(w * (truth - mean) ** 2))
+        if total == 0.0:  # a constant y: scikit-learn's r2_score (force_finite)
+            return 1.0 if residual == 0.0 else 0.0
+        return 1.0 - residual / total
+
     # -- model files ----------------------------------------------------------------------
 
     def save(self, path: Any) -> None:
         """Write the model file (`dpfair predict --model PATH` reads it)."""
         self._check_fitted()
         self.model_.save(str(path))
+
+
+def _names_message(before: list, now: list) -> str:
+    """scikit-learn's message for feature names that differ from fit's."""
+    if sorted(before) == sorted(now):
+        return (
+            "The feature names should match those that were passed during fit.\n"
+            "Feature names must be in the same order as they were in fit.\n"
+        )
+    unseen = [c for c in now if c not in before]
+    missing = [c for c in before if c not in now]
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + "".join(f"- {c}\n" for c in unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n"
+        message += "".join(f"- {c}\n" for c in missing)
+    return message
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -222,6 +222,8 @@ def _from_numpy(X: np.ndarray) -> Frame:
     if X.dtype.kind in "OUS":
         cols = [(n, _factor(X[:, j], n)) for j, n in enumerate(names)]
         return Frame(numeric=None, features=cols, n_rows=X.shape[0])
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: X has dtype {X.dtype}")
     if X.dtype.kind not in "iufb":
         raise TypeError(f"X has dtype {X.dtype}: expected numbers or text")
     if X.dtype != np.float64:
@@ -302,6 +304,11 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
     """
     mod = _module(X)
     skipped = False
+    if _is_sparse(X):
+        raise TypeError(
+            f"X is a sparse matrix ({type(X).__name__}): dpfair estimators need dense input "
+            "(the library's releases are calibrated per column); convert it with X.toarray()"
+        )
     if isinstance(X, np.ndarray):
         frame = _from_numpy(X)
     elif mod == "pandas" and hasattr(X, "columns"):
@@ -329,6 +336,30 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
         raise ValueError("X has no columns")
     frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
     return frame
+
+
+def _is_sparse(X: Any) -> bool:
+    """Whether `X` is a scipy sparse matrix or array (scipy itself is not imported)."""
+    return _module(X) == "scipy" and hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
+def check_class_target(y: np.ndarray) -> None:
+    """Refuse a continuous target for a classifier, as scikit-learn's `type_of_target` does.
+
+    Real numbers that are not all integers (0.5, 1.7, …) are a regression target: a
+    `ValueError` with scikit-learn's wording (`Unknown label type: continuous`). Integers,
+    booleans, text and integral floats (0.0, 1.0) are class labels.
+    """
+    if y.dtype.kind != "f":
+        return
+    finite = y[np.isfinite(y)]
+    if finite.size and np.any(finite != np.round(finite)):
+        raise ValueError(
+            "Unknown label type: continuous. Maybe you are trying to fit a classifier, which "
+            "expects discrete classes on a regression target with continuous values (y has "
+            "real values such as "
+            f"{finite[finite != np.round(finite)][0]!r}; use a regressor)."
+        )
 
 
 def _drop_feature(frame: Frame, name: str) -> bool:
@@ -406,6 +437,7 @@ def to_frame(
         if regression:
             frame.target = (name, numbers(y, "y"))
         else:
+            check_class_target(_as_numpy_1d(y, "y"))
             codes, uniques, texts = factorize(y, "y")
             frame.target = (name, (codes, texts))
             frame.target_labels = (uniques, texts)

@@ -2,7 +2,9 @@
 
 Every estimator fits through the Rust library (`dpfair::estimators`), charges its releases to a
 privacy ledger (`ledger_` after `fit`), and saves the model file `dpfair predict` reads.
-Hyper-parameters left at `None` take the library's default (stated in each docstring).
+Each hyper-parameter's default in the signature is the library's (the value `dpfair fit`
+uses, so `help()` and `repr` show the ε a fit spends); `None` stands for a default that depends
+on the data, such as δ = (N/2)⁻² or the expected batch n/16, stated in its `Parameters` entry.
 
 Common hyper-parameters:
 
@@ -26,11 +28,12 @@ Common hyper-parameters:
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
 
-from dpfair._base import DPFairEstimator
+from dpfair._base import DPFairEstimator, _same
 from dpfair._input import to_frame
 
 __all__ = [
@@ -47,8 +50,14 @@ __all__ = [
 
 
 def _given(**params: Any) -> dict:
-    """The hyper-parameters that were set (None: the library's default)."""
+    """The hyper-parameters that have a value (None: the library's data-dependent default)."""
     return {k: v for k, v in params.items() if v is not None}
+
+
+def _changed(est: Any, name: str) -> bool:
+    """Whether `est`'s hyper-parameter `name` differs from its signature's default."""
+    default = inspect.signature(type(est).__init__).parameters[name].default
+    return not _same(default, getattr(est, name))
 
 
 class _ProbabilisticClassifier(DPFairEstimator):
@@ -112,24 +121,24 @@ class DPLogisticRegression(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        epsilon: float | None = None,
-        delta: float | None = None,
-        mechanism: str | None = None,
-        epochs: int | None = None,
-        learning_rate: float | None = None,
-        clip: float | None = None,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        mechanism: str = "dp-sgd",
+        epochs: int = 30,
+        learning_rate: float = 0.5,
+        clip: float = 1.0,
         batch_size: int | None = None,
-        accountant: str | None = None,
-        substitution: bool | None = None,
+        accountant: str = "rdp",
+        substitution: bool = True,
         public_rows: int | None = None,
-        feature_bound: float | None = None,
+        feature_bound: float = 1.0,
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
-        bounds_share: float | None = None,
-        unscaled: bool | None = None,
+        bounds_share: float = 0.05,
+        unscaled: bool = False,
         pos_label: Any = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -208,18 +217,18 @@ class DPLinearRegression(DPFairEstimator):
     def __init__(
         self,
         *,
-        epsilon: float | None = None,
-        delta: float | None = None,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
         target_range: tuple | None = None,
         coarse_target_range: tuple | None = None,
-        target_share: float | None = None,
+        target_share: float = 0.05,
         row_bound: float | None = None,
         ridge: float | None = None,
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
-        bounds_share: float | None = None,
-        unscaled: bool | None = None,
-        check_fraction: float | None = None,
+        bounds_share: float = 0.05,
+        unscaled: bool = False,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -300,24 +309,24 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        alpha: float | None = None,
-        epsilon: float | None = None,
+        alpha: float = 0.1,
+        epsilon: float = 1.0,
         delta: float | None = None,
         bandwidth: float | None = None,
-        frequencies: int | None = None,
+        frequencies: int = 1024,
         cross_fit: bool | None = None,
-        tau_grid: int | None = None,
+        tau_grid: int = 2001,
         min_group: int | None = None,
-        eta_model: str | None = None,
-        accounting: str | None = None,
+        eta_model: str = "auto",
+        accounting: str = "strict",
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
-        bounds_share: float | None = None,
-        unscaled: bool | None = None,
+        bounds_share: float = 0.05,
+        unscaled: bool = False,
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -388,13 +397,13 @@ class FDPFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        alpha: float | None = None,
-        epsilon: float | None = None,
+        alpha: float = 0.1,
+        epsilon: float = 1.0,
         delta: float | None = None,
-        sites: int | None = None,
-        frequencies: int | None = None,
-        eta_model: str | None = None,
-        accounting: str | None = None,
+        sites: int = 3,
+        frequencies: int = 1024,
+        eta_model: str = "auto",
+        accounting: str = "strict",
         bounds: dict | None = None,
         pos_label: Any = None,
         groups: list | None = None,
@@ -477,15 +486,15 @@ class PrivateFairRegressor(DPFairEstimator):
     def __init__(
         self,
         *,
-        alpha: float | None = None,
-        epsilon: float | None = None,
-        bins: int | None = None,
+        alpha: float = 0.0,
+        epsilon: float = 1.0,
+        bins: int = 36,
         score_range: tuple | None = None,
         score_column: str | None = None,
         base: Any = None,
-        base_fraction: float | None = None,
+        base_fraction: float = 0.5,
         groups: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -519,7 +528,7 @@ class PrivateFairRegressor(DPFairEstimator):
         """The base regressor's params (module docs); its unused settings are refused."""
         base = self.base
         if base is None:
-            if self.base_fraction is not None:
+            if _changed(self, "base_fraction"):
                 raise ValueError("base_fraction needs a base regressor (base=DPLinearRegression())")
             return {}
         if not isinstance(base, DPLinearRegression):
@@ -530,7 +539,7 @@ class PrivateFairRegressor(DPFairEstimator):
             )
         if self.score_column is not None:
             raise ValueError("give a base regressor or a score_column, not both")
-        if base.epsilon is not None and base.epsilon != self.epsilon:
+        if _changed(base, "epsilon") and base.epsilon != self.epsilon:
             raise ValueError(
                 "the base's epsilon is this estimator's (its rows are disjoint from the "
                 "post-processor's: parallel composition); set epsilon on PrivateFairRegressor"
@@ -542,7 +551,7 @@ class PrivateFairRegressor(DPFairEstimator):
             "session",
             "random_state",
         ):
-            if getattr(base, name) is not None:
+            if _changed(base, name):
                 raise ValueError(
                     f"base.{name}: not used when chained (the target range is score_range; "
                     "session and random_state are this estimator's)"
@@ -550,7 +559,6 @@ class PrivateFairRegressor(DPFairEstimator):
         return {
             "base": "dp-linear",
             **_given(
-                check_fraction=self.check_fraction,
                 base_delta=base.delta,
                 base_row_bound=base.row_bound,
                 base_ridge=base.ridge,
@@ -563,6 +571,7 @@ class PrivateFairRegressor(DPFairEstimator):
         base = self._base_params()  # first: it checks what `base` is
         return {
             **_given(
+                check_fraction=self.check_fraction,
                 alpha=self.alpha,
                 epsilon=self.epsilon,
                 bins=self.bins,
@@ -650,16 +659,16 @@ class LPCTClassifier(_LPCTBase):
     def __init__(
         self,
         *,
-        epsilon: float | None = None,
+        epsilon: float = 1.0,
         depth: int | None = None,
         public_weight: float | None = None,
         guard: float = 3.0,
-        splitter: str | None = None,
-        criterion: str | None = None,
+        splitter: str = "max-edge",
+        criterion: str = "gini",
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.2,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -715,14 +724,14 @@ class LPCTPruneClassifier(_LPCTBase):
     def __init__(
         self,
         *,
-        epsilon: float | None = None,
+        epsilon: float = 1.0,
         guard: float = 3.0,
-        splitter: str | None = None,
-        criterion: str | None = None,
+        splitter: str = "max-edge",
+        criterion: str = "gini",
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.2,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -778,21 +787,21 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     def __init__(
         self,
         *,
-        alpha: float | None = None,
-        flips: str | None = None,
-        epsilon: float | None = None,
-        delta: float | None = None,
-        rate_share: float | None = None,
-        post_fraction: float | None = None,
-        accounting: str | None = None,
+        alpha: float = 0.1,
+        flips: str = "fewest-changes",
+        epsilon: float = 3.0,
+        delta: float = 1e-5,
+        rate_share: float = 0.2,
+        post_fraction: float = 1 / 3,
+        accounting: str = "strict",
         bounds: dict | None = None,
         coarse_bounds: dict | None = None,
-        bounds_share: float | None = None,
-        unscaled: bool | None = None,
+        bounds_share: float = 0.05,
+        unscaled: bool = False,
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:
@@ -854,22 +863,23 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     """
 
     _method = "dp2dp"
+    _multi_class = True
 
     def __init__(
         self,
         *,
-        rho: float | None = None,
-        margin_z: float | None = None,
-        epsilon: float | None = None,
-        delta: float | None = None,
-        iterations: int | None = None,
-        batch_size: int | None = None,
-        pool_fraction: float | None = None,
-        accounting: str | None = None,
+        rho: float = 0.1,
+        margin_z: float = 1.0,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        iterations: int = 1000,
+        batch_size: int = 128,
+        pool_fraction: float = 0.25,
+        accounting: str = "strict",
         bounds: dict | None = None,
         groups: list | None = None,
         classes: list | None = None,
-        check_fraction: float | None = None,
+        check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
     ) -> None:

@@ -350,6 +350,10 @@ fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<(Scaling, Bounds)> {
 }
 
 /// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
+///
+/// The task is required: the Python estimator knows whether it is a classifier. Left to the
+/// CSV loader's inference, a numeric text target with fractional values would be read as a
+/// regression target for a classifier (a panic in the frame coding, not an error).
 fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
     let mut h = Hyper {
         dict,
@@ -363,9 +367,14 @@ fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
             ("regression", TaskKind::Regression),
         ],
     )?;
+    let Some(task) = task else {
+        return Err(value_error(
+            "the coding needs `task`: binary, multiclass or regression",
+        ));
+    };
     let coding = Coding {
         positive: h.get("positive")?,
-        task,
+        task: Some(task),
         groups: h.get("groups")?,
         classes: h.get("classes")?,
         fill: Bounds::default(),

@@ -158,8 +158,13 @@ def test_unseen_group_and_level_at_predict(adult):
     other.loc[4, "job"] = "pilot"
     with pytest.raises(ValueError, match=r"column `job`, row 4: a value that was not seen"):
         est.predict(other, sensitive_features="sex")
-    with pytest.raises(ValueError, match="column `hours` of the model's schema is missing"):
+    # A column fit saw is missing: scikit-learn's message, before the model's schema is read.
+    with pytest.raises(ValueError, match="seen at fit time, yet now missing:\n- hours"):
         est.predict(X.drop(columns="hours"), sensitive_features="sex")
+    # A model read from a file has no fit-time columns: its schema names the missing one.
+    loaded = dpfair._fitted_estimator(est.model_, "test")
+    with pytest.raises(ValueError, match="column `hours` of the model's schema is missing"):
+        loaded.predict(X.drop(columns="hours"), sensitive_features="sex")
 
 
 def test_wrong_options(adult):
