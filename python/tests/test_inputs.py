@@ -41,7 +41,7 @@ def test_float32_and_integer_inputs_are_converted():
     assert frame.numeric.dtype == np.float64
     assert np.array_equal(frame.numeric, X32.astype(np.float64))
     y = (X32[:, 0] > 0.5).astype(np.int64)
-    # Unscaled: private bounds for 2 columns on 600 rows at ε = 1 would be refused (below).
+    # Unscaled: no bounds at all (refused private bounds: below).
     est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, unscaled=True).fit(X32, y)
     assert est.classes_.tolist() == [0, 1] and est.predict(X32).dtype == y.dtype
     Xi = rng.integers(0, 10, size=(600, 2))
@@ -50,13 +50,14 @@ def test_float32_and_integer_inputs_are_converted():
 
 
 def test_bounds_no_better_than_a_guess_are_refused():
-    """Private bounds at too little ε per column for the rows (2 columns on 600 rows at ε = 1,
-    docs/privacy.md "Feature bounds") are refused with a ValueError that names the fixes."""
+    """Private bounds at too little ε per column for the rows (2 columns on 150 rows at ε = 1,
+    replace-one so that n is public, docs/privacy.md "Feature bounds") are refused with a
+    ValueError that names the fixes and what n or ε would suffice."""
     rng = np.random.default_rng(2)
-    X = rng.uniform(size=(600, 2))
+    X = rng.uniform(size=(150, 2))
     y = (X[:, 0] > 0.5).astype(np.int64)
-    with pytest.raises(ValueError, match="refused: private bounds.*bounds="):
-        dpfair.DPLogisticRegression(epsilon=1.0, epochs=2).fit(X, y)
+    with pytest.raises(ValueError, match="refused: private bounds.*suffice.*bounds="):
+        dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, substitution=True).fit(X, y)
     est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, bounds={"x0": (0, 1), "x1": (0, 1)})
     assert est.fit(X, y).ledger_["total"]["epsilon"] <= 1.0 + 1e-9
 

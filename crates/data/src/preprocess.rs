@@ -206,7 +206,7 @@ impl MinMax {
     /// composition: `private.epsilon` in total, pure ε). A column with a coarse public range uses
     /// [`dpfair_privacy::mechanisms::private_range`] (two entries; if both quantiles land on the
     /// same grid point the range is widened by one grid step on each side, post-processing);
-    /// the others [`dpfair_privacy::mechanisms::auto_range`] (three entries).
+    /// the others [`dpfair_privacy::mechanisms::auto_range`] (two entries).
     ///
     /// ```
     /// use dpfair_data::{Bounds, Dataset, FeatureColumn, MinMax, PrivateBounds, Schema};
@@ -238,7 +238,7 @@ impl MinMax {
     /// let mm = MinMax::fit(&schema, Some(&dataset), &Bounds::default(), Some(private))?;
     /// assert!(mm.lo[0] < mm.hi[0]);
     /// assert_eq!((mm.lo[1], mm.hi[1]), (0.0, 1.0));
-    /// assert_eq!(ledger.entries().len(), 3); // x only: three releases
+    /// assert_eq!(ledger.entries().len(), 2); // x only: two releases
     /// assert_eq!(mm.plan(&schema).private, ["x"]);
     /// # Ok::<(), dpfair_data::DataError>(())
     /// ```

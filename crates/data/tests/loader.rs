@@ -724,7 +724,7 @@ fn private_bounds_are_charged_and_close_to_the_1_and_99_percent_quantiles() {
     // target (0.83 in value here, 0.01 per row), plus one grid step (0.2): tolerance 1.1.
     assert!((mm.lo[0] - 1.0).abs() < 1.1, "{}", mm.lo[0]);
     assert!((mm.hi[0] - 99.0).abs() < 1.1, "{}", mm.hi[0]);
-    // Without a coarse range or public bounds, `w` gets automatic bounds (three releases) and
+    // Without a coarse range or public bounds, `w` gets automatic bounds (two releases) and
     // `x` its coarse-range quantiles (two): ε/2 each column.
     let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
     let mm = MinMax::fit(
@@ -739,7 +739,7 @@ fn private_bounds_are_charged_and_close_to_the_1_and_99_percent_quantiles() {
         }),
     )
     .unwrap();
-    assert_eq!(ledger.entries().len(), 5);
+    assert_eq!(ledger.entries().len(), 4);
     assert!((ledger.total().unwrap().epsilon - 1.0).abs() < 1e-12);
     assert!(matches!(mm.sources[1], BoundSource::Private { .. }));
     assert!(mm.lo[1] < mm.hi[1]);

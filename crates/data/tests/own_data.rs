@@ -117,8 +117,8 @@ fn private_bounds_cover_every_magnitude_and_binary_columns_are_free() {
         }),
     )
     .unwrap();
-    // Three releases per private column, ε = 4 in total (1 per column).
-    assert_eq!(ledger.entries().len(), 3 * 4);
+    // Two releases per private column, ε = 4 in total (1 per column).
+    assert_eq!(ledger.entries().len(), 2 * 4);
     assert!((ledger.total().unwrap().epsilon - 4.0).abs() < 1e-12);
     assert_eq!(mm.plan(&l.schema), plan);
     assert_eq!(mm.sources[3], BoundSource::Binary);

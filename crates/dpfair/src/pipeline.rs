@@ -31,7 +31,7 @@
 //! let mut session = Session::new(1.0, 1e-6)?;
 //! let fitted = fit(&est, &mut loaded, &Scaling::default(), &mut session)?;
 //! let bounds = fitted.ledger.entries().iter().filter(|e| e.label.starts_with("feature bounds"));
-//! assert_eq!(bounds.count(), 3 * 2); // two numeric columns, three releases each
+//! assert_eq!(bounds.count(), 2 * 2); // two numeric columns, two releases each
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
@@ -39,7 +39,8 @@ use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted};
 use crate::session::Session;
 use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
-use dpfair_privacy::mechanisms::noisy_row_count;
+use dpfair_privacy::ledger::{readable, readable_up};
+use dpfair_privacy::mechanisms::{AutoRange, noisy_row_count};
 use dpfair_privacy::{Ledger, Noise, Relation};
 
 /// The default share of ε spent on private feature bounds: the least share of
@@ -60,30 +61,33 @@ pub fn check_bounds_share(share: f64) -> Result<()> {
     }
 }
 
-/// The largest share [`auto_bounds_share`] raises the bounds' share to.
-pub const MAX_AUTO_BOUNDS_SHARE: f64 = 0.25;
+/// The largest share [`auto_bounds_share`] raises the bounds' share to: half of ε. Above it the
+/// bounds would cost more than the model they serve; up to it, a larger share only multiplies
+/// the method's noise by `(1 − least)/(1 − share)` (≤ 2: at most the loss of fitting on half the
+/// rows), while bounds whose failure bound reaches 1 leave columns squashed or clipped. Where
+/// even half of ε is too little, the fit refuses ([`refuse_guessed_bounds`]; docs/privacy.md,
+/// "Feature bounds").
+pub const MAX_AUTO_BOUNDS_SHARE: f64 = 0.5;
 
-/// Spread intervals of the public log grid (the spread release's candidates).
-const SPREAD_CANDIDATES: f64 = 86.0;
-
-/// The ε per column at which the automatic bounds' spread release
-/// ([`dpfair_privacy::mechanisms::auto_range`], ε/3 of the column) puts weight at most
-/// `e^{-margin}` on the grid points beyond the data, against the best point, on `rows` rows:
-/// those points score `n/4` below the best, so their total weight is at most
-/// `86 · exp(−ε/3 · n/8)` (docs/privacy.md, "Feature bounds").
+/// The ε per column at which the automatic bounds
+/// ([`dpfair_privacy::mechanisms::auto_range`]: a median and a MAD release, 60/40 of the
+/// column's ε) fail with probability at most `e^{-margin}` on `rows` rows: their candidates
+/// beyond the data score ⌊n/2⌋ below the best, so the failure probability is at most
+/// `2690·exp(−0.3·ε·⌊n/2⌋) + 85·exp(−0.2·ε·⌊n/2⌋)`
+/// ([`dpfair_privacy::mechanisms::AutoRange::epsilon_needed`]; docs/privacy.md, "Feature bounds").
 ///
 /// ```
 /// use dpfair::pipeline::bounds_epsilon_needed;
-/// // 2,000 rows need ε ≈ 0.1 per column for a margin of e⁻⁴.
-/// assert!((bounds_epsilon_needed(2000, 4.0) - 0.1015).abs() < 1e-3);
+/// // 2,000 rows need ε ≈ 0.044 per column for a margin of e⁻⁴ (0.10 before issue #40).
+/// assert!((bounds_epsilon_needed(2000, 4.0) - 0.0439).abs() < 1e-3);
 /// ```
 pub fn bounds_epsilon_needed(rows: usize, margin: f64) -> f64 {
-    24.0 * (SPREAD_CANDIDATES.ln() + margin) / rows.max(1) as f64
+    AutoRange::epsilon_needed(rows, margin)
 }
 
 /// The share of `epsilon` that [`Scaling::Auto`] spends on the bounds of `columns` columns on
 /// `rows` rows: at least `least`, raised so that each column gets
-/// [`bounds_epsilon_needed`]`(rows, 4)` (the spread release fails with probability below ≈ e⁻⁴),
+/// [`bounds_epsilon_needed`]`(rows, 4)` (its bounds fail with probability at most e⁻⁴ ≈ 2%),
 /// but never above [`MAX_AUTO_BOUNDS_SHARE`] (nor below `least`). A public rule: it reads the
 /// schema's column count and the row count, which the methods' own calibration (DP-SGD's
 /// sampling rate, the plug-in's δ) already treats as public.
@@ -92,8 +96,10 @@ pub fn bounds_epsilon_needed(rows: usize, margin: f64) -> f64 {
 /// use dpfair::pipeline::auto_bounds_share;
 /// // Adult: 6 columns on 30,162 rows at ε = 1 keep the default 5%.
 /// assert_eq!(auto_bounds_share(0.05, 6, 30_162, 1.0), 0.05);
-/// // 3 columns on 2,000 rows at ε = 2 need ≈ 15%.
-/// assert!((auto_bounds_share(0.05, 3, 2_000, 2.0) - 0.152).abs() < 1e-3);
+/// // 3 columns on 2,000 rows at ε = 2 need ≈ 6.6%.
+/// assert!((auto_bounds_share(0.05, 3, 2_000, 2.0) - 0.066).abs() < 1e-3);
+/// // 7 columns on 700 rows at ε = 2 get ≈ 44%, below the 50% cap.
+/// assert!((auto_bounds_share(0.05, 7, 700, 2.0) - 0.439).abs() < 1e-3);
 /// ```
 pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) -> f64 {
     if columns == 0 || !epsilon.is_finite() {
@@ -105,17 +111,23 @@ pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) 
 
 /// Refuses automatic private bounds that would be no better than a guess: `columns` columns
 /// on `rows` rows at `epsilon` for all of them, when each column's ε is below
-/// [`bounds_epsilon_needed`]`(rows, 0)`, where the bound on the spread release's failure weight,
-/// `86 · exp(−ε n/24)`, reaches 1: the features would be squashed or clipped at random, and the
-/// model worse than predicting the majority class. Public numbers only (column and row counts,
-/// ε), checked before anything is released; the error names the options that fix it.
+/// [`bounds_epsilon_needed`]`(rows, 0)`, where the bound on the bounds' failure probability
+/// reaches 1: the features would be squashed or clipped at random, and the model worse than
+/// predicting the majority class. Public numbers only (column and row counts, ε), checked
+/// before anything is released; the error names the options that fix it and what would
+/// suffice: the rows at this ε ([`AutoRange::rows_needed`], a function of ε and the column
+/// count), or the bounds' ε on these rows and the fit's ε at [`MAX_AUTO_BOUNDS_SHARE`].
 ///
 /// ```
 /// use dpfair::pipeline::refuse_guessed_bounds;
-/// // Communities: 100 columns on 1,395 rows at ε = 0.25 (25% of ε = 1) are refused…
-/// assert!(refuse_guessed_bounds(100, 1_395, 0.25).is_err());
-/// // …while Credit's 21 columns on 21,000 rows at ε = 0.2 are not.
+/// // Communities: 100 columns on 1,395 rows at ε = 0.5 (50% of ε = 1) are refused…
+/// let refusal = refuse_guessed_bounds(100, 1_395, 0.5).unwrap_err().to_string();
+/// assert!(refusal.contains("n ≥ 11,074 rows"), "{refusal}");
+/// // …while Credit's 21 columns on 21,000 rows at ε = 0.2 are not, nor 7 columns on 700
+/// // rows at ε = 1 (50% of ε = 2), nor 12 columns on 1,500 rows at ε = 0.5 (50% of ε = 1).
 /// assert!(refuse_guessed_bounds(21, 21_000, 0.2).is_ok());
+/// assert!(refuse_guessed_bounds(7, 700, 1.0).is_ok());
+/// assert!(refuse_guessed_bounds(12, 1_500, 0.5).is_ok());
 /// ```
 pub fn refuse_guessed_bounds(columns: usize, rows: usize, epsilon: f64) -> Result<()> {
     if columns == 0 || !epsilon.is_finite() {
@@ -126,13 +138,38 @@ pub fn refuse_guessed_bounds(columns: usize, rows: usize, epsilon: f64) -> Resul
     if per_column >= needed {
         return Ok(());
     }
+    let bounds_epsilon = needed * columns as f64;
+    let rows_needed = AutoRange::rows_needed(per_column, 0.0);
+    let rows_needed = if rows_needed == usize::MAX {
+        "more rows than can be counted".to_string()
+    } else {
+        format!("n ≥ {} rows", thousands(rows_needed))
+    };
     Err(Error::Refused(format!(
         "private bounds for {columns} column(s) would get ε = {} each, too little on this many \
-         rows for their release to beat a guess (docs/privacy.md, \"Feature bounds\"); give \
-         public bounds (--bounds or --bounds-file; `bounds=` in Python), coarse ranges \
-         (--coarse-bounds), fewer feature columns (--features, --drop), or a larger ε",
-        dpfair_privacy::ledger::readable(per_column)
+         rows for their release to beat a guess (docs/privacy.md, \"Feature bounds\"); it would \
+         suffice to have {rows_needed} at this ε, or ε ≥ {} for the bounds on these rows (a fit \
+         ε ≥ {} at the largest automatic share, {}%); or give public bounds (--bounds or \
+         --bounds-file; `bounds=` in Python), coarse ranges (--coarse-bounds), or fewer feature \
+         columns (--features, --drop)",
+        readable(per_column),
+        readable_up(bounds_epsilon),
+        readable_up(bounds_epsilon / MAX_AUTO_BOUNDS_SHARE),
+        MAX_AUTO_BOUNDS_SHARE * 100.0
     )))
+}
+
+/// `n` with a comma every three digits (11,074).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// How features are scaled to `[0, 1]` before the method sees them. The default is

@@ -27,7 +27,7 @@
 //! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) | discrete Laplace on counts | pure ε |
 //! | [`noisy_row_count`] | 1 (add/remove) | discrete Laplace on n | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
-//! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, three releases | pure ε |
+//! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, two releases | pure ε |
 //!
 //! Gaussian cost units: the (ε, δ) calibrations record `Cost::Approx` because (ε, δ) is what was
 //! asked for and is the tight point of that release's privacy profile; a later conversion to zCDP
