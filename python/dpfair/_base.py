@@ -92,7 +92,7 @@ class DPFairEstimator:
         }
         changed = [
             f"{k}={v!r}"
-            for k, v in self.get_params().items()
+            for k, v in self.get_params(deep=False).items()
             if not (k in defaults and _same(defaults[k], v))
         ]
         return f"{type(self).__name__}({', '.join(changed)})"
@@ -141,14 +141,47 @@ class DPFairEstimator:
         if self._regression:
             task = "regression"
         else:
-            found = frame.target_labels[1] if frame.target_labels is not None else []
-            task = "binary" if len(classes if classes is not None else found) <= 2 else "multiclass"
+            task = "binary" if self._n_classes(frame) <= 2 else "multiclass"
         return {
             "positive": None if pos_label is None else _label_text(pos_label),
             "task": task,
             "groups": declared("groups"),
             "classes": classes,
         }
+
+    def _n_classes(self, frame: Frame) -> int:
+        """The number of classes: declared (`classes`), else found in `frame`'s target."""
+        declared = getattr(self, "classes", None)
+        if declared is not None:
+            return len(declared)
+        return 0 if frame.target_labels is None else len(frame.target_labels[1])
+
+    def _fit_input(
+        self, X: Any, y: Any, sensitive_features: Any = None, classes_from_y: bool = True
+    ) -> Frame:
+        """The frame of a fit, its input checked as scikit-learn checks a fit's.
+
+        `y` is required; one row is too few; a binary-only classifier refuses more than two
+        classes (before the library is called, with scikit-learn's wording) unless the classes
+        come from elsewhere (`classes_from_y=False`: LPCT's public rows).
+        """
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None")
+        frame = to_frame(X, y, sensitive_features, regression=self._regression)
+        if frame.n_rows < 2:
+            raise ValueError(f"{name}: X has 1 sample (n_samples=1); a fit needs more rows")
+        if classes_from_y:
+            self._check_binary(frame)
+        return frame
+
+    def _check_binary(self, frame: Frame) -> None:
+        """A binary-only classifier refuses more than two classes in `frame`'s target."""
+        if not (self._regression or self._multi_class) and self._n_classes(frame) > 2:
+            raise ValueError(
+                f"Only binary classification is supported. {type(self).__name__} got "
+                f"{self._n_classes(frame)} classes in y (DP2DPClassifier is multi-class)."
+            )
 
     def _fit_frame(self, frame: Frame, public: Frame | None = None) -> Any:
         """Fit on `frame` (LPCT: with the public rows `public`, whose target is coded)."""
@@ -169,7 +202,7 @@ class DPFairEstimator:
 
         `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
-        frame = to_frame(X, y, sensitive_features, regression=self._regression)
+        frame = self._fit_input(X, y, sensitive_features)
         self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 

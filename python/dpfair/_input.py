@@ -22,6 +22,7 @@ positive class of a binary target is the larger label unless `pos_label` says ot
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +64,11 @@ def _missing_error(column: str, row: int) -> ValueError:
 
 
 def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
-    """A 1-D numpy array from a list, numpy array, pandas/polars Series or Arrow array."""
+    """A 1-D numpy array from a list, numpy array, pandas/polars Series or Arrow array.
+
+    A column (n × 1) is taken as its values; for `y`, with scikit-learn's
+    `DataConversionWarning` (a `UserWarning` without scikit-learn).
+    """
     mod = _module(values)
     if mod == "polars":
         values = values.to_numpy()
@@ -74,9 +79,24 @@ def _as_numpy_1d(values: Any, what: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
+        if what == "y":
+            _column_vector_warning()
     if arr.ndim != 1:
         raise ValueError(f"{what} must be one column, got shape {arr.shape}")
     return arr
+
+
+def _column_vector_warning() -> None:
+    try:
+        from sklearn.exceptions import DataConversionWarning as category
+    except ImportError:  # scikit-learn is optional
+        category = UserWarning
+    warnings.warn(
+        "A column-vector y was passed when a 1d array was expected: y is read as its one "
+        "column (pass y.ravel() to silence this)",
+        category,
+        stacklevel=6,
+    )
 
 
 def _label_text(value: Any) -> str:
@@ -197,6 +217,11 @@ def name_of(values: Any, default: str) -> str:
 def numbers(values: Any, what: str) -> np.ndarray:
     """A real-valued column as float64 (NaN: a missing value), refusing infinities."""
     arr = _as_numpy_1d(values, what)
+    if arr.dtype.kind == "O":  # numbers held as Python objects
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
     if arr.dtype.kind not in "iufb":
         raise TypeError(f"{what} must be numeric, got dtype {arr.dtype}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
@@ -215,8 +240,8 @@ def _factor(values: Any, what: str) -> tuple:
 def _from_numpy(X: np.ndarray) -> Frame:
     if X.ndim != 2:
         raise ValueError(
-            f"X must be 2-D (rows × columns), got shape {X.shape}; "
-            "reshape a single feature with X.reshape(-1, 1)"
+            f"X must be 2-D (rows × columns), got shape {X.shape}. Reshape your data: "
+            "X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single row"
         )
     names = [f"x{j}" for j in range(X.shape[1])]
     if X.dtype.kind in "OUS":
@@ -304,6 +329,12 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
     """
     mod = _module(X)
     skipped = False
+    as_array = isinstance(X, (list, tuple)) or (
+        not isinstance(X, np.ndarray)
+        and mod not in ("pandas", "polars", "pyarrow")
+        and hasattr(X, "__array__")
+        and not hasattr(X, "__arrow_c_stream__")
+    )
     if _is_sparse(X):
         raise TypeError(
             f"X is a sparse matrix ({type(X).__name__}): dpfair estimators need dense input "
@@ -319,7 +350,8 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
         frame = _from_polars(X, skip)
     elif hasattr(X, "__arrow_c_stream__") or mod == "pyarrow":
         frame = _from_arrow(X)
-    elif isinstance(X, (list, tuple)):
+    elif as_array:
+        # Nested lists and array-likes (`__array__`), converted as scikit-learn converts them.
         frame = _from_numpy(np.asarray(X))
     else:
         raise TypeError(
@@ -331,10 +363,16 @@ def features_frame(X: Any, skip: str | None = None) -> Frame:
     else:
         frame.columns = [name for name, _ in frame.features]
     if frame.n_rows == 0:
-        raise ValueError("X has no rows")
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape=(0, {len(frame.columns)})) while a minimum "
+            "of 1 is required: X has no rows"
+        )
     if not frame.columns:
-        raise ValueError("X has no columns")
-    frame.named_columns = not isinstance(X, (np.ndarray, list, tuple))
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape=({frame.n_rows}, 0)) while a minimum of 1 "
+            "is required: X has no columns"
+        )
+    frame.named_columns = not (as_array or isinstance(X, np.ndarray))
     return frame
 
 
@@ -423,6 +461,8 @@ def to_frame(
         if _rows(values) != n:
             raise ValueError(f"sensitive_features has {_rows(values)} rows, X has {n}")
         frame.sensitive = (name, _factor(values, "sensitive_features"))
+    if y is not None and (isinstance(y, (list, tuple)) or getattr(y, "ndim", 1) != 1):
+        y = _as_numpy_1d(y, "y")  # once: a column vector warns once
     if y is not None:
         taken = {n for n, _ in frame.features} | {frame.sensitive[0] if frame.sensitive else None}
         name = name_of(y, target_name)

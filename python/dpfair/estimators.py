@@ -405,6 +405,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         eta_model: str = "auto",
         accounting: str = "strict",
         bounds: dict | None = None,
+        unscaled: bool = False,
         pos_label: Any = None,
         groups: list | None = None,
         classes: list | None = None,
@@ -419,6 +420,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.eta_model = eta_model
         self.accounting = accounting
         self.bounds = bounds
+        self.unscaled = unscaled
         self.pos_label = pos_label
         self.groups = groups
         self.classes = classes
@@ -435,6 +437,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
             eta_model=self.eta_model,
             accounting=self.accounting,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
+            unscaled=self.unscaled,
         )
 
 
@@ -583,7 +586,7 @@ class PrivateFairRegressor(DPFairEstimator):
 
     def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> PrivateFairRegressor:
         """Fit on features (with a base) or scores `X`, real target `y` and groups."""
-        frame = to_frame(X, y, sensitive_features, regression=True)
+        frame = self._fit_input(X, y, sensitive_features)
         if self.base is not None:
             self._score_column = None
         else:
@@ -616,6 +619,8 @@ class _LPCTBase(_ProbabilisticClassifier):
         is simulated here exactly as the holder's device would make it. The method does not use
         groups: `sensitive_features` must be None.
         """
+        # The classes are the public rows' (a private-only label is coded as missing).
+        private = self._fit_input(X, y, classes_from_y=False)
         if X_public is None or y_public is None:
             raise ValueError(f"{type(self).__name__} needs public rows: X_public= and y_public=")
         if sensitive_features is not None:
@@ -623,8 +628,8 @@ class _LPCTBase(_ProbabilisticClassifier):
                 f"{type(self).__name__} does not use sensitive_features (LPCT is private, not "
                 "fairness-constrained): leave the group column among the features or drop it"
             )
-        private = to_frame(X, y)
         public = to_frame(X_public, y_public)
+        self._check_binary(public)
         self._set_fitted(self._fit_frame(private, public), y, private)
         return self
 
@@ -877,6 +882,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         pool_fraction: float = 0.25,
         accounting: str = "strict",
         bounds: dict | None = None,
+        unscaled: bool = False,
         groups: list | None = None,
         classes: list | None = None,
         check_fraction: float = 0.1,
@@ -892,6 +898,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         self.pool_fraction = pool_fraction
         self.accounting = accounting
         self.bounds = bounds
+        self.unscaled = unscaled
         self.groups = groups
         self.classes = classes
         self.check_fraction = check_fraction
@@ -910,4 +917,5 @@ class DP2DPClassifier(_ProbabilisticClassifier):
             pool_fraction=self.pool_fraction,
             accounting=self.accounting,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
+            unscaled=self.unscaled,
         )
