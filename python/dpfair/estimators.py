@@ -6,6 +6,16 @@ Each hyper-parameter's default in the signature is the library's (the value `dpf
 uses, so `help()` and `repr` show the ε a fit spends); `None` stands for a default that depends
 on the data, such as δ = (N/2)⁻² or the expected batch n/16, stated in its `Parameters` entry.
 
+As scikit-learn estimators: `score(X, y)` is the accuracy of a classifier and the R² of a
+regressor (the fair classifiers take `sensitive_features` there too, as in `predict`), so
+`cross_val_score(est, X, y)` needs no `scoring=`; `fit` sets `n_features_in_` (and
+`feature_names_in_` for a DataFrame), and `predict` refuses other columns with scikit-learn's
+messages (the group column may be in X or not); a sparse matrix is a `TypeError` (convert
+with `X.toarray()`), nested lists are read as an array, and a continuous target given to a
+classifier is scikit-learn's `ValueError` ("Unknown label type: continuous").
+`tests/test_sklearn_checks.py` runs scikit-learn's estimator checks on every estimator, with
+the few it cannot pass (fresh release noise in every fit, randomized predictions) declared.
+
 Common hyper-parameters:
 
 * `session`: a `dpfair.PrivacySession` the fit is charged to (several fits compose against one
@@ -34,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from dpfair._base import DPFairEstimator, _same
+from dpfair._docs import parameters
 from dpfair._input import to_frame
 
 __all__ = [
@@ -93,6 +104,20 @@ def _bounds_list(bounds: Any) -> list:
     return out
 
 
+@parameters(
+    mechanism='"dp-sgd" (Opacus\'s DP-SGD) or "output-perturbation" (Gaussian, of the model).',
+    epochs="DP-SGD epochs.",
+    learning_rate="DP-SGD learning rate.",
+    clip="DP-SGD per-example clipping norm.",
+    batch_size="DP-SGD expected batch. None: n/16 clamped to 16..1024.",
+    accountant='The DP-SGD accountant: "rdp", "prv" or "gdp" (an approximation: not certified).',
+    substitution=(
+        "Replace-one neighbours (every dpfair method's); False: add/remove-one, as Opacus "
+        '(docs/privacy.md, "The row count under add/remove").'
+    ),
+    public_rows="Under add/remove: a public row count for the schedule. None: a noisy count.",
+    feature_bound="Output perturbation: the ℓ2 bound of a row's features.",
+)
 class DPLogisticRegression(_ProbabilisticClassifier):
     """Differentially private logistic regression (privacy only, no fairness constraint).
 
@@ -117,6 +142,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
     """
 
     _method = "dp-logistic"
+    _multi_class = True
 
     def __init__(
         self,
@@ -183,6 +209,13 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         }
 
 
+@parameters(
+    target_range="The target's public range (lo, hi) (free); give it or coarse_target_range.",
+    coarse_target_range="A wide public range (lo, hi) the target's range is estimated in.",
+    target_share="The share of ε spent on the private target range.",
+    row_bound="The ℓ2 clipping norm of a row. None: √(number of source columns).",
+    ridge="The ridge. None: the automatic ridge that keeps the noisy XᵀX positive definite.",
+)
 class DPLinearRegression(DPFairEstimator):
     """Differentially private linear (ridge) regression by noisy sufficient statistics.
 
@@ -274,6 +307,13 @@ def _pair(name: str, value: Any) -> tuple | None:
     return (float(lo), float(hi))
 
 
+@parameters(
+    delta="δ of the fit. None: (N/2)⁻², the paper's choice.",
+    bandwidth="A fixed kernel bandwidth. None: the public bandwidth rule.",
+    cross_fit="Cross-fitting. None: off with strict accounting, on with the paper's.",
+    tau_grid="Public candidate thresholds of the private threshold choice (odd, ≥ 3).",
+    min_group="A public floor on the groups' sizes. None: one derived from the released rates.",
+)
 class CDPFairClassifier(_ProbabilisticClassifier):
     """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier.
 
@@ -370,6 +410,12 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         }
 
 
+@parameters(
+    epsilon="ε of every site (federated DP: each site's ledger spends it).",
+    delta="δ of every site. None: (N_s/2)⁻², N_s a site's rows.",
+    sites="The number of simulated sites (contiguous blocks of rows).",
+    bounds="Public bounds {column: (lo, hi)} (every site must scale alike).",
+)
 class FDPFairClassifier(_ProbabilisticClassifier):
     """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process.
 
@@ -441,6 +487,14 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         )
 
 
+@parameters(
+    alpha="The Kolmogorov–Smirnov distance allowed between the groups' outputs (0: parity).",
+    bins="Bins of the score range.",
+    score_range="The scores' public range (lo, hi): required (or the base's target_range).",
+    score_column="The column of X holding the scores. None: X's one column.",
+    base="A dpfair.DPLinearRegression to chain after (scores from features). None: X is scores.",
+    base_fraction="The share of rows the base is fitted on (with a base only).",
+)
 class PrivateFairRegressor(DPFairEstimator):
     """Private post-processing of regression scores for statistical parity.
 
@@ -634,6 +688,16 @@ class _LPCTBase(_ProbabilisticClassifier):
         return self
 
 
+@parameters(
+    epsilon="ε of every holder's local (LDP) report.",
+    depth="The tree's depth. None: Theorem 4's.",
+    public_weight="λ, the public counts' weight. None: Theorem 4's.",
+    guard="Standard deviations from 1/2 a leaf's estimate needs to be kept (0: the paper's).",
+    splitter='"max-edge", "random-max-edge" or "cart".',
+    criterion='"gini" or "entropy".',
+    min_samples_leaf="Practical growth's leaf size. None: complete growth.",
+    check_fraction="The share of public rows held out for the check against a constant.",
+)
 class LPCTClassifier(_LPCTBase):
     """LPCT (Ma & Yang): a locally private classification tree that uses public data.
 
@@ -703,6 +767,14 @@ class LPCTClassifier(_LPCTBase):
         )
 
 
+@parameters(
+    epsilon="ε of every holder's local (LDP) report.",
+    guard="Standard deviations from 1/2 the chosen node's estimate needs (0: the walk alone).",
+    splitter='"max-edge", "random-max-edge" or "cart".',
+    criterion='"gini" or "entropy".',
+    min_samples_leaf="Practical growth's leaf size. None: complete growth.",
+    check_fraction="The share of public rows held out for the check against a constant.",
+)
 class LPCTPruneClassifier(_LPCTBase):
     """LPCT-prune (Ma & Yang, Algorithm 2): LPCT with data-driven pruning of the tree.
 
@@ -762,6 +834,13 @@ class LPCTPruneClassifier(_LPCTBase):
         )
 
 
+@parameters(
+    alpha="The disparity the flips aim at on the released rates (0: the paper's exact parity).",
+    flips='"fewest-changes" (the smaller group moves) or "midpoint" (the paper\'s Algorithm 1).',
+    epsilon="ε in total (DP-SGD and the rate release).",
+    rate_share="The share of ε spent on the group count table.",
+    post_fraction="The share of rows held out for the rates.",
+)
 class DecoupledFairClassifier(_ProbabilisticClassifier):
     """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
 
@@ -844,6 +923,15 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         }
 
 
+@parameters(
+    rho="The unfairness U allowed (0: the paper's exact parity).",
+    margin_z="How many sampling standard deviations below rho the dual aims.",
+    epsilon="ε of each phase (disjoint rows: parallel composition).",
+    iterations="Dual-ascent iterations.",
+    batch_size="Dual-ascent batch.",
+    pool_fraction="The share of rows for phase 2.",
+    bounds="Public bounds {column: (lo, hi)} of numeric features (free).",
+)
 class DP2DPClassifier(_ProbabilisticClassifier):
     """DP2DP (Say, Denis, Pinot): private demographic-parity post-processing, multi-class.
 

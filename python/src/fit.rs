@@ -4,7 +4,7 @@
 //! checked, and fitted in a [`Session`] with the feature scaling asked for.
 
 use crate::error::{api_error, data_error, guard, value_error};
-use crate::frame::FrameInput;
+use crate::frame::{FrameInput, Labels};
 use crate::model::PyModel;
 use crate::session::PySession;
 use dpfair::decoupled::FlipRule;
@@ -160,13 +160,15 @@ fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
     p.check().map_err(api_error)
 }
 
-/// The plug-in's estimator of η_a (`eta_model`): kernel, logistic or auto (the default).
+/// The plug-in's estimator of η_a (`eta_model`): kernel, logistic, dp-sgd (CDP-Fair only) or
+/// auto (the default).
 fn eta_model(h: &mut Hyper<'_, '_>) -> PyResult<Option<EtaModel>> {
     h.choice(
         "eta_model",
         &[
             ("kernel", EtaModel::Kernel),
             ("logistic", EtaModel::Logistic),
+            ("dp-sgd", EtaModel::DpSgd),
             ("auto", EtaModel::Auto),
         ],
     )
@@ -383,6 +385,17 @@ fn coding(dict: &Bound<'_, PyDict>) -> PyResult<Coding> {
     Ok(coding)
 }
 
+/// A regression target must come as numbers: text labels would be coded as classes and then
+/// read as a real target (a panic in the frame coding, not an error).
+fn real_target_is_numbers(frame: &FrameInput<'_>, coding: &Coding) -> PyResult<()> {
+    match (&frame.target, coding.task) {
+        (Some((name, Labels::Factor(_))), Some(TaskKind::Regression)) => Err(value_error(format!(
+            "target `{name}`: a regression target must be numbers, got text labels"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Fit `estimator` on `loaded` in the caller's session, or in a session of its own (whose budget
 /// is the fit's declared spend; `seed` seeds only the public randomness).
 fn run<E: Estimator>(
@@ -433,6 +446,10 @@ pub fn fit(
             read: BTreeSet::new(),
         };
         let coding = coding(coding_options)?;
+        real_target_is_numbers(&frame, &coding)?;
+        if let Some(public) = &public {
+            real_target_is_numbers(public, &coding)?;
+        }
         if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
             let public = public.frame()?.learn(&coding).map_err(data_error)?;
             // Private rows with the public rows' schema: a value those lack is coded as a
