@@ -82,14 +82,18 @@ def load_cases(data_dir: str) -> list:
     ))  # fmt: skip
     credit = pd.read_csv(os.path.join(data_dir, "credit_card_clients.csv"))
     credit["older"] = np.where(credit["AGE"] >= 35, "35+", "<35")
-    credit["EDUCATION"] = credit["EDUCATION"].map({1: "grad", 2: "uni", 3: "high"}).fillna("other")
+    credit["EDUCATION"] = (
+        credit["EDUCATION"].map({1: "grad", 2: "uni", 3: "high"}).fillna("other")
+    )
     cases.append(Case(
         "credit/default~age (10 cols, 1 text)", credit, "default payment", "older",
         ["LIMIT_BAL", "SEX", "EDUCATION", "PAY_0", "PAY_2", "PAY_3", "BILL_AMT1", "BILL_AMT2",
          "PAY_AMT1", "PAY_AMT2"],
     ))  # fmt: skip
     law = pd.read_csv(os.path.join(data_dir, "law_bar_pass.csv"))
-    law = law.dropna(subset=["zfygpa", "lsat", "ugpa", "race1", "gender", "fam_inc", "tier"])
+    law = law.dropna(
+        subset=["zfygpa", "lsat", "ugpa", "race1", "gender", "fam_inc", "tier"]
+    )
     law["above"] = (law["zfygpa"] > 0).astype(int)
     law["white"] = np.where(law["race1"] == "white", "white", "other")
     cases.append(Case(
@@ -114,7 +118,9 @@ def tidy(case: Case) -> Case:
     the rows merged into the column's most frequent level (so that a test split holds no level
     its training split lacks: `predict` refuses an unseen level).
     """
-    frame = case.frame.dropna(subset=[*case.features, case.target, case.sensitive]).copy()
+    frame = case.frame.dropna(
+        subset=[*case.features, case.target, case.sensitive]
+    ).copy()
     for col in case.features:
         if not pd.api.types.is_numeric_dtype(frame[col]):
             share = frame[col].value_counts(normalize=True)
@@ -143,7 +149,9 @@ def fairlearn_reference(xtr, ytr, gtr, xte, gte, seed):
     from sklearn.preprocessing import StandardScaler
 
     xtr_d = pd.get_dummies(xtr, dtype=float)
-    xte_d = pd.get_dummies(xte, dtype=float).reindex(columns=xtr_d.columns, fill_value=0.0)
+    xte_d = pd.get_dummies(xte, dtype=float).reindex(
+        columns=xtr_d.columns, fill_value=0.0
+    )
     base = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     opt = ThresholdOptimizer(
         estimator=base, constraints="demographic_parity", predict_method="predict_proba"
@@ -152,23 +160,55 @@ def fairlearn_reference(xtr, ytr, gtr, xte, gte, seed):
     return np.asarray(opt.predict(xte_d, sensitive_features=gte, random_state=seed))
 
 
-def methods(epsilon: float, target: float):
-    """The unconstrained private learner and the fair classifiers of dpfair, at defaults."""
-    import dpfair
-
+def public_bounds(case: Case) -> dict:
+    """Bounds of the numeric features from the whole file: the public ranges a practitioner
+    could state (the reference "dp-logistic (public bounds)" and `--public-bounds` use them)."""
     return {
-        "dp-logistic": lambda: dpfair.DPLogisticRegression(epsilon=epsilon),
-        "cdp-fair": lambda: dpfair.CDPFairClassifier(epsilon=epsilon, alpha=target),
-        "fdp-fair": lambda: dpfair.FDPFairClassifier(epsilon=epsilon, alpha=target),
-        "decoupled": lambda: dpfair.DecoupledFairClassifier(epsilon=epsilon, alpha=target),
-        "dp2dp": lambda: dpfair.DP2DPClassifier(epsilon=epsilon, rho=target),
+        c: (float(case.frame[c].min()), float(case.frame[c].max()))
+        for c in case.features
+        if pd.api.types.is_numeric_dtype(case.frame[c]) and case.frame[c].nunique() > 2
     }
 
 
-def run(cases, sizes, reps, epsilon, target):
-    """Every method on every case, size and repetition; a row of results per (case, size)."""
+def methods(epsilon: float, target: float, bounds: dict | None, reference: dict):
+    """The unconstrained private learner and the fair classifiers of dpfair, at defaults
+    (with `bounds` where given), and dp-logistic with the public `reference` bounds."""
+    import dpfair
+
+    return {
+        "dp-logistic": lambda: dpfair.DPLogisticRegression(
+            epsilon=epsilon, bounds=bounds
+        ),
+        "dp-logistic (public bounds)": lambda: dpfair.DPLogisticRegression(
+            epsilon=epsilon, bounds=reference or None
+        ),
+        "cdp-fair": lambda: dpfair.CDPFairClassifier(
+            epsilon=epsilon, alpha=target, bounds=bounds
+        ),
+        "fdp-fair": lambda: dpfair.FDPFairClassifier(
+            epsilon=epsilon, alpha=target, bounds=bounds
+        ),
+        "decoupled": lambda: dpfair.DecoupledFairClassifier(
+            epsilon=epsilon, alpha=target, bounds=bounds
+        ),
+        "dp2dp": lambda: dpfair.DP2DPClassifier(
+            epsilon=epsilon, rho=target, bounds=bounds
+        ),
+    }
+
+
+def run(cases, sizes, reps, epsilon, target, only=None, public=False):
+    """Every method (or those named in `only`) on every case, size and repetition; a row of
+    results per (case, size). With `public`, every method gets the public bounds."""
     rows = []
     for case in cases:
+        reference = public_bounds(case)
+        chosen = {
+            name: make
+            for name, make in methods(epsilon, target, reference if public else None,
+                                      reference).items()
+            if only is None or name in only
+        }  # fmt: skip
         for n in sizes:
             if n > len(case.frame):
                 continue
@@ -190,13 +230,13 @@ def run(cases, sizes, reps, epsilon, target):
                     fairlearn_reference(xtr, ytr, gtr, xte, gte, r),
                     time.process_time() - t0,
                 )
-                for name, make in methods(epsilon, target).items():
+                for name, make in chosen.items():
                     t0 = time.process_time()
                     try:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             est = make()
-                            if name == "dp-logistic":
+                            if name.startswith("dp-logistic"):
                                 est.fit(xtr, ytr)
                                 pred = est.predict(xte)
                             else:
@@ -208,7 +248,9 @@ def run(cases, sizes, reps, epsilon, target):
                         continue
                     scored[name] = (pred, time.process_time() - t0)
                 for name, (pred, secs) in scored.items():
-                    cell = results.setdefault(name, {"acc": [], "gap": [], "cpu": [], "err": []})
+                    cell = results.setdefault(
+                        name, {"acc": [], "gap": [], "cpu": [], "err": []}
+                    )
                     if isinstance(pred, str):
                         cell["err"].append(pred)
                         continue
@@ -259,6 +301,15 @@ def main() -> None:
     parser.add_argument("--epsilon", type=float, default=2.0)
     parser.add_argument("--target", type=float, default=0.1)
     parser.add_argument("--sizes", default="700,1500,4000")
+    parser.add_argument(
+        "--cases", help="comma-separated substrings of case names to run"
+    )
+    parser.add_argument("--methods", help="comma-separated method names to run")
+    parser.add_argument(
+        "--public-bounds",
+        action="store_true",
+        help="give every method the public bounds",
+    )
     parser.add_argument("--out")
     args = parser.parse_args()
     data_dir = os.environ.get("DPFAIR_DATA_DIR")
@@ -266,7 +317,13 @@ def main() -> None:
         raise SystemExit("set DPFAIR_DATA_DIR to the folder of the shipped data files")
     sizes = [int(s) for s in args.sizes.split(",")]
     cases = [tidy(c) for c in load_cases(data_dir)]
-    rows = run(cases, sizes, args.reps, args.epsilon, args.target)
+    if args.cases:
+        wanted = args.cases.split(",")
+        cases = [c for c in cases if any(w in c.name for w in wanted)]
+    only = set(args.methods.split(",")) if args.methods else None
+    rows = run(
+        cases, sizes, args.reps, args.epsilon, args.target, only, args.public_bounds
+    )
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(block(r, args.reps) for r in rows) + "\n")

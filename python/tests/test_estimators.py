@@ -215,10 +215,10 @@ def test_lpct_guard_defaults_to_the_clis(cls):
 
 def test_held_out_check_is_in_the_ledger_and_can_be_turned_off(adult):
     # CDP-Fair holds out 10 % of its rows and chooses, in parallel with the fit, between the
-    # model and each constant class: one entry in its own part, no extra ε. check_fraction=0
-    # fits on every row with no such entry.
+    # model and the fit rows' most frequent class (released in the fit part at 5 % of ε): one
+    # entry in its own part. check_fraction=0 fits on every row with no such entry.
     X, y = adult
-    label = "held-out check: the model or a constant class (correct predictions)"
+    label = "held-out check: the model or the fit rows' most frequent class (correct predictions)"
     for fraction, expected in [(None, 1), (0.0, 0)]:
         est = dpfair.CDPFairClassifier(epsilon=1.0, check_fraction=fraction, random_state=3)
         est.fit(X, y, sensitive_features="sex")

@@ -108,8 +108,9 @@ fn fits_saves_and_predicts_fairly() {
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     assert_eq!(m["method"], "decoupled");
-    // DP-SGD, the rates' count table, and the held-out check's choice (in its own part).
-    assert_eq!(m["ledger"]["entries"].as_array().unwrap().len(), 3);
+    // DP-SGD, the rates' count table, the training majority (the check's fallback) and the
+    // held-out check's choice (in its own part).
+    assert_eq!(m["ledger"]["entries"].as_array().unwrap().len(), 4);
     let labels = predictions(&model, &data, &pred);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     assert_eq!(labels.len(), rows.len());

@@ -228,11 +228,12 @@ impl MinMax {
     ///     target: None,
     ///     scaling: Default::default(),
     /// };
-    /// let mut ledger = Ledger::new(Budget::pure(0.1).unwrap());
+    /// // ε = 1 on 500 rows: the release fails with probability below 1e-30 (docs/privacy.md).
+    /// let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
     /// let private = PrivateBounds {
     ///     ledger: &mut ledger,
     ///     noise: &mut Noise::os(),
-    ///     epsilon: 0.1,
+    ///     epsilon: 1.0,
     ///     coarse: &Bounds::default(),
     /// };
     /// let mm = MinMax::fit(&schema, Some(&dataset), &Bounds::default(), Some(private))?;

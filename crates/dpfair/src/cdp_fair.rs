@@ -81,6 +81,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::predictor::Accounting;
 
+pub mod all_rows;
 mod baselines;
 mod grid_counts;
 mod model;
@@ -431,6 +432,13 @@ fn prepare<'d>(
         .eta_model
         .resolve(data.n_features(), r.accounting == Accounting::Paper)
     {
+        EtaModel::DpSgd => {
+            return Err(invalid(
+                "eta_model",
+                "the DP-SGD plug-in is fitted by `cdp_fair::fit` only (no α sweep, no \
+                 federated or baseline variant): use kernel or logistic here",
+            ));
+        }
         EtaModel::Logistic => {
             // Blocks of the joint S1 release: π̃_0, π̃_1 and the weights (weights alone when π̃ is skipped).
             let blocks = if r.pi == PiRelease::Skip { 1 } else { 3 };
@@ -633,6 +641,13 @@ pub fn fit(
             "pi",
             "`skip` is only for the privacy-only baseline; CDP-Fair needs π̃",
         ));
+    }
+    if config
+        .eta_model
+        .resolve_central(data.n_features(), config.accounting == Accounting::Paper)
+        == EtaModel::DpSgd
+    {
+        return all_rows::fit(config, data, ledger, noise);
     }
     let p = prepare(config, data, ledger, noise)?;
     let budget = fold_budget(&p.r);
@@ -946,7 +961,7 @@ fn s2(
         // No data-dependent refusal here: an empty calibration group is just a curve term 0
         // (denominators are at least the public floor m).
         (Accounting::Strict, CalibrationStatistic::Grid { counts, n_cal }) => {
-            let m = dd_floor(r, est, *n_cal as f64)?;
+            let m = dd_floor(r, est.pi, *n_cal as f64)?;
             let denom = [0, 1].map(|a| counts.group_size(a).max(m as u64) as f64);
             let utility: Vec<f64> = counts
                 .dd_on_grid(denom)
@@ -1031,14 +1046,14 @@ pub(crate) fn s2_accuracy(
     let (epsilon, _) = fold_budget(&r);
     let n_train = n_rows / 2;
     let n_cal = if fold == 0 { n_rows - n_train } else { n_train };
-    let m = dd_floor(&r, est, n_cal as f64)? as f64;
+    let m = dd_floor(&r, est.pi, n_cal as f64)? as f64;
     Ok(Some(
         2.0 * (2.0 / m) / epsilon * ((r.tau_grid as f64).ln() + (1.0 / beta).ln()),
     ))
 }
 
 /// The strict DD floor `m` (see [`DdFloor`]).
-fn dd_floor(r: &Resolved, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
+fn dd_floor(r: &Resolved, pi: [f64; 2], n_cal: f64) -> Result<usize> {
     Ok(match r.dd_floor {
         DdFloor::Public { min_group } => {
             if min_group == 0 {
@@ -1053,8 +1068,7 @@ fn dd_floor(r: &Resolved, est: &PluginEstimate, n_cal: f64) -> Result<usize> {
                     format!("must be finite and ≥ 0, got {sds}"),
                 ));
             }
-            let pmin = est.pi[0].min(est.pi[1]);
-            let e = n_cal * pmin;
+            let e = n_cal * pi[0].min(pi[1]);
             ((e - sds * e.sqrt()).floor() as usize).max(1)
         }
     })

@@ -69,6 +69,13 @@ pub const TIE_KEEP_PROBABILITY: f64 = 0.01;
 /// GPA resolved (+0.0002 on 0.8615); 0.2 brings it below that. The fit runs at the rest of ε.
 pub const FIT_MEAN_SHARE: f64 = 0.2;
 
+/// A classifier's share of its ε spent, inside the fit part, on choosing the fit rows' most
+/// frequent class ([`release_majority`]): the constant the check compares the model with, so the
+/// fallback is the training majority and not the held-out rows' own (on a balanced target the
+/// held-out rows' majority is the other class about half the time: Law's GPA at 700 rows fell to
+/// 0.471 against a 0.540 majority). The fit runs at the rest of ε.
+pub const FIT_MAJORITY_SHARE: f64 = 0.05;
+
 /// The fewest held-out rows the check runs on; with fewer, the model is kept unchecked (and the
 /// fit says so).
 pub const MIN_ROWS: usize = 20;
@@ -285,17 +292,20 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let fit_mean_range = setting
         .range
         .filter(|_| classes == 0 && check_rows.len() >= MIN_ROWS);
-    let fit_epsilon = match fit_mean_range {
-        Some(_) => (1.0 - FIT_MEAN_SHARE) * epsilon,
-        None => epsilon,
+    // A classifier's fallback class from the fit rows (FIT_MAJORITY_SHARE of ε), likewise.
+    let fit_majority = classes > 0 && check_rows.len() >= MIN_ROWS;
+    let fit_epsilon = match (fit_mean_range, fit_majority) {
+        (Some(_), _) => (1.0 - FIT_MEAN_SHARE) * epsilon,
+        (None, true) => (1.0 - FIT_MAJORITY_SHARE) * epsilon,
+        (None, false) => epsilon,
     };
-    let reduced = fit_mean_range
-        .map(|_| estimator.with_epsilon(fit_epsilon))
+    let reduced = (fit_epsilon < epsilon)
+        .then(|| estimator.with_epsilon(fit_epsilon))
         .transpose()?;
     let fit_rows = fit_part.dataset.n_rows();
     let fit_part_run = |ledger: &mut Ledger, noise: &mut Noise| -> Result<_> {
-        let fit_mean = match fit_mean_range {
-            Some(range) => Some(ReleasedMean::release(
+        let fallback = match fit_mean_range {
+            Some(range) => Fallback::Mean(ReleasedMean::release(
                 crate::estimators::real_target(&fit_part.dataset, estimator.method())?,
                 range,
                 FIT_MEAN_SHARE * epsilon,
@@ -303,7 +313,14 @@ pub(crate) fn fit_and_check<E: Estimator>(
                 ledger,
                 noise,
             )?),
-            None => None,
+            None if fit_majority => Fallback::Class(release_majority(
+                &fit_part.dataset,
+                classes,
+                FIT_MAJORITY_SHARE * epsilon,
+                ledger,
+                noise,
+            )?),
+            None => Fallback::None,
         };
         let fitted = crate::pipeline::scale_and_fit(
             reduced.as_ref().unwrap_or(estimator),
@@ -315,9 +332,9 @@ pub(crate) fn fit_and_check<E: Estimator>(
             noise,
             fit_step,
         )?;
-        Ok((fit_mean, fitted))
+        Ok((fallback, fitted))
     };
-    let (fit_mean, (model, config)) =
+    let (fallback, (model, config)) =
         ledger.in_part(&partition, 0, |ledger| Ok(fit_part_run(ledger, noise)))??;
     // Every row in the fitted scaling, as a fit without the check leaves `loaded`.
     let fitted_scaling = fit_part.schema.scaling.clone();
@@ -347,13 +364,16 @@ pub(crate) fn fit_and_check<E: Estimator>(
         });
     };
     let (constant, value, handicap) = ledger.in_part(&partition, 1, |ledger| {
-        Ok(match setting.range {
-            Some(range) if classes == 0 => {
-                choose_value(&model, &held_out, range, fit_mean, eps, ledger, noise)
+        Ok(match (setting.range, fallback) {
+            (Some(range), Fallback::Mean(fit_mean)) if classes == 0 => {
+                choose_value(&model, &held_out, range, Some(fit_mean), eps, ledger, noise)
                     .map(|(value, h)| (None, value, h))
             }
-            _ => choose(&model, &held_out, classes, eps, ledger, noise)
+            (_, Fallback::Class(class)) => choose(&model, &held_out, class, eps, ledger, noise)
                 .map(|c| (c, None, handicap(eps))),
+            _ => Err(Error::InvalidData(
+                "internal: the held-out check's fallback does not match the target".into(),
+            )),
         })
     })??;
     outcome.epsilon = eps;
@@ -398,28 +418,90 @@ fn admissible_epsilon(
         .find(|&eps| probe(eps))
 }
 
-/// The choice itself (module docs): permute-and-flip at `epsilon` among the model (its count of
-/// correct predictions on `held_out`, less [`handicap`]) and each constant class (its row count),
-/// charged to `ledger`. Returns the constant class chosen, or `None` for the model.
-pub fn choose<M: Predictor>(
-    model: &M,
-    held_out: &Dataset,
+/// What the check falls back to, released on the fit rows.
+enum Fallback {
+    /// A classifier's: the fit rows' most frequent class ([`release_majority`]).
+    Class(u32),
+    /// A regressor's: the fit rows' target mean.
+    Mean(ReleasedMean),
+    /// Too few held-out rows: no check.
+    None,
+}
+
+/// The most frequent class of `fit_rows`' target among `classes`, chosen by permute-and-flip
+/// at `epsilon` on the class counts (sensitivity 1 under replace-one and add/remove-one: a
+/// record moves one count by 1, or two counts by 1 each in opposite directions, and each score
+/// is one count), charged to `ledger`.
+///
+/// ```
+/// use dpfair::held_out_check::release_majority;
+/// use dpfair_privacy::{Ledger, Noise};
+/// let data = dpfair::estimators::example_data(400, 2, 1);
+/// let class = release_majority(&data, 2, 1.0, &mut Ledger::unlimited(), &mut Noise::seeded(1))?;
+/// assert!(class < 2);
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+pub fn release_majority(
+    fit_rows: &Dataset,
     classes: usize,
     epsilon: f64,
     ledger: &mut Ledger,
     noise: &mut Noise,
-) -> Result<Option<u32>> {
-    let mut scores = scores(model, held_out, classes, noise)?;
-    scores[0] -= handicap(epsilon);
+) -> Result<u32> {
+    let mut counts = vec![0.0; classes];
+    for y in class_labels(fit_rows)? {
+        if let Some(c) = counts.get_mut(y as usize) {
+            *c += 1.0;
+        }
+    }
     let i = exponential_mechanism(
         ledger,
         noise,
-        "held-out check: the model or a constant class (correct predictions)",
+        "held-out check's fallback: the fit rows' most frequent class (class counts)",
+        &counts,
+        1.0,
+        epsilon,
+    )?;
+    Ok(i as u32)
+}
+
+/// The class labels of a class target.
+fn class_labels(data: &Dataset) -> Result<Vec<u32>> {
+    match &data.target {
+        Some(Target::Binary(y)) => Ok(y.iter().map(|&v| u32::from(v)).collect()),
+        Some(Target::Multiclass { labels, .. }) => Ok(labels.clone()),
+        _ => Err(Error::InvalidData(
+            "the held-out check needs a class target".into(),
+        )),
+    }
+}
+
+/// The choice itself (module docs): permute-and-flip at `epsilon` between the model (its count
+/// of correct predictions on `held_out`, less [`handicap`]) and the constant class `constant`
+/// (its row count there), charged to `ledger`. Returns `Some(constant)` when the constant is
+/// chosen, `None` for the model.
+pub fn choose<M: Predictor>(
+    model: &M,
+    held_out: &Dataset,
+    constant: u32,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Option<u32>> {
+    let (model_correct, counts) = scores(model, held_out, noise)?;
+    let scores = [
+        model_correct - handicap(epsilon),
+        counts.get(constant as usize).copied().unwrap_or(0.0),
+    ];
+    let i = exponential_mechanism(
+        ledger,
+        noise,
+        "held-out check: the model or the fit rows' most frequent class (correct predictions)",
         &scores,
         1.0,
         epsilon,
     )?;
-    Ok((i > 0).then(|| (i - 1) as u32))
+    Ok((i > 0).then_some(constant))
 }
 
 /// A target mean released with Laplace noise (the sum of the targets clipped to the public range
@@ -596,26 +678,24 @@ pub fn public_check<M: Predictor>(
 fn scores<M: Predictor>(
     model: &M,
     held_out: &Dataset,
-    classes: usize,
     noise: &mut Noise,
-) -> Result<Vec<f64>> {
-    let y: Vec<u32> = match &held_out.target {
-        Some(Target::Binary(y)) => y.iter().map(|&v| u32::from(v)).collect(),
-        Some(Target::Multiclass { labels, .. }) => labels.clone(),
-        _ => unreachable!("checked by the caller"),
-    };
+) -> Result<(f64, Vec<f64>)> {
+    let y = class_labels(held_out)?;
     let out = row_by_row(model, held_out, noise)?;
     let predicted = out
         .classes()
         .ok_or_else(|| Error::InvalidData("the held-out check needs a classifier".into()))?;
-    let mut scores = vec![0.0; classes + 1];
+    let mut correct = 0.0;
+    let mut counts = Vec::new();
     for (&p, &yi) in predicted.iter().zip(&y) {
-        scores[0] += f64::from(u8::from(p == yi));
-        if let Some(s) = scores.get_mut(yi as usize + 1) {
-            *s += 1.0;
+        correct += f64::from(u8::from(p == yi));
+        let c = yi as usize;
+        if counts.len() <= c {
+            counts.resize(c + 1, 0.0);
         }
+        counts[c] += 1.0;
     }
-    Ok(scores)
+    Ok((correct, counts))
 }
 
 /// `model`'s predictions for every row of `held_out`, each row predicted alone from its own
@@ -788,12 +868,12 @@ mod tests {
     fn the_choice_is_epsilon_dp_on_neighbouring_held_out_rows_empirically() {
         // Two held-out sets that differ in one row, chosen to move every score: the replaced
         // row was labelled 1 and predicted right; its replacement is labelled 0 and predicted
-        // wrong. Scores (model, class 0, class 1) = (28, 14, 16) → (27, 15, 15); at ε = 0.5 the
-        // handicap is 12 rows, so all three outcomes are likely on both sides. Each outcome's
-        // frequency over 40,000 draws per side; its log-ratio between the sides must be ≤ ε up
-        // to 4 standard errors (delta method: √((1−p)/(Np)) per side, ≈ 0.02 here). Power: a
-        // mechanism leaking twice its ε (sensitivity counted at half) could move a log-ratio to
-        // 1.0, some 20 standard errors above the bound.
+        // wrong. Scores (model, class 1) = (38, 21) → (37, 20); at ε = 0.5 the handicap is
+        // 18.4 rows, so both outcomes are likely on both sides. Each outcome's frequency over
+        // 40,000 draws per side; its log-ratio between the sides must be ≤ ε up to 4 standard
+        // errors (delta method: √((1−p)/(Np)) per side, ≈ 0.02 here). Power: a mechanism
+        // leaking twice its ε (sensitivity counted at half) could move a log-ratio to 1.0,
+        // some 20 standard errors above the bound.
         let eps = 0.5;
         let make = |swap: bool| {
             let mut x = Vec::new();
@@ -819,26 +899,26 @@ mod tests {
         let (d, d2) = (make(false), make(true));
         let mut scratch = Noise::seeded(0);
         assert_eq!(
-            scores(&Threshold, &d, 2, &mut scratch).unwrap(),
-            vec![38.0, 19.0, 21.0]
+            scores(&Threshold, &d, &mut scratch).unwrap(),
+            (38.0, vec![19.0, 21.0])
         );
         assert_eq!(
-            scores(&Threshold, &d2, 2, &mut scratch).unwrap(),
-            vec![37.0, 20.0, 20.0]
+            scores(&Threshold, &d2, &mut scratch).unwrap(),
+            (37.0, vec![20.0, 20.0])
         );
         let draws = 40_000;
         let freq = |data: &Dataset, seed: u64| {
-            let mut counts = [0usize; 3];
+            let mut counts = [0usize; 2];
             let mut noise = Noise::seeded(seed);
             for _ in 0..draws {
                 let mut ledger = Ledger::unlimited();
-                let c = choose(&Threshold, data, 2, eps, &mut ledger, &mut noise).unwrap();
-                counts[c.map_or(0, |c| c as usize + 1)] += 1;
+                let c = choose(&Threshold, data, 1, eps, &mut ledger, &mut noise).unwrap();
+                counts[usize::from(c.is_some())] += 1;
             }
             counts.map(|c| c as f64 / draws as f64)
         };
         let (p, q) = (freq(&d, 1), freq(&d2, 2));
-        for k in 0..3 {
+        for k in 0..2 {
             assert!(p[k] > 0.05 && q[k] > 0.05, "{p:?} {q:?}");
             let se = ((1.0 - p[k]) / (draws as f64 * p[k]) + (1.0 - q[k]) / (draws as f64 * q[k]))
                 .sqrt();

@@ -85,7 +85,7 @@ impl CdpFairParams {
 /// for the non-private baselines.
 fn check_config(config: &Config, allow_infinite: bool) -> Result<()> {
     check_level("alpha", config.alpha)?;
-    check_eta_model(config.eta_model, config.accounting)?;
+    check_eta_model(config.eta_model, config.accounting, false)?;
     check_epsilon(config.epsilon, allow_infinite)?;
     if let Some(delta) = config.delta {
         check_delta(delta)?;
@@ -155,13 +155,32 @@ pub fn default_delta(n: usize) -> f64 {
     (n as f64 / 2.0).powi(-2).min(0.5)
 }
 
-/// The logistic plug-in has no paper procedure: refused with `--accounting paper`.
-pub(crate) fn check_eta_model(eta_model: EtaModel, accounting: Accounting) -> Result<()> {
-    if eta_model == EtaModel::Logistic && accounting == Accounting::Paper {
+/// The logistic and DP-SGD plug-ins have no paper procedure: refused with `--accounting
+/// paper`; the DP-SGD plug-in is central only (`federated`: FDP-Fair's sites release halves).
+pub(crate) fn check_eta_model(
+    eta_model: EtaModel,
+    accounting: Accounting,
+    federated: bool,
+) -> Result<()> {
+    let name = match eta_model {
+        EtaModel::Logistic => "logistic",
+        EtaModel::DpSgd => "DP-SGD",
+        EtaModel::Kernel | EtaModel::Auto => return Ok(()),
+    };
+    if eta_model == EtaModel::DpSgd && federated {
         return Err(crate::error::Error::invalid(
             "eta_model",
-            "the logistic plug-in has no paper procedure (the paper uses the kernel estimator): \
-             use strict accounting, or the kernel",
+            "the DP-SGD plug-in is for CDP-Fair (central data); FDP-Fair's sites use kernel, \
+             logistic or auto",
+        ));
+    }
+    if accounting == Accounting::Paper {
+        return Err(crate::error::Error::invalid(
+            "eta_model",
+            format!(
+                "the {name} plug-in has no paper procedure (the paper uses the kernel \
+                 estimator): use strict accounting, or the kernel"
+            ),
         ));
     }
     Ok(())

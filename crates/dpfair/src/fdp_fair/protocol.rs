@@ -420,6 +420,13 @@ pub(crate) fn site_round1_with(
         .eta_model
         .resolve(data.n_features(), params.accounting == Accounting::Paper)
     {
+        EtaModel::DpSgd => {
+            return Err(invalid(
+                "eta_model",
+                "the DP-SGD plug-in is for CDP-Fair (central data); a site uses kernel, \
+                 logistic or auto",
+            ));
+        }
         EtaModel::Logistic => {
             // Blocks of the joint release: π̃_0, π̃_1 and the weights.
             let l2 = public_l2(train.len(), 3, params.epsilon, params.delta)?;

@@ -171,6 +171,13 @@ pub fn check_kernel(
 /// deviation `σ_w`, has `‖w̃ − ŵ‖ ≤ 2σ_w sqrt(2(p ln 5 + ln(1/10⁻¹²)))` except with probability
 /// `10⁻¹²` (a ½-net of the sphere, `5^p` sub-Gaussian directions).
 pub fn check_logistic(l: &LogisticEta, n_rows: usize, epsilon: f64, delta: f64) -> Result<()> {
+    if l.feature_map != crate::plugin::logistic::FeatureMap::UnitBall {
+        return Err(Error::InvalidData(
+            "logistic plug-in: a site's weights must apply to unit-ball rows (output \
+             perturbation), not raw rows"
+                .into(),
+        ));
+    }
     let p = l.weights.len();
     let public = public_release(n_rows.div_ceil(2), p.saturating_sub(2), epsilon, delta)?;
     let same = |a: f64, b: f64| (a / b - 1.0).abs() <= REL_SLACK;

@@ -19,6 +19,9 @@ pub enum EtaModel {
     Kernel,
     /// Output-perturbed logistic regression with the group as a feature.
     Logistic,
+    /// DP-SGD logistic regression with the group as a feature, on all rows (CDP-Fair only:
+    /// [`crate::cdp_fair::all_rows`], `docs/deviations.md#cdp-fair-dp-sgd-plug-in-on-all-rows`).
+    DpSgd,
     /// [`EtaModel::resolve`]'s public rule (the CLI's and the estimators' default).
     Auto,
 }
@@ -43,6 +46,24 @@ impl EtaModel {
             EtaModel::Auto if paper || dim <= AUTO_KERNEL_MAX_DIM => EtaModel::Kernel,
             EtaModel::Auto => EtaModel::Logistic,
             other => other,
+        }
+    }
+
+    /// The estimator CDP-Fair (central data) uses: `auto` is the DP-SGD plug-in on all rows
+    /// under strict accounting, whatever the dimension (on the proxy suite it beat both the
+    /// kernel and output perturbation: BENCHMARKS.md, "The proxy suite"), and the kernel under
+    /// the paper's.
+    ///
+    /// ```
+    /// use dpfair::plugin::eta_model::EtaModel;
+    /// assert_eq!(EtaModel::Auto.resolve_central(2, false), EtaModel::DpSgd);
+    /// assert_eq!(EtaModel::Auto.resolve_central(48, true), EtaModel::Kernel);
+    /// assert_eq!(EtaModel::Logistic.resolve_central(48, false), EtaModel::Logistic);
+    /// ```
+    pub fn resolve_central(self, dim: usize, paper: bool) -> EtaModel {
+        match self {
+            EtaModel::Auto if !paper => EtaModel::DpSgd,
+            other => other.resolve(dim, paper),
         }
     }
 }

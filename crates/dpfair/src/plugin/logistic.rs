@@ -43,17 +43,43 @@ const TOL: f64 = 1e-10;
 pub struct LogisticEta {
     /// `d` feature weights, the group's weight, the intercept's weight.
     pub weights: Vec<f64>,
-    /// Λ (public).
+    /// Λ (public; 0 for the DP-SGD plug-in, which has no ridge).
     pub l2: f64,
     /// Standard deviation of the release noise on each weight (public), which bounds the noise
-    /// on every row's logit (`‖φ‖ ≤ 1`).
+    /// on every row's logit (`‖φ‖ ≤ 1`). For the DP-SGD plug-in: the noise DP-SGD adds to the
+    /// weights (learning rate × σ × √steps / batch), for reports only.
     pub noise_sd: f64,
+    /// How a row is mapped before the weights apply (model files before the DP-SGD plug-in:
+    /// the unit ball).
+    #[serde(default, skip_serializing_if = "FeatureMap::is_unit_ball")]
+    pub feature_map: FeatureMap,
 }
 
-/// `φ(x, a) = [x; a; 1] / max(1, ‖[x; a; 1]‖)` of one row.
-fn phi<'a>(row: ArrayView1<'a, f64>, a: u32) -> impl Iterator<Item = f64> + 'a {
+/// The row map of a [`LogisticEta`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeatureMap {
+    /// `φ(x, a) = [x; a; 1] / max(1, ‖[x; a; 1]‖)`: output perturbation's bounded rows.
+    #[default]
+    UnitBall,
+    /// `φ(x, a) = [x; a; 1]`: the DP-SGD plug-in ([`crate::cdp_fair::all_rows`]), whose
+    /// privacy comes from per-example gradient clipping, not from the rows' norm.
+    Raw,
+}
+
+impl FeatureMap {
+    fn is_unit_ball(&self) -> bool {
+        *self == FeatureMap::UnitBall
+    }
+}
+
+/// `φ(x, a)` of one row under `map`.
+fn phi<'a>(row: ArrayView1<'a, f64>, a: u32, map: FeatureMap) -> impl Iterator<Item = f64> + 'a {
     let g = f64::from(a);
-    let norm = (row.dot(&row) + g * g + 1.0).sqrt().max(1.0);
+    let norm = match map {
+        FeatureMap::UnitBall => (row.dot(&row) + g * g + 1.0).sqrt().max(1.0),
+        FeatureMap::Raw => 1.0,
+    };
     row.into_iter()
         .copied()
         .chain([g, 1.0])
@@ -68,10 +94,16 @@ impl LogisticEta {
 
     /// One line naming the estimator and its public settings.
     pub fn describe(&self) -> String {
-        format!(
-            "logistic plug-in (Λ = {:.2e}, noise sd {:.3} per weight and at most that on a row's logit)",
-            self.l2, self.noise_sd
-        )
+        match self.feature_map {
+            FeatureMap::UnitBall => format!(
+                "logistic plug-in (Λ = {:.2e}, noise sd {:.3} per weight and at most that on a row's logit)",
+                self.l2, self.noise_sd
+            ),
+            FeatureMap::Raw => format!(
+                "DP-SGD logistic plug-in on all rows (noise sd ≈ {:.3} per weight)",
+                self.noise_sd
+            ),
+        }
     }
 
     /// `η̃_{a_i}(x_i) = σ(w̃·φ(x_i, a_i))` for every row.
@@ -88,7 +120,10 @@ impl LogisticEta {
             .into_iter()
             .zip(a)
             .map(|(row, &g)| {
-                let z: f64 = phi(row, g).zip(&self.weights).map(|(p, w)| p * w).sum();
+                let z: f64 = phi(row, g, self.feature_map)
+                    .zip(&self.weights)
+                    .map(|(p, w)| p * w)
+                    .sum();
                 1.0 / (1.0 + (-z).exp())
             })
             .collect())
@@ -254,6 +289,7 @@ impl LogisticS1 {
                 weights,
                 l2: self.l2,
                 noise_sd,
+                feature_map: FeatureMap::UnitBall,
             },
         ))
     }
@@ -270,6 +306,7 @@ impl LogisticS1 {
                 weights: self.weights.clone(),
                 l2: self.l2,
                 noise_sd: 0.0,
+                feature_map: FeatureMap::UnitBall,
             },
         )
     }

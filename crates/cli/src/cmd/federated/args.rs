@@ -27,12 +27,14 @@ pub struct BasisArgs {
 /// `--eta-model`: the estimator of η_a(x) = P(Y=1 | X=x, A=a) in the plug-in (CDP-Fair, FDP-Fair).
 #[derive(clap::Args, Clone, Debug)]
 pub struct EtaModelArgs {
-    /// Estimator of η_a(x) = P(Y=1 | X=x, A=a): `kernel` (the paper's kernel ratio), `logistic`
-    /// (output-perturbed logistic regression with the group as a feature, released jointly with
-    /// π̃ at the same (ε, δ); strict accounting only; in the file protocol each site releases its
-    /// weights and the server averages them), or `auto`: the kernel for at most 3 feature
-    /// columns after one-hot encoding or with --accounting paper, the logistic plug-in above
-    /// (a public rule: the column count, never the data). See docs/choosing.md.
+    /// Estimator of η_a(x) = P(Y=1 | X=x, A=a): `kernel` (the paper's kernel ratio on the
+    /// training half), `logistic` (output-perturbed logistic regression with the group as a
+    /// feature, released jointly with π̃ at the same (ε, δ); strict accounting only; in the file
+    /// protocol each site releases its weights and the server averages them), `dp-sgd` (CDP-Fair
+    /// only: DP-SGD logistic regression on all rows, then π̃ and τ̃ on all rows, sequential
+    /// composition), or `auto`: CDP-Fair `dp-sgd`; FDP-Fair the kernel for at most 3 feature
+    /// columns after one-hot encoding, the logistic plug-in above; the kernel with --accounting
+    /// paper (public rules: the column count, never the data). See docs/choosing.md.
     #[arg(long, value_enum, default_value_t = EtaModelArg::Auto)]
     pub eta_model: EtaModelArg,
 }
@@ -41,6 +43,7 @@ pub struct EtaModelArgs {
 pub enum EtaModelArg {
     Kernel,
     Logistic,
+    DpSgd,
     Auto,
 }
 
@@ -49,6 +52,7 @@ impl From<EtaModelArg> for dpfair::plugin::EtaModel {
         match e {
             EtaModelArg::Kernel => dpfair::plugin::EtaModel::Kernel,
             EtaModelArg::Logistic => dpfair::plugin::EtaModel::Logistic,
+            EtaModelArg::DpSgd => dpfair::plugin::EtaModel::DpSgd,
             EtaModelArg::Auto => dpfair::plugin::EtaModel::Auto,
         }
     }
