@@ -838,7 +838,6 @@ class LPCTPruneClassifier(_LPCTBase):
     alpha="The disparity the flips aim at on the released rates (0: the paper's exact parity).",
     flips='"fewest-changes" (the smaller group moves) or "midpoint" (the paper\'s Algorithm 1).',
     epsilon="ε in total (DP-SGD and the rate release).",
-    rate_share="The share of ε spent on the group count table.",
     post_fraction="The share of rows held out for the rates.",
 )
 class DecoupledFairClassifier(_ProbabilisticClassifier):
@@ -875,7 +874,6 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         flips: str = "fewest-changes",
         epsilon: float = 3.0,
         delta: float = 1e-5,
-        rate_share: float = 0.2,
         post_fraction: float = 1 / 3,
         accounting: str = "strict",
         bounds: dict | None = None,
@@ -893,7 +891,6 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.flips = flips
         self.epsilon = epsilon
         self.delta = delta
-        self.rate_share = rate_share
         self.post_fraction = post_fraction
         self.accounting = accounting
         self.bounds = bounds
@@ -915,7 +912,6 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
                 flips=self.flips,
                 epsilon=self.epsilon,
                 delta=self.delta,
-                rate_share=self.rate_share,
                 post_fraction=self.post_fraction,
                 accounting=self.accounting,
             ),

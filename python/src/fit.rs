@@ -232,7 +232,6 @@ fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
-    p = set(p, h.get("rate_share")?, |p, v| p.rate_share(v));
     p = set(p, h.get("post_fraction")?, |p, v| p.post_fraction(v));
     p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)

@@ -237,7 +237,6 @@ fn bad_input_is_refused_with_the_parameter_named() {
         a.extend_from_slice(extra);
         dpfair(&a)
     };
-    assert!(bad(&base(&["--epsilon", "3", "--rate-share", "1"])).contains("--rate-share"));
     assert!(bad(&base(&["--epsilon", "0.05", "--accounting", "paper"])).contains("≤ 0"));
     assert!(bad(&base(&["--epsilon", "3", "--post-fraction", "0.999"])).contains("fewer than"));
     let out = dpfair(&[

@@ -147,7 +147,6 @@ fn templates(data: &str, out: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
             vec![
                 "--epsilon",
                 "--delta",
-                "--rate-share",
                 "--post-fraction",
                 "--batch",
                 "--learning-rate",

@@ -40,7 +40,6 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "--epsilon",
     ),
     ("decoupled", "--rate-epsilon", "NaN", "--rate-epsilon"),
-    ("decoupled", "--rate-share", "NaN", "--rate-share"),
     ("decoupled", "--post-fraction", "inf", "--post-fraction"),
     ("dp-linear", "--target-share", "NaN", "--target-share"),
     ("dp-linear", "--target-share", "2", "--target-share"),

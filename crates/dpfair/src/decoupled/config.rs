@@ -2,10 +2,11 @@
 //! thousand rows.
 //!
 //! **Strict defaults** (data of n rows, ε total): the rows are split at random, 2/3 for DP-SGD
-//! and 1/3 for the rates (the paper's 50 % / 25 % of all data); 20 % of ε goes to the rate
-//! release ([`DEFAULT_RATE_SHARE`]): at ε = 3 the count table gets Lap(2/0.6), a rate noise of
-//! scale 2/(0.6 · 500) ≈ 0.0067 (standard deviation ≈ 0.0094) on a group of 500 rows. DP-SGD gets
-//! the other 80 %, with z calibrated for replace-one neighbours (Definition 1 of the paper).
+//! and 1/3 for the rates (the paper's 50 % / 25 % of all data). The two parts are disjoint
+//! pieces of a data-independent split, so each gets the whole ε (parallel composition,
+//! `docs/deviations.md#decoupled-basic-composition`): at ε = 3 the count table gets Lap(2/3), a
+//! rate noise of scale 2/(3 · 500) ≈ 0.0013 on a group of 500 rows; DP-SGD runs at ε with z
+//! calibrated for replace-one neighbours (Definition 1 of the paper).
 //! Its schedule comes from the training size m ([`Training::resolve`]): expected batch
 //! B = clamp(⌊m/16⌋, 32, 1024), epochs so that T ≈ 1,500 steps (20 to 400 epochs), learning
 //! rate 0.05. The paper's 50 epochs of B = 1024 give only 50 steps on 1,000 rows.
@@ -21,8 +22,6 @@ use crate::predictor::Accounting;
 use dpfair_privacy::accounting::Accountant;
 use serde::{Deserialize, Serialize};
 
-/// Default share of ε for the rate release in strict mode.
-pub const DEFAULT_RATE_SHARE: f64 = 0.2;
 /// Default fraction of the rows held out for the rates (the paper's 25 % of 75 %).
 pub const DEFAULT_POST_FRACTION: f64 = 1.0 / 3.0;
 /// Default of [`Config::base_rows`]: a million training rows (≈ 8 MB per feature column in
@@ -82,7 +81,8 @@ impl Training {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// Total ε' (DP-SGD + rate release).
+    /// Total ε': strict, each of the two disjoint parts (DP-SGD, rate release) at ε' (parallel
+    /// composition); paper, DP-SGD at ε' less the rate releases (basic composition).
     #[serde(with = "dpfair_privacy::serde_f64")]
     pub epsilon: f64,
     /// Total δ' (all of it DP-SGD's).
@@ -91,8 +91,6 @@ pub struct Config {
     /// Accountant of the DP-SGD run (PRV, RDP or GDP).
     pub accountant: Accountant,
     pub base: BaseModel,
-    /// Strict: share of ε for the count-table release, in (0, 1).
-    pub rate_share: f64,
     /// Paper: ε₀ = ε₁ of each rate release (default 0.05, the paper's Adult value).
     pub paper_rate_epsilon: f64,
     /// Fraction of the rows held out for the rates, in (0, 1).
@@ -124,7 +122,6 @@ impl Default for Config {
             accounting: Accounting::Strict,
             accountant: Accountant::Prv,
             base: BaseModel::Joint,
-            rate_share: DEFAULT_RATE_SHARE,
             paper_rate_epsilon: 0.05,
             post_fraction: DEFAULT_POST_FRACTION,
             base_rows: DEFAULT_BASE_ROWS,
@@ -218,19 +215,14 @@ impl Config {
             ));
         }
         let (rates, rate_eps) = match self.accounting {
-            Accounting::Strict => {
-                if !(self.rate_share > 0.0 && self.rate_share < 1.0) {
-                    return Err(invalid(
-                        "rate_share",
-                        format!(
-                            "must be in (0, 1): both DP-SGD and the rate release need a part of ε, got {}",
-                            self.rate_share
-                        ),
-                    ));
-                }
-                let e = self.rate_share * self.epsilon;
-                (RateRelease::Histogram { epsilon: e }, e)
-            }
+            // Disjoint parts of a data-independent split: both at the whole ε (parallel
+            // composition; the ledger records the partition).
+            Accounting::Strict => (
+                RateRelease::Histogram {
+                    epsilon: self.epsilon,
+                },
+                0.0,
+            ),
             Accounting::Paper => {
                 let e = self.paper_rate_epsilon;
                 if !(e.is_finite() && e > 0.0) {
@@ -282,7 +274,8 @@ mod tests {
         let split = Config::default().budget_split().unwrap();
         let b = 2.0 / (split.rates.epsilon() * 500.0);
         assert!(2f64.sqrt() * b < 0.01, "{b}");
-        assert!((split.sgd_epsilon - 2.4).abs() < 1e-12);
+        // Strict: both disjoint parts at the whole ε (parallel composition).
+        assert_eq!((split.sgd_epsilon, split.rates.epsilon()), (3.0, 3.0));
     }
 
     #[test]
@@ -294,16 +287,6 @@ mod tests {
         };
         let e = c.budget_split().unwrap_err().to_string();
         assert!(e.contains("≤ 0 for DP-SGD"), "{e}");
-        let c = Config {
-            rate_share: 1.0,
-            ..Config::default()
-        };
-        assert!(
-            c.budget_split()
-                .unwrap_err()
-                .to_string()
-                .contains("rate_share")
-        );
         let c = Config {
             delta: 0.0,
             ..Config::default()

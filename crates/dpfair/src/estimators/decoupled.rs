@@ -47,14 +47,13 @@ impl Default for DecoupledParams {
 }
 
 setters!(DecoupledParams {
-    /// Total ε (DP-SGD and the rate release).
+    /// ε of the fit: strict, DP-SGD and the rate release each at ε on disjoint rows (parallel
+    /// composition); paper, DP-SGD at ε less the rate releases.
     epsilon: f64 => config.epsilon;
     /// Total δ (all of it DP-SGD's).
     delta: f64 => config.delta;
     /// Strict (default) or the paper's procedure (ledger records the real cost).
     accounting: Accounting => config.accounting;
-    /// The share of ε spent on the group count table (strict).
-    rate_share: f64 => config.rate_share;
     /// The fraction of rows held out for the rates.
     post_fraction: f64 => config.post_fraction;
     /// The disparity level α ≥ 0 the flips allow on the released rates (0: exact parity).
@@ -94,14 +93,6 @@ impl Params for DecoupledParams {
         if let Some(lr) = c.training.learning_rate {
             check_step_size("learning_rate", lr)?;
         }
-        check_in(
-            "rate_share",
-            c.rate_share,
-            Lo::Above(0.0),
-            1.0,
-            true,
-            "a share of ε",
-        )?;
         check_in(
             "post_fraction",
             c.post_fraction,

@@ -12,9 +12,9 @@
 //! dpfair predict --model model.json --data new.csv --out pred.csv --seed 1
 //! ```
 //!
-//! Strict (default): 2/3 of the rows train DP-SGD with 80 % of ε (calibrated for replace-one
-//! neighbours), 1/3 give the rates with the other 20 % (a noisy group × prediction count table,
-//! group sizes included). `--accounting paper` runs the authors' procedure (z-scores from the
+//! Strict (default): 2/3 of the rows train DP-SGD at ε (calibrated for replace-one neighbours),
+//! 1/3 give the rates at ε (a noisy group × prediction count table, group sizes included): the
+//! two parts are disjoint pieces of a public split (parallel composition). `--accounting paper` runs the authors' procedure (z-scores from the
 //! data, public group sizes, ε₀ = ε₁, B = 1024, η = 0.01, 50 epochs, `--noise-multiplier` as the
 //! paper's σ/1.5) and prints what it really spends.
 //!
@@ -44,7 +44,6 @@ impl Args {
                 BaseArg::Joint => BaseModel::Joint,
                 BaseArg::Decoupled => BaseModel::Decoupled,
             },
-            rate_share: self.rate_share,
             paper_rate_epsilon: self.rate_epsilon,
             post_fraction: self.post_fraction,
             base_rows: self.base_rows,

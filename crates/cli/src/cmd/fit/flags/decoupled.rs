@@ -45,9 +45,6 @@ pub struct Args {
     /// Base classifiers.
     #[arg(long, value_enum, default_value_t = BaseArg::Joint)]
     pub base: BaseArg,
-    /// Strict: share of ε for the rate release, in (0, 1).
-    #[arg(long, value_name = "F", default_value_t = dpfair::decoupled::config::DEFAULT_RATE_SHARE)]
-    pub rate_share: f64,
     /// Paper: ε₀ = ε₁ of each group's rate (the paper: 0.05 Adult, 0.1 Credit Card).
     #[arg(long, value_name = "E", default_value_t = 0.05)]
     pub rate_epsilon: f64,
