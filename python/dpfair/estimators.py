@@ -836,22 +836,26 @@ class LPCTPruneClassifier(_LPCTBase):
 
 @parameters(
     alpha="The disparity the flips aim at on the released rates (0: the paper's exact parity).",
-    flips='"fewest-changes" (the smaller group moves) or "midpoint" (the paper\'s Algorithm 1).',
+    flips='"scores" (the smaller group moves by a score threshold), "fewest-changes" (by random '
+    'flips) or "midpoint" (the paper\'s Algorithm 1).',
     epsilon="ε in total (DP-SGD and the rate release).",
     post_fraction="The share of rows held out for the rates.",
 )
 class DecoupledFairClassifier(_ProbabilisticClassifier):
     """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
 
-    A DP-SGD base model, then private group rates and a post-processing that flips decisions per
-    group towards demographic parity: only the group with fewer rows (by the released counts)
-    moves, so that the fewest decisions change (docs/deviations.md#decoupled-fewest-changes).
+    A DP-SGD base model, then private group rates and a post-processing that changes decisions
+    per group towards demographic parity: only the group with fewer rows (by the released
+    counts) moves, so that the fewest decisions change
+    (docs/deviations.md#decoupled-fewest-changes), and by default its least confident ones, by a
+    threshold on the base scores (docs/deviations.md#decoupled-score-ordered-flips).
 
     `alpha`: the disparity level the flips aim at (the groups' released positive rates within
-    `alpha` of each other; 0 is the paper's exact parity). `flips`: `"fewest-changes"` (the
-    default) or `"midpoint"` (the paper's Algorithm 1: both groups' rates move to their
-    midpoint). Library defaults: α = 0.1, ε = 3 in total, δ = 10⁻⁵, strict accounting, features
-    scaled with public `bounds` where given and private bounds otherwise. Predicting needs
+    `alpha` of each other; 0 is the paper's exact parity). `flips`: `"scores"` (the default),
+    `"fewest-changes"` (random flips of the same group) or `"midpoint"` (the paper's Algorithm 1:
+    both groups' rates move to their midpoint). Library defaults: α = 0.1, ε = 3 in total,
+    δ = 10⁻⁵, strict accounting, features scaled with public `bounds` where given and private
+    bounds otherwise. Predicting needs
     `sensitive_features`.
 
     Example:
@@ -871,7 +875,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self,
         *,
         alpha: float = 0.1,
-        flips: str = "fewest-changes",
+        flips: str = "scores",
         epsilon: float = 3.0,
         delta: float = 1e-5,
         post_fraction: float = 1 / 3,

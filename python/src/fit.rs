@@ -224,6 +224,7 @@ fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     let flips = h.choice(
         "flips",
         &[
+            ("scores", FlipRule::Scores),
             ("fewest-changes", FlipRule::FewestChanges),
             ("midpoint", FlipRule::Midpoint),
         ],

@@ -43,6 +43,7 @@ pub use crate::dp_fermi as fermi;
 pub mod flips;
 pub mod private_rates;
 pub mod scaling;
+pub mod score_thresholds;
 pub mod split;
 
 pub use base::{Base, BaseModel, RunInfo};
@@ -82,6 +83,10 @@ pub struct Model {
     /// models written before it was recorded.
     #[serde(default)]
     pub post_rows: usize,
+    /// [`FlipRule::Scores`]: each group's threshold on the base scores, which replaces the
+    /// random flips (`flips` then records the targets they meet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<score_thresholds::ScoreThresholds>,
 }
 
 /// Group codes of a data set with exactly two groups.
@@ -291,9 +296,12 @@ pub fn fit_parts(
         sgd_ledger.charge(e.clone())?;
     }
     let sgd_epsilon = sgd_ledger.total_at(config.delta)?.epsilon;
-    // 3. Algorithm 2 steps 1–3 on D, batch by batch.
+    // 3. Algorithm 2 steps 1–3 on D, batch by batch (by score bins for score-ordered flips).
+    // Paper mode releases rates only (its public group counts): the rule is then fewest-changes.
+    let by_scores = config.flip_rule == FlipRule::Scores && config.accounting == Accounting::Strict;
     let mut rows = plan.rows();
     let mut counts = private_rates::RateCounts::new();
+    let mut score_counts = score_thresholds::ScoreCounts::default();
     feed(&mut |batch| {
         let post = pick(&mut rows, batch, false)?;
         if post.is_empty() {
@@ -301,10 +309,42 @@ pub fn fit_parts(
         }
         let d = batch.select(&post);
         let g = two_groups(&d)?;
-        let pred = base.predict(features(d.features.view()).view(), g)?;
-        counts.update(g, &pred)
+        let x = features(d.features.view());
+        if by_scores {
+            score_counts.update(g, &base.scores(x.view(), g)?)
+        } else {
+            counts.update(g, &base.predict(x.view(), g)?)
+        }
     })?;
     all_rows_seen(plan, &rows)?;
+    if by_scores {
+        let RateRelease::Histogram { epsilon } = split.rates else {
+            return Err(DecoupledError::InvalidData(
+                "score-ordered flips need strict accounting (the private count table)".into(),
+            ));
+        };
+        let mut released = None;
+        in_part(ledger, 1, &mut |l| {
+            released = Some(score_counts.release(epsilon, l, noise)?);
+            Ok(())
+        })?;
+        let released = released.expect("the score table was released");
+        let (flips, thresholds) = released.thresholds(config.parity_level)?;
+        return Ok(Model {
+            base,
+            flips,
+            rates: released.rates(),
+            standardize,
+            accounting: config.accounting,
+            epsilon: config.epsilon,
+            delta: config.delta,
+            runs,
+            sgd_epsilon,
+            split_seed: plan.seed,
+            post_rows: plan.post,
+            thresholds: Some(thresholds),
+        });
+    }
     if let RateRelease::PublicCounts { .. } = split.rates {
         ledger.charge(Entry::non_private(
             "group sizes of D",
@@ -337,6 +377,7 @@ pub fn fit_parts(
         sgd_epsilon,
         split_seed: plan.seed,
         post_rows: plan.post,
+        thresholds: None,
     })
 }
 
@@ -355,6 +396,14 @@ impl Model {
 
     /// P(Ŷ = 1 | x_i, a_i) for every row.
     pub fn predict_proba(&self, x: ArrayView2<'_, f64>, groups: &[u32]) -> Result<Vec<f64>> {
+        if let Some(t) = &self.thresholds {
+            let scores = self.base.scores(self.features(x).view(), groups)?;
+            return Ok(groups
+                .iter()
+                .zip(scores)
+                .map(|(&g, s)| t.prob_positive(g, s))
+                .collect());
+        }
         let base = self.predict_base(x, groups)?;
         Ok(groups
             .iter()
@@ -370,6 +419,10 @@ impl Model {
         groups: &[u32],
         rng: &mut R,
     ) -> Result<Vec<bool>> {
+        if self.thresholds.is_some() {
+            let p = self.predict_proba(x, groups)?;
+            return Ok(p.into_iter().map(|p| rng.random::<f64>() < p).collect());
+        }
         let base = self.predict_base(x, groups)?;
         Ok(groups
             .iter()

@@ -51,6 +51,40 @@ pub fn with_group_column(x: ArrayView2<'_, f64>, groups: &[u32]) -> Array2<f64> 
 }
 
 impl Base {
+    /// The base score `P̂(Y = 1 | x_i, a_i)` of every row (the classifiers' probability of
+    /// class 1; [`Base::predict`] is its argmax).
+    pub fn scores(&self, x: ArrayView2<'_, f64>, groups: &[u32]) -> Result<Vec<f64>> {
+        if groups.len() != x.nrows() {
+            return Err(DecoupledError::InvalidData(format!(
+                "{} group codes for {} rows",
+                groups.len(),
+                x.nrows()
+            )));
+        }
+        match self {
+            Base::Joint { model } => Ok(model
+                .predict_proba(with_group_column(x, groups).view())?
+                .column(1)
+                .to_vec()),
+            Base::Decoupled { models } => {
+                let mut out = vec![0.0; x.nrows()];
+                for (a, m) in models.iter().enumerate() {
+                    let idx: Vec<usize> = (0..x.nrows())
+                        .filter(|&i| groups[i] as usize == a)
+                        .collect();
+                    if idx.is_empty() {
+                        continue;
+                    }
+                    let p = m.predict_proba(x.select(Axis(0), &idx).view())?;
+                    for (&i, v) in idx.iter().zip(p.column(1)) {
+                        out[i] = *v;
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
     /// h_{a_i}(x_i) for every row.
     pub fn predict(&self, x: ArrayView2<'_, f64>, groups: &[u32]) -> Result<Vec<bool>> {
         if groups.len() != x.nrows() {

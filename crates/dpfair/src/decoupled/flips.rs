@@ -27,6 +27,11 @@ pub enum FlipRule {
     /// the allowed level: the fewest decisions changed in all, so the least accuracy given up
     /// by a base model better than chance.
     FewestChanges,
+    /// The fewest-changes targets met by thresholds on the base model's scores: the decisions
+    /// given up are the group's least confident ones ([`super::score_thresholds`]; strict
+    /// accounting, and as [`FlipRule::FewestChanges`] in paper mode or wherever rates alone are
+    /// given).
+    Scores,
 }
 
 /// The randomized post-processor defined by two group positive rates.

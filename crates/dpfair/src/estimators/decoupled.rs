@@ -38,7 +38,7 @@ impl Default for DecoupledParams {
         DecoupledParams {
             config: Config {
                 parity_level: DEFAULT_PARITY_LEVEL,
-                flip_rule: FlipRule::FewestChanges,
+                flip_rule: FlipRule::Scores,
                 ..Config::default()
             },
             check: HeldOutCheck::default(),
@@ -247,10 +247,10 @@ impl Decoupled {
 /// noise standard deviation). Public counts: the scale is on the rates (sd `√2 b`). Histogram:
 /// on the counts, so a rate's sd is about `2b/n_a`; the group sizes are private, so `n_a` is
 /// taken as half the public number `post_rows` of held-out rows.
-fn rate_noise(rates: &crate::decoupled::ReleasedRates, post_rows: usize) -> f64 {
+fn rate_noise(rates: &crate::decoupled::ReleasedRates, post_rows: usize, cells: f64) -> f64 {
     let sd = |b: f64| match rates.release {
         crate::decoupled::RateRelease::Histogram { .. } => {
-            2.0 * b / (0.5 * post_rows as f64).max(1.0)
+            2.0 * b * cells.sqrt() / (0.5 * post_rows as f64).max(1.0)
         }
         _ => std::f64::consts::SQRT_2 * b,
     };
@@ -292,6 +292,9 @@ impl Estimator for Decoupled {
                 FlipRule::Midpoint => "both rates towards their midpoint (Algorithm 1)",
                 FlipRule::FewestChanges =>
                     "the group with fewer rows by the released counts moves (fewest changes)",
+                FlipRule::Scores =>
+                    "the group with fewer rows by the released counts moves (fewest changes), \
+                     its least confident decisions first (score thresholds)",
             }
         )];
         for (a, fell) in model.rates.fallback.iter().enumerate() {
@@ -312,7 +315,13 @@ impl Estimator for Decoupled {
             0 => (self.config.post_fraction * data.n_rows() as f64).round() as usize,
             rows => rows,
         };
-        let noise = rate_noise(&model.rates, post_rows);
+        // A rate from score bins sums half of its group's bins (each with its own noise).
+        let cells = if model.thresholds.is_some() {
+            crate::decoupled::score_thresholds::SCORE_BINS as f64 / 2.0
+        } else {
+            1.0
+        };
+        let noise = rate_noise(&model.rates, post_rows, cells);
         lines.push(super::signal_line(
             "positive rates of the base model (α̃, β̃)",
             rates.iter().map(|r| r * r).sum::<f64>().sqrt(),

@@ -32,12 +32,15 @@ pub struct Args {
     /// one group's decisions when the base rates differ much.
     #[arg(long, value_name = "A", default_value_t = dpfair::estimators::DEFAULT_PARITY_LEVEL)]
     pub alpha: f64,
-    /// Which group the flips move when the released rates are more than α apart: the one with
-    /// fewer rows (by the released group counts), all the way, so that the fewest decisions
-    /// change; or both to their midpoint (the paper's Algorithm 1), which changes the same
-    /// fraction of each group's decisions and costs the larger group accuracy
-    /// (docs/deviations.md#decoupled-fewest-changes).
-    #[arg(long, value_enum, default_value_t = FlipsArg::FewestChanges)]
+    /// How the decisions move when the released rates are more than α apart: `scores` (the
+    /// default) moves the group with fewer rows (by the released counts) to within α by a
+    /// threshold on the base model's scores, its least confident decisions first (the count
+    /// table is released by score bin: docs/deviations.md#decoupled-score-ordered-flips);
+    /// `fewest-changes` moves the same group by random flips; `midpoint` moves both to their
+    /// midpoint (the paper's Algorithm 1), which changes the same fraction of each group's
+    /// decisions (docs/deviations.md#decoupled-fewest-changes). Paper accounting releases rates
+    /// only: `scores` is then `fewest-changes`.
+    #[arg(long, value_enum, default_value_t = FlipsArg::Scores)]
     pub flips: FlipsArg,
     /// Accountant of the DP-SGD run.
     #[arg(long, value_enum, default_value_t = AccountantArg::Prv)]
@@ -77,6 +80,7 @@ pub struct Args {
 /// `--flips`: [`dpfair::decoupled::FlipRule`].
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum FlipsArg {
+    Scores,
     FewestChanges,
     Midpoint,
 }
@@ -84,6 +88,7 @@ pub enum FlipsArg {
 impl From<FlipsArg> for dpfair::decoupled::FlipRule {
     fn from(a: FlipsArg) -> Self {
         match a {
+            FlipsArg::Scores => dpfair::decoupled::FlipRule::Scores,
             FlipsArg::FewestChanges => dpfair::decoupled::FlipRule::FewestChanges,
             FlipsArg::Midpoint => dpfair::decoupled::FlipRule::Midpoint,
         }
