@@ -113,6 +113,11 @@ pub struct ReleasedScores {
 }
 
 impl ReleasedScores {
+    /// The released counts (clamped at 0) of group 0's and group 1's score bins.
+    pub fn counts(&self) -> &[Vec<f64>; 2] {
+        &self.counts
+    }
+
     /// The group's released size and positive rate at the base threshold `s ≥ 1/2` (the
     /// fallback rate 1/2 for a group whose counts sum to 0).
     fn rate(&self, a: usize) -> (f64, f64, bool) {
