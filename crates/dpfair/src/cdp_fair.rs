@@ -1043,6 +1043,9 @@ pub(crate) fn s2_accuracy(
     if r.accounting == Accounting::Paper {
         return Ok(None);
     }
+    if est.is_all_rows() {
+        return all_rows::s2_accuracy(&r, n_rows, est, beta).map(Some);
+    }
     let (epsilon, _) = fold_budget(&r);
     let n_train = n_rows / 2;
     let n_cal = if fold == 0 { n_rows - n_train } else { n_train };

@@ -2,8 +2,9 @@
 //! docs/deviations.md#held-out-constant-check): a classifier fitted by [`crate::pipeline::fit`]
 //! keeps back a public random share of its rows ([`HeldOutCheck::fraction`], default 10 %).
 //! After the fit, the exponential mechanism (permute-and-flip) chooses between the fitted model
-//! and each constant class by how many of those rows each predicts correctly, the model
-//! handicapped by [`handicap`] rows. When a constant class wins, the model predicts that class
+//! and the fit rows' most frequent class (released in the fit part: [`release_majority`]) by how
+//! many of those rows each predicts correctly, the model handicapped by [`handicap`] rows. When
+//! the constant wins, the model predicts that class
 //! ([`CheckOutcome::constant`]) and the fit says so: a private fit is then never knowingly worse
 //! than always predicting one class, which on a 95 %-one-class target is what happens when the
 //! released signal is within its noise.
@@ -212,7 +213,7 @@ impl CheckOutcome {
         } else {
             format!(
                 "exponential mechanism, ε = {}, in parallel with the fit; the model handicapped \
-                 by {:.1} correct predictions against each constant class",
+                 by {:.1} correct predictions against the fit rows' most frequent class",
                 dpfair_privacy::ledger::readable_up(self.epsilon),
                 self.handicap
             )

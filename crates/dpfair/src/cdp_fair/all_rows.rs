@@ -150,6 +150,24 @@ pub(crate) fn fit(
     ))
 }
 
+/// With probability `1 − beta`, the private choice of `τ̃` keeps the rows' `|D̂D|` within this
+/// of α (the exponential mechanism's bound, `(2Δ/ε_τ)·ln(grid/β)` with `Δ = 2/m`), from the
+/// released `π̃` and the public configuration, as the fit computed them.
+pub(super) fn s2_accuracy(
+    r: &Resolved,
+    n_rows: usize,
+    est: &PluginEstimate,
+    beta: f64,
+) -> Result<f64> {
+    let mut r = r.clone();
+    if r.dd_floor == DdFloor::default() {
+        r.dd_floor = DdFloor::FromPi { sds: FLOOR_SDS };
+    }
+    let m = dd_floor(&r, est.pi, n_rows as f64)? as f64;
+    let epsilon = tau_epsilon(r.epsilon, m as usize);
+    Ok(2.0 * (2.0 / m) / epsilon * ((TAU_GRID as f64).ln() + (1.0 / beta).ln()))
+}
+
 /// The settings the DP-SGD plug-in refuses: the paper's accounting, cross-fitting and
 /// non-private `π` belong to the split procedure.
 fn check(r: &Resolved) -> Result<()> {

@@ -222,9 +222,14 @@ impl Estimator for CdpFair {
             &format!("|DD| ≤ α = {}", model.alpha),
             &format!(
                 "no private estimate of the disparity is released (S2 releases τ̃ only); with \
-                 probability 0.95 the private choice of τ̃ keeps the calibration half's |DD| \
-                 within {} of α (exponential-mechanism bound, per fold; '-' under the paper's \
-                 accounting, which has none), plus the gap between calibration and new data",
+                 probability 0.95 the private choice of τ̃ keeps the {} |DD| within {} of α \
+                 (exponential-mechanism bound, per fold; '-' under the paper's accounting, which \
+                 has none), plus the gap between those rows and new data",
+                if model.folds.iter().any(|f| f.estimate.is_all_rows()) {
+                    "training rows'"
+                } else {
+                    "calibration half's"
+                },
                 accuracy.join(", ")
             ),
         ));

@@ -624,6 +624,12 @@ impl PluginEstimate {
         }
     }
 
+    /// Whether this is the DP-SGD plug-in fitted on all rows ([`crate::cdp_fair::all_rows`]).
+    pub fn is_all_rows(&self) -> bool {
+        matches!(&self.eta, EtaEstimate::Logistic { logistic }
+            if logistic.feature_map == crate::plugin::logistic::FeatureMap::Raw)
+    }
+
     /// The kernel estimator's functions (`None` for the logistic plug-in).
     pub fn kernel(&self) -> Option<&KernelEta> {
         match &self.eta {
