@@ -102,13 +102,7 @@ pub(crate) fn fit(
     noise: &mut Noise,
 ) -> Result<Model> {
     let (a, y) = groups_and_labels(data)?;
-    let mut r = Resolved {
-        tau_grid: TAU_GRID,
-        ..config.resolve(data.n_rows())?
-    };
-    if r.dd_floor == DdFloor::default() {
-        r.dd_floor = DdFloor::FromPi { sds: FLOOR_SDS };
-    }
+    let r = own_defaults(config.resolve(data.n_rows())?);
     check(&r)?;
     if data.n_features() == 0 {
         return Err(Error::InvalidData("no feature columns".into()));
@@ -159,13 +153,23 @@ pub(super) fn s2_accuracy(
     est: &PluginEstimate,
     beta: f64,
 ) -> Result<f64> {
-    let mut r = r.clone();
+    let r = own_defaults(r.clone());
+    let m = dd_floor(&r, est.pi, n_rows as f64)? as f64;
+    let epsilon = tau_epsilon(r.epsilon, m as usize);
+    Ok(2.0 * (2.0 / m) / epsilon * ((r.tau_grid as f64).ln() + (1.0 / beta).ln()))
+}
+
+/// This procedure's own defaults where the configuration keeps the split procedure's: the
+/// τ grid of [`TAU_GRID`] points and the floor of [`FLOOR_SDS`] standard deviations (a value
+/// the user set is kept).
+fn own_defaults(mut r: Resolved) -> Resolved {
+    if r.tau_grid == super::DEFAULT_TAU_GRID {
+        r.tau_grid = TAU_GRID;
+    }
     if r.dd_floor == DdFloor::default() {
         r.dd_floor = DdFloor::FromPi { sds: FLOOR_SDS };
     }
-    let m = dd_floor(&r, est.pi, n_rows as f64)? as f64;
-    let epsilon = tau_epsilon(r.epsilon, m as usize);
-    Ok(2.0 * (2.0 / m) / epsilon * ((TAU_GRID as f64).ln() + (1.0 / beta).ln()))
+    r
 }
 
 /// The settings the DP-SGD plug-in refuses: the paper's accounting, cross-fitting and
