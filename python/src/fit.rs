@@ -397,28 +397,33 @@ fn real_target_is_numbers(frame: &FrameInput<'_>, coding: &Coding) -> PyResult<(
 }
 
 /// Fit `estimator` on `loaded` in the caller's session, or in a session of its own (whose budget
-/// is the fit's declared spend; `seed` seeds only the public randomness).
-fn run<E: Estimator>(
+/// is the fit's declared spend; `seed` seeds only the public randomness). The fit runs with the
+/// GIL released: other Python threads (another fit among them) run meanwhile.
+fn run<E>(
+    py: Python<'_>,
     estimator: E,
     mut loaded: Loaded,
     scaling: &Scaling,
     session: Option<&Bound<'_, PySession>>,
     seed: Option<u64>,
-) -> PyResult<PyModel> {
+) -> PyResult<PyModel>
+where
+    E: Estimator + Sync,
+    E::Model: Send,
+{
     let fitted = match session {
-        Some(s) => dpfair::pipeline::fit(
-            &estimator,
-            &mut loaded,
-            scaling,
-            &mut s.borrow_mut().session,
-        ),
+        Some(s) => {
+            let mut held = s.borrow_mut();
+            let session = &mut held.session;
+            py.detach(|| dpfair::pipeline::fit(&estimator, &mut loaded, scaling, session))
+        }
         None => {
             let noise = match seed {
                 Some(seed) => Noise::os_with_public_seed(seed),
                 None => Noise::os(),
             };
             let mut own = Session::unlimited().with_noise(noise);
-            dpfair::pipeline::fit(&estimator, &mut loaded, scaling, &mut own)
+            py.detach(|| dpfair::pipeline::fit(&estimator, &mut loaded, scaling, &mut own))
         }
     }
     .map_err(api_error)?;
@@ -432,6 +437,7 @@ fn run<E: Estimator>(
 #[pyfunction]
 #[pyo3(signature = (method, params, frame, coding_options, session = None, seed = None, public = None))]
 pub fn fit(
+    py: Python<'_>,
     method: &str,
     params: &Bound<'_, PyDict>,
     frame: FrameInput<'_>,
@@ -466,11 +472,11 @@ pub fn fit(
             let model = if method == "lpct" {
                 let est = lpct(&mut h, public.dataset, seed)?;
                 h.done()?;
-                run(est, loaded, &Scaling::None, session, seed)
+                run(py, est, loaded, &Scaling::None, session, seed)
             } else {
                 let est = lpct_prune(&mut h, public.dataset, seed)?;
                 h.done()?;
-                run(est, loaded, &Scaling::None, session, seed)
+                run(py, est, loaded, &Scaling::None, session, seed)
             };
             return model;
         }
@@ -491,7 +497,7 @@ pub fn fit(
             ($build:expr) => {{
                 let est = $build;
                 h.done()?;
-                run(est, loaded, &scaling, session, seed)
+                run(py, est, loaded, &scaling, session, seed)
             }};
         }
         match method {
@@ -508,7 +514,7 @@ pub fn fit(
                 } else {
                     scaling
                 };
-                run(est, loaded, &scaling, session, seed)
+                run(py, est, loaded, &scaling, session, seed)
             }
             "decoupled" => with!(decoupled(&mut h)?),
             "dp2dp" => with!(dp2dp(&mut h)?),

@@ -90,7 +90,11 @@ impl PyModel {
                 Some(s) => Noise::seeded(s),
                 None => Noise::os(),
             };
-            let p = self.file.predict(&data, &mut rng).map_err(model_error)?;
+            // The GIL is released while the model predicts (other Python threads run).
+            let file = &self.file;
+            let p = py
+                .detach(|| file.predict(&data, &mut rng))
+                .map_err(model_error)?;
             let out = PyDict::new(py);
             if let Some(classes) = p.classes {
                 let codes: Bound<'py, PyArray1<u32>> = classes.into_pyarray(py);
