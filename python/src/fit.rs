@@ -437,7 +437,6 @@ where
 #[pyfunction]
 #[pyo3(signature = (method, params, frame, coding_options, session = None, seed = None, public = None))]
 pub fn fit(
-    py: Python<'_>,
     method: &str,
     params: &Bound<'_, PyDict>,
     frame: FrameInput<'_>,
@@ -446,6 +445,7 @@ pub fn fit(
     seed: Option<u64>,
     public: Option<FrameInput<'_>>,
 ) -> PyResult<PyModel> {
+    let py = params.py();
     guard(|| {
         let mut h = Hyper {
             dict: params,
