@@ -24,8 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 from dpfair import accounting, metrics
-from dpfair._base import ConstantModelWarning, DPFairEstimator, PrivacyWarning
+from dpfair._base import DPFairEstimator
 from dpfair._native import BudgetExceededError
+from dpfair._warnings import BudgetWarning, ConstantModelWarning, PrivacyWarning
 from dpfair.estimators import (
     CDPFairClassifier,
     DecoupledFairClassifier,
@@ -41,6 +42,7 @@ from dpfair.session import PrivacySession
 
 __all__ = [
     "BudgetExceededError",
+    "BudgetWarning",
     "CDPFairClassifier",
     "ConstantModelWarning",
     "DP2DPClassifier",

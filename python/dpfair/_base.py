@@ -17,14 +17,8 @@ import numpy as np
 from dpfair import _native
 from dpfair._input import Frame, _label_text, original_labels, to_frame
 from dpfair._ledger import Ledger
-
-
-class PrivacyWarning(UserWarning):
-    """A private fit's result is weak in a way its released values show (dpfair's warnings)."""
-
-
-class ConstantModelWarning(PrivacyWarning):
-    """The held-out check replaced the fitted model by a constant (`constant_` says which)."""
+from dpfair._repeated_fits import warn_if_repeated
+from dpfair._warnings import ConstantModelWarning
 
 
 class DPFairEstimator:
@@ -187,6 +181,7 @@ class DPFairEstimator:
         """Fit on `frame` (LPCT: with the public rows `public`, whose target is coded)."""
         session = getattr(self, "session", None)
         native_session = None if session is None else session._native
+        warn_if_repeated(self)
         return _native.fit(
             self._method,
             self._native_params(),

@@ -18,7 +18,9 @@ class PrivacySession:
 
     `relation`: `"substitution"` (one row replaced; dpfair's default) or `"add-remove"`.
     A session is shared, not copied: `copy.deepcopy` and `sklearn.base.clone` of an estimator
-    keep the same session, so the clone's fits are charged to the same budget.
+    keep the same session, so the clone's fits are charged to the same budget. It cannot be
+    pickled (a copy in another process would spend the budget again unseen): scikit-learn's
+    tools must run with `n_jobs=1` when an estimator has a session.
 
     Example:
         >>> import dpfair
@@ -61,6 +63,13 @@ class PrivacySession:
 
     def __copy__(self) -> PrivacySession:
         return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            "a dpfair.PrivacySession cannot be pickled: its budget lives in this process, and "
+            "a copy in another (e.g. a worker of n_jobs > 1 in cross_val_score or GridSearchCV) "
+            "would spend it again unseen; run such tools with n_jobs=1 when a session is given"
+        )
 
     def __repr__(self) -> str:
         eps, delta = self.remaining

@@ -1,0 +1,16 @@
+"""dpfair's warning classes.
+
+A result weak in a way its released values show, or a spend that nothing counts.
+"""
+
+
+class PrivacyWarning(UserWarning):
+    """A private fit's result is weak in a way its released values show (dpfair's warnings)."""
+
+
+class ConstantModelWarning(PrivacyWarning):
+    """The held-out check replaced the fitted model by a constant (`constant_` says which)."""
+
+
+class BudgetWarning(PrivacyWarning):
+    """Fits whose privacy losses add up with nothing to count them (no `PrivacySession`)."""
