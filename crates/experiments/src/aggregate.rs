@@ -1,4 +1,5 @@
-//! Aggregation of repetitions: mean, standard deviation and 95% interval per setting and metric.
+//! Aggregation of repetitions: mean, standard deviation and 95 % interval (Student's t,
+//! [`crate::stats::half_width`]) per setting and metric.
 
 use crate::grid::Setting;
 use crate::raw::RawCell;
@@ -15,8 +16,8 @@ pub struct Summary {
     pub mean: f64,
     /// Sample standard deviation (n − 1); 0 for one repetition.
     pub std: f64,
-    /// Half-width of the 95% interval of the mean, `1.96·std/√n` — the band the papers draw
-    /// (e.g. Xue & Yu's experiments).
+    /// Half-width of the 95 % interval of the mean, `t_{0.975, n−1}·std/√n`
+    /// ([`crate::stats::half_width`]; ∞ for one repetition, NaN for a stored value).
     pub ci95: f64,
 }
 
@@ -38,12 +39,13 @@ impl Summary {
             metric: metric.into(),
             mean,
             std,
-            ci95: 0.0,
+            ci95: crate::stats::half_width(std, repetitions),
         }
     }
 }
 
-/// Mean, sample standard deviation and 95% half-width of `values`.
+/// Mean, sample standard deviation and 95 % half-width ([`crate::stats::half_width`]) of
+/// `values`.
 pub fn mean_std_ci(values: &[f64]) -> (f64, f64, f64) {
     let n = values.len() as f64;
     if values.is_empty() {
@@ -55,7 +57,7 @@ pub fn mean_std_ci(values: &[f64]) -> (f64, f64, f64) {
     } else {
         0.0
     };
-    (mean, std, 1.96 * std / n.sqrt())
+    (mean, std, crate::stats::half_width(std, values.len()))
 }
 
 /// The accounting mode of a stored number: a value read from a paper or an authors' repository,
@@ -117,8 +119,11 @@ mod tests {
         let (m, s, c) = mean_std_ci(&[1.0, 2.0, 3.0, 4.0]);
         assert_eq!(m, 2.5);
         assert!((s - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
-        assert!((c - 1.96 * s / 2.0).abs() < 1e-12);
-        assert_eq!(mean_std_ci(&[7.0]), (7.0, 0.0, 0.0));
+        // Student's t with 3 degrees of freedom: t_{0.975, 3} = 3.182 (tabulated).
+        assert!((c - 3.182 * s / 2.0).abs() < 1e-3 * s);
+        let (m, s, c) = mean_std_ci(&[7.0]);
+        assert_eq!((m, s), (7.0, 0.0));
+        assert!(c.is_infinite(), "one draw has no interval");
     }
 
     #[test]

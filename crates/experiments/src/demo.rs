@@ -11,7 +11,6 @@
 //!   ledger says was spent.
 
 use crate::error::{ExpError, Result};
-use crate::grid::fmt_f64;
 use crate::plot::{Curve, Point, draw};
 use dpfair_data::Dataset;
 use dpfair_data::synthetic::{
@@ -364,7 +363,7 @@ pub fn table(rows: &[DemoRow]) -> String {
     );
     for r in rows {
         let eps = if r.epsilon.is_finite() {
-            fmt_f64(r.epsilon)
+            crate::present::setting(r.epsilon)
         } else {
             "∞".into()
         };
@@ -421,7 +420,7 @@ pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<Vec<PathBuf>> {
             continue;
         }
         let eps = if r.epsilon.is_finite() {
-            fmt_f64(r.epsilon)
+            crate::present::setting(r.epsilon)
         } else {
             "∞".into()
         };

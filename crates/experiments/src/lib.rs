@@ -5,7 +5,7 @@
 //!   level, method parameters) × repetitions, and runs one cell at a time.
 //! * [`run`] executes the grid: repetitions in parallel (rayon, `--jobs`), a progress bar with ETA
 //!   on stderr, each finished cell appended to `OUT/raw.csv` at once, so an interrupted run
-//!   resumes where it stopped. It then aggregates (mean, std, 95% interval) into
+//!   resumes where it stopped. It then aggregates (mean, std, Student-t 95 % interval) into
 //!   `OUT/results.csv`, draws the paper's plots (SVG) and writes `OUT/report.md` with each paper
 //!   number beside ours.
 //! * [`papers::all`] is the registry; [`demo`] runs every method a paper offers to the demo.
@@ -99,10 +99,12 @@ pub mod grid;
 pub mod paper;
 pub mod papers;
 pub mod plot;
+pub mod present;
 pub mod raw;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod verdict;
 
 pub use demo::{DemoData, DemoMethod, DemoResult, DemoSize};
 pub use error::{ExpError, Result, method_error};

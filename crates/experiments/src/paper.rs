@@ -3,6 +3,7 @@
 use crate::demo::DemoMethod;
 use crate::error::Result;
 use crate::grid::{Cell, Grid};
+use crate::verdict::Verdict;
 use dpfair_privacy::Ledger;
 
 /// Which grid to run.
@@ -61,7 +62,9 @@ pub struct Reference {
     pub params: Option<crate::grid::Params>,
     pub metric: String,
     pub value: f64,
-    /// |ours − paper| ≤ tolerance counts as reproduced.
+    /// The band |ours − paper| must fall in: the paper's stated band, or a sampling bound
+    /// derived from the paper's own spread — never from ours; our sampling error enters the
+    /// verdict through our interval ([`crate::verdict::compare`]).
     pub tolerance: f64,
     /// `None`: any accounting mode (the first matching setting); `Some`: only rows of this mode
     /// (`strict`, `paper`, `none`).
@@ -71,10 +74,6 @@ pub struct Reference {
     /// Whether `value` is a number the paper prints (false: a number measured by running the
     /// authors' code, or derived; `source` says which).
     pub printed: bool,
-    /// For a paper mean printed without its spread: `(k, paper_n)` makes the tolerance
-    /// `max(tolerance, k·SE)` of the difference of the two means, `SE = sd·√(1/n + 1/paper_n)`,
-    /// with the paper's unknown sd taken equal to ours (`n`: our repetitions).
-    pub spread: Option<(f64, usize)>,
     /// The run chose a configuration per setting (the paper's oracle selection over a grid):
     /// the setting's other metrics are that configuration's values (`p`, `lambda`, …), shown
     /// beside the setting.
@@ -121,26 +120,7 @@ impl Reference {
             accounting: None,
             reason: None,
             printed: true,
-            spread: None,
             chosen_configuration: false,
-        }
-    }
-
-    /// The tolerance for a paper mean over `paper_n` repetitions printed without its spread
-    /// (builder style; see [`Reference::spread`]): `k` standard errors of the difference of the
-    /// two means, at least the fixed tolerance.
-    pub fn within_standard_errors(mut self, k: f64, paper_n: usize) -> Self {
-        self.spread = Some((k, paper_n));
-        self
-    }
-
-    /// The tolerance against our row `ours` (mean over `n` repetitions with sample sd `sd`).
-    pub fn tolerance_for(&self, sd: f64, n: usize) -> f64 {
-        match self.spread {
-            Some((k, paper_n)) if sd.is_finite() && n > 0 && paper_n > 0 => self
-                .tolerance
-                .max(k * sd * (1.0 / n as f64 + 1.0 / paper_n as f64).sqrt()),
-            _ => self.tolerance,
         }
     }
 
@@ -213,6 +193,9 @@ pub struct Check {
     pub exact: bool,
     /// Why a failing check fails (anchor and measured reason), as for a reference.
     pub reason: Option<Reason>,
+    /// A failure only means the claimed effect was not found (no significant contrary
+    /// evidence, e.g. a trend without reversals): with too little power it is underpowered.
+    pub failure_is_absence: bool,
 }
 
 impl Check {
@@ -224,6 +207,38 @@ impl Check {
             power: None,
             exact: false,
             reason: None,
+            failure_is_absence: false,
+        }
+    }
+
+    /// A directional claim ([`crate::stats::direction`]) with its power: a failure without a
+    /// significant reversal is an absence of evidence.
+    pub fn trend(name: &str, d: &crate::stats::Direction, detail: impl Into<String>) -> Self {
+        let mut c = Check::new(name, d.passed, detail).with_power(d.power.clone());
+        c.failure_is_absence = d.reversals.is_empty();
+        c
+    }
+
+    /// The verdict (`docs/reproductions.md`): an exact check passes or fails; a statistical
+    /// one is *underpowered* when it passes (or fails for want of the effect only) while its
+    /// power cannot resolve the claim — means of one repetition (no finite detectable effect)
+    /// or a detectable effect above the effect to resolve.
+    pub fn verdict(&self) -> Verdict {
+        let decided = if self.passed {
+            Verdict::Within
+        } else {
+            Verdict::Miss
+        };
+        if self.exact {
+            return decided;
+        }
+        let weak = self.power.as_ref().is_some_and(|p| {
+            !p.min_effect.is_finite() || p.claimed_effect.is_some_and(|e| p.min_effect > e.abs())
+        });
+        if weak && (self.passed || self.failure_is_absence) {
+            Verdict::Underpowered
+        } else {
+            decided
         }
     }
 
@@ -509,5 +524,80 @@ pub trait Paper: Sync {
     /// Methods this paper contributes to `dpfair demo`.
     fn demo(&self) -> Vec<DemoMethod> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{Power, direction, min_detectable_effect};
+
+    fn power(min_effect: f64, claimed: Option<f64>) -> Power {
+        Power {
+            min_effect,
+            repetitions: 2,
+            claimed_effect: claimed,
+        }
+    }
+
+    /// A check over means of 2 repetitions whose detectable effect exceeds the effect to
+    /// resolve is underpowered when it passes, and when it fails for want of the effect only;
+    /// a significant contrary finding is a failure at any power.
+    #[test]
+    fn a_two_repetition_check_with_a_wide_interval_is_underpowered() {
+        // SE 0.01 from 2 repetitions (ν = 1): detects (6.314 + 1.376)·0.01 = 0.077 > 0.01.
+        let mde = min_detectable_effect(0.01, 1.0);
+        assert!((mde - 0.0769).abs() < 1e-3, "{mde}");
+        let weak = || power(mde, Some(0.01));
+        let pass = Check::new("c", true, "").with_power(weak());
+        assert_eq!(pass.verdict(), Verdict::Underpowered);
+        let fail = Check::new("c", false, "").with_power(weak());
+        assert_eq!(
+            fail.verdict(),
+            Verdict::Miss,
+            "a bound exceeded beyond its allowance"
+        );
+        // One repetition: no finite detectable effect, whatever the claim.
+        let one = Check::new("c", true, "").with_power(power(f64::INFINITY, None));
+        assert_eq!(one.verdict(), Verdict::Underpowered);
+        // Enough power decides; an exact check is never underpowered.
+        let strong = Check::new("c", true, "").with_power(power(0.005, Some(0.01)));
+        assert_eq!(strong.verdict(), Verdict::Within);
+        let exact = Check::new("c", true, "")
+            .with_power(power(f64::INFINITY, None))
+            .exact();
+        assert_eq!(exact.verdict(), Verdict::Within);
+    }
+
+    #[test]
+    fn a_trend_without_its_effect_is_underpowered_but_a_reversal_fails() {
+        let s = |mean: f64| {
+            crate::aggregate::Summary::of(
+                crate::grid::Setting {
+                    dataset: "d".into(),
+                    method: "m".into(),
+                    accounting: "strict".into(),
+                    epsilon: 1.0,
+                    delta: 0.0,
+                    fairness_level: None,
+                    params: crate::grid::Params::new(),
+                },
+                "error",
+                mean,
+                0.02,
+                2,
+            )
+        };
+        let (a, b, c) = (s(0.20), s(0.199), s(0.60));
+        // A fall of 0.001 with SE 0.02 from 2 repetitions: no evidence, no reversal.
+        let flat = direction(&[("1".into(), &a, &b)], -1.0).expect("a pair");
+        let check = Check::trend("falls", &flat, flat.summary()).claimed_effect(0.01);
+        assert!(!check.passed);
+        assert_eq!(check.verdict(), Verdict::Underpowered);
+        // A rise of 0.4 (t_{0.975,2}·0.02 = 0.086 at Welch ν = 2) is a significant reversal.
+        let up = direction(&[("1".into(), &a, &c)], -1.0).expect("a pair");
+        assert_eq!(up.reversals.len(), 1);
+        let check = Check::trend("falls", &up, up.summary()).claimed_effect(0.01);
+        assert_eq!(check.verdict(), Verdict::Miss);
     }
 }

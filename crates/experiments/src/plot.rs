@@ -4,7 +4,6 @@
 
 use crate::aggregate::Summary;
 use crate::error::{ExpError, Result};
-use crate::grid::fmt_f64;
 use crate::paper::{Axis, Envelope, PlotSpec, RefLine, Series};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -81,8 +80,10 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
         let label = match spec.series {
             _ if by_param.is_some() => by_param.unwrap_or_default(),
             Series::Method => s.method.clone(),
-            Series::Epsilon => format!("ε = {}", fmt_f64(s.epsilon)),
-            Series::MethodAndEpsilon => format!("{}, ε = {}", s.method, fmt_f64(s.epsilon)),
+            Series::Epsilon => format!("ε = {}", crate::present::setting(s.epsilon)),
+            Series::MethodAndEpsilon => {
+                format!("{}, ε = {}", s.method, crate::present::setting(s.epsilon))
+            }
         };
         let point = Point {
             x,
@@ -188,7 +189,7 @@ impl Dim {
         match self {
             Dim::Method => s.method.clone(),
             Dim::Accounting => s.accounting.clone(),
-            Dim::Epsilon => format!("ε = {}", fmt_f64(s.epsilon)),
+            Dim::Epsilon => format!("ε = {}", crate::present::setting(s.epsilon)),
             Dim::Param(p) => format!("{p} = {}", s.params.get_str(p).unwrap_or("-")),
         }
     }
@@ -207,7 +208,7 @@ fn distinguishing(settings: &[&crate::grid::Setting], spec: &PlotSpec) -> Vec<Di
     if varies(&|s| s.accounting.clone()) {
         dims.push(Dim::Accounting);
     }
-    if spec.x != Axis::Epsilon && varies(&|s| fmt_f64(s.epsilon)) {
+    if spec.x != Axis::Epsilon && varies(&|s| crate::present::setting(s.epsilon)) {
         dims.push(Dim::Epsilon);
     }
     let mut keys: Vec<String> = settings

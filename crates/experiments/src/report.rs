@@ -2,8 +2,9 @@
 
 use crate::aggregate::Summary;
 use crate::error::{ExpError, Result};
-use crate::grid::fmt_f64;
 use crate::paper::{DEVIATIONS_PAGE, Paper, Reason, Reference, Scale};
+use crate::present;
+use crate::verdict::{self, Tally, Verdict};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -55,13 +56,13 @@ pub fn setting_text(s: &crate::grid::Setting) -> String {
         s.dataset,
         s.method,
         s.accounting,
-        fmt_f64(s.epsilon)
+        present::setting(s.epsilon)
     );
     if s.delta > 0.0 {
-        let _ = write!(out, " · δ = {}", fmt_f64(s.delta));
+        let _ = write!(out, " · δ = {}", present::setting(s.delta));
     }
     if let Some(a) = s.fairness_level {
-        let _ = write!(out, " · level = {}", fmt_f64(a));
+        let _ = write!(out, " · level = {}", present::setting(a));
     }
     let params = s.params.to_string();
     if !params.is_empty() {
@@ -79,7 +80,7 @@ fn chosen_text(matched: &Summary, rows: &[Summary]) -> String {
         .filter(|s| s.setting == matched.setting && s.metric != matched.metric)
         .map(|s| {
             let varies = if s.std > 0.0 { " (varies)" } else { "" };
-            format!("{} = {}{varies}", s.metric, fmt_f64(s.mean))
+            format!("{} = {}{varies}", s.metric, present::setting(s.mean))
         })
         .collect();
     if values.is_empty() {
@@ -96,10 +97,10 @@ fn wanted_text(r: &Reference) -> String {
         r.dataset,
         r.method,
         r.accounting.as_deref().unwrap_or("any mode"),
-        fmt_f64(r.epsilon)
+        present::setting(r.epsilon)
     );
     if let Some(a) = r.fairness_level {
-        let _ = write!(out, " · level = {}", fmt_f64(a));
+        let _ = write!(out, " · level = {}", present::setting(a));
     }
     if let Some(p) = &r.params {
         let _ = write!(out, " · {}", p.to_string().replace(';', ", "));
@@ -134,8 +135,32 @@ fn miss_reason(reason: Option<&Reason>, diff: f64) -> String {
     }
 }
 
-fn num(v: f64) -> String {
-    format!("{v:.4}")
+/// The seeds a run used, `seed0` to `seed0 + repetitions − 1` (inclusive).
+fn seeds_text(seed0: u64, repetitions: usize) -> String {
+    match repetitions {
+        0 | 1 => format!("seed {seed0}"),
+        n => format!("seeds {seed0}–{}", seed0 + n as u64 - 1),
+    }
+}
+
+/// One reference row's cells: ours (mean ± half-width), the difference, the tolerance and the
+/// verdict, each number at the precision its interval supports ([`present`]).
+fn compared_cells(r: &Reference, s: &Summary) -> (String, String, String, Verdict) {
+    let d = s.mean - r.value;
+    // A stored number (0 repetitions) is exact; otherwise the row's t interval.
+    let h = if s.repetitions == 0 { 0.0 } else { s.ci95 };
+    let v = verdict::compare(d, h, r.tolerance);
+    let tolerance = present::spread(r.tolerance);
+    // The difference to the finer of the interval's and the tolerance's decimals.
+    let decimals = [
+        present::interval_decimals(h),
+        present::interval_decimals(r.tolerance),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    let ours = format!("{} (n = {})", present::mean_pm(s.mean, h), s.repetitions);
+    (ours, present::signed(d, decimals), tolerance, v)
 }
 
 pub(crate) fn write(
@@ -149,7 +174,7 @@ pub(crate) fn write(
     let _ = writeln!(md, "# `{}` — {}\n", paper.name(), paper.description());
     let _ = writeln!(
         md,
-        "Grid: {} ({} settings × {} repetitions{}, seeds {}..{}). This run computed {} cells; {} \
+        "Grid: {} ({} settings × {} repetitions{}, {}). This run computed {} cells; {} \
          were already in raw.csv; {} missing; {} failed.\n",
         match status.scale {
             Scale::Quick => "quick",
@@ -165,8 +190,7 @@ pub(crate) fn write(
         } else {
             String::new()
         },
-        status.seed0,
-        status.seed0 + status.max_repetitions.max(status.repetitions) as u64,
+        seeds_text(status.seed0, status.max_repetitions.max(status.repetitions)),
         status.ran,
         status.resumed,
         status.missing,
@@ -195,63 +219,70 @@ pub(crate) fn write(
              · ε · δ · fairness level · parameters). A miss gives its reason, linked to the \
              deviation in the dpfair repository's `{DEVIATIONS_PAGE}`, or says \"unexplained\". \
              Sources marked *(not printed)* are numbers measured by running the authors' code or \
-             derived, not printed in the paper.\n"
+             derived, not printed in the paper. *ours* is the mean over the row's n repetitions \
+             ± the half-width of its 95 % interval, `t_0.975,n−1·sd/√n` (Student's t), printed \
+             to the half-width's two significant digits. *tolerance* is the paper's band or a \
+             sampling bound derived from the paper's spread (never from ours). *verdict*: \
+             *miss* when even the nearest end of our interval is outside the tolerance; \
+             otherwise *underpowered* when our interval is wider than the tolerance (or n = 1); \
+             otherwise *within* or *miss* by the mean.\n"
         );
         let _ = writeln!(
             md,
-            "| source | setting | metric | paper | ours (mean ± 95%) | difference | tolerance | verdict | why |\n|---|---|---|---|---|---|---|---|---|"
+            "| source | setting | metric | paper | ours (mean ± t·se, 95 %) | difference | tolerance | verdict | why |\n|---|---|---|---|---|---|---|---|---|"
         );
-        let (mut within, mut compared) = (0, 0);
+        let mut tally = Tally::default();
         for r in &refs {
             let source = if r.printed {
                 r.source.clone()
             } else {
                 format!("{} *(not printed)*", r.source)
             };
-            let mut tolerance = r.tolerance;
-            let (setting, ours, diff, verdict, why) = match find(r, rows) {
+            let (setting, ours, diff, tolerance, verdict, why) = match find(r, rows) {
                 Some(s) => {
-                    let d = s.mean - r.value;
-                    tolerance = r.tolerance_for(s.std, s.repetitions);
-                    let ok = d.abs() <= tolerance;
-                    compared += 1;
-                    within += usize::from(ok);
+                    let (ours, diff, tolerance, v) = compared_cells(r, s);
+                    tally.add(v);
                     let chosen = if r.chosen_configuration {
                         chosen_text(s, rows)
                     } else {
                         String::new()
                     };
+                    let why = match v {
+                        Verdict::Miss => miss_reason(r.reason.as_ref(), s.mean - r.value),
+                        _ => String::new(),
+                    };
                     (
                         setting_text(&s.setting) + &chosen,
-                        format!("{} ± {} (n = {})", num(s.mean), num(s.ci95), s.repetitions),
-                        format!("{d:+.4}"),
-                        if ok { "within" } else { "**miss**" }.to_string(),
-                        if ok {
-                            String::new()
-                        } else {
-                            miss_reason(r.reason.as_ref(), d)
-                        },
+                        ours,
+                        diff,
+                        tolerance,
+                        v.reference_label().to_string(),
+                        why,
                     )
                 }
                 None => (
                     wanted_text(r),
                     "not run".into(),
                     "-".into(),
+                    present::spread(r.tolerance),
                     "-".into(),
                     String::new(),
                 ),
             };
             let _ = writeln!(
                 md,
-                "| {source} | {setting} | {} | {} | {ours} | {diff} | {} | {verdict} | {why} |",
+                "| {source} | {setting} | {} | {} | {ours} | {diff} | {tolerance} | {verdict} | {why} |",
                 r.metric,
-                num(r.value),
-                num(tolerance),
+                present::setting(r.value),
             );
         }
         let _ = writeln!(
             md,
-            "\n{within} of {compared} compared numbers are within tolerance ({} references).\n",
+            "\n{} within, {} missed, {} underpowered of {} compared numbers ({} references).\n",
+            tally.within,
+            tally.miss,
+            tally.underpowered,
+            tally.total(),
             refs.len()
         );
     }
@@ -264,7 +295,10 @@ pub(crate) fn write(
              `(t_0.95,ν + t_0.80,ν)·SE`, with the SE from the settings' own repetitions (Welch; \
              conservative, since settings share seeds), beside the effect it must resolve \
              (*to resolve*: the paper's effect where it can be read, or the check's own \
-             band). *evidence*: the check resolves the claim (or, at `--full`, no effect size \
+             band). *passed*: yes, **no**, or *underpowered* when the check passes (or fails \
+             for want of the effect only, with no significant reversal) but its detectable \
+             effect is infinite (one repetition) or exceeds the effect to resolve. \
+             *evidence*: the check resolves the claim (or, at `--full`, no effect size \
              is known); *underpowered*: the detectable effect exceeds the effect to resolve; \
              *smoke*: a `--quick` verdict that cannot resolve the claim; *exact*: no sampling \
              involved.\n"
@@ -273,40 +307,48 @@ pub(crate) fn write(
             md,
             "| check | passed | evidence | detects (n) | detail | why |\n|---|---|---|---|---|---|"
         );
+        let mut tally = Tally::default();
         for c in &checks {
-            let ok = if c.passed { "yes" } else { "**no**" };
+            let v = c.verdict();
+            tally.add(v);
             let power = match &c.power {
                 Some(p) => {
                     let claim = p
                         .claimed_effect
-                        .map(|e| format!("; to resolve {e:.4}"))
+                        .map(|e| format!("; to resolve {}", present::spread(e)))
                         .unwrap_or_default();
-                    format!("≥ {:.4} (n = {}{claim})", p.min_effect, p.repetitions)
+                    format!(
+                        "≥ {} (n = {}{claim})",
+                        present::spread(p.min_effect),
+                        p.repetitions
+                    )
                 }
                 None => "-".into(),
             };
-            let why = if c.passed {
-                String::new()
-            } else {
-                reason_text(c.reason.as_ref())
+            let why = match v {
+                Verdict::Miss => reason_text(c.reason.as_ref()),
+                _ => String::new(),
             };
             let _ = writeln!(
                 md,
-                "| {} | {ok} | {} | {power} | {} | {why} |",
+                "| {} | {} | {} | {power} | {} | {why} |",
                 c.name,
+                v.check_label(),
                 c.evidence(status.scale),
                 c.detail
             );
         }
-        let passed = checks.iter().filter(|c| c.passed).count();
         let smoke = checks
             .iter()
             .filter(|c| c.evidence(status.scale) == "smoke")
             .count();
         let _ = writeln!(
             md,
-            "\n{passed} of {} checks pass; {smoke} of the verdicts are smoke.\n",
-            checks.len()
+            "\n{} pass, {} fail, {} underpowered of {} checks; {smoke} of the verdicts are smoke.\n",
+            tally.within,
+            tally.miss,
+            tally.underpowered,
+            tally.total()
         );
     }
     if !plots.is_empty() {

@@ -1,6 +1,7 @@
-//! The statistics behind report.md's checks: Student-t quantiles, Welch's standard error of a
-//! difference of two means, and the minimal detectable effect that gives a check its power
-//! statement.
+//! The statistics behind report.md's intervals and checks: Student-t quantiles, the 95 %
+//! half-width of a mean that every table column and check uses ([`half_width`]), Welch's
+//! standard error of a difference of two means, and the minimal detectable effect that gives a
+//! check its power statement (`docs/reproductions.md`, "Reading report.md").
 //!
 //! A trend or comparison check tests a one-sided claim ("A beats B", "error falls in N") at
 //! level 0.05. Its *minimal detectable effect* at power 0.8 is
@@ -28,6 +29,22 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df)
         .map(|t| t.inverse_cdf(p))
         .unwrap_or(f64::INFINITY)
+}
+
+/// The confidence level of every interval in the reports.
+pub const LEVEL: f64 = 0.95;
+
+/// Half-width of the two-sided [`LEVEL`] (95 %) interval of a mean of `n` repetitions with
+/// sample standard deviation `std`: `t_{0.975, n−1}·std/√n` (Student's t, since the sd is
+/// estimated from the same `n` draws; 12.71 at n = 2, 4.30 at 3, ≈ 1.98 at 100). The one
+/// interval of the crate: results.csv's `ci95`, report.md's "± t·se" column and every check's
+/// sampling allowance. ∞ for fewer than 2 repetitions (a mean of one draw has no interval).
+pub fn half_width(std: f64, n: usize) -> f64 {
+    if n < 2 {
+        return f64::INFINITY;
+    }
+    let nf = n as f64;
+    t_quantile(0.5 + LEVEL / 2.0, nf - 1.0) * std / nf.sqrt()
 }
 
 /// Standard error of one aggregated mean, `std/√n`.
@@ -215,9 +232,30 @@ mod tests {
         assert!((t_quantile(0.95, 2.0) - 2.920).abs() < 1e-3);
         assert!((t_quantile(0.80, 2.0) - 1.061).abs() < 1e-3);
         assert!((t_quantile(0.95, 19.0) - 1.729).abs() < 1e-3);
+        assert!((t_quantile(0.975, 31.0) - 2.0395).abs() < 1e-3);
         assert!((t_quantile(0.975, 200.0) - 1.9719).abs() < 1e-3);
+        let far = t_quantile(0.975, 100_000.0);
+        assert!(far > 1.9599 && far < 1.961, "{far}");
         assert!((t_quantile(0.95, f64::INFINITY) - 1.6449).abs() < 1e-3);
         assert!(t_quantile(0.95, 0.0).is_infinite());
+    }
+
+    #[test]
+    fn the_half_width_uses_t_with_n_minus_1_degrees_of_freedom() {
+        // sd 1: n = 2 → t_{0.975,1}/√2 = 12.706/1.414 = 8.985; n = 3 → 4.303/√3 = 2.484;
+        // n = 10 → 2.262/√10 = 0.7154 (tabulated t quantiles). The normal 1.96/√n would give
+        // 1.386, 1.132, 0.6198: the old 70–81 % intervals at 2–3 repetitions.
+        assert!((half_width(1.0, 2) - 12.706 / 2f64.sqrt()).abs() < 1e-3);
+        assert!((half_width(1.0, 3) - 4.303 / 3f64.sqrt()).abs() < 1e-3);
+        assert!((half_width(2.0, 10) - 2.0 * 2.262 / 10f64.sqrt()).abs() < 1e-3);
+        // Coverage of the t interval at n = 3 is exactly 95 %: P(|T_2| ≤ 4.303) = 0.95, while
+        // the normal 1.96 covers P(|T_2| ≤ 1.96) = 0.811.
+        let t2 = StudentsT::new(0.0, 1.0, 2.0).expect("valid");
+        let cover = |q: f64| t2.cdf(q) - t2.cdf(-q);
+        let q = half_width(1.0, 3) * 3f64.sqrt();
+        assert!((cover(q) - 0.95).abs() < 1e-9, "{}", cover(q));
+        assert!((cover(1.96) - 0.811).abs() < 1e-3);
+        assert!(half_width(1.0, 1).is_infinite() && half_width(0.0, 0).is_infinite());
     }
 
     #[test]

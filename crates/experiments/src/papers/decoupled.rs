@@ -521,7 +521,7 @@ fn decoupled_checks(rows: &[Summary]) -> Vec<Check> {
             if let Some(d) = crate::stats::direction(&pairs, -1.0) {
                 let detail = gaps
                     .iter()
-                    .map(|(l, g)| format!("λ {l}: {:.4} ± {:.4}", g.mean, g.ci95))
+                    .map(|(l, g)| format!("λ {l}: {}", crate::present::mean_pm(g.mean, g.ci95)))
                     .chain([d.summary()])
                     .collect::<Vec<_>>()
                     .join("; ");
@@ -530,15 +530,14 @@ fn decoupled_checks(rows: &[Summary]) -> Vec<Check> {
                 let table = paper_fermi(dataset, eps);
                 let claimed = (table[0].2 - table[table.len() - 1].2) / (table.len() - 1) as f64;
                 out.push(
-                    Check::new(
+                    Check::trend(
                         &format!(
                             "{} ({dataset}, ε' = {eps}): DP-FERMI SP gap decreasing in λ, paper mode",
                             fermi_table(dataset, eps)
                         ),
-                        d.passed,
+                        &d,
                         detail,
                     )
-                    .with_power(d.power.clone())
                     .claimed_effect(claimed),
                 );
             }
@@ -845,8 +844,8 @@ mod tests {
             epsilon_spent: None,
             metric: metric.into(),
             mean,
-            // ci95 = 1.96·std/√10 = 0.002.
-            std: 0.002 * 10f64.sqrt() / 1.96,
+            // ci95 = t_{0.975, 9}·std/√10 = 0.002.
+            std: 0.002 * 10f64.sqrt() / crate::stats::t_quantile(0.975, 9.0),
             ci95: 0.002,
         }
     }

@@ -53,7 +53,7 @@ impl Paper for FairBayesCurve {
             Scale::Quick => (4, 100_000),
             Scale::Full => (20, 400_000),
         };
-        let alphas = (1..=20).map(|i| f64::from(i) * 0.05);
+        let alphas = (1..=20).map(|i| f64::from(i) / 20.0);
         Grid::new(reps, 7).with(
             Sweep::new()
                 .datasets([DATASET])

@@ -42,10 +42,13 @@ const DATASET: &str = "synthetic-plugin";
 const CDP: &str = "cdp-fair";
 const FDP: &str = "fdp-fair";
 
+/// The α grid. Grid values are `i / 20`, not `i · 0.05`: a quotient of two exact integers is
+/// the double nearest the decimal, so α = 0.15 is stored and printed as written
+/// (`3.0 * 0.05` is 0.15000000000000002).
 fn alphas(scale: Scale) -> Vec<f64> {
     match scale {
         Scale::Quick => vec![0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
-        Scale::Full => (1..=20).map(|i| f64::from(i) * 0.05).collect(),
+        Scale::Full => (1..=20).map(|i| f64::from(i) / 20.0).collect(),
     }
 }
 
@@ -119,12 +122,12 @@ impl Paper for FdpFairPaper {
         let rhos: Vec<f64> = if quick {
             vec![0.0, 0.05, 0.1, 0.2]
         } else {
-            (0..=10).map(|i| f64::from(i) * 0.02).collect()
+            (0..=10).map(|i| f64::from(i) / 50.0).collect()
         };
         let c_omegas: Vec<f64> = if quick {
             vec![0.06, 0.1, 0.3, 0.5]
         } else {
-            (3..=25).map(|i| f64::from(i) * 0.02).collect()
+            (3..=25).map(|i| f64::from(i) / 50.0).collect()
         };
         let real_eps = if quick {
             vec![1.0, 3.0]
@@ -135,7 +138,7 @@ impl Paper for FdpFairPaper {
             let top = if data == real::ADULT { 14 } else { 16 };
             match scale {
                 Scale::Quick => vec![0.025, 0.1, 0.2, 0.3],
-                Scale::Full => (1..=top).map(|i| f64::from(i) * 0.025).collect(),
+                Scale::Full => (1..=top).map(|i| f64::from(i) / 40.0).collect(),
             }
         };
         let fdp = |figure: &str, n: usize, s: usize, test: usize| {

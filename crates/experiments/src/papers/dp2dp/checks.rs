@@ -7,8 +7,8 @@ use super::baselines;
 use super::{DENIS, NON_PRIVATE, PRIVATE, PRIVATE_PAPER, PRIVATE_SGD, PRIVATE_THM41, RATE};
 use crate::Check;
 use crate::aggregate::Summary;
+use crate::present;
 use crate::stats::{self, Power};
-use dpfair_privacy::ledger::readable as fmt_f64;
 
 /// Every check whose rows are present (a data set that was not run gives no check).
 pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
@@ -81,7 +81,9 @@ fn kkt(rows: &[Summary]) -> Option<Check> {
             format!(
                 "{} ρ = {} {}: {:.0}% of runs",
                 r.setting.dataset,
-                r.setting.fairness_level.map_or("-".into(), fmt_f64),
+                r.setting
+                    .fairness_level
+                    .map_or("-".into(), present::setting),
                 r.setting.params,
                 100.0 * r.mean
             )
@@ -268,7 +270,7 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
         .map(|(e, u)| {
             format!(
                 "ρ = {}: ({:.4}, {:.4})",
-                fmt_f64(e.setting.fairness_level.unwrap_or(0.0)),
+                present::setting(e.setting.fairness_level.unwrap_or(0.0)),
                 e.mean,
                 u.mean
             )

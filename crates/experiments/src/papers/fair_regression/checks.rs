@@ -10,7 +10,6 @@
 use super::{COMMUNITIES, K_COMMUNITIES, K_LAW, LAW};
 use crate::Check;
 use crate::aggregate::Summary;
-use crate::grid::fmt_f64;
 use crate::report::close;
 use crate::stats::direction;
 
@@ -85,19 +84,22 @@ fn ks_rises_as_epsilon_falls(rows: &[Summary], dataset: &str, k: usize) -> Optio
         .windows(2)
         .filter_map(|w| {
             Some((
-                format!("ε {} → {}", fmt_f64(w[0]), fmt_f64(w[1])),
+                format!(
+                    "ε {} → {}",
+                    crate::present::setting(w[0]),
+                    crate::present::setting(w[1])
+                ),
                 find(rows, dataset, k, w[0], 0.0, "ks")?,
                 find(rows, dataset, k, w[1], 0.0, "ks")?,
             ))
         })
         .collect();
     let d = direction(&pairs, 1.0)?;
-    let mut c = Check::new(
+    let mut c = Check::trend(
         &format!("Fig. 2 / notebooks ({dataset}, k = {k}, α = 0): Δ_SP (KS) rises as ε falls"),
-        d.passed,
+        &d,
         d.summary(),
-    )
-    .with_power(d.power.clone());
+    );
     if let Some(step) = notebook_step(dataset) {
         c = c.claimed_effect(step);
     }
@@ -127,9 +129,9 @@ fn along_alpha(
             pairs.push((
                 format!(
                     "ε {}: α {} → {}",
-                    fmt_f64(eps),
-                    fmt_f64(w[0]),
-                    fmt_f64(w[1])
+                    crate::present::setting(eps),
+                    crate::present::setting(w[0]),
+                    crate::present::setting(w[1])
                 ),
                 a,
                 b,
@@ -137,7 +139,7 @@ fn along_alpha(
         }
     }
     let d = direction(&pairs, sign)?;
-    Some(Check::new(name, d.passed, d.summary()).with_power(d.power.clone()))
+    Some(Check::trend(name, &d, d.summary()))
 }
 
 /// Every check the rows allow.

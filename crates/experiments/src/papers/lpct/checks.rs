@@ -133,7 +133,7 @@ fn beats_pooled(name: &str, pairs: Vec<(String, &Summary, &Summary)>) -> Option<
         .chain([d.summary()])
         .collect::<Vec<_>>()
         .join("; ");
-    Some(Check::new(name, d.passed, detail).with_power(d.power.clone()))
+    Some(Check::trend(name, &d, detail))
 }
 
 /// `method` does not fall as ε grows on `study` (each ε against the previous one).
