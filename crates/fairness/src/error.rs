@@ -30,6 +30,12 @@ pub enum FairnessError {
     NoRowsInGroup { group: u32 },
     #[error("no row has a positive true label: equal opportunity is undefined")]
     NoPositives,
+    /// A parameter of a private report outside its domain (names the parameter).
+    #[error("invalid parameter `{name}`: {reason}")]
+    InvalidParameter { name: &'static str, reason: String },
+    /// The privacy layer refused or failed the release (e.g. the budget).
+    #[error(transparent)]
+    Privacy(#[from] dpfair_privacy::PrivacyError),
 }
 
 pub type Result<T> = std::result::Result<T, FairnessError>;

@@ -108,6 +108,22 @@ fn randomized_response_exponential_mechanism_and_histogram_pass() {
     assert!(r.epsilon_lower <= 1.0, "{r:?}");
 }
 
+/// Under add/remove-one neighbours the histogram's sensitivity is 1 and its noise scale 1/ε
+/// (`noisy_counts` reads the ledger's relation): one added record in bin 0 is audited at the
+/// claimed ε, and the bound is informative (the threshold event's likelihood ratio is e^ε).
+#[test]
+fn add_remove_histogram_passes_and_is_tight() {
+    use dpfair_privacy::{Budget, Relation};
+    let r = audit(&mut Noise::seeded(10), TRIALS, 0.0, ALPHA, |i, n| {
+        let bins: &[usize] = if i == 0 { &[0, 0, 1] } else { &[0, 0, 1, 0] };
+        let mut ledger = Ledger::for_relation(Budget::unlimited(), Relation::AddRemove);
+        Ok(noisy_histogram(&mut ledger, n, "audit", bins, 2, 1.0)?[0] as f64)
+    })
+    .unwrap();
+    assert!(r.epsilon_lower <= 1.0, "{r:?}");
+    assert!(r.epsilon_lower > 0.7, "{r:?}");
+}
+
 #[test]
 fn bad_arguments_are_errors() {
     let f = |_: usize, _: &mut Noise| Ok(0.0);

@@ -138,10 +138,12 @@ impl RandomizedResponse {
     }
 }
 
-/// A histogram over disjoint bins with exact discrete Laplace noise of scale 2/ε on each count:
-/// replacing one record moves one unit between two bins, so the count vector has ℓ1 sensitivity 2
-/// under substitution, and the whole histogram is one ε-DP release (parallel composition over
-/// the bins; Dwork & Roth 2014 §3.3). `bins[i]` is record i's bin in 0..n_bins. Counts are
+/// A histogram over disjoint bins with exact discrete Laplace noise of scale Δ/ε on each count,
+/// Δ the count vector's ℓ1 sensitivity under the ledger's neighbouring relation
+/// ([`histogram_sensitivity`]): replacing one record moves one unit between two bins (Δ = 2),
+/// adding or removing one changes one bin by one (Δ = 1). The whole histogram is one ε-DP
+/// release (parallel composition over the bins; Dwork & Roth 2014 §3.3) and one ledger entry
+/// certified for the ledger's relation. `bins[i]` is record i's bin in 0..n_bins. Counts are
 /// integers, so no lattice is needed.
 pub fn noisy_histogram(
     ledger: &mut Ledger,
@@ -164,8 +166,43 @@ pub fn noisy_histogram(
     noisy_counts(ledger, noise, label, &counts, epsilon)
 }
 
+/// The ℓ1 sensitivity of a histogram's count vector under `relation`: 2 for replace-one (one
+/// record leaves a bin and enters another), 1 for add/remove-one (one bin changes by one).
+pub fn histogram_sensitivity(relation: Relation) -> f64 {
+    match relation {
+        Relation::Substitution => 2.0,
+        Relation::AddRemove => 1.0,
+    }
+}
+
+/// The discrete Laplace scale b = Δ/ε with which [`noisy_counts`] releases each count on a ledger
+/// certifying `relation`: P(noise = z) ∝ exp(−|z|/b). What a caller needs to state the noise's
+/// tails (e.g. intervals), without repeating the calibration.
+///
+/// ```
+/// use dpfair_privacy::{Relation, mechanisms::histogram_scale};
+/// assert_eq!(histogram_scale(Relation::Substitution, 1.0), 2.0);
+/// assert_eq!(histogram_scale(Relation::AddRemove, 0.5), 2.0);
+/// ```
+pub fn histogram_scale(relation: Relation, epsilon: f64) -> f64 {
+    histogram_sensitivity(relation) / epsilon
+}
+
 /// [`noisy_histogram`] on counts already made (`counts[b]`: records in bin b), as a mergeable
-/// accumulator holds them: the same release, the same charge, the same noise draws.
+/// accumulator holds them: the same release, the same charge, the same noise draws. The noise
+/// scale is [`histogram_scale`] for the ledger's relation.
+///
+/// ```
+/// use dpfair_privacy::mechanisms::noisy_counts;
+/// use dpfair_privacy::{Budget, Ledger, Noise, Relation};
+/// let mut ledger = Ledger::for_relation(Budget::pure(1.0)?, Relation::AddRemove);
+/// let mut noise = Noise::seeded(3); // seeded for the example only: a release uses Noise::os()
+/// let noisy = noisy_counts(&mut ledger, &mut noise, "cells", &[500, 20, 0], 1.0)?;
+/// assert_eq!(noisy.len(), 3);
+/// let entry = &ledger.entries()[0];
+/// assert_eq!((entry.relation, entry.sensitivity, entry.scale), (Relation::AddRemove, 1.0, 1.0));
+/// # Ok::<(), dpfair_privacy::PrivacyError>(())
+/// ```
 pub fn noisy_counts(
     ledger: &mut Ledger,
     noise: &mut Noise,
@@ -178,19 +215,23 @@ pub fn noisy_counts(
     if n_bins == 0 {
         return Err(invalid("n_bins", "must be ≥ 1"));
     }
-    // scale = 2/ε exactly: ε = n/d, so 2/ε = 2d/n.
+    let relation = ledger.relation();
+    let sensitivity = histogram_sensitivity(relation);
+    // scale = Δ/ε exactly: ε = n/d, so Δ/ε = Δd/n (Δ ∈ {1, 2}).
     let (en, ed) = dyadic(epsilon)?;
-    let scale_num = ed * 2u32;
+    let scale_num = ed * (sensitivity as u32);
     ledger.charge(entry(
         label,
         "noisy histogram (laplace)",
-        Relation::Substitution,
-        2.0,
+        relation,
+        sensitivity,
         Norm::L1.name(),
-        2.0 / epsilon,
+        histogram_scale(relation, epsilon),
         Cost::Pure { epsilon },
         Some(format!(
-            "{n_bins} disjoint bins: one entry (parallel composition); sensitivity 2 under substitution"
+            "{n_bins} disjoint bins: one entry (parallel composition); sensitivity {sensitivity} \
+             under {}",
+            relation.describe()
         )),
     ))?;
     counts

@@ -24,7 +24,7 @@
 //! | [`RandomizedResponse`] | any two inputs | exact k-ary RR | pure ε per record (parallel) |
 //! | [`HadamardResponse`] | any two cells | uniform Hadamard row + exact binary RR | pure ε per user (parallel) |
 //! | [`PrivUnitG`] | ℓ2 clip C, per user | exact K-ary RR among data-independent Gaussian candidates | pure ε per user (parallel) |
-//! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) | discrete Laplace on counts | pure ε |
+//! | [`noisy_histogram`], [`noisy_counts`] | 2 (substitution) or 1 (add/remove): the ledger's relation | discrete Laplace on counts | pure ε |
 //! | [`noisy_row_count`] | 1 (add/remove) | discrete Laplace on n | pure ε |
 //! | [`exponential_mechanism`], [`private_quantile`], [`private_range`] | score Δ | permute-and-flip | pure ε |
 //! | [`auto_range`] | rank scores, Δ = 1 (either relation) | permute-and-flip, two releases | pure ε |
@@ -51,8 +51,9 @@ pub use auto_range::{
     auto_range, auto_range_grid,
 };
 pub use discrete::{
-    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, noisy_counts,
-    noisy_histogram, noisy_row_count, private_quantile, private_range,
+    RANGE_GRID, RANGE_QUANTILES, RandomizedResponse, exponential_mechanism, histogram_scale,
+    histogram_sensitivity, noisy_counts, noisy_histogram, noisy_row_count, private_quantile,
+    private_range,
 };
 pub use dpsgd::{StepNoise, SubsampledGaussianRun};
 pub use gaussian::Gaussian;
