@@ -57,6 +57,23 @@ pub enum FairRegressionError {
     Data(#[from] dpfair_data::DataError),
 }
 
+/// The library's error for this method's (the crate-wide [`crate::Error`]).
+impl From<crate::fair_regression::FairRegressionError> for crate::Error {
+    fn from(e: crate::fair_regression::FairRegressionError) -> Self {
+        use crate::fair_regression::FairRegressionError as E;
+        match e {
+            E::Invalid { name, reason } => crate::Error::invalid(name, reason),
+            E::Privacy(p) => p.into(),
+            E::Lp(lp) => crate::Error::Method {
+                method: "fair-regression",
+                reason: lp.to_string(),
+            },
+            E::Learn(l) => l.into(),
+            E::Data(d) => d.into(),
+        }
+    }
+}
+
 impl FairRegressionError {
     pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
         FairRegressionError::Invalid {

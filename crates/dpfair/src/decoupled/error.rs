@@ -31,3 +31,17 @@ pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Decouple
         reason: reason.into(),
     }
 }
+
+/// The library's error for this method's (the crate-wide [`crate::Error`]).
+impl From<crate::decoupled::DecoupledError> for crate::Error {
+    fn from(e: crate::decoupled::DecoupledError) -> Self {
+        use crate::decoupled::DecoupledError as E;
+        match e {
+            E::InvalidParameter { name, reason } => crate::Error::invalid(name, reason),
+            E::InvalidData(reason) => crate::Error::InvalidData(reason),
+            E::Data(d) => d.into(),
+            E::Learn(l) => l.into(),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}

@@ -27,3 +27,16 @@ pub fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
         reason: reason.into(),
     }
 }
+
+/// The library's error for this method's (the crate-wide [`crate::Error`]).
+impl From<crate::dp2dp::Error> for crate::Error {
+    fn from(e: crate::dp2dp::Error) -> Self {
+        use crate::dp2dp::Error as E;
+        match e {
+            E::Invalid { name, reason } => crate::Error::invalid(name, reason),
+            E::Data(reason) => crate::Error::InvalidData(reason),
+            E::Phase1(reason) => crate::Error::InvalidData(format!("phase 1: {reason}")),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}

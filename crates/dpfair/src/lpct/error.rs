@@ -46,3 +46,17 @@ pub(crate) fn check_epsilon(epsilon: f64) -> Result<()> {
     }
     Ok(())
 }
+
+/// The library's error for this method's (the crate-wide [`crate::Error`]).
+impl From<crate::lpct::LpctError> for crate::Error {
+    fn from(e: crate::lpct::LpctError) -> Self {
+        use crate::lpct::LpctError as E;
+        match e {
+            E::InvalidParameter { name, reason } => crate::Error::invalid(name, reason),
+            E::InvalidData { what, reason } => {
+                crate::Error::InvalidData(format!("{what}: {reason}"))
+            }
+            E::Privacy(p) => p.into(),
+        }
+    }
+}

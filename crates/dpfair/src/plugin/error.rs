@@ -26,3 +26,15 @@ pub fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
         reason: reason.into(),
     }
 }
+
+/// The library's error for this method's (the crate-wide [`crate::Error`]).
+impl From<crate::plugin::Error> for crate::Error {
+    fn from(e: crate::plugin::Error) -> Self {
+        use crate::plugin::Error as E;
+        match e {
+            E::InvalidParameter { name, reason } => crate::Error::invalid(name, reason),
+            E::InvalidData(reason) => crate::Error::InvalidData(reason),
+            E::Privacy(p) => p.into(),
+        }
+    }
+}
