@@ -34,7 +34,8 @@ enum Command {
     Accountant(cmd::accountant::Args),
     /// Reproduce a paper's experiments: results.csv, SVG plots and report.md.
     Reproduce(cmd::reproduce::Args),
-    /// Run every method on embedded synthetic data and plot fairness against accuracy.
+    /// A simulation: every method on embedded synthetic data, noise seeded from --seed
+    /// (repeatable, NOT private), with fairness-against-accuracy plots.
     Demo(cmd::demo::Args),
     /// The built-in data sets of the papers.
     Datasets(cmd::datasets::Args),

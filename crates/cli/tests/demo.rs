@@ -11,6 +11,24 @@ fn demo_compares_the_methods_on_the_same_data_in_each_panel() {
     // seed gave different classifier panels while the help said the seed fixed them).
     let again = ok(&dpfair(&["demo", "--small", "--out", arg(&out)]));
     assert_eq!(stdout, again);
+    // ... and says it is one, first thing, and in its help: seeded noise is never private.
+    assert!(
+        stdout.starts_with("simulation: noise seeded from --seed"),
+        "{stdout}"
+    );
+    let help = ok(&dpfair(&["demo", "--help"]));
+    assert!(
+        help.contains("Simulation: noise seeded from") && help.contains("writes no model file"),
+        "{help}"
+    );
+    // It writes plots only: no model file a reader could take for a private one.
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert!(
+            name.to_string_lossy().ends_with(".svg"),
+            "the demo wrote {name:?}"
+        );
+    }
     // The binary panel is `dpfair compare`: the references and every classifier at ε = 1 and 4.
     let binary = stdout
         .split("## ")

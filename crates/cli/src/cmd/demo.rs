@@ -1,6 +1,11 @@
 //! `dpfair demo [--out DIR]`: the methods on embedded synthetic data (no download), compared on
 //! the same data in each panel: `dpfair compare` on a binary and a six-class data set, and the
 //! regression methods on one regression data set; tables on stdout, SVG plots in `--out`.
+//!
+//! A simulation: no real person's data is involved, so every method's noise is seeded from
+//! `--seed` (`compare::Config::simulated_noise`) and two runs with one seed print the same
+//! tables. Its output and help say so ([`SIMULATION`]), and it writes no model file: a model
+//! fitted with seeded noise is not private and must never be saved as if it were.
 
 use crate::cmd::common::check_output;
 use crate::error::{CliError, CliResult};
@@ -8,7 +13,16 @@ use dpfair_experiments::demo::{self, DemoData, DemoSize};
 use dpfair_experiments::papers;
 use std::path::PathBuf;
 
+/// The label of every demo run, in its `--help` and at the top of its output.
+pub const SIMULATION: &str = "simulation: noise seeded from --seed (repeatable, NOT private); a \
+real fit draws its noise from the operating system";
+
 const AFTER_LONG_HELP: &str = "\
+A simulation on synthetic data: every method's noise is seeded from --seed, so two runs with one \
+seed print the same tables (times go to stderr); such models are NOT private, and the demo writes \
+no model file. A real fit (`dpfair fit`, `dpfair compare`) draws its noise from the operating \
+system.
+
 Three panels, each on one synthetic data set, so that the methods in a panel are compared on the \
 same rows: (1) a binary target with two groups: every classifier, as `dpfair compare` runs them \
 (the same ε, α = 0.1, the same held-out rows, beside the majority class and a non-private \
@@ -20,20 +34,20 @@ fairness_vs_mse.svg. Features are scaled with public bounds known from the synth
 without --bounds pays for private bounds from its ε.
 
 Example:
-  dpfair demo --small --out demo-out";
+  dpfair demo --small --out /tmp/dpfair-demo";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
 pub struct Args {
-    /// Output directory for the plot.
+    /// Output directory for the plots (SVG only: the demo writes no model file).
     #[arg(long, default_value = "dpfair-demo")]
     pub out: PathBuf,
     /// A smaller data size (for quick checks and tests).
     #[arg(long)]
     pub small: bool,
-    /// Seed of the synthetic data and of every method's noise: the demo is a simulation (its
-    /// models are NOT private), so two runs with one seed print the same tables (times go to
-    /// stderr).
+    /// Seed of the synthetic data and of every method's noise. Simulation: noise seeded from
+    /// --seed, so two runs with one seed print the same tables (times go to stderr); its models
+    /// are NOT private. A real fit draws its noise from the operating system.
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
 }
@@ -57,6 +71,7 @@ pub fn run(args: Args) -> CliResult {
          for the data and the noise: repeatable, NOT private)",
         size.train, size.test, args.seed
     );
+    println!("{SIMULATION}; seed {}\n", args.seed);
     let mut failed = 0;
     for panel in
         demo::compare_panels(size, args.seed).map_err(|e| CliError::Internal(e.to_string()))?
