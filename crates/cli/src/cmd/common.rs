@@ -27,6 +27,15 @@ use dpfair_privacy::ledger::readable;
 use dpfair_privacy::{Budget, Entry, Ledger, Noise, Relation};
 use std::path::PathBuf;
 
+/// `--sensitive`'s help in a fair method's `fit --help`, where clap requires it:
+/// `#[command(mut_arg("sensitive", require_sensitive))]` on the method's `Args`.
+pub fn require_sensitive(arg: clap::Arg) -> clap::Arg {
+    arg.required(true).help(
+        "The sensitive-attribute column (required: the method constrains the disparity between \
+         its groups); its levels are public schema information.",
+    )
+}
+
 /// The training CSV and how to read it.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DataArgs {
@@ -40,7 +49,8 @@ pub struct DataArgs {
     /// The target column (a name, or a 0-based position for files without a header).
     #[arg(long, value_name = "COL")]
     pub target: String,
-    /// The sensitive-attribute column; its levels are public schema information.
+    /// The sensitive-attribute column; its levels are public schema information. Required by
+    /// the fair methods (cdp-fair, fdp-fair, fair-regression, decoupled, dp2dp).
     #[arg(long, value_name = "COL")]
     pub sensitive: Option<String>,
     /// Feature columns [default: every column except target and sensitive].

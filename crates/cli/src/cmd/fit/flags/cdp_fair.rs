@@ -6,6 +6,7 @@ use dpfair::cdp_fair::{DEFAULT_FREQUENCIES, DEFAULT_TAU_GRID};
 
 #[derive(clap::Args)]
 #[command(
+    mut_arg("sensitive", crate::cmd::common::require_sensitive),
     after_help = "Example: dpfair fit cdp-fair --data adult.csv --target Label --sensitive Sensitive \
     --bounds Age:17:90,Workclass:0:8,Education-Num:1:16 --alpha 0.05 --epsilon 1 --out cdp.json\n\n\
     Strict (default): S1 gets (ε, δ) on the training half, the private choice of τ̃ pure ε on the \

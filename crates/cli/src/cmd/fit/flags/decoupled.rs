@@ -14,6 +14,7 @@ pub enum BaseArg {
 
 #[derive(clap::Args)]
 #[command(
+    mut_arg("sensitive", crate::cmd::common::require_sensitive),
     after_help = "Example (public feature bounds: no privacy spent on them):\n  dpfair fit decoupled --data train.csv --target income --sensitive sex \\\n    --bounds age:17:90,hours:1:99 --epsilon 3 --delta 1e-5 --seed 7 --out model.json\n  dpfair predict --model model.json --data test.csv --out pred.csv\n  dpfair ledger model.json\n\n--accounting paper runs the paper's procedure and its ledger shows what it really spends."
 )]
 pub struct Args {

@@ -18,6 +18,7 @@ pub enum Phase1Arg {
 
 #[derive(clap::Args)]
 #[command(
+    mut_arg("sensitive", crate::cmd::common::require_sensitive),
     after_help = "Example:\n  dpfair fit dp2dp --data train.csv --target y --sensitive sex \\\n    \
     --rho 0.05 --epsilon 1 --delta 1e-5 --seed 1 --out model.json\n  dpfair predict --model \
     model.json --data test.csv --out pred.csv"

@@ -6,6 +6,7 @@ use crate::cmd::federated::args::{BasisArgs, SearchArgs, ServerArgs};
 
 #[derive(clap::Args)]
 #[command(
+    mut_arg("sensitive", crate::cmd::common::require_sensitive),
     after_help = "Example: dpfair fit fdp-fair --data train.csv --target y --sensitive a \
     --bounds x1:0:1,x2:0:1 --sites 4 --epsilon 1 --alpha 0.1 --out MODEL.json\n\n\
     --epsilon and --delta are each site's (ε_s, δ_s) [default δ_s = (N_s/2)^−2]. \
