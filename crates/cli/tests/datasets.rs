@@ -77,3 +77,23 @@ fn unknown_dataset_is_bad_input() {
     ));
     assert!(err.contains("adult-fdp"), "{err}");
 }
+
+#[test]
+fn list_without_a_data_folder_says_how_to_point_at_one() {
+    // A newcomer: no DPFAIR_DATA_DIR, no --data-dir, an empty cache folder.
+    let cache = scratch("datasets", "cache");
+    let out = common::command()
+        .args(["datasets", "list"])
+        .env_remove("DPFAIR_DATA_DIR")
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    ok(&out);
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("missing from") && err.contains("export DPFAIR_DATA_DIR=/path/to/datasets"),
+        "{err}"
+    );
+    assert!(err.contains("--data-dir"), "{err}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}

@@ -72,6 +72,7 @@ fn list(dir: &DataDir) -> CliResult {
         "{:<15} {:>7} {:>8}  {:<34} {:<40} status",
         "name", "rows", "features", "groups", "target"
     );
+    let (mut missing, mut files) = (0, 0);
     for i in builtin::catalog() {
         let groups = if i.groups.is_empty() {
             "-".to_string()
@@ -79,6 +80,11 @@ fn list(dir: &DataDir) -> CliResult {
             format!("{} ({})", i.groups.len(), i.groups.join("/"))
         };
         let statuses = i.file_status(dir);
+        files += statuses.len();
+        missing += statuses
+            .iter()
+            .filter(|(_, s)| *s == FileStatus::Missing)
+            .count();
         let status = if statuses.iter().all(|(_, s)| *s == FileStatus::Verified) {
             "present, verified".to_string()
         } else {
@@ -99,11 +105,27 @@ fn list(dir: &DataDir) -> CliResult {
             i.name, rows, i.features, groups, i.target, status
         );
     }
+    if missing > 0 {
+        eprintln!("\n{}", missing_hint(dir, missing, files));
+    }
     println!("\nsynthetic designs (no files needed; used by `dpfair demo` and the experiments):");
     for (name, what) in dpfair_data::synthetic::catalog() {
         println!("  {name:<20} {what}");
     }
     Ok(())
+}
+
+/// How to point dpfair at the data folder, when `missing` of the catalog's `files` are not in
+/// `dir` (a newcomer without DPFAIR_DATA_DIR sees every file missing from the default folder).
+fn missing_hint(dir: &DataDir, missing: usize, files: usize) -> String {
+    format!(
+        "note: {missing} of {files} files are missing from {} (from {}). Put the files in a \
+         folder and point dpfair at it: `export DPFAIR_DATA_DIR=/path/to/datasets` (or \
+         `--data-dir /path/to/datasets`); `dpfair datasets info NAME` says where each file comes \
+         from. dpfair never downloads data.",
+        dir.path().display(),
+        dir.source()
+    )
 }
 
 fn info(dir: &DataDir, name: &str) -> CliResult {
