@@ -9,6 +9,8 @@
 //!   is drawn. Release noise comes from the operating system's CSPRNG.
 //! * [`Fitted`]: the model, its fit's ledger and configuration; it predicts, and it is written as
 //!   the model file ([`model::ModelFile`]) that `dpfair predict` reads.
+//! * [`evaluation`]: a private group report of a model's predictions (one charged release,
+//!   intervals), spent in a [`Session`] like a fit.
 //! * [`pipeline`]: feature scaling with public or private bounds, then the fit, as the CLI runs it.
 //! * [`Error`]: the one error type of all of it.
 //!
@@ -46,6 +48,7 @@ pub mod dp_fermi;
 pub mod error;
 pub mod estimator;
 pub mod estimators;
+pub mod evaluation;
 pub mod fair_regression;
 pub mod fdp_fair;
 pub(crate) mod finite;

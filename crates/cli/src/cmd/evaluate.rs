@@ -1,6 +1,11 @@
 //! `dpfair evaluate`: accuracy (or MSE) and fairness of a predictions file against the true
 //! labels and groups of a data file, overall and per group.
 //!
+//! Two modes. Without `--epsilon` the figures are **exact on the private rows**: for the data
+//! owner's own screen, not for publication (the output says so). With `--epsilon E` the report is
+//! private ([`private`]; docs/evaluation.md): one charged release of the group × label ×
+//! prediction counts, every figure derived from it with an interval, and the ledger.
+//!
 //! The two files are aligned row by row (as `dpfair predict` writes them). Rows with a missing
 //! target or group, or an empty prediction, are left out and counted. The fairness figure is the
 //! task's: binary, the demographic parity difference (max − min positive rate over groups);
@@ -17,15 +22,36 @@ use dpfair_fairness as fm;
 use ndarray::Array2;
 use std::path::PathBuf;
 
+mod private;
+
+/// The line after the task in an exact evaluation's output.
+pub const EXACT_BANNER: &str = "EXACT evaluation on the private rows: NOT differentially private, \
+not for publication (use --epsilon E for a private report with intervals)";
+
 const AFTER_LONG_HELP: &str = "\
-Prints the rows evaluated, then utility and fairness: binary, accuracy, demographic-parity \
+Without --epsilon (exact mode): every figure is computed exactly on the rows, so it is NOT \
+private: for the data owner, not for publication. Prints the rows evaluated, then utility and \
+fairness: binary, accuracy, demographic-parity \
 difference and ratio, equal-opportunity difference; multi-class, accuracy and the unfairness U \
 (max over classes and group pairs); regression, MSE and the KS statistical-parity distance. With \
 `p_<label>` columns the expected (randomised) metrics too; then a per-group table. The predictions \
 file has one row per data row, in order, as `dpfair predict` writes it.
 
-Example:
-  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex";
+With --epsilon E (private mode, binary classification): the counts of group x true label x \
+prediction are released once with exact discrete Laplace noise (one ledger entry of pure ε = E; \
+sensitivity 2 for replace-one neighbours, 1 with --add-remove), and everything is derived from \
+them: per group and overall the count, accuracy, selection rate, true and false positive rates; \
+the demographic-parity, equalized-odds and equal-opportunity differences (max - min over groups) \
+and ratios (min / max), as Fairlearn defines them. Each figure has an interval at --level \
+(default 95%) that covers both the noise and the sampling of the evaluation rows (a conservative \
+method: measured coverage is above the level; docs/evaluation.md). The groups and the two classes must be \
+declared (--groups, --classes) so that nothing about the report's shape comes from the private \
+rows; a declared group without rows gets the interval [0, 1]. No exact count is printed.
+
+Examples:
+  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex
+  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex \
+    --epsilon 1 --groups Female,Male --classes '<=50K,>50K' --out report.json";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
@@ -61,9 +87,35 @@ pub struct Args {
     /// Whether the first row of --data is a header.
     #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
     pub header: HeaderArg,
+    /// Declare the sensitive attribute's groups, in order (e.g. `Female,Male`): a value
+    /// outside them is an error, and a declared group may have no rows. Required with
+    /// --epsilon (the groups must be public, not read from the private rows).
+    #[arg(long, value_name = "G,...", value_delimiter = ',')]
+    pub groups: Option<Vec<String>>,
+    /// Private mode: release the group report with privacy budget ε = E (pure ε-DP, one
+    /// ledger entry; > 0, finite). Needs --sensitive, --groups and --classes (binary).
+    #[arg(long, value_name = "E")]
+    pub epsilon: Option<f64>,
+    /// The level of the private report's intervals, in (0, 1).
+    #[arg(long, value_name = "L", default_value_t = dpfair_fairness::DEFAULT_LEVEL, requires = "epsilon")]
+    pub level: f64,
+    /// Certify the private report for add/remove-one neighbours (histogram sensitivity 1)
+    /// instead of replace-one (sensitivity 2, dpfair's default).
+    #[arg(long, requires = "epsilon")]
+    pub add_remove: bool,
+    /// Write the private report and its ledger as JSON to this file.
+    #[arg(long, value_name = "REPORT.json", requires = "epsilon")]
+    pub out: Option<PathBuf>,
+    /// INSECURE, NOT PRIVATE: draw the release noise from a ChaCha20 stream seeded with N (tests,
+    /// simulations). The report and its ledger say NOT PRIVATE.
+    #[arg(long, value_name = "N", requires = "epsilon")]
+    pub insecure_seeded_noise: Option<u64>,
 }
 
 pub fn run(args: Args) -> CliResult {
+    if let Some(epsilon) = args.epsilon {
+        return private::run(&args, epsilon);
+    }
     let mut options = LoadOptions {
         target: Some(args.target.clone()),
         sensitive: args.sensitive.clone(),
@@ -71,6 +123,7 @@ pub fn run(args: Args) -> CliResult {
         task: args.task.map(Into::into),
         positive: args.positive.clone(),
         classes: args.classes.clone(),
+        groups: args.groups.clone(),
         missing: MissingPolicy::Drop,
         format: csv_format(args.delimiter, args.header),
         ..Default::default()
@@ -141,6 +194,7 @@ pub fn run(args: Args) -> CliResult {
             target_col.name
         ),
     }
+    println!("{EXACT_BANNER}");
     if task == TaskKind::Binary {
         println!("positive label: {}", labels[1]);
     }
