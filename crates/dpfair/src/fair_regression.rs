@@ -634,11 +634,9 @@ pub fn fit_chained(
     let xb = data.features.select(ndarray::Axis(0), &idx);
     let yb: Vec<f64> = idx.iter().map(|&i| y[i]).collect();
     let mut linear = base.linear_config(config);
-    linear.row_bound = linear
-        .row_bound
-        .or(Some(crate::estimators::dp_linear_row_bound(
-            &data.feature_names,
-        )));
+    linear.row_bound = linear.row_bound.or(Some(crate::inputs::dp_linear_row_bound(
+        &data.feature_names,
+    )));
     let fit = ledger.in_part(&partition, 0, |l| {
         Ok(fit_dp_linear(&linear, xb.view(), &yb, l, noise))
     })??;

@@ -35,12 +35,10 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::estimator::Estimator;
-use crate::pipeline::Scaling;
 use crate::predictor::{Output, Predictor};
-use dpfair_data::{Dataset, Loaded, Target};
+use dpfair_data::{Dataset, Target};
 use dpfair_privacy::mechanisms::exponential_mechanism;
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Partition};
+use dpfair_privacy::{Ledger, Noise};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
@@ -246,189 +244,6 @@ impl CheckOutcome {
     }
 }
 
-/// [`crate::pipeline::fit`]'s run with the check (module docs): scale on the fit rows, fit
-/// there, then choose on the held-out rows. `loaded` ends scaled with the fit rows' scaling (all
-/// its rows, as without the check). Returns the model, the configuration used, and the outcome.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn fit_and_check<E: Estimator>(
-    setting: &HeldOutCheck,
-    estimator: &E,
-    loaded: &mut Loaded,
-    scaling: &Scaling,
-    epsilon: f64,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-    fit_step: impl FnOnce(&E, &Loaded, &mut Ledger, &mut Noise) -> Result<E::Model>,
-) -> Result<(E::Model, serde_json::Value, CheckOutcome)> {
-    let resolved = estimator.resolved_for(&loaded.dataset);
-    let estimator = resolved.as_ref().unwrap_or(estimator);
-    let n = loaded.dataset.n_rows();
-    let classes = match (&loaded.dataset.target, setting.range) {
-        (Some(Target::Binary(_)), _) => 2,
-        (Some(Target::Multiclass { k, .. }), _) => *k,
-        (Some(Target::Real(_)), Some(_)) => 0,
-        _ => {
-            return Err(Error::InvalidData(
-                "the held-out check needs a class target, or a real one with its public range"
-                    .into(),
-            ));
-        }
-    };
-    let seed = noise.public_u64();
-    let parts =
-        dpfair_data::split_indices(n, &[1.0 - setting.fraction, setting.fraction], seed, None)?;
-    let (fit_rows, check_rows) = (&parts[0], &parts[1]);
-    let partition = Partition::new(
-        "held-out check against the constant classes",
-        &["fit rows", "held-out check rows"],
-        seed,
-    );
-    let mut fit_part = Loaded {
-        dataset: loaded.dataset.select(fit_rows),
-        schema: loaded.schema.clone(),
-        report: loaded.report.clone(),
-    };
-    // A regressor's fallback mean from the fit rows (FIT_MEAN_SHARE of ε; decided on public
-    // sizes only), the fit at the rest.
-    let fit_mean_range = setting
-        .range
-        .filter(|_| classes == 0 && check_rows.len() >= MIN_ROWS);
-    // A classifier's fallback class from the fit rows (FIT_MAJORITY_SHARE of ε), likewise.
-    let fit_majority = classes > 0 && check_rows.len() >= MIN_ROWS;
-    let fit_epsilon = match (fit_mean_range, fit_majority) {
-        (Some(_), _) => (1.0 - FIT_MEAN_SHARE) * epsilon,
-        (None, true) => (1.0 - FIT_MAJORITY_SHARE) * epsilon,
-        (None, false) => epsilon,
-    };
-    let reduced = (fit_epsilon < epsilon)
-        .then(|| estimator.with_epsilon(fit_epsilon))
-        .transpose()?;
-    let fit_rows = fit_part.dataset.n_rows();
-    let fit_part_run = |ledger: &mut Ledger, noise: &mut Noise| -> Result<_> {
-        let fallback = match fit_mean_range {
-            Some(range) => Fallback::Mean(ReleasedMean::release(
-                crate::estimators::real_target(&fit_part.dataset, estimator.method())?,
-                range,
-                FIT_MEAN_SHARE * epsilon,
-                "held-out check's fallback: the fit rows' target sum (clipped to the public range)",
-                ledger,
-                noise,
-            )?),
-            None if fit_majority => Fallback::Class(release_majority(
-                &fit_part.dataset,
-                classes,
-                FIT_MAJORITY_SHARE * epsilon,
-                ledger,
-                noise,
-            )?),
-            None => Fallback::None,
-        };
-        let fitted = crate::pipeline::scale_and_fit(
-            reduced.as_ref().unwrap_or(estimator),
-            &mut fit_part,
-            scaling,
-            fit_rows,
-            fit_epsilon,
-            ledger,
-            noise,
-            fit_step,
-        )?;
-        Ok((fallback, fitted))
-    };
-    let (fallback, (model, config)) =
-        ledger.in_part(&partition, 0, |ledger| Ok(fit_part_run(ledger, noise)))??;
-    // Every row in the fitted scaling, as a fit without the check leaves `loaded`.
-    let fitted_scaling = fit_part.schema.scaling.clone();
-    loaded
-        .schema
-        .set_scaling(fitted_scaling, &mut loaded.dataset)?;
-    let mut outcome = CheckOutcome {
-        rows: check_rows.len(),
-        classes,
-        epsilon: 0.0,
-        handicap: 0.0,
-        constant: None,
-        value: None,
-        public: false,
-    };
-    if check_rows.len() < MIN_ROWS {
-        return Ok((model, config, outcome));
-    }
-    let held_out = loaded.dataset.select(check_rows);
-    // The choice's charges: one pure ε (classes), or ε/4 and 3ε/4 (a released mean, then the
-    // choice between the model and it).
-    let shares: &[f64] = if classes == 0 { &[0.25, 0.75] } else { &[1.0] };
-    let Some(eps) = admissible_epsilon(ledger, &partition, epsilon, shares) else {
-        return Err(Error::Method {
-            method: estimator.method(),
-            reason: "the held-out check found no ε the budget admits beside the fit".into(),
-        });
-    };
-    let (constant, value, handicap) = ledger.in_part(&partition, 1, |ledger| {
-        Ok(match (setting.range, fallback) {
-            (Some(range), Fallback::Mean(fit_mean)) if classes == 0 => {
-                choose_value(&model, &held_out, range, Some(fit_mean), eps, ledger, noise)
-                    .map(|(value, h)| (None, value, h))
-            }
-            (_, Fallback::Class(class)) => choose(&model, &held_out, class, eps, ledger, noise)
-                .map(|c| (c, None, handicap(eps))),
-            _ => Err(Error::InvalidData(
-                "internal: the held-out check's fallback does not match the target".into(),
-            )),
-        })
-    })??;
-    outcome.epsilon = eps;
-    outcome.handicap = handicap;
-    outcome.constant = constant;
-    outcome.value = value;
-    Ok((model, config, outcome))
-}
-
-/// The largest ε ≤ `epsilon` (halving, at most 16 times) whose pure charges `shares`·ε in the
-/// check part the ledger's budget admits beside the fit part: probed on a copy of the ledger
-/// (its costs are public), so nothing is drawn for a charge that would be refused.
-fn admissible_epsilon(
-    ledger: &Ledger,
-    partition: &Partition,
-    epsilon: f64,
-    shares: &[f64],
-) -> Option<f64> {
-    let probe = |eps: f64| {
-        let mut copy = ledger.clone();
-        copy.in_part(partition, 1, |l| {
-            shares.iter().try_for_each(|share| {
-                l.charge(Entry {
-                    label: "held-out check (probe)".into(),
-                    mechanism: "probe".into(),
-                    relation: l.relation(),
-                    sensitivity: 1.0,
-                    norm: "l1".into(),
-                    scale: 1.0 / (share * eps),
-                    cost: Cost::Pure {
-                        epsilon: share * eps,
-                    },
-                    composition: Composition::Sequential,
-                    note: None,
-                })
-            })
-        })
-        .is_ok()
-    };
-    std::iter::successors(Some(epsilon), |e| Some(e / 2.0))
-        .take(16)
-        .find(|&eps| probe(eps))
-}
-
-/// What the check falls back to, released on the fit rows.
-enum Fallback {
-    /// A classifier's: the fit rows' most frequent class ([`release_majority`]).
-    Class(u32),
-    /// A regressor's: the fit rows' target mean.
-    Mean(ReleasedMean),
-    /// Too few held-out rows: no check.
-    None,
-}
-
 /// The most frequent class of `fit_rows`' target among `classes`, chosen by permute-and-flip
 /// at `epsilon` on the class counts (sensitivity 1 under replace-one and add/remove-one: a
 /// record moves one count by 1, or two counts by 1 each in opposite directions, and each score
@@ -592,7 +407,7 @@ pub fn choose_value<M: Predictor>(
     noise: &mut Noise,
 ) -> Result<(Option<f64>, f64)> {
     let [lo, hi] = range;
-    let y: Vec<f64> = crate::estimators::real_target(held_out, "the held-out check")?
+    let y: Vec<f64> = crate::inputs::real_target(held_out, "the held-out check")?
         .iter()
         .map(|v| v.clamp(lo, hi))
         .collect();
@@ -729,10 +544,12 @@ fn row_by_row<M: Predictor>(model: &M, held_out: &Dataset, noise: &mut Noise) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimator::Estimator;
     use crate::estimators::{DpLogistic, example_data, example_schema};
     use crate::model::ModelFile;
-    use crate::pipeline::fit;
+    use crate::pipeline::{Scaling, fit};
     use crate::{Params, Session};
+    use dpfair_data::Loaded;
     use dpfair_privacy::Composition;
     use rand::{RngExt, SeedableRng};
 

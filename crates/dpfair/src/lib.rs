@@ -53,6 +53,7 @@ pub mod fair_regression;
 pub mod fdp_fair;
 pub(crate) mod finite;
 pub mod held_out_check;
+pub mod inputs;
 pub mod lpct;
 pub mod model;
 pub mod pipeline;

@@ -35,6 +35,8 @@
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
+mod held_out;
+
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted};
 use crate::session::Session;
@@ -402,7 +404,7 @@ pub(crate) fn fit_scaled<E: Estimator>(
 }
 
 /// One session run: the scaling and `fit_step` on every row, or, with `check`, on the fit rows
-/// of the held-out check and then the check ([`crate::held_out_check::fit_and_check`]).
+/// of the held-out check and then the check ([`held_out::fit_and_check`]).
 pub(crate) fn fit_checked<E: Estimator>(
     estimator: &E,
     loaded: &mut Loaded,
@@ -433,7 +435,7 @@ pub(crate) fn fit_checked<E: Estimator>(
         let rows = public_rows(estimator, &loaded.dataset, spend);
         let (model, config, outcome) = match &check {
             Some(c) => {
-                let (model, config, outcome) = crate::held_out_check::fit_and_check(
+                let (model, config, outcome) = held_out::fit_and_check(
                     c, estimator, loaded, scaling, epsilon, ledger, noise, fit_step,
                 )?;
                 (model, config, Some(outcome))

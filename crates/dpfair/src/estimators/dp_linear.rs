@@ -7,7 +7,7 @@ use super::{check_delta, check_epsilon, setters};
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::session::Spend;
-use dpfair_data::{Dataset, Target};
+use dpfair_data::Dataset;
 use dpfair_learn::linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
 use dpfair_privacy::mechanisms::{RANGE_GRID, private_range};
 use dpfair_privacy::{Ledger, Noise, Relation};
@@ -212,7 +212,9 @@ impl DpLinear {
         noise: &mut Noise,
     ) -> Result<LinearRegressionFit> {
         let mut config = self.params.config.clone();
-        config.row_bound = config.row_bound.or(Some(default_row_bound(names)));
+        config.row_bound = config
+            .row_bound
+            .or(Some(crate::inputs::dp_linear_row_bound(names)));
         if let Some([lo, hi]) = self.params.coarse {
             let epsilon = self.params.share * config.epsilon;
             let (a, b) = private_range(ledger, noise, "target range", y, epsilon, (lo, hi))?;
@@ -265,17 +267,6 @@ fn readable(x: f64) -> String {
     dpfair_privacy::ledger::readable(x)
 }
 
-/// The real target of `data`, or an error naming what was found.
-pub(crate) fn real_target<'a>(data: &'a Dataset, method: &str) -> Result<&'a [f64]> {
-    match data.require_target(method)? {
-        Target::Real(y) => Ok(y),
-        _ => Err(Error::InvalidData(format!(
-            "{method} needs a real-valued target; the target is a class label (use dp-logistic \
-             for classes)"
-        ))),
-    }
-}
-
 impl Estimator for DpLinear {
     type Model = LinearRegressionFit;
     type Config = DpLinearConfig;
@@ -326,21 +317,12 @@ impl Estimator for DpLinear {
         ledger: &mut Ledger,
         noise: &mut Noise,
     ) -> Result<LinearRegressionFit> {
-        let y = real_target(data, "dp-linear")?;
+        let y = crate::inputs::real_target(data, "dp-linear")?;
         if self.params.config.epsilon.is_infinite() {
             super::charge_reference(ledger)?;
         }
         self.fit_rows(data.features.view(), &data.feature_names, y, ledger, noise)
     }
-}
-
-/// The default row bound R of DP linear regression: the square root of the number of source
-/// columns behind the features ([`dpfair_data::schema::source_columns`]): a row of features on
-/// [0, 1] has squared norm at most one per numeric column and one per one-hot group, where √d
-/// (d encoded features) counted every level. On Adult's 14 columns (104 encoded) the
-/// sensitivity and the noise fall by a factor of about 6.
-pub(crate) fn default_row_bound(names: &[String]) -> f64 {
-    (dpfair_data::schema::source_columns(names).max(1) as f64).sqrt()
 }
 
 /// `dpfair predict`: values inside the target range from the features.
@@ -368,6 +350,7 @@ impl crate::predictor::Predictor for LinearRegressionFit {
 mod tests {
     use super::*;
     use crate::Session;
+    use dpfair_data::Target;
 
     fn data(n: usize) -> Dataset {
         let mut data = super::super::example_data(n, 2, 3);

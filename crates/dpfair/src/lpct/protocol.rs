@@ -59,7 +59,7 @@ pub struct PartitionFile {
 
 impl PartitionFile {
     /// A partition file for `tree`; refuses an ε that is not finite and positive, or above the
-    /// shared cap [`crate::estimators::MAX_EPSILON`] (no noise in practice; only burns time).
+    /// shared cap [`crate::inputs::MAX_EPSILON`] (no noise in practice; only burns time).
     pub fn new(
         schema: Schema,
         settings: TreeSettings,
@@ -69,7 +69,7 @@ impl PartitionFile {
         tree: Tree,
         public_counts: LeafCounts,
     ) -> Result<Self> {
-        let cap = crate::estimators::MAX_EPSILON;
+        let cap = crate::inputs::MAX_EPSILON;
         if epsilon.is_nan() || epsilon <= 0.0 || epsilon > cap {
             return Err(super::error::invalid(
                 "epsilon",
