@@ -24,7 +24,9 @@
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
-use crate::error::Result;
+pub mod row_count;
+
+use crate::error::{Error, Result};
 use crate::model::{FittedModel, ModelFile};
 use crate::predictor::{Output, Predictor};
 use crate::session::{Session, Spend};
@@ -111,14 +113,14 @@ pub trait Estimator {
     /// For a fit certifying add/remove-one neighbours, under which the row count is private:
     /// the size declared public, from which the method computes its public choices (sampling
     /// rate, steps, budget shares); `None` (the default): none declared, so a fit releases a
-    /// noisy count first ([`crate::pipeline::public_size`]; docs/privacy.md, "The row count
+    /// noisy count first ([`row_count::public_size`]; docs/privacy.md, "The row count
     /// under add/remove").
     fn declared_rows(&self) -> Option<usize> {
         None
     }
 
     /// The same estimator with `rows` as its public size and `epsilon` as its ε
-    /// ([`crate::pipeline::public_size`]). Only methods that certify add/remove-one neighbours
+    /// ([`row_count::public_size`]). Only methods that certify add/remove-one neighbours
     /// use the size; the default keeps the estimator's own rule.
     fn with_public_rows(&self, rows: usize, epsilon: f64) -> Result<Self>
     where
@@ -136,12 +138,12 @@ pub trait Estimator {
         let spend = self.spend(data)?;
         let mut used = None;
         let (model, ledger) = session.run(spend, |ledger, noise| {
-            let sized = crate::pipeline::public_size(self, data, spend, ledger, noise)?;
+            let sized = row_count::public_size(self, data, spend, ledger, noise)?;
             let est = sized.as_ref().map_or(self, |(e, _)| e);
             let model = est.fit_with(data, ledger, noise)?;
             used = Some((
-                crate::pipeline::config_json(est, data)?,
-                crate::pipeline::public_rows(est, data, spend),
+                config_json(est, data)?,
+                row_count::public_rows(est, data, spend),
             ));
             Ok(model)
         })?;
@@ -205,4 +207,15 @@ impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
     pub fn save(&self, schema: Schema, path: impl AsRef<std::path::Path>) -> Result<()> {
         Ok(self.to_model_file(schema)?.save(path)?)
     }
+}
+
+/// The estimator's configuration on `data` as JSON.
+pub(crate) fn config_json<E: Estimator>(
+    estimator: &E,
+    data: &dpfair_data::Dataset,
+) -> Result<serde_json::Value> {
+    serde_json::to_value(estimator.config(data)).map_err(|e| Error::Method {
+        method: estimator.method(),
+        reason: format!("configuration does not serialize: {e}"),
+    })
 }

@@ -38,11 +38,12 @@
 mod held_out;
 
 use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Fitted};
+use crate::estimator::row_count::{public_rows, public_size};
+use crate::estimator::{Estimator, Fitted, config_json};
 use crate::session::Session;
 use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
 use dpfair_privacy::ledger::{readable, readable_up};
-use dpfair_privacy::mechanisms::{AutoRange, noisy_row_count};
+use dpfair_privacy::mechanisms::AutoRange;
 use dpfair_privacy::{Ledger, Noise, Relation};
 
 /// The default share of ε spent on private feature bounds: the least share of
@@ -460,58 +461,6 @@ pub(crate) fn fit_checked<E: Estimator>(
     })
 }
 
-/// The share of ε a fit that certifies add/remove-one neighbours spends on releasing its row
-/// count when no public size is declared ([`public_size`]).
-pub const ROW_COUNT_SHARE: f64 = 0.02;
-
-/// The row count a fit's public choices are computed from: n under replace-one neighbours
-/// (public), the estimator's declared size under add/remove-one ([`Estimator::declared_rows`],
-/// set by [`public_size`] when it released one).
-pub fn public_rows<E: Estimator>(
-    estimator: &E,
-    data: &dpfair_data::Dataset,
-    spend: crate::session::Spend,
-) -> usize {
-    match spend.relation {
-        Relation::AddRemove => estimator.declared_rows().unwrap_or(0),
-        Relation::Substitution => data.n_rows(),
-    }
-}
-
-/// The first stage of every fit: under add/remove-one neighbours the row count n is private,
-/// so nothing released, printed or stored may depend on it except through a charged release
-/// (docs/privacy.md, "The row count under add/remove"). A fit certifying add/remove-one
-/// neighbours without a declared public size releases n with discrete Laplace noise at
-/// [`ROW_COUNT_SHARE`] of its ε ([`noisy_row_count`]) and returns the estimator with that size
-/// and the ε left. `None`: nothing to do (replace-one, where n is public; a declared size; a
-/// non-private reference).
-pub fn public_size<E: Estimator>(
-    estimator: &E,
-    data: &dpfair_data::Dataset,
-    spend: crate::session::Spend,
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-) -> Result<Option<(E, f64)>> {
-    if spend.relation != Relation::AddRemove || estimator.declared_rows().is_some() {
-        return Ok(None);
-    }
-    let epsilon = spend.epsilon;
-    let (rows, left) = if epsilon.is_finite() {
-        let count_epsilon = ROW_COUNT_SHARE * epsilon;
-        let rows = noisy_row_count(
-            ledger,
-            noise,
-            "the row count (private under add/remove-one neighbours)",
-            data.n_rows(),
-            count_epsilon,
-        )?;
-        (rows, epsilon - count_epsilon)
-    } else {
-        (data.n_rows(), epsilon)
-    };
-    Ok(Some((estimator.with_public_rows(rows, left)?, left)))
-}
-
 /// Inside a fit's ledger: scale `loaded` (private bounds paid from `epsilon`), then run
 /// `fit_step` with the estimator left by the bounds' share. Returns the model and the
 /// configuration it used.
@@ -535,15 +484,4 @@ pub(crate) fn scale_and_fit<E: Estimator>(
         let model = fit_step(estimator, loaded, ledger, noise)?;
         Ok((model, config_json(estimator, &loaded.dataset)?))
     }
-}
-
-/// The estimator's configuration on `data` as JSON.
-pub(crate) fn config_json<E: Estimator>(
-    estimator: &E,
-    data: &dpfair_data::Dataset,
-) -> Result<serde_json::Value> {
-    serde_json::to_value(estimator.config(data)).map_err(|e| Error::Method {
-        method: estimator.method(),
-        reason: format!("configuration does not serialize: {e}"),
-    })
 }

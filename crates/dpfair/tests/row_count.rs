@@ -6,12 +6,12 @@
 //! method is refused by an add/remove session before it reads a row.
 
 use dpfair::data::Dataset;
+use dpfair::estimator::row_count::ROW_COUNT_SHARE;
 use dpfair::estimators::{
     CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, Lpct, LpctPrune,
     example_data,
 };
 use dpfair::learn::PrivateLogistic;
-use dpfair::pipeline::ROW_COUNT_SHARE;
 use dpfair::privacy::Relation;
 use dpfair::{Error, Estimator, Fitted, Params, Session};
 
@@ -241,10 +241,15 @@ fn audit_the_stored_schedule_reads_n_only_through_the_released_count() {
     };
     let stored_rows = |est: &DpLogistic, eps: f64, input: usize, noise: &mut Noise| {
         let mut ledger = Ledger::unlimited();
-        let (sized, _) =
-            dpfair::pipeline::public_size(est, &data[input], spend(eps), &mut ledger, noise)
-                .unwrap()
-                .expect("an add/remove fit without a declared size releases its count");
+        let (sized, _) = dpfair::estimator::row_count::public_size(
+            est,
+            &data[input],
+            spend(eps),
+            &mut ledger,
+            noise,
+        )
+        .unwrap()
+        .expect("an add/remove fit without a declared size releases its count");
         let config = serde_json::to_value(sized.config(&data[input])).unwrap();
         Ok(config["schedule_rows"].as_f64().expect("stored"))
     };

@@ -87,7 +87,7 @@ impl DpLogisticParams {
     /// population register), from which the expected batch, the sampling rate and the steps
     /// are computed. The guarantee holds whatever the real count; only accuracy depends on how
     /// close it is. Without it, the fit releases a noisy count with
-    /// [`crate::pipeline::ROW_COUNT_SHARE`] of ε.
+    /// [`crate::estimator::row_count::ROW_COUNT_SHARE`] of ε.
     pub fn public_rows(mut self, rows: usize) -> Self {
         self.public_rows = Some(rows);
         self

@@ -211,7 +211,7 @@ impl FairRegression {
         Ok(Fitted {
             model,
             ledger,
-            config: crate::pipeline::config_json(self, header)?,
+            config: crate::estimator::config_json(self, header)?,
             check: None,
             rows: header.n_rows(),
         })
