@@ -3,7 +3,7 @@
 //! fermi_adult -- adult 0.5 3 [epochs] [seeds]`.
 
 use dpfair::decoupled::accuracy_and_gap;
-use dpfair::decoupled::fermi::{FermiConfig, fit};
+use dpfair::dp_fermi::{FermiConfig, fit};
 use dpfair_data::builtin::{DataDir, load};
 use dpfair_data::{Stratify, Target};
 use dpfair_privacy::{Ledger, Noise};

@@ -38,8 +38,6 @@ pub mod base;
 pub mod bounds;
 pub mod config;
 pub mod error;
-/// DP-FERMI (Lowy et al.), the baseline of Ghoukasian & Asoodeh's experiments, at its old path.
-pub use crate::dp_fermi as fermi;
 pub mod flips;
 pub mod private_rates;
 pub mod scaling;

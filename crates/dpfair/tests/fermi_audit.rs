@@ -29,7 +29,7 @@
 //! on earlier noise, which would blur the canary's shift). Runs in ≈ 1.4 s.
 
 use dpfair::decoupled::Accounting;
-use dpfair::decoupled::fermi::{FermiConfig, FermiModel, fit};
+use dpfair::dp_fermi::{FermiConfig, FermiModel, fit};
 use dpfair_privacy::audit::{audit, expected_lower_bound};
 use dpfair_privacy::{Ledger, Noise};
 use ndarray::Array2;

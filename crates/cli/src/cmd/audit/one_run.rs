@@ -23,7 +23,7 @@
 use super::{Finding, Planted, Size, timed};
 use crate::error::{CliError, CliResult};
 use dpfair::decoupled::base::{BaseModel, fit_base};
-use dpfair::decoupled::fermi::{FermiConfig, FermiModel};
+use dpfair::dp_fermi::{FermiConfig, FermiModel};
 use dpfair::dp2dp;
 use dpfair::model::Accounting;
 use dpfair_learn::{Classifier, DpSgdConfig, fit_dp_sgd};
@@ -350,10 +350,10 @@ const FERMI_EPOCHS: usize = 50;
 const FERMI_LR: f64 = 50.0;
 
 /// ρ of strict DP-FERMI's θ and W releases together at ε' (the method's own split, crate
-/// `dpfair`, `decoupled::fermi`): (ε' − ε_p, δ) with ε_p = 0.05 ε' met by ε = ρ + 2√(ρ ln(1/δ)).
+/// `dpfair`, `dp_fermi`): (ε' − ε_p, δ) with ε_p = 0.05 ε' met by ε = ρ + 2√(ρ ln(1/δ)).
 fn fermi_rho(epsilon: f64) -> f64 {
     let log = (1.0 / DELTA).ln();
-    let share = 1.0 - dpfair::decoupled::fermi::STRICT_SHARE_P_HAT;
+    let share = 1.0 - dpfair::dp_fermi::STRICT_SHARE_P_HAT;
     ((log + share * epsilon).sqrt() - log.sqrt()).powi(2)
 }
 
@@ -371,15 +371,15 @@ fn fermi_theta_claim(epsilon: f64) -> f64 {
 
 /// Strict DP-FERMI's ε' for a θ-noise level whose ρ is `rho_factor` times that of ε': strict
 /// mode gives (ε' − ε_p) with ε_p = 0.05 ε' to ρ-zCDP by ε = ρ + 2√(ρ ln(1/δ)), so
-/// ε' = (ρ + 2√(ρ ln(1/δ)))/0.95 (crate `dpfair`, `decoupled::fermi`).
+/// ε' = (ρ + 2√(ρ ln(1/δ)))/0.95 (crate `dpfair`, `dp_fermi`).
 fn fermi_epsilon_for_rho_factor(epsilon: f64, rho_factor: f64) -> f64 {
     let log = (1.0 / DELTA).ln();
-    let share = 1.0 - dpfair::decoupled::fermi::STRICT_SHARE_P_HAT;
+    let share = 1.0 - dpfair::dp_fermi::STRICT_SHARE_P_HAT;
     let rho = fermi_rho(epsilon) * rho_factor;
     (rho + 2.0 * (rho * log).sqrt()) / share
 }
 
-/// Strict DP-FERMI (`decoupled::fermi::fit`): per-example clipping, full batch, replace-one.
+/// Strict DP-FERMI (`dp_fermi::fit`): per-example clipping, full batch, replace-one.
 pub fn fermi(size: Size, seed: u64) -> CliResult<Finding> {
     let m = canaries(size);
     let relation = Relation::Substitution;
@@ -400,7 +400,7 @@ pub fn fermi(size: Size, seed: u64) -> CliResult<Finding> {
     let train = |cfg: FermiConfig| {
         move |d: &CanaryData, noise: &mut Noise| {
             let y: Vec<u8> = d.y.iter().map(|&v| v as u8).collect();
-            let model: FermiModel = dpfair::decoupled::fermi::fit(
+            let model: FermiModel = dpfair::dp_fermi::fit(
                 &cfg,
                 d.x.view(),
                 &d.groups,
