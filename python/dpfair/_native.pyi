@@ -102,6 +102,25 @@ def group_report(
     class_labels: list[str] = ...,
 ) -> tuple[list[str], list[tuple[str, int, list[float | None]]]]: ...
 
+class PrivateReport:
+    """A released private group report and the ledger of its one release."""
+
+    def report_json(self) -> str: ...
+    def render(self) -> str: ...
+    def ledger_json(self) -> str: ...
+    def ledger_total(self) -> _LedgerTotal: ...
+
+def private_group_report(
+    y_true: npt.ArrayLike,
+    y_pred: npt.ArrayLike,
+    groups: npt.ArrayLike,
+    group_names: list[str],
+    epsilon: float,
+    level: float,
+    session: Session | None = None,
+) -> PrivateReport:
+    """One charged release of the group × label × prediction counts, with intervals."""
+
 # -- accounting ----------------------------------------------------------------------------
 
 def sgm_epsilon(

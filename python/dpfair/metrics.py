@@ -1,7 +1,9 @@
-"""Fairness metrics under Fairlearn's names, and the group report.
+"""Fairness metrics under Fairlearn's names, the group report, and its private version.
 
-The numbers come from dpfair's fairness crate (the ones `dpfair evaluate` prints). Nothing here
-is private: use these on test data, or on predictions whose release you have accounted for.
+The numbers come from dpfair's fairness crate (the ones `dpfair evaluate` prints). Every
+function here except `private_group_report` is exact and **not private**: use them on test data
+you may show, or on predictions whose release you have accounted for. To publish figures about
+private rows use `private_group_report` (one charged release, intervals; docs/evaluation.md).
 
 Binary predictions are compared with `pos_label` (1 by default, as in Fairlearn; give the
 positive label of a text target, e.g. `pos_label=">50K"`). Groups are the distinct values of
@@ -25,6 +27,7 @@ import numpy as np
 
 from dpfair import _native
 from dpfair._input import _as_numpy_1d, labels_as_text
+from dpfair._private_frame import PrivateMetricFrame
 
 __all__ = [
     "demographic_parity_difference",
@@ -35,6 +38,8 @@ __all__ = [
     "ks_statistical_parity",
     "group_report",
     "GroupReport",
+    "private_group_report",
+    "PrivateMetricFrame",
 ]
 
 
@@ -244,3 +249,121 @@ def group_report(
         raise ValueError(f"task `{task}`: expected binary, multiclass or regression")
     metrics, rows = _native.group_report(task, t, p, codes, names, labels)
     return GroupReport(metrics, rows)
+
+
+def _declared_groups(sensitive_features: Any, groups: Any) -> list:
+    """The declared group names: `groups`, else a pandas Categorical's categories."""
+    if groups is None:
+        dtype = getattr(sensitive_features, "dtype", None)
+        categories = getattr(dtype, "categories", None)
+        if categories is None:
+            raise ValueError(
+                "groups: declare the groups of sensitive_features (e.g. groups=['F', 'M']) or "
+                "pass a pandas Categorical whose categories are the groups; a private report "
+                "never reads the set of groups from the private rows"
+            )
+        groups = list(categories)
+    names = [str(g) for g in groups]
+    if len(names) < 2:
+        raise ValueError(f"groups: a group report needs at least 2 declared groups, got {names}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"groups: a group is declared twice in {names}")
+    return names
+
+
+def private_group_report(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sensitive_features: Any,
+    epsilon: float,
+    groups: Any = None,
+    level: float = 0.95,
+    session: Any = None,
+    pos_label: Any = 1,
+) -> PrivateMetricFrame:
+    """A private group report with intervals: `MetricFrame`'s figures you may publish.
+
+    The counts of group × true label × prediction (binary: `== pos_label` or not) are released
+    once with exact discrete Laplace noise at privacy budget `epsilon` (pure ε-DP, one ledger
+    entry; sensitivity 2 for replace-one neighbours, 1 for add/remove), and every figure is
+    derived from them: per group and overall the count, accuracy, selection rate, true and false
+    positive rates, and Fairlearn's demographic-parity, equalized-odds and equal-opportunity
+    differences and ratios. Each has an interval at `level` covering both the noise and the
+    sampling of the rows (docs/evaluation.md).
+
+    Parameters
+    ----------
+    y_true : array-like
+        True labels; `pos_label` is the positive class, any other value negative.
+    y_pred : array-like
+        Predicted labels, coded like `y_true`.
+    sensitive_features : array-like
+        The group of each row (any labels; compared as text with `groups`).
+    epsilon : float
+        The privacy budget of the one release (pure ε-DP; finite, > 0).
+    groups : list, optional
+        The declared groups, in order (default: the categories of a pandas Categorical
+        `sensitive_features`). Never read from the rows: a declared group without rows gets a
+        wide interval, and a row outside them is an error.
+    level : float, default 0.95
+        The level of every interval, in (0, 1): each figure's own, not simultaneous.
+    session : dpfair.PrivacySession, optional
+        The release is spent against its budget (composing with the fits made in it;
+        `BudgetExceededError` before any noise when ε is more than is left) and uses its
+        relation and noise. Without one, the release has a budget of its own, ε, for
+        replace-one neighbours, with the operating system's noise.
+    pos_label : default 1
+        The positive label of `y_true` and `y_pred`.
+
+    Returns
+    -------
+    PrivateMetricFrame
+
+    Example:
+        >>> import numpy as np
+        >>> import dpfair
+        >>> from dpfair.metrics import private_group_report
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 4_000)
+        >>> y_hat = np.where(rng.random(4_000) < 0.8, y, 1 - y)
+        >>> sex = rng.choice(["F", "M"], 4_000)
+        >>> session = dpfair.PrivacySession(epsilon=1.0)
+        >>> mf = private_group_report(
+        ...     y, y_hat, sensitive_features=sex, groups=["F", "M"], epsilon=0.5, session=session
+        ... )
+        >>> lo, hi = mf.interval("accuracy")
+        >>> bool(lo < 0.8 < hi)
+        True
+        >>> len(mf.ledger_["entries"]), session.remaining[0]
+        (1, 0.5)
+
+    """
+    true = _binary(y_true, pos_label, "y_true")
+    pred = _binary(y_pred, pos_label, "y_pred")
+    if len(true) != len(pred):
+        raise ValueError(f"y_true has {len(true)} rows, y_pred has {len(pred)}")
+    names = _declared_groups(sensitive_features, groups)
+    labels = labels_as_text(sensitive_features, "sensitive_features")
+    if len(labels) != len(pred):
+        raise ValueError(f"sensitive_features has {len(labels)} rows, y_pred has {len(pred)}")
+    index = {name: code for code, name in enumerate(names)}
+    codes = np.empty(len(labels), dtype=np.uint32)
+    for row, label in enumerate(labels):
+        code = index.get(label)
+        if code is None:
+            # The value itself is not echoed: it is private data.
+            raise ValueError(
+                f"sensitive_features, row {row}: a value that is not one of the declared groups"
+            )
+        codes[row] = code
+    native = _native.private_group_report(
+        true,
+        pred,
+        codes,
+        names,
+        float(epsilon),
+        float(level),
+        None if session is None else session._native,
+    )
+    return PrivateMetricFrame(native)

@@ -1,8 +1,12 @@
 //! `dpfair._native` metrics: the fairness crate's functions on coded arrays (the Python layer
 //! codes labels and groups; `dpfair.metrics` is the public face).
 
-use crate::error::{guard, value_error};
+use crate::error::{api_error, guard, value_error};
+use crate::model::{LedgerTotal, ledger_total};
+use crate::session::PySession;
+use dpfair::Session;
 use dpfair_fairness as fairness;
+use dpfair_privacy::Ledger;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
@@ -138,7 +142,83 @@ pub fn group_report(
     })
 }
 
+/// A released private group report and the ledger of its one release
+/// (`dpfair.metrics.PrivateMetricFrame` wraps it).
+#[pyclass(module = "dpfair._native", name = "PrivateReport", frozen)]
+pub struct PyPrivateReport {
+    report: fairness::PrivateGroupReport,
+    ledger: Ledger,
+}
+
+#[pymethods]
+impl PyPrivateReport {
+    /// The report as JSON text (figures with intervals, the released counts, the level).
+    fn report_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.report).map_err(value_error)
+    }
+
+    /// The report as the CLI prints it.
+    fn render(&self) -> String {
+        self.report.render()
+    }
+
+    /// The release's ledger as JSON text.
+    fn ledger_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.ledger).map_err(value_error)
+    }
+
+    /// The ledger's total, relation, privacy and certification flags, rule and summary.
+    fn ledger_total(&self) -> PyResult<LedgerTotal> {
+        guard(|| ledger_total(&self.ledger))
+    }
+}
+
+/// The private group report (`dpfair::evaluation::private_group_report`): labels and
+/// predictions as 0/1, groups as codes into the declared `group_names`. Spent in `session` when
+/// given, else in a session of its own with budget ε (replace-one neighbours, OS noise).
+#[pyfunction]
+#[pyo3(signature = (y_true, y_pred, groups, group_names, epsilon, level, session = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn private_group_report(
+    py: Python<'_>,
+    y_true: Binary<'_>,
+    y_pred: Binary<'_>,
+    groups: Codes<'_>,
+    group_names: Vec<String>,
+    epsilon: f64,
+    level: f64,
+    session: Option<&Bound<'_, PySession>>,
+) -> PyResult<PyPrivateReport> {
+    guard(|| {
+        let counts = fairness::GroupConfusion::from_rows(
+            group_names,
+            slice(&y_true, "y_true")?,
+            slice(&y_pred, "y_pred")?,
+            slice(&groups, "sensitive_features")?,
+        )
+        .map_err(value_error)?;
+        let release = |session: &mut Session| {
+            dpfair::evaluation::private_group_report(session, &counts, epsilon, level)
+        };
+        let (report, ledger) = match session {
+            Some(s) => {
+                let mut held = s.borrow_mut();
+                let session = &mut held.session;
+                py.detach(|| release(session))
+            }
+            None => {
+                let mut own = Session::new(epsilon, 0.0).map_err(api_error)?;
+                py.detach(|| release(&mut own))
+            }
+        }
+        .map_err(api_error)?;
+        Ok(PyPrivateReport { report, ledger })
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPrivateReport>()?;
+    m.add_function(wrap_pyfunction!(private_group_report, m)?)?;
     m.add_function(wrap_pyfunction!(demographic_parity_difference, m)?)?;
     m.add_function(wrap_pyfunction!(demographic_parity_ratio, m)?)?;
     m.add_function(wrap_pyfunction!(
