@@ -1015,3 +1015,85 @@ fn a_missing_cell_changes_no_line_or_split_size() {
     assert_eq!(run(&d[0], &refuse).0.status, Some(0));
     assert_ne!(run(&d[1], &refuse).0.status, Some(0));
 }
+
+/// The predictions of `rows` for `dpfair evaluate` (x1 > x2 → "yes"; a missing x2 → "no").
+fn write_predictions(path: &Path, rows: &RowsWithMissing) {
+    let text: String = rows
+        .iter()
+        .map(|(x1, x2, _, _)| {
+            if x2.is_some_and(|x2| *x1 > x2) {
+                "yes\n"
+            } else {
+                "no\n"
+            }
+        })
+        .collect();
+    std::fs::write(path, format!("prediction\n{text}")).unwrap();
+}
+
+/// `dpfair evaluate --epsilon` (docs/evaluation.md): the same status and messages on both
+/// neighbours, no private count on stderr, and a report of the same shape on stdout (the same
+/// lines, each with the same words: a declared group without rows is a row with a wide
+/// interval, never a missing line or an error).
+#[test]
+fn evaluate_private_report() {
+    let steps = [strings(&[
+        "evaluate",
+        "--data",
+        "{dir}/test.csv",
+        "--predictions",
+        "{dir}/pred.csv",
+        "--target",
+        "label",
+        "--sensitive",
+        "group",
+        "--groups",
+        "a,b",
+        "--classes",
+        "no,yes",
+        "--epsilon",
+        "1",
+    ])];
+    let write = |dir: &Path, rows: &RowsWithMissing| {
+        write_with_missing(&dir.join("test.csv"), rows);
+        write_predictions(&dir.join("pred.csv"), rows);
+    };
+    let complete = |rows: Rows| -> RowsWithMissing {
+        rows.iter()
+            .map(|&(a, b, g, y)| (a, Some(b), g, y))
+            .collect()
+    };
+    // The words of each stdout line, values masked and padding ignored: "n/a" is a released
+    // outcome (a noisy denominator of 0), so it counts as a value.
+    let shape = |dir: &Path| -> Vec<String> {
+        let args: Vec<String> = steps[0]
+            .iter()
+            .map(|a| a.replace("{dir}", dir.to_str().unwrap()))
+            .collect();
+        let out = dpfair(&args);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                class_of(&words.join(" ").replace("n/a", "0"), dir)
+            })
+            .collect()
+    };
+    for (pair, rows) in [
+        ("empty-group", empty_group as fn(bool) -> Rows),
+        ("one-class-group", one_class_group),
+    ] {
+        let d = neighbour_pair("evaluate", pair, |dir, odd| {
+            write(dir, &complete(rows(odd)))
+        });
+        same_outcomes(&format!("evaluate {pair}"), [&d[0], &d[1]], &steps);
+        assert_eq!(
+            shape(&d[0]),
+            shape(&d[1]),
+            "evaluate {pair}: stdout shapes differ"
+        );
+    }
+    let (rows, private) = distinctive();
+    let dir = neighbour_dir("evaluate", "distinctive", |dir| write(dir, &rows));
+    no_private_count("evaluate", &dir, &steps, &private);
+}
