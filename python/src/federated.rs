@@ -9,7 +9,7 @@ use crate::frame::FrameInput;
 use crate::model::{LedgerTotal, PyModel, ledger_total};
 use dpfair::fdp_fair::correction::Clip;
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1};
-use dpfair::fdp_fair::steps::{SiteOptions, model_file, site_round1_from, site_round2_from};
+use dpfair::fdp_fair::steps::{SiteOptions, site_round1_from, site_round2_from};
 use dpfair::fdp_fair::{DepthRule, Monotoniser, SearchConfig, ServerParams, Weights};
 use dpfair::model::Accounting;
 use dpfair::pipeline::Scaling;
@@ -363,7 +363,8 @@ pub fn aggregate_round2_json(
                 &[("randomise", true), ("interpolate", false)],
             )?,
         };
-        let file = model_file(&global, &rounds, &config).map_err(api_error)?;
+        let file = dpfair::model::ModelFile::from_federation(&global, &rounds, &config)
+            .map_err(api_error)?;
         Ok(PyModel { file })
     })
 }

@@ -333,7 +333,7 @@ mod fdp {
             let m = fitted.model.expected_metrics(&big).unwrap();
             dd.push(m.dd.abs());
             err.push(m.error);
-            let search = &fitted.model.federated.as_ref().unwrap().search;
+            let search = &fitted.model.federated.search;
             omega.push(search.omega);
             let at = |curve: &[f64]| {
                 let x = (search.tau + 1.0) * (1u64 << (search.depth - 1)) as f64;

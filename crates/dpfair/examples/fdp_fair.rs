@@ -25,12 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "held-out |DD| = {:.3}",
         demographic_parity_difference(&predicted, groups)?
     );
-    if let Some(info) = &fitted.model.federated {
-        println!(
-            "band found: {}, threshold τ̃ = {:.4}",
-            info.search.feasible, info.search.tau
-        );
-    }
+    let search = &fitted.model.federated.search;
+    println!(
+        "band found: {}, threshold τ̃ = {:.4}",
+        search.feasible, search.tau
+    );
     println!("{}", fitted.ledger.summary());
     Ok(())
 }

@@ -553,7 +553,6 @@ fn assemble(
         bandwidth,
         split_seed,
         folds,
-        federated: None,
     }
 }
 

@@ -50,7 +50,9 @@ pub mod tree;
 pub mod trust;
 
 pub use crate::predictor::Accounting;
-pub use protocol::{FederatedInfo, Global, Round1, Round2, ServerParams, SiteParams, Weights};
+pub use protocol::{
+    FederatedInfo, FederatedModel, Global, Round1, Round2, ServerParams, SiteParams, Weights,
+};
 pub use search::{DepthRule, Monotoniser, SearchConfig};
 
 use crate::plugin::error::Result;

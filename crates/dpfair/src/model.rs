@@ -47,8 +47,9 @@ pub enum FittedModel {
     DpLinear(dpfair_learn::LinearRegressionFit),
     /// `dpfair fit fair-regression`: private Wasserstein-barycenter post-processing.
     FairRegression(crate::fair_regression::Model),
-    /// `dpfair fit cdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, and its baselines.
-    CdpFair(crate::cdp_fair::Model),
+    /// `dpfair fit cdp-fair` / `fdp-fair`: CDP-Fair, Algorithm 5 of Xue & Yu, its baselines,
+    /// and FDP-Fair's server model with its record of the federation.
+    CdpFair(SavedPlugin),
     /// `dpfair fit dp2dp`: DP2DP, private demographic-parity post-processing.
     Dp2dp(crate::dp2dp::Model),
     /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2.
@@ -60,7 +61,7 @@ macro_rules! into_fitted_model {
     ($($model:ty => $variant:ident),* $(,)?) => {
         $(impl From<$model> for FittedModel {
             fn from(m: $model) -> Self {
-                FittedModel::$variant(m)
+                FittedModel::$variant(m.into())
             }
         })*
     };
@@ -73,7 +74,6 @@ into_fitted_model!(
     dpfair_learn::PrivateLogistic => DpLogistic,
     dpfair_learn::LinearRegressionFit => DpLinear,
     crate::fair_regression::Model => FairRegression,
-    crate::cdp_fair::Model => CdpFair,
     crate::dp2dp::Model => Dp2dp,
     crate::decoupled::Model => Decoupled,
 );
@@ -94,6 +94,58 @@ impl FittedModel {
         }
     }
 }
+
+/// CDP-Fair's and FDP-Fair's saved model (JSON `kind` "cdp-fair" for both): the plug-in
+/// classifier (fields read through `Deref`) and, for FDP-Fair, the server's record of the
+/// federation ([`crate::fdp_fair::FederatedInfo`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedPlugin {
+    #[serde(flatten)]
+    pub plugin: crate::cdp_fair::Model,
+    /// FDP-Fair only: the sites, the grid search and its flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federated: Option<Box<crate::fdp_fair::FederatedInfo>>,
+}
+
+impl std::ops::Deref for SavedPlugin {
+    type Target = crate::cdp_fair::Model;
+    fn deref(&self) -> &crate::cdp_fair::Model {
+        &self.plugin
+    }
+}
+
+impl Predictor for SavedPlugin {
+    fn method(&self) -> &'static str {
+        crate::predictor::Predictor::method(&self.plugin)
+    }
+
+    fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
+        crate::predictor::Predictor::predict(&self.plugin, data, rng)
+    }
+}
+
+impl From<crate::cdp_fair::Model> for SavedPlugin {
+    fn from(plugin: crate::cdp_fair::Model) -> Self {
+        SavedPlugin {
+            plugin,
+            federated: None,
+        }
+    }
+}
+
+impl From<crate::fdp_fair::FederatedModel> for SavedPlugin {
+    fn from(m: crate::fdp_fair::FederatedModel) -> Self {
+        SavedPlugin {
+            plugin: m.plugin,
+            federated: Some(Box::new(m.federated)),
+        }
+    }
+}
+
+into_fitted_model!(
+    crate::cdp_fair::Model => CdpFair,
+    crate::fdp_fair::FederatedModel => CdpFair,
+);
 
 /// A baseline that ignores the features: every row gets a class drawn from `probabilities`
 /// (`randomized`), or the most probable class. Fitting it reads no data, so it costs no privacy;
@@ -220,6 +272,24 @@ pub struct ModelFile {
 }
 
 impl ModelFile {
+    /// FDP-Fair's round 2 at the server: Algorithm 2's selection over the sites' trees
+    /// ([`crate::fdp_fair::protocol::aggregate_round2`], which validates every transcript
+    /// first) and the model file `dpfair predict` reads, with every site's ledger (total: the
+    /// worst site's `(ε_s, δ_s)`, federated DP).
+    pub fn from_federation(
+        global: &crate::fdp_fair::Global,
+        rounds: &[crate::fdp_fair::Round2],
+        config: &crate::fdp_fair::SearchConfig,
+    ) -> crate::Result<ModelFile> {
+        let (model, ledger) = crate::fdp_fair::protocol::aggregate_round2(global, rounds, config)?;
+        let schema = global.schema.clone().ok_or_else(|| {
+            crate::Error::InvalidData(
+                "the broadcast carries no data schema (not written by a dpfair site)".into(),
+            )
+        })?;
+        Ok(ModelFile::new(schema, ledger, config, model.into())?)
+    }
+
     /// Wrap a fitted model: `config` is the method's serde `Config`.
     pub fn new(
         schema: Schema,

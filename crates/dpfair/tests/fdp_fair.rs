@@ -49,7 +49,7 @@ fn simulation_on_the_synthetic_design_is_fair_and_within_budget() {
     let fitted = fit(&config(eps, alpha), &data, &mut noises(s, 100)).unwrap();
     let model = &fitted.model;
     assert_eq!(model.method, Method::FdpFair);
-    let info = model.federated.as_ref().unwrap();
+    let info = &model.federated;
     assert_eq!(info.search.depth, 6, "code rule: M = 6 at S·N_s = 8,000");
     // The synthetic design has DD(0) ≈ −0.56, so τ̃ < 0 (Xue & Yu, §5.1).
     assert!(model.folds[0].rule.tau < 0.0, "{:?}", info.search);

@@ -184,10 +184,10 @@ fn bounds(
     global: &Global,
     rounds: &[Round2],
     cfg: &SearchConfig,
-    model: &dpfair::cdp_fair::Model,
+    model: &dpfair::fdp_fair::FederatedModel,
     eval_sd: f64,
 ) -> (f64, Option<f64>) {
-    let info = model.federated.as_ref().unwrap();
+    let info = &model.federated;
     let search = &info.search;
     let depth = search.depth;
     let mu_d = global.sites[LIAR].mu;

@@ -1,5 +1,6 @@
-//! The fitted model of CDP-Fair and of FDP-Fair (one type for both: FDP-Fair's server assembles the
-//! same classifier from the sites' transcripts) and of the §5.2 baselines: one plug-in classifier
+//! The fitted model of CDP-Fair and of FDP-Fair (one classifier type for both: FDP-Fair's server
+//! assembles the same classifier from the sites' transcripts, and keeps its record of the
+//! federation beside it: [`crate::fdp_fair::FederatedModel`]) and of the §5.2 baselines: one plug-in classifier
 //! per cross-fitting fold, predictions averaged, and its `dpfair predict` interface.
 
 use super::groups_and_labels;
@@ -41,9 +42,6 @@ pub struct Model {
     pub bandwidth: f64,
     pub split_seed: u64,
     pub folds: Vec<FairPluginClassifier>,
-    /// FDP-Fair only: the sites, the grid search and its flags.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub federated: Option<Box<crate::fdp_fair::FederatedInfo>>,
 }
 
 impl Model {

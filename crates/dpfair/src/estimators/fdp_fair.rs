@@ -4,10 +4,11 @@
 //! files or messages: `dpfair federated`.)
 
 use super::{check_delta, check_epsilon, check_level};
-use crate::cdp_fair::{Accounting, Model};
+use crate::cdp_fair::Accounting;
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::fdp_fair::Config;
+use crate::fdp_fair::FederatedModel as Model;
 use crate::fdp_fair::simulate::{contiguous_sites, fit};
 use crate::session::Session;
 use crate::session::Spend;
@@ -261,32 +262,30 @@ impl Estimator for FdpFair {
     fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
         let model = &fitted.model;
         let mut lines = Vec::new();
-        if let Some(info) = &model.federated {
-            let estimate = model.folds.first().map(|f| &f.estimate);
-            lines.push(format!(
-                "fdp-fair: S = {}, {}, M = {}, ω = {:.5}, {} (band found: {}, \
-                 non-increasing: {})",
-                self.sites,
-                estimate.map_or_else(String::new, |e| e.describe()),
-                info.search.depth,
-                info.search.omega,
-                info.search.describe_threshold(),
-                info.search.feasible,
-                info.search.monotone
-            ));
-            let (norm, noise, p) =
-                estimate.map_or((f64::NAN, f64::NAN, 1), |e| e.signal_and_noise());
-            lines.push(super::signal_line(
-                "η̃ (the server's aggregate)",
-                norm,
-                noise,
-                p,
-            ));
-            lines.push(super::fairness_line(
-                &format!("|DD| ≤ α = {}", info.config.alpha),
-                &info.estimate_summary(),
-            ));
-        }
+        let info = &model.federated;
+        let estimate = model.folds.first().map(|f| &f.estimate);
+        lines.push(format!(
+            "fdp-fair: S = {}, {}, M = {}, ω = {:.5}, {} (band found: {}, \
+             non-increasing: {})",
+            self.sites,
+            estimate.map_or_else(String::new, |e| e.describe()),
+            info.search.depth,
+            info.search.omega,
+            info.search.describe_threshold(),
+            info.search.feasible,
+            info.search.monotone
+        ));
+        let (norm, noise, p) = estimate.map_or((f64::NAN, f64::NAN, 1), |e| e.signal_and_noise());
+        lines.push(super::signal_line(
+            "η̃ (the server's aggregate)",
+            norm,
+            noise,
+            p,
+        ));
+        lines.push(super::fairness_line(
+            &format!("|DD| ≤ α = {}", info.config.alpha),
+            &info.estimate_summary(),
+        ));
         lines
     }
 

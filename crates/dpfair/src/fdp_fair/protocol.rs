@@ -291,6 +291,37 @@ impl FederatedInfo {
     }
 }
 
+/// FDP-Fair's fitted model: the plug-in classifier the server assembles from the sites'
+/// transcripts (a [`Model`] with `method = fdp-fair`; its fields read through `Deref`) and the
+/// server's record of the federation. Saved as CDP-Fair's model with a `federated` field
+/// ([`crate::model::SavedPlugin`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FederatedModel {
+    pub plugin: Model,
+    pub federated: FederatedInfo,
+}
+
+impl std::ops::Deref for FederatedModel {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        &self.plugin
+    }
+}
+
+impl crate::predictor::Predictor for FederatedModel {
+    fn method(&self) -> &'static str {
+        crate::predictor::Predictor::method(&self.plugin)
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        rng: &mut Noise,
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        crate::predictor::Predictor::predict(&self.plugin, data, rng)
+    }
+}
+
 /// The ledger a site charges: its own `(ε_s, δ_s)`, or unlimited in paper mode (the paper's
 /// procedure is recorded, not refused).
 pub fn site_ledger(epsilon: f64, delta: f64, accounting: Accounting) -> Result<Ledger> {
@@ -1059,7 +1090,7 @@ pub fn aggregate_round2(
     global: &Global,
     rounds: &[Round2],
     config: &SearchConfig,
-) -> Result<(Model, Ledger)> {
+) -> Result<(FederatedModel, Ledger)> {
     global.validate()?;
     config.validate()?;
     for r in rounds {
@@ -1113,7 +1144,7 @@ pub fn aggregate_round2(
     let ledger = federated_ledger(global, rounds)?;
     let eps = global.sites.iter().map(|s| s.epsilon).fold(0.0, f64::max);
     let delta = global.sites.iter().map(|s| s.delta).fold(0.0, f64::max);
-    let model = Model {
+    let plugin = Model {
         method: Method::FdpFair,
         alpha: config.alpha,
         epsilon: eps,
@@ -1125,11 +1156,11 @@ pub fn aggregate_round2(
             estimate: global.estimate.clone(),
             rule: found.rule(),
         }],
-        federated: Some(Box::new(FederatedInfo {
-            sites: global.sites.clone(),
-            search: found,
-            config: config.clone(),
-        })),
     };
-    Ok((model, ledger))
+    let federated = FederatedInfo {
+        sites: global.sites.clone(),
+        search: found,
+        config: config.clone(),
+    };
+    Ok((FederatedModel { plugin, federated }, ledger))
 }

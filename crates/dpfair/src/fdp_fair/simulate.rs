@@ -2,10 +2,9 @@
 //! four protocol steps as the file protocol ([`crate::fdp_fair::protocol`]), called in order, each
 //! site with its own noise stream.
 
-use crate::cdp_fair::Model;
 use crate::fdp_fair::protocol::{
-    Global, Round2, SiteParams, SumsMemo, aggregate_round1, aggregate_round2, calibration_rows,
-    site_ledger, site_round1_with, site_round2_with,
+    FederatedModel, Global, Round2, SiteParams, SumsMemo, aggregate_round1, aggregate_round2,
+    calibration_rows, site_ledger, site_round1_with, site_round2_with,
 };
 use crate::fdp_fair::{Config, SearchConfig, federated_bandwidth};
 use crate::plugin::error::{Result, invalid};
@@ -39,7 +38,7 @@ pub fn contiguous_sites(data: &Dataset, sites: usize) -> Result<Vec<Dataset>> {
 /// A simulated fit: the model, the federation's ledger and the broadcast of round 1.
 #[derive(Clone, Debug)]
 pub struct Simulated {
-    pub model: Model,
+    pub model: FederatedModel,
     pub ledger: Ledger,
     pub global: Global,
 }

@@ -8,17 +8,15 @@
 //! | a site, round 1 (Alg. 1 S1) | [`site_round1_from`] | its [`Round1`] transcript |
 //! | the server, round 1 | [`aggregate_round1`] | the broadcast [`Global`] |
 //! | a site, round 2 (Alg. 3) | [`site_round2_from`] | its [`Round2`] transcript |
-//! | the server, round 2 (Alg. 2 S2–S3) | [`model_file`] | the model file `dpfair predict` reads |
+//! | the server, round 2 (Alg. 2 S2–S3) | [`crate::model::ModelFile::from_federation`] | the model file `dpfair predict` reads |
 //!
 //! [`aggregate_round1`]: crate::fdp_fair::protocol::aggregate_round1
 
 use crate::fdp_fair::protocol::{
-    Global, Round1, Round2, SiteParams, aggregate_round2, site_ledger, site_round1, site_round2,
-    skip_round1,
+    Global, Round1, Round2, SiteParams, site_ledger, site_round1, site_round2, skip_round1,
 };
 use crate::fdp_fair::trust::{check_site_name, show_name};
-use crate::fdp_fair::{SearchConfig, default_bandwidth, default_delta};
-use crate::model::{FittedModel, ModelFile};
+use crate::fdp_fair::{default_bandwidth, default_delta};
 use crate::plugin::error::{Error, Result, invalid};
 use crate::plugin::eta_model::EtaModel;
 use crate::plugin::release::PiRelease;
@@ -218,26 +216,4 @@ pub fn site_round2_from(
     let mut ledger = site_ledger(entry.epsilon, entry.delta, global.accounting)?;
     skip_round1(noise);
     site_round2(global, name, &loaded.dataset, &mut ledger, noise)
-}
-
-/// Round 2 at the server: Algorithm 2's selection over the sites' trees ([`aggregate_round2`],
-/// which validates every transcript first) and the model file `dpfair predict` reads, with
-/// every site's ledger (total: the worst site's `(ε_s, δ_s)`, federated DP).
-pub fn model_file(
-    global: &Global,
-    rounds: &[Round2],
-    config: &SearchConfig,
-) -> crate::Result<ModelFile> {
-    let (model, ledger) = aggregate_round2(global, rounds, config)?;
-    let schema = global.schema.clone().ok_or_else(|| {
-        Error::InvalidData(
-            "the broadcast carries no data schema (not written by a dpfair site)".into(),
-        )
-    })?;
-    Ok(ModelFile::new(
-        schema,
-        ledger,
-        config,
-        FittedModel::CdpFair(model),
-    )?)
 }

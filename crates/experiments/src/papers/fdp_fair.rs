@@ -33,6 +33,7 @@ use dpfair::data::Dataset;
 use dpfair::data::synthetic::{Design, FdpFairDesign};
 use dpfair::fdp_fair::simulate::{contiguous_sites, fit};
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
+use dpfair::model::SavedPlugin;
 use dpfair::plugin::release::PiRelease;
 use dpfair_privacy::{Budget, Ledger, Noise};
 
@@ -65,7 +66,7 @@ const MODES: [&str; 2] = ["strict", "paper"];
 
 /// FDP-Fair's search diagnostics as metrics: whether the band was hit, whether `D̃D_↓` is
 /// non-increasing, and `ω` (the paper-mode bound of the checks uses it).
-fn search_metrics(out: Outcome, model: &cdp_fair::Model) -> Outcome {
+fn search_metrics(out: Outcome, model: &SavedPlugin) -> Outcome {
     match &model.federated {
         Some(info) => out
             .metric("feasible", f64::from(u8::from(info.search.feasible)))
@@ -454,7 +455,7 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     };
     let mut out = Outcome::new();
     let group = epsilon_group(cell).unwrap_or_default();
-    let (model, ledger, m) = if cell.setting.method == CDP {
+    let (model, ledger, m): (SavedPlugin, _, _) = if cell.setting.method == CDP {
         let config = cdp_fair::Config {
             alpha,
             epsilon,
@@ -497,7 +498,7 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
         let (shared, model, ledger) =
             shared::cdp_at_alpha(caches, &shared_cell, &config, data, || cell.noise(), test)?;
         let m = shared.metrics(&model, test)?;
-        (model, ledger, m)
+        (model.into(), ledger, m)
     } else {
         let rho_star = cell.param::<f64>("rho_star").unwrap_or(0.03);
         let c_omega = cell.param::<f64>("c_omega").unwrap_or(0.1);
@@ -547,9 +548,10 @@ fn run_synthetic(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             test,
         )?;
         let fitted = shared.fit.select(&config.search).map_err(method_error)?;
-        out = search_metrics(out, &fitted.model);
         let m = shared.metrics(&fitted.model, test)?;
-        (fitted.model, fitted.ledger, m)
+        let model = fitted.model.into();
+        out = search_metrics(out, &model);
+        (model, fitted.ledger, m)
     };
     let out = out
         .metric("error", m.error)

@@ -6,7 +6,6 @@ use crate::cmd::federated::{read_json, write_json};
 use crate::error::CliResult;
 use clap::Subcommand;
 use dpfair::fdp_fair::protocol::{Global, Round1, Round2, aggregate_round1};
-use dpfair::fdp_fair::steps::model_file;
 use dpfair::model::FittedModel;
 use std::path::{Path, PathBuf};
 
@@ -129,7 +128,7 @@ fn round2(args: Round2Args) -> CliResult {
         .iter()
         .map(|p| read_json(p, "round-2 transcript"))
         .collect::<CliResult<_>>()?;
-    let file = model_file(&global, &rounds, &args.search.config())?;
+    let file = dpfair::model::ModelFile::from_federation(&global, &rounds, &args.search.config())?;
     if let FittedModel::CdpFair(model) = &file.model
         && let Some(info) = &model.federated
     {

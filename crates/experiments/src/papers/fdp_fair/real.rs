@@ -14,8 +14,9 @@
 use super::shared;
 use crate::error::{ExpError, Result, method_error};
 use crate::{Cell, Outcome};
-use dpfair::cdp_fair::{self, Model};
+use dpfair::cdp_fair;
 use dpfair::fdp_fair::{Accounting, Config, SearchConfig};
+use dpfair::model::SavedPlugin;
 use dpfair_data::{Dataset, Stratify};
 use dpfair_privacy::{Budget, Ledger};
 
@@ -125,7 +126,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
     let key_at = |epsilon: f64| format!("{}|{}|{epsilon}|{}", s.dataset, cell.seed, s.accounting);
     let key = key_at(epsilon);
     let group = epsilon_group(cell).unwrap_or_default();
-    let (model, m): (Model, _) = match s.method.as_str() {
+    let (model, m): (SavedPlugin, _) = match s.method.as_str() {
         CDP | CDP_PAPER => {
             let train = || Ok(train.clone());
             let cv_key = format!("{}|{}", s.dataset, cell.seed);
@@ -161,7 +162,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             )?;
             ledger = l;
             let m = shared.metrics(&model, || Ok(test.clone()))?;
-            (model, m)
+            (model.into(), m)
         }
         FDP1 | FDP1_PAPER => {
             let config = Config {
@@ -195,7 +196,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             let fitted = shared.fit.select(&config.search).map_err(method_error)?;
             ledger = fitted.ledger;
             let m = shared.metrics(&fitted.model, || Ok(test.clone()))?;
-            (fitted.model, m)
+            (fitted.model.into(), m)
         }
         PRIVACY_ONLY | UNCONSTRAINED => {
             // Neither reads α (threshold 1/2): one fit per (data set, seed, ε) serves the sweep
@@ -213,7 +214,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             let (model, l) = &shared.fit;
             ledger = l.clone();
             let m = shared.metrics(model, || Ok(test.clone()))?;
-            (model.clone(), m)
+            (model.clone().into(), m)
         }
         FAIRNESS_ONLY => {
             // α enters at the threshold only: the folds' estimates and calibration scores are
@@ -228,7 +229,7 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
             ledger = l.clone();
             let model = folds.select(alpha).map_err(method_error)?;
             let m = shared.metrics(&model, || Ok(test.clone()))?;
-            (model, m)
+            (model.into(), m)
         }
         other => {
             return Err(ExpError::InvalidParameter {
@@ -293,7 +294,7 @@ mod tests {
         use dpfair_data::synthetic::{Design, FdpFairDesign};
         let data = FdpFairDesign::default().generate(600, 4).unwrap();
         for fit in [cdp_fair::fit_privacy_only, cdp_fair::fit_unconstrained] {
-            let models: Vec<(Model, Ledger)> = [0.05, 0.4]
+            let models: Vec<(cdp_fair::Model, Ledger)> = [0.05, 0.4]
                 .into_iter()
                 .map(|alpha| {
                     let config = cdp_fair::Config {
