@@ -196,6 +196,9 @@ pub struct Check {
     /// A failure only means the claimed effect was not found (no significant contrary
     /// evidence, e.g. a trend without reversals): with too little power it is underpowered.
     pub failure_is_absence: bool,
+    /// The repetitions cannot decide the claim (e.g. it holds only within our intervals, or
+    /// the intervals reach across its band): the verdict is *underpowered* whatever `passed`.
+    pub undecided: bool,
 }
 
 impl Check {
@@ -208,7 +211,14 @@ impl Check {
             exact: false,
             reason: None,
             failure_is_absence: false,
+            undecided: false,
         }
+    }
+
+    /// The repetitions cannot decide this check (builder style; see [`Check::undecided`]).
+    pub fn undecided_if(mut self, undecided: bool) -> Self {
+        self.undecided = undecided;
+        self
     }
 
     /// A directional claim ([`crate::stats::direction`]) with its power: a failure without a
@@ -220,7 +230,7 @@ impl Check {
     }
 
     /// The verdict (`docs/reproductions.md`): an exact check passes or fails; a statistical
-    /// one is *underpowered* when it passes (or fails for want of the effect only) while its
+    /// one is *underpowered* when marked [`Check::undecided`], or when it passes (or fails for want of the effect only) while its
     /// power cannot resolve the claim — means of one repetition (no finite detectable effect)
     /// or a detectable effect above the effect to resolve.
     pub fn verdict(&self) -> Verdict {
@@ -231,6 +241,9 @@ impl Check {
         };
         if self.exact {
             return decided;
+        }
+        if self.undecided {
+            return Verdict::Underpowered;
         }
         let weak = self.power.as_ref().is_some_and(|p| {
             !p.min_effect.is_finite() || p.claimed_effect.is_some_and(|e| p.min_effect > e.abs())

@@ -14,8 +14,10 @@ pub(crate) struct Status {
     pub settings: usize,
     /// The grid's repetition count …
     pub repetitions: usize,
-    /// … the number of settings with their own count, and the largest count of any setting.
+    /// … the number of settings with their own count, the range of those counts, and the
+    /// largest count of any setting.
     pub overridden: usize,
+    pub overridden_range: (usize, usize),
     pub max_repetitions: usize,
     pub seed0: u64,
     pub ran: usize,
@@ -183,9 +185,15 @@ pub(crate) fn write(
         status.settings,
         status.repetitions,
         if status.overridden > 0 {
+            let (lo, hi) = status.overridden_range;
+            let count = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo} to {hi}")
+            };
             format!(
-                "; {} settings with their own count, up to {}; each row's n is its own",
-                status.overridden, status.max_repetitions
+                "; {} settings with their own count, {count}; each row's n is its own",
+                status.overridden
             )
         } else {
             String::new()
@@ -381,6 +389,46 @@ pub(crate) fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The header's seed range is inclusive and has as many seeds as repetitions.
+    #[test]
+    fn the_seed_range_counts_the_repetitions() {
+        assert_eq!(seeds_text(100, 2), "seeds 100–101");
+        assert_eq!(seeds_text(10, 7), "seeds 10–16");
+        assert_eq!(seeds_text(5, 1), "seed 5");
+    }
+
+    /// A reference row prints the mean to its half-width's precision, the tolerance to two
+    /// significant digits (never `0.0000`) and the difference to the finer of the two.
+    #[test]
+    fn a_reference_row_prints_at_its_intervals_precision() {
+        let setting = crate::grid::Setting {
+            dataset: "law-bar".into(),
+            method: "binning".into(),
+            accounting: "none".into(),
+            epsilon: f64::INFINITY,
+            delta: 0.0,
+            fairness_level: None,
+            params: crate::grid::Params::new(),
+        };
+        // Fair regression's binning MSE: sd 4.1e-6 over 5 seeds, t_{0.975,4} = 2.776:
+        // half-width 2.776·4.1e-6/√5 = 5.09e-6.
+        let s = Summary::of(setting, "mse", 0.000_604_3, 0.000_004_1, 5);
+        let r = Reference::new(
+            "notebooks",
+            "law-bar",
+            "binning",
+            f64::INFINITY,
+            "mse",
+            0.00061,
+            0.000_007,
+        );
+        let (ours, diff, tolerance, v) = compared_cells(&r, &s);
+        assert_eq!(ours, "0.0006043 ± 0.0000051 (n = 5)");
+        assert_eq!(diff, "-0.0000057");
+        assert_eq!(tolerance, "0.0000070");
+        assert_eq!(v, Verdict::Within);
+    }
 
     /// A reason for misses below the paper does not explain one above it.
     #[test]

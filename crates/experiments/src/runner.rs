@@ -151,15 +151,21 @@ pub fn run(paper: &dyn Paper, opts: &RunOptions) -> Result<RunSummary> {
     write_results(&results, name, grid.seed0, &summaries)?;
     let plots = plot::draw_all(&opts.out, &paper.plots(), &summaries)?;
     let report = opts.out.join(REPORT_FILE);
+    let own_counts: Vec<usize> = grid
+        .settings
+        .iter()
+        .map(|s| grid.repetitions_of(s))
+        .filter(|&n| n != grid.repetitions)
+        .collect();
     let status = report::Status {
         scale: opts.scale,
         settings: grid.settings.len(),
         repetitions: grid.repetitions,
-        overridden: grid
-            .settings
-            .iter()
-            .filter(|s| grid.repetitions_of(s) != grid.repetitions)
-            .count(),
+        overridden: own_counts.len(),
+        overridden_range: (
+            own_counts.iter().copied().min().unwrap_or(0),
+            own_counts.iter().copied().max().unwrap_or(0),
+        ),
         max_repetitions: grid.max_repetitions(),
         seed0: grid.seed0,
         ran,

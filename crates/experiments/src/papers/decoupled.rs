@@ -29,8 +29,8 @@ use crate::error::{Result, method_error};
 use crate::{
     Axis, Cell, Check, Grid, Outcome, Paper, Params, PlotSpec, Reference, Scale, Series, Sweep,
 };
-use dpfair::dp_fermi::{self as fermi, FermiConfig};
 use dpfair::decoupled::{Accounting, Config, Training, accuracy_and_gap, fit, two_groups};
+use dpfair::dp_fermi::{self as fermi, FermiConfig};
 use dpfair_data::{Dataset, Stratify, Target};
 use dpfair_privacy::{Budget, Ledger};
 

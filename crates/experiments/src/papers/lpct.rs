@@ -349,7 +349,7 @@ impl Paper for LpctPaper {
     }
 
     /// Table 2, Diabetes row (accuracy, mean over 20 splits of 514 test rows, no spread
-    /// printed), with the tolerance [`table_2_tolerance`] for our mean over `repetitions`
+    /// printed), with the tolerance `table_2_tolerance` for our mean over `repetitions`
     /// splits (0.013 at 20, 0.025 at `--quick`'s 3, at p = 0.67). Our own spread never widens
     /// it: it enters through our interval (report.md's verdict).
     fn references_at(&self, repetitions: usize) -> Vec<Reference> {

@@ -9,6 +9,7 @@ use crate::Check;
 use crate::aggregate::Summary;
 use crate::present;
 use crate::stats::{self, Power};
+use crate::verdict::{self, Tally};
 
 /// Every check whose rows are present (a data set that was not run gives no check).
 pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
@@ -175,6 +176,10 @@ const CLOSE: f64 = 0.05;
 fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
     let mut worst = (0.0f64, 0.0f64);
     let mut n = 0;
+    // Each gap is judged by `verdict::compare` against the band 0.05 with the 95 % half-width
+    // of the difference, `t_{0.975, ν}·SE` (Welch): a miss when the gap exceeds the band by
+    // more than the half-width, underpowered when the half-width is wider than the band.
+    let mut tally = Tally::default();
     // The largest minimal detectable gap of the compared pairs (Welch) and their fewest
     // repetitions: a gap of 0.05 is resolved only where the detectable gap is below it.
     let (mut detectable, mut repetitions) = (0.0f64, usize::MAX);
@@ -197,6 +202,11 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
         detectable = detectable.max(stats::min_detectable_effect(se, df));
         repetitions = repetitions.min(r.repetitions.min(np.repetitions));
         let gap = (r.mean - np.mean).abs();
+        tally.add(verdict::compare(
+            gap,
+            stats::t_quantile(0.975, df) * se,
+            CLOSE,
+        ));
         if r.metric == "accuracy" {
             worst.0 = worst.0.max(gap);
         } else {
@@ -209,12 +219,14 @@ fn close_to_non_private(rows: &[Summary], method: &str) -> Option<Check> {
                 "Say et al., Fig. 1 left: {method} (ε = 0.46) within 0.05 of the non-private DP2DP \
                  (accuracy and Û, every ρ)"
             ),
-            worst.0 <= CLOSE && worst.1 <= CLOSE,
+            tally.miss == 0 && tally.underpowered == 0,
             format!(
-                "largest gap: accuracy {:.4}, unfairness {:.4}",
-                worst.0, worst.1
+                "largest gap: accuracy {:.4}, unfairness {:.4}; {} of {n} gaps within 0.05, {} \
+                 beyond it by more than their 95 % half-width, {} undecided",
+                worst.0, worst.1, tally.within, tally.miss, tally.underpowered
             ),
         )
+        .undecided_if(tally.miss == 0 && tally.underpowered > 0)
         .with_power(Power {
             min_effect: detectable,
             repetitions,
@@ -242,7 +254,7 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
         return None;
     }
     let mut missed = Vec::new();
-    let mut total = 0;
+    let (mut total, mut within_intervals_only) = (0, 0);
     // Each comparison holds one of our means against a stored number (no spread): its
     // detectable shortfall is that of a one-sample t test on our n repetitions.
     let detectable = ours
@@ -257,6 +269,11 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
             let hit = ours
                 .iter()
                 .any(|(e, u)| u.mean <= b.unfairness + u.ci95 && e.mean <= b.error + e.ci95);
+            // Dominated by a mean point, or only within our half-widths (undecided).
+            let by_means = ours
+                .iter()
+                .any(|(e, u)| u.mean <= b.unfairness && e.mean <= b.error);
+            within_intervals_only += usize::from(hit && !by_means);
             if !hit {
                 missed.push(format!(
                     "{m} {} ({:.4}, {:.4})",
@@ -283,7 +300,8 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
         ),
         missed.is_empty(),
         format!(
-            "{} of {total} baseline points dominated; not dominated: {}; ours (error, Û): {}",
+            "{} of {total} baseline points dominated ({within_intervals_only} only within our \
+             half-widths); not dominated: {}; ours (error, Û): {}",
             total - missed.len(),
             if missed.is_empty() {
                 "none".into()
@@ -293,6 +311,8 @@ fn beyond_baselines(rows: &[Summary], dataset: &str, eps: f64, method: &str) -> 
             best.join(", ")
         ),
     )
+    // A baseline point reached only within our half-widths is not decided by the run.
+    .undecided_if(missed.is_empty() && within_intervals_only > 0)
     .with_power(Power {
         min_effect: detectable,
         repetitions,
@@ -364,5 +384,11 @@ mod tests {
         assert!(!c.power.as_ref().expect("power").resolves_claim(), "{c:?}");
         assert_eq!(c.evidence(crate::Scale::Quick), "smoke");
         assert_eq!(c.evidence(crate::Scale::Full), "underpowered");
+        // The gap 0.02 with half-width t_{0.975,6}·0.03536 = 0.0865 > 0.05: undecided, not a
+        // pass; a gap of 0.2 is 0.15 beyond the band, more than the half-width: a miss.
+        assert_eq!(c.verdict(), crate::verdict::Verdict::Underpowered, "{c:?}");
+        rows[0].mean = 0.62;
+        let c = close_to_non_private(&rows, PRIVATE).expect("rows");
+        assert_eq!(c.verdict(), crate::verdict::Verdict::Miss, "{c:?}");
     }
 }
