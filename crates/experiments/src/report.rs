@@ -186,13 +186,13 @@ pub(crate) fn write(
         status.repetitions,
         if status.overridden > 0 {
             let (lo, hi) = status.overridden_range;
-            let count = if lo == hi {
-                format!("{lo}")
-            } else {
-                format!("{lo} to {hi}")
+            let count = match (lo, hi) {
+                (1, 1) => "1 repetition".to_string(),
+                _ if lo == hi => format!("{lo} repetitions"),
+                _ => format!("{lo} to {hi} repetitions"),
             };
             format!(
-                "; {} settings with their own count, {count}; each row's n is its own",
+                "; {} settings with their own count ({count}); each row's n is its own",
                 status.overridden
             )
         } else {

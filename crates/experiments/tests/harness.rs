@@ -188,7 +188,9 @@ fn a_sweep_with_its_own_repetitions_runs_resumes_and_aggregates_its_count() {
     assert!(ra.contains("toy,m1,synthetic,strict,1,0.00001,1,0.1,,4,10,seed,11.5,"));
     let report = std::fs::read_to_string(&full.report).unwrap();
     assert!(
-        report.contains("4 settings × 4 repetitions; 2 settings with their own count, 7; each"),
+        report.contains(
+            "4 settings × 4 repetitions; 2 settings with their own count (7 repetitions); each"
+        ),
         "{report}"
     );
     // Seeds 10 to 16 inclusive: 7 repetitions.
