@@ -9,7 +9,8 @@ use std::path::PathBuf;
 const AFTER_LONG_HELP: &str = "\
 Runs a paper's experiment grid (each cell a fixed seed), writes raw.csv (one row per cell and \
 metric, appended as cells finish, so an interrupted run resumes), results.csv (means, standard \
-deviations, 95% intervals), SVG plots and report.md comparing with the paper's numbers.
+deviations, Student-t 95 % intervals), SVG plots and report.md comparing with the paper's \
+numbers: each within, missed or underpowered (docs/reproductions.md).
 
 Examples:
   dpfair reproduce --list
