@@ -3,6 +3,9 @@
 //! rows), no exact count printed, JSON with the report and its ledger, the exact mode's warning,
 //! and errors that name the flag at fault.
 
+use dpfair::model::{ConstantClassifier, FittedModel, ModelFile};
+use dpfair_data::{LoadOptions, load_csv};
+use dpfair_privacy::{Budget, Ledger};
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -178,4 +181,47 @@ fn bad_parameters_name_their_flag() {
         assert!(msg.contains(flag), "{extra:?}: no `{flag}` in {msg}");
         assert!(!msg.contains("panicked"), "{msg}");
     }
+}
+
+/// A model file whose schema declares the sensitive column `grp` with groups a, b, c and the
+/// classes no, yes (a constant classifier: only the schema matters here).
+fn model(dir: &Path) -> PathBuf {
+    let train = write(
+        dir,
+        "train.csv",
+        "x,grp,y\n1,a,no\n2,b,yes\n3,a,yes\n4,b,no\n",
+    );
+    let options = LoadOptions {
+        target: Some("y".into()),
+        sensitive: Some("grp".into()),
+        groups: Some(vec!["a".into(), "b".into(), "c".into()]),
+        ..Default::default()
+    };
+    let schema = load_csv(&train, &options).unwrap().schema;
+    let m = ConstantClassifier::new(vec![0.5, 0.5], false).unwrap();
+    let f = ModelFile::new(
+        schema,
+        Ledger::new(Budget::pure(1.0).unwrap()),
+        &serde_json::json!({}),
+        FittedModel::ConstantClassifier(m),
+    )
+    .unwrap();
+    let p = dir.join("model.json");
+    f.save(&p).unwrap();
+    p
+}
+
+#[test]
+fn groups_and_classes_from_the_models_schema() {
+    let dir = scratch("evaluate_private", "model");
+    let m = model(&dir);
+    let text = ok(&run(&dir, &["--epsilon", "1", "--model", arg(&m)]));
+    assert!(text.contains("declared groups a, b, c"), "{text}");
+    assert!(text.contains("positive label yes"), "{text}");
+    // Flags given explicitly take precedence over the model.
+    let text = ok(&run(
+        &dir,
+        &["--epsilon", "1", "--model", arg(&m), "--groups", "b,a"],
+    ));
+    assert!(text.contains("declared groups b, a"), "{text}");
 }

@@ -45,7 +45,7 @@ the demographic-parity, equalized-odds and equal-opportunity differences (max - 
 and ratios (min / max), as Fairlearn defines them. Each figure has an interval at --level \
 (default 95%) that covers both the noise and the sampling of the evaluation rows (a conservative \
 method: measured coverage is above the level; docs/evaluation.md). The groups and the two classes must be \
-declared (--groups, --classes) so that nothing about the report's shape comes from the private \
+declared (--groups, --classes, or --model MODEL.json: the model's schema) so that nothing about the report's shape comes from the private \
 rows; a declared group without rows gets the interval [0, 1]. No exact count is printed.
 
 Examples:
@@ -93,7 +93,8 @@ pub struct Args {
     #[arg(long, value_name = "G,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
     /// Private mode: release the group report with privacy budget ε = E (pure ε-DP, one
-    /// ledger entry; > 0, finite). Needs --sensitive, --groups and --classes (binary).
+    /// ledger entry; > 0, finite). Needs --sensitive, --groups and --classes (binary), or a
+    /// --model whose schema declares them.
     #[arg(long, value_name = "E")]
     pub epsilon: Option<f64>,
     /// The level of the private report's intervals, in (0, 1).
@@ -103,6 +104,10 @@ pub struct Args {
     /// instead of replace-one (sensitivity 2, dpfair's default).
     #[arg(long, requires = "epsilon")]
     pub add_remove: bool,
+    /// Private mode: take the sensitive column, its groups and the two classes from this model
+    /// file's public schema (flags given explicitly take precedence).
+    #[arg(long, value_name = "MODEL.json", requires = "epsilon")]
+    pub model: Option<PathBuf>,
     /// Write the private report and its ledger as JSON to this file.
     #[arg(long, value_name = "REPORT.json", requires = "epsilon")]
     pub out: Option<PathBuf>,

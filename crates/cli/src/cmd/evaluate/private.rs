@@ -33,13 +33,31 @@ struct ReportFile<'a> {
 }
 
 /// The parameters of a private report, checked before any data is read.
-struct Checked<'a> {
-    sensitive: &'a str,
-    groups: &'a [String],
-    classes: &'a [String],
+struct Checked {
+    sensitive: String,
+    groups: Vec<String>,
+    classes: Vec<String>,
 }
 
-fn check(args: &Args, epsilon: f64) -> CliResult<Checked<'_>> {
+/// The public declarations `--model` supplies: its sensitive column and groups, and its
+/// classes when it is a binary classifier.
+type FromModel = (Option<(String, Vec<String>)>, Option<Vec<String>>);
+
+fn from_model(args: &Args) -> CliResult<FromModel> {
+    let Some(path) = &args.model else {
+        return Ok((None, None));
+    };
+    let file = dpfair::model::ModelFile::load(path)?;
+    let schema = &file.schema;
+    let sensitive = schema
+        .sensitive
+        .as_ref()
+        .map(|s| (s.name.clone(), s.levels.clone()));
+    let classes = (schema.task() == Some(TaskKind::Binary)).then(|| schema.class_labels().to_vec());
+    Ok((sensitive, classes))
+}
+
+fn check(args: &Args, epsilon: f64) -> CliResult<Checked> {
     let bad = |m: String| Err(CliError::BadInput(m));
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return bad(format!(
@@ -52,10 +70,20 @@ fn check(args: &Args, epsilon: f64) -> CliResult<Checked<'_>> {
             args.level
         ));
     }
-    let Some(sensitive) = args.sensitive.as_deref() else {
-        return bad("--epsilon needs --sensitive COL: the private report is per group".into());
+    let (model_sensitive, model_classes) = from_model(args)?;
+    let Some(sensitive) = args
+        .sensitive
+        .clone()
+        .or_else(|| model_sensitive.as_ref().map(|s| s.0.clone()))
+    else {
+        return bad(
+            "--epsilon needs --sensitive COL (or a --model with a sensitive attribute): the \
+             private report is per group"
+                .into(),
+        );
     };
-    let groups = match args.groups.as_deref() {
+    let groups = args.groups.clone().or_else(|| model_sensitive.map(|s| s.1));
+    let groups = match groups {
         Some(g) if g.len() >= 2 => g,
         Some(g) => {
             return bad(format!(
@@ -65,18 +93,19 @@ fn check(args: &Args, epsilon: f64) -> CliResult<Checked<'_>> {
         }
         None => {
             return bad(
-                "--epsilon needs --groups G1,G2,...: the groups of the sensitive attribute must be \
-                 declared publicly (e.g. from the model's schema), not read from the private rows"
+                "--epsilon needs --groups G1,G2,... (or --model MODEL.json): the groups of the \
+                 sensitive attribute must be declared publicly, not read from the private rows"
                     .into(),
             );
         }
     };
-    let classes = match args.classes.as_deref() {
+    let classes = match args.classes.clone().or(model_classes) {
         Some(c) if c.len() == 2 => c,
         _ => {
             return bad(
-                "--epsilon needs --classes NEG,POS: the two labels of the binary target, declared \
-                 publicly (the private report is for binary classification)"
+                "--epsilon needs --classes NEG,POS (or a binary --model MODEL.json): the two \
+                 labels of the binary target, declared publicly (the private report is for \
+                 binary classification)"
                     .into(),
             );
         }
@@ -114,12 +143,12 @@ pub fn run(args: &Args, epsilon: f64) -> CliResult {
     let c = check(args, epsilon)?;
     let options = LoadOptions {
         target: Some(args.target.clone()),
-        sensitive: Some(c.sensitive.to_string()),
+        sensitive: Some(c.sensitive.clone()),
         features: Some(Vec::new()),
         task: Some(TaskKind::Binary),
         positive: args.positive.clone(),
-        classes: Some(c.classes.to_vec()),
-        groups: Some(c.groups.to_vec()),
+        classes: Some(c.classes.clone()),
+        groups: Some(c.groups.clone()),
         missing: MissingPolicy::Drop,
         format: csv_format(args.delimiter, args.header),
         ..Default::default()
@@ -205,7 +234,7 @@ pub fn run(args: &Args, epsilon: f64) -> CliResult {
             data: args.data.display().to_string(),
             predictions: pred_name,
             target: &target_col.name,
-            sensitive: c.sensitive,
+            sensitive: &c.sensitive,
             classes: &labels,
             positive_label: &labels[1],
             report: &report,
