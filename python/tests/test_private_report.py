@@ -144,3 +144,45 @@ def test_without_pandas_shapes_are_dicts(monkeypatch):
     assert set(mf.by_group["F"]) == set(METRICS)
     assert isinstance(mf.difference(), dict) and isinstance(mf.disparities, dict)
     assert mf.by_group_interval["M"]["accuracy"][0] <= mf.by_group_interval["M"]["accuracy"][1]
+
+
+def test_names_and_semantics_match_fairlearn():
+    fl = pytest.importorskip("fairlearn.metrics")
+    from sklearn.metrics import accuracy_score
+
+    # ε = 20: noise of scale 0.1, so P(a count moves) = 2e^-10/(1 + e^-10) ≈ 9e-5 per cell; the
+    # point values are Fairlearn's exact values (allowing 0.01 for the rare moved count).
+    y, y_hat, sex = _rows(5_000, 7)
+    session = dpfair.PrivacySession.insecure_seeded(20.0, seed=8)
+    mf = private_group_report(
+        y, y_hat, sensitive_features=sex, groups=["F", "M"], epsilon=20.0, session=session
+    )
+    for name in [
+        "demographic_parity_difference",
+        "demographic_parity_ratio",
+        "equalized_odds_difference",
+        "equalized_odds_ratio",
+        "equal_opportunity_difference",
+        "equal_opportunity_ratio",
+    ]:
+        exact = getattr(fl, name)(y, y_hat, sensitive_features=sex)
+        assert mf.disparities.loc[name, "value"] == pytest.approx(exact, abs=0.01), name
+        lo, hi = mf.interval(name)
+        assert lo <= exact <= hi, name
+    frame = fl.MetricFrame(
+        metrics={
+            "accuracy": accuracy_score,
+            "selection_rate": fl.selection_rate,
+            "true_positive_rate": fl.true_positive_rate,
+            "false_positive_rate": fl.false_positive_rate,
+        },
+        y_true=y,
+        y_pred=y_hat,
+        sensitive_features=sex,
+    )
+    for metric in METRICS[1:]:
+        for group in ["F", "M"]:
+            exact = frame.by_group.loc[group, metric]
+            assert mf.by_group.loc[group, metric] == pytest.approx(exact, abs=0.01)
+        assert mf.difference()[metric] == pytest.approx(frame.difference()[metric], abs=0.01)
+        assert mf.ratio()[metric] == pytest.approx(frame.ratio()[metric], abs=0.01)

@@ -50,8 +50,10 @@ rows; a declared group without rows gets the interval [0, 1]. No exact count is 
 
 Examples:
   dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex
-  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex \
-    --epsilon 1 --groups Female,Male --classes '<=50K,>50K' --out report.json";
+  dpfair evaluate --data test.csv --predictions pred.csv --target income --sensitive sex \\
+    --epsilon 1 --groups Female,Male --classes '<=50K,>50K' --out report.json
+  dpfair evaluate --data test.csv --predictions pred.csv --target income \\
+    --epsilon 1 --model model.json --add-remove --level 0.9";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
