@@ -9,7 +9,7 @@ use crate::held_out_check::{
     choose_value, handicap, release_majority,
 };
 use dpfair_data::{Loaded, Target};
-use dpfair_privacy::{Composition, Cost, Entry, Ledger, Noise, Partition};
+use dpfair_privacy::{Ledger, Noise, Partition};
 
 /// [`super::fit`]'s run with the check (module docs): scale on the fit rows, fit
 /// there, then choose on the held-out rows. `loaded` ends scaled with the fit rows' scaling (all
@@ -122,66 +122,43 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let held_out = loaded.dataset.select(check_rows);
     // The choice's charges: one pure ε (classes), or ε/4 and 3ε/4 (a released mean, then the
     // choice between the model and it).
-    let shares: &[f64] = if classes == 0 { &[0.25, 0.75] } else { &[1.0] };
-    let Some(eps) = admissible_epsilon(ledger, &partition, epsilon, shares) else {
+    let charges: Vec<f64> = if classes == 0 {
+        vec![0.25 * epsilon, 0.75 * epsilon]
+    } else {
+        vec![epsilon]
+    };
+    if !ledger.admits_in_part(&partition, 1, &charges) {
         return Err(Error::Method {
             method: estimator.method(),
-            reason: "the held-out check found no ε the budget admits beside the fit".into(),
+            reason: format!(
+                "the budget does not admit the held-out check at ε = {epsilon} beside the fit"
+            ),
         });
-    };
+    }
     let (constant, value, handicap) = ledger.in_part(&partition, 1, |ledger| {
         Ok(match (setting.range, fallback) {
-            (Some(range), Fallback::Mean(fit_mean)) if classes == 0 => {
-                choose_value(&model, &held_out, range, Some(fit_mean), eps, ledger, noise)
-                    .map(|(value, h)| (None, value, h))
-            }
-            (_, Fallback::Class(class)) => choose(&model, &held_out, class, eps, ledger, noise)
-                .map(|c| (c, None, handicap(eps))),
+            (Some(range), Fallback::Mean(fit_mean)) if classes == 0 => choose_value(
+                &model,
+                &held_out,
+                range,
+                Some(fit_mean),
+                epsilon,
+                ledger,
+                noise,
+            )
+            .map(|(value, h)| (None, value, h)),
+            (_, Fallback::Class(class)) => choose(&model, &held_out, class, epsilon, ledger, noise)
+                .map(|c| (c, None, handicap(epsilon))),
             _ => Err(Error::InvalidData(
                 "internal: the held-out check's fallback does not match the target".into(),
             )),
         })
     })??;
-    outcome.epsilon = eps;
+    outcome.epsilon = epsilon;
     outcome.handicap = handicap;
     outcome.constant = constant;
     outcome.value = value;
     Ok((model, config, outcome))
-}
-
-/// The largest ε ≤ `epsilon` (halving, at most 16 times) whose pure charges `shares`·ε in the
-/// check part the ledger's budget admits beside the fit part: probed on a copy of the ledger
-/// (its costs are public), so nothing is drawn for a charge that would be refused.
-fn admissible_epsilon(
-    ledger: &Ledger,
-    partition: &Partition,
-    epsilon: f64,
-    shares: &[f64],
-) -> Option<f64> {
-    let probe = |eps: f64| {
-        let mut copy = ledger.clone();
-        copy.in_part(partition, 1, |l| {
-            shares.iter().try_for_each(|share| {
-                l.charge(Entry {
-                    label: "held-out check (probe)".into(),
-                    mechanism: "probe".into(),
-                    relation: l.relation(),
-                    sensitivity: 1.0,
-                    norm: "l1".into(),
-                    scale: 1.0 / (share * eps),
-                    cost: Cost::Pure {
-                        epsilon: share * eps,
-                    },
-                    composition: Composition::Sequential,
-                    note: None,
-                })
-            })
-        })
-        .is_ok()
-    };
-    std::iter::successors(Some(epsilon), |e| Some(e / 2.0))
-        .take(16)
-        .find(|&eps| probe(eps))
 }
 
 /// What the check falls back to, released on the fit rows.

@@ -333,6 +333,39 @@ impl Ledger {
         out
     }
 
+    /// Whether pure charges of `epsilons` made in `part` of `partition`, after what is recorded,
+    /// would all be admitted: the check [`Ledger::charge`] makes, asked before anything is
+    /// released (no entry is recorded; the answer reads only recorded costs, which are public).
+    ///
+    /// ```
+    /// use dpfair_privacy::{Budget, Ledger, Partition};
+    /// let ledger = Ledger::new(Budget::pure(1.0)?);
+    /// let check = Partition::new("held-out check", &["fit rows", "check rows"], 3);
+    /// assert!(ledger.admits_in_part(&check, 1, &[0.25, 0.75]));
+    /// assert!(!ledger.admits_in_part(&check, 1, &[0.5, 0.75]));
+    /// # Ok::<(), dpfair_privacy::PrivacyError>(())
+    /// ```
+    pub fn admits_in_part(&self, partition: &Partition, part: usize, epsilons: &[f64]) -> bool {
+        let mut trial = self.clone();
+        trial
+            .in_part(partition, part, |l| {
+                epsilons.iter().try_for_each(|&epsilon| {
+                    l.charge(Entry {
+                        label: "an admission query".into(),
+                        mechanism: "none".into(),
+                        relation: l.relation(),
+                        sensitivity: 1.0,
+                        norm: "l1".into(),
+                        scale: 1.0 / epsilon,
+                        cost: Cost::Pure { epsilon },
+                        composition: Composition::Sequential,
+                        note: None,
+                    })
+                })
+            })
+            .is_ok()
+    }
+
     /// Record a release. Refused, and nothing recorded, if the total would exceed the budget.
     /// Called by mechanisms before they draw noise.
     /// An entry certified for another relation is restated for this ledger's relation (see the
