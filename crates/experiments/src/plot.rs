@@ -1,4 +1,5 @@
-//! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95% band,
+//! SVG trade-off plots (plotters, SVG backend): one curve per series, mean with its 95 % band
+//! (Student's t, [`crate::stats::half_width`]),
 //! optionally with lower envelopes ([`Envelope`], Xian et al., Figs. 3–4) and the papers' reference
 //! lines ([`RefLine`]); the legend sits in its own panel beside the plot.
 
@@ -351,16 +352,28 @@ pub fn draw_figure(path: &Path, fig: &Figure) -> Result<()> {
     dpfair_data::output::write_atomic(path, svg.as_bytes()).map_err(|e| err(e.to_string()))
 }
 
+/// How far a band may stretch the y axis beyond its mean: the span of the plotted means (∞
+/// when they are all equal). The bands are Student-t 95 % intervals (`docs/reproductions.md`),
+/// ±12.7·sd/√2 at 2 repetitions: uncapped, one wide band would flatten every curve; a longer
+/// band runs to the plot's edge.
+fn band_reach(means: impl Iterator<Item = f64>) -> f64 {
+    let (lo, hi) = means
+        .filter(|y| y.is_finite())
+        .fold((f64::MAX, f64::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    if hi > lo { hi - lo } else { f64::INFINITY }
+}
+
 /// [`draw_figure`]'s drawing, into `svg`.
 fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
     let err = |e: String| e;
-    let pts = fig.curves.iter().flat_map(|c| c.points.iter());
+    let pts = || fig.curves.iter().flat_map(|c| c.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for p in pts {
+    let reach = band_reach(pts().map(|p| p.y));
+    for p in pts() {
         x0 = x0.min(p.x);
         x1 = x1.max(p.x);
-        y0 = y0.min(p.y - p.band);
-        y1 = y1.max(p.y + p.band);
+        y0 = y0.min(p.y - p.band.min(reach));
+        y1 = y1.max(p.y + p.band.min(reach));
     }
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
@@ -415,9 +428,12 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
     }
     for (i, c) in fig.curves.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
+        // Bands cut at the plot's edge (see `band_reach`).
+        let top = |p: &Point| (p.y + p.band).min(y1);
+        let bottom = |p: &Point| (p.y - p.band).max(y0);
         if c.points.iter().any(|p| p.band > 0.0) && c.points.len() > 1 && fig.lines {
-            let mut poly: Vec<(f64, f64)> = c.points.iter().map(|p| (p.x, p.y + p.band)).collect();
-            poly.extend(c.points.iter().rev().map(|p| (p.x, p.y - p.band)));
+            let mut poly: Vec<(f64, f64)> = c.points.iter().map(|p| (p.x, top(p))).collect();
+            poly.extend(c.points.iter().rev().map(|p| (p.x, bottom(p))));
             chart
                 .draw_series(std::iter::once(Polygon::new(
                     poly,
@@ -443,9 +459,12 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
         if !fig.lines {
             // Error bars for scatter plots.
             chart
-                .draw_series(c.points.iter().filter(|p| p.band > 0.0).map(|p| {
-                    PathElement::new(vec![(p.x, p.y - p.band), (p.x, p.y + p.band)], color)
-                }))
+                .draw_series(
+                    c.points
+                        .iter()
+                        .filter(|p| p.band > 0.0)
+                        .map(|p| PathElement::new(vec![(p.x, bottom(p)), (p.x, top(p))], color)),
+                )
                 .map_err(|e| err(e.to_string()))?;
         }
     }
@@ -622,6 +641,17 @@ mod tests {
             envelope: None,
             references: &[],
         }
+    }
+
+    /// A band stretches the axis by at most the span of the means: means 0.01–0.09 with one
+    /// band of ±0.19 (a t interval at 2 repetitions) reach 0.08 beyond their ends, not 0.19.
+    #[test]
+    fn a_wide_band_stretches_the_axis_by_the_means_span_at_most() {
+        let means = [0.01, 0.05, 0.09];
+        let reach = band_reach(means.into_iter());
+        assert!((reach - 0.08).abs() < 1e-12, "{reach}");
+        assert!(band_reach([0.3, 0.3].into_iter()).is_infinite());
+        assert!(band_reach([0.3, f64::NAN].into_iter()).is_infinite());
     }
 
     /// The SVG goes to a temporary file renamed over the target: a replaced plot is whole,
