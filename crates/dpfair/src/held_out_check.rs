@@ -11,7 +11,7 @@
 //!
 //! **Privacy.** The split is data-independent (a public seed). The private feature bounds and the
 //! method read only the fit rows, the choice only the held-out rows: the two compose in parallel
-//! (one [`Partition`]; the method's own splits are recorded inside the fit part). Replacing one
+//! (one [`Partition`](dpfair_privacy::Partition); the method's own splits are recorded inside the fit part). Replacing one
 //! held-out row moves each candidate's count of correct predictions by at most 1, so the choice
 //! is ε-DP at the fit's ε; the ledger's total is the larger of the two parts, the fit's own
 //! unless it spends less than its ε. Randomised predictions (DP2DP's mixture, the decoupled

@@ -1,7 +1,7 @@
 //! The protocol's four steps as every transport runs them — the CLI's files (`dpfair federated`),
 //! the Python bindings and the Flower apps built on them (`docs/deploy.md`): a site's defaults
 //! and checks around [`site_round1`] / [`site_round2`], and the server's model file after
-//! [`aggregate_round2`]. The transports only move the transcripts; nothing here depends on how.
+//! [`aggregate_round2`](crate::fdp_fair::protocol::aggregate_round2). The transports only move the transcripts; nothing here depends on how.
 //!
 //! | step | function | sends |
 //! |---|---|---|
