@@ -172,6 +172,12 @@ pub struct PrivateGroupReport {
 }
 
 /// Checks an interval level: in (0, 1).
+///
+/// ```
+/// use dpfair_fairness::private_report::check_level;
+/// assert_eq!(check_level(0.95), Ok(0.95));
+/// assert!(check_level(95.0).unwrap_err().to_string().contains("`level`"));
+/// ```
 pub fn check_level(level: f64) -> Result<f64> {
     if level > 0.0 && level < 1.0 {
         Ok(level)
@@ -234,7 +240,22 @@ impl PrivateGroupReport {
     }
 
     /// The report from counts already released with discrete Laplace noise of `scale` (pure
-    /// post-processing: e.g. the same release at another level).
+    /// post-processing: e.g. the same release at another level, or a report file's
+    /// `noisy_counts`).
+    ///
+    /// ```
+    /// use dpfair_fairness::PrivateGroupReport;
+    /// use dpfair_privacy::Relation;
+    /// let groups = vec!["a".to_string(), "b".to_string()];
+    /// // Released cells, group × (y, ŷ) ∈ (0,0), (0,1), (1,0), (1,1); noise made one negative.
+    /// let noisy = vec![400, 100, 50, 450, 300, 200, -1, 500];
+    /// let r95 = PrivateGroupReport::from_release(&groups, noisy.clone(), 1.0, Relation::Substitution, 2.0, 0.95)?;
+    /// let r80 = PrivateGroupReport::from_release(&groups, noisy, 1.0, Relation::Substitution, 2.0, 0.8)?;
+    /// assert_eq!(r95.by_group[1].rates.true_positive_rate.value, Some(1.0)); // −1 clamps to 0
+    /// let (a, b) = (r95.overall.rates.accuracy, r80.overall.rates.accuracy);
+    /// assert!(a.lower < b.lower && b.upper < a.upper); // a lower level, a narrower interval
+    /// # Ok::<(), dpfair_fairness::FairnessError>(())
+    /// ```
     pub fn from_release(
         groups: &[String],
         noisy_counts: Vec<i64>,

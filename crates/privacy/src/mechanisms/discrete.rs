@@ -168,6 +168,12 @@ pub fn noisy_histogram(
 
 /// The ℓ1 sensitivity of a histogram's count vector under `relation`: 2 for replace-one (one
 /// record leaves a bin and enters another), 1 for add/remove-one (one bin changes by one).
+///
+/// ```
+/// use dpfair_privacy::{Relation, mechanisms::histogram_sensitivity};
+/// assert_eq!(histogram_sensitivity(Relation::Substitution), 2.0);
+/// assert_eq!(histogram_sensitivity(Relation::AddRemove), 1.0);
+/// ```
 pub fn histogram_sensitivity(relation: Relation) -> f64 {
     match relation {
         Relation::Substitution => 2.0,
