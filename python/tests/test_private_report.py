@@ -186,3 +186,33 @@ def test_names_and_semantics_match_fairlearn():
             assert mf.by_group.loc[group, metric] == pytest.approx(exact, abs=0.01)
         assert mf.difference()[metric] == pytest.approx(frame.difference()[metric], abs=0.01)
         assert mf.ratio()[metric] == pytest.approx(frame.ratio()[metric], abs=0.01)
+
+
+def test_a_fit_and_its_evaluation_share_one_budget(adult):
+    # The workflow: fit and evaluate in one session; the evaluation is one more entry
+    # and the total is the sum (basic composition of pure ε).
+    X, y = adult
+    session = dpfair.PrivacySession(epsilon=1.5)
+    scores = ((X["age"] - 17) / 73).to_frame("score")
+    model = dpfair.PrivateFairRegressor(
+        alpha=0.05, epsilon=1.0, bins=10, score_range=(0, 1), session=session
+    ).fit(scores, scores["score"], sensitive_features=X["sex"])
+    y_hat = np.where(model.predict(scores, sensitive_features=X["sex"]) > 0.5, ">50K", "<=50K")
+    fitted = len(session.ledger["entries"])
+    mf = private_group_report(
+        y,
+        y_hat,
+        sensitive_features=X["sex"],
+        groups=["Female", "Male"],
+        epsilon=0.5,
+        session=session,
+        pos_label=">50K",
+    )
+    assert len(session.ledger["entries"]) == fitted + 1
+    assert session.ledger["total"]["epsilon"] == pytest.approx(1.5)
+    assert mf.ledger_["total"]["epsilon"] == pytest.approx(0.5)
+    with pytest.raises(dpfair.BudgetExceededError):
+        private_group_report(
+            y, y_hat, sensitive_features=X["sex"], groups=["Female", "Male"], epsilon=0.1,
+            session=session, pos_label=">50K",
+        )  # fmt: skip
