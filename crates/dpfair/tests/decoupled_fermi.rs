@@ -1,8 +1,8 @@
 //! DP-FERMI, the baseline of Ghoukasian & Asoodeh (Lowy et al. 2023): its ledger in both modes and the trade-off
 //! the comparison relies on (the SP gap falls as λ grows).
 
-use dpfair::dp_fermi::{FermiConfig, fit};
 use dpfair::decoupled::{Accounting, accuracy_and_gap};
+use dpfair::dp_fermi::{FermiConfig, fit};
 use dpfair_data::synthetic::{Design, TwoGroupLogisticDesign};
 use dpfair_data::{Dataset, Target};
 use dpfair_privacy::{Ledger, Noise};

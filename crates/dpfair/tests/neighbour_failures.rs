@@ -9,8 +9,8 @@
 //! with K fixed, DP-FERMI's strict mode) and the ledger comparison. Each case runs on
 //! [`SEEDS`] seeds, so the random splits place the odd row in each part.
 
-use dpfair::dp_fermi::{self as fermi, FermiConfig};
 use dpfair::decoupled::{self, Accounting, BaseModel};
+use dpfair::dp_fermi::{self as fermi, FermiConfig};
 use dpfair::dp2dp;
 use dpfair_data::synthetic::{Design, TwoGroupLogisticDesign};
 use dpfair_data::{Dataset, Target};
