@@ -99,7 +99,7 @@ fn group(rows: &[Summary]) -> Vec<Row<'_>> {
 /// allowance its 95 % half-width ([`Row::allowance`]). Its power: the smallest excess over a
 /// row's bound detected with probability 0.8, `(t_{0.975, n−1} + t_{0.80, n−1})·SE`, at the
 /// least precise row (∞ with one repetition), beside the effect it must resolve, the narrowest
-/// band: a check that cannot see an excess of the band's own size is underpowered.
+/// positive band: a check that cannot see an excess of the band's own size is underpowered.
 fn bound_check<'a>(
     name: &str,
     rows: impl Iterator<Item = &'a Row<'a>>,
@@ -122,7 +122,10 @@ fn bound_check<'a>(
                 * r.se("abs_dd")
         });
         repetitions = repetitions.min(reps);
-        narrowest = narrowest.min(band(r));
+        // A band of 0 (the bound is α itself) sets no effect size to resolve.
+        if band(r) > 0.0 {
+            narrowest = narrowest.min(band(r));
+        }
         let b = alpha + band(r) + r.allowance("abs_dd");
         worst = worst.max(dd - alpha);
         if dd > b {
@@ -144,7 +147,7 @@ fn bound_check<'a>(
         Check::new(name, failed.is_empty(), detail).with_power(crate::stats::Power {
             min_effect: detectable,
             repetitions,
-            claimed_effect: Some(narrowest),
+            claimed_effect: narrowest.is_finite().then_some(narrowest),
         })
     })
 }
@@ -507,7 +510,15 @@ mod tests {
             .with("rho_star", 0.03)
             .with("sites", 4);
         // Bound 0.1 + 0.03 + t_{0.975,3}·0.02/2 = 0.1618.
-        assert!(find(&checks(std::slice::from_ref(&r)), "FDP-Fair (strict)").passed);
+        let c = checks(std::slice::from_ref(&r));
+        let bound = find(&c, "FDP-Fair (strict)");
+        assert!(bound.passed);
+        // The effect it must resolve is the band ρ* = 0.03; a band of 0 sets none.
+        let claimed = |c: &Check| c.power.as_ref().and_then(|p| p.claimed_effect);
+        assert_eq!(claimed(bound), Some(0.03));
+        let mut zero = r.clone();
+        zero.setting.params = zero.setting.params.clone().with("rho_star", 0.0);
+        assert_eq!(claimed(find(&checks(&[zero]), "FDP-Fair (strict)")), None);
         r.mean = 0.165;
         assert!(!find(&checks(&[r]), "FDP-Fair (strict)").passed);
     }
