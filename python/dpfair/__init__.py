@@ -26,7 +26,12 @@ from typing import Any
 from dpfair import accounting, metrics
 from dpfair._base import DPFairEstimator
 from dpfair._native import BudgetExceededError
-from dpfair._warnings import BudgetWarning, ConstantModelWarning, PrivacyWarning
+from dpfair._warnings import (
+    BudgetWarning,
+    ConstantModelWarning,
+    FairnessWarning,
+    PrivacyWarning,
+)
 from dpfair.estimators import (
     CDPFairClassifier,
     DecoupledFairClassifier,
@@ -51,6 +56,7 @@ __all__ = [
     "DPLogisticRegression",
     "DecoupledFairClassifier",
     "FDPFairClassifier",
+    "FairnessWarning",
     "LPCTClassifier",
     "LPCTPruneClassifier",
     "PrivacySession",

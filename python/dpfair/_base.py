@@ -18,7 +18,7 @@ from dpfair import _native
 from dpfair._input import Frame, _label_text, original_labels, to_frame
 from dpfair._ledger import Ledger
 from dpfair._repeated_fits import warn_if_repeated
-from dpfair._warnings import ConstantModelWarning
+from dpfair._warnings import ConstantModelWarning, FairnessWarning
 
 
 class DPFairEstimator:
@@ -225,6 +225,36 @@ class DPFairEstimator:
             self.sensitive_feature_name_, groups = sensitive
             self.groups_ = np.array(groups, dtype=object)
         self._set_constant(model, warn=y is not None)
+        self._set_fairness(model, warn=y is not None)
+
+    def _set_fairness(self, model: Any, warn: bool) -> None:
+        """Set `fairness_estimate_` and warn when the fit's own estimate misses its target.
+
+        `fairness_estimate_` is a dict (`measure`, `target`, `estimate`, `met`) from released
+        values only, for the methods whose releases give one (FDP-Fair, the decoupled
+        classifier), else `None`; a missed target warns (`FairnessWarning`), as `dpfair fit`
+        prints "met: false".
+        """
+        found = model.fairness
+        if found is None:
+            self.fairness_estimate_ = None
+            return
+        measure, target, estimate, met = found
+        self.fairness_estimate_ = {
+            "measure": measure,
+            "target": target,
+            "estimate": estimate,
+            "met": met,
+        }
+        if warn and not met:
+            warnings.warn(
+                FairnessWarning(
+                    f"{type(self).__name__}: the fit's own private estimate of its {measure} is "
+                    f"{estimate:.4f}, above the target {target:g}; new data may differ from it "
+                    "by noise and sampling error (fairness_estimate_ holds it)"
+                ),
+                stacklevel=4,
+            )
 
     def _set_constant(self, model: Any, warn: bool) -> None:
         """Set `constant_` and warn when the fit ended with a constant.

@@ -12,5 +12,9 @@ class ConstantModelWarning(PrivacyWarning):
     """The held-out check replaced the fitted model by a constant (`constant_` says which)."""
 
 
+class FairnessWarning(PrivacyWarning):
+    """The fit's own private estimate of its fairness measure misses its target."""
+
+
 class BudgetWarning(PrivacyWarning):
     """Fits whose privacy losses add up with nothing to count them (no `PrivacySession`)."""

@@ -122,6 +122,16 @@ impl PyModel {
         (check.constant.is_some() || check.value.is_some()).then_some((check.constant, check.value))
     }
 
+    /// The fit's own private estimate of its fairness measure, `(measure, target, estimate,
+    /// met)`, where its releases give one (FDP-Fair, the decoupled classifier); `None`
+    /// otherwise ([`dpfair::model::ModelFile::fairness_estimate`]).
+    #[getter]
+    fn fairness(&self) -> Option<(String, f64, f64, bool)> {
+        self.file
+            .fairness_estimate()
+            .map(|e| (e.measure, e.target, e.estimate, e.met))
+    }
+
     /// Whether the file carried a digest that matched its content when read: false for a
     /// version-1 file (written before digests), whose ledger nothing can check.
     #[getter]

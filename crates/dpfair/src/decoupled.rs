@@ -85,6 +85,10 @@ pub struct Model {
     /// random flips (`flips` then records the targets they meet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<score_thresholds::ScoreThresholds>,
+    /// The fairness level α the flips target (`None` in models written before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity_level: Option<f64>,
 }
 
 /// Group codes of a data set with exactly two groups.
@@ -341,6 +345,7 @@ pub fn fit_parts(
             split_seed: plan.seed,
             post_rows: plan.post,
             thresholds: Some(thresholds),
+            parity_level: Some(config.parity_level),
         });
     }
     if let RateRelease::PublicCounts { .. } = split.rates {
@@ -376,10 +381,25 @@ pub fn fit_parts(
         split_seed: plan.seed,
         post_rows: plan.post,
         thresholds: None,
+        parity_level: Some(config.parity_level),
     })
 }
 
 impl Model {
+    /// Each group's positive rate after the flips, computed on the released rates (α̃, β̃):
+    /// the fit's own private estimate of its parity (post-processing of released values).
+    pub fn rates_after_flips(&self) -> [f64; 2] {
+        let f = &self.flips;
+        let after = |rate: f64, group: u32| {
+            if f.down == group {
+                rate * f.p_keep
+            } else {
+                rate + (1.0 - rate) * f.p_flip
+            }
+        };
+        [after(self.rates.alpha, 0), after(self.rates.beta, 1)]
+    }
+
     fn features<'a>(&self, x: ArrayView2<'a, f64>) -> CowArray<'a, f64, Ix2> {
         match &self.standardize {
             Some(s) => s.apply(x).into(),

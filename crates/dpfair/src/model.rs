@@ -271,7 +271,73 @@ pub struct ModelFile {
     pub digest: String,
 }
 
+/// A fit's own private estimate of its fairness measure against its target, computed from
+/// released values only (post-processing): what `dpfair fit` prints as "met" and the Python
+/// package warns about (`FairnessWarning`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FairnessEstimate {
+    /// The measure in words.
+    pub measure: String,
+    /// The target level (α).
+    pub target: f64,
+    /// The estimate of the measure.
+    pub estimate: f64,
+    /// Whether the estimate is within the target.
+    pub met: bool,
+}
+
 impl ModelFile {
+    /// The fit's own private estimate of its fairness measure, where its releases give one:
+    /// FDP-Fair's server estimate of |DD| at τ̃ ([`crate::fdp_fair::FederatedInfo`]) and the
+    /// decoupled classifier's parity after the flips on its released rates. `None` for the
+    /// other methods (they release no estimate of their measure), for models written before
+    /// the level was recorded, and when the held-out check replaced the model by a constant
+    /// (whose parity gap is 0).
+    ///
+    /// ```
+    /// # use dpfair::estimators::{example_data, example_schema, Decoupled};
+    /// # use dpfair::{Params, Session};
+    /// let est = Decoupled::params().epsilon(3.0).check()?;
+    /// let mut session = Session::new(3.0, 1e-5)?;
+    /// let fitted = est.fit(&example_data(2_000, 2, 1), &mut session)?;
+    /// let file = fitted.to_model_file(example_schema(2))?;
+    /// let estimate = file.fairness_estimate().expect("the decoupled classifier releases one");
+    /// assert_eq!(estimate.met, estimate.estimate <= estimate.target + 1e-9);
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn fairness_estimate(&self) -> Option<FairnessEstimate> {
+        if self.check.as_ref().is_some_and(|c| c.replaced()) {
+            return None;
+        }
+        match &self.model {
+            FittedModel::CdpFair(saved) => {
+                let info = saved.federated.as_ref()?;
+                let estimate = info.search.dd_at_tau().abs();
+                Some(FairnessEstimate {
+                    measure: "demographic disparity |DD| (the server's private estimate at τ̃)"
+                        .into(),
+                    target: info.config.alpha,
+                    estimate,
+                    met: estimate <= info.config.alpha,
+                })
+            }
+            FittedModel::Decoupled(m) => {
+                let target = m.parity_level?;
+                let [a, b] = m.rates_after_flips();
+                let estimate = (a - b).abs();
+                Some(FairnessEstimate {
+                    measure: "demographic parity difference (on the released rates, after the \
+                              flips)"
+                        .into(),
+                    target,
+                    estimate,
+                    met: estimate <= target + 1e-9,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// FDP-Fair's round 2 at the server: Algorithm 2's selection over the sites' trees
     /// ([`crate::fdp_fair::protocol::aggregate_round2`], which validates every transcript
     /// first) and the model file `dpfair predict` reads, with every site's ledger (total: the

@@ -328,32 +328,7 @@ impl Estimator for Decoupled {
             noise,
             2,
         ));
-        let after = [
-            model.rates.alpha
-                * if model.flips.down == 0 {
-                    model.flips.p_keep
-                } else {
-                    1.0
-                }
-                + (1.0 - model.rates.alpha)
-                    * if model.flips.down == 0 {
-                        0.0
-                    } else {
-                        model.flips.p_flip
-                    },
-            model.rates.beta
-                * if model.flips.down == 1 {
-                    model.flips.p_keep
-                } else {
-                    1.0
-                }
-                + (1.0 - model.rates.beta)
-                    * if model.flips.down == 1 {
-                        0.0
-                    } else {
-                        model.flips.p_flip
-                    },
-        ];
+        let after = model.rates_after_flips();
         let level = self.config.parity_level;
         lines.push(super::fairness_line(
             &format!("|DD| ≤ α = {level} (randomised flips of the base model's decisions)"),
