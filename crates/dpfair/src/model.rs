@@ -296,7 +296,7 @@ impl ModelFile {
     ///
     /// ```
     /// # use dpfair::estimators::{example_data, example_schema, Decoupled};
-    /// # use dpfair::{Params, Session};
+    /// # use dpfair::{Estimator, Params, Session};
     /// let est = Decoupled::params().epsilon(3.0).check()?;
     /// let mut session = Session::new(3.0, 1e-5)?;
     /// let fitted = est.fit(&example_data(2_000, 2, 1), &mut session)?;
