@@ -63,8 +63,14 @@ fn compare_writes_a_table_with_references_and_a_frontier() {
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert_eq!(md.trim_end(), stdout.trim_end());
     let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
+    // One curve per method (its name in the legend), each point labelled with its ε, the
+    // majority class as the constant reference line.
+    let text = |t: &str| svg.lines().any(|l| l.trim() == t);
     assert!(
-        svg.contains("<svg") && svg.contains("cdp-fair (ε = 1)"),
+        svg.contains("<svg")
+            && text("cdp-fair")
+            && text("ε = 1")
+            && text("majority class (the constant reference)"),
         "{svg}"
     );
 }

@@ -451,6 +451,13 @@ pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<Vec<PathBuf>> {
             .map(|(method, _, eps, points)| Curve {
                 label: format!("{method}: ε = {}", eps.join(", ")),
                 points: points.clone(),
+                notes: eps
+                    .iter()
+                    .map(|e| crate::plot::Note {
+                        text: format!("ε = {e}"),
+                        flag: crate::plot::Flag::Plain,
+                    })
+                    .collect(),
             })
             .collect();
         if selected.is_empty() {

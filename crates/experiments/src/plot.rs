@@ -21,10 +21,51 @@ pub struct Point {
 }
 
 /// A named curve.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Curve {
     pub label: String,
     pub points: Vec<Point>,
+    /// Per-point notes (empty: none; else one per point): a short text beside the point and
+    /// a flag that changes its marker.
+    pub notes: Vec<Note>,
+}
+
+/// A point's note ([`Curve::notes`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Note {
+    /// Written beside the point (e.g. "ε = 1").
+    pub text: String,
+    pub flag: Flag,
+}
+
+/// What a point's marker says beyond its series.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flag {
+    /// A filled dot.
+    #[default]
+    Plain,
+    /// The model is a constant (the held-out check replaced it): a hollow square.
+    Constant,
+    /// The fairness target was missed: a cross over the dot.
+    Missed,
+}
+
+/// The Okabe–Ito palette (colour-blind safe), black last; series past it repeat its colours
+/// with a dashed line ([`series_style`]).
+const OKABE_ITO: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+/// Series `i`'s colour and whether its line is dashed (the second round of the palette).
+fn series_style(i: usize) -> (RGBColor, bool) {
+    (OKABE_ITO[i % OKABE_ITO.len()], i / OKABE_ITO.len() % 2 == 1)
 }
 
 /// The curves of `spec` from the aggregated rows (points sorted by x; settings whose x is not
@@ -138,7 +179,11 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
             if spec.envelope == Envelope::PerSeries {
                 points = lower_envelope(&points);
             }
-            Curve { label, points }
+            Curve {
+                label,
+                points,
+                notes: Vec::new(),
+            }
         })
         .collect();
     out.sort_by(|a, b| natural_order(&a.label, &b.label));
@@ -317,6 +362,7 @@ pub fn draw(
             lines,
             envelope: None,
             references: &[],
+            vertical: None,
         },
     )
 }
@@ -333,6 +379,8 @@ pub struct Figure<'a> {
     pub envelope: Option<&'a Curve>,
     /// The paper's reference lines as polylines, dashed grey.
     pub references: &'a [Curve],
+    /// A vertical line at x with its legend label (e.g. the fairness target), dotted red.
+    pub vertical: Option<(f64, &'a str)>,
 }
 
 /// Width of the legend panel to the right of the plot area (the legend never covers data).
@@ -378,6 +426,10 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
+    if let Some((x, _)) = fig.vertical.filter(|(x, _)| x.is_finite()) {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+    }
     for p in fig.references.iter().flat_map(|c| c.points.iter()) {
         if p.x >= x0 && p.x <= x1 && p.y.is_finite() {
             y0 = y0.min(p.y);
@@ -390,7 +442,20 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
     };
     let (x0, x1) = pad(x0, x1);
     let (y0, y1) = pad(y0, y1);
-    let entries = fig.curves.len() + fig.references.len() + usize::from(fig.envelope.is_some());
+    let flagged = |flag: Flag| {
+        fig.curves
+            .iter()
+            .any(|c| c.notes.iter().any(|n| n.flag == flag))
+    };
+    let entries = fig.curves.len()
+        + fig.references.len()
+        + usize::from(fig.envelope.is_some())
+        + usize::from(fig.vertical.is_some())
+        + [Flag::Constant, Flag::Missed]
+            .iter()
+            .filter(|&&f| flagged(f))
+            .map(|&f| 1 + flagged_points(fig.curves, f).len())
+            .sum::<usize>();
     let height = 560.max(80 + LEGEND_LINE * entries as u32);
     let root =
         SVGBackend::with_string(svg, (PLOT_WIDTH + LEGEND_WIDTH, height)).into_drawing_area();
@@ -426,8 +491,19 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
             ))
             .map_err(|e| err(e.to_string()))?;
     }
+    if let Some((x, _)) = fig.vertical.filter(|(x, _)| x.is_finite()) {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x, y0), (x, y1)],
+                3,
+                4,
+                TARGET_RED.stroke_width(2),
+            ))
+            .map_err(|e| err(e.to_string()))?;
+    }
     for (i, c) in fig.curves.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let (color, dashed) = series_style(i);
+        let color = color.to_rgba();
         // Bands cut at the plot's edge (see `band_reach`).
         let top = |p: &Point| (p.y + p.band).min(y1);
         let bottom = |p: &Point| (p.y - p.band).max(y0);
@@ -441,7 +517,16 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
                 )))
                 .map_err(|e| err(e.to_string()))?;
         }
-        if fig.lines {
+        if fig.lines && dashed {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    c.points.iter().map(|p| (p.x, p.y)),
+                    8,
+                    4,
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| err(e.to_string()))?;
+        } else if fig.lines {
             chart
                 .draw_series(LineSeries::new(
                     c.points.iter().map(|p| (p.x, p.y)),
@@ -449,13 +534,35 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
                 ))
                 .map_err(|e| err(e.to_string()))?;
         }
-        chart
-            .draw_series(
-                c.points
-                    .iter()
-                    .map(|p| Circle::new((p.x, p.y), 4, color.filled())),
-            )
+        for (k, p) in c.points.iter().enumerate() {
+            let note = c.notes.get(k);
+            let at = (p.x, p.y);
+            match note.map_or(Flag::Plain, |n| n.flag) {
+                Flag::Plain => {
+                    chart.draw_series(std::iter::once(Circle::new(at, 4, color.filled())))
+                }
+                Flag::Constant => chart.draw_series(std::iter::once(
+                    EmptyElement::at(at)
+                        + Rectangle::new([(-6, -6), (6, 6)], color.stroke_width(2)),
+                )),
+                Flag::Missed => chart.draw_series(std::iter::once(
+                    EmptyElement::at(at)
+                        + Circle::new((0, 0), 4, color.filled())
+                        + PathElement::new(vec![(-7, -7), (7, 7)], TARGET_RED.stroke_width(2))
+                        + PathElement::new(vec![(-7, 7), (7, -7)], TARGET_RED.stroke_width(2)),
+                )),
+            }
             .map_err(|e| err(e.to_string()))?;
+            // Constants share one point: they are listed in the legend instead.
+            if let Some(n) = note.filter(|n| !n.text.is_empty() && n.flag != Flag::Constant) {
+                chart
+                    .draw_series(std::iter::once(
+                        EmptyElement::at(at)
+                            + Text::new(n.text.clone(), (8, -14), ("sans-serif", 11).into_font()),
+                    ))
+                    .map_err(|e| err(e.to_string()))?;
+            }
+        }
         if !fig.lines {
             // Error bars for scatter plots.
             chart
@@ -490,8 +597,67 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
         legend_entry(&legend_area, y, Marker::Reference(i), &r.label).map_err(err)?;
         y += LEGEND_LINE as i32;
     }
+    if let Some((_, label)) = fig.vertical {
+        legend_entry(&legend_area, y, Marker::Vertical, label).map_err(err)?;
+        y += LEGEND_LINE as i32;
+    }
+    for (flag, what) in [
+        (
+            Flag::Constant,
+            "a constant model (the held-out check replaced it):",
+        ),
+        (Flag::Missed, "fairness target missed:"),
+    ] {
+        if !flagged(flag) {
+            continue;
+        }
+        legend_entry(&legend_area, y, Marker::Flag(flag), what).map_err(err)?;
+        y += LEGEND_LINE as i32;
+        for line in flagged_points(fig.curves, flag) {
+            legend_text(&legend_area, y, &line).map_err(err)?;
+            y += LEGEND_LINE as i32;
+        }
+    }
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
+}
+
+/// One legend line per series with points flagged `flag`: the series and its points' notes
+/// (e.g. "lpct: ε = 1, ε = 4").
+fn flagged_points(curves: &[Curve], flag: Flag) -> Vec<String> {
+    curves
+        .iter()
+        .filter_map(|c| {
+            let texts: Vec<&str> = c
+                .notes
+                .iter()
+                .filter(|n| n.flag == flag)
+                .map(|n| n.text.as_str())
+                .collect();
+            (!texts.is_empty()).then(|| {
+                let which = texts.join(", ");
+                if which.is_empty() {
+                    c.label.clone()
+                } else {
+                    format!("{}: {which}", c.label)
+                }
+            })
+        })
+        .collect()
+}
+
+/// An indented legend line of text only, at height `y`.
+fn legend_text(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    y: i32,
+    text: &str,
+) -> std::result::Result<(), String> {
+    area.draw(&Text::new(
+        text.to_string(),
+        (44, y - 7),
+        ("sans-serif", 12).into_font(),
+    ))
+    .map_err(|e| e.to_string())
 }
 
 /// What a legend entry shows before its label.
@@ -502,7 +668,14 @@ enum Marker {
     Envelope,
     /// Reference line `i`: dashed grey, in its own dash pattern ([`reference_dash`]).
     Reference(usize),
+    /// The vertical line ([`Figure::vertical`]): dotted red.
+    Vertical,
+    /// A point flag's marker, in grey.
+    Flag(Flag),
 }
+
+/// The colour of the fairness target's line and of the "missed" cross.
+const TARGET_RED: RGBColor = RGBColor(200, 30, 30);
 
 /// The dash and gap lengths (pixels) of reference line `i`: two lines on one plot (y = α and
 /// y = α + ρ* in Fig. 8) are told apart by their dashes.
@@ -521,11 +694,42 @@ fn legend_entry(
     let line = vec![(6, y), (26, y)];
     match marker {
         Marker::Series(i) => {
-            let color = Palette99::pick(i).to_rgba();
-            area.draw(&PathElement::new(line, color.stroke_width(2)))
-                .map_err(e)?;
+            let (color, dashed) = series_style(i);
+            if dashed {
+                area.draw(&DashedPathElement::new(line, 8, 4, color.stroke_width(2)))
+                    .map_err(e)?;
+            } else {
+                area.draw(&PathElement::new(line, color.stroke_width(2)))
+                    .map_err(e)?;
+            }
             area.draw(&Circle::new((16, y), 4, color.filled()))
                 .map_err(e)?;
+        }
+        Marker::Vertical => area
+            .draw(&DashedPathElement::new(
+                vec![(16, y - 7), (16, y + 7)],
+                3,
+                4,
+                TARGET_RED.stroke_width(2),
+            ))
+            .map_err(e)?,
+        Marker::Flag(Flag::Constant) => area
+            .draw(&Rectangle::new(
+                [(10, y - 6), (22, y + 6)],
+                RGBColor(110, 110, 110).stroke_width(2),
+            ))
+            .map_err(e)?,
+        Marker::Flag(Flag::Missed | Flag::Plain) => {
+            area.draw(&PathElement::new(
+                vec![(9, y - 7), (23, y + 7)],
+                TARGET_RED.stroke_width(2),
+            ))
+            .map_err(e)?;
+            area.draw(&PathElement::new(
+                vec![(9, y + 7), (23, y - 7)],
+                TARGET_RED.stroke_width(2),
+            ))
+            .map_err(e)?;
         }
         Marker::Envelope => area
             .draw(&PathElement::new(line, BLACK.stroke_width(3)))
@@ -574,6 +778,7 @@ fn reference_polyline(line: &RefLine, x0: f64, x1: f64) -> Curve {
     Curve {
         label: line.label().to_string(),
         points,
+        notes: Vec::new(),
     }
 }
 
@@ -591,6 +796,7 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
             Curve {
                 label: "lower envelope".into(),
                 points: lower_envelope(&all),
+                notes: Vec::new(),
             }
         });
         let (x0, x1) = cs
@@ -620,6 +826,7 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
                 lines: true,
                 envelope: envelope.as_ref(),
                 references: &references,
+                vertical: None,
             },
         )?;
         out.push(path);
@@ -640,6 +847,7 @@ mod tests {
             lines: true,
             envelope: None,
             references: &[],
+            vertical: None,
         }
     }
 
@@ -654,6 +862,54 @@ mod tests {
         assert!(band_reach([0.3, f64::NAN].into_iter()).is_infinite());
     }
 
+    /// Flagged points are listed in the legend under their marker (constants share one point,
+    /// so their labels are not drawn beside it), the vertical line has its entry, and the
+    /// series take the Okabe–Ito colours.
+    #[test]
+    fn flags_and_the_target_line_reach_the_legend() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.svg");
+        let point = |x, y| Point { x, y, band: 0.0 };
+        let note = |text: &str, flag| Note {
+            text: text.into(),
+            flag,
+        };
+        let curves = [
+            Curve {
+                label: "lpct".into(),
+                points: vec![point(0.0, 0.6), point(0.0, 0.6)],
+                notes: vec![note("ε = 1", Flag::Constant), note("ε = 4", Flag::Constant)],
+            },
+            Curve {
+                label: "dp2dp".into(),
+                points: vec![point(0.05, 0.7), point(0.2, 0.72)],
+                notes: vec![note("ε = 1", Flag::Plain), note("ε = 4", Flag::Missed)],
+            },
+        ];
+        let fig = Figure {
+            vertical: Some((0.1, "fairness target 0.1")),
+            ..figure(&curves)
+        };
+        draw_figure(&path, &fig).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        for text in [
+            "a constant model (the held-out check replaced it):",
+            "lpct: ε = 1, ε = 4",
+            "fairness target missed:",
+            "dp2dp: ε = 4",
+            "fairness target 0.1",
+        ] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        // The constants' ε labels are in the legend only; dp2dp's are beside its points.
+        let alone = |t: &str| svg.lines().filter(|l| l.trim() == t).count();
+        assert_eq!((alone("ε = 1"), alone("ε = 4")), (1, 1), "{svg}");
+        assert!(
+            svg.to_ascii_uppercase().contains("#0072B2"),
+            "Okabe–Ito blue"
+        );
+    }
+
     /// The SVG goes to a temporary file renamed over the target: a replaced plot is whole,
     /// nothing is left behind, and a plot that cannot be written leaves the old one intact.
     #[test]
@@ -662,6 +918,7 @@ mod tests {
         let path = dir.path().join("p.svg");
         std::fs::write(&path, "old").unwrap();
         let curves = [Curve {
+            notes: Vec::new(),
             label: "a".into(),
             points: vec![
                 Point {

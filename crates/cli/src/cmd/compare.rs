@@ -4,7 +4,7 @@
 use crate::cmd::common::{BoundsArgs, DataArgs, check_output};
 use crate::error::{CliError, CliResult};
 use dpfair::compare::{self, Config, Method, Report, Row};
-use dpfair_experiments::plot::{Curve, Figure, Point, draw_figure};
+use dpfair_experiments::plot::{Curve, Figure, Flag, Note, Point, draw_figure};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -333,34 +333,52 @@ fn paired_difference(d: &compare::Estimate, what: &str) -> String {
     )
 }
 
-/// Accuracy against unfairness, one point (with its standard errors as a band) per row.
-/// The accuracy (or MSE) against unfairness plot; `label` is added to its title.
+/// Accuracy (or MSE) against unfairness: one curve per method through its ε values, one
+/// colour-blind-safe hue per method, each point labelled with its ε and marked when the
+/// held-out check made the model a constant (in most of its fits) or the fairness target was
+/// missed; the target as a vertical line. `label` is added to the title.
 pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&str>) -> CliResult {
-    let curves: Vec<Curve> = report
+    let constant = |r: &&compare::Row| r.method == compare::MAJORITY || r.method == compare::MEAN;
+    let mut curves: Vec<Curve> = Vec::new();
+    for r in report
         .rows
         .iter()
-        .filter(|r| !r.accuracy.mean.is_nan())
-        .map(|r| Curve {
-            label: if r.epsilon.is_finite() {
-                format!(
-                    "{} (ε = {})",
-                    r.method,
-                    dpfair_privacy::ledger::readable(r.epsilon)
-                )
+        .filter(|r| !r.accuracy.mean.is_nan() && !constant(r))
+    {
+        let point = Point {
+            x: r.unfairness.mean,
+            y: r.accuracy.mean,
+            band: if r.accuracy.se.is_nan() {
+                0.0
             } else {
-                r.method.clone()
+                r.accuracy.se
             },
-            points: vec![Point {
-                x: r.unfairness.mean,
-                y: r.accuracy.mean,
-                band: if r.accuracy.se.is_nan() {
-                    0.0
-                } else {
-                    r.accuracy.se
-                },
-            }],
-        })
-        .collect();
+        };
+        let flag = if r.fits > 0 && 2 * r.constant_fits > r.fits {
+            Flag::Constant
+        } else if r.met == Some(false) {
+            Flag::Missed
+        } else {
+            Flag::Plain
+        };
+        let text = if r.epsilon.is_finite() {
+            format!("ε = {}", dpfair_privacy::ledger::readable(r.epsilon))
+        } else {
+            String::new()
+        };
+        let note = Note { text, flag };
+        match curves.iter_mut().find(|c| c.label == r.method) {
+            Some(c) => {
+                c.points.push(point);
+                c.notes.push(note);
+            }
+            None => curves.push(Curve {
+                label: r.method.clone(),
+                points: vec![point],
+                notes: vec![note],
+            }),
+        }
+    }
     let what = if report.regression {
         "held-out MSE against unfairness"
     } else {
@@ -370,6 +388,30 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
         Some(label) => format!("{what} ({label})"),
         None => what.to_string(),
     };
+    // The constant reference as a horizontal line across the plotted range.
+    let (x0, x1) = curves
+        .iter()
+        .flat_map(|c| c.points.iter())
+        .fold((0.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.x), hi.max(p.x)));
+    let references: Vec<Curve> = report
+        .rows
+        .iter()
+        .filter(|r| constant(r) && !r.accuracy.mean.is_nan())
+        .map(|r| Curve {
+            label: format!("{} (the constant reference)", r.method),
+            points: [x0, x1]
+                .iter()
+                .map(|&x| Point {
+                    x,
+                    y: r.accuracy.mean,
+                    band: 0.0,
+                })
+                .collect(),
+            notes: Vec::new(),
+        })
+        .collect();
+    let target = report.rows.iter().find_map(|r| r.target);
+    let target_label = target.map(|t| format!("fairness target {t}"));
     draw_figure(
         path,
         &Figure {
@@ -377,13 +419,18 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
             x_label: if report.regression {
                 "unfairness (KS distance between groups)"
             } else {
-                "unfairness (demographic-parity difference)"
+                "unfairness (demographic-parity difference; DP2DP: its multi-class U)"
             },
-            y_label: if report.regression { "MSE" } else { "accuracy" },
+            y_label: if report.regression {
+                "MSE (lower is better)"
+            } else {
+                "accuracy"
+            },
             curves: &curves,
-            lines: false,
+            lines: true,
             envelope: None,
-            references: &[],
+            references: &references,
+            vertical: target.zip(target_label.as_deref()),
         },
     )
     .map_err(|e| CliError::Internal(e.to_string()))

@@ -96,7 +96,7 @@ pub fn run(args: Args) -> CliResult {
             );
         }
         let path = args.out.join(panel.plot);
-        super::compare::frontier(&report, &path, None)?;
+        super::compare::frontier(&report, &path, Some(panel.title))?;
         println!("plot: {}\n", path.display());
         failed += report.rows.iter().filter(|r| r.error.is_some()).count();
     }
