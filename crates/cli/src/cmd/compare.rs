@@ -392,11 +392,13 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
     let (x0, x1) = curves
         .iter()
         .flat_map(|c| c.points.iter())
-        .fold((0.0f64, 0.0f64), |(lo, hi), p| (lo.min(p.x), hi.max(p.x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.x), hi.max(p.x))
+        });
     let references: Vec<Curve> = report
         .rows
         .iter()
-        .filter(|r| constant(r) && !r.accuracy.mean.is_nan())
+        .filter(|r| constant(r) && !r.accuracy.mean.is_nan() && x0 <= x1)
         .map(|r| Curve {
             label: format!("{} (the constant reference)", r.method),
             points: [x0, x1]
