@@ -9,6 +9,7 @@ attributes (ending in `_`); `predict` applies the model's stored schema to new i
 from __future__ import annotations
 
 import inspect
+import json
 import warnings
 from typing import Any, ClassVar
 
@@ -291,6 +292,52 @@ class DPFairEstimator:
         if self.__dict__.get("_ledger") is None:
             self._ledger = Ledger(self.model_)
         return self._ledger
+
+    def summary(self) -> str:
+        """What the fit released and what that says, in a few lines (as `dpfair fit` prints).
+
+        The privacy spent (the ledger's total and its neighbouring relation), the held-out
+        check's choice, and the fairness target with the fit's own private estimate of its
+        measure where the method releases one (`fairness_estimate_`). Read from released
+        values and public settings only, so it may be published with the model.
+        """
+        self._check_fitted()
+        ledger = self.ledger_
+        total = ledger["total"]
+        lines = [
+            f"{type(self).__name__} ({self.model_.method}): privacy spent "
+            f"ε = {total['epsilon']:.6g}, δ = {total['delta']:.6g} for {ledger['relation']}"
+            + ("" if ledger["private"] else " (NOT PRIVATE: seeded noise)")
+        ]
+        check = json.loads(self.model_.to_json()).get("check")
+        if check is None:
+            lines.append("held-out check: none ran")
+        else:
+            where = "public rows" if check.get("public") else "held-out rows"
+            verdict = (
+                "kept the model (it beat always predicting one class)"
+                if self.constant_ is None
+                else f"the model was no better than always predicting {self.constant_!r}, "
+                "and predicts that constant"
+            )
+            lines.append(f"held-out check on {check['rows']} {where}: {verdict}")
+        target = getattr(self, "alpha", getattr(self, "rho", None))
+        estimate = getattr(self, "fairness_estimate_", None)
+        if estimate is not None:
+            verdict = "met" if estimate["met"] else "MISSED"
+            lines.append(
+                f"fairness: {estimate['measure']} = {estimate['estimate']:.4f} against the "
+                f"target {estimate['target']:g}: {verdict} (the fit's own private estimate; new "
+                "data differ from it by noise and sampling)"
+            )
+        elif target is not None and "sensitive_feature_name_" in self.__dict__:
+            lines.append(
+                f"fairness: targets {target:g}; the fit releases no estimate of its measure "
+                "(dpfair.metrics.private_group_report measures it privately on held-out rows)"
+            )
+        else:
+            lines.append("fairness: no target (a privacy-only method)")
+        return "\n".join(lines)
 
     # -- prediction -----------------------------------------------------------------------
 

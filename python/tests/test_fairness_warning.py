@@ -44,3 +44,26 @@ def test_a_missed_target_warns_and_a_met_one_does_not(met):
     assert len(found) == (0 if met else 1)
     if not met:
         assert "0.2000" in str(found[0].message) and "target 0.1" in str(found[0].message)
+
+
+def test_summary_says_what_the_fit_released(adult):
+    X, y = adult
+    clf = dpfair.DecoupledFairClassifier(epsilon=3.0, alpha=0.1, bounds=BOUNDS)
+    clf.fit(X, y, sensitive_features="sex")
+    lines = clf.summary().splitlines()
+    assert lines[0].startswith("DecoupledFairClassifier (decoupled): privacy spent ε = 3")
+    assert lines[1].startswith("held-out check on ") and "held-out rows" in lines[1]
+    assert ("predicts that constant" in lines[1]) == (clf.constant_ is not None)
+    assert lines[2].startswith("fairness: ")
+    if clf.fairness_estimate_ is not None:
+        assert ("met" in lines[2]) and "target 0.1" in lines[2]
+
+
+def test_summary_of_a_privacy_only_method_says_so():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(1000, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = dpfair.DPLogisticRegression(epochs=2, bounds={"x0": (0, 1), "x1": (0, 1)}).fit(X, y)
+    assert clf.summary().splitlines()[-1] == "fairness: no target (a privacy-only method)"
+    with pytest.raises(Exception, match="not fitted"):
+        dpfair.DPLogisticRegression().summary()
