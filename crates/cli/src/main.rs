@@ -45,6 +45,9 @@ enum Command {
     Ldp(cmd::ldp::Args),
     /// Empirical privacy audits of a method on generated neighbours: ε lower bound vs claim.
     Audit(cmd::audit::Args),
+    /// A release report of one model (one HTML and one JSON file): method, public schema,
+    /// ledger, digest, and with --evaluate and --epsilon a private group report with intervals.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -110,5 +113,6 @@ fn dispatch(cli: Cli) -> error::CliResult {
         Command::Federated(a) => cmd::federated::run(a),
         Command::Ldp(a) => cmd::ldp::run(a),
         Command::Audit(a) => cmd::audit::run(a),
+        Command::Report(a) => cmd::report::run(a),
     }
 }

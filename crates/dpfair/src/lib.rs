@@ -59,6 +59,7 @@ pub mod model;
 pub mod pipeline;
 pub mod plugin;
 pub mod predictor;
+pub mod release_report;
 pub mod session;
 
 pub use error::{Error, Result};

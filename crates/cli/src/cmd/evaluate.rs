@@ -22,7 +22,7 @@ use dpfair_fairness as fm;
 use ndarray::Array2;
 use std::path::PathBuf;
 
-mod private;
+pub(crate) mod private;
 
 /// The line after the task in an exact evaluation's output.
 pub const EXACT_BANNER: &str = "EXACT evaluation on the private rows: NOT differentially private, \

@@ -12,4 +12,5 @@ pub mod fit;
 pub mod ldp;
 pub mod ledger;
 pub mod predict;
+pub mod report;
 pub mod reproduce;

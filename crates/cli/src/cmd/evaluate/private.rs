@@ -57,19 +57,60 @@ fn from_model(args: &Args) -> CliResult<FromModel> {
     Ok((sensitive, classes))
 }
 
+/// Checks `--epsilon` and `--level` of a private report, before any data is read.
+pub(crate) fn check_budget(epsilon: f64, level: f64) -> CliResult {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(CliError::BadInput(format!(
+            "--epsilon {epsilon}: the evaluation's privacy budget must be finite and > 0 (e.g. 1)"
+        )));
+    }
+    if !(level > 0.0 && level < 1.0) {
+        return Err(CliError::BadInput(format!(
+            "--level {level}: the intervals' level must be in (0, 1), e.g. 0.95"
+        )));
+    }
+    Ok(())
+}
+
+/// How a private report is released: its budget, level, relation and noise.
+pub(crate) struct ReleaseOptions {
+    pub epsilon: f64,
+    pub level: f64,
+    /// Add/remove-one neighbours instead of replace-one.
+    pub add_remove: bool,
+    /// INSECURE: seed the release noise (`--insecure-seeded-noise`).
+    pub insecure_seeded_noise: Option<u64>,
+}
+
+/// The one charged release of `counts` through [`private_group_report`]: a session of budget ε
+/// certifying the chosen relation, noise from the OS CSPRNG unless seeded. `dpfair evaluate
+/// --epsilon` and `dpfair report --evaluate` both release here.
+pub(crate) fn release(
+    counts: &GroupConfusion,
+    o: &ReleaseOptions,
+) -> CliResult<(PrivateGroupReport, Ledger)> {
+    let relation = if o.add_remove {
+        Relation::AddRemove
+    } else {
+        Relation::Substitution
+    };
+    let noise = SeedArgs {
+        seed: None,
+        insecure_seeded_noise: o.insecure_seeded_noise,
+    }
+    .noise();
+    let mut session = Session::with_relation(o.epsilon, 0.0, relation)?.with_noise(noise);
+    Ok(private_group_report(
+        &mut session,
+        counts,
+        o.epsilon,
+        o.level,
+    )?)
+}
+
 fn check(args: &Args, epsilon: f64) -> CliResult<Checked> {
     let bad = |m: String| Err(CliError::BadInput(m));
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return bad(format!(
-            "--epsilon {epsilon}: the evaluation's privacy budget must be finite and > 0 (e.g. 1)"
-        ));
-    }
-    if !(args.level > 0.0 && args.level < 1.0) {
-        return bad(format!(
-            "--level {}: the intervals' level must be in (0, 1), e.g. 0.95",
-            args.level
-        ));
-    }
+    check_budget(epsilon, args.level)?;
     let (model_sensitive, model_classes) = from_model(args)?;
     let Some(sensitive) = args
         .sensitive
@@ -202,18 +243,15 @@ pub fn run(args: &Args, epsilon: f64) -> CliResult {
         gs.push(groups.codes[j]);
     }
     let counts = GroupConfusion::from_rows(groups.names.clone(), &yt, &yp, &gs)?;
-    let relation = if args.add_remove {
-        Relation::AddRemove
-    } else {
-        Relation::Substitution
-    };
-    let noise = SeedArgs {
-        seed: None,
-        insecure_seeded_noise: args.insecure_seeded_noise,
-    }
-    .noise();
-    let mut session = Session::with_relation(epsilon, 0.0, relation)?.with_noise(noise);
-    let (report, ledger) = private_group_report(&mut session, &counts, epsilon, args.level)?;
+    let (report, ledger) = release(
+        &counts,
+        &ReleaseOptions {
+            epsilon,
+            level: args.level,
+            add_remove: args.add_remove,
+            insecure_seeded_noise: args.insecure_seeded_noise,
+        },
+    )?;
     println!(
         "task: binary; target `{}` (positive label {}), sensitive `{}` with declared groups {}",
         target_col.name,

@@ -1,0 +1,261 @@
+//! `dpfair report MODEL.json --out report.html`: the release report of one model (issue #44;
+//! docs/evaluation.md, "The release report"). One self-contained HTML file and a JSON file with
+//! the same content ([`dpfair::release_report::ReleaseReport`]): the method, the public schema,
+//! the ledger and its total, the digest, the held-out check, the fit's own fairness estimate, and
+//! with `--evaluate DATA --epsilon E` the private group report of the model's predictions on DATA
+//! with the ledger of that release.
+//!
+//! Privacy: nothing in the report is computed on the evaluation rows except through the one
+//! charged release of [`super::evaluate::private::release`] (the same code path as `dpfair
+//! evaluate --epsilon`). Without `--epsilon` the evaluation data is not read at all.
+
+use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delimiter};
+use crate::cmd::evaluate::private::{ReleaseOptions, check_budget, release};
+use crate::error::{CliError, CliResult};
+use dpfair::model::ModelFile;
+use dpfair::release_report::{Evaluation, ReleaseReport};
+use dpfair_data::{ApplyOptions, MissingPolicy, Target, TaskKind, Unseen};
+use dpfair_fairness::GroupConfusion;
+use dpfair_privacy::Noise;
+use std::path::{Path, PathBuf};
+
+mod html;
+
+const AFTER_LONG_HELP: &str = "\
+Writes one HTML file (--out; self-contained: no network, no scripts, printable) and one JSON file \
+with the same content (--json, default: --out with the extension .json) about a model written by \
+`dpfair fit`:
+
+  * the method and its paper (the summary of `dpfair fit METHOD --help`; docs/choosing.md);
+  * the public schema the model carries: feature columns, the sensitive attribute and its
+    groups, the target and its classes (public: declared or part of the model, no ledger entry);
+  * the ledger: every release (label, mechanism, sensitivity, noise scale, cost, relation,
+    composition), the total with its rule, the noise source and whether the total is certified;
+  * the model file's sha256 digest and whether it verified;
+  * the held-out check's outcome and the fit's own private fairness estimate, where the fit has
+    them (both computed from released values).
+
+With --evaluate DATA --epsilon E (binary classifiers with a sensitive attribute), the model \
+predicts DATA's rows and the private group report of those predictions is released once at ε = E \
+(exact discrete Laplace noise on the group x label x prediction counts, as `dpfair evaluate \
+--epsilon`; docs/evaluation.md): accuracy, selection rate, TPR and FPR per group and overall, \
+the demographic-parity, equalized-odds and equal-opportunity differences and ratios, each with \
+an interval at --level. Its ledger is shown as a separate section, \"the evaluation's release\". \
+The evaluation rows are private: without --epsilon they are not read, and the report says that \
+an evaluation needs --epsilon. The groups and classes are the model's (its public schema).
+
+Examples:
+  dpfair report model.json --out report.html
+  dpfair report model.json --evaluate test.csv --epsilon 1 --out report.html --json report.json";
+
+#[derive(clap::Args)]
+#[command(after_long_help = AFTER_LONG_HELP)]
+pub struct Args {
+    /// The model file written by `dpfair fit` (its digest is checked).
+    #[arg(value_name = "MODEL.json")]
+    pub model: PathBuf,
+    /// Where to write the HTML report.
+    #[arg(long, value_name = "REPORT.html")]
+    pub out: PathBuf,
+    /// Where to write the JSON report [default: --out with the extension .json].
+    #[arg(long, value_name = "REPORT.json")]
+    pub json: Option<PathBuf>,
+    /// Private rows to evaluate the model on (CSV, Parquet or Arrow IPC) with the model's
+    /// feature, target and sensitive columns, found by name. Needs --epsilon.
+    #[arg(long, value_name = "DATA")]
+    pub evaluate: Option<PathBuf>,
+    /// The evaluation's privacy budget: the group report is one release of pure ε = E (> 0,
+    /// finite), charged to its own ledger. Without it, --evaluate's rows are not read.
+    #[arg(long, value_name = "E", requires = "evaluate")]
+    pub epsilon: Option<f64>,
+    /// The target column of --evaluate [default: the model's]; must be the model's.
+    #[arg(long, value_name = "COL", requires = "evaluate")]
+    pub target: Option<String>,
+    /// The sensitive column of --evaluate [default: the model's]; must be the model's.
+    #[arg(long, value_name = "COL", requires = "evaluate")]
+    pub sensitive: Option<String>,
+    /// The level of the evaluation's intervals, in (0, 1).
+    #[arg(long, value_name = "L", default_value_t = dpfair_fairness::DEFAULT_LEVEL, requires = "epsilon")]
+    pub level: f64,
+    /// Certify the evaluation for add/remove-one neighbours (sensitivity 1) instead of
+    /// replace-one (sensitivity 2, dpfair's default).
+    #[arg(long, requires = "epsilon")]
+    pub add_remove: bool,
+    /// Field delimiter of --evaluate: `,` `;` `tab` or one character [default: detected].
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter, requires = "evaluate")]
+    pub delimiter: Option<u8>,
+    /// Whether the first row of --evaluate is a header.
+    #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
+    pub header: HeaderArg,
+    /// INSECURE, NOT PRIVATE: seed the evaluation's release noise with N (tests). The report
+    /// says NOT PRIVATE.
+    #[arg(long, value_name = "N", requires = "epsilon")]
+    pub insecure_seeded_noise: Option<u64>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let json = args
+        .json
+        .clone()
+        .unwrap_or_else(|| args.out.with_extension("json"));
+    let mut inputs = vec![Input {
+        option: "MODEL.json",
+        path: &args.model,
+    }];
+    if let Some(data) = &args.evaluate {
+        inputs.push(Input {
+            option: "--evaluate",
+            path: data,
+        });
+    }
+    check_output("--out", &args.out, &inputs)?;
+    check_output("--json", &json, &inputs)?;
+    if json == args.out {
+        return Err(CliError::BadInput(format!(
+            "--json {}: the same file as --out; give another name",
+            json.display()
+        )));
+    }
+    if let Some(epsilon) = args.epsilon {
+        check_budget(epsilon, args.level)?;
+    }
+    let file = ModelFile::load(&args.model)?;
+    if args.evaluate.is_some() {
+        check_evaluable(&file, &args)?;
+    }
+    let evaluation = match (&args.evaluate, args.epsilon) {
+        (None, _) => Evaluation::NotRequested,
+        (Some(_), None) => {
+            eprintln!(
+                "note: --evaluate without --epsilon: the evaluation rows were not read (an \
+                 evaluation of private rows needs --epsilon E, a charged release)"
+            );
+            Evaluation::NeedsEpsilon
+        }
+        (Some(data), Some(epsilon)) => evaluate(&file, &args, data, epsilon)?,
+    };
+    let report = ReleaseReport::new(&file, method_description(&file.method), evaluation);
+    let text = serde_json::to_string_pretty(&report)
+        .map_err(|e| CliError::Internal(format!("the report as JSON: {e}")))?;
+    write(&json, "--json", (text + "\n").as_bytes())?;
+    write(&args.out, "--out", html::render(&report).as_bytes())?;
+    eprintln!("wrote {} and {}", args.out.display(), json.display());
+    Ok(())
+}
+
+/// The method in one line: the summary of `dpfair fit METHOD --help` (the CLI's own text, so
+/// the two never drift apart); `None` for a kind `fit` does not make.
+fn method_description(method: &str) -> Option<String> {
+    let cli = crate::command();
+    let about = cli
+        .find_subcommand("fit")?
+        .find_subcommand(method)?
+        .get_about()?;
+    Some(about.to_string())
+}
+
+/// Checks, from the model's public schema alone, that `--evaluate` can report on it: a binary
+/// classifier with a sensitive attribute of at least 2 groups, whose columns `--target` and
+/// `--sensitive` (when given) name.
+fn check_evaluable(file: &ModelFile, args: &Args) -> CliResult {
+    let bad = |m: String| Err(CliError::BadInput(m));
+    if file.schema.task() != Some(TaskKind::Binary) {
+        return bad(format!(
+            "--evaluate: the private group report is for binary classifiers; {} is a {} model",
+            args.model.display(),
+            file.schema
+                .task()
+                .map_or("target-less".into(), |t| t.to_string())
+        ));
+    }
+    let Some(sensitive) = &file.schema.sensitive else {
+        return bad(format!(
+            "--evaluate: {} has no sensitive attribute, so there are no groups to report on",
+            args.model.display()
+        ));
+    };
+    if sensitive.levels.len() < 2 {
+        return bad(format!(
+            "--evaluate: {}'s sensitive attribute `{}` declares fewer than 2 groups",
+            args.model.display(),
+            sensitive.name
+        ));
+    }
+    let target_name = file.schema.target.as_ref().map(|t| t.name.as_str());
+    for (flag, given, own) in [
+        ("--target", &args.target, target_name),
+        (
+            "--sensitive",
+            &args.sensitive,
+            Some(sensitive.name.as_str()),
+        ),
+    ] {
+        if let Some(given) = given
+            && Some(given.as_str()) != own
+        {
+            return bad(format!(
+                "{flag} {given}: the model's column is `{}`; the evaluation reads the model's \
+                 columns",
+                own.unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The private group report of the model's predictions on `data`: the rows are read with the
+/// model's schema, predicted, counted per declared group × class × prediction and released once.
+fn evaluate(file: &ModelFile, args: &Args, data: &Path, epsilon: f64) -> CliResult<Evaluation> {
+    let bad = |m: String| Err(CliError::BadInput(m));
+    let (Some(target), Some(sensitive)) = (&file.schema.target, &file.schema.sensitive) else {
+        return Err(CliError::Internal(
+            "an evaluable model without columns".into(),
+        ));
+    };
+    let options = ApplyOptions {
+        with_target: true,
+        missing: MissingPolicy::Drop,
+        unseen: Unseen::Refuse,
+        format: csv_format(args.delimiter, args.header),
+    };
+    let loaded = file.schema.load(data, &options)?;
+    let Some(Target::Binary(y)) = loaded.dataset.target.as_ref() else {
+        return bad(format!(
+            "--evaluate {}: it has no target column `{}`",
+            data.display(),
+            target.name
+        ));
+    };
+    let Some(groups) = loaded.dataset.groups.as_ref() else {
+        return bad(format!(
+            "--evaluate {}: it has no sensitive column `{}`",
+            data.display(),
+            sensitive.name
+        ));
+    };
+    // A randomized predictor's coin flips: prediction randomness, not release noise.
+    let preds = file.predict(&loaded.dataset, &mut Noise::os())?;
+    let Some(classes) = preds.classes else {
+        return Err(CliError::Internal(
+            "a binary model predicted no classes".into(),
+        ));
+    };
+    let yp: Vec<u8> = classes.iter().map(|&c| c as u8).collect();
+    let counts = GroupConfusion::from_rows(groups.names.clone(), y, &yp, &groups.codes)?;
+    let (report, ledger) = release(
+        &counts,
+        &ReleaseOptions {
+            epsilon,
+            level: args.level,
+            add_remove: args.add_remove,
+            insecure_seeded_noise: args.insecure_seeded_noise,
+        },
+    )?;
+    Ok(Evaluation::released(report, &ledger))
+}
+
+/// Writes `bytes` to `path` atomically; an error names the flag.
+fn write(path: &Path, flag: &str, bytes: &[u8]) -> CliResult {
+    dpfair_data::output::write_atomic(path, bytes)
+        .map_err(|e| CliError::BadInput(format!("{flag} {}: cannot write it: {e}", path.display())))
+}

@@ -1,0 +1,309 @@
+//! The release report as one self-contained HTML page: inline CSS (with print rules), no script,
+//! no external resource. Every string that comes from the model or the data (column names,
+//! group names, class labels, release labels) goes through [`escape`].
+
+use dpfair::release_report::{Evaluation, LedgerTotal, Release, ReleaseReport};
+use dpfair_fairness::private_report::{Figure, Rate};
+use std::fmt::Write;
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:60rem;margin:2rem auto;\
+padding:0 1rem;color:#111;line-height:1.45}\
+h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid #ccc;margin-top:2rem}\
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}\
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}\
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+code{font-family:ui-monospace,monospace;word-break:break-all}\
+.warn{background:#fde8e8;border:1px solid #c00;padding:.5rem}\
+.note{color:#444}\
+@media print{body{margin:0;max-width:none}h2{break-after:avoid}table,tr{break-inside:avoid}}";
+
+/// HTML-escapes `s` for text and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page.
+pub fn render(r: &ReleaseReport) -> String {
+    let mut h = String::new();
+    let title = format!("dpfair release report: {}", escape(&r.method.name));
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"
+    );
+    let eval_total = match &r.evaluation {
+        Evaluation::Released { total, .. } => Some(total),
+        _ => None,
+    };
+    for t in std::iter::once(&r.total).chain(eval_total) {
+        if !t.certified {
+            let _ = writeln!(h, "<p class=\"warn\">{}</p>", escape(&t.guarantee));
+        }
+    }
+    method(&mut h, r);
+    schema(&mut h, r);
+    h.push_str("<h2>The fit's releases (privacy ledger)</h2>\n");
+    ledger(&mut h, &r.releases, &r.total);
+    integrity(&mut h, r);
+    evaluation(&mut h, &r.evaluation);
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+fn method(h: &mut String, r: &ReleaseReport) {
+    let m = &r.method;
+    let _ = writeln!(
+        h,
+        "<h2>Method</h2>\n<p><code>{}</code>: {}</p>\n<p class=\"note\">Written by {}. Which \
+         method when, and each method's paper: docs/choosing.md.</p>",
+        escape(&m.name),
+        escape(
+            m.description
+                .as_deref()
+                .unwrap_or("(not a `dpfair fit` method)")
+        ),
+        escape(&m.created_by)
+    );
+}
+
+fn schema(h: &mut String, r: &ReleaseReport) {
+    let s = &r.schema;
+    h.push_str(
+        "<h2>Public schema</h2>\n<p class=\"note\">Part of the model and public (declared, or \
+         listed at no privacy cost; see <code>dpfair ledger</code>).</p>\n",
+    );
+    if let Some(t) = &s.target {
+        let classes = if t.classes.is_empty() {
+            "real-valued".to_string()
+        } else {
+            list(&t.classes)
+        };
+        let _ = writeln!(
+            h,
+            "<p>Target <code>{}</code> ({}): {classes}</p>",
+            escape(&t.name),
+            escape(&t.task)
+        );
+    }
+    match &s.sensitive {
+        Some(g) => {
+            let _ = writeln!(
+                h,
+                "<p>Sensitive attribute <code>{}</code>, groups ({}): {}</p>",
+                escape(&g.name),
+                if g.declared {
+                    "declared"
+                } else {
+                    "found in the data"
+                },
+                list(&g.groups)
+            );
+        }
+        None => h.push_str("<p>No sensitive attribute.</p>\n"),
+    }
+    h.push_str("<table>\n<tr><th>feature column</th><th>levels (categorical)</th></tr>\n");
+    for f in &s.features {
+        let levels = if f.levels.is_empty() {
+            "numeric".to_string()
+        } else {
+            list(&f.levels)
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td><code>{}</code></td><td>{levels}</td></tr>",
+            escape(&f.name)
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+/// A ledger's releases and total.
+fn ledger(h: &mut String, releases: &[Release], total: &LedgerTotal) {
+    h.push_str(
+        "<table>\n<tr><th>#</th><th>release</th><th>mechanism</th><th>sensitivity</th>\
+         <th>scale</th><th>cost</th><th>relation</th><th>composition</th></tr>\n",
+    );
+    for (i, e) in releases.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            i + 1,
+            escape(&e.label),
+            escape(&e.mechanism),
+            escape(&e.sensitivity),
+            escape(&e.scale),
+            escape(&e.cost),
+            escape(&e.relation),
+            escape(&e.composition)
+        );
+    }
+    h.push_str("</table>\n");
+    match (&total.epsilon, &total.delta) {
+        (Some(eps), Some(delta)) => {
+            let _ = writeln!(
+                h,
+                "<p><strong>Total: ε = {}, δ = {}</strong> for {} ({})</p>",
+                escape(eps),
+                escape(delta),
+                escape(&total.relation),
+                escape(&total.rule)
+            );
+        }
+        _ => {
+            let _ = writeln!(h, "<p><strong>Total:</strong> {}</p>", escape(&total.rule));
+        }
+    }
+    let _ = writeln!(
+        h,
+        "<p>Noise: {}.</p>\n<p>Certified: {}. {}</p>",
+        escape(&total.noise),
+        if total.certified { "yes" } else { "NO" },
+        escape(&total.guarantee)
+    );
+}
+
+fn integrity(h: &mut String, r: &ReleaseReport) {
+    h.push_str("<h2>Model file</h2>\n");
+    if r.digest.verified {
+        let _ = writeln!(
+            h,
+            "<p>Digest <code>{}</code>: verified (it matched the file's content when read).</p>",
+            escape(&r.digest.value)
+        );
+    } else {
+        h.push_str(
+            "<p class=\"warn\">No digest: a version-1 model file, UNVERIFIED (nothing checks \
+             that this ledger is the one the fit wrote).</p>\n",
+        );
+    }
+    match &r.held_out_check {
+        Some(c) => {
+            let _ = writeln!(h, "<p>{}</p>", escape(c));
+        }
+        None => h.push_str("<p>Held-out check: none recorded.</p>\n"),
+    }
+    match &r.fairness_estimate {
+        Some(e) => {
+            let _ = writeln!(
+                h,
+                "<p>The fit's own private fairness estimate (from its releases): {} = {:.4} \
+                 against the target {:.4}: {}.</p>",
+                escape(&e.measure),
+                e.estimate,
+                e.target,
+                if e.met { "met" } else { "NOT met" }
+            );
+        }
+        None => h.push_str(
+            "<p>The fit's own fairness estimate: none (this method releases no estimate of its \
+             measure).</p>\n",
+        ),
+    }
+}
+
+fn evaluation(h: &mut String, e: &Evaluation) {
+    h.push_str("<h2>Private evaluation</h2>\n");
+    match e {
+        Evaluation::NotRequested => h.push_str(
+            "<p>Not evaluated: give <code>--evaluate DATA --epsilon E</code> for the private \
+             group report with intervals.</p>\n",
+        ),
+        Evaluation::NeedsEpsilon => h.push_str(
+            "<p class=\"warn\">Not evaluated: an evaluation needs <code>--epsilon E</code>. The \
+             evaluation rows are private, so nothing is computed on them except through a \
+             charged release; they were not read.</p>\n",
+        ),
+        Evaluation::Released {
+            report,
+            releases,
+            total,
+        } => {
+            let _ = writeln!(
+                h,
+                "<p>One noisy release of the group × label × prediction counts at ε = {} ({}; \
+                 discrete Laplace scale {}). Each figure: the point value and its {}% interval \
+                 (noise and sampling; docs/evaluation.md).</p>",
+                dpfair_privacy::ledger::readable_up(report.epsilon),
+                escape(report.relation.describe()),
+                dpfair_privacy::ledger::readable(report.scale),
+                dpfair_privacy::ledger::readable(report.level * 100.0)
+            );
+            h.push_str("<table>\n<tr><th>group</th><th>count</th>");
+            for r in Rate::ALL {
+                let _ = write!(h, "<th>{}</th>", r.name());
+            }
+            h.push_str("</tr>\n");
+            for row in report
+                .by_group
+                .iter()
+                .chain(std::iter::once(&report.overall))
+            {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td class=\"num\">{}</td>",
+                    escape(&row.group),
+                    figure(&row.count, 0)
+                );
+                for r in Rate::ALL {
+                    let _ = write!(h, "<td class=\"num\">{}</td>", figure(row.rates.get(r), 3));
+                }
+                h.push_str("</tr>\n");
+            }
+            h.push_str("</table>\n<table>\n<tr><th>disparity</th><th>value [interval]</th></tr>\n");
+            let d = &report.disparities;
+            for (name, f) in [
+                (
+                    "demographic_parity_difference",
+                    &d.demographic_parity_difference,
+                ),
+                ("demographic_parity_ratio", &d.demographic_parity_ratio),
+                ("equalized_odds_difference", &d.equalized_odds_difference),
+                ("equalized_odds_ratio", &d.equalized_odds_ratio),
+                (
+                    "equal_opportunity_difference",
+                    &d.equal_opportunity_difference,
+                ),
+                ("equal_opportunity_ratio", &d.equal_opportunity_ratio),
+            ] {
+                let _ = writeln!(
+                    h,
+                    "<tr><td>{name}</td><td class=\"num\">{}</td></tr>",
+                    figure(f, 3)
+                );
+            }
+            h.push_str("</table>\n<h2>The evaluation's release</h2>\n");
+            ledger(h, releases, total);
+        }
+    }
+}
+
+/// `value [lower, upper]` (`n/a` without a point value).
+fn figure(f: &Figure, digits: usize) -> String {
+    let v = f
+        .value
+        .map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
+    format!("{v} [{:.digits$}, {:.digits$}]", f.lower, f.upper)
+}
+
+/// Escaped names, comma-separated, each in `<code>`.
+fn list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("<code>{}</code>", escape(n)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
