@@ -287,3 +287,50 @@ fn help_teaches_the_privacy_of_the_evaluation() {
         assert!(text.contains(want), "no `{want}` in\n{text}");
     }
 }
+
+#[test]
+fn held_out_check_and_the_fits_fairness_estimate_are_reported() {
+    let dir = scratch("report", "estimate");
+    let (data, _) = fitted(&dir);
+    let model = dir.join("decoupled.json");
+    ok(&dpfair(&[
+        "fit",
+        "decoupled",
+        "--data",
+        arg(&data),
+        "--target",
+        "y",
+        "--sensitive",
+        "grp",
+        "--epsilon",
+        "2",
+        "--out",
+        arg(&model),
+    ]));
+    let out = dir.join("r.html");
+    ok(&dpfair(&["report", arg(&model), "--out", arg(&out)]));
+    let (html, j) = (read(&out), json(&dir.join("r.json")));
+    let file = ModelFile::load(&model).unwrap();
+    let estimate = file
+        .fairness_estimate()
+        .expect("the decoupled classifier releases one");
+    assert_eq!(j["fairness_estimate"]["measure"], estimate.measure.as_str());
+    assert_eq!(j["fairness_estimate"]["met"], estimate.met);
+    assert!(
+        html.contains(&format!(
+            "{} = {:.4} against the target {:.4}",
+            escaped(&estimate.measure),
+            estimate.estimate,
+            estimate.target
+        )),
+        "{html}"
+    );
+    let check = file
+        .check
+        .as_ref()
+        .expect("a held-out check by default")
+        .describe(file.schema.class_labels());
+    assert_eq!(j["held_out_check"], check.as_str());
+    assert!(html.contains(&escaped(&check)));
+    assert!(html.contains("Ghoukasian"), "the method's paper");
+}
