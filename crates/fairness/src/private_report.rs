@@ -85,6 +85,20 @@ impl Figure {
         }
     }
 
+    /// "value [lower, upper]" at `digits` decimals ("n/a" for no value: an empty group).
+    ///
+    /// ```
+    /// # use dpfair_fairness::private_report::Figure;
+    /// let f = Figure { value: Some(0.5), lower: 0.25, upper: 0.75 };
+    /// assert_eq!(f.show(2), "0.50 [0.25, 0.75]");
+    /// ```
+    pub fn show(&self, digits: usize) -> String {
+        let v = self
+            .value
+            .map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
+        format!("{v} [{:.digits$}, {:.digits$}]", self.lower, self.upper)
+    }
+
     /// The interval.
     pub fn interval(&self) -> Interval {
         Interval {
@@ -146,6 +160,26 @@ pub struct Disparities {
     pub equal_opportunity_difference: Figure,
     /// The TPR ratio.
     pub equal_opportunity_ratio: Figure,
+}
+
+impl Disparities {
+    /// Every figure with its Fairlearn name, in a fixed order.
+    pub fn named(&self) -> [(&'static str, &Figure); 6] {
+        [
+            (
+                "demographic_parity_difference",
+                &self.demographic_parity_difference,
+            ),
+            ("demographic_parity_ratio", &self.demographic_parity_ratio),
+            ("equalized_odds_difference", &self.equalized_odds_difference),
+            ("equalized_odds_ratio", &self.equalized_odds_ratio),
+            (
+                "equal_opportunity_difference",
+                &self.equal_opportunity_difference,
+            ),
+            ("equal_opportunity_ratio", &self.equal_opportunity_ratio),
+        ]
+    }
 }
 
 /// A private group report (module docs; docs/evaluation.md).
@@ -353,12 +387,7 @@ impl PrivateGroupReport {
     /// the disparities; every number is released (noisy counts and their post-processing).
     pub fn render(&self) -> String {
         let pct = self.level * 100.0;
-        let fig = |f: &Figure, digits: usize| {
-            let v = f
-                .value
-                .map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
-            format!("{v} [{:.digits$}, {:.digits$}]", f.lower, f.upper)
-        };
+        let fig = |f: &Figure, digits: usize| f.show(digits);
         let mut s = format!(
             "private group report: one noisy release at ε = {} ({}; discrete Laplace scale {}); \
              {pct}% intervals cover noise and sampling\n",
@@ -389,21 +418,7 @@ impl PrivateGroupReport {
             }
             s.push('\n');
         }
-        let d = &self.disparities;
-        for (name, f) in [
-            (
-                "demographic_parity_difference",
-                &d.demographic_parity_difference,
-            ),
-            ("demographic_parity_ratio", &d.demographic_parity_ratio),
-            ("equalized_odds_difference", &d.equalized_odds_difference),
-            ("equalized_odds_ratio", &d.equalized_odds_ratio),
-            (
-                "equal_opportunity_difference",
-                &d.equal_opportunity_difference,
-            ),
-            ("equal_opportunity_ratio", &d.equal_opportunity_ratio),
-        ] {
+        for (name, f) in self.disparities.named() {
             s.push_str(&format!("{name}: {}\n", fig(f, 3)));
         }
         s

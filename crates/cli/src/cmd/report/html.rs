@@ -3,7 +3,7 @@
 //! group names, class labels, release labels) goes through [`escape`].
 
 use dpfair::release_report::{Evaluation, LedgerTotal, Release, ReleaseReport};
-use dpfair_fairness::private_report::{Figure, Rate};
+use dpfair_fairness::private_report::Rate;
 use std::fmt::Write;
 
 const STYLE: &str = "\
@@ -256,47 +256,25 @@ fn evaluation(h: &mut String, e: &Evaluation) {
                     h,
                     "<tr><td>{}</td><td class=\"num\">{}</td>",
                     escape(&row.group),
-                    figure(&row.count, 0)
+                    row.count.show(0)
                 );
                 for r in Rate::ALL {
-                    let _ = write!(h, "<td class=\"num\">{}</td>", figure(row.rates.get(r), 3));
+                    let _ = write!(h, "<td class=\"num\">{}</td>", row.rates.get(r).show(3));
                 }
                 h.push_str("</tr>\n");
             }
             h.push_str("</table>\n<table>\n<tr><th>disparity</th><th>value [interval]</th></tr>\n");
-            let d = &report.disparities;
-            for (name, f) in [
-                (
-                    "demographic_parity_difference",
-                    &d.demographic_parity_difference,
-                ),
-                ("demographic_parity_ratio", &d.demographic_parity_ratio),
-                ("equalized_odds_difference", &d.equalized_odds_difference),
-                ("equalized_odds_ratio", &d.equalized_odds_ratio),
-                (
-                    "equal_opportunity_difference",
-                    &d.equal_opportunity_difference,
-                ),
-                ("equal_opportunity_ratio", &d.equal_opportunity_ratio),
-            ] {
+            for (name, f) in report.disparities.named() {
                 let _ = writeln!(
                     h,
                     "<tr><td>{name}</td><td class=\"num\">{}</td></tr>",
-                    figure(f, 3)
+                    f.show(3)
                 );
             }
             h.push_str("</table>\n<h2>The evaluation's release</h2>\n");
             ledger(h, releases, total);
         }
     }
-}
-
-/// `value [lower, upper]` (`n/a` without a point value).
-fn figure(f: &Figure, digits: usize) -> String {
-    let v = f
-        .value
-        .map_or("n/a".to_string(), |v| format!("{v:.digits$}"));
-    format!("{v} [{:.digits$}, {:.digits$}]", f.lower, f.upper)
 }
 
 /// Escaped names, comma-separated, each in `<code>`.
