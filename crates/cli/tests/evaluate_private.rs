@@ -88,12 +88,13 @@ fn private_report_prints_and_writes_one_release() {
         .map(|r| r["group"].as_str().unwrap())
         .collect();
     assert_eq!(groups, ["a", "b", "c"]);
-    // The undeclared-in-data group c is a row with a wide interval, not an error.
+    // The group without rows (c) is a row with a wide interval, not an error. Its cells are
+    // pure noise of scale 4 (Δ = 2 at ε = 0.5), each widened by a margin of 20 (β = 0.05 over
+    // 4 cells), so the interval is [0, 1] unless noise passes the margin; a width below 0.5
+    // needs a noisy cell of about 60 or more: probability below e^(-60/4) ≈ 3e-7 per run.
     let c = &json["report"]["by_group"][2]["selection_rate"];
-    assert!(
-        c["lower"].as_f64().unwrap() < 0.05 && c["upper"].as_f64().unwrap() > 0.95,
-        "{c}"
-    );
+    let width = c["upper"].as_f64().unwrap() - c["lower"].as_f64().unwrap();
+    assert!(width > 0.5, "{c}");
     let entries = json["ledger"]["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0]["relation"], "substitution");
