@@ -121,12 +121,21 @@ def test_regressor_ks_metric_matches_scipy(fitted, adult):
 
 
 @pytest.mark.parametrize("name", ["DPLinearRegression", "PrivateFairRegressor+base"])
-def test_regressors_from_features_agree_with_fairlearn_and_beat_the_constant(name, fitted, adult):
+def test_regressors_from_features_agree_with_fairlearn_and_beat_the_constant(
+    name, adult, adult_public
+):
     from sklearn.metrics import mean_squared_error
 
-    X, _ = adult
+    X, income = adult
     y = real_target(X)
-    est = fitted[name]
+    # Seeded release noise (not private: the OS-noise fits are the `fitted` fixture's). With OS
+    # noise the held-out check chose the released mean over DPLinearRegression in 63 of 1,000
+    # fits, whose MSE is then Var(y) or more: the test failed about 1 run in 16. Seed 2 keeps
+    # both models (of seeds 0-99, 3 failed, as OS noise would).
+    Xf, yf, kw = fit_args(name, X, income, adult_public)
+    session = dpfair.PrivacySession.insecure_seeded(1.0, 1e-4, seed=2)
+    est = make(name, random_state=7, session=session).fit(Xf, yf, **kw)
+    assert est.constant_ is None, est.constant_
     pred = est.predict(X, sensitive_features=X["sex"])
     mf = MetricFrame(
         metrics={"mse": mean_squared_error}, y_true=y, y_pred=pred, sensitive_features=X["sex"]
