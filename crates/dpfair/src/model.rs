@@ -301,8 +301,11 @@ impl ModelFile {
     /// let mut session = Session::new(3.0, 1e-5)?;
     /// let fitted = est.fit(&example_data(2_000, 2, 1), &mut session)?;
     /// let file = fitted.to_model_file(example_schema(2))?;
-    /// let estimate = file.fairness_estimate().expect("the decoupled classifier releases one");
-    /// assert_eq!(estimate.met, estimate.estimate <= estimate.target + 1e-9);
+    /// // The noise is the OS's: in the rare fit whose check chose a constant there is none.
+    /// match file.fairness_estimate() {
+    ///     Some(estimate) => assert_eq!(estimate.met, estimate.estimate <= estimate.target + 1e-9),
+    ///     None => assert!(file.check.as_ref().is_some_and(|c| c.replaced())),
+    /// }
     /// # Ok::<(), dpfair::Error>(())
     /// ```
     pub fn fairness_estimate(&self) -> Option<FairnessEstimate> {
