@@ -27,6 +27,7 @@ from dpfair import accounting, metrics
 from dpfair._base import DPFairEstimator
 from dpfair._native import BudgetExceededError
 from dpfair._warnings import (
+    BoundsWarning,
     BudgetWarning,
     ConstantModelWarning,
     FairnessWarning,
@@ -46,6 +47,7 @@ from dpfair.estimators import (
 from dpfair.session import PrivacySession
 
 __all__ = [
+    "BoundsWarning",
     "BudgetExceededError",
     "BudgetWarning",
     "CDPFairClassifier",

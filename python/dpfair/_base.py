@@ -19,7 +19,7 @@ from dpfair import _native
 from dpfair._input import Frame, _label_text, original_labels, to_frame
 from dpfair._ledger import Ledger
 from dpfair._repeated_fits import warn_if_repeated
-from dpfair._warnings import ConstantModelWarning, FairnessWarning
+from dpfair._warnings import BoundsWarning, ConstantModelWarning, FairnessWarning
 
 
 class DPFairEstimator:
@@ -225,6 +225,12 @@ class DPFairEstimator:
         if sensitive is not None:
             self.sensitive_feature_name_, groups = sensitive
             self.groups_ = np.array(groups, dtype=object)
+        if y is not None:
+            # What the fit said about its private bounds (public numbers only), first: it
+            # explains a constant model, which warns next.
+            for line in model.fit_warnings:
+                text = line.removeprefix("warning: ")
+                warnings.warn(BoundsWarning(f"{type(self).__name__}: {text}"), stacklevel=3)
         self._set_constant(model, warn=y is not None)
         self._set_fairness(model, warn=y is not None)
 

@@ -8,6 +8,14 @@ class PrivacyWarning(UserWarning):
     """A private fit's result is weak in a way its released values show (dpfair's warnings)."""
 
 
+class BoundsWarning(PrivacyWarning):
+    """The fit's private feature bounds had too little ε per column to be reliable.
+
+    The fit went on (columns may end up squashed or clipped; the held-out check then compares
+    the model with a constant); public `bounds=` for those columns avoid it.
+    """
+
+
 class ConstantModelWarning(PrivacyWarning):
     """The held-out check replaced the fitted model by a constant (`constant_` says which)."""
 

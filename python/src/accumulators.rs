@@ -299,7 +299,7 @@ impl PyLdpReports {
                 FittedModel::Lpct(model),
             )
             .map_err(crate::error::model_error)?;
-            Ok(PyModel { file })
+            Ok(PyModel::from(file))
         })
     }
 }
@@ -460,7 +460,7 @@ impl PyJointCounts {
             // A failed release stays spent: whether noise was drawn is not retried.
             let fitted = fitted.map_err(api_error)?;
             let file = fitted.to_model_file(schema).map_err(api_error)?;
-            Ok(PyModel { file })
+            Ok(PyModel::from(file))
         })
     }
 }

@@ -365,7 +365,7 @@ pub fn aggregate_round2_json(
         };
         let file = dpfair::model::ModelFile::from_federation(&global, &rounds, &config)
             .map_err(api_error)?;
-        Ok(PyModel { file })
+        Ok(PyModel::from(file))
     })
 }
 

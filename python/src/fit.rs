@@ -427,8 +427,12 @@ where
         }
     }
     .map_err(api_error)?;
+    let warnings = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
+        .and_then(|each| dpfair::pipeline::bounds_warning(each, fitted.rows))
+        .into_iter()
+        .collect();
     let file = fitted.to_model_file(loaded.schema).map_err(api_error)?;
-    Ok(PyModel { file })
+    Ok(PyModel { file, warnings })
 }
 
 /// Fit `method` with hyper-parameters `params` on `frame` (see the module docs). LPCT and

@@ -30,6 +30,18 @@ pub fn ledger_total(ledger: &Ledger) -> PyResult<LedgerTotal> {
 #[pyclass(module = "dpfair._native", name = "Model", frozen)]
 pub struct PyModel {
     pub file: ModelFile,
+    /// What the fit that made the model warned about (its private bounds: a line of
+    /// [`dpfair::pipeline::bounds_warning`]); empty for a model read from a file.
+    pub warnings: Vec<String>,
+}
+
+impl From<ModelFile> for PyModel {
+    fn from(file: ModelFile) -> Self {
+        PyModel {
+            file,
+            warnings: Vec::new(),
+        }
+    }
 }
 
 #[pymethods]
@@ -37,20 +49,16 @@ impl PyModel {
     /// Read a model file written by `dpfair fit` or by `save`.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<Self> {
-        guard(|| {
-            Ok(PyModel {
-                file: ModelFile::load(&path).map_err(model_error)?,
-            })
-        })
+        guard(|| Ok(ModelFile::load(&path).map_err(model_error)?.into()))
     }
 
     /// Parse a model file's text (`origin` names it in messages).
     #[staticmethod]
     fn from_json(text: &str, origin: &str) -> PyResult<Self> {
         guard(|| {
-            Ok(PyModel {
-                file: ModelFile::from_json(text, origin).map_err(model_error)?,
-            })
+            Ok(ModelFile::from_json(text, origin)
+                .map_err(model_error)?
+                .into())
         })
     }
 
@@ -120,6 +128,14 @@ impl PyModel {
     fn constant(&self) -> Option<(Option<u32>, Option<f64>)> {
         let check = self.file.check.as_ref()?;
         (check.constant.is_some() || check.value.is_some()).then_some((check.constant, check.value))
+    }
+
+    /// What the fit that made this model warned about, one line each (public numbers only:
+    /// the private bounds' ε per column and the fit's public row count); empty for a model read
+    /// from a file.
+    #[getter]
+    fn fit_warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     /// The fit's own private estimate of its fairness measure, `(measure, target, estimate,

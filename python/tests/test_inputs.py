@@ -3,6 +3,8 @@ the same model; bad inputs raise ValueError/TypeError with the column and row na
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -41,7 +43,7 @@ def test_float32_and_integer_inputs_are_converted():
     assert frame.numeric.dtype == np.float64
     assert np.array_equal(frame.numeric, X32.astype(np.float64))
     y = (X32[:, 0] > 0.5).astype(np.int64)
-    # Unscaled: no bounds at all (refused private bounds: below).
+    # Unscaled: no bounds at all (bounds too weak to help: below).
     est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, unscaled=True).fit(X32, y)
     assert est.classes_.tolist() == [0, 1] and est.predict(X32).dtype == y.dtype
     Xi = rng.integers(0, 10, size=(600, 2))
@@ -49,17 +51,21 @@ def test_float32_and_integer_inputs_are_converted():
     assert est.classes_.tolist() == [False, True]
 
 
-def test_bounds_no_better_than_a_guess_are_refused():
+def test_bounds_no_better_than_a_guess_warn_and_fit():
     """Private bounds at too little ε per column for the rows (2 columns on 150 rows at ε = 1,
-    replace-one so that n is public, docs/privacy.md "Feature bounds") are refused with a
-    ValueError that names the fixes and what n or ε would suffice."""
+    replace-one so that n is public, docs/privacy.md "Feature bounds") warn with a
+    BoundsWarning that names the fixes and the n that would suffice; the fit goes on."""
     rng = np.random.default_rng(2)
     X = rng.uniform(size=(150, 2))
     y = (X[:, 0] > 0.5).astype(np.int64)
-    with pytest.raises(ValueError, match="refused: private bounds.*suffice.*bounds="):
-        dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, substitution=True).fit(X, y)
+    est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, substitution=True)
+    with pytest.warns(dpfair.BoundsWarning, match="no better than a guess.*suffice.*bounds="):
+        est.fit(X, y)
+    assert est.ledger_["total"]["epsilon"] <= 1.0 + 1e-9
     est = dpfair.DPLogisticRegression(epsilon=1.0, epochs=2, bounds={"x0": (0, 1), "x1": (0, 1)})
-    assert est.fit(X, y).ledger_["total"]["epsilon"] <= 1.0 + 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpfair.BoundsWarning)
+        assert est.fit(X, y).ledger_["total"]["epsilon"] <= 1.0 + 1e-9
 
 
 def test_pandas_polars_and_arrow_give_the_same_model(adult):

@@ -16,7 +16,8 @@ more are run through a thin subclass that supplies it, and nothing else:
   are repeated to reach them.
 
 The checks' data have no public bounds, so the estimators that scale features do not
-(`unscaled=True`): on 20 rows, private bounds are refused as too noisy to beat a guess.
+(`unscaled=True`): on 20 rows, private bounds would be no better than a guess (a
+`BoundsWarning` on every fit).
 """
 
 from __future__ import annotations

@@ -65,36 +65,36 @@ fn default_fit_charges_private_bounds_and_says_so() {
 }
 
 /// Private bounds that would be no better than a guess (each column's ε below
-/// `bounds_epsilon_needed(rows, 0)`: 2 columns on 100 rows at ε = 2) are refused before
-/// anything is released, as bad input (exit 2), by an error that names the fixes and what n or
-/// ε would suffice (public numbers); public bounds fit the same file.
+/// `bounds_epsilon_needed(rows, 0)`: 2 columns on 100 rows at ε = 2) are released and the fit
+/// goes on (the held-out check then weighs the model against a constant), with a warning that
+/// names the fixes and the n that would suffice (public numbers: no row count of the data);
+/// public bounds fit the same file without it.
 #[test]
-fn bounds_no_better_than_a_guess_are_refused() {
+fn bounds_no_better_than_a_guess_warn_and_fit() {
     let dir = scratch("private-bounds", "guess");
     let data = design_csv(&dir, "d.csv", 100, 4);
     let model = dir.join("m.json");
     let per_column = dpfair::pipeline::auto_bounds_share(0.05, 2, 100, 2.0) * 2.0 / 2.0;
     assert!(per_column < dpfair::pipeline::bounds_epsilon_needed(100, 0.0));
     let out = fit(&data, &model, &[]);
-    assert_eq!(out.status.code(), Some(2));
+    ok(&out);
     let err = stderr(&out);
+    let warning = err
+        .lines()
+        .find(|l| l.contains("no better than a guess"))
+        .unwrap_or_else(|| panic!("no warning in {err}"));
     assert!(
-        err.contains("refused:") && err.contains("beat a guess") && err.contains("--bounds"),
-        "{err}"
-    );
-    let refusal = err.lines().find(|l| l.contains("refused:")).unwrap();
-    assert!(
-        !refusal.contains("100") && !refusal.contains(" 90 "),
-        "the refusal names no row count of the data: {refusal}"
+        warning.contains("--bounds") && warning.contains("would suffice"),
+        "{warning}"
     );
     assert!(
-        refusal.contains("suffice to have n ≥ ") && refusal.contains("a fit ε ≥ "),
-        "the refusal says what n or ε would suffice: {refusal}"
+        !warning.contains("100") && !warning.contains(" 90 "),
+        "the warning names no row count of the data: {warning}"
     );
-    assert!(!model.exists(), "a refused fit wrote a model");
+    assert!(model.exists());
     let out = fit(&data, &model, &["--bounds", "x1:0:1,x2:0:1"]);
     ok(&out);
-    assert!(model.exists());
+    assert!(!stderr(&out).contains("no better than a guess"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -21,9 +21,9 @@ pub enum Error {
     /// The data do not fit the method (missing groups or target, wrong number of groups, NaN …).
     #[error("invalid data: {0}")]
     InvalidData(String),
-    /// A fit refused before anything is released because its result would be no better than a
-    /// guess at these (public) settings; the reason names the options that fix it (e.g.
-    /// [`crate::pipeline::refuse_guessed_bounds`]).
+    /// A fit refused before anything is released because it lacks a public setting it needs
+    /// (e.g. `dpfair compare`'s regressors without a public target range); the reason names the
+    /// option that fixes it.
     #[error("refused: {0}")]
     Refused(String),
     /// The fit would take the session over its budget: refused before any noise was drawn.

@@ -42,7 +42,7 @@ use crate::estimator::row_count::{public_rows, public_size};
 use crate::estimator::{Estimator, Fitted, config_json};
 use crate::session::Session;
 use dpfair_data::{Bounds, Loaded, MinMax, PrivateBounds, Scaling as FittedScaling};
-use dpfair_privacy::ledger::{readable, readable_up};
+use dpfair_privacy::ledger::readable;
 use dpfair_privacy::mechanisms::AutoRange;
 use dpfair_privacy::{Ledger, Noise, Relation};
 
@@ -68,7 +68,7 @@ pub fn check_bounds_share(share: f64) -> Result<()> {
 /// bounds would cost more than the model they serve; up to it, a larger share only multiplies
 /// the method's noise by `(1 − least)/(1 − share)` (≤ 2: at most the loss of fitting on half the
 /// rows), while bounds whose failure bound reaches 1 leave columns squashed or clipped. Where
-/// even half of ε is too little, the fit refuses ([`refuse_guessed_bounds`]; docs/privacy.md,
+/// even half of ε is too little, the fit warns ([`bounds_warning`]; docs/privacy.md,
 /// "Feature bounds").
 pub const MAX_AUTO_BOUNDS_SHARE: f64 = 0.5;
 
@@ -112,54 +112,89 @@ pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) 
     needed.min(MAX_AUTO_BOUNDS_SHARE).max(least)
 }
 
-/// Refuses automatic private bounds that would be no better than a guess: `columns` columns
-/// on `rows` rows at `epsilon` for all of them, when each column's ε is below
-/// [`bounds_epsilon_needed`]`(rows, 0)`, where the bound on the bounds' failure probability
-/// reaches 1: the features would be squashed or clipped at random, and the model worse than
-/// predicting the majority class. Public numbers only (column and row counts, ε), checked
-/// before anything is released; the error names the options that fix it and what would
-/// suffice: the rows at this ε ([`AutoRange::rows_needed`], a function of ε and the column
-/// count), or the bounds' ε on these rows and the fit's ε at [`MAX_AUTO_BOUNDS_SHARE`].
+/// The ledger label prefix of the private feature bounds' releases (one column each, named
+/// between backticks after it; `dpfair_data::MinMax::fit`).
+const BOUNDS_LABEL: &str = "feature bounds of column";
+
+/// The ε each column's private feature bounds were charged in `ledger` (the bounds' total
+/// over their columns), or `None` when the ledger holds no such release: what
+/// [`bounds_warning`] reads after a fit, from the ledger alone.
 ///
 /// ```
-/// use dpfair::pipeline::refuse_guessed_bounds;
-/// // Communities: 100 columns on 1,395 rows at ε = 0.5 (50% of ε = 1) are refused…
-/// let refusal = refuse_guessed_bounds(100, 1_395, 0.5).unwrap_err().to_string();
-/// assert!(refusal.contains("n ≥ 11,074 rows"), "{refusal}");
-/// // …while Credit's 21 columns on 21,000 rows at ε = 0.2 are not, nor 7 columns on 700
-/// // rows at ε = 1 (50% of ε = 2), nor 12 columns on 1,500 rows at ε = 0.5 (50% of ε = 1).
-/// assert!(refuse_guessed_bounds(21, 21_000, 0.2).is_ok());
-/// assert!(refuse_guessed_bounds(7, 700, 1.0).is_ok());
-/// assert!(refuse_guessed_bounds(12, 1_500, 0.5).is_ok());
+/// use dpfair::estimators::CdpFair;
+/// use dpfair::pipeline::{Scaling, bounds_epsilon_per_column, fit};
+/// use dpfair::{Params, Session};
+/// # let dataset = dpfair::estimators::example_data(1_000, 2, 1);
+/// # let schema = dpfair::estimators::example_schema(2);
+/// let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+/// let est = CdpFair::params().epsilon(1.0).delta(1e-6).frequencies(64).check()?;
+/// let fitted = fit(&est, &mut loaded, &Scaling::default(), &mut Session::new(1.0, 1e-6)?)?;
+/// // Two numeric columns share the bounds' ε (5% of ε = 1, raised on 900 fit rows).
+/// let each = bounds_epsilon_per_column(&fitted.ledger).unwrap();
+/// assert!((0.025..=0.25).contains(&each), "{each}");
+/// assert_eq!(bounds_epsilon_per_column(&dpfair::privacy::Ledger::unlimited()), None);
+/// # Ok::<(), dpfair::Error>(())
 /// ```
-pub fn refuse_guessed_bounds(columns: usize, rows: usize, epsilon: f64) -> Result<()> {
-    if columns == 0 || !epsilon.is_finite() {
-        return Ok(());
+pub fn bounds_epsilon_per_column(ledger: &Ledger) -> Option<f64> {
+    let mut columns = std::collections::BTreeSet::new();
+    let mut spent = 0.0;
+    for e in ledger.entries() {
+        if let Some(rest) = e.label.strip_prefix(BOUNDS_LABEL) {
+            columns.insert(rest.split('`').nth(1).unwrap_or(rest).to_string());
+            if let dpfair_privacy::Cost::Pure { epsilon } = e.cost {
+                spent += epsilon;
+            }
+        }
     }
-    let per_column = epsilon / columns as f64;
-    let needed = bounds_epsilon_needed(rows, 0.0);
-    if per_column >= needed {
-        return Ok(());
+    (!columns.is_empty()).then(|| spent / columns.len() as f64)
+}
+
+/// A warning when automatic private bounds at `eps_column` per column on `rows` rows (public
+/// numbers) are weak, else `None`. Below [`bounds_epsilon_needed`]`(rows, 0)`, where the bound
+/// on their failure probability reaches 1, they are no better than a guess: columns may end up
+/// squashed or clipped and the model no better than a constant, which the held-out check then
+/// chooses; the message says what would suffice (the rows at this ε,
+/// [`AutoRange::rows_needed`]). Below [`bounds_epsilon_needed`]`(rows, 2)` they are likely too
+/// coarse to help. The fit goes on either way (it refused below the first level before issue
+/// #40: a refusal is no more useful than the constant, and a model whose other columns carry
+/// the signal can still beat it; docs/privacy.md, "Feature bounds"). Every front end prints
+/// this line: the CLI's fits and `compare`, Python's `BoundsWarning`.
+///
+/// ```
+/// use dpfair::pipeline::bounds_warning;
+/// // Communities: 100 columns on 1,395 rows at ε = 0.5 (ε = 0.005 per column) are a guess…
+/// let w = bounds_warning(0.005, 1_395).unwrap();
+/// assert!(w.contains("no better than a guess") && w.contains("n ≥ 11,074 rows"), "{w}");
+/// // …7 columns on 700 rows at ε = 1 (ε = 0.143 each) are reliable.
+/// assert_eq!(bounds_warning(1.0 / 7.0, 700), None);
+/// ```
+pub fn bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
+    if !eps_column.is_finite() {
+        return None;
     }
-    let bounds_epsilon = needed * columns as f64;
-    let rows_needed = AutoRange::rows_needed(per_column, 0.0);
-    let rows_needed = if rows_needed == usize::MAX {
-        "more rows than can be counted".to_string()
-    } else {
-        format!("n ≥ {} rows", thousands(rows_needed))
-    };
-    Err(Error::Refused(format!(
-        "private bounds for {columns} column(s) would get ε = {} each, too little on this many \
-         rows for their release to beat a guess (docs/privacy.md, \"Feature bounds\"); it would \
-         suffice to have {rows_needed} at this ε, or ε ≥ {} for the bounds on these rows (a fit \
-         ε ≥ {} at the largest automatic share, {}%); or give public bounds (--bounds or \
-         --bounds-file; `bounds=` in Python), coarse ranges (--coarse-bounds), or fewer feature \
-         columns (--features, --drop)",
-        readable(per_column),
-        readable_up(bounds_epsilon),
-        readable_up(bounds_epsilon / MAX_AUTO_BOUNDS_SHARE),
-        MAX_AUTO_BOUNDS_SHARE * 100.0
-    )))
+    let fixes = "give public bounds (--bounds or --bounds-file; `bounds=` in Python), coarse \
+                 ranges (--coarse-bounds; `coarse_bounds=`), fewer feature columns (--features, \
+                 --drop) or a larger ε";
+    if eps_column < bounds_epsilon_needed(rows, 0.0) {
+        let rows_needed = match AutoRange::rows_needed(eps_column, 0.0) {
+            usize::MAX => "more rows than can be counted".to_string(),
+            n => format!("n ≥ {} rows", thousands(n)),
+        };
+        return Some(format!(
+            "warning: private bounds at ε = {} per column are no better than a guess on this many \
+             rows (docs/privacy.md, \"Feature bounds\"): columns may end up squashed or clipped \
+             and the model no better than a constant, which the held-out check then chooses; \
+             {rows_needed} would suffice at this ε; {fixes}",
+            readable(eps_column)
+        ));
+    }
+    (eps_column < bounds_epsilon_needed(rows, 2.0)).then(|| {
+        format!(
+            "warning: private bounds at ε = {} per column are likely too coarse to help on this \
+             many rows (a column may end up squashed or clipped); {fixes}",
+            readable(eps_column)
+        )
+    })
 }
 
 /// `n` with a comma every three digits (11,074).
@@ -325,17 +360,6 @@ impl Scaling {
                 };
                 let before = ledger.entries().len();
                 let share = self.share_on(loaded, rows, epsilon);
-                // A public bound on an unknown column is the first error to report (from
-                // `MinMax::fit`, below), not the refusal.
-                let schema = &loaded.schema;
-                let bounds_known = public.0.keys().all(|c| {
-                    schema.features.iter().any(|f| f.name() == c)
-                        || schema.target.as_ref().is_some_and(|t| &t.name == c)
-                });
-                if matches!(self, Scaling::Auto { .. }) && bounds_known {
-                    let columns = self.plan(loaded).map_or(0, |p| p.private.len());
-                    refuse_guessed_bounds(columns, rows, share * epsilon)?;
-                }
                 let epsilon = if epsilon.is_finite() {
                     share * epsilon
                 } else {

@@ -363,37 +363,11 @@ pub fn bounds_lines(
             readable(share),
             readable(epsilon),
         ));
-        if let Some(w) = weak_bounds_warning(share * epsilon / m as f64, rows) {
+        if let Some(w) = dpfair::pipeline::bounds_warning(share * epsilon / m as f64, rows) {
             lines.push(w);
         }
     }
     lines
-}
-
-/// A warning when private bounds at `eps_column` per column on `rows` rows (public numbers) are
-/// likely too coarse to help: when the grid points beyond the data may weigh more than `e⁻²`
-/// against the best in the spread's release ([`dpfair::pipeline::bounds_epsilon_needed`]).
-/// Below [`dpfair::pipeline::bounds_epsilon_needed`]`(rows, 0)` the fits refuse instead
-/// ([`dpfair::pipeline::refuse_guessed_bounds`]), and the line says so (for `compare`, which
-/// prints it before its fits).
-pub fn weak_bounds_warning(eps_column: f64, rows: usize) -> Option<String> {
-    let needed = dpfair::pipeline::bounds_epsilon_needed(rows, 2.0);
-    if eps_column.is_finite() && eps_column < dpfair::pipeline::bounds_epsilon_needed(rows, 0.0) {
-        return Some(format!(
-            "warning: private bounds at ε = {} per column would be no better than a guess on \
-             this many rows: the fits that need them refuse; give public --bounds for these \
-             columns, --coarse-bounds, fewer columns, or a larger ε",
-            readable(eps_column)
-        ));
-    }
-    (eps_column.is_finite() && eps_column < needed).then(|| {
-        format!(
-            "warning: private bounds at ε = {} per column are likely too coarse to help on this \
-             many rows (the feature may end up squashed or clipped); give public --bounds for these \
-             columns, fewer columns, or a larger --bounds-share",
-            readable(eps_column)
-        )
-    })
 }
 
 /// The `--accountant` choice, shared by every subcommand that runs a DP-SGD accountant.

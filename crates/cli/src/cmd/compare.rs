@@ -151,9 +151,7 @@ pub fn run(args: Args) -> CliResult {
                  --bounds to spend nothing",
                 shares.join(", ")
             ));
-            lines.extend(crate::cmd::common::weak_bounds_warning(
-                eps_column, train_rows,
-            ));
+            lines.extend(dpfair::pipeline::bounds_warning(eps_column, train_rows));
         }
         for line in lines {
             eprintln!("{line}");

@@ -154,33 +154,16 @@ pub fn report_bounds(
     let dpfair_data::Scaling::MinMax(mm) = &loaded.schema.scaling else {
         return;
     };
-    let spent = bounds_spent(&fitted.ledger);
+    let plan = mm.plan(&loaded.schema);
+    let spent = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
+        .map_or(0.0, |each| each * plan.private.len() as f64);
     // The share actually spent (the automatic rule may raise the least share on small data).
     let share = if epsilon.is_finite() && spent > 0.0 {
         spent / epsilon
     } else {
         scaling.share()
     };
-    for line in crate::cmd::common::bounds_lines(
-        &mm.plan(&loaded.schema),
-        share,
-        epsilon,
-        spent,
-        fitted.rows,
-    ) {
+    for line in crate::cmd::common::bounds_lines(&plan, share, epsilon, spent, fitted.rows) {
         eprintln!("{line}");
     }
-}
-
-/// The ε the ledger charged for private feature bounds.
-pub fn bounds_spent(ledger: &dpfair_privacy::Ledger) -> f64 {
-    ledger
-        .entries()
-        .iter()
-        .filter(|e| e.label.starts_with("feature bounds of column"))
-        .map(|e| match e.cost {
-            dpfair_privacy::Cost::Pure { epsilon } => epsilon,
-            _ => 0.0,
-        })
-        .sum()
 }
