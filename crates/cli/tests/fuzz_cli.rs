@@ -501,7 +501,7 @@ fn fuzz_model_file_versions_and_digests_cannot_be_downgraded() {
     // is 1 case in 45, and 500 cases missed it with probability (44/45)^500 ≈ 1.3e-5.
     check((2, 0, 0, 0)).unwrap();
     runner(500)
-        .run(&(0u64..5, 0usize..3, 0usize..3, any::<u64>()), &check)
+        .run(&(0u64..5, 0usize..3, 0usize..3, any::<u64>()), check)
         .unwrap();
     let (verified, unverified, refused) = counts.get();
     eprintln!("versions: {verified} verified, {unverified} unverified, {refused} refused");
