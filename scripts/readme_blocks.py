@@ -223,15 +223,17 @@ def synthetic_data(folder: Path, seed: int = 43) -> None:
 
 def tree_state() -> list[str]:
     """`git status --porcelain --ignored` outside the build folder and the README's venv."""
+    # -z: paths as they are (no quotes around names with spaces, such as setuptools' files in
+    # the venv), each entry ended by NUL.
     out = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        ["git", "status", "--porcelain", "-z", "--ignored", "--untracked-files=all"],
         cwd=REPO,
         check=True,
         capture_output=True,
         text=True,
     ).stdout
     skip = ("target/", ".venv/")
-    return sorted(line for line in out.splitlines() if not line[3:].startswith(skip))
+    return sorted(entry for entry in out.split("\0") if entry and not entry[3:].startswith(skip))
 
 
 def path_without_dpfair() -> str:
