@@ -97,7 +97,7 @@ def blocks(readme: Path) -> list[Block]:
             if m:
                 fence, lang, start, body = m.group(1), m.group(2), n, []
         elif re.match(r"^\s*```\s*$", line):
-            text = "\n".join(b[len(fence) :] if b.startswith(fence) else b for b in body)
+            text = "\n".join(b.removeprefix(fence) for b in body)
             out.append(Block(lang or "text", start, heading, text + "\n"))
             fence = None
         else:
@@ -122,7 +122,13 @@ def _write(path: Path, header: list[str] | None, rows: list[list[object]]) -> No
 def _adult_raw(rng: random.Random, n: int, test: bool) -> str:
     """Rows in the UCI `adult.data` format: no header, `, ` separated, text columns, `?`."""
     work = ["Private", "Self-emp-not-inc", "Local-gov", "State-gov", "?"]
-    edu = [("HS-grad", 9), ("Bachelors", 13), ("Some-college", 10), ("Masters", 14), ("11th", 7)]
+    edu = [
+        ("HS-grad", 9),
+        ("Bachelors", 13),
+        ("Some-college", 10),
+        ("Masters", 14),
+        ("11th", 7),
+    ]
     marital = ["Never-married", "Married-civ-spouse", "Divorced"]
     occupation = ["Adm-clerical", "Exec-managerial", "Craft-repair", "Sales", "?"]
     relationship = ["Husband", "Wife", "Not-in-family", "Own-child"]
@@ -179,10 +185,17 @@ def synthetic_data(folder: Path, seed: int = 43) -> None:
     )
     rows = []
     for _ in range(4000):
-        race = rng.choices(["white", "black", "hisp", "asian", "other"], [70, 8, 7, 10, 5])[0]
+        race = rng.choices(
+            ["white", "black", "hisp", "asian", "other"], [70, 8, 7, 10, 5]
+        )[0]
         lsat, ugpa = rng.randint(10, 48), round(rng.uniform(1, 4), 1)
         fam, full = rng.randint(1, 5), rng.randint(1, 2)
-        z = 0.06 * (lsat - 36) + 0.5 * (ugpa - 3.2) + 0.3 * (race == "white") + rng.gauss(0, 0.8)
+        z = (
+            0.06 * (lsat - 36)
+            + 0.5 * (ugpa - 3.2)
+            + 0.3 * (race == "white")
+            + rng.gauss(0, 0.8)
+        )
         z = max(-4.0, min(4.0, z))
         gpa = max(0.0, min(4.0, round(3.2 + 0.3 * z + rng.gauss(0, 0.2), 1)))
         rows.append([race, lsat, ugpa, round(z, 2), full, fam, gpa])
@@ -214,8 +227,12 @@ def synthetic_data(folder: Path, seed: int = 43) -> None:
                 ]
             )
         _write(folder / name, None, rows)
-    (folder / "adult.data").write_text(_adult_raw(rng, 4000, test=False), encoding="utf-8")
-    (folder / "adult.test").write_text(_adult_raw(rng, 2000, test=True), encoding="utf-8")
+    (folder / "adult.data").write_text(
+        _adult_raw(rng, 4000, test=False), encoding="utf-8"
+    )
+    (folder / "adult.test").write_text(
+        _adult_raw(rng, 2000, test=True), encoding="utf-8"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +250,9 @@ def tree_state() -> list[str]:
         text=True,
     ).stdout
     skip = ("target/", ".venv/")
-    return sorted(entry for entry in out.split("\0") if entry and not entry[3:].startswith(skip))
+    return sorted(
+        entry for entry in out.split("\0") if entry and not entry[3:].startswith(skip)
+    )
 
 
 def path_without_dpfair() -> str:
@@ -248,10 +267,17 @@ def path_without_dpfair() -> str:
 
 def prepare(block: Block, data: Path, scratch: Path, venv: Path | None) -> str:
     """The block's text with the documented substitutions only (module docs)."""
-    text = block.text.replace(TOUR_TMP, f"{scratch}/tmp/dpfair-").replace(PLACEHOLDER, str(data))
+    text = block.text.replace(TOUR_TMP, f"{scratch}/tmp/dpfair-").replace(
+        PLACEHOLDER, str(data)
+    )
     if venv is not None:
-        text = "\n".join(line for line in text.splitlines() if "pip install" not in line) + "\n"
-        text = text.replace('"$REPO/.venv', f'"{venv}').replace("$REPO/.venv", str(venv))
+        text = (
+            "\n".join(line for line in text.splitlines() if "pip install" not in line)
+            + "\n"
+        )
+        text = text.replace('"$REPO/.venv', f'"{venv}').replace(
+            "$REPO/.venv", str(venv)
+        )
     return text
 
 
@@ -264,7 +290,13 @@ def parse_check(block: Block) -> str | None:
             return str(e)
         return None
     if block.lang == "sh":
-        r = subprocess.run(["bash", "-n"], input=block.text, capture_output=True, text=True)
+        r = subprocess.run(
+            ["bash", "-n"],
+            check=False,
+            input=block.text,
+            capture_output=True,
+            text=True,
+        )
         return r.stderr.strip() or None
     return None
 
@@ -273,7 +305,9 @@ def rust_block_matches_example(block: Block) -> str | None:
     """The README's Rust block is `csv_pipeline.rs` in short: its `use` lines must be there."""
     example = EXAMPLE.read_text(encoding="utf-8")
     missing = [
-        line for line in block.text.splitlines() if line.startswith("use ") and line not in example
+        line
+        for line in block.text.splitlines()
+        if line.startswith("use ") and line not in example
     ]
     return f"not in {EXAMPLE.relative_to(REPO)}: {missing}" if missing else None
 
@@ -291,7 +325,9 @@ def driver(steps: list[tuple[Block, str]], scratch: Path, python: str) -> str:
         f"cd {sh(str(REPO))}",
     ]
     for i, (block, text) in enumerate(steps):
-        path = scratch / "blocks" / f"{i:02d}.{'py' if block.lang == 'python' else 'sh'}"
+        path = (
+            scratch / "blocks" / f"{i:02d}.{'py' if block.lang == 'python' else 'sh'}"
+        )
         path.write_text(text, encoding="utf-8")
         runs = 2 if block.kind == "flower" else 1
         lines.append(f"BLOCK={sh(block.label())}")
@@ -320,16 +356,30 @@ def sh(s: str) -> str:
 def main() -> int:
     """Parse, prepare the data and the scratch folder, run the blocks, check the tree."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, help="data folder instead of synthetic stand-ins")
-    ap.add_argument("--slow", action="store_true", help="also .ci/run and the Rust example")
-    ap.add_argument("--python", action="store_true", help="also the Python set-up and quick start")
-    ap.add_argument("--venv", type=Path, help="an existing venv with dpfair, instead of --python's")
-    ap.add_argument("--flower", action="store_true", help="also the Flower block, run twice")
+    ap.add_argument(
+        "--data", type=Path, help="data folder instead of synthetic stand-ins"
+    )
+    ap.add_argument(
+        "--slow", action="store_true", help="also .ci/run and the Rust example"
+    )
+    ap.add_argument(
+        "--python", action="store_true", help="also the Python set-up and quick start"
+    )
+    ap.add_argument(
+        "--venv", type=Path, help="an existing venv with dpfair, instead of --python's"
+    )
+    ap.add_argument(
+        "--flower", action="store_true", help="also the Flower block, run twice"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
-    ap.add_argument("--list", action="store_true", help="list the blocks and what they need")
+    ap.add_argument(
+        "--list", action="store_true", help="list the blocks and what they need"
+    )
     args = ap.parse_args()
     if args.python and args.venv:
-        ap.error("--python builds the README's .venv; --venv uses another: one or the other")
+        ap.error(
+            "--python builds the README's .venv; --venv uses another: one or the other"
+        )
 
     found = blocks(README)
     if args.list:
@@ -339,7 +389,9 @@ def main() -> int:
 
     failures: list[str] = []
     for b in found:
-        err = parse_check(b) or (rust_block_matches_example(b) if b.lang == "rust" else None)
+        err = parse_check(b) or (
+            rust_block_matches_example(b) if b.lang == "rust" else None
+        )
         if err:
             failures.append(f"{b.label()}: {err}")
     if failures:
@@ -365,7 +417,9 @@ def main() -> int:
         synthetic_data(data)
     steps = [(b, prepare(b, data, scratch, venv)) for b in found if b.kind in wanted]
     skipped = [b for b in found if b.kind not in wanted and b.lang != "rust"]
-    python = str(venv / "bin" / "python") if venv else str(REPO / ".venv" / "bin" / "python")
+    python = (
+        str(venv / "bin" / "python") if venv else str(REPO / ".venv" / "bin" / "python")
+    )
     script = driver(steps, scratch, python=python)
     (scratch / "driver.sh").write_text(script, encoding="utf-8")
 
@@ -374,11 +428,17 @@ def main() -> int:
     home = Path.home()
     env.setdefault("CARGO_HOME", str(home / ".cargo"))
     env.setdefault("RUSTUP_HOME", str(home / ".rustup"))
-    env.update(PATH=path_without_dpfair(), HOME=str(scratch / "home"), TMPDIR=str(scratch / "tmp"))
+    env.update(
+        PATH=path_without_dpfair(),
+        HOME=str(scratch / "home"),
+        TMPDIR=str(scratch / "tmp"),
+    )
 
     before = tree_state()
     start = time.monotonic()
-    run = subprocess.run(["bash", str(scratch / "driver.sh")], env=env, cwd=REPO)
+    run = subprocess.run(
+        ["bash", str(scratch / "driver.sh")], check=False, env=env, cwd=REPO
+    )
     seconds = time.monotonic() - start
     after = tree_state()
 
@@ -389,7 +449,9 @@ def main() -> int:
     added, gone = sorted(set(after) - set(before)), sorted(set(before) - set(after))
     if added:
         ok = False
-        print("readme_blocks: the working tree changed during the run:", file=sys.stderr)
+        print(
+            "readme_blocks: the working tree changed during the run:", file=sys.stderr
+        )
         for line in added:
             print(f"  + {line}", file=sys.stderr)
     if gone:
@@ -417,7 +479,9 @@ def main() -> int:
 def run_example(data: Path, env: dict[str, str]) -> bool:
     """The runnable twin of the README's Rust block, on the same data."""
     cmd = ["cargo", "run", "--release", "-p", "dpfair", "--example", "csv_pipeline"]
-    r = subprocess.run(cmd, cwd=REPO, env={**env, "DPFAIR_DATA_DIR": str(data)})
+    r = subprocess.run(
+        cmd, check=False, cwd=REPO, env={**env, "DPFAIR_DATA_DIR": str(data)}
+    )
     if r.returncode != 0:
         print(f"readme_blocks: {' '.join(cmd)} exited {r.returncode}", file=sys.stderr)
     return r.returncode == 0
