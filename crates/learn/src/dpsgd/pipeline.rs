@@ -79,6 +79,45 @@ impl Schedule {
     }
 }
 
+/// The cores held by threaded runs in progress in this process, two per run: [`Threads::Auto`]
+/// starts a drawing thread only when two more cores are free of such runs, so fits started
+/// together from several threads (Python threads, a thread pool) run one thread each instead
+/// of oversubscribing the cores: the threaded loop's threads wait on each other by spinning,
+/// which on a shared core wastes the time the other fit needed (two threaded fits in two
+/// threads on 2 cores took 2.6–3.4× one fit's wall time, more than running them one after
+/// the other; BENCHMARKS.md, "Fits in threads"). The model is the same either way.
+pub(crate) struct CoreClaims(std::sync::atomic::AtomicUsize);
+
+/// This process's claims.
+static CORE_CLAIMS: CoreClaims = CoreClaims::new();
+
+impl CoreClaims {
+    pub(crate) const fn new() -> Self {
+        CoreClaims(std::sync::atomic::AtomicUsize::new(0))
+    }
+
+    /// Two cores for a threaded run, if `cores` leave two free of the runs in progress; held
+    /// until the claim drops.
+    pub(crate) fn claim_two(&self, cores: usize) -> Option<CoreClaim<'_>> {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.0
+            .fetch_update(SeqCst, SeqCst, |held| {
+                (held + 2 <= cores).then_some(held + 2)
+            })
+            .ok()
+            .map(|_| CoreClaim(self))
+    }
+}
+
+/// Two cores held by a threaded run ([`CoreClaims::claim_two`]).
+pub(crate) struct CoreClaim<'c>(&'c CoreClaims);
+
+impl Drop for CoreClaim<'_> {
+    fn drop(&mut self) {
+        self.0.0.fetch_sub(2, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Whether DP-SGD draws its batches and noise on a thread of their own ([`super::DpSgdConfig::threads`]).
 /// Every setting trains the same model (bit for bit from a seeded source): the random streams
 /// are read in the same order; only where the draws run differs.
@@ -102,8 +141,9 @@ impl Schedule {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// A drawing thread when it pays off: enough expected work (steps × expected batch ≥ 20,000
-    /// examples), at least 2 cores, and not already on a rayon worker (fits run in parallel
-    /// keep one thread each).
+    /// examples), at least 2 cores, not already on a rayon worker (fits run in parallel keep one
+    /// thread each), and two cores not held by another threaded run of this process
+    /// ([`CoreClaims`]).
     #[default]
     Auto,
     /// Everything on the caller's thread.
@@ -121,8 +161,17 @@ pub(crate) fn train<S: NoiseStep>(
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
+    // Held for the whole run: the cores a threaded run uses (Auto only; an explicit choice
+    // is the caller's).
+    let claim = match threads {
+        Threads::Auto if schedule.threads_pay_off() => {
+            let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
+            CORE_CLAIMS.claim_two(cores)
+        }
+        _ => None,
+    };
     let threads = match threads {
-        Threads::Auto if schedule.threads_pay_off() => Threads::Producers,
+        Threads::Auto if claim.is_some() => Threads::Producers,
         Threads::Auto => Threads::One,
         chosen => chosen,
     };
@@ -234,5 +283,28 @@ impl Loop<'_> {
                 Ok(())
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CoreClaims;
+
+    #[test]
+    fn threaded_runs_claim_two_cores_each_until_they_end() {
+        let claims = CoreClaims::new();
+        // Two cores: one threaded run at a time; the next runs on one thread until it ends.
+        let first = claims.claim_two(2).expect("two free cores");
+        assert!(claims.claim_two(2).is_none());
+        drop(first);
+        let again = claims.claim_two(2).expect("freed by the first run's end");
+        // Four cores hold two threaded runs; one core holds none.
+        assert!(
+            claims
+                .claim_two(4)
+                .is_some_and(|_| claims.claim_two(4).is_none())
+        );
+        drop(again);
+        assert!(claims.claim_two(1).is_none());
     }
 }
