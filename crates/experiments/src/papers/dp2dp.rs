@@ -19,7 +19,10 @@
 //!   fixed non-private p̂ and a 100,000-row test sample; `checks` fits the log-log slope.
 //!
 //! Each phase of a private run gets the whole (ε, δ) (parallel composition); Phase 1 is
-//! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`). Metrics on the
+//! output-perturbed multinomial logistic regression with Λ = 1e-2, R = 1 (`docs/deviations.md#dp2dp-phase-1-mechanism`). Phase 2 is
+//! Algorithm 1 as printed (last iterate, unit steps, σ_π = 0.05) in the paper-accounting and
+//! non-private series, and dpfair's Phase 2 (the estimators' defaults) in the strict series
+//! ([`cell_config`], `docs/deviations.md#dp2dp-strict-series-phase-2`). Metrics on the
 //! held-out test split: `accuracy`, `error`, `unfairness_u` (Û, Say et al., eq. (1)); the Denis cells also
 //! record `kkt_bound_met` (the KKT bound of Say et al.'s dual: in-sample unfairness on the pool ≤ ρ + (K−1)/N_min,
 //! plus 2/N_min of optimisation slack). Real data: the columns the data set lists are
@@ -218,57 +221,11 @@ impl Paper for Dp2dpPaper {
         if s.dataset == RATE {
             return run_rate(cell);
         }
-        let rho = cell.fairness_level()?;
-        let (data, test_fraction, pool_fraction, iterations) =
-            if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
-                let p: f64 = cell.param("p")?;
-                // Centres redrawn every run (`docs/deviations.md#dp2dp-synthetic-generator`).
-                let design = GaussianMixtureDesign {
-                    p,
-                    centres_seed: cell.seed,
-                    ..GaussianMixtureDesign::default()
-                };
-                let data = design.generate(10_000, cell.seed).map_err(method_error)?;
-                (data, 0.2, 0.25, 100)
-            } else {
-                let b = crate::load_builtin(&s.dataset)?;
-                let mut data = b.dataset.clone();
-                standardize_on(&mut data, &b.standardize, 0.25, cell.seed);
-                (data, 0.25, 20.0 / 75.0, cell.param::<usize>("iterations")?)
-            };
-        let (fit_rows, test_rows) = split_test(data.n_rows(), test_fraction, cell.seed);
-        let train = data.select(&fit_rows);
-        let test = data.select(&test_rows);
+        let (train, test) = cell_data(cell)?;
+        let cfg = cell_config(cell)?;
+        let pool_fraction = cfg.pool_fraction;
+        let rho = cfg.rho;
         let paper = s.accounting == "paper";
-        let cfg = Config {
-            rho,
-            epsilon: s.epsilon,
-            delta: s.delta,
-            accounting: if paper {
-                Accounting::Paper
-            } else {
-                Accounting::Strict
-            },
-            noise_on: if s.method == PRIVATE_THM41 {
-                NoiseOn::Mean
-            } else {
-                NoiseOn::Sum
-            },
-            pool_fraction,
-            iterations,
-            // The paper: the last iterate (`docs/deviations.md#dp2dp-initialisation`).
-            iterate: Iterate::Last,
-            // The paper's experiments: output perturbation (Λ = 1e-2, R = 1).
-            phase1: if s.method == PRIVATE_SGD {
-                Phase1::dp_sgd_default()
-            } else {
-                Phase1::paper()
-            },
-            // The paper's σ_π and unit steps (the library's defaults scale both to the data).
-            sigma_pi: Some(dp2dp::config::PAPER_SIGMA_PI),
-            step_scale: dp2dp::StepScale::Unit,
-            ..Config::default()
-        };
         let mut ledger = if paper {
             // The published procedure spends more than it claims: record, do not refuse
             // (`epsilon_spent` is the real cost).
@@ -557,6 +514,96 @@ fn run_rate(cell: &Cell) -> Result<Outcome> {
     let codes: Vec<u32> = ts.iter().map(|&v| u32::from(v > 0.0)).collect();
     let u = multiclass_unfairness(&pred, k, &codes).map_err(method_error)?;
     Ok(Outcome::new().metric("unfairness_u", u))
+}
+
+/// (data, test fraction) of a Fig. 1–4 cell: the synthetic mixture or the real data set
+/// standardised on its training split.
+fn cell_source(cell: &Cell) -> Result<(Dataset, f64)> {
+    let s = &cell.setting;
+    Ok(if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
+        let p: f64 = cell.param("p")?;
+        // Centres redrawn every run (`docs/deviations.md#dp2dp-synthetic-generator`).
+        let design = GaussianMixtureDesign {
+            p,
+            centres_seed: cell.seed,
+            ..GaussianMixtureDesign::default()
+        };
+        let data = design.generate(10_000, cell.seed).map_err(method_error)?;
+        (data, 0.2)
+    } else {
+        let b = crate::load_builtin(&s.dataset)?;
+        let mut data = b.dataset.clone();
+        standardize_on(&mut data, &b.standardize, 0.25, cell.seed);
+        (data, 0.25)
+    })
+}
+
+/// The (fit, test) data of a Fig. 1–4 cell, as [`Dp2dpPaper`]'s `run` splits them (for
+/// measurements of one cell, e.g. `examples/dp2dp_cell.rs`).
+pub fn cell_data(cell: &Cell) -> Result<(Dataset, Dataset)> {
+    let (data, test_fraction) = cell_source(cell)?;
+    let (fit_rows, test_rows) = split_test(data.n_rows(), test_fraction, cell.seed);
+    Ok((data.select(&fit_rows), data.select(&test_rows)))
+}
+
+/// The DP2DP [`Config`] a Fig. 1–4 cell fits with (its series' accounting, Phase 1 and
+/// Phase-2 settings).
+pub fn cell_config(cell: &Cell) -> Result<Config> {
+    let s = &cell.setting;
+    let rho = cell.fairness_level()?;
+    // Pool fraction and T: the synthetic 60/20/20 split with T = 100; Figs. 2–4's 55/20/25
+    // with Table 1's T.
+    let (pool_fraction, iterations) = if s.dataset == "synthetic" || s.dataset == CONTAMINATION {
+        (0.25, 100)
+    } else {
+        (20.0 / 75.0, cell.param::<usize>("iterations")?)
+    };
+    let paper = s.accounting == "paper";
+    let cfg = Config {
+        rho,
+        epsilon: s.epsilon,
+        delta: s.delta,
+        accounting: if paper {
+            Accounting::Paper
+        } else {
+            Accounting::Strict
+        },
+        noise_on: if s.method == PRIVATE_THM41 {
+            NoiseOn::Mean
+        } else {
+            NoiseOn::Sum
+        },
+        pool_fraction,
+        iterations,
+        // The paper's experiments: output perturbation (Λ = 1e-2, R = 1).
+        phase1: if s.method == PRIVATE_SGD {
+            Phase1::dp_sgd_default()
+        } else {
+            Phase1::paper()
+        },
+        ..Config::default()
+    };
+    Ok(if paper || !s.epsilon.is_finite() {
+        Config {
+            // The paper: the last iterate (`docs/deviations.md#dp2dp-initialisation`), its σ_π
+            // and unit steps (the library's defaults scale both to the data).
+            iterate: Iterate::Last,
+            sigma_pi: Some(dp2dp::config::PAPER_SIGMA_PI),
+            step_scale: dp2dp::StepScale::Unit,
+            ..cfg
+        }
+    } else {
+        // The strict series run dpfair's own Phase 2 (the estimators' defaults: the mixture of
+        // the second half's rules, steps scaled by min π̄, σ_π by `frequency_sigma`, one
+        // sampling standard deviation of margin). The paper's last iterate with unit steps
+        // carries the strict noise's random walk: on Parkinson's at ε = 0.5 (N = 1,175, T =
+        // 1,000, z = 53) its spread is 4–6 against C_λ = 1, a random λ̄ that moves a whole
+        // group (Û ≈ 0.6; `docs/deviations.md#dp2dp-strict-series-phase-2`).
+        Config {
+            margin_z: dp2dp::DEFAULT_MARGIN_Z,
+            ..cfg
+        }
+    })
 }
 
 /// A uniformly random (fit rows, test rows) split with `test_fraction` of the rows in the test

@@ -16,17 +16,24 @@ pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
     let mut out = Vec::new();
     out.extend(kkt(rows));
     out.extend(rate(rows));
-    for m in [PRIVATE, PRIVATE_PAPER] {
-        out.extend(close_to_non_private(rows, m).map(|c| {
-            c.explained_by(
-                "dp2dp-noise-on-the-sum",
-                "Algorithm 1 adds its noise to the sum (multiplier σ_SGD/Δ); the paper's \
-                 closeness matches Theorem 4.1's multiplier read literally (b = 128 times less \
-                 noise, series dp2dp-paper-thm41-noise), and the remaining accuracy gap is Phase \
-                 1's output perturbation",
-            )
-        }));
-    }
+    out.extend(close_to_non_private(rows, PRIVATE).map(|c| {
+        c.explained_by(
+            "dp2dp-strict-series-phase-2",
+            "with dpfair's Phase 2 (the mixture of the iterates' rules, steps scaled by min π̄) \
+             the unfairness gap closes; the accuracy gap is mostly Phase 1's output perturbation \
+             at ε = 0.46 (K = 6, d = 20): alone it errs 0.29 (4 seeds, examples/dp2dp_cell.rs) \
+             against the non-private DP2DP's 0.21 at ρ = 0.2",
+        )
+    }));
+    out.extend(close_to_non_private(rows, PRIVATE_PAPER).map(|c| {
+        c.explained_by(
+            "dp2dp-noise-on-the-sum",
+            "Algorithm 1 adds its noise to the sum (multiplier σ_SGD/Δ); the paper's \
+             closeness matches Theorem 4.1's multiplier read literally (b = 128 times less \
+             noise, series dp2dp-paper-thm41-noise), and the remaining accuracy gap is Phase \
+             1's output perturbation",
+        )
+    }));
     out.extend(close_to_non_private(rows, PRIVATE_THM41).map(|c| {
         c.explained_by(
             "dp2dp-phase-1-mechanism",
@@ -41,7 +48,17 @@ pub fn all(rows: &[Summary], real: &[&str]) -> Vec<Check> {
                     let why = if m == PRIVATE_SGD && d.starts_with("parkinsons") {
                         "the stored baselines are not like for like (their δ = 1/n², 75/25 \
                          split, 200 epochs); on Parkinson's the pool of N = 1,175 rows with \
-                         T = 1,000 noisy dual steps leaves Û ≈ 0.10–0.13"
+                         T = 1,000 noisy dual steps leaves Û ≈ 0.07–0.11 (--quick)"
+                    } else if m == PRIVATE && d.starts_with("parkinsons") {
+                        "the output-perturbed Phase 1 is the weaker base model: on Parkinson's, \
+                         alone, it errs 0.132 at ε = 0.5 and 0.068 at ε = 1 (Û 0.040, 0.050; 6 \
+                         seeds of these cells, examples/dp2dp_cell.rs) against DP-FERMI λ = 0's \
+                         0.047; the noisy dual adds 1–2 points"
+                    } else if m == PRIVATE && d.starts_with("credit") {
+                        "the output-perturbed Phase 1 is the weaker base model: on Credit, \
+                         alone, it errs 0.202 at ε = 0.5 and 0.203 at ε = 1 (6 seeds of these \
+                         cells, examples/dp2dp_cell.rs) against DP-FERMI λ = 0's 0.189; the \
+                         dual adds 0.1–0.2 points (Û 0.004–0.017 for ρ ≤ 0.025)"
                     } else if m == PRIVATE_SGD {
                         "the stored baselines are not like for like (their δ = 1/n², 75/25 \
                          split, 200 epochs)"
