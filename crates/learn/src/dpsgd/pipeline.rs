@@ -142,8 +142,8 @@ impl Drop for CoreClaim<'_> {
 pub enum Threads {
     /// A drawing thread when it pays off: enough expected work (steps × expected batch ≥ 20,000
     /// examples), at least 2 cores, not already on a rayon worker (fits run in parallel keep one
-    /// thread each), and two cores not held by another threaded run of this process
-    /// ([`CoreClaims`]).
+    /// thread each), and two cores not held by another threaded run of this process (the
+    /// pipeline's core claims; BENCHMARKS.md, "Fits in threads").
     #[default]
     Auto,
     /// Everything on the caller's thread.
