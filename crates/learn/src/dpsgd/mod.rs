@@ -454,6 +454,56 @@ mod pipeline_tests {
         }
     }
 
+    #[test]
+    fn a_drawing_thread_leaving_mid_run_keeps_the_model() {
+        // The drawing thread leaves after its first 1, 5, 40 and 200 looks at its work (as when
+        // another fit crowds the cores: `pipeline::CoreClaims`); the caller's thread then draws
+        // the remaining steps itself, and the model is the one-thread model.
+        for batch in [100, 600] {
+            let one = fit_leaving(batch, Threads::One, usize::MAX);
+            for after in [1, 5, 40, 200] {
+                assert_eq!(
+                    fit_leaving(batch, Threads::Producers, after),
+                    one,
+                    "expected batch {batch}, leaving after {after}"
+                );
+            }
+        }
+    }
+
+    /// The same run as [`same_model_on_one_and_two_threads`], its drawing thread leaving after
+    /// `after` looks at its work.
+    fn fit_leaving(batch: usize, threads: Threads, after: usize) -> Vec<f64> {
+        let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
+        let (q, _, steps) = schedule(2_000, batch, 5).unwrap();
+        let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
+        let mut r = run(&mut ledger, q, steps);
+        let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
+        let mut params = vec![0.0; 3 * 7];
+        let mut noise = Noise::seeded(5);
+        let looks = std::sync::atomic::AtomicUsize::new(0);
+        let leave = || looks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= after;
+        pipeline::run_steps(
+            threads,
+            &net,
+            &mut params,
+            &Schedule {
+                n: 2_000,
+                expected_batch: q * 2_000.0,
+                q,
+                steps,
+                learning_rate: 0.5,
+                clip: 1.0,
+            },
+            &mut r,
+            &mut noise,
+            &leave,
+        )
+        .unwrap();
+        assert_eq!(r.steps_done(), steps - steps / 2);
+        params
+    }
+
     fn same_model_on_one_and_two_threads(batch: usize) {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
         let (q, _, steps) = schedule(2_000, batch, 5).unwrap();

@@ -18,6 +18,8 @@ use super::slices::{GoneOnDrop, SharedSlices, SliceWork, sliced_sum};
 use crate::error::Result;
 use crate::sampling::PoissonSampler;
 use dpfair_privacy::Noise;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::SeqCst;
 
 /// The noise step of DP-SGD: the only place a step's sum becomes releasable. The noise is drawn
 /// before the sum exists (`draw`) and added to it once (`apply`).
@@ -79,42 +81,73 @@ impl Schedule {
     }
 }
 
-/// The cores held by threaded runs in progress in this process, two per run: [`Threads::Auto`]
-/// starts a drawing thread only when two more cores are free of such runs, so fits started
-/// together from several threads (Python threads, a thread pool) run one thread each instead
-/// of oversubscribing the cores: the threaded loop's threads wait on each other by spinning,
-/// which on a shared core wastes the time the other fit needed (two threaded fits in two
-/// threads on 2 cores took 2.6–3.4× one fit's wall time, more than running them one after
-/// the other; BENCHMARKS.md, "Fits in threads"). The model is the same either way.
-pub(crate) struct CoreClaims(std::sync::atomic::AtomicUsize);
+/// The cores held by [`Threads::Auto`] runs in progress in this process: two by a threaded run,
+/// one by a run on one thread. A run starts its drawing thread only when two cores are free,
+/// and a threaded run's drawing thread leaves (its run goes on on one thread, with the same
+/// model) as soon as the runs hold more cores than there are. So fits started together from
+/// several threads (Python threads, a thread pool) do not oversubscribe the cores: the threaded
+/// loop's threads wait for each other by spinning, which on a shared core wastes the time the
+/// other fit needs (BENCHMARKS.md, "Fits in threads").
+pub(crate) struct CoreClaims(AtomicUsize);
 
 /// This process's claims.
 static CORE_CLAIMS: CoreClaims = CoreClaims::new();
 
 impl CoreClaims {
     pub(crate) const fn new() -> Self {
-        CoreClaims(std::sync::atomic::AtomicUsize::new(0))
+        CoreClaims(AtomicUsize::new(0))
     }
 
-    /// Two cores for a threaded run, if `cores` leave two free of the runs in progress; held
-    /// until the claim drops.
-    pub(crate) fn claim_two(&self, cores: usize) -> Option<CoreClaim<'_>> {
-        use std::sync::atomic::Ordering::SeqCst;
-        self.0
-            .fetch_update(SeqCst, SeqCst, |held| {
-                (held + 2 <= cores).then_some(held + 2)
-            })
-            .ok()
-            .map(|_| CoreClaim(self))
+    /// Cores for a run among `cores`: two if it wants them (`want_two`: a drawing thread would
+    /// pay off) and two are free, else one. Held until the claim drops.
+    pub(crate) fn claim(&self, cores: usize, want_two: bool) -> CoreClaim<'_> {
+        let two = want_two
+            && self
+                .0
+                .fetch_update(SeqCst, SeqCst, |held| {
+                    (held + 2 <= cores).then_some(held + 2)
+                })
+                .is_ok();
+        if !two {
+            self.0.fetch_add(1, SeqCst);
+        }
+        CoreClaim {
+            claims: self,
+            held: AtomicUsize::new(if two { 2 } else { 1 }),
+            cores,
+        }
     }
 }
 
-/// Two cores held by a threaded run ([`CoreClaims::claim_two`]).
-pub(crate) struct CoreClaim<'c>(&'c CoreClaims);
+/// The cores one run holds ([`CoreClaims::claim`]).
+pub(crate) struct CoreClaim<'c> {
+    claims: &'c CoreClaims,
+    held: AtomicUsize,
+    cores: usize,
+}
+
+impl CoreClaim<'_> {
+    /// Whether the run holds two cores (it may start a drawing thread).
+    pub(crate) fn threaded(&self) -> bool {
+        self.held.load(SeqCst) == 2
+    }
+
+    /// For the drawing thread: whether it should leave because the runs in progress hold more
+    /// cores than there are; if so, gives its core back (the run goes on on one thread).
+    pub(crate) fn leave_if_crowded(&self) -> bool {
+        if self.claims.0.load(SeqCst) <= self.cores {
+            return false;
+        }
+        if self.held.compare_exchange(2, 1, SeqCst, SeqCst).is_ok() {
+            self.claims.0.fetch_sub(1, SeqCst);
+        }
+        true
+    }
+}
 
 impl Drop for CoreClaim<'_> {
     fn drop(&mut self) {
-        self.0.0.fetch_sub(2, std::sync::atomic::Ordering::SeqCst);
+        self.claims.0.fetch_sub(self.held.load(SeqCst), SeqCst);
     }
 }
 
@@ -142,8 +175,9 @@ impl Drop for CoreClaim<'_> {
 pub enum Threads {
     /// A drawing thread when it pays off: enough expected work (steps × expected batch ≥ 20,000
     /// examples), at least 2 cores, not already on a rayon worker (fits run in parallel keep one
-    /// thread each), and two cores not held by another threaded run of this process (the
-    /// pipeline's core claims; BENCHMARKS.md, "Fits in threads").
+    /// thread each), and two cores free of this process's other `Auto` runs; the drawing thread
+    /// leaves when runs started later crowd the cores (the pipeline's core claims; BENCHMARKS.md,
+    /// "Fits in threads").
     #[default]
     Auto,
     /// Everything on the caller's thread.
@@ -161,20 +195,34 @@ pub(crate) fn train<S: NoiseStep>(
     step: &mut S,
     noise: &mut Noise,
 ) -> Result<()> {
-    // Held for the whole run: the cores a threaded run uses (Auto only; an explicit choice
-    // is the caller's).
+    // Held for the whole run (Auto only; an explicit choice is the caller's).
     let claim = match threads {
-        Threads::Auto if schedule.threads_pay_off() => {
+        Threads::Auto => {
             let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
-            CORE_CLAIMS.claim_two(cores)
+            Some(CORE_CLAIMS.claim(cores, schedule.threads_pay_off()))
         }
         _ => None,
     };
     let threads = match threads {
-        Threads::Auto if claim.is_some() => Threads::Producers,
+        Threads::Auto if claim.as_ref().is_some_and(|c| c.threaded()) => Threads::Producers,
         Threads::Auto => Threads::One,
         chosen => chosen,
     };
+    let leave = || claim.as_ref().is_some_and(|c| c.leave_if_crowded());
+    run_steps(threads, net, params, schedule, step, noise, &leave)
+}
+
+/// [`train`] with the threads chosen (`One` or `Producers`) and `leave` telling a drawing
+/// thread when to leave.
+pub(crate) fn run_steps<S: NoiseStep>(
+    threads: Threads,
+    net: &dyn Net,
+    params: &mut [f64],
+    schedule: &Schedule,
+    step: &mut S,
+    noise: &mut Noise,
+    leave: &(dyn Fn() -> bool + Sync),
+) -> Result<()> {
     let Schedule {
         n,
         expected_batch,
@@ -208,7 +256,7 @@ pub(crate) fn train<S: NoiseStep>(
         },
     ];
     if threads == Threads::Producers {
-        loop_.threaded(net, params, &mut streams)
+        loop_.threaded(net, params, &mut streams, leave)
     } else {
         loop_.one_thread(net, params, &mut streams)
     }
@@ -250,6 +298,7 @@ impl Loop<'_> {
         net: &dyn Net,
         params: &mut [f64],
         streams: &mut [Stream<'_, S>],
+        leave: &(dyn Fn() -> bool + Sync),
     ) -> Result<()> {
         let dim = params.len();
         let plan = DrawPlan {
@@ -268,7 +317,7 @@ impl Loop<'_> {
                 // This thread's slices are summed here if it leaves before finishing them.
                 let _gone = GoneOnDrop(&slices);
                 let mut work = SliceWork::default();
-                draws.run_drawer(|| slices.help(&mut work));
+                draws.run_drawer(|| slices.help(&mut work), leave);
             });
             // Stops the drawing thread however this thread leaves (done, an error, a panic).
             let _stop = StopOnDrop(&draws);
@@ -291,20 +340,27 @@ mod tests {
     use super::CoreClaims;
 
     #[test]
-    fn threaded_runs_claim_two_cores_each_until_they_end() {
+    fn runs_claim_two_cores_when_free_and_crowded_drawers_leave() {
         let claims = CoreClaims::new();
-        // Two cores: one threaded run at a time; the next runs on one thread until it ends.
-        let first = claims.claim_two(2).expect("two free cores");
-        assert!(claims.claim_two(2).is_none());
-        drop(first);
-        let again = claims.claim_two(2).expect("freed by the first run's end");
-        // Four cores hold two threaded runs; one core holds none.
+        // Two cores: the first run holds both; the second holds one and crowds the first,
+        // whose drawing thread then leaves and gives one back.
+        let first = claims.claim(2, true);
+        assert!(first.threaded());
+        assert!(!first.leave_if_crowded(), "alone on its cores");
+        let second = claims.claim(2, true);
+        assert!(!second.threaded());
+        assert!(first.leave_if_crowded() && !first.threaded());
         assert!(
-            claims
-                .claim_two(4)
-                .is_some_and(|_| claims.claim_two(4).is_none())
+            !second.leave_if_crowded(),
+            "two runs on two cores: no longer crowded"
         );
-        drop(again);
-        assert!(claims.claim_two(1).is_none());
+        drop(first);
+        drop(second);
+        assert!(claims.claim(2, true).threaded(), "every core given back");
+        assert!(
+            !claims.claim(2, false).threaded(),
+            "a run too small to pay off"
+        );
+        assert!(!claims.claim(1, true).threaded());
     }
 }

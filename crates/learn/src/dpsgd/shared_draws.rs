@@ -170,9 +170,14 @@ impl<'s, 'p, S: NoiseStep> SharedDraws<'s, 'p, S> {
     /// ahead: the sums are the longer part of a step), drawing first otherwise (the summing
     /// thread would draw its own steps and wait for the helped slices). With the queues full
     /// the thread looks for help or room for [`SPIN`] before it sleeps until a step is taken;
-    /// with every stream drawn it keeps helping until the run stops.
-    pub fn run_drawer(&self, mut help: impl FnMut() -> bool) {
+    /// with every stream drawn it keeps helping until the run stops. It leaves early when
+    /// `leave` says so (checked between draws and slices, so it holds no step or slice then):
+    /// the summing thread draws the remaining steps itself, in the same order.
+    pub fn run_drawer(&self, mut help: impl FnMut() -> bool, leave: &dyn Fn() -> bool) {
         while !self.stop.load(Ordering::SeqCst) {
+            if leave() {
+                return;
+            }
             if self.well_ahead() && help() {
                 continue;
             }
@@ -320,7 +325,7 @@ mod tests {
         let draws = SharedDraws::new(streams, steps, plan, 3);
         std::thread::scope(|scope| {
             if with_drawer {
-                scope.spawn(|| draws.run_drawer(|| false));
+                scope.spawn(|| draws.run_drawer(|| false, &|| false));
             }
             let _stop = StopOnDrop(&draws);
             (0..steps)
