@@ -461,12 +461,16 @@ pub fn fit(
             real_target_is_numbers(public, &coding)?;
         }
         if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
-            let public = public.frame()?.learn(&coding).map_err(data_error)?;
-            // Private rows with the public rows' schema: a value those lack is coded as a
-            // missing one (docs/privacy.md, "Feature bounds").
-            let private = frame
-                .frame()?
-                .apply_with(&public.schema, Unseen::AsMissing)
+            // Both data sets are built with the GIL released (read-only views of the caller's
+            // arrays). The private rows take the public rows' schema: a value those lack is
+            // coded as a missing one (docs/privacy.md, "Feature bounds").
+            let (public_view, private_view) = (public.frame()?, frame.frame()?);
+            let (public, private) = py
+                .detach(|| {
+                    let public = public_view.learn(&coding)?;
+                    let private = private_view.apply_with(&public.schema, Unseen::AsMissing)?;
+                    Ok((public, private))
+                })
                 .map_err(data_error)?;
             let loaded = Loaded {
                 dataset: private,
@@ -496,7 +500,10 @@ pub fn fit(
             fill: public,
             ..coding
         };
-        let loaded = frame.frame()?.learn(&coding).map_err(data_error)?;
+        // The data set is built with the GIL released (the rows are read-only views of the
+        // caller's arrays, held for the call): other Python threads run meanwhile.
+        let view = frame.frame()?;
+        let loaded = py.detach(|| view.learn(&coding)).map_err(data_error)?;
         macro_rules! with {
             ($build:expr) => {{
                 let est = $build;

@@ -90,10 +90,11 @@ impl PyModel {
         seed: Option<u64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
-            let data = frame
-                .frame()?
-                .apply(&self.file.schema)
-                .map_err(data_error)?;
+            // The rows are coded with the GIL released too (they are read-only views of the
+            // caller's arrays, held for the call).
+            let view = frame.frame()?;
+            let schema = &self.file.schema;
+            let data = py.detach(|| view.apply(schema)).map_err(data_error)?;
             let mut rng = match seed {
                 Some(s) => Noise::seeded(s),
                 None => Noise::os(),
