@@ -135,13 +135,7 @@ pub fn run(args: Args) -> CliResult {
         format: csv_format(args.delimiter, args.header),
         ..Default::default()
     };
-    let pred_table = Table::read_any(
-        &args.predictions,
-        &CsvFormat {
-            delimiter: None,
-            header: HeaderMode::Present,
-        },
-    )?;
+    let pred_table = read_predictions(&args.predictions)?;
     let loaded = match dpfair_data::load(&args.data, &options) {
         Err(DataError::OneClassTarget { value, .. })
             if args.positive.is_some() && args.classes.is_none() =>
@@ -438,4 +432,16 @@ fn majority_accuracy(y: &[u32], k: usize) -> f64 {
         }
     }
     counts.into_iter().max().unwrap_or(0) as f64 / y.len().max(1) as f64
+}
+
+/// The predictions file (`--predictions`: CSV with a header, or Parquet / Arrow IPC), as
+/// `dpfair predict` writes it.
+fn read_predictions(path: &std::path::Path) -> CliResult<Table> {
+    Ok(Table::read_any(
+        path,
+        &CsvFormat {
+            delimiter: None,
+            header: HeaderMode::Present,
+        },
+    )?)
 }

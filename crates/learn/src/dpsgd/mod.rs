@@ -460,10 +460,10 @@ mod pipeline_tests {
         // another fit crowds the cores: `pipeline::CoreClaims`); the caller's thread then draws
         // the remaining steps itself, and the model is the one-thread model.
         for batch in [100, 600] {
-            let one = fit_leaving(batch, Threads::One, usize::MAX);
+            let one = fit(batch, Threads::One, None);
             for after in [1, 5, 40, 200] {
                 assert_eq!(
-                    fit_leaving(batch, Threads::Producers, after),
+                    fit(batch, Threads::Producers, Some(after)),
                     one,
                     "expected batch {batch}, leaving after {after}"
                 );
@@ -471,9 +471,10 @@ mod pipeline_tests {
         }
     }
 
-    /// The same run as [`same_model_on_one_and_two_threads`], its drawing thread leaving after
-    /// `after` looks at its work.
-    fn fit_leaving(batch: usize, threads: Threads, after: usize) -> Vec<f64> {
+    /// One seeded run on `threads` (2,000 rows, 5 epochs at expected batch `batch`); its
+    /// parameters. With `leave_after`, the drawing thread leaves after that many looks at its
+    /// work (`pipeline::run_steps`); without, the run goes through [`train`].
+    fn fit(batch: usize, threads: Threads, leave_after: Option<usize>) -> Vec<f64> {
         let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
         let (q, _, steps) = schedule(2_000, batch, 5).unwrap();
         let mut ledger = Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
@@ -481,62 +482,44 @@ mod pipeline_tests {
         let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
         let mut params = vec![0.0; 3 * 7];
         let mut noise = Noise::seeded(5);
-        let looks = std::sync::atomic::AtomicUsize::new(0);
-        let leave = || looks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= after;
-        pipeline::run_steps(
-            threads,
-            &net,
-            &mut params,
-            &Schedule {
-                n: 2_000,
-                expected_batch: q * 2_000.0,
-                q,
-                steps,
-                learning_rate: 0.5,
-                clip: 1.0,
-            },
-            &mut r,
-            &mut noise,
-            &leave,
-        )
+        let plan = Schedule {
+            n: 2_000,
+            expected_batch: q * 2_000.0,
+            q,
+            steps,
+            learning_rate: 0.5,
+            clip: 1.0,
+        };
+        match leave_after {
+            None => train(threads, &net, &mut params, &plan, &mut r, &mut noise),
+            Some(after) => {
+                let looks = std::sync::atomic::AtomicUsize::new(0);
+                let leave = || looks.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= after;
+                pipeline::run_steps(
+                    threads,
+                    &net,
+                    &mut params,
+                    &plan,
+                    &mut r,
+                    &mut noise,
+                    &leave,
+                )
+            }
+        }
         .unwrap();
+        // The caller's handle drew the even steps; a split-off handle drew the odd ones.
         assert_eq!(r.steps_done(), steps - steps / 2);
         params
     }
 
     fn same_model_on_one_and_two_threads(batch: usize) {
-        let (x, y) = blobs(2_000, 6, 3, 2.0, 3);
-        let (q, _, steps) = schedule(2_000, batch, 5).unwrap();
-        let fit = |threads: Threads| {
-            let mut ledger =
-                Ledger::new(dpfair_privacy::Budget::approx(f64::INFINITY, 1e-5).unwrap());
-            let mut r = run(&mut ledger, q, steps);
-            let net = LogisticNet::new(CompactRows::new(x.view(), &y).unwrap(), 3);
-            let mut params = vec![0.0; 3 * 7];
-            let mut noise = Noise::seeded(5);
-            train(
-                threads,
-                &net,
-                &mut params,
-                &Schedule {
-                    n: 2_000,
-                    expected_batch: q * 2_000.0,
-                    q,
-                    steps,
-                    learning_rate: 0.5,
-                    clip: 1.0,
-                },
-                &mut r,
-                &mut noise,
-            )
-            .unwrap();
-            // The caller's handle drew the even steps; a split-off handle drew the odd ones.
-            assert_eq!(r.steps_done(), steps - steps / 2);
-            params
-        };
-        let one = fit(Threads::One);
+        let one = fit(batch, Threads::One, None);
         for _ in 0..3 {
-            assert_eq!(fit(Threads::Producers), one, "expected batch {batch}");
+            assert_eq!(
+                fit(batch, Threads::Producers, None),
+                one,
+                "expected batch {batch}"
+            );
         }
         assert!(one.iter().any(|&p| p != 0.0));
     }

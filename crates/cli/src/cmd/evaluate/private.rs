@@ -11,7 +11,7 @@ use crate::cmd::common::{Input, SeedArgs, check_output, csv_format};
 use crate::error::{CliError, CliResult};
 use dpfair::Session;
 use dpfair::evaluation::private_group_report;
-use dpfair_data::{CsvFormat, HeaderMode, LoadOptions, MissingPolicy, Table, Target, TaskKind};
+use dpfair_data::{LoadOptions, MissingPolicy, Target, TaskKind};
 use dpfair_fairness::{GroupConfusion, PrivateGroupReport};
 use dpfair_privacy::{Ledger, Relation};
 use serde::Serialize;
@@ -195,13 +195,7 @@ pub fn run(args: &Args, epsilon: f64) -> CliResult {
         ..Default::default()
     };
     let loaded = dpfair_data::load(&args.data, &options)?;
-    let pred_table = Table::read_any(
-        &args.predictions,
-        &CsvFormat {
-            delimiter: None,
-            header: HeaderMode::Present,
-        },
-    )?;
+    let pred_table = super::read_predictions(&args.predictions)?;
     let pred_name = args.predictions.display().to_string();
     if pred_table.n_rows() != loaded.report.rows_in_file {
         // No row counts in the message: under add/remove they are private.
