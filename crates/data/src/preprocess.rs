@@ -20,6 +20,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The ledger label of a column's private bounds, followed by the column's name in backticks
+/// (what `dpfair::pipeline::bounds_epsilon_per_column` reads back).
+pub const BOUNDS_LABEL: &str = "feature bounds of column";
+
 /// Public per-column bounds `lo < hi`, keyed by source column name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bounds(pub BTreeMap<String, (f64, f64)>);
@@ -311,7 +315,7 @@ impl MinMax {
         let eps_each = private.epsilon / missing.len() as f64;
         for (j, name) in missing {
             let values = data.features.column(j).to_vec();
-            let label = format!("feature bounds of column `{name}`");
+            let label = format!("{BOUNDS_LABEL} `{name}`");
             let (l, h) = match private.coarse.get(&name) {
                 Some((clo, chi)) => {
                     let (l, h) = dpfair_privacy::mechanisms::private_range(

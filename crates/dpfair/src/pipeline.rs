@@ -112,10 +112,6 @@ pub fn auto_bounds_share(least: f64, columns: usize, rows: usize, epsilon: f64) 
     needed.min(MAX_AUTO_BOUNDS_SHARE).max(least)
 }
 
-/// The ledger label prefix of the private feature bounds' releases (one column each, named
-/// between backticks after it; `dpfair_data::MinMax::fit`).
-const BOUNDS_LABEL: &str = "feature bounds of column";
-
 /// The ε each column's private feature bounds were charged in `ledger` (the bounds' total
 /// over their columns), or `None` when the ledger holds no such release: what
 /// [`bounds_warning`] reads after a fit, from the ledger alone.
@@ -139,7 +135,7 @@ pub fn bounds_epsilon_per_column(ledger: &Ledger) -> Option<f64> {
     let mut columns = std::collections::BTreeSet::new();
     let mut spent = 0.0;
     for e in ledger.entries() {
-        if let Some(rest) = e.label.strip_prefix(BOUNDS_LABEL) {
+        if let Some(rest) = e.label.strip_prefix(dpfair_data::preprocess::BOUNDS_LABEL) {
             columns.insert(rest.split('`').nth(1).unwrap_or(rest).to_string());
             if let dpfair_privacy::Cost::Pure { epsilon } = e.cost {
                 spent += epsilon;
