@@ -154,7 +154,15 @@ EXPECTED_FAILURES = {
     "DPLogisticRegression": _CLASSIFIER,
     "DPLinearRegression": _REGRESSOR,
     "CDPFairWithGroups": _FAIR_CLASSIFIER,
-    "FDPFairWithGroups": _FAIR_CLASSIFIER,
+    "FDPFairWithGroups": {
+        **_FAIR_CLASSIFIER,
+        # When the released threshold straddles (docs/deviations.md#fdp-fair-randomised-straddle)
+        # predict draws between two rules: a row with P(1) in (0, 1) may go either way (it did,
+        # 5 of 200 rows, in one CI run in several).
+        "check_classifiers_train": (
+            "randomized predictor: predict draws between two thresholds, not argmax(proba)"
+        ),
+    },
     "DecoupledWithGroups": {
         **_FAIR_CLASSIFIER,
         "check_classifiers_train": (
