@@ -282,7 +282,7 @@ pub fn release_majority(
 }
 
 /// The class labels of a class target.
-fn class_labels(data: &Dataset) -> Result<Vec<u32>> {
+pub(crate) fn class_labels(data: &Dataset) -> Result<Vec<u32>> {
     match &data.target {
         Some(Target::Binary(y)) => Ok(y.iter().map(|&v| u32::from(v)).collect()),
         Some(Target::Multiclass { labels, .. }) => Ok(labels.clone()),
@@ -421,7 +421,7 @@ pub fn choose_value<M: Predictor>(
     )?;
     let mean = fit_mean.map_or(held_out_mean.value, |f| f.pool(&held_out_mean, range));
     let cap2 = ((hi - lo) / 4.0).powi(2);
-    let out = row_by_row(model, held_out, noise)?;
+    let out = row_by_row(|d, s| Ok(model.predict(d, s)?), held_out, noise)?;
     let predicted = out.values().ok_or_else(|| {
         Error::InvalidData("the held-out check of a real target needs a regressor".into())
     })?;
@@ -464,7 +464,7 @@ pub fn public_check<M: Predictor>(
             ));
         }
     };
-    let out = row_by_row(model, held_out, noise)?;
+    let out = row_by_row(|d, s| Ok(model.predict(d, s)?), held_out, noise)?;
     let predicted = out
         .classes()
         .ok_or_else(|| Error::InvalidData("the public check needs a classifier".into()))?;
@@ -497,7 +497,7 @@ fn scores<M: Predictor>(
     noise: &mut Noise,
 ) -> Result<(f64, Vec<f64>)> {
     let y = class_labels(held_out)?;
-    let out = row_by_row(model, held_out, noise)?;
+    let out = row_by_row(|d, s| Ok(model.predict(d, s)?), held_out, noise)?;
     let predicted = out
         .classes()
         .ok_or_else(|| Error::InvalidData("the held-out check needs a classifier".into()))?;
@@ -517,12 +517,16 @@ fn scores<M: Predictor>(
 /// `model`'s predictions for every row of `held_out`, each row predicted alone from its own
 /// stream (seeded from the public stream), so that a randomised model's draw for one row never
 /// depends on another row's data (module docs).
-fn row_by_row<M: Predictor>(model: &M, held_out: &Dataset, noise: &mut Noise) -> Result<Output> {
+pub(crate) fn row_by_row(
+    predict: impl Fn(&Dataset, &mut Noise) -> Result<Output>,
+    held_out: &Dataset,
+    noise: &mut Noise,
+) -> Result<Output> {
     let mut classes = Vec::new();
     let mut values = Vec::new();
     for i in 0..held_out.n_rows() {
         let mut stream = Noise::seeded(noise.public_u64());
-        match model.predict(&held_out.select(&[i]), &mut stream)? {
+        match predict(&held_out.select(&[i]), &mut stream)? {
             Output::Classes { classes: c, .. } => classes.extend(c),
             Output::Values(v) => values.extend(v),
         }

@@ -61,6 +61,7 @@ pub mod plugin;
 pub mod predictor;
 pub mod release_report;
 pub mod session;
+pub mod tune;
 
 pub use error::{Error, Result};
 pub use estimator::{Estimator, Fitted, Params};

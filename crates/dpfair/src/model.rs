@@ -265,6 +265,10 @@ pub struct ModelFile {
     /// class, every prediction is that class. Absent in files of fits without a check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<crate::held_out_check::CheckOutcome>,
+    /// The private search that chose this model ([`crate::tune`]): its candidates, the chosen
+    /// one and its rule (the cost is the ledger's entry). Absent in files of plain fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<crate::tune::Selection>,
     /// `sha256:<hex>` of the canonical JSON of every other field (see the module docs); empty in
     /// version-1 files.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -381,6 +385,7 @@ impl ModelFile {
             config,
             model,
             check: None,
+            selection: None,
             digest: String::new(),
         };
         file.check_finite()?;
@@ -421,6 +426,13 @@ impl ModelFile {
         check: Option<crate::held_out_check::CheckOutcome>,
     ) -> Result<Self> {
         self.check = check;
+        self.digest = self.body_digest()?;
+        Ok(self)
+    }
+
+    /// The file with the private search that chose the model (and a fresh digest).
+    pub fn with_selection(mut self, selection: Option<crate::tune::Selection>) -> Result<Self> {
+        self.selection = selection;
         self.digest = self.body_digest()?;
         Ok(self)
     }

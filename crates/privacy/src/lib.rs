@@ -15,6 +15,8 @@
 //! * [`ledger`]: the budget, its entries (label, mechanism, relation, sensitivity, norm, scale,
 //!   cost) and how they compose into one total, printed with its rule.
 //! * [`accounting`]: pure / approximate DP, zCDP, RDP, PRV and GDP accountants and conversions.
+//! * [`selection`]: private selection from private candidates (Liu–Talwar random stopping, its
+//!   Rényi-DP lift by Papernot & Steinke), the cost of a private hyper-parameter search.
 //! * [`audit`]: empirical high-confidence lower bounds on the ε a mechanism actually spends.
 //!
 //! ```
@@ -34,6 +36,7 @@ pub mod error;
 pub mod ledger;
 pub mod mechanisms;
 pub mod samplers;
+pub mod selection;
 pub mod serde_f64;
 
 pub use entropy::{Noise, NoiseSource};

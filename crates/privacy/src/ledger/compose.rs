@@ -219,7 +219,11 @@ fn needs_delta(c: &Cost) -> bool {
 }
 
 /// A node's RDP curve: its costs' curves added up, plus each partition's order-wise worst part.
-fn rdp_curve(node: &Node, orders: &[f64], cache: &ConversionCache) -> Option<Result<Vec<f64>>> {
+pub(super) fn rdp_curve(
+    node: &Node,
+    orders: &[f64],
+    cache: &ConversionCache,
+) -> Option<Result<Vec<f64>>> {
     let mut sum = vec![0.0; orders.len()];
     for c in &node.costs {
         match cache.rdp_curve(c, orders)? {

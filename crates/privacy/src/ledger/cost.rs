@@ -7,6 +7,10 @@ use crate::error::{Result, invalid};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// What every rule of [`Cost::add_remove_to_substitution`] begins with, in the note of an entry
+/// it restated.
+pub(super) const FROM_ADD_REMOVE: &str = "converted from add/remove";
+
 /// The cost of one release, in the mechanism's native unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "unit", rename_all = "kebab-case")]

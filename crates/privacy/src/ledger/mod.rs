@@ -167,6 +167,41 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// This entry's cost restated with a Rényi-DP curve, when it has one or a valid bound gives
+    /// one (see [`Ledger::rdp_curve`]); `None` otherwise.
+    fn rdp_cost(&self) -> Option<Cost> {
+        let from_add_remove = self
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains(cost::FROM_ADD_REMOVE));
+        match &self.cost {
+            Cost::Approx { .. }
+                if self.mechanism.starts_with("gaussian")
+                    && self.norm == "l2"
+                    && self.scale > 0.0
+                    && !from_add_remove =>
+            {
+                let rho = self.sensitivity * self.sensitivity / (2.0 * self.scale * self.scale);
+                Some(Cost::Zcdp { rho: rho.next_up() })
+            }
+            Cost::SubsampledGaussian {
+                sampling_rate,
+                noise_multiplier,
+                steps,
+                ..
+            } => Some(Cost::SubsampledGaussian {
+                sampling_rate: *sampling_rate,
+                noise_multiplier: *noise_multiplier,
+                steps: *steps,
+                accountant: crate::accounting::Accountant::Rdp,
+            }),
+            c if c.rdp_curve(&[2.0]).is_some() && !c.is_infinite() => Some(c.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// Appended to [`Total::rule`] when the total relies on an approximation (see
 /// [`Ledger::is_certified`]).
 pub const UNCERTIFIED_MARK: &str =
@@ -477,6 +512,35 @@ impl Ledger {
             });
         }
         Ok(())
+    }
+
+    /// This ledger's Rényi-DP curve over `orders`, its entries composed as in [`Ledger::total`]
+    /// (sequential entries add up, a partition costs its order-wise worst part): what a cost
+    /// built on a whole run needs ([`crate::selection`]). Two kinds of entry without their own
+    /// curve are restated by a bound that holds for them: a Gaussian release recorded in (ε, δ)
+    /// is (Δ²/2σ²)-zCDP at its recorded ℓ2 sensitivity Δ and σ (Bun & Steinke 2016, Prop. 1.6;
+    /// for the discrete Gaussian, Canonne, Kamath & Steinke 2020, Thm 14), and a subsampled
+    /// Gaussian has its RDP curve whichever accountant calibrated it. Any other entry without a
+    /// curve (an (ε, δ) release of another mechanism, a non-private step) is an error naming it.
+    pub fn rdp_curve(&self, orders: &[f64]) -> Result<Vec<f64>> {
+        let mut restated = Vec::with_capacity(self.entries.len());
+        for e in &self.entries {
+            let cost = e.rdp_cost().ok_or_else(|| {
+                invalid(
+                    "ledger",
+                    format!(
+                        "`{}` ({}, {}) has no Rényi-DP curve",
+                        e.label, e.mechanism, e.cost
+                    ),
+                )
+            })?;
+            restated.push(Entry { cost, ..e.clone() });
+        }
+        let items = compose::tree(&restated);
+        match compose::rdp_curve(&items, orders, &self.cache) {
+            Some(curve) => curve,
+            None => Err(invalid("ledger", "an entry has no Rényi-DP curve")),
+        }
     }
 
     fn total_without_last(&self) -> Result<Total> {
