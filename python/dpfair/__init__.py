@@ -44,6 +44,7 @@ from dpfair.estimators import (
     LPCTPruneClassifier,
     PrivateFairRegressor,
 )
+from dpfair.search import PrivateSearchCV
 from dpfair.session import PrivacySession
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "PrivacySession",
     "PrivacyWarning",
     "PrivateFairRegressor",
+    "PrivateSearchCV",
     "accounting",
     "load",
     "metrics",

@@ -22,18 +22,8 @@ from dpfair._repeated_fits import warn_if_repeated
 from dpfair._warnings import BoundsWarning, ConstantModelWarning, FairnessWarning
 
 
-class DPFairEstimator:
-    """Base class: the sklearn protocol and the fit/predict plumbing (module docs).
-
-    Subclasses set `_method` (the library method's name, as in `dpfair fit METHOD`),
-    `_regression` for a real-valued target, and implement `_native_params`.
-    """
-
-    _method: ClassVar[str] = ""
-    _regression: ClassVar[bool] = False
-    _multi_class: ClassVar[bool] = False
-
-    # -- the sklearn protocol -------------------------------------------------------------
+class Params:
+    """The sklearn parameter protocol: `get_params`, `set_params` and `repr` from `__init__`."""
 
     @classmethod
     def _get_param_names(cls) -> list:
@@ -47,16 +37,17 @@ class DPFairEstimator:
     def get_params(self, deep: bool = True) -> dict:
         """The hyper-parameters, by name.
 
-        With `deep`, a nested estimator's (`base`) are included as `base__name`, as sklearn does.
+        With `deep`, a nested estimator's (`base`, `estimator`) are included as `base__name`, as
+        sklearn does.
         """
         out = {name: getattr(self, name) for name in self._get_param_names()}
         if deep:
             for name, value in list(out.items()):
-                if isinstance(value, DPFairEstimator):
+                if isinstance(value, Params):
                     out.update({f"{name}__{k}": v for k, v in value.get_params().items()})
         return out
 
-    def set_params(self, **params: Any) -> DPFairEstimator:
+    def set_params(self, **params: Any) -> Any:
         """Set hyper-parameters by name (`base__name` for a nested estimator's).
 
         An unknown name is a `ValueError`.
@@ -76,7 +67,7 @@ class DPFairEstimator:
                 setattr(self, name, value)
         for outer, sub in nested.items():
             target = getattr(self, outer)
-            if not isinstance(target, DPFairEstimator):
+            if not isinstance(target, Params):
                 raise ValueError(f"`{outer}` is not an estimator: cannot set {sorted(sub)}")
             target.set_params(**sub)
         return self
@@ -91,6 +82,18 @@ class DPFairEstimator:
             if not (k in defaults and _same(defaults[k], v))
         ]
         return f"{type(self).__name__}({', '.join(changed)})"
+
+
+class DPFairEstimator(Params):
+    """Base class: the sklearn protocol and the fit/predict plumbing (module docs).
+
+    Subclasses set `_method` (the library method's name, as in `dpfair fit METHOD`),
+    `_regression` for a real-valued target, and implement `_native_params`.
+    """
+
+    _method: ClassVar[str] = ""
+    _regression: ClassVar[bool] = False
+    _multi_class: ClassVar[bool] = False
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "model_")
@@ -170,6 +173,10 @@ class DPFairEstimator:
             self._check_binary(frame)
         return frame
 
+    def _fit_frames(self, X: Any, y: Any, sensitive_features: Any = None) -> tuple:
+        """The private frame of a fit and its public frame (`None` but for LPCT)."""
+        return self._fit_input(X, y, sensitive_features), None
+
     def _check_binary(self, frame: Frame) -> None:
         """A binary-only classifier refuses more than two classes in `frame`'s target."""
         if not (self._regression or self._multi_class) and self._n_classes(frame) > 2:
@@ -198,7 +205,7 @@ class DPFairEstimator:
 
         `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
-        frame = self._fit_input(X, y, sensitive_features)
+        frame, _ = self._fit_frames(X, y, sensitive_features)
         self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 

@@ -57,6 +57,7 @@ class Model:
     def feature_names(self) -> list[str]: ...
     def ledger_json(self) -> str: ...
     def ledger_total(self) -> _LedgerTotal: ...
+    def selection_json(self) -> str | None: ...
     def config_json(self) -> str: ...
 
 class Session:
@@ -78,6 +79,19 @@ def fit(
     public: _Frame | None = None,
 ) -> Model:
     """Fit `method`; `coding_options` needs `task` (binary, multiclass or regression)."""
+
+def tune(
+    method: str,
+    candidates: list[dict[str, Any]],
+    frame: _Frame,
+    coding_options: dict[str, Any],
+    selection_fraction: float = 0.2,
+    mean_runs: int | None = None,
+    session: Session | None = None,
+    seed: int | None = None,
+    public: _Frame | None = None,
+) -> Model:
+    """A private search among `candidates` of the classifier `method`: one ledger entry."""
 
 def numeric_block_address(frame: _Frame) -> int | None: ...
 def factorize_arrow_strings(

@@ -5,7 +5,8 @@ overlapping subsets of the same rows. Each fit spends its ε; without a shared
 `dpfair.PrivacySession` nothing adds the fits up, and the privacy loss of the whole search is
 (under basic composition) the sum over the fits, which no ledger shows. `warn_if_repeated`
 detects the tool from the call stack (its frames live in `sklearn.model_selection`, in the
-calling process or in a joblib worker) and warns once per tool and estimator class.
+calling process or in a joblib worker) and warns once per tool and estimator class, naming
+`dpfair.PrivateSearchCV`, which searches privately at one fit's cost.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def warn_if_repeated(estimator: Any) -> None:
             "(k fits spend k times as much). Pass session=dpfair.PrivacySession(epsilon=...) "
             "to charge every fit to one budget (the fit that would overspend is refused "
             "before it draws noise; n_jobs must then be 1), or score on public or exact "
-            "data you may use freely"
+            "data you may use freely. To search hyper-parameters privately, use "
+            "dpfair.PrivateSearchCV: the whole search spends one fit's epsilon"
         ),
         stacklevel=3,
     )

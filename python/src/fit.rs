@@ -320,7 +320,8 @@ pub fn bounds(list: Option<Vec<(String, f64, f64)>>, parameter: &'static str) ->
 /// The feature scaling, as the CLI's (`docs/privacy.md`): `unscaled` none; public `bounds`
 /// where given (free); the other numeric columns' bounds estimated privately with
 /// `bounds_share` of ε, within `coarse_bounds` when given, from the public log grid otherwise.
-/// Also returns the public bounds (whose midpoints fill missing numeric cells).
+/// `accounting="paper"` keeps only the public bounds, as the paper's procedure does. Also
+/// returns the public bounds (whose midpoints fill missing numeric cells).
 fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<(Scaling, Bounds)> {
     let given = h.get::<Vec<(String, f64, f64)>>("bounds")?;
     let public = bounds(given.clone(), "bounds")?;
@@ -348,7 +349,62 @@ fn scaling(h: &mut Hyper<'_, '_>) -> PyResult<(Scaling, Bounds)> {
         },
     };
     scaling.check().map_err(api_error)?;
+    let paper = h
+        .dict
+        .get_item("accounting")?
+        .is_some_and(|a| a.extract::<String>().is_ok_and(|a| a == "paper"));
+    if paper {
+        return Ok((scaling.for_paper_procedure(), public));
+    }
     Ok((scaling, public))
+}
+
+/// The one scaling of every candidate (a search scales the rows once), with its public bounds.
+fn one_scaling(hypers: &mut [Hyper<'_, '_>]) -> PyResult<(Scaling, Bounds)> {
+    let mut each = hypers.iter_mut().map(scaling);
+    let first = each
+        .next()
+        .ok_or_else(|| value_error("a search needs at least one candidate"))??;
+    for other in each {
+        if !same_scaling(&first.0, &other?.0) {
+            return Err(value_error(
+                "bounds, coarse_bounds, bounds_share, unscaled and accounting must scale the \
+                 features alike in every candidate: a search scales the rows once",
+            ));
+        }
+    }
+    Ok(first)
+}
+
+/// Whether two scalings are the same.
+fn same_scaling(a: &Scaling, b: &Scaling) -> bool {
+    match (a, b) {
+        (Scaling::None, Scaling::None) => true,
+        (Scaling::Public(p), Scaling::Public(q)) => p == q,
+        (
+            Scaling::Auto {
+                public: p,
+                share: s,
+            },
+            Scaling::Auto {
+                public: q,
+                share: t,
+            },
+        ) => p == q && s == t,
+        (
+            Scaling::Private {
+                public: p,
+                coarse: c,
+                share: s,
+            },
+            Scaling::Private {
+                public: q,
+                coarse: d,
+                share: t,
+            },
+        ) => p == q && c == d && s == t,
+        _ => false,
+    }
 }
 
 /// The coding of the target and groups: `positive`, `task`, declared `groups` and `classes`.
@@ -396,26 +452,36 @@ fn real_target_is_numbers(frame: &FrameInput<'_>, coding: &Coding) -> PyResult<(
     }
 }
 
-/// Fit `estimator` on `loaded` in the caller's session, or in a session of its own (whose budget
-/// is the fit's declared spend; `seed` seeds only the public randomness). The fit runs with the
-/// GIL released: other Python threads (another fit among them) run meanwhile.
-fn run<E>(
+/// What is done with the estimators a method's builder made, one per hyper-parameter dict: one
+/// fit ([`fit`]) or a private search ([`crate::tune`]).
+pub(crate) trait Job {
+    /// Run on `loaded`, scaled by `scaling`, with the GIL released while the library works.
+    fn run<E>(
+        self,
+        py: Python<'_>,
+        estimators: Vec<E>,
+        loaded: Loaded,
+        scaling: &Scaling,
+    ) -> PyResult<PyModel>
+    where
+        E: Estimator + Sync,
+        E::Model: Send;
+}
+
+/// Run `work` in the caller's session, or in a session of its own (whose budget is what `work`
+/// declares; `seed` seeds only its public randomness), with the GIL released: other Python
+/// threads (another fit among them) run meanwhile.
+pub(crate) fn in_session<T: Send>(
     py: Python<'_>,
-    estimator: E,
-    mut loaded: Loaded,
-    scaling: &Scaling,
     session: Option<&Bound<'_, PySession>>,
     seed: Option<u64>,
-) -> PyResult<PyModel>
-where
-    E: Estimator + Sync,
-    E::Model: Send,
-{
-    let fitted = match session {
+    work: impl FnOnce(&mut Session) -> dpfair::Result<T> + Send,
+) -> PyResult<T> {
+    match session {
         Some(s) => {
             let mut held = s.borrow_mut();
             let session = &mut held.session;
-            py.detach(|| dpfair::pipeline::fit(&estimator, &mut loaded, scaling, session))
+            py.detach(|| work(session))
         }
         None => {
             let noise = match seed {
@@ -423,16 +489,58 @@ where
                 None => Noise::os(),
             };
             let mut own = Session::unlimited().with_noise(noise);
-            py.detach(|| dpfair::pipeline::fit(&estimator, &mut loaded, scaling, &mut own))
+            py.detach(|| work(&mut own))
         }
     }
-    .map_err(api_error)?;
-    let warnings = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
-        .and_then(|each| dpfair::pipeline::bounds_warning(each, fitted.rows))
+    .map_err(api_error)
+}
+
+/// One fit, in the caller's session or in one of its own.
+struct Fit<'a, 'py> {
+    session: Option<&'a Bound<'py, PySession>>,
+    seed: Option<u64>,
+}
+
+impl Job for Fit<'_, '_> {
+    fn run<E>(
+        self,
+        py: Python<'_>,
+        estimators: Vec<E>,
+        mut loaded: Loaded,
+        scaling: &Scaling,
+    ) -> PyResult<PyModel>
+    where
+        E: Estimator + Sync,
+        E::Model: Send,
+    {
+        let Ok([estimator]) = <[E; 1]>::try_from(estimators) else {
+            return Err(value_error("a fit takes one set of hyper-parameters"));
+        };
+        let fitted = in_session(py, self.session, self.seed, |session| {
+            dpfair::pipeline::fit(&estimator, &mut loaded, scaling, session)
+        })?;
+        let warnings = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
+            .and_then(|each| dpfair::pipeline::bounds_warning(each, fitted.rows))
+            .into_iter()
+            .collect();
+        let file = fitted.to_model_file(loaded.schema).map_err(api_error)?;
+        Ok(PyModel { file, warnings })
+    }
+}
+
+/// Each dict's estimator, built by `build`; every name a dict gives must be read.
+fn build_each<'py, E>(
+    hypers: Vec<Hyper<'_, 'py>>,
+    mut build: impl FnMut(&mut Hyper<'_, 'py>) -> PyResult<E>,
+) -> PyResult<Vec<E>> {
+    hypers
         .into_iter()
-        .collect();
-    let file = fitted.to_model_file(loaded.schema).map_err(api_error)?;
-    Ok(PyModel { file, warnings })
+        .map(|mut h| {
+            let est = build(&mut h)?;
+            h.done()?;
+            Ok(est)
+        })
+        .collect()
 }
 
 /// Fit `method` with hyper-parameters `params` on `frame` (see the module docs). LPCT and
@@ -449,90 +557,97 @@ pub fn fit(
     seed: Option<u64>,
     public: Option<FrameInput<'_>>,
 ) -> PyResult<PyModel> {
-    let py = params.py();
-    guard(|| {
-        let mut h = Hyper {
-            dict: params,
+    let job = Fit { session, seed };
+    let params = std::slice::from_ref(params);
+    guard(|| dispatch(method, params, frame, coding_options, seed, public, job))
+}
+
+/// Build `method`'s estimator from each of `params` (one dict of hyper-parameters each), code
+/// `frame` (with `public`'s schema for LPCT and LPCT-prune) and hand both to `job`.
+pub(crate) fn dispatch<J: Job>(
+    method: &str,
+    params: &[Bound<'_, PyDict>],
+    frame: FrameInput<'_>,
+    coding_options: &Bound<'_, PyDict>,
+    seed: Option<u64>,
+    public: Option<FrameInput<'_>>,
+    job: J,
+) -> PyResult<PyModel> {
+    let py = coding_options.py();
+    let mut hypers: Vec<Hyper<'_, '_>> = params
+        .iter()
+        .map(|dict| Hyper {
+            dict,
             read: BTreeSet::new(),
+        })
+        .collect();
+    let coding = coding(coding_options)?;
+    real_target_is_numbers(&frame, &coding)?;
+    if let Some(public) = &public {
+        real_target_is_numbers(public, &coding)?;
+    }
+    if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
+        // Both data sets are built with the GIL released (read-only views of the caller's
+        // arrays). The private rows take the public rows' schema: a value those lack is
+        // coded as a missing one (docs/privacy.md, "Feature bounds").
+        let (public_view, private_view) = (public.frame()?, frame.frame()?);
+        let (public, private) = py
+            .detach(|| {
+                let public = public_view.learn(&coding)?;
+                let private = private_view.apply_with(&public.schema, Unseen::AsMissing)?;
+                Ok((public, private))
+            })
+            .map_err(data_error)?;
+        let loaded = Loaded {
+            dataset: private,
+            schema: public.schema.clone(),
+            report: public.report.clone(),
         };
-        let coding = coding(coding_options)?;
-        real_target_is_numbers(&frame, &coding)?;
-        if let Some(public) = &public {
-            real_target_is_numbers(public, &coding)?;
-        }
-        if let ("lpct" | "lpct-prune", Some(public)) = (method, &public) {
-            // Both data sets are built with the GIL released (read-only views of the caller's
-            // arrays). The private rows take the public rows' schema: a value those lack is
-            // coded as a missing one (docs/privacy.md, "Feature bounds").
-            let (public_view, private_view) = (public.frame()?, frame.frame()?);
-            let (public, private) = py
-                .detach(|| {
-                    let public = public_view.learn(&coding)?;
-                    let private = private_view.apply_with(&public.schema, Unseen::AsMissing)?;
-                    Ok((public, private))
-                })
-                .map_err(data_error)?;
-            let loaded = Loaded {
-                dataset: private,
-                schema: public.schema.clone(),
-                report: public.report.clone(),
-            };
-            let model = if method == "lpct" {
-                let est = lpct(&mut h, public.dataset, seed)?;
-                h.done()?;
-                run(py, est, loaded, &Scaling::None, session, seed)
+        let rows = &public.dataset;
+        return if method == "lpct" {
+            let ests = build_each(hypers, |h| lpct(h, rows.clone(), seed))?;
+            job.run(py, ests, loaded, &Scaling::None)
+        } else {
+            let ests = build_each(hypers, |h| lpct_prune(h, rows.clone(), seed))?;
+            job.run(py, ests, loaded, &Scaling::None)
+        };
+    }
+    let (scaling, public) = one_scaling(&mut hypers)?;
+    // Missing numeric cells: the midpoints of the public bounds, else 0 (as the CLI).
+    let coding = Coding {
+        fill: public,
+        ..coding
+    };
+    // The data set is built with the GIL released (the rows are read-only views of the
+    // caller's arrays, held for the call): other Python threads run meanwhile.
+    let view = frame.frame()?;
+    let loaded = py.detach(|| view.learn(&coding)).map_err(data_error)?;
+    macro_rules! with {
+        ($build:expr) => {{
+            let ests = build_each(hypers, $build)?;
+            job.run(py, ests, loaded, &scaling)
+        }};
+    }
+    match method {
+        "dp-logistic" => with!(dp_logistic),
+        "dp-linear" => with!(dp_linear),
+        "cdp-fair" => with!(cdp_fair),
+        "fdp-fair" => with!(fdp_fair),
+        "fair-regression" => {
+            let ests = build_each(hypers, fair_regression)?;
+            // On scores: clipped to the public score range, never scaled (as the CLI).
+            let scaling = if ests.iter().any(FairRegression::on_scores) {
+                Scaling::None
             } else {
-                let est = lpct_prune(&mut h, public.dataset, seed)?;
-                h.done()?;
-                run(py, est, loaded, &Scaling::None, session, seed)
+                scaling
             };
-            return model;
+            job.run(py, ests, loaded, &scaling)
         }
-        let (mut scaling, public) = scaling(&mut h)?;
-        let paper = params
-            .get_item("accounting")?
-            .is_some_and(|a| a.extract::<String>().is_ok_and(|a| a == "paper"));
-        if paper {
-            scaling = scaling.for_paper_procedure();
-        }
-        // Missing numeric cells: the midpoints of the public bounds, else 0 (as the CLI).
-        let coding = Coding {
-            fill: public,
-            ..coding
-        };
-        // The data set is built with the GIL released (the rows are read-only views of the
-        // caller's arrays, held for the call): other Python threads run meanwhile.
-        let view = frame.frame()?;
-        let loaded = py.detach(|| view.learn(&coding)).map_err(data_error)?;
-        macro_rules! with {
-            ($build:expr) => {{
-                let est = $build;
-                h.done()?;
-                run(py, est, loaded, &scaling, session, seed)
-            }};
-        }
-        match method {
-            "dp-logistic" => with!(dp_logistic(&mut h)?),
-            "dp-linear" => with!(dp_linear(&mut h)?),
-            "cdp-fair" => with!(cdp_fair(&mut h)?),
-            "fdp-fair" => with!(fdp_fair(&mut h)?),
-            "fair-regression" => {
-                let est = fair_regression(&mut h)?;
-                h.done()?;
-                // On scores: clipped to the public score range, never scaled (as the CLI).
-                let scaling = if est.on_scores() {
-                    Scaling::None
-                } else {
-                    scaling
-                };
-                run(py, est, loaded, &scaling, session, seed)
-            }
-            "decoupled" => with!(decoupled(&mut h)?),
-            "dp2dp" => with!(dp2dp(&mut h)?),
-            "lpct" | "lpct-prune" => Err(value_error(format!(
-                "{method} needs public rows: fit(X, y, X_public=..., y_public=...)"
-            ))),
-            other => Err(value_error(format!("unknown method `{other}`"))),
-        }
-    })
+        "decoupled" => with!(decoupled),
+        "dp2dp" => with!(dp2dp),
+        "lpct" | "lpct-prune" => Err(value_error(format!(
+            "{method} needs public rows: fit(X, y, X_public=..., y_public=...)"
+        ))),
+        other => Err(value_error(format!("unknown method `{other}`"))),
+    }
 }

@@ -8,6 +8,7 @@
 //! | `model` | `Model`: a fitted model file (predict, save, load, ledger) |
 //! | `session` | `Session`: a privacy budget several fits compose against |
 //! | `fit` | one fit through the library's pipeline, params built per method |
+//! | `tune` | a private search among candidates of one method, built by `fit`'s builders |
 //! | `federated` | FDP-Fair's protocol steps: a site's rounds, the server's aggregations |
 //! | `metrics` | the fairness crate's metrics and group report |
 //! | `accumulators` | mergeable exact statistics for distributed engines (LDP reports, fair-regression counts) |
@@ -24,6 +25,7 @@ mod frame;
 mod metrics;
 mod model;
 mod session;
+mod tune;
 
 use pyo3::prelude::*;
 
@@ -38,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<session::PySession>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(frame::numeric_block_address, m)?)?;
     m.add_function(wrap_pyfunction!(factorize::factorize_arrow_strings, m)?)?;
     metrics::register(m)?;

@@ -216,6 +216,17 @@ impl PyModel {
         guard(|| ledger_total(&self.file.ledger))
     }
 
+    /// The private search that chose this model, as JSON text (its candidates, the chosen one,
+    /// its noisy accuracy and the rule of the cost); `None` for a plain fit.
+    fn selection_json(&self) -> PyResult<Option<String>> {
+        self.file
+            .selection
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(value_error)
+    }
+
     /// The method's configuration as JSON text.
     fn config_json(&self) -> String {
         self.file.config.to_string()
