@@ -22,6 +22,9 @@ struct Cli {
 enum Command {
     /// Fit a model on a CSV file and write it (with its privacy ledger) as JSON.
     Fit(Box<cmd::fit::Args>),
+    /// A private hyper-parameter search that spends what one fit would: the best of a secret
+    /// number of runs over a grid of `fit` options, and the constant classes.
+    Tune(Box<cmd::tune::Args>),
     /// Predict with a fitted model on a CSV file.
     Predict(cmd::predict::Args),
     /// Accuracy / error and fairness of predictions, overall and per group.
@@ -78,7 +81,7 @@ fn command() -> clap::Command {
     negative_numbers_as_values(Cli::command())
 }
 
-fn negative_numbers_as_values(cmd: clap::Command) -> clap::Command {
+pub(crate) fn negative_numbers_as_values(cmd: clap::Command) -> clap::Command {
     cmd.mut_args(|a| {
         if a.get_action().takes_values() {
             a.allow_negative_numbers(true)
@@ -102,6 +105,7 @@ fn restore_default_sigpipe() {
 fn dispatch(cli: Cli) -> error::CliResult {
     match cli.command {
         Command::Fit(a) => cmd::fit::run(*a),
+        Command::Tune(a) => cmd::tune::run(*a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Evaluate(a) => cmd::evaluate::run(a),
         Command::Compare(a) => cmd::compare::run(*a),

@@ -399,10 +399,34 @@ pub fn fit<E: Estimator>(
     scaling: &Scaling,
     session: &mut Session,
 ) -> Result<Fitted<E::Model>> {
+    let check = estimator.held_out_check().filter(|c| c.is_on());
+    fit_with_check(estimator, loaded, scaling, session, check)
+}
+
+/// [`fit`] without the held-out check against the constant classes: a private search
+/// ([`crate::tune`]) runs the constant classes as a candidate of its own. LPCT's public check
+/// still runs.
+pub(crate) fn fit_unchecked<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+) -> Result<Fitted<E::Model>> {
+    fit_with_check(estimator, loaded, scaling, session, None)
+}
+
+/// [`fit`] with the held-out check given (`None`: none); the public check runs when the
+/// held-out check does not.
+fn fit_with_check<E: Estimator>(
+    estimator: &E,
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+    check: Option<crate::held_out_check::HeldOutCheck>,
+) -> Result<Fitted<E::Model>> {
     let step = |est: &E, loaded: &Loaded, ledger: &mut Ledger, noise: &mut Noise| {
         est.fit_with(&loaded.dataset, ledger, noise)
     };
-    let check = estimator.held_out_check().filter(|c| c.is_on());
     let mut fitted = fit_checked(estimator, loaded, scaling, session, check, step)?;
     if fitted.check.is_none() {
         fitted.check = estimator.public_check(&fitted.model, session.noise())?;

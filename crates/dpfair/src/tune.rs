@@ -4,11 +4,16 @@
 //! The rows are split once by a public random split into *fit rows* and *selection rows*
 //! ([`Search::selection_fraction`]). The search then runs Liu & Talwar's random stopping
 //! ([`dpfair_privacy::selection`]): a secret geometric number of runs, each one candidate drawn
-//! uniformly from the list, fitted on the fit rows by [`crate::pipeline::fit`] at the run's
-//! (ε₀, δ₀), and scored on the selection rows by its count of correct predictions plus Laplace
-//! noise at ε₀ (replacing one row moves the count by at most 1). Fit and score touch disjoint
-//! rows, so one run is as private as its fit. Only the best run is released: its model and its
-//! noisy score; how many runs there were and which candidates they drew stay secret.
+//! uniformly from the list *and the constant classes*, fitted on the fit rows at the run's
+//! (ε₀, δ₀) (a model: [`crate::pipeline`]'s scaling and fit, without its held-out check; the
+//! constant: the fit rows' most frequent class by the exponential mechanism), and scored on the
+//! selection rows by its count of correct predictions plus Laplace noise at ε₀ (replacing one
+//! row moves the count by at most 1). Fit and score touch disjoint rows, so one run is as
+//! private as its fit. Only the best run is released: its model (or class) and its noisy score;
+//! how many runs there were and which candidates they drew stay secret. The constant competing
+//! as a candidate is the search's guard against a model worse than always predicting one class
+//! (the plain fit's held-out check, whose handicap at a run's small ε₀ would discard nearly
+//! every model).
 //!
 //! **Cost.** One ledger entry, charged before the first run:
 //! * every candidate pure ε-DP: ε₀ = ε/3 and the search costs 3ε₀ = ε (Liu & Talwar 2019,
@@ -36,14 +41,19 @@
 //! let candidates = grid.into_iter().collect::<Result<Vec<_>, _>>()?;
 //! let mut session = Session::new(2.0, 1e-5)?;
 //! let tuned = tune(&candidates, &mut loaded, &Scaling::None, &mut session, &Search::default())?;
-//! assert!(tuned.selection.chosen < 2);
+//! // Candidate 0 or 1, or 2: the constant classes.
+//! assert!(tuned.selection.chosen <= 2);
+//! let predicted = tuned.predict(&loaded.dataset, session.noise())?;
 //! assert!(session.ledger().total()?.epsilon <= 2.0 + 1e-9);
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted};
+use crate::held_out_check::{class_labels, release_majority};
+use crate::model::{ConstantClassifier, FittedModel, ModelFile};
 use crate::pipeline::{self, Scaling};
+use crate::predictor::{Output, Predictor};
 use crate::session::{Session, Spend};
 use dpfair_data::{Loaded, Target};
 use dpfair_privacy::accounting::{default_orders, rdp_to_dp};
@@ -101,9 +111,10 @@ impl Search {
 /// What a search released and recorded: written into the tuned model's file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
-    /// Every candidate's configuration, in the order given.
+    /// Every candidate's configuration, in the order given; the constant classes come last
+    /// (index `candidates.len()`).
     pub candidates: Vec<serde_json::Value>,
-    /// The index of the released candidate.
+    /// The index of the released candidate (`candidates.len()`: the constant classes).
     pub chosen: usize,
     /// Its noisy accuracy on the selection rows (released with it).
     pub noisy_accuracy: f64,
@@ -117,20 +128,60 @@ pub struct Selection {
     pub rule: String,
 }
 
-/// A tuned model: the chosen run's fit, whose ledger is the search's, and the selection.
+impl Selection {
+    /// Whether the constant classes won.
+    pub fn chose_constant(&self) -> bool {
+        self.chosen == self.candidates.len()
+    }
+}
+
+/// The released run: a fitted model, or the fit rows' most frequent class.
+#[derive(Clone, Debug)]
+pub enum Chosen<M> {
+    Model(Box<Fitted<M>>),
+    Constant { class: u32, classes: usize },
+}
+
+/// A tuned model: the released run, the search's ledger (one entry) and the selection.
 #[derive(Clone, Debug)]
 pub struct Tuned<M> {
-    pub fitted: Fitted<M>,
+    pub chosen: Chosen<M>,
+    pub ledger: Ledger,
     pub selection: Selection,
 }
 
-impl<M: crate::predictor::Predictor + Clone + Into<crate::model::FittedModel>> Tuned<M> {
-    /// The model file, recording the selection beside the ledger.
-    pub fn to_model_file(&self, schema: dpfair_data::Schema) -> Result<crate::model::ModelFile> {
-        Ok(self
-            .fitted
-            .to_model_file(schema)?
-            .with_selection(Some(self.selection.clone()))?)
+impl<M: Predictor + Clone + Into<FittedModel>> Tuned<M> {
+    /// Predict every row of `data` (features in the space the model was fitted in).
+    pub fn predict(&self, data: &dpfair_data::Dataset, rng: &mut Noise) -> Result<Output> {
+        match &self.chosen {
+            Chosen::Model(fitted) => fitted.predict(data, rng),
+            Chosen::Constant { class, .. } => Ok(Output::Classes {
+                classes: vec![*class; data.n_rows()],
+                probabilities: None,
+            }),
+        }
+    }
+
+    /// The model file, recording the selection beside the search's ledger.
+    pub fn to_model_file(&self, schema: dpfair_data::Schema) -> Result<ModelFile> {
+        let file = match &self.chosen {
+            Chosen::Model(fitted) => Fitted {
+                ledger: self.ledger.clone(),
+                ..(**fitted).clone()
+            }
+            .to_model_file(schema)?,
+            Chosen::Constant { class, classes } => {
+                let mut p = vec![0.0; *classes];
+                p[*class as usize] = 1.0;
+                ModelFile::new(
+                    schema,
+                    self.ledger.clone(),
+                    &serde_json::json!({ "constant": class }),
+                    FittedModel::ConstantClassifier(ConstantClassifier::new(p, false)?),
+                )?
+            }
+        };
+        Ok(file.with_selection(Some(self.selection.clone()))?)
     }
 }
 
@@ -148,16 +199,18 @@ pub fn tune<E: Estimator>(
     let first = candidates
         .first()
         .ok_or_else(|| Error::invalid("candidates", "a search needs at least one candidate"))?;
-    if !matches!(
-        loaded.dataset.target,
-        Some(Target::Binary(_) | Target::Multiclass { .. })
-    ) {
-        return Err(Error::InvalidData(
-            "a private search scores classifiers (a binary or class target)".into(),
-        ));
-    }
+    let classes = match &loaded.dataset.target {
+        Some(Target::Binary(_)) => 2,
+        Some(Target::Multiclass { k, .. }) => *k,
+        _ => {
+            return Err(Error::InvalidData(
+                "a private search scores classifiers (a binary or class target)".into(),
+            ));
+        }
+    };
     let spend = declared_spend(candidates, &loaded.dataset)?;
-    let stopping = search.stopping(candidates.len())?;
+    // The candidates and the constant classes.
+    let stopping = search.stopping(candidates.len() + 1)?;
     let seed = session.noise().public_u64();
     let parts = dpfair_data::split_indices(
         loaded.dataset.n_rows(),
@@ -180,62 +233,90 @@ pub fn tune<E: Estimator>(
         report: loaded.report.clone(),
     };
     let selection_rows = loaded.dataset.select(&parts[1]);
+    let truth = class_labels(&selection_rows)?;
     let plan = plan_runs(candidates, &fit_part, scaling, &stopping, spend, seed)?;
     let partition = Partition::new("private search", &["fit rows", "selection rows"], seed);
     let label = format!(
-        "private selection among {} {} candidates",
+        "private selection among {} {} candidates and the constant classes",
         candidates.len(),
         first.method()
     );
-    let mut best: Option<(f64, usize, Fitted<E::Model>, Loaded)> = None;
+    let mut best: Option<(f64, usize, Chosen<E::Model>, Loaded)> = None;
     let ((), ledger) = session.run(spend, |ledger, noise| {
-        ledger.charge(stopping.entry(&label, plan.cost.clone(), candidates.len()))?;
+        ledger.charge(stopping.entry(&label, plan.cost.clone(), candidates.len() + 1))?;
         for _ in 0..stopping.draw_runs(noise)? {
-            let c = noise.random_range(0..candidates.len());
-            let run = candidates[c].with_epsilon(plan.run_epsilon)?;
-            let mut rows = fit_part.clone();
-            let mut run_session = Session::unlimited().with_noise(noise.fork());
-            let fitted = pipeline::fit(&run, &mut rows, scaling, &mut run_session)?;
+            let c = noise.random_range(0..=candidates.len());
             let mut scored = Ledger::unlimited();
-            for entry in fitted.ledger.entries() {
-                scored.in_part(&partition, 0, |l| l.charge(entry.clone()))?;
-            }
+            let mut rows = fit_part.clone();
             let mut held_out = selection_rows.clone();
-            rows.schema.transform(&mut held_out)?;
-            let correct = correct_predictions(&fitted, &held_out, noise)?;
+            let (chosen, predicted) = match candidates.get(c) {
+                Some(candidate) => {
+                    let run = candidate.with_epsilon(plan.run_epsilon)?;
+                    let mut run_session = Session::unlimited().with_noise(noise.fork());
+                    let fitted =
+                        pipeline::fit_unchecked(&run, &mut rows, scaling, &mut run_session)?;
+                    for entry in fitted.ledger.entries() {
+                        scored.in_part(&partition, 0, |l| l.charge(entry.clone()))?;
+                    }
+                    rows.schema.transform(&mut held_out)?;
+                    let predicted = predict_rows(&fitted, &held_out, noise)?;
+                    (Chosen::Model(Box::new(fitted)), predicted)
+                }
+                None => {
+                    let class = scored.in_part(&partition, 0, |l| {
+                        Ok(release_majority(
+                            &fit_part.dataset,
+                            classes,
+                            plan.run_epsilon,
+                            l,
+                            noise,
+                        ))
+                    })??;
+                    (
+                        Chosen::Constant { class, classes },
+                        vec![class; truth.len()],
+                    )
+                }
+            };
+            let correct = predicted.iter().zip(&truth).filter(|(p, y)| p == y).count();
             let score = scored.in_part(&partition, 1, |l| {
                 Laplace::from_epsilon(1.0, plan.run_epsilon)?.release(
                     l,
                     noise,
                     "a run's correct predictions on the selection rows",
-                    correct,
+                    correct as f64,
                 )
             })?;
             plan.admits(&scored)?;
             if best.as_ref().is_none_or(|(s, ..)| score > *s) {
-                best = Some((score, c, fitted, rows));
+                best = Some((score, c, chosen, rows));
             }
         }
         Ok(())
     })?;
-    let (score, chosen, mut fitted, rows) = best.expect("at least one run");
-    loaded
-        .schema
-        .set_scaling(rows.schema.scaling.clone(), &mut loaded.dataset)?;
-    fitted.ledger = ledger;
+    let (score, chosen_index, chosen, rows) = best.expect("at least one run");
+    if let Chosen::Model(_) = chosen {
+        loaded
+            .schema
+            .set_scaling(rows.schema.scaling.clone(), &mut loaded.dataset)?;
+    }
     let selection = Selection {
         candidates: candidates
             .iter()
             .map(|c| crate::estimator::config_json(c, &fit_part.dataset))
             .collect::<Result<_>>()?,
-        chosen,
+        chosen: chosen_index,
         noisy_accuracy: score / selection_rows.n_rows() as f64,
         selection_rows: selection_rows.n_rows(),
         run_epsilon: plan.run_epsilon,
         mean_runs: stopping.mean_runs(),
         rule: plan.rule,
     };
-    Ok(Tuned { fitted, selection })
+    Ok(Tuned {
+        chosen,
+        ledger,
+        selection,
+    })
 }
 
 /// The search's spend: the candidates' own declared (ε, δ) on the whole data, which must agree
@@ -355,7 +436,7 @@ fn plan_runs<E: Estimator>(
                 rule: format!(
                     "Rényi DP: the worst candidate's run curve lifted by Papernot & Steinke \
                      2022, Thm 2 (η = 1), converted at δ = {}",
-                    spend.delta
+                    dpfair_privacy::ledger::readable(spend.delta)
                 ),
             });
         }
@@ -389,7 +470,7 @@ fn worst_run_curve<E: Estimator>(
         let probe = c.with_epsilon(run_epsilon)?;
         let mut rows = fit_part.clone();
         let mut session = Session::unlimited().with_noise(Noise::seeded(seed));
-        let fitted = pipeline::fit(&probe, &mut rows, scaling, &mut session)?;
+        let fitted = pipeline::fit_unchecked(&probe, &mut rows, scaling, &mut session)?;
         let curve = fitted.ledger.rdp_curve(orders).map_err(|e| Error::Method {
             method: probe.method(),
             reason: format!("a private search needs each run's Rényi-DP curve: {e}"),
@@ -399,19 +480,17 @@ fn worst_run_curve<E: Estimator>(
     Ok(worst)
 }
 
-/// How many rows of `held_out` the fitted model (with its held-out check's choice) predicts
-/// correctly, each row predicted from its own public stream.
-fn correct_predictions<M: crate::predictor::Predictor + Clone + Into<crate::model::FittedModel>>(
+/// The fitted model's class for every row of `held_out`, each row predicted from its own
+/// public stream (a randomised model's draw for one row never depends on another row).
+fn predict_rows<M: Predictor + Clone + Into<FittedModel>>(
     fitted: &Fitted<M>,
     held_out: &dpfair_data::Dataset,
     noise: &mut Noise,
-) -> Result<f64> {
+) -> Result<Vec<u32>> {
     let predicted =
         crate::held_out_check::row_by_row(|d, s| fitted.predict(d, s), held_out, noise)?;
-    let predicted = predicted
+    Ok(predicted
         .classes()
         .ok_or_else(|| Error::InvalidData("a private search needs a classifier".into()))?
-        .to_vec();
-    let truth = crate::held_out_check::class_labels(held_out)?;
-    Ok(predicted.iter().zip(&truth).filter(|(p, y)| p == y).count() as f64)
+        .to_vec())
 }

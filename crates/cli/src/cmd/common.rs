@@ -597,6 +597,11 @@ impl OutArgs {
         }
         let file =
             ModelFile::new(loaded.schema.clone(), ledger, config, model)?.with_check(check)?;
+        self.write(file)
+    }
+
+    /// Write `file` to `--out` and print the ledger's total on stderr.
+    pub fn write(&self, file: ModelFile) -> CliResult<ModelFile> {
         file.save(&self.out)?;
         match file.ledger.total() {
             Ok(t) => eprintln!(

@@ -14,3 +14,4 @@ pub mod ledger;
 pub mod predict;
 pub mod report;
 pub mod reproduce;
+pub mod tune;

@@ -11,7 +11,7 @@
 //! their σ formulas, a Gaussian shift of the DD curve) and prints what it really costs.
 
 pub use super::flags::cdp_fair::Args;
-use super::pipeline::{self, Common};
+use super::pipeline::{self, common_of};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::cdp_fair::{Accounting, DdFloor};
@@ -45,7 +45,8 @@ impl Args {
     }
 }
 
-pub fn run(args: Args) -> CliResult {
+/// The checked estimator these flags describe (every check that needs no data).
+pub fn estimator(args: &Args) -> CliResult<CdpFair> {
     let est = args
         .params()
         .check_fraction(args.check.check_fraction)
@@ -55,19 +56,18 @@ pub fn run(args: Args) -> CliResult {
             "--sensitive is required: CDP-Fair constrains the disparity between two groups".into(),
         ));
     }
-    let accounting = args.privacy.accounting();
-    if accounting == Accounting::Paper && args.bounds.coarse_bounds.is_some() {
+    if args.privacy.accounting() == Accounting::Paper && args.bounds.coarse_bounds.is_some() {
         return Err(CliError::BadInput(
             "--coarse-bounds with --accounting paper: give public --bounds (the paper scales nothing)"
                 .into(),
         ));
     }
-    let common = Common {
-        data: &args.data,
-        bounds: &args.bounds,
-        privacy: &args.privacy,
-        out: &args.out,
-    };
+    Ok(est)
+}
+
+pub fn run(args: Args) -> CliResult {
+    let est = estimator(&args)?;
+    let common = common_of!(args);
     pipeline::fit(common, Some(TaskKind::Binary), &est, Some(UNSCALED), |_| {
         Ok(())
     })?

@@ -24,7 +24,7 @@
 //! fitted. Private feature bounds are then estimated from the training rows.
 
 pub use super::flags::decoupled::{Args, BaseArg};
-use super::pipeline::{self, Common, finish, report_bounds, session_for, with_progress};
+use super::pipeline::{self, common_of, finish, report_bounds, session_for, with_progress};
 use crate::error::{CliError, CliResult};
 use dpfair::decoupled::{Accounting, BaseModel, Config, Training};
 use dpfair::estimators::DecoupledParams;
@@ -61,8 +61,8 @@ impl Args {
     }
 }
 
-pub fn run(args: Args) -> CliResult {
-    args.out.check(&[args.data.input()])?;
+/// The checked estimator these flags describe (every check that needs no data).
+pub fn estimator(args: &Args) -> CliResult<dpfair::estimators::Decoupled> {
     if let Some(e) = args.epochs {
         super::check_passes("--epochs", e)?;
     }
@@ -71,17 +71,17 @@ pub fn run(args: Args) -> CliResult {
             "--sensitive is required: the classifier equalises two groups' positive rates".into(),
         ));
     }
-    let est = args
+    Ok(args
         .params()
         .check_fraction(args.check.check_fraction)
-        .check()?;
+        .check()?)
+}
+
+pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
+    let est = estimator(&args)?;
     let accounting = args.privacy.accounting();
-    let common = Common {
-        data: &args.data,
-        bounds: &args.bounds,
-        privacy: &args.privacy,
-        out: &args.out,
-    };
+    let common = common_of!(args);
     let unscaled = (accounting == Accounting::Strict).then_some(UNSCALED);
     if FileFormat::of(&args.data.data) != FileFormat::Csv {
         return fit_streamed(&args, &est, unscaled);

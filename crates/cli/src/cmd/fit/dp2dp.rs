@@ -10,7 +10,7 @@
 //! costs.
 
 pub use super::flags::dp2dp::{Args, Phase1Arg};
-use super::pipeline::{self, Common};
+use super::pipeline::{self, common_of};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::dp2dp::{Config, Iterate, Phase1, StepScale, TieBreak};
@@ -65,8 +65,8 @@ impl Args {
     }
 }
 
-pub fn run(args: Args) -> CliResult {
-    args.out.check(&[args.data.input()])?;
+/// The checked estimator these flags describe (every check that needs no data).
+pub fn estimator(args: &Args) -> CliResult<dpfair::estimators::Dp2dp> {
     super::check_passes("--iterations", args.iterations)?;
     dpfair::estimators::check_dp2dp_l2(args.l2)?;
     let est = args
@@ -87,12 +87,13 @@ pub fn run(args: Args) -> CliResult {
                 .into(),
         ));
     }
-    let common = Common {
-        data: &args.data,
-        bounds: &args.bounds,
-        privacy: &args.privacy,
-        out: &args.out,
-    };
+    Ok(est)
+}
+
+pub fn run(args: Args) -> CliResult {
+    args.out.check(&[args.data.input()])?;
+    let est = estimator(&args)?;
+    let common = common_of!(args);
     let unscaled = (args.phase1 != Phase1Arg::DpSgd).then_some(UNSCALED);
     let run = pipeline::fit(common, Some(TaskKind::Multiclass), &est, unscaled, |_| {
         Ok(())

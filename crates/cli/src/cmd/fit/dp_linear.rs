@@ -15,7 +15,7 @@
 
 use super::fair_regression::parse_range;
 pub use super::flags::dp_linear::Args;
-use super::pipeline::{self, Common};
+use super::pipeline::{self, common_of};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::estimators::{DpLinear, DpLinearParams};
@@ -70,14 +70,8 @@ pub fn run(args: Args) -> CliResult {
         .params()?
         .check_fraction(args.check.check_fraction)
         .check()?;
-    let common = Common {
-        data: &args.data,
-        bounds: &args.bounds,
-        privacy: &args.privacy,
-        out: &args.out,
-    };
     let run = pipeline::fit(
-        common,
+        common_of!(args),
         Some(TaskKind::Regression),
         &est,
         Some(UNSCALED),

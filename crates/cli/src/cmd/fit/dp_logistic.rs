@@ -9,7 +9,7 @@
 //! runs with the rest (the ledger composes both).
 
 pub use super::flags::dp_logistic::{Args, Method};
-use super::pipeline::{self, Common};
+use super::pipeline::{self, common_of};
 use crate::error::{CliError, CliResult};
 use dpfair::Params;
 use dpfair::estimators::{DpLogistic, DpLogisticParams, LogisticMechanism};
@@ -46,7 +46,8 @@ impl Args {
     }
 }
 
-pub fn run(args: Args) -> CliResult {
+/// The checked estimator these flags describe (every check that needs no data).
+pub fn estimator(args: &Args) -> CliResult<DpLogistic> {
     let est = args
         .params()
         .check_fraction(args.check.check_fraction)
@@ -64,12 +65,12 @@ pub fn run(args: Args) -> CliResult {
         args.accountant
             .warn_if_uncertified(args.privacy.accounting());
     }
-    let common = Common {
-        data: &args.data,
-        bounds: &args.bounds,
-        privacy: &args.privacy,
-        out: &args.out,
-    };
+    Ok(est)
+}
+
+pub fn run(args: Args) -> CliResult {
+    let est = estimator(&args)?;
+    let common = common_of!(args);
     let note = match args.method {
         Method::DpSgd => UNSCALED_SGD,
         Method::OutputPerturbation => UNSCALED_OP,

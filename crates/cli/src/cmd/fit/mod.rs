@@ -37,8 +37,9 @@ pub struct Args {
     method: Method,
 }
 
+/// The methods `dpfair fit` runs (also parsed by `dpfair tune`).
 #[derive(Subcommand)]
-enum Method {
+pub(crate) enum Method {
     /// Differentially private logistic regression (DP-SGD or output perturbation): privacy only.
     DpLogistic(dp_logistic::Args),
     /// Differentially private linear (ridge) regression by noisy sufficient statistics.

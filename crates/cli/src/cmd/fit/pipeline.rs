@@ -17,6 +17,19 @@ pub struct Common<'a> {
     pub out: &'a OutArgs,
 }
 
+/// The [`Common`] flags of a method's `Args` (its `data`, `bounds`, `privacy` and `out`).
+macro_rules! common_of {
+    ($args:expr) => {
+        $crate::cmd::fit::pipeline::Common {
+            data: &$args.data,
+            bounds: &$args.bounds,
+            privacy: &$args.privacy,
+            out: &$args.out,
+        }
+    };
+}
+pub(crate) use common_of;
+
 /// A fitted model and the data it was fitted on (its schema goes into the model file).
 pub struct Run<M> {
     pub loaded: Loaded,
