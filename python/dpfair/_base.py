@@ -173,10 +173,6 @@ class DPFairEstimator(Params):
             self._check_binary(frame)
         return frame
 
-    def _fit_frames(self, X: Any, y: Any, sensitive_features: Any = None) -> tuple:
-        """The private frame of a fit and its public frame (`None` but for LPCT)."""
-        return self._fit_input(X, y, sensitive_features), None
-
     def _check_binary(self, frame: Frame) -> None:
         """A binary-only classifier refuses more than two classes in `frame`'s target."""
         if not (self._regression or self._multi_class) and self._n_classes(frame) > 2:
@@ -205,7 +201,7 @@ class DPFairEstimator(Params):
 
         `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
-        frame, _ = self._fit_frames(X, y, sensitive_features)
+        frame = self._fit_input(X, y, sensitive_features)
         self._set_fitted(self._fit_frame(frame), y, frame)
         return self
 

@@ -89,7 +89,6 @@ def tune(
     mean_runs: int | None = None,
     session: Session | None = None,
     seed: int | None = None,
-    public: _Frame | None = None,
 ) -> Model:
     """A private search among `candidates` of the classifier `method`: one ledger entry."""
 

@@ -677,19 +677,6 @@ class _LPCTBase(_ProbabilisticClassifier):
         is simulated here exactly as the holder's device would make it. The method does not use
         groups: `sensitive_features` must be None.
         """
-        private, public = self._fit_frames(X, y, sensitive_features, X_public, y_public)
-        self._set_fitted(self._fit_frame(private, public), y, private)
-        return self
-
-    def _fit_frames(  # type: ignore[override]
-        self,
-        X: Any,
-        y: Any,
-        sensitive_features: Any = None,
-        X_public: Any = None,  # noqa: N803 - scikit-learn's capitalised X
-        y_public: Any = None,
-    ) -> tuple:
-        """The private frame and the public frame (`fit`'s arguments)."""
         # The classes are the public rows' (a private-only label is coded as missing).
         private = self._fit_input(X, y, classes_from_y=False)
         if X_public is None or y_public is None:
@@ -701,7 +688,8 @@ class _LPCTBase(_ProbabilisticClassifier):
             )
         public = to_frame(X_public, y_public)
         self._check_binary(public)
-        return private, public
+        self._set_fitted(self._fit_frame(private, public), y, private)
+        return self
 
 
 @parameters(

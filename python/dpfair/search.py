@@ -12,7 +12,6 @@ one fit with its default settings would spend.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import warnings
@@ -33,7 +32,7 @@ _FIXED = {
         "same fairness constraint (set it on the estimator)",
     ),
     **dict.fromkeys(
-        ("epsilon", "delta"),
+        ("epsilon", "delta", "accounting"),
         "the privacy budget: the whole search spends the estimator's (ε, δ) once (set it on "
         "the estimator)",
     ),
@@ -83,20 +82,22 @@ class PrivateSearchCV(Params):
     Parameters
     ----------
     estimator : DPFairEstimator
-        A dpfair classifier: its settings are every candidate's, its `epsilon` and `delta` the
-        whole search's, its `session` and `random_state` the search's (unless `session` is
-        given here).
+        A `DPLogisticRegression`, `CDPFairClassifier`, `DecoupledFairClassifier` or
+        `DP2DPClassifier` (the classifiers under central DP, as `dpfair tune`: scoring the runs
+        reads raw held-out labels, which FDP-Fair's federated and LPCT's local trust models rule
+        out). Its settings are every candidate's, its `epsilon` and `delta` the whole search's,
+        its `session` and `random_state` the search's (unless `session` is given here).
     param_grid : dict or list of dicts
         The candidates, as scikit-learn's `ParameterGrid` reads them (a dict of lists of
         values, or a list of such dicts). It may not vary the fairness level (`alpha`, `rho`,
         `margin_z`: the search scores accuracy only, fairness enters through each candidate's
-        own constraint), the privacy budget (`epsilon`, `delta`), the feature coding and
-        scaling, the session or the seed.
+        own constraint), the privacy budget (`epsilon`, `delta`, `accounting`), the feature
+        coding and scaling, the session or the seed.
     selection_fraction : float
         The share of the rows held out to score the runs (a public random split).
     mean_runs : int or None
-        The mean of the secret number of runs. None: twice the number of candidates (the
-        library's default).
+        The mean of the secret number of runs (at least 2). None: the library's default, twice
+        the number of candidates it draws from.
     session : dpfair.PrivacySession or None
         The session the search is charged to. None: the estimator's, else one of its own whose
         budget is the estimator's (ε, δ).
@@ -149,11 +150,8 @@ class PrivateSearchCV(Params):
     def _checked(self) -> tuple:
         """The base estimator, the grid's candidates (dicts) and their estimators."""
         est = self.estimator
-        if not isinstance(est, DPFairEstimator) or est._regression:
-            raise TypeError(
-                "estimator must be a dpfair classifier (a private search scores accuracy), got "
-                f"{type(est).__name__}"
-            )
+        if not isinstance(est, DPFairEstimator):
+            raise TypeError(f"estimator must be a dpfair estimator, got {type(est).__name__}")
         grid = _grid(self.param_grid)
         valid = est._get_param_names()
         for params in grid:
@@ -167,9 +165,9 @@ class PrivateSearchCV(Params):
                     raise ValueError(f"param_grid may not vary `{name}`: {_FIXED[name]}")
         mean_runs = self.mean_runs
         if mean_runs is not None and (
-            isinstance(mean_runs, bool) or not isinstance(mean_runs, int) or mean_runs < 1
+            isinstance(mean_runs, bool) or not isinstance(mean_runs, int) or mean_runs < 2
         ):
-            raise ValueError(f"mean_runs must be a positive integer or None, got {mean_runs!r}")
+            raise ValueError(f"mean_runs must be an integer ≥ 2 or None, got {mean_runs!r}")
         base = est.get_params(deep=False)
         return est, grid, [type(est)(**{**base, **params}) for params in grid]
 
@@ -183,29 +181,25 @@ class PrivateSearchCV(Params):
             )
         return mine if mine is not None else theirs
 
-    def fit(self, X: Any, y: Any, sensitive_features: Any = None, **fit_params: Any) -> Any:
+    def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> PrivateSearchCV:
         """Search on features `X`, target `y` and the groups `sensitive_features`.
 
-        `fit_params`: the estimator's own (`X_public`, `y_public` for LPCT). Returns `self`.
+        `sensitive_features` is an array-like or the name of a column of X. Returns `self`.
         """
         est, grid, candidates = self._checked()
-        unknown = set(fit_params) - set(inspect.signature(type(est).fit).parameters)
-        if unknown:
-            raise TypeError(f"{type(est).__name__}.fit takes no {', '.join(sorted(unknown))}")
         session = self._session(est)
         if session is None:
             warn_if_repeated(est)
-        frame, public = est._fit_frames(X, y, sensitive_features, **fit_params)
+        frame = est._fit_input(X, y, sensitive_features)
         model = _native.tune(
             est._method,
             [c._native_params() for c in candidates],
             frame,
-            est._coding(frame if public is None else public),
+            est._coding(frame),
             float(self.selection_fraction),
             self.mean_runs,
             None if session is None else session._native,
             getattr(est, "random_state", None),
-            public,
         )
         selection = json.loads(model.selection_json())
         chosen = selection["chosen"]

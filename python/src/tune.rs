@@ -15,6 +15,10 @@ use dpfair_data::Loaded;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// The methods a search runs, as `dpfair tune`: classifiers under central DP with replace-one
+/// neighbours.
+const SEARCHABLE: &[&str] = &["dp-logistic", "cdp-fair", "decoupled", "dp2dp"];
+
 /// A private search, in the caller's session or in one of its own.
 struct Tune<'a, 'py> {
     session: Option<&'a Bound<'py, PySession>>,
@@ -51,7 +55,7 @@ impl Job for Tune<'_, '_> {
 #[pyfunction]
 #[pyo3(signature = (
     method, candidates, frame, coding_options, selection_fraction = DEFAULT_SELECTION_FRACTION,
-    mean_runs = None, session = None, seed = None, public = None
+    mean_runs = None, session = None, seed = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn tune(
@@ -63,12 +67,15 @@ pub fn tune(
     mean_runs: Option<u64>,
     session: Option<&Bound<'_, PySession>>,
     seed: Option<u64>,
-    public: Option<FrameInput<'_>>,
 ) -> PyResult<PyModel> {
     guard(|| {
-        if matches!(method, "dp-linear" | "fair-regression") {
+        if !SEARCHABLE.contains(&method) {
             return Err(value_error(format!(
-                "a private search scores classifiers: `{method}` is a regressor"
+                "a private search runs the central-DP classifiers {} (DPLogisticRegression, \
+                 CDPFairClassifier, DecoupledFairClassifier, DP2DPClassifier), not `{method}`: it \
+                 scores every run on raw held-out labels, which the federated and local trust \
+                 models rule out, and accuracy is a classifier's",
+                SEARCHABLE.join(", ")
             )));
         }
         #[allow(clippy::needless_update, reason = "Search may gain fields")]
@@ -82,14 +89,6 @@ pub fn tune(
             seed,
             search,
         };
-        dispatch(
-            method,
-            &candidates,
-            frame,
-            coding_options,
-            seed,
-            public,
-            job,
-        )
+        dispatch(method, &candidates, frame, coding_options, seed, None, job)
     })
 }
