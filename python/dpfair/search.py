@@ -7,7 +7,7 @@ by a public random split into fit rows and selection rows (`selection_fraction`)
 random number of runs each fits a candidate drawn at random on the fit rows and scores it on
 the selection rows by its accuracy plus Laplace noise, and only the best run is released, with
 its noisy accuracy. The whole search is one ledger entry at the estimator's own (ε, δ): what
-one fit with its default settings would spend.
+one fit of the estimator would spend.
 """
 
 from __future__ import annotations

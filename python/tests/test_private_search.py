@@ -4,6 +4,7 @@ the scikit-learn meta-estimator protocol, and grids it must refuse."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -83,9 +84,9 @@ def test_best_params_are_one_of_the_grid_and_the_best_estimator_has_them():
     session = dpfair.PrivacySession.insecure_seeded(epsilon=2.0, delta=1e-5, seed=11)
     search = dpfair.PrivateSearchCV(_logistic(), GRID, session=session).fit(X, y)
     # Seeded: deterministic (this seed releases a model). Were the stream to change: the
-    # library's constant-class candidate wins about when no run draws a model, with mean 10
-    # runs and 5 candidates (1/10)(1/5) / (1 − (9/10)(1/5)) ≈ 2.4 % (1 in 60 unseeded
-    # searches measured).
+    # library's constant-class candidate wins mostly when no run draws a model, with mean 10
+    # runs and 5 candidates (1/10)(1/5) / (1 − (9/10)(1/5)) ≈ 2.4 % of searches (1 in 60
+    # unseeded searches measured).
     assert search.best_params_ in _candidates(GRID)
     assert search.best_params_ == _candidates(GRID)[search.best_index_]
     fitted = search.best_estimator_
@@ -107,14 +108,8 @@ def test_the_selection_names_the_candidates_and_the_chosen_one_but_no_run_count(
     assert selection["selection_rows"] == pytest.approx(0.2 * len(X), abs=1)
     # No per-run results, as GridSearchCV's cv_results_ would be.
     assert not hasattr(search, "cv_results_")
-    # The model file records the same selection, and its ledger the one entry.
-    assert json_selection(search) == selection
-
-
-def json_selection(search) -> dict:
-    import json
-
-    return json.loads(search.best_estimator_.model_.to_json())["selection"]
+    # The model file records the same selection.
+    assert json.loads(search.best_estimator_.model_.to_json())["selection"] == selection
 
 
 def test_clone_get_params_and_set_params_reach_the_estimator():
@@ -163,7 +158,9 @@ def test_in_a_pipeline_on_adult_like_data_the_fair_search_predicts(adult):
     assert len(fitted.ledger_["entries"]) == 1
     assert fitted.ledger_["total"]["epsilon"] <= 3.0 * (1 + 1e-9)
     assert fitted.predict_proba(_hours_to_days(X)).shape == (len(X), 2)
-    assert 0.0 <= fitted.score(_hours_to_days(X), y) <= 1.0
+    # Delegated to the chosen estimator (its random_state seeds a randomized rule's draws).
+    Xd = _hours_to_days(X)
+    assert fitted.score(Xd, y) == fitted.best_estimator_.score(Xd, y)
     # A clone of the fitted pipeline is unfitted, with the same hyper-parameters.
     again = clone(pipe).named_steps["search"]
     assert not hasattr(again, "best_estimator_")
@@ -179,7 +176,8 @@ def test_a_released_model_is_accurate_on_separable_data():
     # Real noise. The constant class (accuracy about 0.5) is released when no run draws a
     # model: 14 of 200 unseeded searches here (≈ 1/13 with 2 candidates and mean 6 runs). A
     # released model's accuracy was at least 0.907 in the other 186 (median 0.97): the bar
-    # 0.8 fails with probability well under 1/186.
+    # 0.8 fails with probability below 3/186 ≈ 1.6 % (rule of three), far less given that
+    # margin.
     assert search.best_params_ is None or search.score(X, y) > 0.8
 
 
