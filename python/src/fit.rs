@@ -1,7 +1,8 @@
 //! `fit`: one fit through the library's pipeline ([`dpfair::pipeline::fit`]): the training frame
 //! coded into a data set and its schema ([`Frame::learn`]), the method's params built from the
 //! Python estimator's hyper-parameters (one adapter per method below: names and enums only),
-//! checked, and fitted in a [`Session`] with the feature scaling asked for.
+//! checked, and fitted in a [`Session`] with the feature scaling asked for. A private search
+//! (`crate::tune`) builds its candidates the same way, through [`dispatch`] and a [`Job`].
 
 use crate::error::{api_error, data_error, guard, value_error};
 use crate::frame::{FrameInput, Labels};
