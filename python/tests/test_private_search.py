@@ -5,6 +5,8 @@ the scikit-learn meta-estimator protocol, and grids it must refuse."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -294,3 +296,28 @@ def test_when_the_constant_class_wins_the_search_says_so_and_predicts_it():
     messages = [str(w.message) for w in record if w.category is dpfair.ConstantModelWarning]
     assert len(messages) == 1 and "always predicting" in messages[0]
     assert len(search.ledger_["entries"]) == 1
+
+
+def test_the_main_thread_runs_while_a_search_runs_in_another():
+    # As tests/test_threads.py for a fit: a search of about a second; were the GIL held by
+    # Rust, the main thread's loop would not run until the search returns.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(20_000, 2))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    search = dpfair.PrivateSearchCV(_logistic(epochs=40), {"learning_rate": [0.1, 0.5]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpfair.ConstantModelWarning)
+        worker = threading.Thread(target=search.fit, args=(X, y))
+        ticks = 0
+        worker.start()
+        started = time.perf_counter()
+        while worker.is_alive():
+            ticks += 1
+            time.sleep(0.002)
+        elapsed = time.perf_counter() - started
+        worker.join()
+    assert len(search.ledger_["entries"]) == 1
+    if elapsed < 0.05:
+        pytest.skip(f"the search took {elapsed:.3f} s, too short to observe the main thread")
+    # At least a fifth of the ticks the search's duration allows (a held GIL gives 1).
+    assert ticks >= 0.2 * elapsed / 0.002, (ticks, elapsed)
