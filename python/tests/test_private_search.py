@@ -17,6 +17,7 @@ from sklearn.base import clone
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpfair
 from dpfair import _native
@@ -321,3 +322,34 @@ def test_the_main_thread_runs_while_a_search_runs_in_another():
         pytest.skip(f"the search took {elapsed:.3f} s, too short to observe the main thread")
     # At least a fifth of the ticks the search's duration allows (a held GIL gives 1).
     assert ticks >= 0.2 * elapsed / 0.002, (ticks, elapsed)
+
+
+class SearchOnRepeatedRows(dpfair.PrivateSearchCV):
+    """The checks' few dozen rows repeated to 200 (a search holds out at least 20 selection
+    rows), as tests/test_sklearn_checks.py does for the decoupled classifier."""
+
+    def fit(self, X, y, sensitive_features=None):
+        dense = isinstance(X, (np.ndarray, list)) or hasattr(X, "iloc")
+        n = len(X) if dense else 0
+        if n >= 2 and y is not None and n < 200:
+            again = np.tile(np.arange(n), -(-200 // n))
+            X = X.iloc[again] if hasattr(X, "iloc") else np.asarray(X)[again]
+            y = np.asarray(y)[again]
+        return super().fit(X, y, sensitive_features)
+
+
+@parametrize_with_checks(
+    [
+        SearchOnRepeatedRows(
+            dpfair.DPLogisticRegression(epochs=2, unscaled=True), {"clip": [1.0, 2.0]}
+        )
+    ],
+    expected_failed_checks=lambda est: {
+        # As DPLogisticRegression's (tests/test_sklearn_checks.py): fresh release noise.
+        "check_fit_idempotent": "fit draws fresh release noise: two searches differ",
+        "check_supervised_y_2d": "compares two searches (y 1-D and as a column): fresh noise",
+        "check_classifier_data_not_an_array": "compares two searches: fresh noise",
+    },
+)
+def test_sklearn_checks_on_the_search(estimator, check):
+    check(estimator)
