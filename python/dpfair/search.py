@@ -36,6 +36,10 @@ _FIXED = {
         "the privacy budget: the whole search spends the estimator's (ε, δ) once (set it on "
         "the estimator)",
     ),
+    "substitution": (
+        "the neighbouring relation: a search certifies replace-one neighbours, as every "
+        "candidate must"
+    ),
     **dict.fromkeys(
         ("bounds", "coarse_bounds", "bounds_share", "unscaled", "pos_label", "groups", "classes"),
         "the search codes and scales the rows once (set it on the estimator)",
@@ -91,8 +95,9 @@ class PrivateSearchCV(Params):
         The candidates, as scikit-learn's `ParameterGrid` reads them (a dict of lists of
         values, or a list of such dicts). It may not vary the fairness level (`alpha`, `rho`,
         `margin_z`: the search scores accuracy only, fairness enters through each candidate's
-        own constraint), the privacy budget (`epsilon`, `delta`, `accounting`), the feature
-        coding and scaling, the session or the seed.
+        own constraint), the privacy budget (`epsilon`, `delta`, `accounting`), the
+        neighbouring relation (`substitution`), the feature coding and scaling, the session or
+        the seed.
     selection_fraction : float
         The share of the rows held out to score the runs (a public random split).
     mean_runs : int or None

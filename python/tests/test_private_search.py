@@ -192,6 +192,7 @@ def test_a_released_model_is_accurate_on_separable_data():
         (dpfair.DPLogisticRegression(), {"epsilon": [1.0, 2.0]}, "epsilon", "privacy budget"),
         (dpfair.DPLogisticRegression(), {"delta": [1e-6]}, "delta", "privacy budget"),
         (dpfair.CDPFairClassifier(), {"accounting": ["paper"]}, "accounting", "privacy budget"),
+        (dpfair.DPLogisticRegression(), {"substitution": [False]}, "substitution", "relation"),
         (dpfair.DPLogisticRegression(), {"bounds": [None]}, "bounds", "scales the rows once"),
         (dpfair.DPLogisticRegression(), {"random_state": [1, 2]}, "random_state", "one"),
     ],
