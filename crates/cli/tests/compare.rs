@@ -306,3 +306,48 @@ fn compare_labels_its_outputs_and_its_footer_reads_no_private_count() {
     }
     assert_eq!(footers[0], footers[1]);
 }
+
+/// `--select` adds one `private selection` row per ε: the central fair classifiers chosen
+/// privately at one fit's budget, with the fairness target, spending at most the ε asked for.
+#[test]
+fn compare_select_adds_a_private_selection_row_within_the_budget() {
+    let dir = scratch("compare", "select");
+    let data = design_csv(&dir, "d.csv", 2_000, 4);
+    let stdout = ok(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--methods",
+            "cdp-fair,decoupled",
+            "--epsilon",
+            "2",
+            "--select",
+        ],
+    )));
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| private selection | 2 |"))
+        .unwrap_or_else(|| panic!("no selection row: {stdout}"));
+    assert!(row.contains("≤ 0.1"), "{row}");
+    let spent: f64 = row
+        .split('|')
+        .nth(7)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{row}: {e}"));
+    assert!(spent <= 2.0 * (1.0 + 1e-9) && spent > 1.5, "{row}");
+    // Without a central fair classifier there is nothing to select: no row.
+    let stdout = ok(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--methods",
+            "dp-logistic",
+            "--select",
+        ],
+    )));
+    assert!(!stdout.contains("private selection"), "{stdout}");
+}

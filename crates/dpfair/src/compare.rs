@@ -175,6 +175,12 @@ pub struct Config {
     /// The public range `[lo, hi]` of a real target (the regressors need it; `None`: they
     /// refuse, saying so).
     pub target_range: Option<[f64; 2]>,
+    /// Add a row for a private selection among the compared central fair classifiers
+    /// (CDP-Fair, the decoupled classifier, DP2DP) at each ε ([`crate::tune::select`]): the
+    /// method chosen by the data at one fit's budget. FDP-Fair and the LPCTs are left out: the
+    /// search scores runs on raw labels at one curator, which their federated and local trust
+    /// models rule out.
+    pub select: bool,
 }
 
 impl Default for Config {
@@ -190,6 +196,7 @@ impl Default for Config {
             seed: 0,
             simulated_noise: false,
             target_range: None,
+            select: false,
         }
     }
 }
@@ -355,6 +362,8 @@ impl Report {
 
 /// The reference rows' names.
 pub const MAJORITY: &str = "majority class";
+/// The row of the private selection among the fair classifiers ([`Config::select`]).
+pub const SELECTED: &str = "private selection";
 pub const NON_PRIVATE: &str = "non-private logistic";
 /// The reference rows' names for a real target.
 pub const MEAN: &str = "training mean";
@@ -429,10 +438,17 @@ pub fn compare(
             ));
         }
     }
-    let total = config.repetitions * (methods.len() * config.epsilons.len() + 1);
+    let selectable: Vec<Method> = methods
+        .iter()
+        .copied()
+        .filter(|m| SELECTABLE.contains(m))
+        .collect();
+    let select = config.select && !selectable.is_empty();
+    let arms = methods.len() + usize::from(select);
+    let total = config.repetitions * (arms * config.epsilons.len() + 1);
     let mut done = 0;
     let mut scores: Vec<Vec<std::result::Result<Score, Failure>>> =
-        vec![Vec::new(); methods.len() * config.epsilons.len() + 2];
+        vec![Vec::new(); arms * config.epsilons.len() + 2];
     let mut tolerance = f64::NAN;
     let mut test_rows = 0;
     for rep in 0..config.repetitions {
@@ -475,6 +491,24 @@ pub fn compare(
                 scores[mi * config.epsilons.len() + ei].push(score);
             }
         }
+        if select {
+            for (ei, &epsilon) in config.epsilons.iter().enumerate() {
+                progress(done, total, &format!("{SELECTED} at ε = {epsilon}"));
+                done += 1;
+                let score = select_and_score(
+                    &selectable,
+                    epsilon,
+                    config,
+                    &train,
+                    &test_raw,
+                    scaling,
+                    &y_test,
+                    seed,
+                )
+                .map_err(|e| Failure::of(&e));
+                scores[methods.len() * config.epsilons.len() + ei].push(score);
+            }
+        }
     }
     progress(done, total, "done");
     let mut rows = Vec::new();
@@ -514,6 +548,18 @@ pub fn compare(
             ));
         }
     }
+    if select {
+        for (ei, &epsilon) in config.epsilons.iter().enumerate() {
+            rows.push(summarise(
+                SELECTED,
+                epsilon,
+                Some(config.alpha),
+                &scores[methods.len() * config.epsilons.len() + ei],
+                constant_scores,
+                tolerance,
+            ));
+        }
+    }
     Ok(Report {
         rows,
         regression,
@@ -521,6 +567,105 @@ pub fn compare(
         skipped,
         test_rows,
     })
+}
+
+/// The methods [`Config::select`] chooses among: the fair classifiers fitted centrally, all
+/// at the same fairness level α (see [`Config::select`] for those left out).
+const SELECTABLE: [Method; 3] = [Method::CdpFair, Method::Decoupled, Method::Dp2dp];
+
+/// The private selection among `methods` at `epsilon` on `train` (one session at one fit's
+/// budget: [`crate::tune::select`]), scored on the held-out rows.
+#[allow(clippy::too_many_arguments)]
+fn select_and_score(
+    methods: &[Method],
+    epsilon: f64,
+    config: &Config,
+    train: &Loaded,
+    test_raw: &Dataset,
+    scaling: &Scaling,
+    y_test: &Truth,
+    seed: u64,
+) -> Result<Score> {
+    let start = Instant::now();
+    let mut candidates: Vec<Box<dyn crate::tune::Candidate>> = Vec::new();
+    for &m in methods {
+        candidates.push(match m {
+            Method::CdpFair => Box::new(cdp_fair(epsilon, config)?),
+            Method::Decoupled => Box::new(decoupled(epsilon, config)?),
+            _ => Box::new(dp2dp(epsilon, config)?),
+        });
+    }
+    let candidates: Vec<&dyn crate::tune::Candidate> =
+        candidates.iter().map(|c| c.as_ref()).collect();
+    let mut train = train.clone();
+    let delta = candidates
+        .iter()
+        .map(|c| c.declared(&train.dataset).map(|s| s.delta))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .fold(0.0, f64::max);
+    let noise = if config.simulated_noise {
+        Noise::seeded(seed)
+    } else {
+        Noise::os_with_public_seed(seed)
+    };
+    let mut session = Session::new(epsilon, delta)?.with_noise(noise);
+    let tuned = crate::tune::select(
+        &candidates,
+        &mut train,
+        scaling,
+        &mut session,
+        &crate::tune::Search::default(),
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut test = test_raw.clone();
+    train.schema.scaling.apply(&mut test.features)?;
+    let out = tuned.predict(&test, session.noise())?;
+    let groups = &test.groups.as_ref().expect("groups checked").codes;
+    let (accuracy, unfairness) = y_test.score(&out, groups)?;
+    Ok(Score {
+        accuracy,
+        unfairness,
+        spent: session.ledger().total()?.epsilon,
+        seconds,
+        constant: tuned.selection.chose_constant(),
+    })
+}
+
+/// CDP-Fair as `compare` fits it.
+fn cdp_fair(epsilon: f64, c: &Config) -> Result<CdpFair> {
+    CdpFair::params()
+        .alpha(c.alpha)
+        .epsilon(epsilon)
+        .delta(c.delta)
+        .check()
+}
+
+/// FDP-Fair as `compare` fits it.
+fn fdp_fair(epsilon: f64, c: &Config) -> Result<FdpFair> {
+    FdpFair::params()
+        .alpha(c.alpha)
+        .epsilon(epsilon)
+        .delta(c.delta)
+        .check()
+}
+
+/// The decoupled classifier as `compare` fits it.
+fn decoupled(epsilon: f64, c: &Config) -> Result<Decoupled> {
+    Decoupled::params()
+        .alpha(c.alpha)
+        .epsilon(epsilon)
+        .delta(c.delta)
+        .check()
+}
+
+/// DP2DP as `compare` fits it (its ρ is the fairness level α).
+fn dp2dp(epsilon: f64, c: &Config) -> Result<Dp2dp> {
+    Dp2dp::params()
+        .rho(c.alpha)
+        .epsilon(epsilon)
+        .delta(c.delta)
+        .check()
 }
 
 /// `z₀.₉₅ · √(Σ_g 1/(4n_g))` over the held-out groups: the module docs' bound for two groups
@@ -820,15 +965,8 @@ fn fit_and_score(
     };
     // One estimator per arm (their model types differ), each scored the same way.
     macro_rules! score {
-        ($params:expr) => {
-            run(
-                &$params.check()?,
-                train,
-                test_raw,
-                scaling,
-                y_test,
-                noise(seed),
-            )
+        ($estimator:expr) => {
+            run(&$estimator, train, test_raw, scaling, y_test, noise(seed))
         };
     }
     match method {
@@ -837,16 +975,12 @@ fn fit_and_score(
                 .epsilon(epsilon)
                 .delta(delta)
                 .substitution(true)
+                .check()?
         ),
-        Method::CdpFair => score!(CdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
-        Method::FdpFair => score!(FdpFair::params().alpha(alpha).epsilon(epsilon).delta(delta)),
-        Method::Decoupled => score!(
-            Decoupled::params()
-                .alpha(alpha)
-                .epsilon(epsilon)
-                .delta(delta)
-        ),
-        Method::Dp2dp => score!(Dp2dp::params().rho(alpha).epsilon(epsilon).delta(delta)),
+        Method::CdpFair => score!(cdp_fair(epsilon, config)?),
+        Method::FdpFair => score!(fdp_fair(epsilon, config)?),
+        Method::Decoupled => score!(decoupled(epsilon, config)?),
+        Method::Dp2dp => score!(dp2dp(epsilon, config)?),
         Method::Lpct | Method::LpctPrune => {
             let (public, private) = public_and_private(train, config.public_fraction, seed)?;
             // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`);
@@ -890,6 +1024,7 @@ fn fit_and_score(
                         .epsilon(epsilon)
                         .delta(delta)
                         .target_range(lo, hi)
+                        .check()?
                 )
             } else {
                 score!(
@@ -901,6 +1036,7 @@ fn fit_and_score(
                             delta,
                             ..Default::default()
                         })
+                        .check()?
                 )
             }
         }

@@ -4,7 +4,7 @@
 //! The rows are split once by a public random split into *fit rows* and *selection rows*
 //! ([`Search::selection_fraction`]). The search then runs Liu & Talwar's random stopping
 //! ([`dpfair_privacy::selection`]): a secret geometric number of runs, each one candidate drawn
-//! uniformly from the list *and the constant classes*, fitted on the fit rows at the run's
+//! at random from the list *and the constant classes*, fitted on the fit rows at the run's
 //! (ε₀, δ₀) (a model: [`crate::pipeline`]'s scaling and fit, without its held-out check; the
 //! constant: the fit rows' most frequent class by the exponential mechanism), and scored on the
 //! selection rows by its count of correct predictions plus Laplace noise at ε₀ (replacing one
@@ -17,12 +17,18 @@
 //!
 //! **Cost.** One ledger entry, charged before the first run:
 //! * every candidate pure ε-DP: ε₀ = ε/3 and the search costs 3ε₀ = ε (Liu & Talwar 2019,
-//!   Thm 3.4);
-//! * otherwise the run's Rényi-DP curve (the worst over the candidates, each read from a
-//!   probe fit whose model is discarded: a fit's ledger depends on public facts only), lifted by
-//!   Papernot & Steinke (2022), Thm 2, and converted at the session's δ; ε₀ is the largest of a
-//!   few public tries for which the total is at most ε. Each real run's curve is checked
-//!   against the probe's before its score is used.
+//!   Thm 3.4); each run's session admits at most ε₀;
+//! * otherwise one run's Rényi-DP bound at the two orders the search's ε rests on, from probe
+//!   fits of every candidate on *public* rows of the fit rows' shape (models discarded), lifted
+//!   by Papernot & Steinke (2022), Thm 2, and converted at the session's δ; ε₀ is the largest of
+//!   a few public tries for which the total is at most ε. A method may set later costs from
+//!   earlier releases (CDP-Fair splits its ε by a released count), so a real run may cost more
+//!   than its probe: such a run is dropped before its score is drawn, a Rényi filter (Feldman &
+//!   Zrnic 2021), and the bound holds for every run that is scored.
+//!
+//! The draw gives each candidate weight 2 and the constant classes weight 1, and the mean number
+//! of runs is three times the number of choices ([`Search::mean_runs`]), so a search rarely
+//! ends having drawn the constant alone.
 //!
 //! **Fairness.** Every candidate is fitted at the same fairness target (the method's own
 //! constraint), so the score is accuracy alone, sensitivity 1; the fairness target enters
@@ -48,18 +54,22 @@
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
+mod candidate;
+
+pub use candidate::{Candidate, RunFit};
+
 use crate::error::{Error, Result};
-use crate::estimator::{Estimator, Fitted};
+use crate::estimator::Estimator;
 use crate::held_out_check::{class_labels, release_majority};
 use crate::model::{ConstantClassifier, FittedModel, ModelFile};
-use crate::pipeline::{self, Scaling};
-use crate::predictor::{Output, Predictor};
+use crate::pipeline::Scaling;
+use crate::predictor::Output;
 use crate::session::{Session, Spend};
 use dpfair_data::{Loaded, Target};
 use dpfair_privacy::accounting::{default_orders, rdp_to_dp};
 use dpfair_privacy::mechanisms::Laplace;
 use dpfair_privacy::selection::RandomStopping;
-use dpfair_privacy::{Cost, Ledger, Noise, Partition, Relation};
+use dpfair_privacy::{Cost, Ledger, Noise, Relation};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -77,8 +87,8 @@ const CALIBRATION_TRIES: usize = 6;
 pub struct Search {
     /// The share of the rows held out to score the runs.
     pub selection_fraction: f64,
-    /// The mean number of runs; `None`: twice the number of candidates (at least 2), so each
-    /// candidate is drawn about twice.
+    /// The mean number of runs; `None`: three times the number of candidates with the
+    /// constant classes, so each candidate is drawn about twice on average.
     pub mean_runs: Option<u64>,
 }
 
@@ -93,7 +103,7 @@ impl Default for Search {
 
 impl Search {
     fn stopping(&self, candidates: usize) -> Result<RandomStopping> {
-        let mean = self.mean_runs.unwrap_or(2 * candidates as u64).max(2);
+        let mean = self.mean_runs.unwrap_or(3 * candidates as u64).max(2);
         Ok(RandomStopping::new(mean)?)
     }
 
@@ -114,6 +124,9 @@ pub struct Selection {
     /// Every candidate's configuration, in the order given; the constant classes come last
     /// (index `candidates.len()`).
     pub candidates: Vec<serde_json::Value>,
+    /// Every candidate's method (as in `dpfair fit METHOD`), in the same order.
+    #[serde(default)]
+    pub methods: Vec<String>,
     /// The index of the released candidate (`candidates.len()`: the constant classes).
     pub chosen: usize,
     /// Its noisy accuracy on the selection rows (released with it).
@@ -137,24 +150,24 @@ impl Selection {
 
 /// The released run: a fitted model, or the fit rows' most frequent class.
 #[derive(Clone, Debug)]
-pub enum Chosen<M> {
-    Model(Box<Fitted<M>>),
+pub enum Chosen {
+    Model(Box<RunFit>),
     Constant { class: u32, classes: usize },
 }
 
 /// A tuned model: the released run, the search's ledger (one entry) and the selection.
 #[derive(Clone, Debug)]
-pub struct Tuned<M> {
-    pub chosen: Chosen<M>,
+pub struct Tuned {
+    pub chosen: Chosen,
     pub ledger: Ledger,
     pub selection: Selection,
 }
 
-impl<M: Predictor + Clone + Into<FittedModel>> Tuned<M> {
+impl Tuned {
     /// Predict every row of `data` (features in the space the model was fitted in).
     pub fn predict(&self, data: &dpfair_data::Dataset, rng: &mut Noise) -> Result<Output> {
         match &self.chosen {
-            Chosen::Model(fitted) => fitted.predict(data, rng),
+            Chosen::Model(run) => run.predict(data, rng),
             Chosen::Constant { class, .. } => Ok(Output::Classes {
                 classes: vec![*class; data.n_rows()],
                 probabilities: None,
@@ -165,11 +178,10 @@ impl<M: Predictor + Clone + Into<FittedModel>> Tuned<M> {
     /// The model file, recording the selection beside the search's ledger.
     pub fn to_model_file(&self, schema: dpfair_data::Schema) -> Result<ModelFile> {
         let file = match &self.chosen {
-            Chosen::Model(fitted) => Fitted {
-                ledger: self.ledger.clone(),
-                ..(**fitted).clone()
+            Chosen::Model(run) => {
+                ModelFile::new(schema, self.ledger.clone(), &run.config, run.model.clone())?
+                    .with_check(run.check.clone())?
             }
-            .to_model_file(schema)?,
             Chosen::Constant { class, classes } => {
                 let mut p = vec![0.0; *classes];
                 p[*class as usize] = 1.0;
@@ -185,20 +197,54 @@ impl<M: Predictor + Clone + Into<FittedModel>> Tuned<M> {
     }
 }
 
-/// Search `candidates` privately on `loaded` (module docs): one entry in `session`'s ledger at
-/// the candidates' declared (ε, δ), the ε a default fit would spend. `loaded` ends scaled as
-/// the chosen run's fit rows were.
+/// Search `candidates` (settings of one method) privately on `loaded` (module docs): one entry
+/// in `session`'s ledger at the candidates' declared (ε, δ), the ε a default fit would spend.
+/// `loaded` ends scaled as the chosen run's fit rows were.
 pub fn tune<E: Estimator>(
     candidates: &[E],
     loaded: &mut Loaded,
     scaling: &Scaling,
     session: &mut Session,
     search: &Search,
-) -> Result<Tuned<E::Model>> {
+) -> Result<Tuned> {
+    let candidates: Vec<&dyn Candidate> = candidates.iter().map(|c| c as &dyn Candidate).collect();
+    select(&candidates, loaded, scaling, session, search)
+}
+
+/// [`tune`] over candidates of any methods (e.g. `dpfair compare --select`): they must declare
+/// the same ε; the search's δ is the largest they declare.
+///
+/// ```
+/// use dpfair::estimators::{CdpFair, Decoupled};
+/// use dpfair::pipeline::Scaling;
+/// use dpfair::tune::{Candidate, Search, select};
+/// use dpfair::{Params, Session};
+/// # let dataset = dpfair::estimators::example_data(1_500, 2, 3);
+/// # let schema = dpfair::estimators::example_schema(2);
+/// let mut loaded = dpfair::data::Loaded::in_memory(dataset, schema);
+/// let cdp = CdpFair::params().epsilon(2.0).delta(1e-5).check()?;
+/// let decoupled = Decoupled::params().epsilon(2.0).delta(1e-5).check()?;
+/// let candidates: [&dyn Candidate; 2] = [&cdp, &decoupled];
+/// let mut session = Session::new(2.0, 1e-5)?;
+/// let tuned = select(&candidates, &mut loaded, &Scaling::None, &mut session, &Search::default())?;
+/// assert_eq!(tuned.selection.methods, ["cdp-fair", "decoupled"]);
+/// assert!(session.ledger().total()?.epsilon <= 2.0);
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+pub fn select(
+    candidates: &[&dyn Candidate],
+    loaded: &mut Loaded,
+    scaling: &Scaling,
+    session: &mut Session,
+    search: &Search,
+) -> Result<Tuned> {
     search.check()?;
-    let first = candidates
-        .first()
-        .ok_or_else(|| Error::invalid("candidates", "a search needs at least one candidate"))?;
+    if candidates.is_empty() {
+        return Err(Error::invalid(
+            "candidates",
+            "a search needs at least one candidate",
+        ));
+    }
     let classes = match &loaded.dataset.target {
         Some(Target::Binary(_)) => 2,
         Some(Target::Multiclass { k, .. }) => *k,
@@ -235,43 +281,46 @@ pub fn tune<E: Estimator>(
     let selection_rows = loaded.dataset.select(&parts[1]);
     let truth = class_labels(&selection_rows)?;
     let plan = plan_runs(candidates, &fit_part, scaling, &stopping, spend, seed)?;
-    let partition = Partition::new("private search", &["fit rows", "selection rows"], seed);
+    let methods: std::collections::BTreeSet<&str> = candidates.iter().map(|c| c.name()).collect();
     let label = format!(
         "private selection among {} {} candidates and the constant classes",
         candidates.len(),
-        first.method()
+        methods.into_iter().collect::<Vec<_>>().join("/")
     );
-    let mut best: Option<(f64, usize, Chosen<E::Model>, Loaded)> = None;
+    let k = candidates.len();
+    let mut best: Option<(f64, usize, Chosen, Loaded)> = None;
     let ((), ledger) = session.run(spend, |ledger, noise| {
-        ledger.charge(stopping.entry(&label, plan.cost.clone(), candidates.len() + 1))?;
+        ledger.charge(stopping.entry(&label, plan.cost.clone(), k + 1))?;
         for _ in 0..stopping.draw_runs(noise)? {
-            let c = noise.random_range(0..=candidates.len());
-            let mut scored = Ledger::unlimited();
+            // Each candidate with weight 2, the constant classes with weight 1.
+            let draw = noise.random_range(0..=2 * k);
+            let c = if draw == 2 * k { k } else { draw / 2 };
             let mut rows = fit_part.clone();
-            let mut held_out = selection_rows.clone();
             let (chosen, predicted) = match candidates.get(c) {
                 Some(candidate) => {
-                    let run = candidate.with_epsilon(plan.run_epsilon)?;
                     let mut run_session = Session::unlimited().with_noise(noise.fork());
-                    let fitted =
-                        pipeline::fit_unchecked(&run, &mut rows, scaling, &mut run_session)?;
-                    for entry in fitted.ledger.entries() {
-                        scored.in_part(&partition, 0, |l| l.charge(entry.clone()))?;
+                    let run = candidate.fit_run(
+                        plan.run_epsilon,
+                        &mut rows,
+                        scaling,
+                        &mut run_session,
+                    )?;
+                    if !plan.admits(&run.ledger)? {
+                        continue;
                     }
+                    let mut held_out = selection_rows.clone();
                     rows.schema.transform(&mut held_out)?;
-                    let predicted = predict_rows(&fitted, &held_out, noise)?;
-                    (Chosen::Model(Box::new(fitted)), predicted)
+                    let predicted = predict_rows(&run, &held_out, noise)?;
+                    (Chosen::Model(Box::new(run)), predicted)
                 }
                 None => {
-                    let class = scored.in_part(&partition, 0, |l| {
-                        Ok(release_majority(
-                            &fit_part.dataset,
-                            classes,
-                            plan.run_epsilon,
-                            l,
-                            noise,
-                        ))
-                    })??;
+                    let class = release_majority(
+                        &fit_part.dataset,
+                        classes,
+                        plan.run_epsilon,
+                        &mut Ledger::unlimited(),
+                        noise,
+                    )?;
                     (
                         Chosen::Constant { class, classes },
                         vec![class; truth.len()],
@@ -279,22 +328,26 @@ pub fn tune<E: Estimator>(
                 }
             };
             let correct = predicted.iter().zip(&truth).filter(|(p, y)| p == y).count();
-            let score = scored.in_part(&partition, 1, |l| {
-                Laplace::from_epsilon(1.0, plan.run_epsilon)?.release(
-                    l,
-                    noise,
-                    "a run's correct predictions on the selection rows",
-                    correct as f64,
-                )
-            })?;
-            plan.admits(&scored)?;
+            let score = Laplace::from_epsilon(1.0, plan.run_epsilon)?.release(
+                &mut Ledger::unlimited(),
+                noise,
+                "a run's correct predictions on the selection rows",
+                correct as f64,
+            )?;
             if best.as_ref().is_none_or(|(s, ..)| score > *s) {
                 best = Some((score, c, chosen, rows));
             }
         }
         Ok(())
     })?;
-    let (score, chosen_index, chosen, rows) = best.expect("at least one run");
+    let Some((score, chosen_index, chosen, rows)) = best else {
+        return Err(Error::Method {
+            method: "tune",
+            reason: "the search released nothing: every run spent above the bound its probe \
+                     set (docs/tuning.md); try again, or search fewer or other settings"
+                .into(),
+        });
+    };
     if let Chosen::Model(_) = chosen {
         loaded
             .schema
@@ -303,8 +356,9 @@ pub fn tune<E: Estimator>(
     let selection = Selection {
         candidates: candidates
             .iter()
-            .map(|c| crate::estimator::config_json(c, &fit_part.dataset))
+            .map(|c| c.describe(&fit_part.dataset))
             .collect::<Result<_>>()?,
+        methods: candidates.iter().map(|c| c.name().to_string()).collect(),
         chosen: chosen_index,
         noisy_accuracy: score / selection_rows.n_rows() as f64,
         selection_rows: selection_rows.n_rows(),
@@ -321,10 +375,10 @@ pub fn tune<E: Estimator>(
 
 /// The search's spend: the candidates' own declared (ε, δ) on the whole data, which must agree
 /// in ε and certify replace-one neighbours.
-fn declared_spend<E: Estimator>(candidates: &[E], data: &dpfair_data::Dataset) -> Result<Spend> {
+fn declared_spend(candidates: &[&dyn Candidate], data: &dpfair_data::Dataset) -> Result<Spend> {
     let mut spend: Option<Spend> = None;
     for c in candidates {
-        let s = c.spend(data)?;
+        let s = c.declared(data)?;
         if s.relation != Relation::Substitution || !s.epsilon.is_finite() {
             return Err(Error::invalid(
                 "candidates",
@@ -357,40 +411,36 @@ fn declared_spend<E: Estimator>(candidates: &[E], data: &dpfair_data::Dataset) -
 struct RunPlan {
     run_epsilon: f64,
     cost: Cost,
-    /// A non-pure run's Rényi-DP curve (fit and score), over [`default_orders`]; `None`: pure.
-    run_curve: Option<Vec<f64>>,
+    /// A non-pure run's Rényi-DP bound at the orders the cost rests on (fit part and score);
+    /// `None`: pure.
+    bound: Option<(Vec<f64>, Vec<f64>)>,
     rule: String,
 }
 
 impl RunPlan {
-    /// Whether a finished run's ledger (fit and score) is within the plan; an error otherwise,
-    /// before its score is used.
-    fn admits(&self, run: &Ledger) -> Result<()> {
-        let within = match &self.run_curve {
-            None => run
-                .total()
-                .is_ok_and(|t| t.delta == 0.0 && t.epsilon <= self.run_epsilon * (1.0 + 1e-9)),
-            Some(curve) => run
-                .rdp_curve(&default_orders())?
-                .iter()
-                .zip(curve)
-                .all(|(r, c)| *r <= c * (1.0 + 1e-9) + 1e-12),
+    /// Whether a run whose fit released `fit` (a ledger of the fit rows) and whose score costs
+    /// ε₀ stays within the plan: a pure run always does (its session admits at most ε₀); a
+    /// non-pure one when its curve at the bound's orders is within the bound. A run that does
+    /// not is dropped before its score is drawn: a Rényi filter (Feldman & Zrnic 2021), since
+    /// every cost in `fit` was set before its own release, from earlier releases only.
+    fn admits(&self, fit: &Ledger) -> Result<bool> {
+        let Some((orders, bound)) = &self.bound else {
+            return Ok(true);
         };
-        if within {
-            Ok(())
-        } else {
-            Err(Error::Method {
-                method: "tune",
-                reason: "internal: a run spent more than its probe declared".into(),
-            })
-        }
+        let e = self.run_epsilon;
+        Ok(fit
+            .rdp_curve(orders)?
+            .iter()
+            .zip(orders)
+            .zip(bound)
+            .all(|((r, a), b)| r.max(e.min(a * e * e / 2.0)) <= *b))
     }
 }
 
 /// The run's budget: pure candidates run at ε/3; others at the largest of a few public tries of
 /// ε₀ whose lifted curve converts to at most ε at the spend's δ.
-fn plan_runs<E: Estimator>(
-    candidates: &[E],
+fn plan_runs(
+    candidates: &[&dyn Candidate],
     fit_part: &Loaded,
     scaling: &Scaling,
     stopping: &RandomStopping,
@@ -399,7 +449,7 @@ fn plan_runs<E: Estimator>(
 ) -> Result<RunPlan> {
     let pure = candidates
         .iter()
-        .map(|c| c.spend(&fit_part.dataset).map(|s| s.delta == 0.0))
+        .map(|c| c.declared(&fit_part.dataset).map(|s| s.delta == 0.0))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .all(|p| p);
@@ -408,7 +458,7 @@ fn plan_runs<E: Estimator>(
         return Ok(RunPlan {
             run_epsilon,
             cost: stopping.pure_cost(run_epsilon)?,
-            run_curve: None,
+            bound: None,
             rule: "pure: 3 × one run's ε (Liu & Talwar 2019, Thm 3.4)".into(),
         });
     }
@@ -420,21 +470,30 @@ fn plan_runs<E: Estimator>(
         ));
     }
     let orders = default_orders();
+    let probe = probe_rows(fit_part);
     let mut run_epsilon = spend.epsilon / 3.0;
     for _ in 0..CALIBRATION_TRIES {
-        let curve = worst_run_curve(candidates, fit_part, scaling, run_epsilon, &orders, seed)?;
-        let lifted = stopping.rdp_curve(&orders, &curve)?;
-        let total = rdp_to_dp(&orders, &lifted, spend.delta)?;
+        let curve = worst_run_curve(candidates, &probe, scaling, run_epsilon, &orders, seed)?;
+        let binding = stopping.binding_orders(&orders, &curve, spend.delta)?;
+        let (at, bound): (Vec<f64>, Vec<f64>) = orders
+            .iter()
+            .zip(&curve)
+            .filter(|(a, _)| binding.contains(a))
+            .map(|(a, c)| (*a, *c))
+            .unzip();
+        let lifted = stopping.rdp_curve(&at, &bound)?;
+        let total = rdp_to_dp(&at, &lifted, spend.delta)?;
         if total <= spend.epsilon {
             return Ok(RunPlan {
                 run_epsilon,
                 cost: Cost::Rdp {
-                    orders,
+                    orders: at.clone(),
                     epsilons: lifted,
                 },
-                run_curve: Some(curve),
+                bound: Some((at, bound)),
                 rule: format!(
-                    "Rényi DP: the worst candidate's run curve lifted by Papernot & Steinke \
+                    "Rényi DP: one run's bound (the worst candidate's probe on public rows of \
+                     the same shape; a run above it is dropped) lifted by Papernot & Steinke \
                      2022, Thm 2 (η = 1), converted at δ = {}",
                     dpfair_privacy::ledger::readable(spend.delta)
                 ),
@@ -451,12 +510,47 @@ fn plan_runs<E: Estimator>(
     })
 }
 
+/// Public rows of the fit rows' shape, for the probes (their ledgers must not depend on the
+/// private rows): the same row count, columns and classes; every feature ½, the classes and
+/// groups in turn.
+fn probe_rows(fit_part: &Loaded) -> Loaded {
+    let mut data = fit_part.dataset.clone();
+    data.features.fill(0.5);
+    match &mut data.target {
+        Some(Target::Binary(y)) => y
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = ((i / 2) % 2) as u8),
+        Some(Target::Multiclass { labels, k, .. }) => {
+            let k = (*k).max(1);
+            labels
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = ((i / 2) % k) as u32);
+        }
+        _ => {}
+    }
+    if let Some(groups) = &mut data.groups {
+        let g = groups.count().max(1);
+        groups
+            .codes
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| *c = (i % g) as u32);
+    }
+    Loaded {
+        dataset: data,
+        schema: fit_part.schema.clone(),
+        report: fit_part.report.clone(),
+    }
+}
+
 /// The order-wise worst Rényi-DP curve of one run over the candidates at `run_epsilon`: each
-/// candidate's probe fit on the fit rows (public seed, model discarded; a fit's ledger depends
-/// on public facts only), beside the score's Laplace release on the selection rows.
-fn worst_run_curve<E: Estimator>(
-    candidates: &[E],
-    fit_part: &Loaded,
+/// candidate's probe fit on public rows of the fit rows' shape ([`probe_rows`]; seeded, model
+/// discarded), beside the score's Laplace release on the selection rows.
+fn worst_run_curve(
+    candidates: &[&dyn Candidate],
+    probe: &Loaded,
     scaling: &Scaling,
     run_epsilon: f64,
     orders: &[f64],
@@ -467,12 +561,11 @@ fn worst_run_curve<E: Estimator>(
         .map(|a| run_epsilon.min(a * run_epsilon * run_epsilon / 2.0))
         .collect();
     for c in candidates {
-        let probe = c.with_epsilon(run_epsilon)?;
-        let mut rows = fit_part.clone();
+        let mut rows = probe.clone();
         let mut session = Session::unlimited().with_noise(Noise::seeded(seed));
-        let fitted = pipeline::fit_unchecked(&probe, &mut rows, scaling, &mut session)?;
-        let curve = fitted.ledger.rdp_curve(orders).map_err(|e| Error::Method {
-            method: probe.method(),
+        let run = c.fit_run(run_epsilon, &mut rows, scaling, &mut session)?;
+        let curve = run.ledger.rdp_curve(orders).map_err(|e| Error::Method {
+            method: c.name(),
             reason: format!("a private search needs each run's Rényi-DP curve: {e}"),
         })?;
         worst.iter_mut().zip(curve).for_each(|(w, v)| *w = w.max(v));
@@ -480,17 +573,73 @@ fn worst_run_curve<E: Estimator>(
     Ok(worst)
 }
 
-/// The fitted model's class for every row of `held_out`, each row predicted from its own
-/// public stream (a randomised model's draw for one row never depends on another row).
-fn predict_rows<M: Predictor + Clone + Into<FittedModel>>(
-    fitted: &Fitted<M>,
+/// The run's class for every row of `held_out`, each row predicted from its own public stream
+/// (a randomised model's draw for one row never depends on another row).
+fn predict_rows(
+    run: &RunFit,
     held_out: &dpfair_data::Dataset,
     noise: &mut Noise,
 ) -> Result<Vec<u32>> {
-    let predicted =
-        crate::held_out_check::row_by_row(|d, s| fitted.predict(d, s), held_out, noise)?;
+    let predicted = crate::held_out_check::row_by_row(|d, s| run.predict(d, s), held_out, noise)?;
     Ok(predicted
         .classes()
         .ok_or_else(|| Error::InvalidData("a private search needs a classifier".into()))?
         .to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dpfair_privacy::mechanisms::Laplace;
+
+    fn laplace_ledger(epsilon: f64) -> Ledger {
+        let mut ledger = Ledger::unlimited();
+        Laplace::from_epsilon(1.0, epsilon)
+            .unwrap()
+            .release(&mut ledger, &mut Noise::seeded(1), "x", 0.0)
+            .unwrap();
+        ledger
+    }
+
+    /// The Rényi filter: a run whose fit costs more than the bound at a bound order is dropped;
+    /// one within it (the score's ε₀ included) is kept; a pure plan keeps every run.
+    #[test]
+    fn a_run_above_the_bound_is_dropped_and_one_within_it_is_kept() {
+        let orders = vec![2.0, 8.0];
+        let curve =
+            |e: f64| -> Vec<f64> { orders.iter().map(|a| e.min(a * e * e / 2.0)).collect() };
+        let plan = RunPlan {
+            run_epsilon: 0.2,
+            cost: Cost::Pure { epsilon: 0.6 },
+            bound: Some((orders.clone(), curve(0.5))),
+            rule: String::new(),
+        };
+        assert!(plan.admits(&laplace_ledger(0.5)).unwrap());
+        assert!(plan.admits(&laplace_ledger(0.1)).unwrap());
+        assert!(!plan.admits(&laplace_ledger(0.6)).unwrap());
+        let pure = RunPlan {
+            bound: None,
+            ..plan
+        };
+        assert!(pure.admits(&laplace_ledger(5.0)).unwrap());
+    }
+
+    /// The probes' rows keep the shape (rows, columns, classes, groups) and nothing of the data.
+    #[test]
+    fn probe_rows_keep_the_shape_and_drop_the_values() {
+        let fit = Loaded::in_memory(
+            crate::estimators::example_data(50, 3, 1),
+            crate::estimators::example_schema(3),
+        );
+        let probe = probe_rows(&fit);
+        assert_eq!(probe.dataset.features.dim(), fit.dataset.features.dim());
+        assert!(probe.dataset.features.iter().all(|v| *v == 0.5));
+        let Some(Target::Binary(y)) = &probe.dataset.target else {
+            panic!("binary target kept")
+        };
+        assert_eq!(y[..4], [0, 0, 1, 1]);
+        let groups = probe.dataset.groups.as_ref().unwrap();
+        assert_eq!(groups.codes[..3], [0, 1, 0]);
+        assert_eq!(groups.names, fit.dataset.groups.as_ref().unwrap().names);
+    }
 }

@@ -85,7 +85,7 @@ fn rdp_candidates_spend_at_most_the_budget_in_one_entry() {
     assert!(tuned.selection.rule.contains("Papernot & Steinke"));
     // What the search releases never holds the number of runs.
     let note = entries[0].note.clone().unwrap();
-    assert!(note.contains("mean 6") && note.contains("from 3"), "{note}");
+    assert!(note.contains("mean 9") && note.contains("from 3"), "{note}");
 }
 
 /// On labels independent of the features (90 % ones) the constant competes as a candidate: a

@@ -125,6 +125,29 @@ impl RandomStopping {
         Ok(curve)
     }
 
+    /// The two orders a search's (ε, δ) rests on, for one run's curve `run` over `orders`:
+    /// λ̂, where the lift's constant (module docs) takes its minimum, and λ, the order at which
+    /// the lifted curve converts to its smallest ε at `delta`. A bound on one run at these two
+    /// orders alone gives the search the same ε ([`RandomStopping::rdp_curve`] on them).
+    pub fn binding_orders(&self, orders: &[f64], run: &[f64], delta: f64) -> Result<[f64; 2]> {
+        let lifted = self.rdp_curve(orders, run)?;
+        let m = self.mean_runs as f64;
+        let hat = orders
+            .iter()
+            .zip(run)
+            .map(|(l, e)| ((1.0 - 1.0 / l) * e + m.ln() / l, *l))
+            .fold(
+                (f64::INFINITY, f64::NAN),
+                |a, b| if b.0 < a.0 { b } else { a },
+            )
+            .1;
+        let (_, at) = crate::accounting::rdp::rdp_to_dp_with_order(orders, &lifted, delta);
+        if hat.is_nan() || at.is_nan() {
+            return Err(invalid("run", "no finite order in the run's curve"));
+        }
+        Ok([hat, at])
+    }
+
     /// The search's cost as an RDP cost over `orders` from one run's curve.
     pub fn rdp_cost(&self, orders: &[f64], run: &[f64]) -> Result<Cost> {
         Ok(Cost::Rdp {
@@ -255,6 +278,27 @@ mod tests {
             .unwrap();
         let err = ledger.rdp_curve(&orders).unwrap_err().to_string();
         assert!(err.contains("count") && err.contains("Rényi"), "{err}");
+    }
+
+    /// A bound on one run at the two binding orders alone gives the search the same ε as the
+    /// whole curve.
+    #[test]
+    fn the_binding_orders_alone_give_the_same_epsilon() {
+        let search = RandomStopping::new(9).unwrap();
+        let orders = default_orders();
+        let run: Vec<f64> = orders.iter().map(|l| 0.3f64.min(l * 0.045)).collect();
+        let delta = 1e-6;
+        let whole = rdp_to_dp(&orders, &search.rdp_curve(&orders, &run).unwrap(), delta).unwrap();
+        let binding = search.binding_orders(&orders, &run, delta).unwrap();
+        let (at, part): (Vec<f64>, Vec<f64>) = orders
+            .iter()
+            .zip(&run)
+            .filter(|(a, _)| binding.contains(a))
+            .map(|(a, r)| (*a, *r))
+            .unzip();
+        let two = rdp_to_dp(&at, &search.rdp_curve(&at, &part).unwrap(), delta).unwrap();
+        assert!(two <= whole * (1.0 + 1e-12), "{two} vs {whole}");
+        assert!(two >= whole * (1.0 - 1e-12), "{two} vs {whole}");
     }
 
     #[test]

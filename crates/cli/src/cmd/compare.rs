@@ -56,6 +56,11 @@ pub struct Args {
     /// A folder for `compare.md` (the table) and `frontier.svg` (accuracy vs unfairness).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Add a row `private selection`: the central fair classifier (CDP-Fair, decoupled, DP2DP)
+    /// chosen privately on the training rows at one fit's budget (`dpfair tune`'s search over
+    /// methods; the constant classes compete too).
+    #[arg(long)]
+    select: bool,
 }
 
 /// `LO:HI` as a range.
@@ -98,6 +103,7 @@ pub fn run(args: Args) -> CliResult {
         // A user's data: release noise from the OS, always.
         simulated_noise: false,
         target_range: args.target_range,
+        select: args.select,
     };
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)

@@ -274,7 +274,7 @@ fn search_and_save<E: Estimator>(
     let mut loaded = common.data.load_filled(task, common.bounds.public()?)?;
     let spend = candidates[0].spend(&loaded.dataset)?;
     let mut session = session_for(&spend)?.with_noise(common.privacy.noise());
-    let tuned: Tuned<E::Model> = with_progress("a private search", || {
+    let tuned: Tuned = with_progress("a private search", || {
         tune(candidates, &mut loaded, &scaling, &mut session, search)
     })?;
     let s = &tuned.selection;
@@ -294,10 +294,9 @@ fn search_and_save<E: Estimator>(
             s.selection_rows,
             s.run_epsilon
         );
-        if let dpfair::tune::Chosen::Model(fitted) = &tuned.chosen {
-            report_bounds(&loaded, &scaling, common.privacy.epsilon, fitted);
-            let run = candidates[s.chosen].with_epsilon(s.run_epsilon)?;
-            for line in run.report(fitted, &loaded.dataset) {
+        if let dpfair::tune::Chosen::Model(run) = &tuned.chosen {
+            report_bounds(&loaded, &scaling, s.run_epsilon, &run.ledger, run.rows);
+            for line in &run.report {
                 eprintln!("{line}");
             }
         }

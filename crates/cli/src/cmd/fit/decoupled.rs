@@ -133,7 +133,13 @@ fn fit_streamed(
             read_batches(&args.data.data, schema, &apply, |batch| sink(&batch)).map(|_| ())
         })
     })?;
-    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted);
+    report_bounds(
+        &loaded,
+        &scaling,
+        args.privacy.epsilon,
+        &fitted.ledger,
+        fitted.rows,
+    );
     if args.check.check_fraction > 0.0 {
         eprintln!(
             "note: a streamed fit (Parquet or Arrow IPC) runs no held-out check against the \

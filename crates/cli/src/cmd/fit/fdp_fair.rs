@@ -64,7 +64,13 @@ pub fn run(args: Args) -> CliResult {
     let fitted = with_progress("fdp-fair", || {
         est.fit_sites(&mut loaded, &scaling, &mut noises, &mut session)
     })?;
-    report_bounds(&loaded, &scaling, args.privacy.epsilon, &fitted);
+    report_bounds(
+        &loaded,
+        &scaling,
+        args.privacy.epsilon,
+        &fitted.ledger,
+        fitted.rows,
+    );
     finish(&est, loaded, fitted).save(&args.out)?;
     Ok(())
 }

@@ -81,7 +81,13 @@ pub fn fit<E: Estimator>(
     let fitted = with_progress(estimator.method(), || {
         dpfair::pipeline::fit(estimator, &mut loaded, &scaling, &mut session)
     })?;
-    report_bounds(&loaded, &scaling, common.privacy.epsilon, &fitted);
+    report_bounds(
+        &loaded,
+        &scaling,
+        common.privacy.epsilon,
+        &fitted.ledger,
+        fitted.rows,
+    );
     Ok(finish(estimator, loaded, fitted))
 }
 
@@ -162,13 +168,14 @@ pub fn report_bounds(
     loaded: &Loaded,
     scaling: &dpfair::pipeline::Scaling,
     epsilon: f64,
-    fitted: &Fitted<impl Sized>,
+    ledger: &dpfair_privacy::Ledger,
+    rows: usize,
 ) {
     let dpfair_data::Scaling::MinMax(mm) = &loaded.schema.scaling else {
         return;
     };
     let plan = mm.plan(&loaded.schema);
-    let spent = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
+    let spent = dpfair::pipeline::bounds_epsilon_per_column(ledger)
         .map_or(0.0, |each| each * plan.private.len() as f64);
     // The share actually spent (the automatic rule may raise the least share on small data).
     let share = if epsilon.is_finite() && spent > 0.0 {
@@ -176,7 +183,7 @@ pub fn report_bounds(
     } else {
         scaling.share()
     };
-    for line in crate::cmd::common::bounds_lines(&plan, share, epsilon, spent, fitted.rows) {
+    for line in crate::cmd::common::bounds_lines(&plan, share, epsilon, spent, rows) {
         eprintln!("{line}");
     }
 }
