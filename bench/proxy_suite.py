@@ -194,6 +194,27 @@ def methods(epsilon: float, target: float, bounds: dict | None, reference: dict)
         "dp2dp": lambda: dpfair.DP2DPClassifier(
             epsilon=epsilon, rho=target, bounds=bounds
         ),
+        # A private search at the same epsilon (dpfair.PrivateSearchCV: one ledger entry at
+        # the estimator's budget), over a small grid of each method's main setting.
+        **{
+            f"{name} (tuned)": (
+                lambda est=est, grid=grid: dpfair.PrivateSearchCV(est(), grid)
+            )
+            for name, est, grid in [
+                ("dp-logistic", lambda: dpfair.DPLogisticRegression(
+                    epsilon=epsilon, bounds=bounds),
+                 {"learning_rate": [0.1, 0.5, 2.0], "epochs": [10, 30]}),
+                ("cdp-fair", lambda: dpfair.CDPFairClassifier(
+                    epsilon=epsilon, alpha=target, bounds=bounds),
+                 {"eta_model": ["kernel", "logistic", "dp-sgd"]}),
+                ("decoupled", lambda: dpfair.DecoupledFairClassifier(
+                    epsilon=epsilon, alpha=target, bounds=bounds),
+                 {"post_fraction": [0.2, 0.33, 0.5]}),
+                ("dp2dp", lambda: dpfair.DP2DPClassifier(
+                    epsilon=epsilon, rho=target, bounds=bounds),
+                 {"pool_fraction": [0.15, 0.25, 0.4]}),
+            ]
+        },  # fmt: skip
     }
 
 
