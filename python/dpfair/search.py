@@ -5,9 +5,11 @@ scores: each fit spends its ε, and the scores are not private. `PrivateSearchCV
 library's private selection instead (Liu & Talwar's random stopping): the rows are split once
 by a public random split into fit rows and selection rows (`selection_fraction`), a secret
 random number of runs each fits a candidate drawn at random on the fit rows and scores it on
-the selection rows by its accuracy plus Laplace noise, and only the best run is released, with
-its noisy accuracy. The whole search is one ledger entry at the estimator's own (ε, δ): what
-one fit of the estimator would spend.
+the selection rows by its accuracy plus Laplace noise, and only the best run is kept. Beside it
+the constant classes (the fit rows' most frequent class and its noisy count) are released once,
+and the best run's model is released only if it beats them by a public margin. The whole search
+spends the estimator's own (ε, δ) (three ledger entries: the search, and the constant's two
+parallel releases): what one fit of the estimator would spend. docs/tuning.md has the details.
 """
 
 from __future__ import annotations
@@ -109,16 +111,16 @@ class PrivateSearchCV(Params):
 
     What is released is the chosen run's model and its noisy accuracy; the number of runs and
     the other runs' scores stay secret (the privacy theorem covers the best run only), so there
-    is no `cv_results_`. The library also enters always predicting the fit rows' most frequent
-    class as a candidate of its own: when it wins, `best_params_` is None, `constant_` is that
-    class and the search warns (`ConstantModelWarning`).
+    is no `cv_results_`. The library also releases always predicting the fit rows' most frequent
+    class, and keeps it unless the best run beats it by a public margin: then `best_params_` is
+    None, `constant_` is that class and the search warns (`ConstantModelWarning`).
 
     Attributes (after `fit`): `best_estimator_` (a fitted estimator of the base class with the
     chosen parameters, predicting through the chosen model), `best_params_`, `best_index_`
     (into the grid's candidates), `best_score_` (the released noisy accuracy on the selection
     rows), `selection_` (a dict: `candidates` (each candidate's configuration as the library
     recorded it), `chosen`, `noisy_accuracy`, `selection_rows`, `run_epsilon`, `mean_runs`,
-    `rule`), `ledger_` (everything the search spent: one entry), `classes_`, `constant_`.
+    `rule`), `ledger_` (everything the search spent), `classes_`, `constant_`.
 
     Example:
         >>> import numpy as np, dpfair
@@ -247,7 +249,7 @@ class PrivateSearchCV(Params):
 
     @property
     def ledger_(self) -> Ledger:
-        """Everything the search spent: one entry at the estimator's (ε, δ)."""
+        """Everything the search spent: at most the estimator's (ε, δ)."""
         return self._best().ledger_
 
     @property

@@ -1,6 +1,6 @@
-"""`dpfair.PrivateSearchCV` (issue #45): one ledger entry at the estimator's ε for the whole
-search, a chosen candidate from the grid, nothing released about the runs but the best one,
-the scikit-learn meta-estimator protocol, and grids it must refuse."""
+"""`dpfair.PrivateSearchCV` (issue #45): the estimator's ε for the whole search, a chosen
+candidate from the grid, nothing released about the runs but the best one, the scikit-learn
+meta-estimator protocol, and grids it must refuse."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ PUBLIC_SELECTION = {
     "rule",
 }
 GRID = {"learning_rate": [0.1, 0.5], "epochs": [3, 6]}
+#: A search's ledger entries: the selection, and the constant classes' class (fit rows) and
+#: count (selection rows).
+SEARCH_ENTRIES = 3
 
 
 def _numeric(n: int = 2000, seed: int = 0) -> tuple:
@@ -63,11 +66,12 @@ def test_the_search_spends_one_entry_at_the_estimators_epsilon(mechanism):
         warnings.simplefilter("ignore", dpfair.ConstantModelWarning)
         search = dpfair.PrivateSearchCV(est, GRID, session=session).fit(X, y)
     ledger = search.ledger_
-    assert len(ledger["entries"]) == 1
+    # The search's entry, and the constant classes' class and count (parallel parts).
+    assert len(ledger["entries"]) == SEARCH_ENTRIES
     assert ledger["total"]["epsilon"] <= 2.0 * (1 + 1e-9)
     assert ledger["total"]["delta"] <= 1e-5 * (1 + 1e-9)
-    # The session was charged that one entry and nothing else.
-    assert len(session.ledger["entries"]) == 1
+    # The session was charged those entries and nothing else.
+    assert len(session.ledger["entries"]) == SEARCH_ENTRIES
     # The session is charged the search's declared spend: the estimator's ε.
     assert session.remaining[0] == pytest.approx(3.0 - 2.0, rel=1e-9)
 
@@ -159,7 +163,7 @@ def test_in_a_pipeline_on_adult_like_data_the_fair_search_predicts(adult):
     pred = pipe.predict(X)
     assert len(pred) == len(X) and set(pred) <= {"<=50K", ">50K"}
     fitted = pipe.named_steps["search"]
-    assert len(fitted.ledger_["entries"]) == 1
+    assert len(fitted.ledger_["entries"]) == SEARCH_ENTRIES
     assert fitted.ledger_["total"]["epsilon"] <= 3.0 * (1 + 1e-9)
     assert fitted.predict_proba(_hours_to_days(X)).shape == (len(X), 2)
     # Delegated to the chosen estimator (its random_state seeds a randomized rule's draws).
@@ -270,7 +274,7 @@ def test_on_adult_like_frames_with_text_labels_the_classes_are_the_labels(adult)
     assert sorted(search.classes_) == ["<=50K", ">50K"]
     pred = search.predict(X, sensitive_features="sex")
     assert len(pred) == len(X) and set(pred) <= {"<=50K", ">50K"}
-    assert len(session.ledger["entries"]) == 1
+    assert len(session.ledger["entries"]) == SEARCH_ENTRIES
 
 
 def test_when_the_constant_class_wins_the_search_says_so_and_predicts_it(tmp_path):
@@ -298,7 +302,7 @@ def test_when_the_constant_class_wins_the_search_says_so_and_predicts_it(tmp_pat
     assert set(search.predict(X)) == {0}
     messages = [str(w.message) for w in record if w.category is dpfair.ConstantModelWarning]
     assert len(messages) == 1 and "always predicting" in messages[0]
-    assert len(search.ledger_["entries"]) == 1
+    assert len(search.ledger_["entries"]) == SEARCH_ENTRIES
     # Its model file loads back as the searched method's estimator, predicting the class.
     path = tmp_path / "constant.json"
     path.write_text(search.best_estimator_.model_.to_json())
@@ -325,7 +329,7 @@ def test_the_main_thread_runs_while_a_search_runs_in_another():
             time.sleep(0.002)
         elapsed = time.perf_counter() - started
         worker.join()
-    assert len(search.ledger_["entries"]) == 1
+    assert len(search.ledger_["entries"]) == SEARCH_ENTRIES
     if elapsed < 0.05:
         pytest.skip(f"the search took {elapsed:.3f} s, too short to observe the main thread")
     # At least a fifth of the ticks the search's duration allows (a held GIL gives 1).

@@ -4,32 +4,34 @@
 //! The rows are split once by a public random split into *fit rows* and *selection rows*
 //! ([`Search::selection_fraction`]). The search then runs Liu & Talwar's random stopping
 //! ([`dpfair_privacy::selection`]): a secret geometric number of runs, each one candidate drawn
-//! at random from the list *and the constant classes*, fitted on the fit rows at the run's
-//! (ε₀, δ₀) (a model: [`crate::pipeline`]'s scaling and fit, without its held-out check; the
-//! constant: the fit rows' most frequent class by the exponential mechanism), and scored on the
-//! selection rows by its count of correct predictions plus Laplace noise at ε₀ (replacing one
-//! row moves the count by at most 1). Fit and score touch disjoint rows, so one run is as
-//! private as its fit. Only the best run is released: its model (or class) and its noisy score;
-//! how many runs there were and which candidates they drew stay secret. The constant competing
-//! as a candidate is the search's guard against a model worse than always predicting one class
-//! (the plain fit's held-out check, whose handicap at a run's small ε₀ would discard nearly
-//! every model); a model must beat it by a public margin of about √n/2 rows ([`model_margin`]),
-//! against the best-of-several bias of the selection rows.
+//! uniformly from the list, fitted on the fit rows at the run's (ε₀, δ₀) ([`crate::pipeline`]'s
+//! scaling and fit, without its held-out check), and scored on the selection rows by its count
+//! of correct predictions plus Laplace noise at ε₀ (replacing one row moves the count by at most
+//! 1). Fit and score touch disjoint rows, so one run is as private as its fit. Only the best run
+//! is kept: its model and its noisy score; how many runs there were and which candidates they
+//! drew stay secret.
 //!
-//! **Cost.** One ledger entry, charged before the first run:
-//! * every candidate pure ε-DP: ε₀ = ε/3 and the search costs 3ε₀ = ε (Liu & Talwar 2019,
-//!   Thm 3.4); each run's session admits at most ε₀;
+//! Beside the search, at [`CONSTANT_SHARE`] of ε, the constant classes are released once: the
+//! fit rows' most frequent class (exponential mechanism) and its noisy count on the selection
+//! rows. The best run's model is released only if its noisy count beats the constant's by a
+//! public margin of one standard deviation of their difference ([`model_margin`], against the
+//! best-of-several bias of the selection rows and the noise); otherwise the class is. This is the search's guard against a model worse
+//! than always predicting one class (the plain fit's held-out check, whose handicap at a run's
+//! small ε₀ would discard nearly every model, does not run).
+//!
+//! **Cost.** Charged before the first run: the search's entry, and the constant classes' two
+//! releases (parallel: fit rows and selection rows) at [`CONSTANT_SHARE`] of ε:
+//! * every candidate pure ε-DP: ε₀ = (ε − ε_c)/3 and the search costs 3ε₀ (Liu & Talwar 2019,
+//!   Thm 3.4); each run's session admits at most ε₀; the total is ε;
 //! * otherwise one run's Rényi-DP bound at the two orders the search's ε rests on, from probe
 //!   fits of every candidate on *public* rows of the fit rows' shape (models discarded), lifted
-//!   by Papernot & Steinke (2022), Thm 2, and converted at the session's δ; ε₀ is the largest of
-//!   a few public tries for which the total is at most ε. A method may set later costs from
-//!   earlier releases (CDP-Fair splits its ε by a released count), so a real run may cost more
-//!   than its probe: such a run is dropped before its score is drawn, a Rényi filter (Feldman &
-//!   Zrnic 2021), and the bound holds for every run that is scored.
+//!   by Papernot & Steinke (2022), Thm 2; ε₀ is the largest of a few public tries for which the
+//!   ledger's total (with the constant's share) is at most ε at the session's δ. A method may set
+//!   later costs from earlier releases (CDP-Fair splits its ε by a released count), so a real run
+//!   may cost more than its probe: such a run is dropped before its score is drawn, a Rényi
+//!   filter (Feldman & Zrnic 2021), and the bound holds for every run that is scored.
 //!
-//! The draw gives each candidate weight 2 and the constant classes weight 1, and the mean number
-//! of runs is three times the number of choices ([`Search::mean_runs`]), so a search rarely
-//! ends having drawn the constant alone.
+//! The mean number of runs is three times the number of candidates ([`Search::mean_runs`]).
 //!
 //! **Fairness.** Every candidate is fitted at the same fairness target (the method's own
 //! constraint), so the score is accuracy alone, sensitivity 1; the fairness target enters
@@ -50,6 +52,8 @@
 //! let tuned = tune(&candidates, &mut loaded, &Scaling::None, &mut session, &Search::default())?;
 //! // Candidate 0 or 1, or 2: the constant classes.
 //! assert!(tuned.selection.chosen <= 2);
+//! // The search's entry and the constant classes' two (parallel) releases.
+//! assert_eq!(session.ledger().entries().len(), 3);
 //! let predicted = tuned.predict(&loaded.dataset, session.noise())?;
 //! assert!(session.ledger().total()?.epsilon <= 2.0 + 1e-9);
 //! # Ok::<(), dpfair::Error>(())
@@ -67,10 +71,10 @@ use crate::pipeline::Scaling;
 use crate::predictor::Output;
 use crate::session::{Session, Spend};
 use dpfair_data::{Loaded, Target};
-use dpfair_privacy::accounting::{default_orders, rdp_to_dp};
+use dpfair_privacy::accounting::default_orders;
 use dpfair_privacy::mechanisms::Laplace;
 use dpfair_privacy::selection::RandomStopping;
-use dpfair_privacy::{Cost, Ledger, Noise, Relation};
+use dpfair_privacy::{Cost, Entry, Ledger, Noise, Partition, Relation};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +83,13 @@ pub const DEFAULT_SELECTION_FRACTION: f64 = 0.2;
 
 /// The fewest selection rows a search runs on.
 pub const MIN_SELECTION_ROWS: usize = 20;
+
+/// The share of ε spent on the constant classes, released once beside the search: their class
+/// (the fit rows' most frequent, by the exponential mechanism) and its noisy count of correct
+/// predictions on the selection rows; the search's runs get the rest. The count's noise enters
+/// the margin a model must beat ([`model_margin`]): a smaller share would make that margin
+/// grow as 1/ε_c.
+pub const CONSTANT_SHARE: f64 = 0.15;
 
 /// A model's noisy count must beat the constant's by this many standard deviations of the
 /// sampling error of a difference of two correct-prediction counts ([`model_margin`]).
@@ -92,8 +103,8 @@ const CALIBRATION_TRIES: usize = 6;
 pub struct Search {
     /// The share of the rows held out to score the runs.
     pub selection_fraction: f64,
-    /// The mean number of runs; `None`: three times the number of candidates with the
-    /// constant classes, so each candidate is drawn about twice on average.
+    /// The mean number of runs; `None`: three times the number of candidates, so each is drawn
+    /// three times on average.
     pub mean_runs: Option<u64>,
 }
 
@@ -260,8 +271,7 @@ pub fn select(
         }
     };
     let spend = declared_spend(candidates, &loaded.dataset)?;
-    // The candidates and the constant classes.
-    let stopping = search.stopping(candidates.len() + 1)?;
+    let stopping = search.stopping(candidates.len())?;
     let seed = session.noise().public_u64();
     let parts = dpfair_data::split_indices(
         loaded.dataset.n_rows(),
@@ -285,54 +295,59 @@ pub fn select(
     };
     let selection_rows = loaded.dataset.select(&parts[1]);
     let truth = class_labels(&selection_rows)?;
-    let plan = plan_runs(candidates, &fit_part, scaling, &stopping, spend, seed)?;
+    let constant_epsilon = CONSTANT_SHARE * spend.epsilon;
+    let plan = plan_runs(
+        candidates,
+        &fit_part,
+        scaling,
+        &stopping,
+        spend,
+        constant_epsilon,
+        seed,
+    )?;
     let methods: std::collections::BTreeSet<&str> = candidates.iter().map(|c| c.name()).collect();
     let label = format!(
-        "private selection among {} {} candidates and the constant classes",
+        "private selection among {} {} candidates",
         candidates.len(),
         methods.into_iter().collect::<Vec<_>>().join("/")
     );
-    let k = candidates.len();
-    let margin = model_margin(selection_rows.n_rows());
-    let mut best: Option<(f64, f64, usize, Chosen, Loaded)> = None;
-    let ((), ledger) = session.run(spend, |ledger, noise| {
-        ledger.charge(stopping.entry(&label, plan.cost.clone(), k + 1))?;
+    let split = Partition::new("private search", &["fit rows", "selection rows"], seed);
+    let margin = model_margin(selection_rows.n_rows(), plan.run_epsilon, constant_epsilon);
+    let mut best: Option<(f64, usize, Box<RunFit>, Loaded)> = None;
+    let (constant, ledger) = session.run(spend, |ledger, noise| {
+        ledger.charge(stopping.entry(&label, plan.cost.clone(), candidates.len()))?;
+        // The constant classes, released once beside the search: the fit rows' most frequent
+        // class, then its noisy count of correct predictions on the selection rows.
+        let class = ledger.in_part(&split, 0, |l| {
+            Ok(release_majority(
+                &fit_part.dataset,
+                classes,
+                constant_epsilon,
+                l,
+                noise,
+            ))
+        })??;
+        let correct = truth.iter().filter(|y| **y == class).count();
+        let constant_score = ledger.in_part(&split, 1, |l| {
+            Laplace::from_epsilon(1.0, constant_epsilon)?.release(
+                l,
+                noise,
+                "the constant class's correct predictions on the selection rows",
+                correct as f64,
+            )
+        })?;
         for _ in 0..stopping.draw_runs(noise)? {
-            // Each candidate with weight 2, the constant classes with weight 1.
-            let draw = noise.random_range(0..=2 * k);
-            let c = if draw == 2 * k { k } else { draw / 2 };
+            let c = noise.random_range(0..candidates.len());
             let mut rows = fit_part.clone();
-            let (chosen, predicted) = match candidates.get(c) {
-                Some(candidate) => {
-                    let mut run_session = Session::unlimited().with_noise(noise.fork());
-                    let run = candidate.fit_run(
-                        plan.run_epsilon,
-                        &mut rows,
-                        scaling,
-                        &mut run_session,
-                    )?;
-                    if !plan.admits(&run.ledger)? {
-                        continue;
-                    }
-                    let mut held_out = selection_rows.clone();
-                    rows.schema.transform(&mut held_out)?;
-                    let predicted = predict_rows(&run, &held_out, noise)?;
-                    (Chosen::Model(Box::new(run)), predicted)
-                }
-                None => {
-                    let class = release_majority(
-                        &fit_part.dataset,
-                        classes,
-                        plan.run_epsilon,
-                        &mut Ledger::unlimited(),
-                        noise,
-                    )?;
-                    (
-                        Chosen::Constant { class, classes },
-                        vec![class; truth.len()],
-                    )
-                }
-            };
+            let mut run_session = Session::unlimited().with_noise(noise.fork());
+            let run =
+                candidates[c].fit_run(plan.run_epsilon, &mut rows, scaling, &mut run_session)?;
+            if !plan.admits(&run.ledger)? {
+                continue;
+            }
+            let mut held_out = selection_rows.clone();
+            rows.schema.transform(&mut held_out)?;
+            let predicted = predict_rows(&run, &held_out, noise)?;
             let correct = predicted.iter().zip(&truth).filter(|(p, y)| p == y).count();
             let score = Laplace::from_epsilon(1.0, plan.run_epsilon)?.release(
                 &mut Ledger::unlimited(),
@@ -340,26 +355,27 @@ pub fn select(
                 "a run's correct predictions on the selection rows",
                 correct as f64,
             )?;
-            let ranked = if c < k { score - margin } else { score };
-            if best.as_ref().is_none_or(|(r, ..)| ranked > *r) {
-                best = Some((ranked, score, c, chosen, rows));
+            if best.as_ref().is_none_or(|(s, ..)| score > *s) {
+                best = Some((score, c, Box::new(run), rows));
             }
         }
-        Ok(())
+        Ok((class, constant_score))
     })?;
-    let Some((_, score, chosen_index, chosen, rows)) = best else {
-        return Err(Error::Method {
-            method: "tune",
-            reason: "the search released nothing: every run spent above the bound its probe \
-                     set (docs/tuning.md); try again, or search fewer or other settings"
-                .into(),
-        });
+    let (class, constant_score) = constant;
+    // A model is released when its noisy count beats the constant's by the margin.
+    let (score, chosen_index, chosen) = match best {
+        Some((score, c, run, rows)) if score - margin > constant_score => {
+            loaded
+                .schema
+                .set_scaling(rows.schema.scaling.clone(), &mut loaded.dataset)?;
+            (score, c, Chosen::Model(run))
+        }
+        _ => (
+            constant_score,
+            candidates.len(),
+            Chosen::Constant { class, classes },
+        ),
     };
-    if let Chosen::Model(_) = chosen {
-        loaded
-            .schema
-            .set_scaling(rows.schema.scaling.clone(), &mut loaded.dataset)?;
-    }
     let selection = Selection {
         candidates: candidates
             .iter()
@@ -380,14 +396,18 @@ pub fn select(
     })
 }
 
-/// The rows a model's noisy count is handicapped by against the constant classes':
-/// [`MODEL_MARGIN_Z`]·√n/2 on `n` selection rows, one standard deviation (at z = 1) of the
-/// difference of two predictors' correct counts when they disagree on a quarter of the rows
-/// (public: from the row count). The search keeps the best of several noisy scores, which
-/// favours the model luckiest on the selection rows: without the margin, Adult's income at 700
-/// rows released models that scored 0.73 on new rows against the constant's 0.79.
-fn model_margin(n: usize) -> f64 {
-    MODEL_MARGIN_Z * (n as f64).sqrt() / 2.0
+/// The rows by which a model's noisy count must beat the constant classes' noisy count:
+/// [`MODEL_MARGIN_Z`] standard deviations of the difference of the two counts, from the
+/// sampling (at most n/4 on `n` selection rows: two predictors disagreeing on a quarter of the
+/// rows) and from the two Laplace draws (2/ε₀² and 2/ε_c²). Public: the row count and the
+/// budgets. The search keeps the best of several noisy scores, which favours the model luckiest
+/// on the selection rows and in its noise: without a margin, Adult's income at 700 rows
+/// released models that scored 0.73 on new rows against the constant's 0.79.
+fn model_margin(n: usize, run_epsilon: f64, constant_epsilon: f64) -> f64 {
+    let variance = n as f64 / 4.0
+        + 2.0 / (run_epsilon * run_epsilon)
+        + 2.0 / (constant_epsilon * constant_epsilon);
+    MODEL_MARGIN_Z * variance.sqrt()
 }
 
 /// The search's spend: the candidates' own declared (ε, δ) on the whole data, which must agree
@@ -462,6 +482,7 @@ fn plan_runs(
     scaling: &Scaling,
     stopping: &RandomStopping,
     spend: Spend,
+    constant_epsilon: f64,
     seed: u64,
 ) -> Result<RunPlan> {
     let pure = candidates
@@ -471,12 +492,14 @@ fn plan_runs(
         .into_iter()
         .all(|p| p);
     if pure {
-        let run_epsilon = spend.epsilon / 3.0;
+        let run_epsilon = (spend.epsilon - constant_epsilon) / 3.0;
         return Ok(RunPlan {
             run_epsilon,
             cost: stopping.pure_cost(run_epsilon)?,
             bound: None,
-            rule: "pure: 3 × one run's ε (Liu & Talwar 2019, Thm 3.4)".into(),
+            rule: "pure: 3 × one run's ε (Liu & Talwar 2019, Thm 3.4), beside the constant \
+                   classes' share"
+                .into(),
         });
     }
     if spend.delta <= 0.0 {
@@ -488,7 +511,7 @@ fn plan_runs(
     }
     let orders = default_orders();
     let probe = probe_rows(fit_part);
-    let mut run_epsilon = spend.epsilon / 3.0;
+    let mut run_epsilon = (spend.epsilon - constant_epsilon) / 3.0;
     for _ in 0..CALIBRATION_TRIES {
         let curve = worst_run_curve(candidates, &probe, scaling, run_epsilon, &orders, seed)?;
         let binding = stopping.binding_orders(&orders, &curve, spend.delta)?;
@@ -499,14 +522,24 @@ fn plan_runs(
             .map(|(a, c)| (*a, *c))
             .unzip();
         let lifted = stopping.rdp_curve(&at, &bound)?;
-        let total = rdp_to_dp(&at, &lifted, spend.delta)?;
+        let cost = Cost::Rdp {
+            orders: at.clone(),
+            epsilons: lifted,
+        };
+        // The session's total over the search's entry and the constant classes' share.
+        let mut total_of = Ledger::unlimited();
+        total_of.charge(stopping.entry("search", cost.clone(), candidates.len()))?;
+        total_of.charge(Entry {
+            cost: Cost::Pure {
+                epsilon: constant_epsilon,
+            },
+            ..stopping.entry("constant classes", Cost::Pure { epsilon: 0.0 }, 0)
+        })?;
+        let total = total_of.total_at(spend.delta)?.epsilon;
         if total <= spend.epsilon {
             return Ok(RunPlan {
                 run_epsilon,
-                cost: Cost::Rdp {
-                    orders: at.clone(),
-                    epsilons: lifted,
-                },
+                cost,
                 bound: Some((at, bound)),
                 rule: format!(
                     "Rényi DP: one run's bound (the worst candidate's probe on public rows of \

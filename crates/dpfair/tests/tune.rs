@@ -14,8 +14,9 @@ fn loaded(n: usize, seed: u64) -> Loaded {
     Loaded::in_memory(example_data(n, 2, seed), example_schema(2))
 }
 
-/// Pure-DP candidates (LPCT's ε-LDP reports): each run at ε/3 and one pure entry of 3 × ε/3,
-/// so the ledger's total is the budget exactly (Liu & Talwar 2019, Thm 3.4).
+/// Pure-DP candidates (LPCT's ε-LDP reports): the constant classes' two parallel releases at
+/// 15 % of ε, each run at the rest over 3 and one pure entry of 3 × that, so the ledger's total
+/// is the budget exactly (Liu & Talwar 2019, Thm 3.4, and basic composition).
 #[test]
 fn pure_candidates_cost_three_runs_and_the_total_is_the_budget() {
     let public = example_data(600, 2, 11);
@@ -35,10 +36,15 @@ fn pure_candidates_cost_three_runs_and_the_total_is_the_budget() {
     )
     .unwrap();
     let entries = session.ledger().entries();
-    assert_eq!(entries.len(), 1, "{entries:?}");
-    assert_eq!(entries[0].cost, Cost::Pure { epsilon: 1.5 });
-    assert_eq!(session.ledger().total().unwrap().epsilon, 1.5);
-    assert!((tuned.selection.run_epsilon - 0.5).abs() < 1e-15);
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    let pure = |e: &dpfair_privacy::Entry, want: f64| matches!(e.cost, Cost::Pure { epsilon } if (epsilon - want).abs() < 1e-12);
+    assert!(pure(&entries[0], 1.275), "{entries:?}");
+    assert!(
+        pure(&entries[1], 0.225) && pure(&entries[2], 0.225),
+        "{entries:?}"
+    );
+    assert!((session.ledger().total().unwrap().epsilon - 1.5).abs() < 1e-12);
+    assert!((tuned.selection.run_epsilon - 0.425).abs() < 1e-12);
     assert!(tuned.selection.rule.contains("Liu & Talwar"));
     assert_eq!(tuned.selection.selection_rows, 600);
     assert_eq!(tuned.selection.candidates.len(), 2);
@@ -47,13 +53,14 @@ fn pure_candidates_cost_three_runs_and_the_total_is_the_budget() {
     assert_eq!(out.classes().unwrap().len(), 3_000);
     let file = tuned.to_model_file(example_schema(2)).unwrap();
     assert_eq!(file.selection.as_ref(), Some(&tuned.selection));
-    assert_eq!(file.ledger.entries().len(), 1);
+    assert_eq!(file.ledger.entries().len(), 3);
 }
 
-/// (ε, δ) candidates (DP-SGD): one Rényi-DP entry whose conversion at the session's δ is at most
-/// the budget; the run's ε is below ε/3 (the lift's logarithmic terms and the conversion).
+/// (ε, δ) candidates (DP-SGD): one Rényi-DP entry beside the constant classes' share, whose total
+/// at the session's δ is at most the budget; the run's ε is below ε/3 (the lift's logarithmic
+/// terms and the conversion).
 #[test]
-fn rdp_candidates_spend_at_most_the_budget_in_one_entry() {
+fn rdp_candidates_spend_at_most_the_budget() {
     let candidates = [0.1, 1.0]
         .map(|lr| {
             DpLogistic::params()
@@ -77,7 +84,7 @@ fn rdp_candidates_spend_at_most_the_budget_in_one_entry() {
     )
     .unwrap();
     let entries = session.ledger().entries();
-    assert_eq!(entries.len(), 1);
+    assert_eq!(entries.len(), 3);
     assert!(matches!(entries[0].cost, Cost::Rdp { .. }));
     let total = session.ledger().total().unwrap();
     assert!(total.epsilon <= 2.0 && total.epsilon > 1.5, "{total:?}");
@@ -85,14 +92,18 @@ fn rdp_candidates_spend_at_most_the_budget_in_one_entry() {
     assert!(tuned.selection.rule.contains("Papernot & Steinke"));
     // What the search releases never holds the number of runs.
     let note = entries[0].note.clone().unwrap();
-    assert!(note.contains("mean 9") && note.contains("from 3"), "{note}");
+    assert!(note.contains("mean 6") && note.contains("from 2"), "{note}");
 }
 
-/// On labels independent of the features (90 % ones) the constant competes as a candidate: a
-/// model can at best tie with it, and which of two tied runs wins is the Laplace noise's coin,
-/// so over 20 searches the constant wins some (none would happen with probability about
-/// (1 − 1/3)²⁰ ≈ 3·10⁻⁴ if it won only a third of ties; the searches are seeded). When it wins,
-/// the released class is the fit rows' most frequent one.
+/// On labels independent of the features (90 % ones) no model beats always predicting 1 on new
+/// rows, and a model is released only when its noisy count beats the constant's by one standard
+/// deviation of their difference: at ε = 2 on 400 selection rows the constant won 19 of these
+/// 20 seeded searches (a model still wins when the best of a few noisy scores clears that
+/// margin). The test asks for at least 15 of 20: were each search to release a model with
+/// probability 0.16 (one standard deviation's tail), more than 5 of 20 would happen with
+/// probability about 0.2, so the bound is loose enough to survive a change of stream yet fails
+/// if the margin is dropped (the constant then won 8 of 20). When the constant wins, the class is
+/// the fit rows' most frequent one.
 #[test]
 fn the_constant_classes_compete_and_win_on_labels_without_signal() {
     let mut constants = 0;
@@ -104,12 +115,12 @@ fn the_constant_classes_compete_and_win_on_labels_without_signal() {
             }
         }
         let candidates = [DpLogistic::params()
-            .epsilon(0.3)
+            .epsilon(2.0)
             .substitution(true)
             .epochs(2)
             .check()
             .unwrap()];
-        let mut session = Session::insecure_seeded(0.3, 1e-5, seed).unwrap();
+        let mut session = Session::insecure_seeded(2.0, 1e-5, seed).unwrap();
         let tuned = tune(
             &candidates,
             &mut data,
@@ -127,7 +138,10 @@ fn the_constant_classes_compete_and_win_on_labels_without_signal() {
             Chosen::Model(_) => assert!(!tuned.selection.chose_constant()),
         }
     }
-    assert!(constants > 0, "the constant never won in 20 searches");
+    assert!(
+        constants >= 15,
+        "the constant won {constants} of 20 searches"
+    );
 }
 
 #[test]

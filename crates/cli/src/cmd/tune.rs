@@ -279,20 +279,24 @@ fn search_and_save<E: Estimator>(
     })?;
     let s = &tuned.selection;
     let fixed = lines[0].len() - 2 * grid.len();
+    eprintln!(
+        "searched {} candidates, each run at ε = {:.4} on the fit rows, scored on {} selection rows",
+        lines.len(),
+        s.run_epsilon,
+        s.selection_rows
+    );
     if s.chose_constant() {
         eprintln!(
             "warning: the search chose the constant classes (the fit rows' most frequent class): \
-             no candidate beat it on the {} selection rows (noisy accuracy {:.3}); the model \
-             predicts one class",
-            s.selection_rows, s.noisy_accuracy
+             no candidate beat it by the margin on the selection rows (its noisy accuracy \
+             {:.3}); the model predicts one class",
+            s.noisy_accuracy
         );
     } else {
         eprintln!(
-            "chose {} (noisy accuracy {:.3} on {} selection rows, each run at ε = {:.4})",
+            "chose {} (noisy accuracy {:.3})",
             lines[s.chosen][fixed..].join(" "),
             s.noisy_accuracy,
-            s.selection_rows,
-            s.run_epsilon
         );
         if let dpfair::tune::Chosen::Model(run) = &tuned.chosen {
             report_bounds(&loaded, &scaling, s.run_epsilon, &run.ledger, run.rows);
