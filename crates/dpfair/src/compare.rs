@@ -604,12 +604,7 @@ fn select_and_score(
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .fold(0.0, f64::max);
-    let noise = if config.simulated_noise {
-        Noise::seeded(seed)
-    } else {
-        Noise::os_with_public_seed(seed)
-    };
-    let mut session = Session::new(epsilon, delta)?.with_noise(noise);
+    let mut session = Session::new(epsilon, delta)?.with_noise(fit_noise(config, seed));
     let tuned = crate::tune::select(
         &candidates,
         &mut train,
@@ -618,11 +613,9 @@ fn select_and_score(
         &crate::tune::Search::default(),
     )?;
     let seconds = start.elapsed().as_secs_f64();
-    let mut test = test_raw.clone();
-    train.schema.scaling.apply(&mut test.features)?;
-    let out = tuned.predict(&test, session.noise())?;
-    let groups = &test.groups.as_ref().expect("groups checked").codes;
-    let (accuracy, unfairness) = y_test.score(&out, groups)?;
+    let (accuracy, unfairness) = held_out_score(&train, test_raw, y_test, |test| {
+        tuned.predict(test, session.noise())
+    })?;
     Ok(Score {
         accuracy,
         unfairness,
@@ -630,6 +623,31 @@ fn select_and_score(
         seconds,
         constant: tuned.selection.chose_constant(),
     })
+}
+
+/// Accuracy and unfairness on the held-out rows of the predictions `predict` makes of them,
+/// scaled as `train` was.
+fn held_out_score(
+    train: &Loaded,
+    test_raw: &Dataset,
+    y_test: &Truth,
+    predict: impl FnOnce(&Dataset) -> Result<Output>,
+) -> Result<(f64, f64)> {
+    let mut test = test_raw.clone();
+    train.schema.scaling.apply(&mut test.features)?;
+    let out = predict(&test)?;
+    let groups = &test.groups.as_ref().expect("groups checked").codes;
+    y_test.score(&out, groups)
+}
+
+/// A fit's randomness: release noise from the OS, public choices from `seed`; both from `seed`
+/// in a simulation ([`Config::simulated_noise`]).
+fn fit_noise(config: &Config, seed: u64) -> Noise {
+    if config.simulated_noise {
+        Noise::seeded(seed)
+    } else {
+        Noise::os_with_public_seed(seed)
+    }
 }
 
 /// CDP-Fair as `compare` fits it.
@@ -954,15 +972,7 @@ fn fit_and_score(
     seed: u64,
 ) -> Result<Score> {
     let (delta, alpha) = (config.delta, config.alpha);
-    // Every fit's randomness: release noise from the OS, public choices from `seed`; both from
-    // `seed` in a simulation (`Config::simulated_noise`).
-    let noise = |seed: u64| {
-        if config.simulated_noise {
-            Noise::seeded(seed)
-        } else {
-            Noise::os_with_public_seed(seed)
-        }
-    };
+    let noise = |seed: u64| fit_noise(config, seed);
     // One estimator per arm (their model types differ), each scored the same way.
     macro_rules! score {
         ($estimator:expr) => {
@@ -1078,11 +1088,9 @@ fn run<E: Estimator>(
         Session::with_relation(spend.epsilon, spend.delta, spend.relation)?.with_noise(noise);
     let fitted = pipeline::fit(estimator, &mut train, scaling, &mut session)?;
     let seconds = start.elapsed().as_secs_f64();
-    let mut test = test_raw.clone();
-    train.schema.scaling.apply(&mut test.features)?;
-    let out = fitted.predict(&test, session.noise())?;
-    let groups = &test.groups.as_ref().expect("groups checked").codes;
-    let (accuracy, unfairness) = y_test.score(&out, groups)?;
+    let (accuracy, unfairness) = held_out_score(&train, test_raw, y_test, |test| {
+        fitted.predict(test, session.noise())
+    })?;
     let spent = fitted.ledger.total()?.epsilon;
     Ok(Score {
         accuracy,

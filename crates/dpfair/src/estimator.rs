@@ -181,14 +181,9 @@ impl<M: Predictor + Clone + Into<FittedModel>> Fitted<M> {
     /// Predict every row of `data` (features in the space the model was fitted in);
     /// randomized predictors draw from `rng`.
     pub fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
-        if let Some(out) = self
-            .check
-            .as_ref()
-            .and_then(|c| c.constant_output(data.n_rows()))
-        {
-            return Ok(out);
-        }
-        Ok(self.model.predict(data, rng)?)
+        crate::held_out_check::predict_or_constant(self.check.as_ref(), data.n_rows(), || {
+            Ok(self.model.predict(data, rng)?)
+        })
     }
 
     /// The model file `dpfair predict` reads, with the `schema` that turns raw columns into the

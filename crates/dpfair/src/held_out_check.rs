@@ -281,6 +281,19 @@ pub fn release_majority(
     Ok(i as u32)
 }
 
+/// `predict()`, unless the held-out check `check` chose a constant class: then that class for
+/// each of `rows` rows (what a fitted model file predicts).
+pub(crate) fn predict_or_constant(
+    check: Option<&CheckOutcome>,
+    rows: usize,
+    predict: impl FnOnce() -> Result<Output>,
+) -> Result<Output> {
+    match check.and_then(|c| c.constant_output(rows)) {
+        Some(out) => Ok(out),
+        None => predict(),
+    }
+}
+
 /// The class labels of a class target.
 pub(crate) fn class_labels(data: &Dataset) -> Result<Vec<u32>> {
     match &data.target {

@@ -51,14 +51,9 @@ pub struct RunFit {
 impl RunFit {
     /// Predict every row of `data`, as the model file will.
     pub fn predict(&self, data: &Dataset, rng: &mut Noise) -> Result<Output> {
-        if let Some(out) = self
-            .check
-            .as_ref()
-            .and_then(|c| c.constant_output(data.n_rows()))
-        {
-            return Ok(out);
-        }
-        Ok(self.model.predictor().predict(data, rng)?)
+        crate::held_out_check::predict_or_constant(self.check.as_ref(), data.n_rows(), || {
+            Ok(self.model.predictor().predict(data, rng)?)
+        })
     }
 }
 
