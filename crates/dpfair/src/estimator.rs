@@ -104,6 +104,14 @@ pub trait Estimator {
         None
     }
 
+    /// The demographic-parity level the method targets (CDP-Fair's and FDP-Fair's α, the
+    /// decoupled classifier's α, DP2DP's ρ); `None` (the default): no fairness target. A
+    /// private search keeps a run only when its private estimate of the disparity meets it
+    /// ([`crate::tune`]).
+    fn fairness_target(&self) -> Option<f64> {
+        None
+    }
+
     /// The same estimator with another total ε (what private feature bounds leave of it:
     /// [`crate::pipeline::fit`]).
     fn with_epsilon(&self, epsilon: f64) -> Result<Self>

@@ -247,6 +247,10 @@ impl Estimator for CdpFair {
         })
     }
 
+    fn fairness_target(&self) -> Option<f64> {
+        Some(self.config.alpha)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
         CdpFairParams::from_config(Config {
             epsilon,

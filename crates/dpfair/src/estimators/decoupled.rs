@@ -354,6 +354,10 @@ impl Estimator for Decoupled {
         (self.config.accounting == Accounting::Strict).then_some(self.check)
     }
 
+    fn fairness_target(&self) -> Option<f64> {
+        Some(self.config.parity_level)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<Decoupled> {
         DecoupledParams::from_config(self.config.clone())
             .epsilon(epsilon)

@@ -237,6 +237,10 @@ impl Estimator for Dp2dp {
             .then_some(self.check)
     }
 
+    fn fairness_target(&self) -> Option<f64> {
+        Some(self.config.rho)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<Dp2dp> {
         Dp2dpParams::from_config(self.config.clone())
             .epsilon(epsilon)

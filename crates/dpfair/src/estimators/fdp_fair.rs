@@ -289,6 +289,10 @@ impl Estimator for FdpFair {
         lines
     }
 
+    fn fairness_target(&self) -> Option<f64> {
+        Some(self.config.search.alpha)
+    }
+
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {
         FdpFairParams::from_config(self.config.clone(), self.sites)
             .epsilon(epsilon)

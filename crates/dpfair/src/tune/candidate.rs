@@ -20,6 +20,8 @@ pub trait Candidate {
     fn declared(&self, data: &Dataset) -> Result<Spend>;
     /// Its configuration on `data`, as a model file records it.
     fn describe(&self, data: &Dataset) -> Result<serde_json::Value>;
+    /// Its demographic-parity level ([`Estimator::fairness_target`]).
+    fn target(&self) -> Option<f64>;
     /// One run: scale `loaded` and fit at `epsilon` in `session`, without the held-out check
     /// (the search compares the run with the constant classes itself).
     fn fit_run(
@@ -68,6 +70,10 @@ impl<E: Estimator> Candidate for E {
 
     fn describe(&self, data: &Dataset) -> Result<serde_json::Value> {
         config_json(self, data)
+    }
+
+    fn target(&self) -> Option<f64> {
+        self.fairness_target()
     }
 
     fn fit_run(
