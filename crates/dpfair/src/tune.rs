@@ -14,7 +14,7 @@
 //! Beside the search, at [`CONSTANT_SHARE`] of ε, the constant classes are released once: the
 //! fit rows' most frequent class (exponential mechanism) and its noisy count on the selection
 //! rows. The best run's model is released only if its noisy count beats the constant's by a
-//! public margin of one standard deviation of their difference ([`model_margin`], against the
+//! public margin of one standard deviation of their difference (`model_margin`, against the
 //! best-of-several bias of the selection rows and the noise); otherwise the class is. This is the search's guard against a model worse
 //! than always predicting one class (the plain fit's held-out check, whose handicap at a run's
 //! small ε₀ would discard nearly every model, does not run).
@@ -91,12 +91,12 @@ pub const MIN_SELECTION_ROWS: usize = 20;
 /// The share of ε spent on the constant classes, released once beside the search: their class
 /// (the fit rows' most frequent, by the exponential mechanism) and its noisy count of correct
 /// predictions on the selection rows; the search's runs get the rest. The count's noise enters
-/// the margin a model must beat ([`model_margin`]): a smaller share would make that margin
+/// the margin a model must beat (`model_margin`): a smaller share would make that margin
 /// grow as 1/ε_c.
 pub const CONSTANT_SHARE: f64 = 0.15;
 
 /// A model's noisy count must beat the constant's by this many standard deviations of the
-/// sampling error of a difference of two correct-prediction counts ([`model_margin`]).
+/// sampling error of a difference of two correct-prediction counts (`model_margin`).
 pub const MODEL_MARGIN_Z: f64 = crate::held_out_check::SIGN_TEST_Z;
 
 /// A fair candidate's run is kept only when its private disparity estimate is within its target
