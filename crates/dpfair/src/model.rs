@@ -268,11 +268,42 @@ pub struct ModelFile {
     /// The private search that chose this model ([`crate::tune`]): its candidates, the chosen
     /// one and its rule (the cost is the ledger's entry). Absent in files of plain fits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selection: Option<crate::tune::Selection>,
+    pub selection: Option<Selection>,
     /// `sha256:<hex>` of the canonical JSON of every other field (see the module docs); empty in
     /// version-1 files.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub digest: String,
+}
+
+/// What a private search ([`crate::tune`]) released and recorded: written into the tuned
+/// model's file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// Every candidate's configuration, in the order given; the constant classes come last
+    /// (index `candidates.len()`).
+    pub candidates: Vec<serde_json::Value>,
+    /// Every candidate's method (as in `dpfair fit METHOD`), in the same order.
+    #[serde(default)]
+    pub methods: Vec<String>,
+    /// The index of the released candidate (`candidates.len()`: the constant classes).
+    pub chosen: usize,
+    /// Its noisy accuracy on the selection rows (released with it).
+    pub noisy_accuracy: f64,
+    /// The selection rows (a public share of the row count).
+    pub selection_rows: usize,
+    /// The ε of one run (fit and score).
+    pub run_epsilon: f64,
+    /// The mean of the secret number of runs.
+    pub mean_runs: u64,
+    /// The theorem behind the cost.
+    pub rule: String,
+}
+
+impl Selection {
+    /// Whether the constant classes won.
+    pub fn chose_constant(&self) -> bool {
+        self.chosen == self.candidates.len()
+    }
 }
 
 /// A fit's own private estimate of its fairness measure against its target, computed from
@@ -431,7 +462,7 @@ impl ModelFile {
     }
 
     /// The file with the private search that chose the model (and a fresh digest).
-    pub fn with_selection(mut self, selection: Option<crate::tune::Selection>) -> Result<Self> {
+    pub fn with_selection(mut self, selection: Option<Selection>) -> Result<Self> {
         self.selection = selection;
         self.digest = self.body_digest()?;
         Ok(self)

@@ -65,6 +65,7 @@
 
 mod candidate;
 
+pub use crate::model::Selection;
 pub use candidate::{Candidate, RunFit};
 
 use crate::error::{Error, Result};
@@ -80,7 +81,6 @@ use dpfair_privacy::mechanisms::Laplace;
 use dpfair_privacy::selection::RandomStopping;
 use dpfair_privacy::{Cost, Entry, Ledger, Noise, Partition, Relation};
 use rand::RngExt;
-use serde::{Deserialize, Serialize};
 
 /// The default share of the rows held out to score the runs.
 pub const DEFAULT_SELECTION_FRACTION: f64 = 0.2;
@@ -140,36 +140,6 @@ impl Search {
             ));
         }
         Ok(())
-    }
-}
-
-/// What a search released and recorded: written into the tuned model's file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Selection {
-    /// Every candidate's configuration, in the order given; the constant classes come last
-    /// (index `candidates.len()`).
-    pub candidates: Vec<serde_json::Value>,
-    /// Every candidate's method (as in `dpfair fit METHOD`), in the same order.
-    #[serde(default)]
-    pub methods: Vec<String>,
-    /// The index of the released candidate (`candidates.len()`: the constant classes).
-    pub chosen: usize,
-    /// Its noisy accuracy on the selection rows (released with it).
-    pub noisy_accuracy: f64,
-    /// The selection rows (a public share of the row count).
-    pub selection_rows: usize,
-    /// The ε of one run (fit and score).
-    pub run_epsilon: f64,
-    /// The mean of the secret number of runs.
-    pub mean_runs: u64,
-    /// The theorem behind the cost.
-    pub rule: String,
-}
-
-impl Selection {
-    /// Whether the constant classes won.
-    pub fn chose_constant(&self) -> bool {
-        self.chosen == self.candidates.len()
     }
 }
 
