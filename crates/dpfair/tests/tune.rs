@@ -1,4 +1,4 @@
-//! The private search (`dpfair::tune`, docs/tuning.md): its one ledger entry and the theorem
+//! The private search (`dpfair::tune`, docs/tuning.md): its ledger entries and the theorem
 //! behind it, what it releases, and its refusals. The empirical audit of the selection itself is
 //! `private_selection_passes_at_three_times_a_run_and_a_fixed_run_count_is_caught` in the
 //! privacy crate's `tests/audit.rs`.

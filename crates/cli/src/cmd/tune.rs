@@ -1,6 +1,7 @@
 //! `dpfair tune METHOD [FIT OPTIONS] --grid KNOB=V1,V2,…`: a private hyper-parameter search
 //! (the library's [`dpfair::tune`]; docs/tuning.md) that spends what one `dpfair fit METHOD`
-//! with the same options would: one ledger entry, the theorem named in it.
+//! with the same options would: the search's ledger entry, with the theorem named in it, and
+//! the constant classes' share.
 //!
 //! Each candidate is the fit command line with the grid's values added, parsed and checked by
 //! the same code as `dpfair fit METHOD`, so every option means what it means there. Only the
@@ -45,10 +46,14 @@ Example:
   dpfair tune dp-logistic --data adult.csv --target income --bounds age:17:90 \\
       --epsilon 1 --grid learning-rate=0.1,0.5,2 --grid epochs=10,30 --out model.json
 
-Every combination of the --grid values is a candidate, and the fit rows' most frequent class
-competes too. The search spends what one `dpfair fit METHOD` with the same options would: one
-ledger entry, 3 × one run's ε for pure-DP runs (Liu & Talwar), the Rényi-DP lift of Papernot &
-Steinke otherwise. Without --grid, a default grid per method:
+Every combination of the --grid values is a candidate. A secret number of runs each fits one
+at about a quarter of ε and scores it by noisy accuracy on held-out selection rows; a fair
+candidate's run must also show its parity target met. The best run's model is released only if
+it beats the fit rows' most frequent class (released at 15 % of ε) by a margin, else that class
+is. The whole search spends what one `dpfair fit METHOD` with the same options would: one entry
+for the runs (3 × one run's ε for pure-DP runs, Liu & Talwar; the Rényi-DP lift of Papernot &
+Steinke otherwise) and the constant's share. docs/tuning.md has the details. Without --grid, a
+default grid per method:
   dp-logistic  learning-rate=0.1,0.5,2 epochs=10,30
   cdp-fair     eta-model=kernel,logistic,dp-sgd
   decoupled    learning-rate=0.1,0.5,2
