@@ -131,7 +131,7 @@ class PrivateSearchCV(Params):
         >>> grid = {"learning_rate": [0.1, 0.5], "mechanism": ["dp-sgd", "output-perturbation"]}
         >>> search = dpfair.PrivateSearchCV(est, grid).fit(X, y)
         >>> len(search.ledger_["entries"]), search.ledger_["total"]["epsilon"] <= 2.0 + 1e-9
-        (1, True)
+        (3, True)
         >>> len(search.selection_["candidates"])
         4
         >>> search.predict(X[:3]).shape
