@@ -2,8 +2,11 @@
 //! report"). The HTML and the JSON are written, hold the ledger's total and every release's label,
 //! escape hostile names from the model and the data; `--evaluate … --epsilon` adds the private
 //! group report and the evaluation's own ledger; without `--epsilon` no evaluation figure appears.
+//! A model of every method `dpfair fit` has gets a report (python/tests/test_report_browser.py
+//! renders these in a browser), and each method's summary is the library's, as in `fit --help`.
 
 use dpfair::model::ModelFile;
+use dpfair::release_report::method_summary;
 use dpfair_privacy::ledger::readable_up;
 use std::path::{Path, PathBuf};
 
@@ -338,4 +341,155 @@ fn held_out_check_and_the_fits_fairness_estimate_are_reported() {
     assert_eq!(j["held_out_check"], check.as_str());
     assert!(html.contains(&escaped(&check)));
     assert!(html.contains("Ghoukasian"), "the method's paper");
+}
+
+/// The methods `dpfair fit --help` lists.
+fn fit_methods() -> Vec<String> {
+    let help = ok(&dpfair(&["fit", "--help"]));
+    let commands = help
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("a Commands section");
+    commands
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_fit_methods_summary_is_the_librarys() {
+    let methods = fit_methods();
+    assert_eq!(methods.len(), 9, "{methods:?}");
+    for m in &methods {
+        let help = ok(&dpfair(&["fit", m, "--help"]));
+        let first: Vec<&str> = help.lines().take_while(|l| !l.is_empty()).collect();
+        let summary = method_summary(m).unwrap_or_else(|| panic!("no library summary for {m}"));
+        assert_eq!(first.join(" "), summary, "{m}");
+    }
+}
+
+/// The methods whose models a private group report applies to: binary classifiers with groups.
+/// (DP2DP's models are multi-class, LPCT's have no sensitive attribute, the regressors have no
+/// classes.)
+const EVALUABLE: [&str; 4] = ["dp-logistic", "cdp-fair", "fdp-fair", "decoupled"];
+
+/// A model of `method` in `dir`, fitted on 2,000 rows of `x1,x2,grp,y,r` (groups `a`, `b`;
+/// binary `y`, real `r`); LPCT's public rows are the first 600. Returns (the rows, the model).
+fn model_of(dir: &Path, method: &str) -> (PathBuf, PathBuf) {
+    let mut rows = String::from("x1,x2,grp,y,r\n");
+    for i in 0..2000u64 {
+        let x1 = (i * 37 % 101) as f64 / 100.0;
+        let x2 = (i * 53 % 97) as f64 / 96.0;
+        let g = if i % 3 == 0 { "b" } else { "a" };
+        let y = if x1 + 0.1 * x2 > 0.55 { "yes" } else { "no" };
+        let r = 2.0 * x1 - x2 + if g == "b" { 0.5 } else { 0.0 };
+        rows.push_str(&format!("{x1},{x2},{g},{y},{r:.4}\n"));
+    }
+    let data = write(dir, "rows.csv", &rows);
+    let lines: Vec<&str> = rows.lines().collect();
+    let public = write(dir, "public.csv", &(lines[..601].join("\n") + "\n"));
+    let private = write(
+        dir,
+        "private.csv",
+        &(std::iter::once(lines[0])
+            .chain(lines[601..].iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"),
+    );
+    let model = dir.join(format!("{method}.model.json"));
+    let mut args = vec!["fit", method, "--epsilon", "2", "--out", arg(&model)];
+    match method {
+        "lpct" | "lpct-prune" => {
+            args.extend(["--public", arg(&public), "--private", arg(&private)]);
+            args.extend(["--target", "y"]);
+        }
+        "dp-linear" => args.extend([
+            "--data",
+            arg(&data),
+            "--target",
+            "r",
+            "--sensitive",
+            "grp",
+            "--features",
+            "x1,x2",
+            "--target-range",
+            "-1,3",
+        ]),
+        "fair-regression" => args.extend([
+            "--data",
+            arg(&data),
+            "--target",
+            "r",
+            "--sensitive",
+            "grp",
+            "--base",
+            "dp-linear",
+            "--range",
+            "-1,3",
+        ]),
+        _ => args.extend(["--data", arg(&data), "--target", "y", "--sensitive", "grp"]),
+    }
+    ok(&dpfair(&args));
+    (data, model)
+}
+
+#[test]
+fn every_method_gets_a_report_and_the_binary_fair_ones_an_evaluation() {
+    let methods = fit_methods();
+    for method in &methods {
+        let dir = scratch("report", &format!("method-{method}"));
+        let (data, model) = model_of(&dir, method);
+        let out = dir.join("report.html");
+        let plain = ["report", arg(&model), "--out", arg(&out)];
+        let mut args = plain.to_vec();
+        args.extend(["--evaluate", arg(&data), "--epsilon", "1"]);
+        let evaluable = EVALUABLE.contains(&method.as_str());
+        if evaluable {
+            ok(&dpfair(&args));
+        } else {
+            let e = bad(&dpfair(&args));
+            assert!(
+                e.contains("--evaluate")
+                    && (e.contains("the private group report is for binary")
+                        || e.contains("no sensitive attribute")),
+                "{method}: {e}"
+            );
+            assert!(!out.exists(), "{method}: a refused run wrote the report");
+            ok(&dpfair(&plain));
+        }
+        let html = read(&out);
+        let file = ModelFile::load(&model).unwrap();
+        for want in [
+            "<h2>Method</h2>",
+            "<h2>Public schema</h2>",
+            "<h2>The fit's releases (privacy ledger)</h2>",
+            "<h2>Model file</h2>",
+            "<h2>Private evaluation</h2>",
+            file.digest.as_str(),
+        ] {
+            assert!(html.contains(want), "{method}: no `{want}`");
+        }
+        let summary = method_summary(method).unwrap();
+        assert!(html.contains(&escaped(summary)), "{method}: no summary");
+        for e in file.ledger.entries() {
+            assert!(html.contains(&escaped(&e.label)), "{method}: `{}`", e.label);
+        }
+        assert_eq!(
+            html.contains("The evaluation's release"),
+            evaluable,
+            "{method}"
+        );
+        if evaluable {
+            assert!(html.contains("<td>a</td>") && html.contains("<td>b</td>"));
+            assert_eq!(
+                json(&dir.join("report.json"))["evaluation"]["status"],
+                "released"
+            );
+        }
+    }
 }

@@ -1,12 +1,15 @@
-//! The content of a **release report** for one model file (issue #44): what `dpfair report`
-//! writes as HTML and as JSON. One value, [`ReleaseReport`], holds every figure both files show,
-//! so the two cannot disagree.
+//! The **release report** of one model file (issue #44; docs/evaluation.md, "The release
+//! report"): what `dpfair report` and Python's `Model.report` write, as HTML
+//! ([`ReleaseReport::to_html`]) and as JSON ([`ReleaseReport::to_json`]). One value,
+//! [`ReleaseReport`], holds every figure both files show, so the two cannot disagree, and both
+//! front ends build it and render it here, so they write the same files.
 //!
 //! Everything in it is public or released: the method, the public schema the model carries, its
 //! ledger (each release and the total), the file's digest, the held-out check's outcome and the
 //! fit's own fairness estimate (both computed from released values), and, only when asked for
-//! with a budget, a private group report ([`crate::evaluation::private_group_report`]) with the
-//! ledger of that one extra release. No figure here is computed exactly on private rows.
+//! with a budget, a private group report ([`Evaluation::release`], through
+//! [`crate::evaluation::private_group_report`]) with the ledger of that one extra release. No
+//! figure here is computed exactly on private rows.
 //!
 //! ```
 //! # use dpfair::estimators::{example_data, example_schema, Decoupled};
@@ -15,9 +18,10 @@
 //! let est = Decoupled::params().epsilon(3.0).check()?;
 //! let mut session = Session::new(3.0, 1e-5)?;
 //! let file = est.fit(&example_data(2_000, 2, 1), &mut session)?.to_model_file(example_schema(2))?;
-//! let report = ReleaseReport::new(&file, Some("a description".into()), Evaluation::NotRequested);
+//! let report = ReleaseReport::new(&file, Evaluation::NotRequested);
 //! assert_eq!(report.releases.len(), file.ledger.entries().len());
 //! assert!(report.digest.verified);
+//! assert!(report.method.description.unwrap().contains("Ghoukasian"));
 //! # Ok::<(), dpfair::Error>(())
 //! ```
 
@@ -27,6 +31,9 @@ use dpfair_fairness::PrivateGroupReport;
 use dpfair_privacy::ledger::{readable, readable_up};
 use dpfair_privacy::{Composition, Ledger, NoiseSource};
 use serde::Serialize;
+
+mod evaluate;
+mod html;
 
 /// What `kind` says in a report's JSON.
 pub const KIND: &str = "dpfair release report";
@@ -57,7 +64,8 @@ pub struct ReleaseReport {
 pub struct MethodInfo {
     /// As in `dpfair fit METHOD`.
     pub name: String,
-    /// The method and its paper in one line (the `dpfair fit METHOD --help` summary), when known.
+    /// The method and its paper in one line ([`method_summary`]: the `dpfair fit METHOD --help`
+    /// summary), when known.
     pub description: Option<String>,
     /// `dpfair <version>` of the build that wrote the model.
     pub created_by: String,
@@ -175,7 +183,7 @@ pub enum Evaluation {
 
 impl Evaluation {
     /// The released section from [`crate::evaluation::private_group_report`]'s output.
-    pub fn released(report: PrivateGroupReport, ledger: &Ledger) -> Self {
+    fn released(report: PrivateGroupReport, ledger: &Ledger) -> Self {
         Evaluation::Released {
             report: Box::new(report),
             releases: releases(ledger),
@@ -184,14 +192,48 @@ impl Evaluation {
     }
 }
 
+/// The method named `method` (as in `dpfair fit METHOD`) and its paper in one line: the summary
+/// `dpfair fit METHOD --help` shows, and a release report's [`MethodInfo::description`]; `None`
+/// for a name `dpfair fit` does not have (e.g. a model file's `constant`).
+///
+/// ```
+/// use dpfair::release_report::method_summary;
+/// assert!(method_summary("cdp-fair").unwrap().contains("Xue & Yu"));
+/// assert_eq!(method_summary("no-such-method"), None);
+/// ```
+pub fn method_summary(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "dp-logistic" => {
+            "Differentially private logistic regression (DP-SGD or output perturbation): privacy only"
+        }
+        "dp-linear" => {
+            "Differentially private linear (ridge) regression by noisy sufficient statistics"
+        }
+        "decoupled" => "Decoupled private fair binary classifier (Ghoukasian & Asoodeh)",
+        "cdp-fair" => {
+            "CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu)"
+        }
+        "fdp-fair" => "FDP-Fair simulated over S sites of one CSV (Xue & Yu)",
+        "fair-regression" => {
+            "Private Wasserstein-barycenter post-processing for fair regression (Xian et al.), \
+             of a score column or of a private base regressor (`--base dp-linear`)"
+        }
+        "lpct" => "LPCT: locally private classification tree with public data (Ma & Yang)",
+        "lpct-prune" => "LPCT-prune: LPCT with data-driven pruning (Ma & Yang)",
+        "dp2dp" => "DP2DP: private demographic-parity post-processing, multi-class (Say et al.)",
+        _ => return None,
+    })
+}
+
 impl ReleaseReport {
-    /// The report of `file`; `description` is the method in one line (the CLI's `fit` help).
-    pub fn new(file: &ModelFile, description: Option<String>, evaluation: Evaluation) -> Self {
+    /// The report of `file` with the evaluation section `evaluation` ([`Evaluation::release`]
+    /// makes a released one).
+    pub fn new(file: &ModelFile, evaluation: Evaluation) -> Self {
         ReleaseReport {
             kind: KIND,
             method: MethodInfo {
                 name: file.method.clone(),
-                description,
+                description: method_summary(&file.method).map(String::from),
                 created_by: file.created_by.clone(),
             },
             schema: public_schema(file),
@@ -214,6 +256,44 @@ impl ReleaseReport {
             evaluation,
             ledger: file.ledger.clone(),
         }
+    }
+
+    /// The report as one self-contained HTML page (inline CSS with print rules, no script, no
+    /// external resource; every name from the model or the data HTML-escaped).
+    ///
+    /// ```
+    /// # use dpfair::estimators::{example_data, example_schema, DpLogistic};
+    /// # use dpfair::{Estimator, Params, Session};
+    /// use dpfair::release_report::{Evaluation, ReleaseReport};
+    /// let est = DpLogistic::params().epsilon(1.0).check()?;
+    /// let mut session = Session::new(1.0, 1e-5)?;
+    /// let file = est.fit(&example_data(1_000, 2, 1), &mut session)?.to_model_file(example_schema(2))?;
+    /// let html = ReleaseReport::new(&file, Evaluation::NotRequested).to_html();
+    /// assert!(html.starts_with("<!DOCTYPE html>") && html.contains(&file.digest));
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn to_html(&self) -> String {
+        html::render(self)
+    }
+
+    /// The report as pretty JSON text, ending with a newline (the file `dpfair report --json`
+    /// writes).
+    ///
+    /// ```
+    /// # use dpfair::estimators::{example_data, example_schema, DpLogistic};
+    /// # use dpfair::{Estimator, Params, Session};
+    /// use dpfair::release_report::{Evaluation, ReleaseReport};
+    /// let est = DpLogistic::params().epsilon(1.0).check()?;
+    /// let mut session = Session::new(1.0, 1e-5)?;
+    /// let file = est.fit(&example_data(1_000, 2, 1), &mut session)?.to_model_file(example_schema(2))?;
+    /// let json = ReleaseReport::new(&file, Evaluation::NotRequested).to_json()?;
+    /// assert!(json.contains("\"kind\": \"dpfair release report\""));
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn to_json(&self) -> crate::Result<String> {
+        serde_json::to_string_pretty(self)
+            .map(|text| text + "\n")
+            .map_err(|e| crate::Error::InvalidData(format!("the report as JSON: {e}")))
     }
 }
 

@@ -1,25 +1,23 @@
 //! `dpfair report MODEL.json --out report.html`: the release report of one model (issue #44;
 //! docs/evaluation.md, "The release report"). One self-contained HTML file and a JSON file with
-//! the same content ([`dpfair::release_report::ReleaseReport`]): the method, the public schema,
-//! the ledger and its total, the digest, the held-out check, the fit's own fairness estimate, and
-//! with `--evaluate DATA --epsilon E` the private group report of the model's predictions on DATA
-//! with the ledger of that release.
+//! the same content, both built and rendered by the library
+//! ([`dpfair::release_report::ReleaseReport`], as Python's `Model.report` does): the method, the
+//! public schema, the ledger and its total, the digest, the held-out check, the fit's own fairness
+//! estimate, and with `--evaluate DATA --epsilon E` the private group report of the model's
+//! predictions on DATA with the ledger of that release.
 //!
 //! Privacy: nothing in the report is computed on the evaluation rows except through the one
-//! charged release of [`super::evaluate::private::release`] (the same code path as `dpfair
-//! evaluate --epsilon`). Without `--epsilon` the evaluation data is not read at all.
+//! charged release of [`dpfair::release_report::Evaluation::release`] (in a session made as
+//! `dpfair evaluate --epsilon` makes its own: [`super::evaluate::private::session`]). Without
+//! `--epsilon` the evaluation data is not read at all.
 
 use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delimiter};
-use crate::cmd::evaluate::private::{ReleaseOptions, check_budget, release};
+use crate::cmd::evaluate::private::{ReleaseOptions, check_budget, session};
 use crate::error::{CliError, CliResult};
 use dpfair::model::ModelFile;
 use dpfair::release_report::{Evaluation, ReleaseReport};
-use dpfair_data::{ApplyOptions, MissingPolicy, Target, TaskKind, Unseen};
-use dpfair_fairness::GroupConfusion;
-use dpfair_privacy::Noise;
+use dpfair_data::{ApplyOptions, MissingPolicy, Unseen};
 use std::path::{Path, PathBuf};
-
-mod html;
 
 const AFTER_LONG_HELP: &str = "\
 Writes one HTML file (--out; self-contained: no network, no scripts, printable) and one JSON file \
@@ -134,84 +132,47 @@ pub fn run(args: Args) -> CliResult {
         }
         (Some(data), Some(epsilon)) => evaluate(&file, &args, data, epsilon)?,
     };
-    let report = ReleaseReport::new(&file, method_description(&file.method), evaluation);
-    let text = serde_json::to_string_pretty(&report)
-        .map_err(|e| CliError::Internal(format!("the report as JSON: {e}")))?;
-    write(&json, "--json", (text + "\n").as_bytes())?;
-    write(&args.out, "--out", html::render(&report).as_bytes())?;
+    let report = ReleaseReport::new(&file, evaluation);
+    write(&json, "--json", report.to_json()?.as_bytes())?;
+    write(&args.out, "--out", report.to_html().as_bytes())?;
     eprintln!("wrote {} and {}", args.out.display(), json.display());
     Ok(())
 }
 
-/// The method in one line: the summary of `dpfair fit METHOD --help` (the CLI's own text, so
-/// the two never drift apart); `None` for a kind `fit` does not make.
-fn method_description(method: &str) -> Option<String> {
-    let cli = crate::command();
-    let about = cli
-        .find_subcommand("fit")?
-        .find_subcommand(method)?
-        .get_about()?;
-    Some(about.to_string())
+/// `e` as a bad-input message that starts with `prefix` (the flag and the file).
+fn named(prefix: String) -> impl FnOnce(dpfair::Error) -> CliError {
+    move |e| match CliError::from(e) {
+        CliError::BadInput(m) => CliError::BadInput(format!("{prefix}: {m}")),
+        other => other,
+    }
 }
 
-/// Checks, from the model's public schema alone, that `--evaluate` can report on it: a binary
-/// classifier with a sensitive attribute of at least 2 groups, whose columns `--target` and
-/// `--sensitive` (when given) name.
+/// Checks, from the model's public schema alone, that `--evaluate` can report on it
+/// ([`Evaluation::check`]) and that `--target` and `--sensitive` (when given) name its columns.
 fn check_evaluable(file: &ModelFile, args: &Args) -> CliResult {
-    let bad = |m: String| Err(CliError::BadInput(m));
-    if file.schema.task() != Some(TaskKind::Binary) {
-        return bad(format!(
-            "--evaluate: the private group report is for binary classifiers; {} is a {} model",
-            args.model.display(),
-            file.schema
-                .task()
-                .map_or("target-less".into(), |t| t.to_string())
-        ));
-    }
-    let Some(sensitive) = &file.schema.sensitive else {
-        return bad(format!(
-            "--evaluate: {} has no sensitive attribute, so there are no groups to report on",
-            args.model.display()
-        ));
-    };
-    if sensitive.levels.len() < 2 {
-        return bad(format!(
-            "--evaluate: {}'s sensitive attribute `{}` declares fewer than 2 groups",
-            args.model.display(),
-            sensitive.name
-        ));
-    }
+    Evaluation::check(file).map_err(named(format!("--evaluate ({})", args.model.display())))?;
     let target_name = file.schema.target.as_ref().map(|t| t.name.as_str());
+    let sensitive_name = file.schema.sensitive.as_ref().map(|s| s.name.as_str());
     for (flag, given, own) in [
         ("--target", &args.target, target_name),
-        (
-            "--sensitive",
-            &args.sensitive,
-            Some(sensitive.name.as_str()),
-        ),
+        ("--sensitive", &args.sensitive, sensitive_name),
     ] {
         if let Some(given) = given
             && Some(given.as_str()) != own
         {
-            return bad(format!(
+            return Err(CliError::BadInput(format!(
                 "{flag} {given}: the model's column is `{}`; the evaluation reads the model's \
                  columns",
                 own.unwrap_or_default()
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 /// The private group report of the model's predictions on `data`: the rows are read with the
-/// model's schema, predicted, counted per declared group × class × prediction and released once.
+/// model's schema and released once ([`Evaluation::release`]) in a session of budget ε.
 fn evaluate(file: &ModelFile, args: &Args, data: &Path, epsilon: f64) -> CliResult<Evaluation> {
-    let bad = |m: String| Err(CliError::BadInput(m));
-    let (Some(target), Some(sensitive)) = (&file.schema.target, &file.schema.sensitive) else {
-        return Err(CliError::Internal(
-            "an evaluable model without columns".into(),
-        ));
-    };
     let options = ApplyOptions {
         with_target: true,
         missing: MissingPolicy::Drop,
@@ -219,39 +180,14 @@ fn evaluate(file: &ModelFile, args: &Args, data: &Path, epsilon: f64) -> CliResu
         format: csv_format(args.delimiter, args.header),
     };
     let loaded = file.schema.load(data, &options)?;
-    let Some(Target::Binary(y)) = loaded.dataset.target.as_ref() else {
-        return bad(format!(
-            "--evaluate {}: it has no target column `{}`",
-            data.display(),
-            target.name
-        ));
-    };
-    let Some(groups) = loaded.dataset.groups.as_ref() else {
-        return bad(format!(
-            "--evaluate {}: it has no sensitive column `{}`",
-            data.display(),
-            sensitive.name
-        ));
-    };
-    // A randomized predictor's coin flips: prediction randomness, not release noise.
-    let preds = file.predict(&loaded.dataset, &mut Noise::os())?;
-    let Some(classes) = preds.classes else {
-        return Err(CliError::Internal(
-            "a binary model predicted no classes".into(),
-        ));
-    };
-    let yp: Vec<u8> = classes.iter().map(|&c| c as u8).collect();
-    let counts = GroupConfusion::from_rows(groups.names.clone(), y, &yp, &groups.codes)?;
-    let (report, ledger) = release(
-        &counts,
-        &ReleaseOptions {
-            epsilon,
-            level: args.level,
-            add_remove: args.add_remove,
-            insecure_seeded_noise: args.insecure_seeded_noise,
-        },
-    )?;
-    Ok(Evaluation::released(report, &ledger))
+    let mut session = session(&ReleaseOptions {
+        epsilon,
+        level: args.level,
+        add_remove: args.add_remove,
+        insecure_seeded_noise: args.insecure_seeded_noise,
+    })?;
+    Evaluation::release(&mut session, file, &loaded.dataset, epsilon, args.level)
+        .map_err(named(format!("--evaluate {}", data.display())))
 }
 
 /// Writes `bytes` to `path` atomically; an error names the flag.

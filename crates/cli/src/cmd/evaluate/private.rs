@@ -82,13 +82,10 @@ pub(crate) struct ReleaseOptions {
     pub insecure_seeded_noise: Option<u64>,
 }
 
-/// The one charged release of `counts` through [`private_group_report`]: a session of budget ε
-/// certifying the chosen relation, noise from the OS CSPRNG unless seeded. `dpfair evaluate
-/// --epsilon` and `dpfair report --evaluate` both release here.
-pub(crate) fn release(
-    counts: &GroupConfusion,
-    o: &ReleaseOptions,
-) -> CliResult<(PrivateGroupReport, Ledger)> {
+/// The session of one private report's release: budget ε (δ = 0) certifying the chosen
+/// relation, noise from the OS CSPRNG unless seeded. `dpfair evaluate --epsilon` ([`release`])
+/// and `dpfair report --evaluate` both release in one.
+pub(crate) fn session(o: &ReleaseOptions) -> CliResult<Session> {
     let relation = if o.add_remove {
         Relation::AddRemove
     } else {
@@ -99,9 +96,13 @@ pub(crate) fn release(
         insecure_seeded_noise: o.insecure_seeded_noise,
     }
     .noise();
-    let mut session = Session::with_relation(o.epsilon, 0.0, relation)?.with_noise(noise);
+    Ok(Session::with_relation(o.epsilon, 0.0, relation)?.with_noise(noise))
+}
+
+/// The one charged release of `counts` through [`private_group_report`], in [`session`].
+fn release(counts: &GroupConfusion, o: &ReleaseOptions) -> CliResult<(PrivateGroupReport, Ledger)> {
     Ok(private_group_report(
-        &mut session,
+        &mut session(o)?,
         counts,
         o.epsilon,
         o.level,

@@ -2,6 +2,7 @@
 
 use crate::error::CliResult;
 use clap::Subcommand;
+use dpfair::release_report::method_summary as summary;
 
 pub mod cdp_fair;
 pub mod decoupled;
@@ -37,27 +38,27 @@ pub struct Args {
     method: Method,
 }
 
-/// The methods `dpfair fit` runs (also parsed by `dpfair tune`).
+/// The methods `dpfair fit` runs (also parsed by `dpfair tune`). Each one's help summary is the
+/// library's [`dpfair::release_report::method_summary`], which release reports show too.
 #[derive(Subcommand)]
 pub(crate) enum Method {
-    /// Differentially private logistic regression (DP-SGD or output perturbation): privacy only.
+    #[command(about = summary("dp-logistic"), long_about = None)]
     DpLogistic(dp_logistic::Args),
-    /// Differentially private linear (ridge) regression by noisy sufficient statistics.
+    #[command(about = summary("dp-linear"), long_about = None)]
     DpLinear(dp_linear::Args),
-    /// Decoupled private fair binary classifier (Ghoukasian & Asoodeh).
+    #[command(about = summary("decoupled"), long_about = None)]
     Decoupled(decoupled::Args),
-    /// CDP-Fair: central DP plug-in classifier under demographic disparity (Xue & Yu).
+    #[command(about = summary("cdp-fair"), long_about = None)]
     CdpFair(cdp_fair::Args),
-    /// FDP-Fair simulated over S sites of one CSV (Xue & Yu).
+    #[command(about = summary("fdp-fair"), long_about = None)]
     FdpFair(fdp_fair::Args),
-    /// Private Wasserstein-barycenter post-processing for fair regression (Xian et al.), of a
-    /// score column or of a private base regressor (`--base dp-linear`).
+    #[command(about = summary("fair-regression"), long_about = None)]
     FairRegression(fair_regression::Args),
-    /// LPCT: locally private classification tree with public data (Ma & Yang).
+    #[command(about = summary("lpct"), long_about = None)]
     Lpct(lpct::Args),
-    /// LPCT-prune: LPCT with data-driven pruning (Ma & Yang).
+    #[command(about = summary("lpct-prune"), long_about = None)]
     LpctPrune(lpct_prune::Args),
-    /// DP2DP: private demographic-parity post-processing, multi-class (Say et al.).
+    #[command(about = summary("dp2dp"), long_about = None)]
     Dp2dp(dp2dp::Args),
 }
 

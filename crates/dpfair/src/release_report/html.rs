@@ -1,9 +1,11 @@
-//! The release report as one self-contained HTML page: inline CSS (with print rules), no script,
-//! no external resource. Every string that comes from the model or the data (column names,
-//! group names, class labels, release labels) goes through [`escape`].
+//! The release report as one self-contained HTML page ([`super::ReleaseReport::to_html`]):
+//! inline CSS (with print rules), no script, no external resource. Every string that comes from
+//! the model or the data (column names, group names, class labels, release labels) goes through
+//! [`escape`]. `dpfair report` and Python's `Model.report` both write this page.
 
-use dpfair::release_report::{Evaluation, LedgerTotal, Release, ReleaseReport};
+use super::{Evaluation, LedgerTotal, Release, ReleaseReport};
 use dpfair_fairness::private_report::Rate;
+use dpfair_privacy::ledger::{readable, readable_up};
 use std::fmt::Write;
 
 const STYLE: &str = "\
@@ -19,7 +21,7 @@ code{font-family:ui-monospace,monospace;word-break:break-all}\
 @media print{body{margin:0;max-width:none}h2{break-after:avoid}table,tr{break-inside:avoid}}";
 
 /// HTML-escapes `s` for text and attribute values.
-pub fn escape(s: &str) -> String {
+fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -35,7 +37,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// The page.
-pub fn render(r: &ReleaseReport) -> String {
+pub(super) fn render(r: &ReleaseReport) -> String {
     let mut h = String::new();
     let title = format!("dpfair release report: {}", escape(&r.method.name));
     let _ = write!(
@@ -219,12 +221,13 @@ fn evaluation(h: &mut String, e: &Evaluation) {
     h.push_str("<h2>Private evaluation</h2>\n");
     match e {
         Evaluation::NotRequested => h.push_str(
-            "<p>Not evaluated: give <code>--evaluate DATA --epsilon E</code> for the private \
-             group report with intervals.</p>\n",
+            "<p>Not evaluated: give evaluation rows and a budget (<code>dpfair report \
+             --evaluate DATA --epsilon E</code>; in Python <code>model.report(X=…, y=…, \
+             epsilon=E)</code>) for the private group report with intervals.</p>\n",
         ),
         Evaluation::NeedsEpsilon => h.push_str(
-            "<p class=\"warn\">Not evaluated: an evaluation needs <code>--epsilon E</code>. The \
-             evaluation rows are private, so nothing is computed on them except through a \
+            "<p class=\"warn\">Not evaluated: an evaluation needs <code>--epsilon E</code> \
+             (Python: <code>epsilon=E</code>). The evaluation rows are private, so nothing is computed on them except through a \
              charged release; they were not read.</p>\n",
         ),
         Evaluation::Released {
@@ -237,10 +240,10 @@ fn evaluation(h: &mut String, e: &Evaluation) {
                 "<p>One noisy release of the group × label × prediction counts at ε = {} ({}; \
                  discrete Laplace scale {}). Each figure: the point value and its {}% interval \
                  (noise and sampling; docs/evaluation.md).</p>",
-                dpfair_privacy::ledger::readable_up(report.epsilon),
+                readable_up(report.epsilon),
                 escape(report.relation.describe()),
-                dpfair_privacy::ledger::readable(report.scale),
-                dpfair_privacy::ledger::readable(report.level * 100.0)
+                readable(report.scale),
+                readable(report.level * 100.0)
             );
             h.push_str("<table>\n<tr><th>group</th><th>count</th>");
             for r in Rate::ALL {
