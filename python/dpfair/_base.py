@@ -451,6 +451,66 @@ class DPFairEstimator(Params):
         self._check_fitted()
         self.model_.save(str(path))
 
+    def report(
+        self,
+        out: Any,
+        json: Any = None,
+        X: Any = None,
+        y: Any = None,
+        sensitive_features: Any = None,
+        epsilon: float | None = None,
+        level: float = 0.95,
+        session: Any = None,
+    ) -> dict:
+        """Write the model's release report: the HTML and JSON `dpfair report` writes.
+
+        `out` is the HTML file (self-contained: no script, no network; printable) and `json` the
+        JSON file with the same content (default: `out` with the extension `.json`). Both hold
+        the method and its paper, the public schema, the fit's ledger and total, the model file's
+        digest, the held-out check and the fit's own fairness estimate (docs/evaluation.md, "The
+        release report"). Returns the report as a dict (the JSON file's content).
+
+        With evaluation rows `X`, `y` (and `sensitive_features`, or X's column of the model's
+        sensitive attribute) and a budget `epsilon`, a binary classifier's predictions on them
+        are counted per group × label × prediction and released once at ε = `epsilon` (as
+        `dpfair.metrics.private_group_report`): every figure with an interval at `level`, and the
+        release's own ledger. It is spent in `session` when given (composing with what was spent
+        there), else in a budget of its own. Without `epsilon` the rows are not read: the report
+        says an evaluation needs a budget, and a warning says so too.
+
+        Example:
+            >>> import os, tempfile
+            >>> import numpy as np, pandas as pd, dpfair
+            >>> rng = np.random.default_rng(0)
+            >>> X = pd.DataFrame({"a": rng.uniform(size=4000), "b": rng.uniform(size=4000),
+            ...                   "sex": rng.choice(["F", "M"], 4000)})
+            >>> y = (X["a"] + X["b"] > 1).astype(int)
+            >>> clf = dpfair.DPLogisticRegression(epsilon=1.0)
+            >>> clf = clf.fit(X[:3000], y[:3000], sensitive_features="sex")
+            >>> folder = tempfile.TemporaryDirectory()
+            >>> out = os.path.join(folder.name, "report.html")
+            >>> report = clf.report(out, X=X[3000:], y=y[3000:], epsilon=0.5)
+            >>> report["evaluation"]["status"], report["evaluation"]["total"]["epsilon"]
+            ('released', '0.5')
+            >>> report["schema"]["sensitive"]["groups"], report["digest"]["verified"]
+            (['F', 'M'], True)
+            >>> os.path.exists(out), os.path.exists(os.path.join(folder.name, "report.json"))
+            (True, True)
+            >>> folder.cleanup()
+
+        """
+        self._check_fitted()
+        return self.model_.report(
+            str(out),
+            None if json is None else str(json),
+            X,
+            y,
+            sensitive_features,
+            epsilon,
+            level,
+            session,
+        )
+
 
 def _names_message(before: list, now: list) -> str:
     """scikit-learn's message for feature names that differ from fit's."""

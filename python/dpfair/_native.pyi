@@ -59,6 +59,18 @@ class Model:
     def ledger_total(self) -> _LedgerTotal: ...
     def selection_json(self) -> str | None: ...
     def config_json(self) -> str: ...
+    def report(
+        self,
+        out: _Path,
+        json: _Path | None = None,
+        X: Any = None,
+        y: Any = None,
+        sensitive_features: Any = None,
+        epsilon: float | None = None,
+        level: float = 0.95,
+        session: Any = None,
+    ) -> dict[str, Any]:
+        """The release report (HTML to `out`, JSON beside it), as `dpfair report` writes it."""
 
 class Session:
     """A privacy budget several fits compose against."""

@@ -11,6 +11,7 @@
 //! | `tune` | a private search among candidates of one method, built by `fit`'s builders |
 //! | `federated` | FDP-Fair's protocol steps: a site's rounds, the server's aggregations |
 //! | `metrics` | the fairness crate's metrics and group report |
+//! | `report` | `Model.report`: the release report, as `dpfair report` writes it |
 //! | `accumulators` | mergeable exact statistics for distributed engines (LDP reports, fair-regression counts) |
 //! | `accounting` | DP-SGD accounting (ε of a run, noise multiplier for a target ε) |
 //! | `error` | Rust errors and panics as Python exceptions |
@@ -24,6 +25,7 @@ mod fit;
 mod frame;
 mod metrics;
 mod model;
+mod report;
 mod session;
 mod tune;
 

@@ -231,4 +231,35 @@ impl PyModel {
     fn config_json(&self) -> String {
         self.file.config.to_string()
     }
+
+    /// Write the release report (HTML to `out`, JSON to `json`, default `out` with `.json`),
+    /// as `dpfair report` writes it; with `X`, `y` (and `sensitive_features`) and `epsilon`, the
+    /// private group report of the model's predictions on those rows, released once in
+    /// `session` (`crate::report`). Returns the report as a dict.
+    #[pyo3(signature = (out, json = None, X = None, y = None, sensitive_features = None,
+                        epsilon = None, level = 0.95, session = None))]
+    #[allow(non_snake_case, clippy::too_many_arguments)]
+    fn report<'py>(
+        &self,
+        py: Python<'py>,
+        out: std::path::PathBuf,
+        json: Option<std::path::PathBuf>,
+        X: Option<Bound<'py, PyAny>>,
+        y: Option<Bound<'py, PyAny>>,
+        sensitive_features: Option<Bound<'py, PyAny>>,
+        epsilon: Option<f64>,
+        level: f64,
+        session: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = crate::report::Rows {
+            x: X,
+            y,
+            sensitive_features,
+            epsilon,
+            level,
+            session,
+        };
+        let text = guard(|| crate::report::write(py, &self.file, out, json, rows))?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
 }
