@@ -18,6 +18,7 @@ fn compare_args<'a>(data: &'a std::path::Path, extra: &[&'a str]) -> Vec<&'a str
     args
 }
 
+/// `--exact-evaluation`: the table scored exactly on the held-out rows, with both references.
 #[test]
 fn compare_writes_a_table_with_references_and_a_frontier() {
     let dir = scratch("compare", "table");
@@ -26,6 +27,7 @@ fn compare_writes_a_table_with_references_and_a_frontier() {
     let stdout = ok(&dpfair(&compare_args(
         &data,
         &[
+            "--exact-evaluation",
             "--bounds",
             "x1:0:1,x2:0:1",
             "--methods",
@@ -151,6 +153,7 @@ fn without_signal_a_regressor_falls_back_to_a_mean_that_ties_the_training_mean()
     let stdout = ok(&dpfair(&compare_args(
         &data,
         &[
+            "--exact-evaluation",
             "--bounds",
             "x1:0:1,x2:0:1",
             "--target-range",
@@ -212,6 +215,7 @@ fn compare_runs_the_regressors_on_a_real_target() {
     let stdout = ok(&dpfair(&compare_args(
         &data,
         &[
+            "--exact-evaluation",
             "--bounds",
             "x1:0:1,x2:0:1",
             "--target-range",
@@ -243,15 +247,121 @@ fn compare_runs_the_regressors_on_a_real_target() {
     // Without the public range the regressors refuse, saying what to give.
     let refused = ok(&dpfair(&compare_args(
         &data,
-        &["--bounds", "x1:0:1,x2:0:1", "--methods", "dp-linear"],
+        &[
+            "--exact-evaluation",
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--methods",
+            "dp-linear",
+        ],
     )));
     assert!(refused.contains("--target-range LO:HI"), "{refused}");
+    // The private evaluation releases counts of a binary target: a real one is refused before
+    // any fit, naming the option that scores it exactly.
+    let err = bad(&dpfair(&compare_args(
+        &data,
+        &["--bounds", "x1:0:1,x2:0:1", "--target-range", "-1:2.5"],
+    )));
+    assert!(err.contains("--exact-evaluation"), "{err}");
+}
+
+/// The default table: every held-out figure private with its interval, the majority class read
+/// from a release, no non-private reference, LPCT left out unless named, one ledger entry per
+/// release (written beside the table), the whole table's ε in the footer, and an
+/// `undecided`/`yes`/`NO` verdict from the interval.
+#[test]
+fn compare_publishes_private_figures_with_intervals_by_default() {
+    let dir = scratch("compare", "private");
+    let data = design_csv(&dir, "d.csv", 3_000, 1);
+    let out = dir.join("cmp");
+    let run = |extra: &[&str]| {
+        let mut args = compare_args(
+            &data,
+            &[
+                "--bounds",
+                "x1:0:1,x2:0:1",
+                "--methods",
+                "dp-logistic,cdp-fair",
+                "--epsilon",
+                "1,2",
+                "--repetitions",
+                "2",
+            ],
+        );
+        args.extend_from_slice(extra);
+        dpfair(&args)
+    };
+    let output = run(&["--out", arg(&out)]);
+    let stdout = ok(&output);
+    assert!(!stdout.contains("not for publication"), "{stdout}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("| ")).collect();
+    // Header, the majority class (no non-private reference), two methods at two ε.
+    assert_eq!(rows.len(), 1 + 1 + 2 * 2, "{stdout}");
+    assert!(rows[0].contains("| accuracy [95 % interval] |"), "{stdout}");
+    assert!(rows[1].starts_with("| majority class |"), "{stdout}");
+    // `value [lower, upper]` with the value inside, for accuracy and unfairness.
+    let figure = |cell: &str| -> [f64; 3] {
+        let cell = cell.trim();
+        let (v, rest) = cell.split_once(" [").unwrap_or_else(|| panic!("{cell}"));
+        let (lo, hi) = rest.trim_end_matches(']').split_once(", ").unwrap();
+        [v, lo, hi].map(|x| x.parse().unwrap_or_else(|e| panic!("{cell}: {e}")))
+    };
+    for row in &rows[1..] {
+        let cells: Vec<&str> = row.split('|').collect();
+        for cell in [cells[3], cells[4]] {
+            let [v, lo, hi] = figure(cell);
+            assert!(lo <= v && v <= hi && hi - lo < 0.5, "{row}");
+        }
+    }
+    for row in &rows[2..] {
+        let cells: Vec<&str> = row.split('|').collect();
+        let [_, lo, hi] = figure(cells[4]);
+        let met = cells[6].trim();
+        // CDP-Fair's target 0.1 is judged from the interval; dp-logistic has none.
+        let expected = if row.starts_with("| cdp-fair") {
+            if hi <= 0.1 {
+                "yes"
+            } else if lo > 0.1 {
+                "NO"
+            } else {
+                "undecided"
+            }
+        } else {
+            "-"
+        };
+        assert_eq!(met, expected, "{row}");
+    }
+    // One release per fit and one for the majority class, per repetition: 2 × (4 + 1).
+    let ledger = std::fs::read_to_string(out.join("evaluation-ledger.json")).unwrap();
+    let ledger: serde_json::Value = serde_json::from_str(&ledger).unwrap();
+    assert_eq!(ledger["entries"].as_array().unwrap().len(), 10, "{ledger}");
+    assert!(stdout.contains("10 release(s), ε = 10 in all"), "{stdout}");
+    // The whole table: per repetition max(fits 1 + 1 + 2 + 2, releases 5) = 6 (each fit
+    // spends at most its ε; equality when all spend it), over two repetitions.
+    let whole: f64 = stdout
+        .split("The whole table: ε = ")
+        .nth(1)
+        .and_then(|t| t.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((10.0..=12.0 + 1e-9).contains(&whole), "{whole}: {stdout}");
+    let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
+    assert!(svg.contains("private figures, 95 % intervals"), "{svg}");
+    // LPCT is left out unless named, saying why; the exact-mode flags conflict.
+    let err = common::stderr(&output);
+    assert!(!err.contains("lpct left out"), "named methods only: {err}");
+    let default = run(&["--methods", "dp-logistic,lpct"]);
+    assert!(ok(&default).contains("| lpct | 1 |"), "named: kept");
+    let conflict = bad(&run(&["--exact-evaluation", "--evaluation-epsilon", "2"]));
+    assert!(conflict.contains("--evaluation-epsilon"), "{conflict}");
 }
 
 /// The attack: the footer printed a tolerance computed from the held-out group sizes, so
 /// a file whose held-out rows hold one member of a group read 0.826 and its neighbour without
-/// it 0.075. Every output is now labelled as exact on private rows, and nothing outside the
-/// table's scores follows a private count (docs/privacy.md, "Failures and messages").
+/// it 0.075. Exact outputs are labelled as exact on private rows; in both modes nothing outside
+/// the table's scores follows a private count (docs/privacy.md, "Failures and messages"), and
+/// the private table's stderr and footer are the same on the two neighbours.
 #[test]
 fn compare_labels_its_outputs_and_its_footer_reads_no_private_count() {
     let dir = scratch("compare", "labelled");
@@ -268,43 +378,54 @@ fn compare_labels_its_outputs_and_its_footer_reads_no_private_count() {
         }
         s
     };
-    let mut footers = Vec::new();
-    for (name, odd) in [("none", false), ("one", true)] {
-        let data = common::write(&dir, &format!("{name}.csv"), &recode(odd));
-        let out = dir.join(name);
-        let stdout = ok(&dpfair(&compare_args(
-            &data,
-            &[
-                "--bounds",
-                "x1:0:1,x2:0:1",
-                "--methods",
-                "dp-logistic",
-                "--groups",
-                "0,1",
-                "--out",
-                arg(&out),
-            ],
-        )));
-        assert!(
-            stdout.starts_with("**Exact on private rows: not for publication.**"),
-            "{stdout}"
-        );
-        let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
-        assert!(md.contains("not for publication"), "{md}");
-        let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
-        assert!(
-            svg.contains("not for publication"),
-            "the plot is labelled too"
-        );
-        footers.push(
-            stdout
-                .lines()
-                .filter(|l| !l.starts_with('|'))
-                .map(str::to_string)
-                .collect::<Vec<_>>(),
-        );
+    for exact in [true, false] {
+        let mut footers = Vec::new();
+        for (name, odd) in [("none", false), ("one", true)] {
+            let data = common::write(&dir, &format!("{name}.csv"), &recode(odd));
+            let out = dir.join(format!("{name}-{exact}"));
+            let mut args = compare_args(
+                &data,
+                &[
+                    "--bounds",
+                    "x1:0:1,x2:0:1",
+                    "--methods",
+                    "dp-logistic",
+                    "--groups",
+                    "0,1",
+                    "--out",
+                    arg(&out),
+                ],
+            );
+            if exact {
+                args.push("--exact-evaluation");
+            }
+            let output = dpfair(&args);
+            let stdout = ok(&output);
+            let labelled = |text: &str| text.contains("not for publication");
+            assert_eq!(
+                stdout.starts_with("**Exact on private rows: not for publication.**"),
+                exact,
+                "{stdout}"
+            );
+            let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+            let svg = std::fs::read_to_string(out.join("frontier.svg")).unwrap();
+            assert_eq!(labelled(&md), exact, "{md}");
+            assert_eq!(labelled(&svg), exact, "the plot is labelled too");
+            footers.push((
+                stdout
+                    .lines()
+                    .filter(|l| !l.starts_with('|'))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>(),
+                // The folder written to is named after the neighbour.
+                common::stderr(&output).replace(&out.display().to_string(), "OUT"),
+            ));
+        }
+        assert_eq!(footers[0].0, footers[1].0);
+        if !exact {
+            assert_eq!(footers[0].1, footers[1].1);
+        }
     }
-    assert_eq!(footers[0], footers[1]);
 }
 
 /// `--select` adds one `private selection` row per ε: the central fair classifiers chosen

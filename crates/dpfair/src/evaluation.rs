@@ -57,7 +57,7 @@ pub fn private_group_report(
 }
 
 /// The fairness crate's error as the library's.
-fn from_fairness(e: FairnessError) -> Error {
+pub(crate) fn from_fairness(e: FairnessError) -> Error {
     match e {
         FairnessError::Privacy(p) => p.into(),
         FairnessError::InvalidParameter { name, reason } => Error::invalid(name, reason),

@@ -458,6 +458,7 @@ pub fn plot(rows: &[DemoRow], dir: &Path) -> Result<Vec<PathBuf>> {
                         flag: crate::plot::Flag::Plain,
                     })
                     .collect(),
+                bars: Vec::new(),
             })
             .collect();
         if selected.is_empty() {

@@ -28,6 +28,16 @@ pub struct Curve {
     /// Per-point notes (empty: none; else one per point): a short text beside the point and
     /// a flag that changes its marker.
     pub notes: Vec<Note>,
+    /// Per-point error bars (empty: none; else one per point), drawn in both directions.
+    pub bars: Vec<Bars>,
+}
+
+/// A point's intervals in x and in y ([`Curve::bars`]), e.g. a private figure's
+/// (docs/evaluation.md): `[lower, upper]` each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bars {
+    pub x: [f64; 2],
+    pub y: [f64; 2],
 }
 
 /// A point's note ([`Curve::notes`]).
@@ -183,6 +193,7 @@ fn linear_curves(spec: &PlotSpec, rows: &[Summary]) -> Vec<Curve> {
                 label,
                 points,
                 notes: Vec::new(),
+                bars: Vec::new(),
             }
         })
         .collect();
@@ -423,6 +434,12 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
         y0 = y0.min(p.y - p.band.min(reach));
         y1 = y1.max(p.y + p.band.min(reach));
     }
+    for b in fig.curves.iter().flat_map(|c| c.bars.iter()) {
+        x0 = x0.min(b.x[0]);
+        x1 = x1.max(b.x[1]);
+        y0 = y0.min(b.y[0]);
+        y1 = y1.max(b.y[1]);
+    }
     if x0 > x1 {
         (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
     }
@@ -562,6 +579,25 @@ fn render(fig: &Figure, svg: &mut String) -> std::result::Result<(), String> {
                     ))
                     .map_err(|e| err(e.to_string()))?;
             }
+        }
+        // Intervals as thin error bars with short caps, in both directions.
+        for (p, b) in c.points.iter().zip(&c.bars) {
+            let (cap_x, cap_y) = ((x1 - x0) / 150.0, (y1 - y0) / 150.0);
+            let segments = [
+                vec![(b.x[0], p.y), (b.x[1], p.y)],
+                vec![(p.x, b.y[0]), (p.x, b.y[1])],
+                vec![(b.x[0], p.y - cap_y), (b.x[0], p.y + cap_y)],
+                vec![(b.x[1], p.y - cap_y), (b.x[1], p.y + cap_y)],
+                vec![(p.x - cap_x, b.y[0]), (p.x + cap_x, b.y[0])],
+                vec![(p.x - cap_x, b.y[1]), (p.x + cap_x, b.y[1])],
+            ];
+            chart
+                .draw_series(
+                    segments
+                        .into_iter()
+                        .map(|s| PathElement::new(s, color.stroke_width(1))),
+                )
+                .map_err(|e| err(e.to_string()))?;
         }
         if !fig.lines {
             // Error bars for scatter plots.
@@ -779,6 +815,7 @@ fn reference_polyline(line: &RefLine, x0: f64, x1: f64) -> Curve {
         label: line.label().to_string(),
         points,
         notes: Vec::new(),
+        bars: Vec::new(),
     }
 }
 
@@ -797,6 +834,7 @@ pub fn draw_all(dir: &Path, specs: &[PlotSpec], rows: &[Summary]) -> Result<Vec<
                 label: "lower envelope".into(),
                 points: lower_envelope(&all),
                 notes: Vec::new(),
+                bars: Vec::new(),
             }
         });
         let (x0, x1) = cs
@@ -879,11 +917,13 @@ mod tests {
                 label: "lpct".into(),
                 points: vec![point(0.0, 0.6), point(0.0, 0.6)],
                 notes: vec![note("ε = 1", Flag::Constant), note("ε = 4", Flag::Constant)],
+                bars: Vec::new(),
             },
             Curve {
                 label: "dp2dp".into(),
                 points: vec![point(0.05, 0.7), point(0.2, 0.72)],
                 notes: vec![note("ε = 1", Flag::Plain), note("ε = 4", Flag::Missed)],
+                bars: Vec::new(),
             },
         ];
         let fig = Figure {
@@ -919,6 +959,7 @@ mod tests {
         std::fs::write(&path, "old").unwrap();
         let curves = [Curve {
             notes: Vec::new(),
+            bars: Vec::new(),
             label: "a".into(),
             points: vec![
                 Point {

@@ -1,10 +1,12 @@
 //! `dpfair compare`: every applicable method on one CSV at the same (ε, δ) and fairness level,
-//! scored on a held-out part, in one table and one SVG (the library's [`dpfair::compare`]).
+//! scored on a held-out part, in one table and one SVG (the library's [`dpfair::compare`]). By
+//! default every held-out figure is a private release with an interval (docs/evaluation.md,
+//! "dpfair compare"); `--exact-evaluation` scores exactly, for the data owner only.
 
 use crate::cmd::common::{BoundsArgs, DataArgs, check_output};
 use crate::error::{CliError, CliResult};
-use dpfair::compare::{self, Config, Method, Report, Row};
-use dpfair_experiments::plot::{Curve, Figure, Flag, Note, Point, draw_figure};
+use dpfair::compare::{self, Config, Evaluation, Method, Report, Row, Verdict};
+use dpfair_experiments::plot::{Bars, Curve, Figure, Flag, Note, Point, draw_figure};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -14,10 +16,19 @@ use std::path::PathBuf;
     --target income --sensitive sex --epsilon 1,2 --out compare\n\nWithout --bounds every fit \
     spends --bounds-share of its ε on private feature bounds; public --bounds cost nothing. A fit \
     whose private bounds would be no better than a guess (too many columns for the rows and ε) \
-    refuses, and its row says `refused:` with what to change.\n\nThe held-out scores read the held-out rows without noise: they are an \
-    evaluation for the data owner (like `dpfair evaluate`), not a private release. Each fit is \
-    private at its own (ε, δ); its release noise comes from the OS, --seed fixes only the \
-    splits."
+    refuses, and its row says `refused:` with what to change.\n\nThe held-out figures are \
+    private by default: each fit's predictions of the held-out rows go through one private group \
+    report (the group x label x prediction counts released once at --evaluation-epsilon, exact \
+    discrete Laplace noise from the OS; docs/evaluation.md), and the table shows each accuracy \
+    and demographic-parity difference with an interval at --level covering the noise and the \
+    sampling of the held-out rows. A fairness target is met when the interval lies at or below \
+    it, missed above it, undecided when it straddles it. The majority class is read from one more \
+    such release; the non-private reference and LPCT's simulated public sample cannot be part of \
+    a private table and are left out (name lpct or lpct-prune in --methods to include them, \
+    marked). The footer states the whole table's ε. --exact-evaluation scores the held-out rows \
+    exactly instead (today's table with the non-private reference; for the data owner, not for \
+    publication), and is needed for a real or multi-class target. Each fit is private at its \
+    own (ε, δ); its release noise comes from the OS, --seed fixes only the splits."
 )]
 pub struct Args {
     #[command(flatten)]
@@ -61,6 +72,19 @@ pub struct Args {
     /// methods; the constant classes compete too).
     #[arg(long)]
     select: bool,
+    /// The ε of each held-out release: one private group report per fit (and one for the
+    /// majority class), each charged to the evaluation's ledger.
+    #[arg(long, value_name = "E", default_value_t = compare::DEFAULT_EVALUATION_EPSILON,
+          conflicts_with = "exact_evaluation")]
+    evaluation_epsilon: f64,
+    /// The level of the held-out figures' intervals, in (0, 1).
+    #[arg(long, value_name = "L", default_value_t = dpfair_fairness::DEFAULT_LEVEL,
+          conflicts_with = "exact_evaluation")]
+    level: f64,
+    /// Score the held-out rows exactly, without noise (and add the non-private reference):
+    /// for the data owner's eyes, not for publication. Needed for a real or multi-class target.
+    #[arg(long)]
+    exact_evaluation: bool,
 }
 
 /// `LO:HI` as a range.
@@ -104,6 +128,14 @@ pub fn run(args: Args) -> CliResult {
         simulated_noise: false,
         target_range: args.target_range,
         select: args.select,
+        evaluation: if args.exact_evaluation {
+            Evaluation::Exact
+        } else {
+            Evaluation::Private {
+                epsilon: args.evaluation_epsilon,
+                level: args.level,
+            }
+        },
     };
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
@@ -167,17 +199,46 @@ pub fn run(args: Args) -> CliResult {
     for (m, why) in &report.skipped {
         eprintln!("note: {} left out: {why}", m.name());
     }
-    let table = format!("{NOT_FOR_PUBLICATION}\n\n{}", table(&report, &config));
+    let table = match &report.evaluation {
+        Some(_) => table(&report, &config),
+        None => format!("{NOT_FOR_PUBLICATION}\n\n{}", table(&report, &config)),
+    };
     print!("{table}");
     if let Some(dir) = &args.out {
         let md = dir.join("compare.md");
-        dpfair_data::output::write_atomic(&md, table.as_bytes())
-            .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", md.display())))?;
+        let write = |path: &std::path::Path, bytes: &[u8]| {
+            dpfair_data::output::write_atomic(path, bytes)
+                .map_err(|e| CliError::BadInput(format!("cannot write {}: {e}", path.display())))
+        };
+        write(&md, table.as_bytes())?;
         let svg = dir.join("frontier.svg");
-        frontier(&report, &svg, Some(NOT_FOR_PUBLICATION_SHORT))?;
-        eprintln!("wrote {} and {}", md.display(), svg.display());
+        let label = match &report.evaluation {
+            Some(e) => format!("private figures, {} intervals", percent(e.level)),
+            None => NOT_FOR_PUBLICATION_SHORT.to_string(),
+        };
+        frontier(&report, &svg, Some(&label))?;
+        match &report.evaluation {
+            Some(e) => {
+                let ledger = dir.join("evaluation-ledger.json");
+                let json = serde_json::to_string_pretty(&e.ledger)
+                    .map_err(|e| CliError::Internal(e.to_string()))?;
+                write(&ledger, json.as_bytes())?;
+                eprintln!(
+                    "wrote {}, {} and {}",
+                    md.display(),
+                    svg.display(),
+                    ledger.display()
+                );
+            }
+            None => eprintln!("wrote {} and {}", md.display(), svg.display()),
+        }
     }
     Ok(())
+}
+
+/// `95 %` for 0.95.
+fn percent(level: f64) -> String {
+    format!("{} %", dpfair_privacy::ledger::readable(level * 100.0))
 }
 
 /// The label on every output of `dpfair compare` run on a user's data: its held-out scores read
@@ -204,10 +265,16 @@ pub(crate) fn progress() -> impl FnMut(usize, usize, &str) {
     }
 }
 
-/// `mean ± se` (just the mean with one repetition).
-fn estimate(e: &compare::Estimate) -> String {
+/// `mean [lower, upper]` with a private figure's interval; else `mean ± se` (just the mean with
+/// one repetition).
+fn estimate(
+    e: &compare::Estimate,
+    interval: Option<dpfair_fairness::interval::Interval>,
+) -> String {
     if e.mean.is_nan() {
         "-".into()
+    } else if let Some(i) = interval {
+        format!("{:.4} [{:.4}, {:.4}]", e.mean, i.lower, i.upper)
     } else if e.se.is_nan() {
         format!("{:.4}", e.mean)
     } else {
@@ -217,30 +284,37 @@ fn estimate(e: &compare::Estimate) -> String {
 
 /// The table as Markdown: one row per (method, ε), the references first.
 pub(crate) fn table(report: &Report, config: &Config) -> String {
+    let intervals = report.evaluation.as_ref().map_or(String::new(), |e| {
+        format!(" [{} interval]", percent(e.level))
+    });
     let mut s = format!(
-        "| method | ε | {} | unfairness | target | met | ε spent | seconds | note |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+        "| method | ε | {}{intervals} | unfairness{intervals} | target | met | ε spent | seconds \
+         | note |\n|---|---|---|---|---|---|---|---|---|\n",
         if report.regression { "MSE" } else { "accuracy" }
     );
-    let majority = report.majority().map(|r| r.accuracy.mean);
+    let majority = report.majority();
     for r in &report.rows {
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.method,
             if r.epsilon.is_finite() {
                 dpfair_privacy::ledger::readable(r.epsilon)
+            } else if report.evaluation.is_some() {
+                // The private majority class: its one release is in the evaluation's ledger.
+                "-".into()
             } else {
                 "not private".into()
             },
-            estimate(&r.accuracy),
-            estimate(&r.unfairness),
+            estimate(&r.accuracy, r.accuracy_interval),
+            estimate(&r.unfairness, r.unfairness_interval),
             r.target.map_or("-".into(), |t| format!("≤ {t}")),
             match r.met {
-                Some(true) => "yes",
-                Some(false) => "NO",
+                Some(Verdict::Met) => "yes",
+                Some(Verdict::Missed) => "NO",
+                Some(Verdict::Undecided) => "undecided",
                 None => "-",
             },
-            if r.spent.is_nan() {
+            if r.spent.is_nan() || (r.spent.is_infinite() && report.evaluation.is_some()) {
                 "-".into()
             } else {
                 dpfair_privacy::ledger::readable_up(r.spent)
@@ -254,7 +328,43 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
             note(r, majority, report),
         ));
     }
-    s.push_str(&if report.regression {
+    s.push_str(&if let Some(e) = &report.evaluation {
+        let releases = e.ledger.entries().len();
+        let readable = dpfair_privacy::ledger::readable_up;
+        let lpct = report
+            .rows
+            .iter()
+            .any(|r| r.method == Method::Lpct.name() || r.method == Method::LpctPrune.name());
+        format!(
+            "\n{} held-out rows, {} repetition(s). **Private figures**: each fit's predictions of \
+             the held-out rows, and the majority class, went through one private group report \
+             (group × label × prediction counts, exact discrete Laplace noise, replace-one \
+             neighbours) at ε = {} each: {releases} release(s), ε = {} in all on the held-out \
+             rows (the evaluation ledger). Each figure is a point value from the noisy counts with \
+             a {} interval for the mean of the fits' population figures, covering the noise and \
+             the sampling of the held-out rows (docs/evaluation.md). Unfairness = \
+             demographic-parity difference; a target is met when its interval lies at or below \
+             it, missed above it, undecided when it straddles it. The majority class is the \
+             held-out rows' more frequent class by the noisy counts; the non-private reference \
+             is left out (--exact-evaluation shows it). δ = {} for every fit. The whole table: \
+             ε = {}, δ = {} (per repetition the larger of the fits' sum and the held-out \
+             releases' sum, summed over repetitions).{}\n",
+            report.test_rows,
+            config.repetitions,
+            dpfair_privacy::ledger::readable(e.epsilon),
+            readable(e.ledger.total().map_or(f64::NAN, |t| t.epsilon)),
+            percent(e.level),
+            config.delta,
+            readable(e.table.0),
+            e.table.1,
+            if lpct {
+                " The LPCT rows' public sample is simulated with training rows: the whole-table \
+                 bound does not cover those rows."
+            } else {
+                ""
+            }
+        )
+    } else if report.regression {
         format!(
             "\n{} held-out rows, {} repetition(s); MSE = mean squared error, unfairness = \
              statistical parity in Kolmogorov–Smirnov distance (the largest between two groups); \
@@ -275,32 +385,47 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
 
 /// A warning when a method is no better than the constant reference (the majority class; the
 /// training mean of a real target), or why it refused or failed.
-fn note(r: &Row, constant: Option<f64>, report: &Report) -> String {
+fn note(r: &Row, constant: Option<&Row>, report: &Report) -> String {
     if let Some(e) = &r.error {
         return e.to_string().replace('|', "/");
     }
     let reference = r.method == compare::MAJORITY || r.method == compare::MEAN;
-    let weak = match constant {
-        Some(m) if !reference && report.regression && r.accuracy.mean >= m => {
+    // Private figures: below when the two intervals do not meet.
+    let below = |c: &Row| match (r.accuracy_interval, c.accuracy_interval) {
+        (Some(a), Some(b)) => a.upper < b.lower,
+        _ => r.accuracy.mean < c.accuracy.mean,
+    };
+    let weak = match constant.map(|c| (c.accuracy.mean, c)) {
+        Some((m, c)) if !reference && report.regression && r.accuracy.mean >= m && c.fits > 0 => {
             format!(
                 "no better than the training mean{}",
                 paired_difference(&r.versus_constant, "MSE")
             )
         }
-        Some(m) if !reference && !report.regression && r.accuracy.mean < m => {
+        Some((_, c)) if !reference && !report.regression && below(c) => {
             format!(
                 "below the majority class{}",
                 paired_difference(&r.versus_constant, "accuracy")
             )
         }
-        Some(m)
+        Some((m, _))
             if !reference
                 && !report.regression
-                && r.accuracy.mean <= m + report.tolerance / 2.0 =>
+                && report.evaluation.is_some()
+                && r.accuracy.mean <= m =>
         {
             "no better than the majority class".into()
         }
-        _ => String::new(),
+        _ => match constant.map(|c| c.accuracy.mean) {
+            Some(m)
+                if !reference
+                    && !report.regression
+                    && r.accuracy.mean <= m + report.tolerance / 2.0 =>
+            {
+                "no better than the majority class".into()
+            }
+            _ => String::new(),
+        },
     };
     if r.constant_fits > 0 && !reference {
         let checked = format!(
@@ -349,10 +474,18 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
         .iter()
         .filter(|r| !r.accuracy.mean.is_nan() && !constant(r))
     {
+        // A private figure's interval as error bars; else the standard error as a band.
+        let bars = r
+            .accuracy_interval
+            .zip(r.unfairness_interval)
+            .map(|(a, u)| Bars {
+                x: [u.lower, u.upper],
+                y: [a.lower, a.upper],
+            });
         let point = Point {
             x: r.unfairness.mean,
             y: r.accuracy.mean,
-            band: if r.accuracy.se.is_nan() {
+            band: if r.accuracy.se.is_nan() || bars.is_some() {
                 0.0
             } else {
                 r.accuracy.se
@@ -360,7 +493,7 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
         };
         let flag = if r.fits > 0 && 2 * r.constant_fits > r.fits {
             Flag::Constant
-        } else if r.met == Some(false) {
+        } else if r.met == Some(Verdict::Missed) {
             Flag::Missed
         } else {
             Flag::Plain
@@ -375,11 +508,13 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
             Some(c) => {
                 c.points.push(point);
                 c.notes.push(note);
+                c.bars.extend(bars);
             }
             None => curves.push(Curve {
                 label: r.method.clone(),
                 points: vec![point],
                 notes: vec![note],
+                bars: bars.into_iter().collect(),
             }),
         }
     }
@@ -414,6 +549,7 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
                 })
                 .collect(),
             notes: Vec::new(),
+            bars: Vec::new(),
         })
         .collect();
     let target = report.rows.iter().find_map(|r| r.target);

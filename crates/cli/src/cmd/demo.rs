@@ -82,6 +82,8 @@ pub fn run(args: Args) -> CliResult {
             seed: args.seed,
             // A simulation on synthetic data: the noise too is seeded, so the tables repeat.
             simulated_noise: true,
+            // Synthetic data, not private: the held-out rows are scored exactly.
+            evaluation: dpfair::compare::Evaluation::Exact,
             ..dpfair::compare::Config::default()
         };
         let scaling = dpfair::pipeline::Scaling::Public(panel.bounds.clone());

@@ -1,0 +1,94 @@
+//! The comparison's two evaluations side by side on the same seeded fits.
+
+use super::*;
+use crate::estimators::{example_data, example_schema};
+
+fn loaded() -> Loaded {
+    Loaded::in_memory(example_data(3_000, 2, 7), example_schema(2))
+}
+
+/// A simulation (seeded fits and seeded evaluation noise) at `evaluation`.
+fn run(evaluation: Evaluation, repetitions: usize) -> Report {
+    let config = Config {
+        methods: vec![Method::DpLogistic, Method::CdpFair],
+        epsilons: vec![1.0],
+        repetitions,
+        simulated_noise: true,
+        seed: 3,
+        evaluation,
+        ..Config::default()
+    };
+    compare(&loaded(), &Scaling::None, &config, |_, _, _| {}).unwrap()
+}
+
+/// The same seeded fits scored both ways: each private interval contains the exact held-out
+/// figure. Each interval contains the exact rate on the evaluated rows with probability
+/// ≥ 1 − β/2 (docs/evaluation.md, "Intervals"); at level 1 − 10⁻⁶ all eight here fail to with
+/// probability ≤ 8·10⁻⁶. The noise is seeded, so the outcome is fixed; the bound says why it
+/// is not luck.
+#[test]
+fn private_intervals_contain_the_exact_figures_of_the_same_fits() {
+    let level = 1.0 - 1e-6;
+    let private = run(
+        Evaluation::Private {
+            epsilon: 1.0,
+            level,
+        },
+        2,
+    );
+    let exact = run(Evaluation::Exact, 2);
+    assert!(exact.evaluation.is_none());
+    let e = private.evaluation.as_ref().unwrap();
+    // Two repetitions of (two fits + the majority class): six releases of ε = 1.
+    assert_eq!(e.ledger.entries().len(), 6);
+    assert_eq!(e.ledger.total().unwrap().epsilon, 6.0);
+    // Exact mode has the non-private reference; private mode does not.
+    assert_eq!(exact.rows.len(), private.rows.len() + 1);
+    for r in &private.rows {
+        let x = exact.rows.iter().find(|x| x.method == r.method).unwrap();
+        let [a, u] = [r.accuracy_interval.unwrap(), r.unfairness_interval.unwrap()];
+        if r.method == MAJORITY {
+            // A constant's unfairness is exactly 0. (The private row's class is the held-out
+            // rows' majority by the noisy counts, the exact row's the training part's: the
+            // accuracy check below holds when they agree, as here.)
+            assert_eq!(
+                u,
+                Interval {
+                    lower: 0.0,
+                    upper: 0.0
+                }
+            );
+        }
+        assert!(
+            a.contains(x.accuracy.mean),
+            "{}: {a:?} {}",
+            r.method,
+            x.accuracy.mean
+        );
+        assert!(
+            u.contains(x.unfairness.mean),
+            "{}: {u:?} {}",
+            r.method,
+            x.unfairness.mean
+        );
+    }
+}
+
+#[test]
+fn a_target_is_met_missed_or_undecided_from_the_interval() {
+    let i = |lower, upper| Interval { lower, upper };
+    assert_eq!(Verdict::of_interval(i(0.01, 0.1), 0.1), Verdict::Met);
+    assert_eq!(Verdict::of_interval(i(0.11, 0.2), 0.1), Verdict::Missed);
+    assert_eq!(Verdict::of_interval(i(0.05, 0.15), 0.1), Verdict::Undecided);
+}
+
+/// The private evaluation counts a binary target; anything else is refused before a fit.
+#[test]
+fn a_private_evaluation_of_a_multi_class_target_is_refused() {
+    let mut data = example_data(600, 2, 1);
+    let labels: Vec<u32> = (0..600).map(|i| (i % 3) as u32).collect();
+    data.target = Some(Target::Multiclass { k: 3, labels });
+    let loaded = Loaded::in_memory(data, example_schema(2));
+    let e = compare(&loaded, &Scaling::None, &Config::default(), |_, _, _| {}).unwrap_err();
+    assert!(e.to_string().contains("--exact-evaluation"), "{e}");
+}
