@@ -23,6 +23,33 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
+# Headless, without a sandbox (CI runs as root), a GPU or the browser's own network services.
+HEADLESS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium(*args: str) -> bytes:
+    """Run headless Chromium on `args` with a fresh profile; its stdout (an error if it fails).
+
+    python/tests/test_report_browser.py renders the reports with it too.
+    """
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run(
+            [str(CHROMIUM), *HEADLESS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            timeout=120,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"chromium failed: {done.stderr.decode(errors='replace')[-2000:]}")
+    return done.stdout
 
 
 def rows(n: int, seed: int) -> str:
@@ -61,26 +88,8 @@ def main() -> None:
             print(f"wrote {out}; no screenshot: /usr/bin/chromium is not installed")
             return
         shot = out.with_suffix(".png")
-        subprocess.run(
-            [
-                str(CHROMIUM),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={Path(tmp, 'profile')}",
-                f"--screenshot={shot}",
-                "--force-device-scale-factor=0.8",
-                "--window-size=1000,2450",
-                out.as_uri(),
-            ],
-            check=True,
-            capture_output=True,
-        )
+        scale = "--force-device-scale-factor=0.8"
+        chromium(f"--screenshot={shot}", scale, "--window-size=1000,2450", out.as_uri())
         print(f"wrote {out} and {shot}")
 
 

@@ -1,10 +1,9 @@
 //! `dpfair._native` metrics: the fairness crate's functions on coded arrays (the Python layer
 //! codes labels and groups; `dpfair.metrics` is the public face).
 
-use crate::error::{api_error, guard, value_error};
+use crate::error::{guard, value_error};
 use crate::model::{LedgerTotal, ledger_total};
 use crate::session::PySession;
-use dpfair::Session;
 use dpfair_fairness as fairness;
 use dpfair_privacy::Ledger;
 use numpy::PyReadonlyArray1;
@@ -197,21 +196,9 @@ pub fn private_group_report(
             slice(&groups, "sensitive_features")?,
         )
         .map_err(value_error)?;
-        let release = |session: &mut Session| {
+        let (report, ledger) = crate::session::release_in(py, session, epsilon, |session| {
             dpfair::evaluation::private_group_report(session, &counts, epsilon, level)
-        };
-        let (report, ledger) = match session {
-            Some(s) => {
-                let mut held = s.borrow_mut();
-                let session = &mut held.session;
-                py.detach(|| release(session))
-            }
-            None => {
-                let mut own = Session::new(epsilon, 0.0).map_err(api_error)?;
-                py.detach(|| release(&mut own))
-            }
-        }
-        .map_err(api_error)?;
+        })?;
         Ok(PyPrivateReport { report, ledger })
     })
 }

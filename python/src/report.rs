@@ -9,7 +9,6 @@
 use crate::error::{api_error, data_error, value_error};
 use crate::frame::FrameInput;
 use crate::session::PySession;
-use dpfair::Session;
 use dpfair::model::ModelFile;
 use dpfair::release_report::{Evaluation, ReleaseReport};
 use pyo3::exceptions::{PyOSError, PyUserWarning};
@@ -107,26 +106,15 @@ fn evaluation(py: Python<'_>, file: &ModelFile, rows: Rows<'_>) -> PyResult<Eval
     let frame: FrameInput<'_> = frame.extract()?;
     let view = frame.frame()?;
     let data = py.detach(|| view.apply(&file.schema)).map_err(data_error)?;
-    let level = rows.level;
-    let release = |session: &mut Session| Evaluation::release(session, file, &data, epsilon, level);
-    match rows.session {
-        Some(s) => {
-            let native = if s.is_instance_of::<PySession>() {
-                s
-            } else {
-                s.getattr("_native")?
-            };
-            let native = native.cast_into::<PySession>()?;
-            let mut held = native.borrow_mut();
-            let session = &mut held.session;
-            py.detach(|| release(session))
-        }
-        None => {
-            let mut own = Session::new(epsilon, 0.0).map_err(api_error)?;
-            py.detach(|| release(&mut own))
-        }
-    }
-    .map_err(api_error)
+    let session = match rows.session {
+        // A `dpfair.PrivacySession`, or its native `Session`.
+        Some(s) if !s.is_instance_of::<PySession>() => Some(s.getattr("_native")?),
+        other => other,
+    };
+    let session = session.map(|s| s.cast_into::<PySession>()).transpose()?;
+    crate::session::release_in(py, session.as_ref(), epsilon, |session| {
+        Evaluation::release(session, file, &data, epsilon, rows.level)
+    })
 }
 
 /// Writes `bytes` to `path` atomically.

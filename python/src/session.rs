@@ -6,6 +6,29 @@ use dpfair::Session;
 use dpfair_privacy::{Noise, Relation};
 use pyo3::prelude::*;
 
+/// Runs `release` (with the GIL released) in `session`'s library session, or, without one, in a
+/// session of its own with budget (`epsilon`, 0): replace-one neighbours, OS noise. The private
+/// group reports of `dpfair.metrics` and `Model.report` release here.
+pub fn release_in<T: Send>(
+    py: Python<'_>,
+    session: Option<&Bound<'_, PySession>>,
+    epsilon: f64,
+    release: impl FnOnce(&mut Session) -> dpfair::Result<T> + Send,
+) -> PyResult<T> {
+    match session {
+        Some(s) => {
+            let mut held = s.borrow_mut();
+            let session = &mut held.session;
+            py.detach(|| release(session))
+        }
+        None => {
+            let mut own = Session::new(epsilon, 0.0).map_err(api_error)?;
+            py.detach(|| release(&mut own))
+        }
+    }
+    .map_err(api_error)
+}
+
 /// A privacy session shared by several fits.
 #[pyclass(module = "dpfair._native", name = "Session")]
 pub struct PySession {

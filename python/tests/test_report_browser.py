@@ -10,18 +10,22 @@ is not built."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import struct
 import subprocess
-import tempfile
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import REPO
 
-CHROMIUM = Path("/usr/bin/chromium")
+# How Chromium runs: scripts/report_example.py's (it renders docs/report-example.png the same way).
+_spec = importlib.util.spec_from_file_location(
+    "report_example", REPO / "scripts" / "report_example.py"
+)
+report_example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report_example)
 SHOTS = REPO / "target" / "report-screenshots"
 WIDTH, HEIGHT = 1200, 2400
 
@@ -44,13 +48,13 @@ EVALUABLE = {"dp-logistic", "decoupled", "cdp-fair", "fdp-fair"}
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Path:
-    if not CHROMIUM.is_file():
+def chromium():
+    if not report_example.CHROMIUM.is_file():
         pytest.skip(
             "chromium not installed (/usr/bin/chromium): the release report was not checked "
             "in a browser"
         )
-    return CHROMIUM
+    return report_example.chromium
 
 
 @pytest.fixture(scope="module")
@@ -86,30 +90,6 @@ def _fit_args(method: str, rows: dict) -> list:
     if method == "fair-regression":
         return data + ["--target", "r", "--base", "dp-linear", "--range", "-1,3"]
     return data + ["--target", "y"]
-
-
-def _chromium(browser: Path, *args: str) -> bytes:
-    """Run headless Chromium (a fresh profile, no network services) and return its stdout."""
-    with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run(
-            [
-                str(browser),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={profile}",
-                *args,
-            ],
-            capture_output=True,
-            timeout=120,
-        )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    return done.stdout
 
 
 def _pixels(png: bytes) -> np.ndarray:
@@ -190,7 +170,7 @@ def test_the_report_renders_in_chromium(method, chromium, dpfair_bin, rows):
         report += ["--evaluate", str(rows["data"]), "--epsilon", "1"]
     subprocess.run(report, check=True, capture_output=True)
 
-    dom = _chromium(chromium, "--dump-dom", page.as_uri()).decode()
+    dom = chromium("--dump-dom", page.as_uri()).decode()
     digest = json.loads(model.read_text())["digest"]
     ledger = json.loads(model.read_text())["ledger"]["entries"]
     for section in (
@@ -215,7 +195,7 @@ def test_the_report_renders_in_chromium(method, chromium, dpfair_bin, rows):
     SHOTS.mkdir(parents=True, exist_ok=True)
     shot = SHOTS / f"{method}.png"
     shot.unlink(missing_ok=True)
-    _chromium(chromium, f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}", page.as_uri())
+    chromium(f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}", page.as_uri())
     assert shot.is_file(), f"{method}: no screenshot"
     pixels = _pixels(shot.read_bytes())
     assert pixels.shape[:2] == (HEIGHT, WIDTH), pixels.shape

@@ -408,30 +408,14 @@ fn model_of(dir: &Path, method: &str) -> (PathBuf, PathBuf) {
             args.extend(["--public", arg(&public), "--private", arg(&private)]);
             args.extend(["--target", "y"]);
         }
-        "dp-linear" => args.extend([
-            "--data",
-            arg(&data),
-            "--target",
-            "r",
-            "--sensitive",
-            "grp",
-            "--features",
-            "x1,x2",
-            "--target-range",
-            "-1,3",
-        ]),
-        "fair-regression" => args.extend([
-            "--data",
-            arg(&data),
-            "--target",
-            "r",
-            "--sensitive",
-            "grp",
-            "--base",
-            "dp-linear",
-            "--range",
-            "-1,3",
-        ]),
+        "dp-linear" | "fair-regression" => {
+            args.extend(["--data", arg(&data), "--target", "r", "--sensitive", "grp"]);
+            args.extend(if method == "dp-linear" {
+                ["--features", "x1,x2", "--target-range", "-1,3"]
+            } else {
+                ["--base", "dp-linear", "--range", "-1,3"]
+            });
+        }
         _ => args.extend(["--data", arg(&data), "--target", "y", "--sensitive", "grp"]),
     }
     ok(&dpfair(&args));
