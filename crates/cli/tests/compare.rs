@@ -256,13 +256,44 @@ fn compare_runs_the_regressors_on_a_real_target() {
         ],
     )));
     assert!(refused.contains("--target-range LO:HI"), "{refused}");
-    // The private evaluation releases counts of a binary target: a real one is refused before
-    // any fit, naming the option that scores it exactly.
+    // Privately (the default): MSE and KS with intervals, the training mean from a release,
+    // no non-private reference; without the public range, refused before any fit.
+    let private = ok(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--target-range",
+            "-1:2.5",
+            "--epsilon",
+            "2",
+        ],
+    )));
+    let rows: Vec<&str> = private.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 1 + 1 + 2, "{private}");
+    assert!(rows[0].contains("| MSE [95 % interval] |"), "{private}");
+    let interval = |row: &str, cell: usize| -> [f64; 3] {
+        let c = row.split('|').nth(cell).unwrap().trim();
+        let (v, rest) = c.split_once(" [").unwrap_or_else(|| panic!("{c}"));
+        let (lo, hi) = rest.trim_end_matches(']').split_once(", ").unwrap();
+        [v, lo, hi].map(|x| x.parse().unwrap())
+    };
+    let [mean_mse, ..] = interval(rows[1], 3);
+    let [linear_mse, lo, hi] = interval(rows[2], 3);
+    // The same order as the exact table (the noise sd on a point MSE is about 0.02 here: Laplace
+    // of scale 12.25/(2/3) on a sum over 1,200 rows). The intervals contain their points and
+    // are honest about the range: squared errors run up to (2.5 + 1)² = 12.25, so Bernstein's
+    // bound spans tenths at this size.
+    assert!(linear_mse < 0.5 * mean_mse, "{private}");
+    assert!(
+        lo <= linear_mse && linear_mse <= hi && hi <= 12.25,
+        "{private}"
+    );
     let err = bad(&dpfair(&compare_args(
         &data,
-        &["--bounds", "x1:0:1,x2:0:1", "--target-range", "-1:2.5"],
+        &["--bounds", "x1:0:1,x2:0:1"],
     )));
-    assert!(err.contains("--exact-evaluation"), "{err}");
+    assert!(err.contains("--target-range"), "{err}");
 }
 
 /// The default table: every held-out figure private with its interval, the majority class read
@@ -335,7 +366,10 @@ fn compare_publishes_private_figures_with_intervals_by_default() {
     let ledger = std::fs::read_to_string(out.join("evaluation-ledger.json")).unwrap();
     let ledger: serde_json::Value = serde_json::from_str(&ledger).unwrap();
     assert_eq!(ledger["entries"].as_array().unwrap().len(), 10, "{ledger}");
-    assert!(stdout.contains("10 release(s), ε = 10 in all"), "{stdout}");
+    assert!(
+        stdout.contains("ε = 10 in all on the held-out rows, 10 ledger entries"),
+        "{stdout}"
+    );
     // The whole table: per repetition max(fits 1 + 1 + 2 + 2, releases 5) = 6 (each fit
     // spends at most its ε; equality when all spend it), over two repetitions.
     let whole: f64 = stdout

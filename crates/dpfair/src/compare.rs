@@ -19,8 +19,9 @@
 //! are the private holders, each releasing its ε-LDP report.
 //!
 //! **What the numbers are.** By default ([`Evaluation::Private`]) every held-out figure comes
-//! from a private group report: one charged release per fit on the held-out rows, with an
-//! interval covering noise and sampling ([`held_out`], docs/evaluation.md). A fairness target is
+//! from one charged release per fit on the held-out rows (a private group report for a binary
+//! target, [`other_targets`] for the others), with an interval covering noise and sampling
+//! ([`held_out`], docs/evaluation.md). A fairness target is
 //! then *met* when the unfairness interval lies at or below it, *missed* when it lies above, and
 //! *undecided* when it straddles it. The non-private reference is left out (its model reads the
 //! training rows without noise), and so are LPCT and LPCT-prune unless named (their public
@@ -34,7 +35,7 @@
 //! bound on the sampling error of a difference of two proportions with held-out group sizes
 //! `n₀, n₁` (variance at most `1/4`). For the KS distance of a real target the tolerance is the
 //! two-sample KS test's 95% critical value `1.358 · √(1/n₀ + 1/n₁)` (asymptotic; the largest
-//! pair of groups' sizes, conservative). A real or multi-class target needs the exact mode.
+//! pair of groups' sizes, conservative).
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
@@ -54,6 +55,7 @@ use held_out::{Judged, Scorer};
 use std::time::Instant;
 
 pub mod held_out;
+pub mod other_targets;
 pub use held_out::{DEFAULT_EVALUATION_EPSILON, Evaluation};
 
 #[cfg(test)]
@@ -392,6 +394,8 @@ pub struct Report {
     /// Whether the target is real: the rows' `accuracy` is then the mean squared error (lower
     /// is better) and `unfairness` the KS distance.
     pub regression: bool,
+    /// The target's number of classes (0: a real target).
+    pub classes: usize,
     /// The held-out tolerance on unfairness (module docs) at the first split.
     pub tolerance: f64,
     /// The methods left out, with the reason.
@@ -515,8 +519,8 @@ pub fn compare(
         .as_ref()
         .ok_or_else(|| Error::InvalidData("compare needs a sensitive column (groups)".into()))?;
     let private = matches!(config.evaluation, Evaluation::Private { .. });
-    if private && classes != 2 {
-        return Err(held_out::not_binary());
+    if private && classes == 0 && config.target_range.is_none() {
+        return Err(other_targets::needs_range());
     }
     let n_groups = groups.count();
     let mut methods = Vec::new();
@@ -570,6 +574,7 @@ pub fn compare(
         total,
         config.repetitions,
         &groups.names,
+        config.target_range,
         config
             .simulated_noise
             .then(|| dpfair_data::synthetic::derive_seed(config.seed, u64::MAX)),
@@ -716,6 +721,7 @@ pub fn compare(
     Ok(Report {
         rows,
         regression,
+        classes,
         tolerance,
         skipped,
         test_rows,

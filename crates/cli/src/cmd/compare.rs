@@ -17,17 +17,19 @@ use std::path::PathBuf;
     spends --bounds-share of its ε on private feature bounds; public --bounds cost nothing. A fit \
     whose private bounds would be no better than a guess (too many columns for the rows and ε) \
     refuses, and its row says `refused:` with what to change.\n\nThe held-out figures are \
-    private by default: each fit's predictions of the held-out rows go through one private group \
-    report (the group x label x prediction counts released once at --evaluation-epsilon, exact \
-    discrete Laplace noise from the OS; docs/evaluation.md), and the table shows each accuracy \
-    and demographic-parity difference with an interval at --level covering the noise and the \
+    private by default: each fit's predictions of the held-out rows are released once at \
+    --evaluation-epsilon (a binary target: one private group report, the group x label x \
+    prediction counts with exact discrete Laplace noise from the OS; a multi-class target: the \
+    same counts for k classes; a real target: the sum of squared errors and a histogram of the \
+    predictions, clipped to --target-range; docs/evaluation.md), and the table shows each \
+    accuracy (or MSE) and unfairness with an interval at --level covering the noise and the \
     sampling of the held-out rows. A fairness target is met when the interval lies at or below \
-    it, missed above it, undecided when it straddles it. The majority class is read from one more \
-    such release; the non-private reference and LPCT's simulated public sample cannot be part of \
+    it, missed above it, undecided when it straddles it. The majority class (or the training mean) is \
+    read from one more such release; the non-private reference and LPCT's simulated public sample cannot be part of \
     a private table and are left out (name lpct or lpct-prune in --methods to include them, \
     marked). The footer states the whole table's ε. --exact-evaluation scores the held-out rows \
     exactly instead (today's table with the non-private reference; for the data owner, not for \
-    publication), and is needed for a real or multi-class target. Each fit is private at its \
+    publication). Each fit is private at its \
     own (ε, δ); its release noise comes from the OS, --seed fixes only the splits."
 )]
 pub struct Args {
@@ -82,7 +84,7 @@ pub struct Args {
           conflicts_with = "exact_evaluation")]
     level: f64,
     /// Score the held-out rows exactly, without noise (and add the non-private reference):
-    /// for the data owner's eyes, not for publication. Needed for a real or multi-class target.
+    /// for the data owner's eyes, not for publication.
     #[arg(long)]
     exact_evaluation: bool,
 }
@@ -329,26 +331,58 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
         ));
     }
     s.push_str(&if let Some(e) = &report.evaluation {
-        let releases = e.ledger.entries().len();
+        let entries = e.ledger.entries().len();
         let readable = dpfair_privacy::ledger::readable_up;
         let lpct = report
             .rows
             .iter()
             .any(|r| r.method == Method::Lpct.name() || r.method == Method::LpctPrune.name());
+        let (released, figures, constant) = match report.classes {
+            0 => (
+                format!(
+                    "the sum of squared errors (Laplace noise) at {:.2} of that ε and the group × \
+                     bin counts of the predictions (exact discrete Laplace noise) at the rest",
+                    compare::other_targets::MSE_SHARE
+                ),
+                format!(
+                    "MSE = mean squared error of predictions and targets clipped to \
+                     --target-range; unfairness = Kolmogorov–Smirnov distance between groups of \
+                     the predictions in {} equal bins of that range",
+                    compare::other_targets::BINS
+                ),
+                "The training mean is the held-out rows' mean released at ε/2 and its MSE at ε/2"
+                    .to_string(),
+            ),
+            2 => (
+                "one private group report (group × label × prediction counts, exact discrete \
+                 Laplace noise)"
+                    .to_string(),
+                "unfairness = demographic-parity difference".to_string(),
+                "The majority class is the held-out rows' more frequent class by the noisy counts"
+                    .to_string(),
+            ),
+            _ => (
+                "the group × label × prediction counts (exact discrete Laplace noise)".to_string(),
+                "unfairness = DP2DP's multi-class U (the largest spread over groups of a class's \
+                 rate)"
+                    .to_string(),
+                "The majority class is the class with the most held-out rows by the noisy group × \
+                 label counts"
+                    .to_string(),
+            ),
+        };
         format!(
             "\n{} held-out rows, {} repetition(s). **Private figures**: each fit's predictions of \
-             the held-out rows, and the majority class, went through one private group report \
-             (group × label × prediction counts, exact discrete Laplace noise, replace-one \
-             neighbours) at ε = {} each: {releases} release(s), ε = {} in all on the held-out \
-             rows (the evaluation ledger). Each figure is a point value from the noisy counts with \
-             a {} interval for the mean of the fits' population figures, covering the noise and \
-             the sampling of the held-out rows (docs/evaluation.md). Unfairness = \
-             demographic-parity difference; a target is met when its interval lies at or below \
-             it, missed above it, undecided when it straddles it. The majority class is the \
-             held-out rows' more frequent class by the noisy counts; the non-private reference \
-             is left out (--exact-evaluation shows it). δ = {} for every fit. The whole table: \
-             ε = {}, δ = {} (per repetition the larger of the fits' sum and the held-out \
-             releases' sum, summed over repetitions).{}\n",
+             the held-out rows, and the constant reference, were released once at ε = {} \
+             (replace-one neighbours): {released}; ε = {} in all on the held-out rows, {entries} \
+             ledger entries (the evaluation ledger). Each figure is a point value from the noisy \
+             release with a {} interval for the mean of the fits' population figures, covering \
+             the noise and the sampling of the held-out rows (docs/evaluation.md). {figures}; a \
+             target is met when its interval lies at or below it, missed above it, undecided when \
+             it straddles it. {constant}; the non-private reference is left out \
+             (--exact-evaluation shows it). δ = {} for every fit. The whole table: ε = {}, δ = {} \
+             (per repetition the larger of the fits' sum and the held-out releases' sum, summed \
+             over repetitions).{}\n",
             report.test_rows,
             config.repetitions,
             dpfair_privacy::ledger::readable(e.epsilon),

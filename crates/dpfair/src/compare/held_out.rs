@@ -1,11 +1,13 @@
 //! How `compare` reads the held-out rows ([`Evaluation`]).
 //!
-//! **Private (the default).** Each fit's held-out predictions are scored through one private
-//! group report (docs/evaluation.md): the group × label × prediction counts released once with
-//! exact discrete Laplace noise, charged to the comparison's evaluation ledger, and the accuracy
-//! and the demographic-parity difference read from it with their intervals (noise and sampling).
-//! The constant reference is read the same way: one release of the held-out label counts, from
-//! which the better of the two constant classes is chosen (post-processing). Nothing else reads
+//! **Private (the default).** Each fit's held-out predictions of a binary target are scored
+//! through one private group report (docs/evaluation.md): the group × label × prediction counts
+//! released once with exact discrete Laplace noise, charged to the comparison's evaluation
+//! ledger, and the accuracy and the demographic-parity difference read from it with their
+//! intervals (noise and sampling); a multi-class or real target through [`super::other_targets`].
+//! The constant reference is read the same way (`Scorer::private_constant`): for a binary
+//! target one release of the held-out label counts, from which the better of the two constant
+//! classes is chosen (post-processing). Nothing else reads
 //! the held-out rows, and the non-private reference (a model that reads the training rows
 //! without noise) is left out.
 //!
@@ -21,9 +23,13 @@ use crate::error::{Error, Result};
 use crate::evaluation::{RELEASE_LABEL, from_fairness};
 use crate::predictor::Output;
 use dpfair_fairness::interval::Interval;
+use dpfair_fairness::interval::rate_interval;
 use dpfair_fairness::private_report::{DEFAULT_LEVEL, Figure, check_level};
 use dpfair_fairness::{GroupConfusion, PrivateGroupReport};
+use dpfair_privacy::mechanisms::{Laplace, histogram_scale, noisy_counts};
 use dpfair_privacy::{Budget, Ledger, Noise};
+
+use super::other_targets;
 
 /// The ε of each held-out release when none is given.
 pub const DEFAULT_EVALUATION_EPSILON: f64 = 1.0;
@@ -85,16 +91,20 @@ pub(super) struct Releases {
     /// Each release's level: 1 − β/R (module docs).
     level: f64,
     groups: Vec<String>,
+    /// The public range of a real target.
+    range: Option<[f64; 2]>,
 }
 
 impl Scorer {
-    /// A scorer for `releases` held-out releases at most, over `repetitions` repetitions, with
-    /// the declared `groups`; release noise from the OS, or seeded from `seed` in a simulation.
+    /// A scorer for `releases` held-out evaluations at most, over `repetitions` repetitions,
+    /// with the declared `groups` and a real target's public `range`; release noise from the
+    /// OS, or seeded from `seed` in a simulation.
     pub fn new(
         evaluation: Evaluation,
         releases: usize,
         repetitions: usize,
         groups: &[String],
+        range: Option<[f64; 2]>,
         seed: Option<u64>,
     ) -> Result<Scorer> {
         let Evaluation::Private { epsilon, level } = evaluation else {
@@ -112,11 +122,12 @@ impl Scorer {
             epsilon,
             level: 1.0 - (1.0 - level) / repetitions as f64,
             groups: groups.to_vec(),
+            range,
         })))
     }
 
     /// Scores `out` against `truth` on the held-out rows of `groups`; a private release is
-    /// labelled with `what` in the ledger. A private score needs a binary target.
+    /// labelled with `what` in the ledger and spends the evaluation's ε.
     pub fn score(
         &mut self,
         what: &str,
@@ -133,46 +144,34 @@ impl Scorer {
                     intervals: None,
                 })
             }
-            Scorer::Private(releases) => {
-                let Output::Classes { classes, .. } = out else {
-                    return Err(not_binary());
-                };
-                let report = releases.release(what, classes, truth, groups)?;
-                let accuracy = report.overall.rates.accuracy;
-                let dp = report.disparities.demographic_parity_difference;
-                Ok(Judged {
-                    accuracy: value(&accuracy),
-                    unfairness: value(&dp),
-                    intervals: Some([accuracy.interval(), dp.interval()]),
-                })
-            }
+            Scorer::Private(releases) => releases.score(what, out, truth, groups),
         }
     }
 
-    /// The constant reference privately: one release of the held-out label counts (all
-    /// predictions 0), then the constant class the noisy counts say is more frequent, with its
-    /// accuracy's interval (the two constants' intervals are one event: `[l, u]` for class 0 is
-    /// `[1 − u, 1 − l]` for class 1). A constant's demographic-parity difference is 0.
+    /// The constant reference, privately at the evaluation's ε (a private scorer only):
+    ///
+    /// * binary: one release of the held-out label counts (all predictions 0), then the constant
+    ///   class the noisy counts say is more frequent, with its accuracy's interval (the two
+    ///   constants' intervals are one event: `[l, u]` for class 0 is `[1 − u, 1 − l]` for
+    ///   class 1);
+    /// * multi-class: the group × label counts released once, the class with the largest noisy
+    ///   count, its accuracy's interval at β/k (one per class: the union bound covers the choice);
+    /// * real: the held-out rows' mean released at ε/2 (Laplace, sensitivity hi − lo) and the
+    ///   MSE of that constant at ε/2 ([`other_targets::squared_error`]).
+    ///
+    /// A constant's unfairness is exactly 0.
     pub fn private_constant(&mut self, truth: &Truth, groups: &[u32]) -> Result<Judged> {
         let Scorer::Private(releases) = self else {
             unreachable!("the private constant is read by a private scorer only")
         };
-        let zeros = vec![0u32; groups.len()];
-        let report = releases.release(super::MAJORITY, &zeros, truth, groups)?;
-        let zero = report.overall.rates.accuracy;
-        let (accuracy, interval) = match zero.value {
-            Some(v) if v < 0.5 => (
-                1.0 - v,
-                Interval {
-                    lower: 1.0 - zero.upper,
-                    upper: 1.0 - zero.lower,
-                },
-            ),
-            _ => (value(&zero), zero.interval()),
-        };
         let exact_zero = Interval {
             lower: 0.0,
             upper: 0.0,
+        };
+        let (accuracy, interval) = match truth {
+            Truth::Classes { y, k: 2 } => releases.binary_constant(y, groups)?,
+            Truth::Classes { y, k } => releases.multiclass_constant(y, *k, groups)?,
+            Truth::Values(y) => releases.mean_constant(y)?,
         };
         Ok(Judged {
             accuracy,
@@ -199,17 +198,155 @@ impl Scorer {
 }
 
 impl Releases {
-    /// One private group report of the class predictions `predicted`.
+    fn beta(&self) -> f64 {
+        1.0 - self.level
+    }
+
+    /// A private score of `out` (module docs; [`other_targets`] for other than binary targets).
+    fn score(&mut self, what: &str, out: &Output, truth: &Truth, groups: &[u32]) -> Result<Judged> {
+        let n_groups = self.groups.len();
+        let label = format!("{RELEASE_LABEL} of {what}");
+        let beta = self.beta();
+        match (truth, out) {
+            (Truth::Classes { y, k: 2 }, Output::Classes { classes, .. }) => {
+                let report = self.release(what, classes, y, groups)?;
+                let accuracy = report.overall.rates.accuracy;
+                let dp = report.disparities.demographic_parity_difference;
+                Ok(Judged {
+                    accuracy: value(&accuracy),
+                    unfairness: value(&dp),
+                    intervals: Some([accuracy.interval(), dp.interval()]),
+                })
+            }
+            (Truth::Classes { y, k }, Output::Classes { classes, .. }) => {
+                other_targets::multiclass(
+                    &mut self.ledger,
+                    &mut self.noise,
+                    &label,
+                    self.epsilon,
+                    beta,
+                    (y, classes, *k),
+                    groups,
+                    n_groups,
+                )
+            }
+            (Truth::Values(y), Output::Values(v)) => other_targets::regression(
+                &mut self.ledger,
+                &mut self.noise,
+                &label.replace(
+                    "group × label × prediction counts",
+                    "errors and predictions",
+                ),
+                self.epsilon,
+                beta,
+                (y, v),
+                self.range.ok_or_else(other_targets::needs_range)?,
+                groups,
+                n_groups,
+            ),
+            _ => Err(Error::InvalidData(
+                "a model's output does not match the target (classes against values)".into(),
+            )),
+        }
+    }
+
+    /// [`Scorer::private_constant`] of a binary target.
+    fn binary_constant(&mut self, y: &[u32], groups: &[u32]) -> Result<(f64, Interval)> {
+        let zeros = vec![0u32; groups.len()];
+        let report = self.release(super::MAJORITY, &zeros, y, groups)?;
+        let zero = report.overall.rates.accuracy;
+        Ok(match zero.value {
+            Some(v) if v < 0.5 => (
+                1.0 - v,
+                Interval {
+                    lower: 1.0 - zero.upper,
+                    upper: 1.0 - zero.lower,
+                },
+            ),
+            _ => (value(&zero), zero.interval()),
+        })
+    }
+
+    /// [`Scorer::private_constant`] of a multi-class target.
+    fn multiclass_constant(
+        &mut self,
+        y: &[u32],
+        k: usize,
+        groups: &[u32],
+    ) -> Result<(f64, Interval)> {
+        let mut counts = vec![0u64; self.groups.len() * k];
+        for (&t, &g) in y.iter().zip(groups) {
+            counts[g as usize * k + t as usize] += 1;
+        }
+        let label = format!(
+            "{RELEASE_LABEL} of the {}: group × label counts",
+            super::MAJORITY
+        );
+        let noisy = noisy_counts(
+            &mut self.ledger,
+            &mut self.noise,
+            &label,
+            &counts,
+            self.epsilon,
+        )?;
+        let scale = histogram_scale(self.ledger.relation(), self.epsilon);
+        let of_class = |c: usize| -> (Vec<i64>, Vec<i64>) {
+            let (mut yes, mut no) = (Vec::new(), Vec::new());
+            for (i, &v) in noisy.iter().enumerate() {
+                if i % k == c { yes.push(v) } else { no.push(v) }
+            }
+            (yes, no)
+        };
+        let best = (0..k)
+            .max_by_key(|&c| of_class(c).0.iter().map(|&v| v.max(0)).sum::<i64>())
+            .unwrap_or(0);
+        let (yes, no) = of_class(best);
+        let positive = |v: &[i64]| v.iter().map(|&c| c.max(0) as f64).sum::<f64>();
+        let (a, b) = (positive(&yes), positive(&no));
+        let point = if a + b > 0.0 { a / (a + b) } else { f64::NAN };
+        Ok((
+            point,
+            rate_interval(&yes, &no, scale, self.beta() / k as f64),
+        ))
+    }
+
+    /// [`Scorer::private_constant`] of a real target.
+    fn mean_constant(&mut self, y: &[f64]) -> Result<(f64, Interval)> {
+        let [lo, hi] = self.range.ok_or_else(other_targets::needs_range)?;
+        let half = self.epsilon / 2.0;
+        let sum: f64 = y.iter().map(|v| v.clamp(lo, hi)).sum();
+        let label = format!("{RELEASE_LABEL} of the {}", super::MEAN);
+        let noisy = Laplace::from_epsilon(hi - lo, half)?
+            .with_relation(self.ledger.relation())
+            .release(
+                &mut self.ledger,
+                &mut self.noise,
+                &format!("{label}: sum of targets"),
+                sum,
+            )?;
+        let mean = (noisy / y.len().max(1) as f64).clamp(lo, hi);
+        let constant = vec![mean; y.len()];
+        let beta = self.beta();
+        other_targets::squared_error(
+            &mut self.ledger,
+            &mut self.noise,
+            &label,
+            half,
+            beta,
+            y,
+            &constant,
+            [lo, hi],
+        )
+    }
+
+    /// One private group report of the binary class predictions `predicted` against `y`.
     fn release(
         &mut self,
         what: &str,
         predicted: &[u32],
-        truth: &Truth,
+        y: &[u32],
         groups: &[u32],
     ) -> Result<PrivateGroupReport> {
-        let Truth::Classes { y, k: 2 } = truth else {
-            return Err(not_binary());
-        };
         let to_u8 = |v: &[u32]| v.iter().map(|&c| u8::from(c == 1)).collect::<Vec<u8>>();
         let counts =
             GroupConfusion::from_rows(self.groups.clone(), &to_u8(y), &to_u8(predicted), groups)
@@ -229,14 +366,4 @@ impl Releases {
 /// A figure's point value (NaN when its noisy denominator is 0).
 fn value(f: &Figure) -> f64 {
     f.value.unwrap_or(f64::NAN)
-}
-
-/// The refusal of a private evaluation of anything but a binary target.
-pub(super) fn not_binary() -> Error {
-    Error::invalid(
-        "evaluation",
-        "compare's private held-out evaluation releases group × label × prediction counts of a \
-         binary target (docs/evaluation.md); for a real or multi-class target give \
-         --exact-evaluation (`Evaluation::Exact`): exact on private rows, not for publication",
-    )
 }

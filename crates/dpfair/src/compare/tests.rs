@@ -82,13 +82,30 @@ fn a_target_is_met_missed_or_undecided_from_the_interval() {
     assert_eq!(Verdict::of_interval(i(0.05, 0.15), 0.1), Verdict::Undecided);
 }
 
-/// The private evaluation counts a binary target; anything else is refused before a fit.
+/// A multi-class target is evaluated privately too (accuracy and DP2DP's U with intervals);
+/// a real target without its public range is refused before any fit.
 #[test]
-fn a_private_evaluation_of_a_multi_class_target_is_refused() {
-    let mut data = example_data(600, 2, 1);
-    let labels: Vec<u32> = (0..600).map(|i| (i % 3) as u32).collect();
+fn multi_class_targets_are_private_and_real_ones_need_their_range() {
+    let mut data = example_data(1_500, 2, 1);
+    let labels: Vec<u32> = (0..1_500).map(|i| (i % 3) as u32).collect();
     data.target = Some(Target::Multiclass { k: 3, labels });
+    let loaded = Loaded::in_memory(data.clone(), example_schema(2));
+    let config = Config {
+        methods: vec![Method::DpLogistic],
+        ..Config::default()
+    };
+    let report = compare(&loaded, &Scaling::None, &config, |_, _, _| {}).unwrap();
+    assert_eq!(report.classes, 3);
+    for r in &report.rows {
+        let [a, u] = [r.accuracy_interval.unwrap(), r.unfairness_interval.unwrap()];
+        assert!(
+            a.contains(r.accuracy.mean) || r.accuracy.mean.is_nan(),
+            "{r:?}"
+        );
+        assert!(u.lower <= u.upper && u.upper <= 1.0, "{r:?}");
+    }
+    data.target = Some(Target::Real((0..1_500).map(|i| i as f64).collect()));
     let loaded = Loaded::in_memory(data, example_schema(2));
     let e = compare(&loaded, &Scaling::None, &Config::default(), |_, _, _| {}).unwrap_err();
-    assert!(e.to_string().contains("--exact-evaluation"), "{e}");
+    assert!(e.to_string().contains("--target-range"), "{e}");
 }
