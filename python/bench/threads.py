@@ -8,11 +8,12 @@ sized so that one fit takes about a second, in alternating rounds:
 * two fits of the same estimator, one per thread, started together (wall clock until both end).
 
 and prints the ratio of the two walls. A fit that runs on one core gives a ratio near 1 on an
-idle 2-core machine (2 if the GIL serialised them); a fit that already keeps both cores busy
-(the DP-SGD learner draws its noise on the second core: CPU/wall about 1.8) cannot go below its
-own CPU/wall, whatever the GIL does, and the table prints that figure beside it.
+idle 2-core machine (2 if the GIL serialised them); a fit that keeps both cores busy (with
+`n_jobs=-1` the DP-SGD learner draws its noise on the second core: CPU/wall about 1.8) cannot
+go below its own CPU/wall, whatever the GIL does, and the table prints that figure beside it.
+`--n-jobs` is the estimators' `n_jobs` (default None: one thread per fit, as scikit-learn).
 
-    python python/bench/threads.py [--rounds 3] [--only NAME,...]
+    python python/bench/threads.py [--rounds 3] [--only NAME,...] [--n-jobs -1]
 
 Needs the dpfair package (`maturin develop --release` in python/ for release timings) and numpy.
 Noise comes from the operating system, as in a real fit.
@@ -40,13 +41,13 @@ def data(n: int, seed: int = 0) -> tuple:
     return x, (score > 0.65).astype(int), g, score
 
 
-def cases() -> dict:
-    """Each estimator's name and a function that fits it once."""
+def cases(n_jobs: int | None) -> dict:
+    """Each estimator's name and a function that fits it once with `n_jobs`."""
     x, y, g, score = data(400_000)
     xp, yp, _, _ = data(20_000, seed=1)
 
     def fit(make, *args, **kwargs):
-        return lambda: make().fit(*args, **kwargs)
+        return lambda: make().set_params(n_jobs=n_jobs).fit(*args, **kwargs)
 
     return {
         "DPLogisticRegression": fit(
@@ -103,12 +104,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated estimator names")
+    parser.add_argument("--n-jobs", type=int, default=None, help="the estimators' n_jobs")
     args = parser.parse_args()
     only = {s for s in args.only.split(",") if s}
-    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; n_jobs = {args.n_jobs}")
     print("| estimator | one fit, wall s | its CPU/wall | two in threads, wall s | ratio |")
     print("|---|---:|---:|---:|---:|")
-    for name, run in cases().items():
+    for name, run in cases(args.n_jobs).items():
         if only and name not in only:
             continue
         run()  # warm up (first-touch allocations, lazy imports)

@@ -194,6 +194,7 @@ class DPFairEstimator(Params):
             native_session,
             getattr(self, "random_state", None),
             public,
+            getattr(self, "n_jobs", None),
         )
 
     def fit(self, X: Any, y: Any, sensitive_features: Any = None) -> DPFairEstimator:

@@ -48,6 +48,11 @@ COMMON = {
         "Seeds the public randomness only (splits, bases, a randomized predictor's draws); "
         "release noise always comes from the operating system."
     ),
+    "n_jobs": (
+        "Threads a fit may use, as in scikit-learn: None or 1, one (two fits in two Python "
+        "threads then share two cores); -1 or k >= 2, the cores the library finds useful "
+        "(DP-SGD's drawing thread, the kernel and tree builders' pools). The model is the same."
+    ),
 }
 
 

@@ -89,6 +89,7 @@ def fit(
     session: Session | None = None,
     seed: int | None = None,
     public: _Frame | None = None,
+    n_jobs: int | None = None,
 ) -> Model:
     """Fit `method`; `coding_options` needs `task` (binary, multiclass or regression)."""
 

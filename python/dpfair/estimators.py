@@ -171,6 +171,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -192,6 +193,7 @@ class DPLogisticRegression(_ProbabilisticClassifier):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return {
@@ -268,6 +270,7 @@ class DPLinearRegression(DPFairEstimator):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -283,6 +286,7 @@ class DPLinearRegression(DPFairEstimator):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return {
@@ -373,6 +377,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -394,6 +399,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return {
@@ -461,6 +467,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         classes: list | None = None,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -476,6 +483,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.classes = classes
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return _given(
@@ -558,6 +566,7 @@ class PrivateFairRegressor(DPFairEstimator):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.epsilon = epsilon
@@ -570,6 +579,7 @@ class PrivateFairRegressor(DPFairEstimator):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _score_range(self) -> tuple | None:
         score_range = _pair("score_range", self.score_range)
@@ -744,6 +754,7 @@ class LPCTClassifier(_LPCTBase):
         check_fraction: float = 0.2,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.depth = depth
@@ -757,6 +768,7 @@ class LPCTClassifier(_LPCTBase):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return _given(
@@ -815,6 +827,7 @@ class LPCTPruneClassifier(_LPCTBase):
         check_fraction: float = 0.2,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.guard = guard
@@ -826,6 +839,7 @@ class LPCTPruneClassifier(_LPCTBase):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return _given(
@@ -894,6 +908,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
         self.flips = flips
@@ -911,6 +926,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return {
@@ -980,6 +996,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         check_fraction: float = 0.1,
         session: Any = None,
         random_state: int | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.rho = rho
         self.margin_z = margin_z
@@ -996,6 +1013,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
         self.check_fraction = check_fraction
         self.session = session
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _native_params(self) -> dict:
         return _given(

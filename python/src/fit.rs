@@ -469,20 +469,60 @@ pub(crate) trait Job {
         E::Model: Send;
 }
 
+/// How many threads a fit may use: scikit-learn's `n_jobs` (BENCHMARKS.md, "Fits in threads").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Jobs {
+    /// One thread (`n_jobs` None or 1, scikit-learn's default): the work runs on a rayon pool of
+    /// one thread, so the library's parallel parts use that thread alone and DP-SGD starts no
+    /// drawing thread (it keeps one thread on a rayon worker). Two fits in two Python threads
+    /// then share two cores without crowding them. The model is the same either way.
+    One,
+    /// The cores the library finds useful (`n_jobs` −1 or ≥ 2, or < −1): DP-SGD's drawing
+    /// thread when it pays off, rayon's global pool.
+    Auto,
+}
+
+impl Jobs {
+    /// From scikit-learn's `n_jobs`; 0 is refused, as scikit-learn refuses it.
+    pub(crate) fn of(n_jobs: Option<i64>) -> PyResult<Jobs> {
+        match n_jobs {
+            None | Some(1) => Ok(Jobs::One),
+            Some(0) => Err(value_error(
+                "n_jobs == 0 has no meaning: give None or 1 (one thread), or -1 or k ≥ 2 (the \
+                 cores the library finds useful)",
+            )),
+            Some(_) => Ok(Jobs::Auto),
+        }
+    }
+
+    /// Runs `work` on the threads this allows.
+    fn run<T: Send>(self, work: impl FnOnce() -> T + Send) -> T {
+        match self {
+            Jobs::Auto => work(),
+            Jobs::One => match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+                Ok(pool) => pool.install(work),
+                // No thread to be had: the caller's, which DP-SGD may pair with a drawer.
+                Err(_) => work(),
+            },
+        }
+    }
+}
+
 /// Run `work` in the caller's session, or in a session of its own (whose budget is what `work`
-/// declares; `seed` seeds only its public randomness), with the GIL released: other Python
-/// threads (another fit among them) run meanwhile.
+/// declares; `seed` seeds only its public randomness), on the threads `jobs` allows, with the
+/// GIL released: other Python threads (another fit among them) run meanwhile.
 pub(crate) fn in_session<T: Send>(
     py: Python<'_>,
     session: Option<&Bound<'_, PySession>>,
     seed: Option<u64>,
+    jobs: Jobs,
     work: impl FnOnce(&mut Session) -> dpfair::Result<T> + Send,
 ) -> PyResult<T> {
     match session {
         Some(s) => {
             let mut held = s.borrow_mut();
             let session = &mut held.session;
-            py.detach(|| work(session))
+            py.detach(|| jobs.run(|| work(session)))
         }
         None => {
             let noise = match seed {
@@ -490,7 +530,7 @@ pub(crate) fn in_session<T: Send>(
                 None => Noise::os(),
             };
             let mut own = Session::unlimited().with_noise(noise);
-            py.detach(|| work(&mut own))
+            py.detach(|| jobs.run(|| work(&mut own)))
         }
     }
     .map_err(api_error)
@@ -500,6 +540,7 @@ pub(crate) fn in_session<T: Send>(
 struct Fit<'a, 'py> {
     session: Option<&'a Bound<'py, PySession>>,
     seed: Option<u64>,
+    jobs: Jobs,
 }
 
 impl Job for Fit<'_, '_> {
@@ -517,7 +558,7 @@ impl Job for Fit<'_, '_> {
         let Ok([estimator]) = <[E; 1]>::try_from(estimators) else {
             return Err(value_error("a fit takes one set of hyper-parameters"));
         };
-        let fitted = in_session(py, self.session, self.seed, |session| {
+        let fitted = in_session(py, self.session, self.seed, self.jobs, |session| {
             dpfair::pipeline::fit(&estimator, &mut loaded, scaling, session)
         })?;
         let warnings = dpfair::pipeline::bounds_epsilon_per_column(&fitted.ledger)
@@ -548,7 +589,10 @@ fn build_each<'py, E>(
 /// LPCT-prune learn the schema from `public` (the public rows) and read `frame` (the private
 /// rows) with it.
 #[pyfunction]
-#[pyo3(signature = (method, params, frame, coding_options, session = None, seed = None, public = None))]
+#[pyo3(signature = (
+    method, params, frame, coding_options, session = None, seed = None, public = None, n_jobs = None
+))]
+#[allow(clippy::too_many_arguments)]
 pub fn fit(
     method: &str,
     params: &Bound<'_, PyDict>,
@@ -557,8 +601,13 @@ pub fn fit(
     session: Option<&Bound<'_, PySession>>,
     seed: Option<u64>,
     public: Option<FrameInput<'_>>,
+    n_jobs: Option<i64>,
 ) -> PyResult<PyModel> {
-    let job = Fit { session, seed };
+    let job = Fit {
+        session,
+        seed,
+        jobs: Jobs::of(n_jobs)?,
+    };
     let params = std::slice::from_ref(params);
     guard(|| dispatch(method, params, frame, coding_options, seed, public, job))
 }

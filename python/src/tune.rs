@@ -4,7 +4,7 @@
 //! the caller's session or in one of its own.
 
 use crate::error::{api_error, guard, value_error};
-use crate::fit::{Job, dispatch, in_session};
+use crate::fit::{Job, Jobs, dispatch, in_session};
 use crate::frame::FrameInput;
 use crate::model::PyModel;
 use crate::session::PySession;
@@ -39,7 +39,8 @@ impl Job for Tune<'_, '_> {
         E::Model: Send,
     {
         let search = &self.search;
-        let tuned = in_session(py, self.session, self.seed, |session| {
+        // The search's runs are fits: on the cores the library finds useful.
+        let tuned = in_session(py, self.session, self.seed, Jobs::Auto, |session| {
             dpfair::tune::tune(&estimators, &mut loaded, scaling, session, search)
         })?;
         Ok(tuned

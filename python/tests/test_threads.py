@@ -33,3 +33,20 @@ def test_the_main_thread_runs_while_a_fit_runs_in_another():
     # Each tick needs the GIL; at least a fifth of the ticks the fit's duration allows must run
     # (a held GIL gives 1: the fit ends before the loop gets it back).
     assert ticks >= 0.2 * elapsed / 0.002, (ticks, elapsed)
+
+
+def test_n_jobs_has_scikit_learns_meaning():
+    # Default None (one thread, as scikit-learn), shown by get_params and help; 0 is refused
+    # naming the parameter; -1 and 2 fit as well. Timings of one against two fits in threads
+    # are a measurement (python/bench/threads.py, BENCHMARKS.md "Fits in threads"), not a test.
+    rng = np.random.default_rng(1)
+    x = rng.uniform(size=(3_000, 3))
+    y = (x[:, 0] > 0.5).astype(int)
+    est = dpfair.DPLogisticRegression(epsilon=1.0, unscaled=True)
+    assert est.get_params()["n_jobs"] is None
+    assert "n_jobs : int or None, default=None" in dpfair.DPLogisticRegression.__doc__
+    with pytest.raises(ValueError, match="n_jobs == 0"):
+        dpfair.DPLogisticRegression(unscaled=True, n_jobs=0).fit(x, y)
+    for n_jobs in (1, 2, -1):
+        model = dpfair.DPLogisticRegression(unscaled=True, n_jobs=n_jobs).fit(x, y)
+        assert model.predict(x).shape == (3_000,)
