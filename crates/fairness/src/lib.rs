@@ -1,6 +1,7 @@
 //! `dpfair-fairness`: fairness and accuracy metrics ([`metrics`], names after Fairlearn's), a
 //! group-wise report like Fairlearn's `MetricFrame` ([`GroupReport`]), and its private
-//! counterpart ([`PrivateGroupReport`]).
+//! counterpart ([`PrivateGroupReport`]), with the private scores of multi-class and real
+//! predictions ([`private_scores`]).
 //!
 //! [`metrics`] and [`GroupReport`] read data and return exact numbers: **they are not private**.
 //! Use them on the data owner's own screen, or inside a method only on quantities already
@@ -14,6 +15,7 @@ pub mod error;
 pub mod interval;
 pub mod metrics;
 pub mod private_report;
+pub mod private_scores;
 pub mod report;
 
 pub use confusion::GroupConfusion;

@@ -206,7 +206,7 @@ impl Releases {
     fn score(&mut self, what: &str, out: &Output, truth: &Truth, groups: &[u32]) -> Result<Judged> {
         let n_groups = self.groups.len();
         let label = format!("{RELEASE_LABEL} of {what}");
-        let beta = self.beta();
+        let level = self.level;
         match (truth, out) {
             (Truth::Classes { y, k: 2 }, Output::Classes { classes, .. }) => {
                 let report = self.release(what, classes, y, groups)?;
@@ -224,7 +224,7 @@ impl Releases {
                     &mut self.noise,
                     &label,
                     self.epsilon,
-                    beta,
+                    level,
                     (y, classes, *k),
                     groups,
                     n_groups,
@@ -238,7 +238,7 @@ impl Releases {
                     "errors and predictions",
                 ),
                 self.epsilon,
-                beta,
+                level,
                 (y, v),
                 self.range.ok_or_else(other_targets::needs_range)?,
                 groups,
@@ -326,13 +326,12 @@ impl Releases {
             )?;
         let mean = (noisy / y.len().max(1) as f64).clamp(lo, hi);
         let constant = vec![mean; y.len()];
-        let beta = self.beta();
         other_targets::squared_error(
             &mut self.ledger,
             &mut self.noise,
             &label,
             half,
-            beta,
+            self.level,
             y,
             &constant,
             [lo, hi],
