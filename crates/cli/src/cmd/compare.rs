@@ -357,13 +357,13 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
                 "one private group report (group × label × prediction counts, exact discrete \
                  Laplace noise)"
                     .to_string(),
-                "unfairness = demographic-parity difference".to_string(),
+                "Unfairness = demographic-parity difference".to_string(),
                 "The majority class is the held-out rows' more frequent class by the noisy counts"
                     .to_string(),
             ),
             _ => (
                 "the group × label × prediction counts (exact discrete Laplace noise)".to_string(),
-                "unfairness = DP2DP's multi-class U (the largest spread over groups of a class's \
+                "Unfairness = DP2DP's multi-class U (the largest spread over groups of a class's \
                  rate)"
                     .to_string(),
                 "The majority class is the class with the most held-out rows by the noisy group × \
