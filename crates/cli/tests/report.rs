@@ -372,10 +372,17 @@ fn every_fit_methods_summary_is_the_librarys() {
     }
 }
 
-/// The methods whose models a private group report applies to: binary classifiers with groups.
-/// (DP2DP's models are multi-class, LPCT's have no sensitive attribute, the regressors have no
-/// classes.)
-const EVALUABLE: [&str; 4] = ["dp-logistic", "cdp-fair", "fdp-fair", "decoupled"];
+/// The private report each method's model gets (`kind` in the JSON): the binary classifiers the
+/// group report, DP2DP the multi-class one (on a binary target too), the regressors MSE and KS.
+/// LPCT's models have no sensitive attribute: their groups are declared with `--sensitive
+/// --groups`.
+fn report_kind(method: &str) -> &'static str {
+    match method {
+        "dp2dp" => "multiclass",
+        "dp-linear" | "fair-regression" => "regression",
+        _ => "groups",
+    }
+}
 
 /// A model of `method` in `dir`, fitted on 2,000 rows of `x1,x2,grp,y,r` (groups `a`, `b`;
 /// binary `y`, real `r`); LPCT's public rows are the first 600. Returns (the rows, the model).
@@ -422,30 +429,33 @@ fn model_of(dir: &Path, method: &str) -> (PathBuf, PathBuf) {
     (data, model)
 }
 
+/// "value [lower, upper]" of a JSON figure at three decimals, as the HTML shows it.
+fn shown(f: &serde_json::Value) -> String {
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or_else(|| panic!("a number: {v}"));
+    let value = f["value"]
+        .as_f64()
+        .map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    format!("{value} [{:.3}, {:.3}]", num(&f["lower"]), num(&f["upper"]))
+}
+
 #[test]
-fn every_method_gets_a_report_and_the_binary_fair_ones_an_evaluation() {
+fn every_method_gets_a_report_with_a_private_evaluation() {
     let methods = fit_methods();
     for method in &methods {
         let dir = scratch("report", &format!("method-{method}"));
         let (data, model) = model_of(&dir, method);
         let out = dir.join("report.html");
-        let plain = ["report", arg(&model), "--out", arg(&out)];
-        let mut args = plain.to_vec();
+        let mut args = vec!["report", arg(&model), "--out", arg(&out)];
         args.extend(["--evaluate", arg(&data), "--epsilon", "1"]);
-        let evaluable = EVALUABLE.contains(&method.as_str());
-        if evaluable {
-            ok(&dpfair(&args));
-        } else {
+        let lpct = method.starts_with("lpct");
+        if lpct {
+            // No sensitive attribute: refused, naming the two flags, until the groups are declared.
             let e = bad(&dpfair(&args));
-            assert!(
-                e.contains("--evaluate")
-                    && (e.contains("the private group report is for binary")
-                        || e.contains("no sensitive attribute")),
-                "{method}: {e}"
-            );
+            assert!(e.contains("--sensitive COL --groups"), "{method}: {e}");
             assert!(!out.exists(), "{method}: a refused run wrote the report");
-            ok(&dpfair(&plain));
+            args.extend(["--sensitive", "grp", "--groups", "a,b"]);
         }
+        ok(&dpfair(&args));
         let html = read(&out);
         let file = ModelFile::load(&model).unwrap();
         for want in [
@@ -454,6 +464,8 @@ fn every_method_gets_a_report_and_the_binary_fair_ones_an_evaluation() {
             "<h2>The fit's releases (privacy ledger)</h2>",
             "<h2>Model file</h2>",
             "<h2>Private evaluation</h2>",
+            "<h2>The evaluation's release</h2>",
+            "<svg class=\"plot\"",
             file.digest.as_str(),
         ] {
             assert!(html.contains(want), "{method}: no `{want}`");
@@ -463,17 +475,91 @@ fn every_method_gets_a_report_and_the_binary_fair_ones_an_evaluation() {
         for e in file.ledger.entries() {
             assert!(html.contains(&escaped(&e.label)), "{method}: `{}`", e.label);
         }
-        assert_eq!(
-            html.contains("The evaluation's release"),
-            evaluable,
-            "{method}"
-        );
-        if evaluable {
-            assert!(html.contains("<td>a</td>") && html.contains("<td>b</td>"));
-            assert_eq!(
-                json(&dir.join("report.json"))["evaluation"]["status"],
-                "released"
+        for external in ["http://", "https://", "<script", "src="] {
+            assert!(
+                !html.contains(external),
+                "{method}: `{external}` in the page"
             );
         }
+        // The JSON holds the same report, and the HTML its figures.
+        let j = json(&dir.join("report.json"));
+        assert_eq!(j["digest"]["value"], file.digest.as_str());
+        let ev = &j["evaluation"];
+        assert_eq!(ev["status"], "released", "{method}");
+        assert_eq!(ev["total"]["epsilon"], "1", "{method}");
+        let r = &ev["report"];
+        let kind = report_kind(method);
+        assert_eq!(r["kind"], kind, "{method}");
+        let (figures, entries) = match kind {
+            "groups" => (
+                vec![
+                    &r["overall"]["accuracy"],
+                    &r["by_group"][1]["selection_rate"],
+                    &r["disparities"]["demographic_parity_difference"],
+                ],
+                1,
+            ),
+            "multiclass" => (
+                vec![
+                    &r["accuracy"],
+                    &r["unfairness"],
+                    &r["by_group"][0]["selection_rates"][1],
+                ],
+                1,
+            ),
+            _ => (vec![&r["squared_errors"]["mse"], &r["ks"]], 2),
+        };
+        for f in figures {
+            assert!(html.contains(&shown(f)), "{method}: no `{}`", shown(f));
+        }
+        assert_eq!(
+            ev["releases"].as_array().unwrap().len(),
+            entries,
+            "{method}"
+        );
+        let groups: Vec<&str> = r["by_group"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["group"].as_str().unwrap())
+            .collect();
+        assert_eq!(groups, ["a", "b"], "{method}");
+        assert!(
+            html.contains("<td>a</td>") && html.contains("<td>b</td>"),
+            "{method}"
+        );
     }
+}
+
+#[test]
+fn a_regressor_without_its_own_range_and_a_declared_range_are_named() {
+    let dir = scratch("report", "range");
+    let (data, model) = model_of(&dir, "dp-linear");
+    let out = dir.join("r.html");
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "report",
+            arg(&model),
+            "--out",
+            arg(&out),
+            "--evaluate",
+            arg(&data),
+        ];
+        a.extend(["--epsilon", "1"]);
+        a.extend(extra);
+        dpfair(&a)
+    };
+    // dp-linear carries the range it clipped to (-1:3): another one is refused, naming both.
+    let e = bad(&run(&["--target-range", "0:1"]));
+    assert!(
+        e.contains("--target-range 0:1") && e.contains("[-1, 3]"),
+        "{e}"
+    );
+    ok(&run(&["--target-range", "-1:3"]));
+    // Replace-one only: the MSE divides by the number of rows.
+    let e = bad(&run(&["--add-remove"]));
+    assert!(e.contains("--add-remove"), "{e}");
+    // A model with its own groups refuses declared ones.
+    let e = bad(&run(&["--sensitive", "grp", "--groups", "a,b"]));
+    assert!(e.contains("--groups") && e.contains("`grp`"), "{e}");
 }

@@ -7,9 +7,10 @@
 //! Everything in it is public or released: the method, the public schema the model carries, its
 //! ledger (each release and the total), the file's digest, the held-out check's outcome and the
 //! fit's own fairness estimate (both computed from released values), and, only when asked for
-//! with a budget, a private group report ([`Evaluation::release`], through
-//! [`crate::evaluation::private_group_report`]) with the ledger of that one extra release. No
-//! figure here is computed exactly on private rows.
+//! with a budget, a private report of the model's predictions ([`Evaluation::release`]: the
+//! group report of a binary classifier, the multi-class report of DP2DP, the MSE and KS report
+//! of a regressor) with the ledger of that extra release. No figure here is computed exactly on
+//! private rows.
 //!
 //! ```
 //! # use dpfair::estimators::{example_data, example_schema, Decoupled};
@@ -28,12 +29,16 @@
 use crate::model::ModelFile;
 use dpfair_data::FeatureColumn;
 use dpfair_fairness::PrivateGroupReport;
+use dpfair_fairness::private_scores::{MulticlassReport, RegressionReport};
 use dpfair_privacy::ledger::{readable, readable_up};
 use dpfair_privacy::{Composition, Ledger, NoiseSource};
 use serde::Serialize;
 
 mod evaluate;
 mod html;
+mod plot;
+
+pub use evaluate::Declared;
 
 /// What `kind` says in a report's JSON.
 pub const KIND: &str = "dpfair release report";
@@ -172,18 +177,32 @@ pub enum Evaluation {
     /// Evaluation data was given without a budget: nothing was computed on it (an evaluation
     /// of private rows needs a charged release).
     NeedsEpsilon,
-    /// The private group report and the ledger of its one release.
+    /// The private report and the ledger of its release.
     Released {
-        report: Box<PrivateGroupReport>,
-        /// The evaluation's release: one entry, separate from the fit's ledger.
+        report: Box<EvaluationReport>,
+        /// The evaluation's release (one entry, two for a regressor), separate from the fit's
+        /// ledger.
         releases: Vec<Release>,
         total: LedgerTotal,
     },
 }
 
+/// The private report of an evaluation, by the model's task (`kind` in the JSON).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+#[allow(clippy::large_enum_variant)] // held in a Box by `Evaluation::Released`
+pub enum EvaluationReport {
+    /// A binary classifier's group report.
+    Groups(PrivateGroupReport),
+    /// DP2DP's or a multi-class model's report.
+    Multiclass(MulticlassReport),
+    /// A regressor's MSE and KS report.
+    Regression(RegressionReport),
+}
+
 impl Evaluation {
-    /// The released section from [`crate::evaluation::private_group_report`]'s output.
-    fn released(report: PrivateGroupReport, ledger: &Ledger) -> Self {
+    /// The released section from a report and the ledger of its release.
+    fn released(report: EvaluationReport, ledger: &Ledger) -> Self {
         Evaluation::Released {
             report: Box::new(report),
             releases: releases(ledger),

@@ -89,8 +89,8 @@ pub struct Args {
     exact_evaluation: bool,
 }
 
-/// `LO:HI` as a range.
-fn parse_range(text: &str) -> Result<[f64; 2], String> {
+/// `LO:HI` as a range (also `dpfair report --target-range`).
+pub(crate) fn parse_range(text: &str) -> Result<[f64; 2], String> {
     let parts: Vec<&str> = text.split(':').collect();
     let [lo, hi] = parts.as_slice() else {
         return Err(format!("expected LO:HI, got `{text}`"));

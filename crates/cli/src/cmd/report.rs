@@ -3,8 +3,9 @@
 //! the same content, both built and rendered by the library
 //! ([`dpfair::release_report::ReleaseReport`], as Python's `Model.report` does): the method, the
 //! public schema, the ledger and its total, the digest, the held-out check, the fit's own fairness
-//! estimate, and with `--evaluate DATA --epsilon E` the private group report of the model's
-//! predictions on DATA with the ledger of that release.
+//! estimate, and with `--evaluate DATA --epsilon E` the private report of the model's
+//! predictions on DATA (by its task: group report, multi-class report, or MSE and KS) with the
+//! ledger of that release.
 //!
 //! Privacy: nothing in the report is computed on the evaluation rows except through the one
 //! charged release of [`dpfair::release_report::Evaluation::release`] (in a session made as
@@ -15,7 +16,7 @@ use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delim
 use crate::cmd::evaluate::private::{ReleaseOptions, check_budget, session};
 use crate::error::{CliError, CliResult};
 use dpfair::model::ModelFile;
-use dpfair::release_report::{Evaluation, ReleaseReport};
+use dpfair::release_report::{Declared, Evaluation, ReleaseReport};
 use dpfair_data::{ApplyOptions, MissingPolicy, Unseen};
 use std::path::{Path, PathBuf};
 
@@ -33,18 +34,30 @@ with the same content (--json, default: --out with the extension .json) about a 
   * the held-out check's outcome and the fit's own private fairness estimate, where the fit has
     them (both computed from released values).
 
-With --evaluate DATA --epsilon E (binary classifiers with a sensitive attribute), the model \
-predicts DATA's rows and the private group report of those predictions is released once at ε = E \
-(exact discrete Laplace noise on the group x label x prediction counts, as `dpfair evaluate \
---epsilon`; docs/evaluation.md): accuracy, selection rate, TPR and FPR per group and overall, \
-the demographic-parity, equalized-odds and equal-opportunity differences and ratios, each with \
-an interval at --level. Its ledger is shown as a separate section, \"the evaluation's release\". \
-The evaluation rows are private: without --epsilon they are not read, and the report says that \
-an evaluation needs --epsilon. The groups and classes are the model's (its public schema).
+With --evaluate DATA --epsilon E, the model predicts DATA's rows and a private report of those \
+predictions is released at ε = E in all (docs/evaluation.md), each figure with an interval at \
+--level and plotted with it:
+
+  * a binary classifier: the private group report (exact discrete Laplace noise on the group x \
+label x prediction counts, as `dpfair evaluate --epsilon`): accuracy, selection rate, TPR and \
+FPR per group and overall, the demographic-parity, equalized-odds and equal-opportunity \
+differences and ratios;
+  * DP2DP (even on a binary target) and multi-class models: one release of the same counts; \
+accuracy, each class's selection rate per group and DP2DP's unfairness U;
+  * regressors (dp-linear, fair-regression): the MSE (Laplace noise on the sum of squared \
+errors, ε/3) and the binned KS distance between groups (a group x bin histogram, 2ε/3), over \
+the target's public range: the model's own, or --target-range LO:HI for a model without one.
+
+Its ledger is shown as a separate section, \"the evaluation's release\". The evaluation rows are \
+private: without --epsilon they are not read, and the report says that an evaluation needs \
+--epsilon. The groups and classes are the model's (its public schema); for a model without a \
+sensitive attribute (LPCT) name them with --sensitive COL --groups G1,G2,... (declared, never \
+read from the rows; a row of another group is refused).
 
 Examples:
   dpfair report model.json --out report.html
-  dpfair report model.json --evaluate test.csv --epsilon 1 --out report.html --json report.json";
+  dpfair report model.json --evaluate test.csv --epsilon 1 --out report.html --json report.json
+  dpfair report lpct.json --evaluate test.csv --epsilon 1 --sensitive sex --groups F,M --out r.html";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
@@ -69,9 +82,24 @@ pub struct Args {
     /// The target column of --evaluate [default: the model's]; must be the model's.
     #[arg(long, value_name = "COL", requires = "evaluate")]
     pub target: Option<String>,
-    /// The sensitive column of --evaluate [default: the model's]; must be the model's.
+    /// The sensitive column of --evaluate [default: the model's]; must be the model's, or, for
+    /// a model without one, the evaluation's (with --groups).
     #[arg(long, value_name = "COL", requires = "evaluate")]
     pub sensitive: Option<String>,
+    /// The evaluation's groups, declared, for a model without a sensitive attribute (with
+    /// --sensitive): the report's rows; a row of another group is refused.
+    #[arg(
+        long,
+        value_name = "G1,G2,...",
+        value_delimiter = ',',
+        requires = "sensitive"
+    )]
+    pub groups: Option<Vec<String>>,
+    /// A regressor's public target range LO:HI, for a model that carries none (predictions and
+    /// targets are clipped to it).
+    #[arg(long, value_name = "LO:HI", value_parser = crate::cmd::compare::parse_range,
+          allow_hyphen_values = true, requires = "evaluate")]
+    pub target_range: Option<[f64; 2]>,
     /// The level of the evaluation's intervals, in (0, 1).
     #[arg(long, value_name = "L", default_value_t = dpfair_fairness::DEFAULT_LEVEL, requires = "epsilon")]
     pub level: f64,
@@ -118,8 +146,9 @@ pub fn run(args: Args) -> CliResult {
         check_budget(epsilon, args.level)?;
     }
     let file = ModelFile::load(&args.model)?;
+    let declared = declared(&file, &args)?;
     if args.evaluate.is_some() {
-        check_evaluable(&file, &args)?;
+        check_evaluable(&file, &args, &declared)?;
     }
     let evaluation = match (&args.evaluate, args.epsilon) {
         (None, _) => Evaluation::NotRequested,
@@ -130,7 +159,7 @@ pub fn run(args: Args) -> CliResult {
             );
             Evaluation::NeedsEpsilon
         }
-        (Some(data), Some(epsilon)) => evaluate(&file, &args, data, epsilon)?,
+        (Some(data), Some(epsilon)) => evaluate(&file, &args, &declared, data, epsilon)?,
     };
     let report = ReleaseReport::new(&file, evaluation);
     write(&json, "--json", report.to_json()?.as_bytes())?;
@@ -147,12 +176,34 @@ fn named(prefix: String) -> impl FnOnce(dpfair::Error) -> CliError {
     }
 }
 
-/// Checks, from the model's public schema alone, that `--evaluate` can report on it
-/// ([`Evaluation::check`]) and that `--target` and `--sensitive` (when given) name its columns.
-fn check_evaluable(file: &ModelFile, args: &Args) -> CliResult {
-    Evaluation::check(file).map_err(named(format!("--evaluate ({})", args.model.display())))?;
-    let target_name = file.schema.target.as_ref().map(|t| t.name.as_str());
-    let sensitive_name = file.schema.sensitive.as_ref().map(|s| s.name.as_str());
+/// What the flags declare beyond the model's schema: the evaluation's groups (`--sensitive`
+/// with `--groups`, for a model without a sensitive attribute) and `--target-range`.
+fn declared(file: &ModelFile, args: &Args) -> CliResult<Declared> {
+    let sensitive = match (&args.groups, &args.sensitive, &file.schema.sensitive) {
+        (Some(groups), Some(column), None) => Some((column.clone(), groups.clone())),
+        (Some(_), _, Some(own)) => {
+            return Err(CliError::BadInput(format!(
+                "--groups: the model declares its own groups (sensitive attribute `{}`); the \
+                 evaluation uses them, so leave out --groups",
+                own.name
+            )));
+        }
+        _ => None,
+    };
+    Ok(Declared {
+        sensitive,
+        target_range: args.target_range,
+    })
+}
+
+/// Checks, from the model's public schema and the declared options alone, that `--evaluate`
+/// can report on it ([`Evaluation::check`]) and that `--target` and `--sensitive` (when given)
+/// name its columns.
+fn check_evaluable(file: &ModelFile, args: &Args, declared: &Declared) -> CliResult {
+    let schema = Evaluation::check(file, declared)
+        .map_err(named(format!("--evaluate ({})", args.model.display())))?;
+    let target_name = schema.target.as_ref().map(|t| t.name.as_str());
+    let sensitive_name = schema.sensitive.as_ref().map(|s| s.name.as_str());
     for (flag, given, own) in [
         ("--target", &args.target, target_name),
         ("--sensitive", &args.sensitive, sensitive_name),
@@ -170,24 +221,39 @@ fn check_evaluable(file: &ModelFile, args: &Args) -> CliResult {
     Ok(())
 }
 
-/// The private group report of the model's predictions on `data`: the rows are read with the
-/// model's schema and released once ([`Evaluation::release`]) in a session of budget ε.
-fn evaluate(file: &ModelFile, args: &Args, data: &Path, epsilon: f64) -> CliResult<Evaluation> {
+/// The private report of the model's predictions on `data`: the rows are read with the model's
+/// schema (and the declared groups) and released ([`Evaluation::release`]) in a session of
+/// budget ε.
+fn evaluate(
+    file: &ModelFile,
+    args: &Args,
+    declared: &Declared,
+    data: &Path,
+    epsilon: f64,
+) -> CliResult<Evaluation> {
     let options = ApplyOptions {
         with_target: true,
         missing: MissingPolicy::Drop,
         unseen: Unseen::Refuse,
         format: csv_format(args.delimiter, args.header),
     };
-    let loaded = file.schema.load(data, &options)?;
+    let schema = Evaluation::check(file, declared)?;
+    let loaded = schema.load(data, &options)?;
     let mut session = session(&ReleaseOptions {
         epsilon,
         level: args.level,
         add_remove: args.add_remove,
         insecure_seeded_noise: args.insecure_seeded_noise,
     })?;
-    Evaluation::release(&mut session, file, &loaded.dataset, epsilon, args.level)
-        .map_err(named(format!("--evaluate {}", data.display())))
+    Evaluation::release(
+        &mut session,
+        file,
+        declared,
+        &loaded.dataset,
+        epsilon,
+        args.level,
+    )
+    .map_err(named(format!("--evaluate {}", data.display())))
 }
 
 /// Writes `bytes` to `path` atomically; an error names the flag.

@@ -1,76 +1,95 @@
 //! The release report's private evaluation ([`Evaluation::release`]): the model predicts the
-//! evaluation rows, the group × label × prediction counts are released once through
-//! [`crate::evaluation::private_group_report`] (the path of `dpfair evaluate --epsilon` and
-//! `dpfair.metrics.private_group_report`), and the section holds that report and the ledger of
-//! its one release. Nothing else is computed on the rows: every message here names public facts
-//! (the model's schema), never a value of a row.
+//! evaluation rows and one private report of those predictions is released, chosen from the
+//! model's public schema (docs/evaluation.md, "The release report"):
+//!
+//! * a binary classifier: the private group report ([`crate::evaluation::private_group_report`],
+//!   the path of `dpfair evaluate --epsilon`);
+//! * DP2DP (even on a binary target) and any multi-class model: [`MulticlassReport`], accuracy
+//!   and DP2DP's U from one release of the group × label × prediction counts;
+//! * a regressor: [`RegressionReport`], the MSE and the binned KS distance from two releases
+//!   (ε/3 and 2ε/3) over the public target range: the model's own (dp-linear's clipping range,
+//!   fair regression's grid) or a declared one ([`Declared::target_range`]).
+//!
+//! The groups are the model's sensitive attribute, or for a model without one (LPCT) declared
+//! ([`Declared::sensitive`]); never read from the rows. Everything is one charged spend of ε in
+//! the session. Nothing else is computed on the rows: every message here names public facts (the
+//! model's schema, the declared options), never a value of a row.
 
-use super::Evaluation;
-use crate::model::ModelFile;
-use crate::{Error, Result, Session};
+use super::{Evaluation, EvaluationReport};
+use crate::error::{Error, Result};
+use crate::evaluation::{RELEASE_LABEL, from_fairness};
+use crate::model::{FittedModel, ModelFile};
+use crate::session::{Session, Spend};
+use dpfair_data::schema::{Schema, SensitiveColumn};
 use dpfair_data::{Dataset, Target, TaskKind};
 use dpfair_fairness::GroupConfusion;
-use dpfair_privacy::Noise;
+use dpfair_fairness::private_scores::{MulticlassReport, RegressionReport};
+use dpfair_privacy::{Noise, Relation};
+
+/// What a front end declares for an evaluation beyond the model's public schema (both public,
+/// neither read from the rows).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Declared {
+    /// The evaluation's sensitive column and its groups, for a model without a sensitive
+    /// attribute (`dpfair report --sensitive COL --groups G1,G2,...`; Python `groups=`).
+    pub sensitive: Option<(String, Vec<String>)>,
+    /// The public range of a real target, for a regressor that carries none
+    /// (`--target-range LO:HI`; Python `target_range=`).
+    pub target_range: Option<[f64; 2]>,
+}
+
+/// Which private report a model gets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Groups,
+    Multiclass,
+    Regression([f64; 2]),
+}
 
 impl Evaluation {
-    /// Checks, from the model's public schema alone, that a private evaluation applies to `file`:
-    /// a binary classifier with a sensitive attribute of at least 2 groups (the report's groups
-    /// and classes are the model's). Run it before reading the evaluation rows.
+    /// Checks, from the model's public schema and the `declared` options alone, that a private
+    /// evaluation applies to `file`, and returns the schema to read the evaluation rows with
+    /// (the model's, with the declared sensitive column when the model has none). Run it before
+    /// reading the rows.
     ///
     /// ```
     /// # use dpfair::estimators::{example_data, example_schema, DpLogistic};
     /// # use dpfair::{Estimator, Params, Session};
-    /// use dpfair::release_report::Evaluation;
+    /// use dpfair::release_report::{Declared, Evaluation};
     /// let est = DpLogistic::params().epsilon(1.0).check()?;
     /// let mut file = est
     ///     .fit(&example_data(500, 2, 1), &mut Session::new(1.0, 1e-5)?)?
     ///     .to_model_file(example_schema(2))?;
-    /// assert!(Evaluation::check(&file).is_ok());
-    /// // Without a sensitive attribute there are no groups to report on.
+    /// assert!(Evaluation::check(&file, &Declared::default()).is_ok());
+    /// // Without a sensitive attribute the groups must be declared.
     /// file.schema.sensitive = None;
-    /// assert!(Evaluation::check(&file).is_err());
+    /// let e = Evaluation::check(&file, &Declared::default()).unwrap_err();
+    /// assert!(e.to_string().contains("--groups"));
+    /// let declared = Declared { sensitive: Some(("g".into(), vec!["a".into(), "b".into()])), ..Declared::default() };
+    /// assert_eq!(Evaluation::check(&file, &declared)?.sensitive.unwrap().name, "g");
     /// # Ok::<(), dpfair::Error>(())
     /// ```
-    pub fn check(file: &ModelFile) -> Result<()> {
-        let refuse = |reason: String| Err(Error::InvalidData(reason));
-        if file.schema.task() != Some(TaskKind::Binary) {
-            return refuse(format!(
-                "the private group report is for binary classifiers; this is a {} model",
-                file.schema
-                    .task()
-                    .map_or("target-less".into(), |t| t.to_string())
-            ));
-        }
-        let Some(sensitive) = &file.schema.sensitive else {
-            return refuse(
-                "the model has no sensitive attribute, so there are no groups to report on".into(),
-            );
-        };
-        if sensitive.levels.len() < 2 {
-            return refuse(format!(
-                "the model's sensitive attribute `{}` declares fewer than 2 groups",
-                sensitive.name
-            ));
-        }
-        Ok(())
+    pub fn check(file: &ModelFile, declared: &Declared) -> Result<Schema> {
+        plan(file, declared).map(|(schema, _)| schema)
     }
 
-    /// The private group report of `file`'s predictions on `data` (rows coded with the model's
-    /// schema, with the target and the groups), released once at ε = `epsilon` in `session`
-    /// (its budget, relation and noise; [`crate::evaluation::private_group_report`]), with
+    /// The private report of `file`'s predictions on `data` (rows read with the schema of
+    /// [`Evaluation::check`], with the target and the groups), released at ε = `epsilon` in
+    /// `session` (its budget, relation and noise; one spend, one or two ledger entries), with
     /// intervals at `level`. A randomized predictor's coin flips come from the operating system
     /// (prediction randomness, not release noise).
     ///
     /// ```
     /// # use dpfair::estimators::{example_data, example_schema, DpLogistic};
     /// # use dpfair::{Estimator, Params, Session};
-    /// use dpfair::release_report::{Evaluation, ReleaseReport};
+    /// use dpfair::release_report::{Declared, Evaluation, ReleaseReport};
     /// let est = DpLogistic::params().epsilon(1.0).check()?;
     /// let file = est
     ///     .fit(&example_data(1_000, 2, 1), &mut Session::new(1.0, 1e-5)?)?
     ///     .to_model_file(example_schema(2))?;
     /// let mut evaluation = Session::new(0.5, 0.0)?;
-    /// let section = Evaluation::release(&mut evaluation, &file, &example_data(800, 2, 2), 0.5, 0.95)?;
+    /// let rows = example_data(800, 2, 2);
+    /// let section = Evaluation::release(&mut evaluation, &file, &Declared::default(), &rows, 0.5, 0.95)?;
     /// assert_eq!(evaluation.remaining().0, 0.0);
     /// let report = ReleaseReport::new(&file, section);
     /// assert!(report.to_html().contains("The evaluation's release"));
@@ -79,46 +98,193 @@ impl Evaluation {
     pub fn release(
         session: &mut Session,
         file: &ModelFile,
+        declared: &Declared,
         data: &Dataset,
         epsilon: f64,
         level: f64,
     ) -> Result<Evaluation> {
-        Self::check(file)?;
-        let counts = counts(file, data)?;
-        let (report, ledger) =
-            crate::evaluation::private_group_report(session, &counts, epsilon, level)?;
+        let (schema, kind) = plan(file, declared)?;
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(Error::invalid(
+                "epsilon",
+                format!("the evaluation's ε must be finite and > 0, got {epsilon}"),
+            ));
+        }
+        let relation = session.ledger().relation();
+        if matches!(kind, Kind::Regression(_)) && relation != Relation::Substitution {
+            return Err(Error::invalid(
+                "add_remove",
+                "a regressor's MSE divides by the number of rows, private under add/remove \
+                 neighbours: evaluate it for replace-one neighbours (leave out --add-remove)",
+            ));
+        }
+        let Some(groups) = data.groups.as_ref() else {
+            return Err(missing(
+                "sensitive",
+                schema.sensitive.as_ref().map(|s| s.name.as_str()),
+            ));
+        };
+        let target = schema.target.as_ref().map(|t| t.name.as_str());
+        let predictions = file.predict(data, &mut Noise::os())?;
+        let names = &groups.names;
+        let codes = &groups.codes;
+        let spend = Spend {
+            epsilon,
+            delta: 0.0,
+            relation,
+        };
+        let (report, ledger) = match (kind, data.target.as_ref()) {
+            (Kind::Groups, Some(Target::Binary(y))) => {
+                let yp: Vec<u8> = classes(&predictions)?.iter().map(|&c| c as u8).collect();
+                let counts = GroupConfusion::from_rows(names.clone(), y, &yp, codes)
+                    .map_err(|e| Error::InvalidData(e.to_string()))?;
+                let (r, ledger) =
+                    crate::evaluation::private_group_report(session, &counts, epsilon, level)?;
+                (EvaluationReport::Groups(r), ledger)
+            }
+            (Kind::Multiclass, Some(t @ (Target::Binary(_) | Target::Multiclass { .. }))) => {
+                let y: Vec<u32> = match t {
+                    Target::Binary(y) => y.iter().map(|&v| u32::from(v)).collect(),
+                    Target::Multiclass { labels, .. } => labels.clone(),
+                    Target::Real(_) => unreachable!("matched above"),
+                };
+                let p = classes(&predictions)?;
+                let class_names = schema.class_labels().to_vec();
+                session.run(spend, |ledger, noise| {
+                    MulticlassReport::release(
+                        ledger,
+                        noise,
+                        RELEASE_LABEL,
+                        names,
+                        &class_names,
+                        (&y, p, codes),
+                        epsilon,
+                        level,
+                    )
+                    .map(EvaluationReport::Multiclass)
+                    .map_err(from_fairness)
+                })?
+            }
+            (Kind::Regression(range), Some(Target::Real(y))) => {
+                let Some(values) = predictions.values.as_ref() else {
+                    return Err(Error::InvalidData("a regressor predicted no values".into()));
+                };
+                session.run(spend, |ledger, noise| {
+                    RegressionReport::release(
+                        ledger,
+                        noise,
+                        "evaluation",
+                        names,
+                        (y, values, codes),
+                        range,
+                        epsilon,
+                        level,
+                    )
+                    .map(EvaluationReport::Regression)
+                    .map_err(from_fairness)
+                })?
+            }
+            _ => return Err(missing("target", target)),
+        };
         Ok(Evaluation::released(report, &ledger))
     }
 }
 
-/// The exact group × label × prediction counts of `file` on `data`: private, released only by
-/// [`Evaluation::release`].
-fn counts(file: &ModelFile, data: &Dataset) -> Result<GroupConfusion> {
-    let missing = |what: &str, name: Option<&str>| {
-        Err(Error::InvalidData(format!(
-            "the evaluation rows have no {what} column `{}`",
-            name.unwrap_or_default()
-        )))
+/// The schema to read the rows with and the report `file` gets (the checks of
+/// [`Evaluation::check`]).
+fn plan(file: &ModelFile, declared: &Declared) -> Result<(Schema, Kind)> {
+    let refuse = |reason: String| Err(Error::InvalidData(reason));
+    let mut schema = file.schema.clone();
+    let kind = match (schema.task(), file.method.as_str()) {
+        (None, _) => return refuse("the model has no target to evaluate against".into()),
+        (Some(TaskKind::Regression), _) => Kind::Regression(range(file, declared)?),
+        (Some(TaskKind::Multiclass), _) | (Some(TaskKind::Binary), "dp2dp") => Kind::Multiclass,
+        (Some(TaskKind::Binary), _) => Kind::Groups,
     };
-    let Some(Target::Binary(y)) = data.target.as_ref() else {
-        return missing(
-            "target",
-            file.schema.target.as_ref().map(|t| t.name.as_str()),
+    if !matches!(kind, Kind::Regression(_)) && declared.target_range.is_some() {
+        return refuse(
+            "--target-range (`target_range`) is for regressors; this model predicts classes".into(),
         );
-    };
-    let Some(groups) = data.groups.as_ref() else {
-        return missing(
-            "sensitive",
-            file.schema.sensitive.as_ref().map(|s| s.name.as_str()),
-        );
-    };
-    let predictions = file.predict(data, &mut Noise::os())?;
-    let Some(classes) = predictions.classes else {
-        return Err(Error::InvalidData(
-            "a binary model predicted no classes".into(),
+    }
+    match (&schema.sensitive, &declared.sensitive) {
+        (Some(own), Some((name, _))) => {
+            return refuse(format!(
+                "the model has its own sensitive attribute `{}`, so the evaluation's groups are \
+                 its groups; leave out --groups (Python: groups=) for `{name}`",
+                own.name
+            ));
+        }
+        (None, Some((name, groups))) => {
+            schema.sensitive = Some(SensitiveColumn {
+                name: name.clone(),
+                levels: groups.clone(),
+                declared: true,
+            });
+        }
+        (None, None) => {
+            return refuse(
+                "the model has no sensitive attribute: name the evaluation's groups with \
+                 --sensitive COL --groups G1,G2,... (Python: sensitive_features= and groups=); \
+                 they are declared, never read from the rows"
+                    .into(),
+            );
+        }
+        (Some(_), None) => {}
+    }
+    if let Some(s) = &schema.sensitive
+        && s.levels.len() < 2
+    {
+        return refuse(format!(
+            "the sensitive attribute `{}` declares fewer than 2 groups",
+            s.name
         ));
+    }
+    Ok((schema, kind))
+}
+
+/// The public range of a regressor's target: the model's own, or the declared one.
+fn range(file: &ModelFile, declared: &Declared) -> Result<[f64; 2]> {
+    let own = match &file.model {
+        FittedModel::DpLinear(m) => Some(m.target_range),
+        FittedModel::FairRegression(m) => Some([m.grid.lo, m.grid.hi]),
+        _ => None,
     };
-    let yp: Vec<u8> = classes.iter().map(|&c| c as u8).collect();
-    GroupConfusion::from_rows(groups.names.clone(), y, &yp, &groups.codes)
-        .map_err(|e| Error::InvalidData(e.to_string()))
+    match (own, declared.target_range) {
+        (Some(own), Some(given)) if own != given => Err(Error::invalid(
+            "target_range",
+            format!(
+                "--target-range {}:{}: the model carries its own public range [{}, {}]; leave \
+                 the option out",
+                given[0], given[1], own[0], own[1]
+            ),
+        )),
+        (Some(r), _) | (None, Some(r)) if r[0].is_finite() && r[1].is_finite() && r[0] < r[1] => {
+            Ok(r)
+        }
+        (None, None) => Err(Error::invalid(
+            "target_range",
+            "a regressor's private evaluation clips predictions and targets to the target's \
+             public range, and this model carries none: give --target-range LO:HI (Python: \
+             target_range=(LO, HI))",
+        )),
+        (Some(r), _) | (None, Some(r)) => Err(Error::invalid(
+            "target_range",
+            format!("[{}, {}] is not a range (finite, LO < HI)", r[0], r[1]),
+        )),
+    }
+}
+
+/// The predicted classes.
+fn classes(p: &crate::model::Predictions) -> Result<&[u32]> {
+    p.classes
+        .as_deref()
+        .ok_or_else(|| Error::InvalidData("a classifier predicted no classes".into()))
+}
+
+/// The refusal of rows without the model's `what` column `name`.
+fn missing(what: &str, name: Option<&str>) -> Error {
+    Error::InvalidData(format!(
+        "the evaluation rows have no {what} column `{}`",
+        name.unwrap_or_default()
+    ))
 }

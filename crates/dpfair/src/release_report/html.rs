@@ -3,8 +3,11 @@
 //! the model or the data (column names, group names, class labels, release labels) goes through
 //! [`escape`]. `dpfair report` and Python's `Model.report` both write this page.
 
-use super::{Evaluation, LedgerTotal, Release, ReleaseReport};
+use super::plot::{axis_end, panel};
+use super::{Evaluation, EvaluationReport, LedgerTotal, Release, ReleaseReport};
 use dpfair_fairness::private_report::Rate;
+use dpfair_fairness::private_scores::{MulticlassReport, RegressionReport};
+use dpfair_fairness::{Figure, PrivateGroupReport};
 use dpfair_privacy::ledger::{readable, readable_up};
 use std::fmt::Write;
 
@@ -18,10 +21,11 @@ th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 code{font-family:ui-monospace,monospace;word-break:break-all}\
 .warn{background:#fde8e8;border:1px solid #c00;padding:.5rem}\
 .note{color:#444}\
-@media print{body{margin:0;max-width:none}h2{break-after:avoid}table,tr{break-inside:avoid}}";
+svg.plot{display:block;max-width:100%;height:auto;margin:.5rem 0;font-family:inherit}\
+@media print{body{margin:0;max-width:none}h2{break-after:avoid}table,tr,svg{break-inside:avoid}}";
 
 /// HTML-escapes `s` for text and attribute values.
-fn escape(s: &str) -> String {
+pub(super) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -223,7 +227,7 @@ fn evaluation(h: &mut String, e: &Evaluation) {
         Evaluation::NotRequested => h.push_str(
             "<p>Not evaluated: give evaluation rows and a budget (<code>dpfair report \
              --evaluate DATA --epsilon E</code>; in Python <code>model.report(X=…, y=…, \
-             epsilon=E)</code>) for the private group report with intervals.</p>\n",
+             epsilon=E)</code>) for a private report of its predictions with intervals.</p>\n",
         ),
         Evaluation::NeedsEpsilon => h.push_str(
             "<p class=\"warn\">Not evaluated: an evaluation needs <code>--epsilon E</code> \
@@ -235,49 +239,218 @@ fn evaluation(h: &mut String, e: &Evaluation) {
             releases,
             total,
         } => {
-            let _ = writeln!(
-                h,
-                "<p>One noisy release of the group × label × prediction counts at ε = {} ({}; \
-                 discrete Laplace scale {}). Each figure: the point value and its {}% interval \
-                 (noise and sampling; docs/evaluation.md).</p>",
-                readable_up(report.epsilon),
-                escape(report.relation.describe()),
-                readable(report.scale),
-                readable(report.level * 100.0)
-            );
-            h.push_str("<table>\n<tr><th>group</th><th>count</th>");
-            for r in Rate::ALL {
-                let _ = write!(h, "<th>{}</th>", r.name());
+            match report.as_ref() {
+                EvaluationReport::Groups(r) => groups(h, r),
+                EvaluationReport::Multiclass(r) => multiclass(h, r),
+                EvaluationReport::Regression(r) => regression(h, r),
             }
-            h.push_str("</tr>\n");
-            for row in report
-                .by_group
-                .iter()
-                .chain(std::iter::once(&report.overall))
-            {
-                let _ = write!(
-                    h,
-                    "<tr><td>{}</td><td class=\"num\">{}</td>",
-                    escape(&row.group),
-                    row.count.show(0)
-                );
-                for r in Rate::ALL {
-                    let _ = write!(h, "<td class=\"num\">{}</td>", row.rates.get(r).show(3));
-                }
-                h.push_str("</tr>\n");
-            }
-            h.push_str("</table>\n<table>\n<tr><th>disparity</th><th>value [interval]</th></tr>\n");
-            for (name, f) in report.disparities.named() {
-                let _ = writeln!(
-                    h,
-                    "<tr><td>{name}</td><td class=\"num\">{}</td></tr>",
-                    f.show(3)
-                );
-            }
-            h.push_str("</table>\n<h2>The evaluation's release</h2>\n");
+            h.push_str("<h2>The evaluation's release</h2>\n");
             ledger(h, releases, total);
         }
     }
+}
+
+/// The first line of a released report: what was released, and the intervals' level.
+fn released(h: &mut String, what: &str, level: f64) {
+    let _ = writeln!(
+        h,
+        "<p>{what} Each figure: the point value and its {}% interval (noise and sampling; \
+         docs/evaluation.md); the plots draw the same figures.</p>",
+        readable(level * 100.0)
+    );
+}
+
+/// A table of `(name, figure)` rows under the heading `what`.
+fn figure_table(h: &mut String, what: &str, rows: &[(String, &Figure)]) {
+    let _ = writeln!(
+        h,
+        "<table>\n<tr><th>{what}</th><th>value [interval]</th></tr>"
+    );
+    for (name, f) in rows {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
+            escape(name),
+            f.show(3)
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+/// Per group and overall: `(name, figure)` rows of one figure.
+fn per_group<'a, R>(
+    rows: impl IntoIterator<Item = &'a R>,
+    name: impl Fn(&R) -> &str,
+    figure: impl Fn(&R) -> Figure,
+) -> Vec<(String, Figure)>
+where
+    R: 'a,
+{
+    rows.into_iter()
+        .map(|r| (name(r).to_string(), figure(r)))
+        .collect()
+}
+
+/// A binary classifier's private group report.
+fn groups(h: &mut String, report: &PrivateGroupReport) {
+    released(
+        h,
+        &format!(
+            "One noisy release of the group × label × prediction counts at ε = {} ({}; \
+             discrete Laplace scale {}).",
+            readable_up(report.epsilon),
+            escape(report.relation.describe()),
+            readable(report.scale)
+        ),
+        report.level,
+    );
+    h.push_str("<table>\n<tr><th>group</th><th>count</th>");
+    for r in Rate::ALL {
+        let _ = write!(h, "<th>{}</th>", r.name());
+    }
+    h.push_str("</tr>\n");
+    let rows: Vec<_> = report
+        .by_group
+        .iter()
+        .chain(std::iter::once(&report.overall))
+        .collect();
+    for row in &rows {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"num\">{}</td>",
+            escape(&row.group),
+            row.count.show(0)
+        );
+        for r in Rate::ALL {
+            let _ = write!(h, "<td class=\"num\">{}</td>", row.rates.get(r).show(3));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    let named: Vec<(String, &Figure)> = report
+        .disparities
+        .named()
+        .into_iter()
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    figure_table(h, "disparity", &named);
+    for rate in [Rate::Accuracy, Rate::SelectionRate] {
+        let figures = per_group(rows.iter().copied(), |r| &r.group, |r| *r.rates.get(rate));
+        h.push_str(&panel(rate.name(), &figures, 1.0));
+    }
+    let dp = &report.disparities.demographic_parity_difference;
+    h.push_str(&panel(
+        "demographic_parity_difference",
+        &[("between groups".into(), *dp)],
+        1.0,
+    ));
+}
+
+/// DP2DP's or a multi-class model's private report.
+fn multiclass(h: &mut String, report: &MulticlassReport) {
+    released(
+        h,
+        &format!(
+            "One noisy release of the group × label × prediction counts ({} classes: {}) at \
+             ε = {} ({}; discrete Laplace scale {}). Selection rate of a class: P(ŷ = class | \
+             group). DP2DP's unfairness U: the largest, over classes, spread over groups of \
+             that rate (its interval holds every group × class rate at once).",
+            report.classes.len(),
+            list(&report.classes),
+            readable_up(report.epsilon),
+            escape(report.relation.describe()),
+            readable(report.scale)
+        ),
+        report.level,
+    );
+    h.push_str("<table>\n<tr><th>group</th><th>count</th><th>accuracy</th>");
+    for c in &report.classes {
+        let _ = write!(h, "<th>selection rate of <code>{}</code></th>", escape(c));
+    }
+    h.push_str("</tr>\n");
+    for row in &report.by_group {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+            escape(&row.group),
+            row.count.show(0),
+            row.accuracy.show(3)
+        );
+        for f in &row.selection_rates {
+            let _ = write!(h, "<td class=\"num\">{}</td>", f.show(3));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    figure_table(
+        h,
+        "figure",
+        &[
+            ("accuracy (overall)".into(), &report.accuracy),
+            ("multiclass_unfairness_u".into(), &report.unfairness),
+        ],
+    );
+    let mut accuracy = per_group(&report.by_group, |r| &r.group, |r| r.accuracy);
+    accuracy.push(("overall".into(), report.accuracy));
+    h.push_str(&panel("accuracy", &accuracy, 1.0));
+    for (c, class) in report.classes.iter().enumerate() {
+        let rates = per_group(&report.by_group, |r| &r.group, |r| r.selection_rates[c]);
+        h.push_str(&panel(&format!("selection rate of {class}"), &rates, 1.0));
+    }
+    h.push_str(&panel(
+        "multiclass_unfairness_u",
+        &[("between groups".into(), report.unfairness)],
+        1.0,
+    ));
+}
+
+/// A regressor's private report.
+fn regression(h: &mut String, report: &RegressionReport) {
+    let [lo, hi] = report.range;
+    let se = &report.squared_errors;
+    released(
+        h,
+        &format!(
+            "Two noisy releases at ε = {} in all ({}): the sum of squared errors at ε = {} \
+             (Laplace scale {}), and the predictions per group × bin over {} equal bins of the \
+             public range [{}, {}] at the rest (discrete Laplace scale {}). Predictions and \
+             targets are clipped to the range. KS: the largest gap between two groups' binned \
+             distributions of predictions.",
+            readable_up(report.epsilon),
+            escape(report.relation.describe()),
+            readable_up(se.epsilon),
+            readable(se.scale),
+            report.bins,
+            readable(lo),
+            readable(hi),
+            readable(report.histogram_scale)
+        ),
+        report.level,
+    );
+    let counts: Vec<(String, &Figure)> = report
+        .by_group
+        .iter()
+        .map(|r| (r.group.clone(), &r.count))
+        .collect();
+    figure_table(h, "group: count", &counts);
+    figure_table(
+        h,
+        "figure",
+        &[
+            ("mean_squared_error".into(), &se.mse),
+            ("ks_distance".into(), &report.ks),
+        ],
+    );
+    h.push_str(&panel(
+        "mean_squared_error",
+        &[("all rows".into(), se.mse)],
+        axis_end(&[se.mse]),
+    ));
+    h.push_str(&panel(
+        "ks_distance",
+        &[("between groups".into(), report.ks)],
+        1.0,
+    ));
 }
 
 /// Escaped names, comma-separated, each in `<code>`.
