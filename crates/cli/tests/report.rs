@@ -563,3 +563,65 @@ fn a_regressor_without_its_own_range_and_a_declared_range_are_named() {
     let e = bad(&run(&["--sensitive", "grp", "--groups", "a,b"]));
     assert!(e.contains("--groups") && e.contains("`grp`"), "{e}");
 }
+
+#[test]
+fn an_audit_of_the_models_method_is_shown_and_another_refused() {
+    let dir = scratch("report", "audit");
+    let (_, model) = model_of(&dir, "lpct");
+    let audit = write(
+        &dir,
+        "audit.json",
+        &ok(&dpfair(&["audit", "lpct", "--quick", "--json"])),
+    );
+    let out = dir.join("r.html");
+    ok(&dpfair(&[
+        "report",
+        arg(&model),
+        "--audit",
+        arg(&audit),
+        "--out",
+        arg(&out),
+    ]));
+    let (html, j) = (read(&out), json(&dir.join("r.json")));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&read(&audit)).unwrap();
+    let a = &j["audit"];
+    assert_eq!(a["method"], "lpct");
+    assert_eq!(
+        (a["size"].as_str(), a["seed"].as_u64()),
+        (Some("quick"), Some(1))
+    );
+    assert_eq!(a["findings"].as_array().unwrap().len(), findings.len());
+    assert!(html.contains("<h2>Privacy audit of the method (on generated neighbours)</h2>"));
+    assert!(html.contains("not on this model's data"), "{html}");
+    for (f, shown) in findings.iter().zip(a["findings"].as_array().unwrap()) {
+        assert_eq!(f["epsilon_lower"], shown["epsilon_lower"]);
+        assert_eq!(f["confidence"], shown["confidence"]);
+        let printed = dpfair_privacy::ledger::readable(f["epsilon_lower"].as_f64().unwrap());
+        assert!(html.contains(&printed), "no ε_lower {printed}");
+        assert!(html.contains(&escaped(f["audit"].as_str().unwrap())));
+    }
+    // Another method's audit is refused, naming both; so is a file that is not an audit.
+    let (_, logistic) = fitted(&dir);
+    let e = bad(&dpfair(&[
+        "report",
+        arg(&logistic),
+        "--audit",
+        arg(&audit),
+        "--out",
+        arg(&dir.join("x.html")),
+    ]));
+    assert!(
+        e.contains("--audit") && e.contains("`lpct`") && e.contains("`dp-logistic`"),
+        "{e}"
+    );
+    let e = bad(&dpfair(&[
+        "report",
+        arg(&logistic),
+        "--audit",
+        arg(&logistic),
+        "--out",
+        arg(&dir.join("x.html")),
+    ]));
+    assert!(e.contains("not the output of `dpfair audit"), "{e}");
+    assert!(!dir.join("x.html").exists());
+}

@@ -34,10 +34,12 @@ use dpfair_privacy::ledger::{readable, readable_up};
 use dpfair_privacy::{Composition, Ledger, NoiseSource};
 use serde::Serialize;
 
+mod audit;
 mod evaluate;
 mod html;
 mod plot;
 
+pub use audit::{AuditFinding, AuditSection, PlantedBug};
 pub use evaluate::Declared;
 
 /// What `kind` says in a report's JSON.
@@ -60,6 +62,8 @@ pub struct ReleaseReport {
     /// The fit's own private estimate of its fairness measure ([`ModelFile::fairness_estimate`]).
     pub fairness_estimate: Option<FairnessEstimateInfo>,
     pub evaluation: Evaluation,
+    /// A `dpfair audit` of the model's method, when one was given ([`ReleaseReport::with_audit`]).
+    pub audit: Option<AuditSection>,
     /// The model's full ledger, for machines (the same entries as `releases`).
     pub ledger: Ledger,
 }
@@ -273,8 +277,16 @@ impl ReleaseReport {
                 met: e.met,
             }),
             evaluation,
+            audit: None,
             ledger: file.ledger.clone(),
         }
+    }
+
+    /// The report with the audit of its method ([`AuditSection::from_json`] checks that it is
+    /// the model's method).
+    pub fn with_audit(mut self, audit: AuditSection) -> Self {
+        self.audit = Some(audit);
+        self
     }
 
     /// The report as one self-contained HTML page (inline CSS with print rules, no script, no

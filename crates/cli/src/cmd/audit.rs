@@ -103,6 +103,18 @@ pub struct Finding {
     pub runtime_seconds: f64,
 }
 
+/// A finding as `--json` prints it: the method, size, seed and pair of the run, then the
+/// finding's fields.
+#[derive(Serialize)]
+struct Stamped<'a> {
+    method: Method,
+    size: Size,
+    seed: u64,
+    pair: Option<&'a str>,
+    #[serde(flatten)]
+    finding: &'a Finding,
+}
+
 /// A deliberately broken variant of the audited path, audited the same way.
 #[derive(Clone, Debug, Serialize)]
 pub struct Planted {
@@ -192,7 +204,18 @@ pub fn run(args: Args) -> CliResult {
         )?],
     };
     if args.json {
-        let out = serde_json::to_string_pretty(&findings).map_err(CliError::internal)?;
+        // Each finding stamped with the run's settings (`dpfair report --audit` reads them).
+        let stamped: Vec<Stamped<'_>> = findings
+            .iter()
+            .map(|finding| Stamped {
+                method: args.method,
+                size,
+                seed: args.seed,
+                pair,
+                finding,
+            })
+            .collect();
+        let out = serde_json::to_string_pretty(&stamped).map_err(CliError::internal)?;
         println!("{out}");
     } else {
         print_text(args.method, size, &findings);

@@ -16,7 +16,7 @@ use crate::cmd::common::{HeaderArg, Input, check_output, csv_format, parse_delim
 use crate::cmd::evaluate::private::{ReleaseOptions, check_budget, session};
 use crate::error::{CliError, CliResult};
 use dpfair::model::ModelFile;
-use dpfair::release_report::{Declared, Evaluation, ReleaseReport};
+use dpfair::release_report::{AuditSection, Declared, Evaluation, ReleaseReport};
 use dpfair_data::{ApplyOptions, MissingPolicy, Unseen};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,12 @@ accuracy, each class's selection rate per group and DP2DP's unfairness U;
 errors, ε/3) and the binned KS distance between groups (a group x bin histogram, 2ε/3), over \
 the target's public range: the model's own, or --target-range LO:HI for a model without one.
 
-Its ledger is shown as a separate section, \"the evaluation's release\". The evaluation rows are \
+With --audit AUDIT.json (the output of `dpfair audit METHOD --json` for the model's method; \
+another method is refused, naming both), the report shows the audit's empirical ε lower bounds \
+against the claimed ε, with its confidence, planted bugs and settings, under a heading that \
+says it is an audit of the method on generated neighbours, not of this model's data.
+
+The evaluation's ledger is shown as a separate section, \"the evaluation's release\". The evaluation rows are \
 private: without --epsilon they are not read, and the report says that an evaluation needs \
 --epsilon. The groups and classes are the model's (its public schema); for a model without a \
 sensitive attribute (LPCT) name them with --sensitive COL --groups G1,G2,... (declared, never \
@@ -57,7 +62,8 @@ read from the rows; a row of another group is refused).
 Examples:
   dpfair report model.json --out report.html
   dpfair report model.json --evaluate test.csv --epsilon 1 --out report.html --json report.json
-  dpfair report lpct.json --evaluate test.csv --epsilon 1 --sensitive sex --groups F,M --out r.html";
+  dpfair report lpct.json --evaluate test.csv --epsilon 1 --sensitive sex --groups F,M --out r.html
+  dpfair audit cdp-fair --json > audit.json && dpfair report cdp.json --audit audit.json --out r.html";
 
 #[derive(clap::Args)]
 #[command(after_long_help = AFTER_LONG_HELP)]
@@ -113,6 +119,10 @@ pub struct Args {
     /// Whether the first row of --evaluate is a header.
     #[arg(long, value_enum, default_value_t = HeaderArg::Auto)]
     pub header: HeaderArg,
+    /// The output of `dpfair audit METHOD --json` for the model's method: its ε lower bounds
+    /// are shown against the claimed ε.
+    #[arg(long, value_name = "AUDIT.json")]
+    pub audit: Option<PathBuf>,
     /// INSECURE, NOT PRIVATE: seed the evaluation's release noise with N (tests). The report
     /// says NOT PRIVATE.
     #[arg(long, value_name = "N", requires = "epsilon")]
@@ -134,6 +144,12 @@ pub fn run(args: Args) -> CliResult {
             path: data,
         });
     }
+    if let Some(audit) = &args.audit {
+        inputs.push(Input {
+            option: "--audit",
+            path: audit,
+        });
+    }
     check_output("--out", &args.out, &inputs)?;
     check_output("--json", &json, &inputs)?;
     if json == args.out {
@@ -146,6 +162,7 @@ pub fn run(args: Args) -> CliResult {
         check_budget(epsilon, args.level)?;
     }
     let file = ModelFile::load(&args.model)?;
+    let audit = args.audit.as_deref().map(|p| audit(&file, p)).transpose()?;
     let declared = declared(&file, &args)?;
     if args.evaluate.is_some() {
         check_evaluable(&file, &args, &declared)?;
@@ -161,7 +178,10 @@ pub fn run(args: Args) -> CliResult {
         }
         (Some(data), Some(epsilon)) => evaluate(&file, &args, &declared, data, epsilon)?,
     };
-    let report = ReleaseReport::new(&file, evaluation);
+    let mut report = ReleaseReport::new(&file, evaluation);
+    if let Some(audit) = audit {
+        report = report.with_audit(audit);
+    }
     write(&json, "--json", report.to_json()?.as_bytes())?;
     write(&args.out, "--out", report.to_html().as_bytes())?;
     eprintln!("wrote {} and {}", args.out.display(), json.display());
@@ -254,6 +274,14 @@ fn evaluate(
         args.level,
     )
     .map_err(named(format!("--evaluate {}", data.display())))
+}
+
+/// The audit in `path` (`dpfair audit METHOD --json`), checked to be of the model's method.
+fn audit(file: &ModelFile, path: &Path) -> CliResult<AuditSection> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("--audit {}: {e}", path.display())))?;
+    AuditSection::from_json(&text, &file.method, &format!("--audit {}", path.display()))
+        .map_err(|e| CliError::BadInput(e.to_string().replace("invalid data: ", "")))
 }
 
 /// Writes `bytes` to `path` atomically; an error names the flag.

@@ -4,7 +4,7 @@
 //! [`escape`]. `dpfair report` and Python's `Model.report` both write this page.
 
 use super::plot::{axis_end, panel};
-use super::{Evaluation, EvaluationReport, LedgerTotal, Release, ReleaseReport};
+use super::{AuditSection, Evaluation, EvaluationReport, LedgerTotal, Release, ReleaseReport};
 use dpfair_fairness::private_report::Rate;
 use dpfair_fairness::private_scores::{MulticlassReport, RegressionReport};
 use dpfair_fairness::{Figure, PrivateGroupReport};
@@ -65,6 +65,9 @@ pub(super) fn render(r: &ReleaseReport) -> String {
     ledger(&mut h, &r.releases, &r.total);
     integrity(&mut h, r);
     evaluation(&mut h, &r.evaluation);
+    if let Some(a) = &r.audit {
+        audit(&mut h, a);
+    }
     h.push_str("</body>\n</html>\n");
     h
 }
@@ -451,6 +454,60 @@ fn regression(h: &mut String, report: &RegressionReport) {
         &[("between groups".into(), report.ks)],
         1.0,
     ));
+}
+
+/// The audit of the model's method: its settings, then each finding's bound against its claim.
+fn audit(h: &mut String, a: &AuditSection) {
+    let _ = writeln!(
+        h,
+        "<h2>Privacy audit of the method (on generated neighbours)</h2>\n<p class=\"note\">An \
+         empirical audit of the method <code>{m}</code> as dpfair ships it (<code>dpfair audit \
+         {m} --json</code>; docs/audits.md): its release paths run on generated neighbouring \
+         data sets, not on this model's data, and the audit says nothing about this model's \
+         rows. ε_lower is a lower bound on the ε a path really spends, valid at the stated \
+         confidence; at or below the claimed ε no violation was seen (evidence, not proof). A \
+         planted bug is the same path deliberately broken: its ε_lower above the claim shows \
+         the audit's power.</p>\n<p>Audit settings: size <code>{}</code>, seed {}{}.</p>",
+        escape(&a.size),
+        a.seed,
+        a.pair.as_ref().map_or(String::new(), |p| format!(
+            ", only the pair <code>{}</code>",
+            escape(p)
+        )),
+        m = escape(&a.method),
+    );
+    h.push_str(
+        "<table>\n<tr><th>audited release</th><th>neighbours</th><th>event</th><th>bound</th>\
+         <th>claimed ε (δ)</th><th>ε_lower</th><th>confidence</th><th>verdict</th>\
+         <th>planted bug: ε_lower</th></tr>\n",
+    );
+    for f in &a.findings {
+        let planted: Vec<String> = f
+            .planted
+            .iter()
+            .map(|p| format!("{}: {}", escape(&p.bug), readable(p.epsilon_lower)))
+            .collect();
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} ({})</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&f.audit),
+            escape(&f.neighbours),
+            escape(&f.event),
+            escape(&f.bound),
+            readable(f.claimed_epsilon),
+            readable(f.delta),
+            readable(f.epsilon_lower),
+            readable(f.confidence),
+            if f.epsilon_lower <= f.claimed_epsilon {
+                "no violation seen"
+            } else {
+                "VIOLATION (ε_lower above the claim)"
+            },
+            planted.join("<br>")
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Escaped names, comma-separated, each in `<code>`.
