@@ -234,10 +234,15 @@ impl PyModel {
 
     /// Write the release report (HTML to `out`, JSON to `json`, default `out` with `.json`),
     /// as `dpfair report` writes it; with `X`, `y` (and `sensitive_features`) and `epsilon`, the
-    /// private group report of the model's predictions on those rows, released once in
-    /// `session` (`crate::report`). Returns the report as a dict.
+    /// private report of the model's predictions on those rows (group report, multi-class
+    /// report, or MSE and KS, by the model's task), released in `session` (`crate::report`);
+    /// `groups` declares the groups of `sensitive_features` for a model without a sensitive
+    /// attribute, `target_range` a regressor's public range when the model carries none;
+    /// `audit` the path of `dpfair audit METHOD --json`'s output for the model's method.
+    /// Returns the report as a dict.
     #[pyo3(signature = (out, json = None, X = None, y = None, sensitive_features = None,
-                        epsilon = None, level = 0.95, session = None))]
+                        epsilon = None, level = 0.95, session = None, *, groups = None,
+                        target_range = None, audit = None))]
     #[allow(non_snake_case, clippy::too_many_arguments)]
     fn report<'py>(
         &self,
@@ -250,6 +255,9 @@ impl PyModel {
         epsilon: Option<f64>,
         level: f64,
         session: Option<Bound<'py, PyAny>>,
+        groups: Option<Vec<String>>,
+        target_range: Option<(f64, f64)>,
+        audit: Option<std::path::PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let rows = crate::report::Rows {
             x: X,
@@ -258,8 +266,10 @@ impl PyModel {
             epsilon,
             level,
             session,
+            groups,
+            target_range,
         };
-        let text = guard(|| crate::report::write(py, &self.file, out, json, rows))?;
+        let text = guard(|| crate::report::write(py, &self.file, out, json, rows, audit))?;
         py.import("json")?.call_method1("loads", (text,))
     }
 }

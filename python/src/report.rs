@@ -10,7 +10,8 @@ use crate::error::{api_error, data_error, value_error};
 use crate::frame::FrameInput;
 use crate::session::PySession;
 use dpfair::model::ModelFile;
-use dpfair::release_report::{Evaluation, ReleaseReport};
+use dpfair::release_report::{AuditSection, Declared, Evaluation, ReleaseReport};
+use dpfair_data::TaskKind;
 use pyo3::exceptions::{PyOSError, PyUserWarning};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
@@ -24,16 +25,23 @@ pub struct Rows<'py> {
     pub level: f64,
     /// A `dpfair.PrivacySession` (or its native `Session`).
     pub session: Option<Bound<'py, PyAny>>,
+    /// The evaluation's groups, declared, for a model without a sensitive attribute (the
+    /// column is `sensitive_features`).
+    pub groups: Option<Vec<String>>,
+    /// A regressor's public target range, for a model that carries none.
+    pub target_range: Option<(f64, f64)>,
 }
 
 /// Writes the report of `file` to `out` (HTML) and `json` (default: `out` with the extension
-/// `.json`); returns the JSON text.
+/// `.json`), with the audit in the file `audit` (`dpfair audit METHOD --json`, the model's
+/// method) when given; returns the JSON text.
 pub fn write(
     py: Python<'_>,
     file: &ModelFile,
     out: PathBuf,
     json: Option<PathBuf>,
     rows: Rows<'_>,
+    audit: Option<PathBuf>,
 ) -> PyResult<String> {
     let json = json.unwrap_or_else(|| out.with_extension("json"));
     if json == out {
@@ -42,8 +50,19 @@ pub fn write(
             json.display()
         )));
     }
+    let audit = audit
+        .map(|path| {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| PyOSError::new_err(format!("audit={}: {e}", path.display())))?;
+            AuditSection::from_json(&text, &file.method, &format!("audit={}", path.display()))
+                .map_err(api_error)
+        })
+        .transpose()?;
     let evaluation = evaluation(py, file, rows)?;
-    let report = ReleaseReport::new(file, evaluation);
+    let mut report = ReleaseReport::new(file, evaluation);
+    if let Some(audit) = audit {
+        report = report.with_audit(audit);
+    }
     let text = report.to_json().map_err(api_error)?;
     save(&json, text.as_bytes())?;
     save(&out, report.to_html().as_bytes())?;
@@ -82,7 +101,6 @@ fn evaluation(py: Python<'_>, file: &ModelFile, rows: Rows<'_>) -> PyResult<Eval
             rows.level
         )));
     }
-    Evaluation::check(file).map_err(api_error)?;
     let (Some(x), Some(y)) = (rows.x, rows.y) else {
         return Err(value_error(
             "epsilon= needs the evaluation rows: X and y (and sensitive_features, or X's column \
@@ -99,13 +117,31 @@ fn evaluation(py: Python<'_>, file: &ModelFile, rows: Rows<'_>) -> PyResult<Eval
             .map(|s| s.name.clone())
             .into_pyobject(py)?,
     };
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item(
+        "regression",
+        file.schema.task() == Some(TaskKind::Regression),
+    )?;
     let frame = py
         .import("dpfair._input")?
         .getattr("to_frame")?
-        .call1((x, y, sensitive))?;
+        .call((x, y, sensitive), Some(&kwargs))?;
     let frame: FrameInput<'_> = frame.extract()?;
+    let declared = Declared {
+        sensitive: match (rows.groups, &frame.sensitive) {
+            (Some(groups), Some((name, _))) => Some((name.clone(), groups)),
+            (Some(_), None) => {
+                return Err(value_error(
+                    "groups= names the groups of sensitive_features=: give that column too",
+                ));
+            }
+            (None, _) => None,
+        },
+        target_range: rows.target_range.map(|(lo, hi)| [lo, hi]),
+    };
+    let schema = Evaluation::check(file, &declared).map_err(api_error)?;
     let view = frame.frame()?;
-    let data = py.detach(|| view.apply(&file.schema)).map_err(data_error)?;
+    let data = py.detach(|| view.apply(&schema)).map_err(data_error)?;
     let session = match rows.session {
         // A `dpfair.PrivacySession`, or its native `Session`.
         Some(s) if !s.is_instance_of::<PySession>() => Some(s.getattr("_native")?),
@@ -113,7 +149,7 @@ fn evaluation(py: Python<'_>, file: &ModelFile, rows: Rows<'_>) -> PyResult<Eval
     };
     let session = session.map(|s| s.cast_into::<PySession>()).transpose()?;
     crate::session::release_in(py, session.as_ref(), epsilon, |session| {
-        Evaluation::release(session, file, &data, epsilon, rows.level)
+        Evaluation::release(session, file, &declared, &data, epsilon, rows.level)
     })
 }
 

@@ -167,6 +167,81 @@ def test_bad_requests_are_named(logistic, adult, tmp_path):
     reg = dpfair.DPLinearRegression(epsilon=1.0, target_range=(0, 100)).fit(
         X.drop(columns="sex"), X["hours"], sensitive_features=X["sex"]
     )
-    with pytest.raises(ValueError, match="binary classifiers"):
-        reg.report(out, X=X, y=X["hours"], epsilon=1.0)
+    with pytest.raises(ValueError, match=r"\[0, 100\]"):  # the model's own range, not another
+        reg.model_.report(out, X=X, y=X["hours"], epsilon=1.0, target_range=(0, 50))
     assert not out.exists()
+
+
+@pytest.mark.filterwarnings("ignore::dpfair.ConstantModelWarning")
+def test_a_regressors_evaluation_is_its_mse_and_ks(adult, tmp_path):
+    X, _ = adult
+    reg = dpfair.DPLinearRegression(epsilon=1.0, target_range=(0, 100)).fit(
+        X.drop(columns=["sex", "hours"]), X["hours"], sensitive_features=X["sex"]
+    )
+    report = reg.report(tmp_path / "r.html", X=X, y=X["hours"], epsilon=1.0)
+    ev = report["evaluation"]
+    assert ev["status"] == "released" and len(ev["releases"]) == 2
+    r = ev["report"]
+    assert r["kind"] == "regression" and r["range"] == [0.0, 100.0]
+    mse, ks = r["squared_errors"]["mse"], r["ks"]
+    # The hours are uniform on 1..99 and the features do not see them: any such predictor's
+    # MSE is at least their variance (99² − 1)/12 ≈ 817. The interval covers the population
+    # MSE at 95 % (conservatively); its upper end below 700 would need the 3,000 rows' squared
+    # errors to fall ~4 standard errors short and the interval to miss as well.
+    assert mse["lower"] <= mse["value"] <= mse["upper"] and mse["upper"] >= 700
+    assert 0.0 <= ks["lower"] <= ks["upper"] <= 1.0
+    html = (tmp_path / "r.html").read_text()
+    assert "mean_squared_error" in html and "ks_distance" in html and "<svg" in html
+
+
+def test_dp2dp_and_lpct_get_their_reports(adult, adult_public, tmp_path):
+    X, y = adult
+    dp2dp = dpfair.DP2DPClassifier(epsilon=2.0, bounds=BOUNDS).fit(X, y, sensitive_features="sex")
+    r = dp2dp.report(tmp_path / "d.html", X=X, y=y, epsilon=1.0)["evaluation"]["report"]
+    assert r["kind"] == "multiclass" and r["classes"] == ["<=50K", ">50K"]
+    assert len(r["by_group"][0]["selection_rates"]) == 2
+    u = r["unfairness"]
+    assert 0.0 <= u["lower"] <= u["upper"] <= 1.0
+    Xp, yp = adult_public
+    lpct = dpfair.LPCTClassifier(epsilon=2.0).fit(
+        X.drop(columns="sex"), y, X_public=Xp.drop(columns="sex"), y_public=yp
+    )
+    out = tmp_path / "l.html"
+    # No sensitive attribute: the groups are declared (and the column named), never read.
+    with pytest.raises(ValueError, match="groups="):
+        lpct.model_.report(out, X=X, y=y, sensitive_features="sex", epsilon=1.0)
+    report = lpct.model_.report(
+        out, X=X, y=y, sensitive_features="sex", epsilon=1.0, groups=["Female", "Male"]
+    )
+    r = report["evaluation"]["report"]
+    assert r["kind"] == "groups"
+    assert [g["group"] for g in r["by_group"]] == ["Female", "Male"]
+
+
+def test_an_audit_of_the_models_method_is_shown(dpfair_bin, logistic, tmp_path):
+    audit = tmp_path / "audit.json"
+    audit.write_text(
+        subprocess.run(
+            [dpfair_bin, "audit", "lpct", "--quick", "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    # An audit of another method than the model's (dp-logistic) is refused, naming both.
+    with pytest.raises(ValueError, match=r"`lpct`.*`dp-logistic`"):
+        logistic.model_.report(tmp_path / "r.html", audit=audit)
+    assert not (tmp_path / "r.html").exists()
+    X_public, y_public = adult_like(800, 2)
+    X, y = adult_like(2000, 5)
+    lpct = dpfair.LPCTClassifier(epsilon=1.0).fit(
+        X.drop(columns="sex"), y, X_public=X_public.drop(columns="sex"), y_public=y_public
+    )
+    report = lpct.model_.report(tmp_path / "l.html", audit=audit)
+    findings = json.loads(audit.read_text())
+    assert report["audit"]["method"] == "lpct" and report["audit"]["seed"] == 1
+    shown = report["audit"]["findings"]
+    assert [f["epsilon_lower"] for f in shown] == [f["epsilon_lower"] for f in findings]
+    assert (
+        "Privacy audit of the method (on generated neighbours)" in (tmp_path / "l.html").read_text()
+    )
