@@ -82,26 +82,9 @@ pub struct Args {
     pair: Option<String>,
 }
 
-/// The audit of one release path and of its planted bug.
-#[derive(Clone, Debug, Serialize)]
-pub struct Finding {
-    /// What is audited.
-    pub audit: String,
-    /// The neighbouring relation and the pair (or canaries).
-    pub neighbours: String,
-    /// The output event / score the bound is computed from.
-    pub event: String,
-    /// Which bound turns counts into ε (Clopper–Pearson or Steinke et al.'s theorem).
-    pub bound: String,
-    pub claimed_epsilon: f64,
-    pub delta: f64,
-    pub epsilon_lower: f64,
-    pub confidence: f64,
-    /// The planted bugs and their lower bounds at the same claim.
-    pub planted: Vec<Planted>,
-    /// Seconds for both audits.
-    pub runtime_seconds: f64,
-}
+/// The audit of one release path and of its planted bug: the library's type, which `dpfair
+/// report --audit` reads back.
+pub use dpfair::release_report::{AuditFinding as Finding, PlantedBug as Planted};
 
 /// A finding as `--json` prints it: the method, size, seed and pair of the run, then the
 /// finding's fields.
@@ -113,27 +96,6 @@ struct Stamped<'a> {
     pair: Option<&'a str>,
     #[serde(flatten)]
     finding: &'a Finding,
-}
-
-/// A deliberately broken variant of the audited path, audited the same way.
-#[derive(Clone, Debug, Serialize)]
-pub struct Planted {
-    pub bug: String,
-    pub epsilon_lower: f64,
-}
-
-impl Finding {
-    /// The method passes: its bound does not exceed its claim.
-    pub fn passes(&self) -> bool {
-        self.epsilon_lower <= self.claimed_epsilon
-    }
-
-    /// The audit has power: some planted bug's bound exceeds the claim.
-    pub fn has_power(&self) -> bool {
-        self.planted
-            .iter()
-            .any(|p| p.epsilon_lower > self.claimed_epsilon)
-    }
 }
 
 /// A finding's two audits, timed.

@@ -26,6 +26,34 @@ pub struct AuditFinding {
     pub confidence: f64,
     /// The deliberately broken variants and their lower bounds: the audit's power.
     pub planted: Vec<PlantedBug>,
+    /// Seconds for both audits.
+    #[serde(default)]
+    pub runtime_seconds: f64,
+}
+
+impl AuditFinding {
+    /// The path passes: its bound does not exceed its claim (no violation seen).
+    ///
+    /// ```
+    /// # use dpfair::release_report::{AuditFinding, PlantedBug};
+    /// let f = AuditFinding {
+    ///     audit: "a release".into(), neighbours: "n".into(), event: "e".into(), bound: "b".into(),
+    ///     claimed_epsilon: 1.0, delta: 0.0, epsilon_lower: 0.9, confidence: 0.99,
+    ///     planted: vec![PlantedBug { bug: "noise × 0.3".into(), epsilon_lower: 2.0 }],
+    ///     runtime_seconds: 1.0,
+    /// };
+    /// assert!(f.passes() && f.has_power());
+    /// ```
+    pub fn passes(&self) -> bool {
+        self.epsilon_lower <= self.claimed_epsilon
+    }
+
+    /// The audit has power: some planted bug's bound exceeds the claim.
+    pub fn has_power(&self) -> bool {
+        self.planted
+            .iter()
+            .any(|p| p.epsilon_lower > self.claimed_epsilon)
+    }
 }
 
 /// A planted bug of an audit and its lower bound at the same claim.

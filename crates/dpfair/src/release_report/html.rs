@@ -499,7 +499,7 @@ fn audit(h: &mut String, a: &AuditSection) {
             readable(f.delta),
             readable(f.epsilon_lower),
             readable(f.confidence),
-            if f.epsilon_lower <= f.claimed_epsilon {
+            if f.passes() {
                 "no violation seen"
             } else {
                 "VIOLATION (ε_lower above the claim)"

@@ -414,28 +414,21 @@ mod tests {
     #[test]
     fn an_add_remove_ledger_and_a_bad_range_are_refused_before_any_noise() {
         let mut noise = Noise::seeded(1);
-        let mut ledger = Ledger::for_relation(Budget::pure(1.0).unwrap(), Relation::AddRemove);
-        let e = SquaredErrors::release(
-            &mut ledger,
-            &mut noise,
-            "t",
-            (&[0.5], &[0.5]),
-            [0.0, 1.0],
-            1.0,
-            0.95,
-        );
-        assert!(e.unwrap_err().to_string().contains("add/remove"));
-        let mut ledger = Ledger::new(Budget::pure(1.0).unwrap());
-        let e = SquaredErrors::release(
-            &mut ledger,
-            &mut noise,
-            "t",
-            (&[0.5], &[0.5]),
-            [1.0, 1.0],
-            1.0,
-            0.95,
-        );
-        assert!(e.unwrap_err().to_string().contains("`range`"));
-        assert!(ledger.entries().is_empty());
+        let mut refusal = |relation, range| {
+            let mut ledger = Ledger::for_relation(Budget::pure(1.0).unwrap(), relation);
+            let e = SquaredErrors::release(
+                &mut ledger,
+                &mut noise,
+                "t",
+                (&[0.5], &[0.5]),
+                range,
+                1.0,
+                0.95,
+            );
+            assert!(ledger.entries().is_empty());
+            e.unwrap_err().to_string()
+        };
+        assert!(refusal(Relation::AddRemove, [0.0, 1.0]).contains("add/remove"));
+        assert!(refusal(Relation::Substitution, [1.0, 1.0]).contains("`range`"));
     }
 }
