@@ -707,7 +707,10 @@ class _LPCTBase(_ProbabilisticClassifier):
     depth="The tree's depth. None: Theorem 4's.",
     public_weight="λ, the public counts' weight. None: Theorem 4's.",
     guard="Standard deviations from 1/2 a leaf's estimate needs to be kept (0: the paper's).",
-    splitter='"max-edge", "random-max-edge" or "cart".',
+    splitter=(
+        '"cart" (the CART criterion on the public rows, the paper\'s real-data variant), '
+        '"max-edge" (Algorithm 1) or "random-max-edge".'
+    ),
     criterion='"gini" or "entropy".',
     min_samples_leaf="Practical growth's leaf size. None: complete growth.",
     check_fraction="The share of public rows held out for the check against a constant.",
@@ -715,10 +718,10 @@ class _LPCTBase(_ProbabilisticClassifier):
 class LPCTClassifier(_LPCTBase):
     """LPCT (Ma & Yang): a locally private classification tree that uses public data.
 
-    The public rows grow a max-edge partition; each private row's holder reports its leaf and
-    label under ε-LDP, and the leaves combine public and private counts with weight λ
-    (`public_weight`). Library defaults: ε = 1, Theorem 4's depth and λ, max-edge splitter,
-    Gini criterion, complete growth (`min_samples_leaf` for practical growth).
+    The public rows grow a partition; each private row's holder reports its leaf and label under
+    ε-LDP, and the leaves combine public and private counts with weight λ (`public_weight`).
+    Library defaults: ε = 1, Theorem 4's depth and λ, the CART splitter (the paper's real-data
+    variant), Gini criterion, complete growth (`min_samples_leaf` for practical growth).
 
     `guard`: a leaf keeps its own estimate only when it is `guard` standard deviations from 1/2
     (noise of the reports and of the labels), else takes its nearest such ancestor's; the
@@ -746,7 +749,7 @@ class LPCTClassifier(_LPCTBase):
         depth: int | None = None,
         public_weight: float | None = None,
         guard: float = 3.0,
-        splitter: str = "max-edge",
+        splitter: str = "cart",
         criterion: str = "gini",
         min_samples_leaf: int | None = None,
         pos_label: Any = None,
@@ -786,7 +789,10 @@ class LPCTClassifier(_LPCTBase):
 @parameters(
     epsilon="ε of every holder's local (LDP) report.",
     guard="Standard deviations from 1/2 the chosen node's estimate needs (0: the walk alone).",
-    splitter='"max-edge", "random-max-edge" or "cart".',
+    splitter=(
+        '"cart" (the CART criterion on the public rows, the paper\'s real-data variant), '
+        '"max-edge" (Algorithm 1) or "random-max-edge".'
+    ),
     criterion='"gini" or "entropy".',
     min_samples_leaf="Practical growth's leaf size. None: complete growth.",
     check_fraction="The share of public rows held out for the check against a constant.",
@@ -794,7 +800,7 @@ class LPCTClassifier(_LPCTBase):
 class LPCTPruneClassifier(_LPCTBase):
     """LPCT-prune (Ma & Yang, Algorithm 2): LPCT with data-driven pruning of the tree.
 
-    Library defaults: ε = 1, max-edge splitter, Gini criterion.
+    Library defaults: ε = 1, CART splitter (the paper's real-data variant), Gini criterion.
 
     `guard`: the node Algorithm 2's walk picks keeps its estimate only when it is `guard`
     standard deviations from 1/2, else takes its nearest such ancestor's; the default 3 is
@@ -819,7 +825,7 @@ class LPCTPruneClassifier(_LPCTBase):
         *,
         epsilon: float = 1.0,
         guard: float = 3.0,
-        splitter: str = "max-edge",
+        splitter: str = "cart",
         criterion: str = "gini",
         min_samples_leaf: int | None = None,
         pos_label: Any = None,

@@ -256,7 +256,10 @@ fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
 /// LPCT's partition settings: splitter, criterion, leaf size and the seed of public randomness.
 fn tree(h: &mut Hyper<'_, '_>, seed: Option<u64>) -> PyResult<dpfair::lpct::TreeSettings> {
     use dpfair::lpct::{Criterion, Growth, Splitter};
-    let mut t = dpfair::lpct::TreeSettings::default();
+    let mut t = dpfair::lpct::TreeSettings {
+        splitter: dpfair::lpct::DEFAULT_FIT_SPLITTER,
+        ..Default::default()
+    };
     let splitters = [
         ("max-edge", Splitter::MaxEdge),
         ("random-max-edge", Splitter::RandomMaxEdge),

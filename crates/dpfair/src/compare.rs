@@ -1168,6 +1168,7 @@ fn fit_and_predict(
             let raw = &Scaling::None;
             let tree = crate::lpct::TreeSettings {
                 out_of_range: crate::lpct::OutOfRange::Route,
+                splitter: crate::lpct::DEFAULT_FIT_SPLITTER,
                 ..Default::default()
             };
             if method == Method::Lpct {

@@ -52,8 +52,24 @@ pub const DEFAULT_FRACTION: f64 = 0.1;
 /// tree just below the majority class.
 pub const SIGN_TEST_Z: f64 = 1.0;
 
-/// The default share of LPCT's public rows held out from its partition for [`public_check`].
+/// The default share of LPCT's public rows held out from its partition for [`public_check`]
+/// (`dpfair ldp fit`), or in each fold of LPCT's estimators' cross-validated check (five folds).
 pub const PUBLIC_FRACTION: f64 = 0.2;
+
+/// The public checks' one-sided sign test: of the `differ` rows where the model and the
+/// constant disagree, the model is right on `wins`; it beats the constant when
+/// wins − (differ − wins) > [`SIGN_TEST_Z`]·√differ.
+///
+/// ```
+/// use dpfair::held_out_check::sign_test;
+/// assert!(sign_test(100, 60)); // 20 > 10
+/// assert!(!sign_test(100, 55)); // 10 is not > 10
+/// assert!(!sign_test(0, 0));
+/// ```
+pub fn sign_test(differ: usize, wins: usize) -> bool {
+    let margin = wins as f64 - (differ - wins) as f64;
+    differ > 0 && margin > SIGN_TEST_Z * (differ as f64).sqrt()
+}
 
 /// The probability bound behind [`handicap`]: a model exactly as accurate as the best constant
 /// class on the held-out rows is kept with probability at most this.
@@ -154,6 +170,15 @@ pub struct CheckOutcome {
     /// Whether the check used public rows ([`public_check`]: no ε, no handicap).
     #[serde(default)]
     pub public: bool,
+    /// A public check's folds when it was cross-validated (LPCT's estimators: every public row
+    /// held out once, docs/privacy.md, "The held-out check"); 0: rows held out from the
+    /// partition ([`public_check`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub folds: u32,
+}
+
+fn is_zero(folds: &u32) -> bool {
+    *folds == 0
 }
 
 impl CheckOutcome {
@@ -165,7 +190,7 @@ impl CheckOutcome {
     /// use dpfair::held_out_check::CheckOutcome;
     /// let check = CheckOutcome {
     ///     rows: 300, classes: 2, epsilon: 1.0, handicap: 6.0, constant: Some(1), value: None,
-    ///     public: false,
+    ///     public: false, folds: 0,
     /// };
     /// let line = check.describe(&["no".into(), "yes".into()]);
     /// assert!(line.contains("chosen: `always yes`"), "{line}");
@@ -182,6 +207,16 @@ impl CheckOutcome {
             (None, Some(v)) => format!("always {}", dpfair_privacy::ledger::readable(v)),
             (None, None) => "the model".to_string(),
         };
+        if self.public && self.folds > 0 {
+            return format!(
+                "check cross-validated on {} public rows in {} folds (no privacy cost; each row \
+                 predicted by a tree built on the other folds; the tree is kept only when a sign \
+                 test says it beats the public majority class): chosen: `{chosen}` (a constant \
+                 means the tree was no better than it; more public rows may give one that is; \
+                 --check-fraction 0 turns the check off)",
+                self.rows, self.folds
+            );
+        }
         if self.public {
             return format!(
                 "held-out check on {} public rows held out from the partition (no privacy cost; \
@@ -458,11 +493,12 @@ pub fn choose_value<M: Predictor>(
     Ok(((i == 1).then_some(mean), h))
 }
 
-/// The check on public rows (LPCT's public sample, rows held out from its partition): the
-/// model is kept only when a one-sided sign test says it is more accurate than the public
-/// majority class `majority` on `held_out`: of the D rows where they differ (one of the two is
-/// right on each), the model is right on W with W − (D − W) > [`SIGN_TEST_Z`]·√D. Public data
-/// only: nothing is charged.
+/// The check on public rows (`dpfair ldp fit`'s public sample, rows held out from a partition
+/// built before): the model is kept only when a one-sided sign test says it is more accurate
+/// than the public majority class `majority` on `held_out`: of the D rows where they differ
+/// (one of the two is right on each), the model is right on W with W − (D − W) >
+/// [`SIGN_TEST_Z`]·√D ([`sign_test`]). Public data only: nothing is charged. LPCT's estimators
+/// cross-validate instead (every public row builds the partition and is held out once).
 pub fn public_check<M: Predictor>(
     model: &M,
     held_out: &Dataset,
@@ -488,8 +524,7 @@ pub fn public_check<M: Predictor>(
             wins += usize::from(p == yi);
         }
     }
-    let margin = wins as f64 - (differ - wins) as f64;
-    let beats = differ > 0 && margin > SIGN_TEST_Z * (differ as f64).sqrt();
+    let beats = sign_test(differ, wins);
     Ok(CheckOutcome {
         rows: held_out.n_rows(),
         classes: 2,
@@ -498,6 +533,7 @@ pub fn public_check<M: Predictor>(
         constant: (!beats).then_some(majority),
         value: None,
         public: true,
+        folds: 0,
     })
 }
 

@@ -162,8 +162,9 @@ fn load_with_schema(
 /// The partition options shared by `fit lpct`, `fit lpct-prune` and `ldp partition`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TreeArgs {
-    /// Split rule: Algorithm 1 (max-edge), LPCT-R (random-max-edge) or the CART criterion.
-    #[arg(long, value_enum, default_value_t = SplitterArg::MaxEdge)]
+    /// Split rule: the CART criterion on the public rows (the paper's real-data variant),
+    /// Algorithm 1 (max-edge) or LPCT-R (random-max-edge).
+    #[arg(long, value_enum, default_value_t = SplitterArg::Cart)]
     pub splitter: SplitterArg,
     /// Split score.
     #[arg(long, value_enum, default_value_t = CriterionArg::Gini)]
@@ -830,10 +831,11 @@ pub struct SimulatedArgs {
     /// The LDP budget ε of each holder.
     #[arg(long, value_name = "E")]
     pub epsilon: f64,
-    /// The share of the public rows held out from the partition to check the tree against
-    /// always predicting the public majority class (no privacy cost: public rows); when the
-    /// tree is not strictly more accurate on them, the model predicts that class and the fit
-    /// says so. 0 turns the check off.
+    /// The share of the public rows in each fold of a cross-validated check of the tree against
+    /// always predicting the public majority class (no privacy cost: public rows; 0.2: five
+    /// folds): every public row builds the partition and is held out once, predicted by a tree
+    /// built on the other folds; when a sign test does not say the tree beats the majority
+    /// class, the model predicts that class and the fit says so. 0 turns the check off.
     #[arg(long, value_name = "F", default_value_t = dpfair::held_out_check::PUBLIC_FRACTION)]
     pub check_fraction: f64,
     #[command(flatten)]

@@ -7,7 +7,7 @@ use super::check_epsilon;
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
 use crate::held_out_check::CheckOutcome;
-use crate::lpct::{LpctConfig, LpctModel, PruneConfig, PruneModel, TreeSettings};
+use crate::lpct::{LpctConfig, LpctModel, PruneConfig, PruneModel, TreeClassifier, TreeSettings};
 use crate::session::Spend;
 use dpfair_data::Dataset;
 use dpfair_privacy::{Ledger, Noise, Relation};
@@ -65,9 +65,9 @@ impl LpctParams {
         self.config.guard = Some(z);
         self
     }
-    /// The share of the public rows held out from the partition to check the tree against the
-    /// majority class ([`crate::held_out_check::public_check`]; default
-    /// [`crate::held_out_check::PUBLIC_FRACTION`], 0 turns it off).
+    /// The share of the public rows in each fold of the cross-validated check of the tree
+    /// against the public majority class (default [`crate::held_out_check::PUBLIC_FRACTION`]:
+    /// five folds; 0 turns it off). Every public row builds the partition.
     pub fn check_fraction(mut self, fraction: f64) -> Self {
         self.check_fraction = fraction;
         self
@@ -95,10 +95,10 @@ impl Params for LpctParams {
         }
         crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
-        let (public, check) = PublicCheck::split(self.public, self.check_fraction)?;
+        let check = PublicCheck::new(&self.public, self.check_fraction)?;
         Ok(Lpct {
             config: self.config,
-            public,
+            public: self.public,
             check,
         })
     }
@@ -160,8 +160,18 @@ impl Estimator for Lpct {
         Ok(est)
     }
 
-    fn public_check(&self, model: &LpctModel, noise: &mut Noise) -> Result<Option<CheckOutcome>> {
-        self.check.as_ref().map(|c| c.run(model, noise)).transpose()
+    fn public_check(&self, model: &LpctModel, _noise: &mut Noise) -> Result<Option<CheckOutcome>> {
+        self.check
+            .as_ref()
+            .map(|c| {
+                c.run(
+                    &self.public,
+                    &self.config.tree,
+                    model.depth,
+                    self.config.guard,
+                )
+            })
+            .transpose()
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
@@ -214,8 +224,8 @@ impl LpctPruneParams {
         self.config.guard = Some(z);
         self
     }
-    /// The share of the public rows held out from the partition to check the tree against the
-    /// majority class ([`crate::held_out_check::public_check`]; 0 turns it off).
+    /// The share of the public rows in each fold of the cross-validated check (as
+    /// [`LpctParams::check_fraction`]; 0 turns it off).
     pub fn check_fraction(mut self, fraction: f64) -> Self {
         self.check_fraction = fraction;
         self
@@ -250,10 +260,10 @@ impl Params for LpctPruneParams {
         }
         crate::lpct::check_guard(self.config.guard)?;
         check_public(&self.public)?;
-        let (public, check) = PublicCheck::split(self.public, self.check_fraction)?;
+        let check = PublicCheck::new(&self.public, self.check_fraction)?;
         Ok(LpctPrune {
             config: self.config,
-            public,
+            public: self.public,
             check,
         })
     }
@@ -318,8 +328,12 @@ impl Estimator for LpctPrune {
         Ok(est)
     }
 
-    fn public_check(&self, model: &PruneModel, noise: &mut Noise) -> Result<Option<CheckOutcome>> {
-        self.check.as_ref().map(|c| c.run(model, noise)).transpose()
+    fn public_check(&self, model: &PruneModel, _noise: &mut Noise) -> Result<Option<CheckOutcome>> {
+        let depth = model.p_term;
+        self.check
+            .as_ref()
+            .map(|c| c.run(&self.public, &self.config.tree, depth, self.config.guard))
+            .transpose()
     }
 
     fn spend(&self, _data: &Dataset) -> Result<Spend> {
@@ -347,46 +361,126 @@ impl Estimator for LpctPrune {
 }
 
 /// The fixed-form fairness line of a method without a fairness constraint.
-/// LPCT's check against the majority class on public rows held out from the partition
-/// ([`crate::held_out_check::public_check`]).
+/// LPCT's check against the public majority class, cross-validated on the public rows (no
+/// privacy cost; docs/privacy.md, "The held-out check"): every public row builds the model's
+/// partition, and every public row is held out once, predicted by a tree of the model's depth
+/// built (with the model's settings) on the other folds, each leaf labelled by those folds'
+/// rows in it under the model's significance guard ([`crate::lpct::guard::guarded_eta`] on
+/// public rows only: a leaf within the guard's z standard deviations of 1/2 takes its nearest
+/// significant ancestor's rate; none when the model has none). LPCT-prune's trees are checked
+/// at the depth its walk ended at (`p_term`), not at its deepest partition, whose leaves of one
+/// or two public rows the walk prunes away. Pooled over the folds, the sign test of
+/// [`crate::held_out_check::sign_test`] against each fold's training majority decides. The
+/// check's trees use public labels only: the model's leaves mix them with the holders' reports
+/// (λ-weighted), whose weight is small wherever the leaves are many. Holding a fifth out of the
+/// partition instead lost good trees: on the README's diabetes example (200 public rows) the 40
+/// held-out rows kept a CART tree of 0.736 held-out accuracy in none of three fits against the
+/// majority's 0.658.
 #[derive(Clone, Debug)]
 struct PublicCheck {
-    held_out: Dataset,
+    folds: usize,
     majority: u32,
 }
 
+/// The public seed of the check's folds.
+const FOLD_SEED: u64 = 0x1c7c_4ec0;
+
 impl PublicCheck {
-    /// Hold out `fraction` of `public` by a fixed public split (none when 0, or when either part
-    /// would be empty); returns the rows that build the partition.
-    fn split(public: Dataset, fraction: f64) -> Result<(Dataset, Option<PublicCheck>)> {
+    /// Folds of `fraction` of the public rows each (round(1/`fraction`) of them); none when
+    /// `fraction` is 0, when that gives fewer than two folds, or fewer than two rows a fold.
+    fn new(public: &Dataset, fraction: f64) -> Result<Option<PublicCheck>> {
         crate::held_out_check::HeldOutCheck {
             fraction,
             range: None,
         }
         .check()?;
         let n = public.n_rows();
-        let held = (fraction * n as f64).round() as usize;
-        if held == 0 || held >= n {
-            return Ok((public, None));
+        let folds = if fraction > 0.0 {
+            (1.0 / fraction).round() as usize
+        } else {
+            0
+        };
+        let Some(dpfair_data::Target::Binary(y)) = &public.target else {
+            return Ok(None);
+        };
+        if folds < 2 || n < 2 * folds {
+            return Ok(None);
         }
-        let ones = match &public.target {
-            Some(dpfair_data::Target::Binary(y)) => y.iter().filter(|&&v| v == 1).count(),
-            _ => return Ok((public, None)),
-        };
-        let parts = dpfair_data::split_indices(n, &[1.0 - fraction, fraction], 0x1c7c_4ec0, None)?;
-        let check = PublicCheck {
-            held_out: public.select(&parts[1]),
+        let ones = y.iter().filter(|&&v| v == 1).count();
+        Ok(Some(PublicCheck {
+            folds,
             majority: u32::from(2 * ones > n),
-        };
-        Ok((public.select(&parts[0]), Some(check)))
+        }))
     }
 
-    fn run<M: crate::predictor::Predictor>(
+    /// The check of a model of `depth` built with `settings` from `public` (struct docs).
+    fn run(
         &self,
-        model: &M,
-        noise: &mut Noise,
+        public: &Dataset,
+        settings: &TreeSettings,
+        depth: u32,
+        guard: Option<f64>,
     ) -> Result<CheckOutcome> {
-        crate::held_out_check::public_check(model, &self.held_out, self.majority, noise)
+        let n = public.n_rows();
+        let parts = dpfair_data::split_indices(
+            n,
+            &vec![1.0 / self.folds as f64; self.folds],
+            FOLD_SEED,
+            None,
+        )?;
+        let (mut differ, mut wins) = (0usize, 0usize);
+        for (f, held) in parts.iter().enumerate() {
+            let rest: Vec<usize> = parts
+                .iter()
+                .enumerate()
+                .filter(|&(g, _)| g != f)
+                .flat_map(|(_, rows)| rows.iter().copied())
+                .collect();
+            let train = public.select(&rest);
+            let (x, y) = crate::lpct::binary_xy(&train, "public data")?;
+            let tree = crate::lpct::partition(settings, depth, &train)?;
+            let leaves = tree.n_leaves();
+            let sums = crate::lpct::LeafSums {
+                // No holders: the public rows alone (λ = ∞ below).
+                private: crate::lpct::NoisySums {
+                    count: vec![0.0; leaves],
+                    positive: vec![0.0; leaves],
+                    n_users: 0,
+                    epsilon: 1.0,
+                    mechanism: Default::default(),
+                },
+                public: tree.leaf_counts(x, y)?,
+            };
+            let eta = crate::lpct::guard::guarded_eta(
+                &tree,
+                &sums,
+                f64::INFINITY,
+                settings.ratio,
+                guard.unwrap_or(0.0),
+            );
+            let ones = y.iter().filter(|&&v| v == 1).count();
+            let classifier = TreeClassifier::new(tree, eta, settings.out_of_range)?;
+            let test = public.select(held);
+            let (xt, yt) = crate::lpct::binary_xy(&test, "public data")?;
+            let majority = u8::from(2 * ones > y.len());
+            for (&p, &t) in classifier.predict(xt)?.iter().zip(yt) {
+                if p != majority {
+                    differ += 1;
+                    wins += usize::from(p == t);
+                }
+            }
+        }
+        let beats = crate::held_out_check::sign_test(differ, wins);
+        Ok(CheckOutcome {
+            rows: n,
+            classes: 2,
+            epsilon: 0.0,
+            handicap: 0.0,
+            constant: (!beats).then_some(self.majority),
+            value: None,
+            public: true,
+            folds: self.folds as u32,
+        })
     }
 }
 

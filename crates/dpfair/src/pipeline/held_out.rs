@@ -115,6 +115,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
         constant: None,
         value: None,
         public: false,
+        folds: 0,
     };
     if check_rows.len() < MIN_ROWS {
         return Ok((model, config, outcome));
