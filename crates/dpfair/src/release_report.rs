@@ -284,6 +284,24 @@ impl ReleaseReport {
 
     /// The report with the audit of its method ([`AuditSection::from_json`] checks that it is
     /// the model's method).
+    ///
+    /// ```
+    /// # use dpfair::estimators::{example_data, example_schema, DpLogistic};
+    /// # use dpfair::{Estimator, Params, Session};
+    /// use dpfair::release_report::{AuditSection, Evaluation, ReleaseReport};
+    /// let est = DpLogistic::params().epsilon(1.0).check()?;
+    /// let file = est
+    ///     .fit(&example_data(1_000, 2, 1), &mut Session::new(1.0, 1e-5)?)?
+    ///     .to_model_file(example_schema(2))?;
+    /// let text = r#"[{"method": "dp-logistic", "size": "quick", "seed": 1, "pair": null,
+    ///   "audit": "DP-SGD", "neighbours": "canaries", "event": "guesses", "bound": "one-run",
+    ///   "claimed_epsilon": 2.0, "delta": 1e-5, "epsilon_lower": 0.8, "confidence": 0.95,
+    ///   "planted": []}]"#;
+    /// let audit = AuditSection::from_json(text, &file.method, "audit.json")?;
+    /// let report = ReleaseReport::new(&file, Evaluation::NotRequested).with_audit(audit);
+    /// assert!(report.to_html().contains("Privacy audit of the method (on generated neighbours)"));
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
     pub fn with_audit(mut self, audit: AuditSection) -> Self {
         self.audit = Some(audit);
         self
