@@ -288,3 +288,63 @@ fn missing(what: &str, name: Option<&str>) -> Error {
         name.unwrap_or_default()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimators::{DpLogistic, example_data, example_schema};
+    use crate::{Estimator, Params};
+    use dpfair_data::schema::TargetEncoding;
+
+    fn logistic() -> ModelFile {
+        let est = DpLogistic::params().epsilon(1.0).check().unwrap();
+        est.fit(
+            &example_data(500, 2, 1),
+            &mut Session::new(1.0, 1e-5).unwrap(),
+        )
+        .unwrap()
+        .to_model_file(example_schema(2))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_report_follows_the_models_task_and_a_range_must_be_public() {
+        let mut file = logistic();
+        let none = Declared::default();
+        assert_eq!(plan(&file, &none).unwrap().1, Kind::Groups);
+        file.method = "dp2dp".into();
+        assert_eq!(plan(&file, &none).unwrap().1, Kind::Multiclass);
+        // A regressor whose model carries no range: refused, naming the option to add.
+        file.schema.target.as_mut().unwrap().encoding = TargetEncoding::Real;
+        let e = plan(&file, &none).unwrap_err().to_string();
+        assert!(
+            e.contains("--target-range LO:HI") && e.contains("target_range="),
+            "{e}"
+        );
+        let declared = Declared {
+            target_range: Some([0.0, 2.0]),
+            ..Declared::default()
+        };
+        assert_eq!(
+            plan(&file, &declared).unwrap().1,
+            Kind::Regression([0.0, 2.0])
+        );
+        let backwards = Declared {
+            target_range: Some([2.0, 0.0]),
+            ..Declared::default()
+        };
+        assert!(
+            plan(&file, &backwards)
+                .unwrap_err()
+                .to_string()
+                .contains("not a range")
+        );
+        // A class model refuses a target range.
+        assert!(
+            plan(&logistic(), &declared)
+                .unwrap_err()
+                .to_string()
+                .contains("regressors")
+        );
+    }
+}
