@@ -462,6 +462,10 @@ class DPFairEstimator(Params):
         epsilon: float | None = None,
         level: float = 0.95,
         session: Any = None,
+        *,
+        groups: list | None = None,
+        target_range: tuple | None = None,
+        audit: Any = None,
     ) -> dict:
         """Write the model's release report: the HTML and JSON `dpfair report` writes.
 
@@ -477,7 +481,11 @@ class DPFairEstimator(Params):
         `dpfair.metrics.private_group_report`): every figure with an interval at `level`, and the
         release's own ledger. It is spent in `session` when given (composing with what was spent
         there), else in a budget of its own. Without `epsilon` the rows are not read: the report
-        says an evaluation needs a budget, and a warning says so too.
+        says an evaluation needs a budget, and a warning says so too. Other models are evaluated
+        as `dpfair report` evaluates them: multi-class (DP2DP), a regressor (its model's target
+        range, or `target_range=(lo, hi)`), or a model without a sensitive attribute (LPCT:
+        `groups=[...]` declares the evaluation's groups). `audit` is the path of a
+        `dpfair audit METHOD --json` output for this model's method, shown beside the ledger.
 
         Example:
             >>> import os, tempfile
@@ -510,6 +518,9 @@ class DPFairEstimator(Params):
             epsilon,
             level,
             session,
+            groups=groups,
+            target_range=None if target_range is None else tuple(target_range),
+            audit=None if audit is None else str(audit),
         )
 
 

@@ -69,6 +69,10 @@ class Model:
         epsilon: float | None = None,
         level: float = 0.95,
         session: Any = None,
+        *,
+        groups: list[str] | None = None,
+        target_range: tuple[float, float] | None = None,
+        audit: _Path | None = None,
     ) -> dict[str, Any]:
         """The release report (HTML to `out`, JSON beside it), as `dpfair report` writes it."""
 

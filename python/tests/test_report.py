@@ -210,7 +210,8 @@ def test_dp2dp_and_lpct_get_their_reports(adult, adult_public, tmp_path):
     # No sensitive attribute: the groups are declared (and the column named), never read.
     with pytest.raises(ValueError, match="groups="):
         lpct.model_.report(out, X=X, y=y, sensitive_features="sex", epsilon=1.0)
-    report = lpct.model_.report(
+    # The estimator's report forwards the keyword arguments to its model's.
+    report = lpct.report(
         out, X=X, y=y, sensitive_features="sex", epsilon=1.0, groups=["Female", "Male"]
     )
     r = report["evaluation"]["report"]
