@@ -13,7 +13,7 @@ idle 2-core machine (2 if the GIL serialised them); a fit that keeps both cores 
 go below its own CPU/wall, whatever the GIL does, and the table prints that figure beside it.
 `--n-jobs` is the estimators' `n_jobs` (default None: one thread per fit, as scikit-learn).
 
-    python python/bench/threads.py [--rounds 3] [--only NAME,...] [--n-jobs -1]
+    python python/bench/threads.py [--rounds 3] [--only NAME,...] [--n-jobs -1] [--epochs 5]
 
 Needs the dpfair package (`maturin develop --release` in python/ for release timings) and numpy.
 Noise comes from the operating system, as in a real fit.
@@ -41,7 +41,7 @@ def data(n: int, seed: int = 0) -> tuple:
     return x, (score > 0.65).astype(int), g, score
 
 
-def cases(n_jobs: int | None) -> dict:
+def cases(n_jobs: int | None, epochs: int) -> dict:
     """Each estimator's name and a function that fits it once with `n_jobs`."""
     x, y, g, score = data(400_000)
     xp, yp, _, _ = data(20_000, seed=1)
@@ -51,7 +51,7 @@ def cases(n_jobs: int | None) -> dict:
 
     return {
         "DPLogisticRegression": fit(
-            lambda: dpfair.DPLogisticRegression(unscaled=True, epochs=5), x, y
+            lambda: dpfair.DPLogisticRegression(unscaled=True, epochs=epochs), x, y
         ),
         "DPLinearRegression": fit(
             lambda: dpfair.DPLinearRegression(unscaled=True, target_range=(-2, 4)), x, score
@@ -105,12 +105,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated estimator names")
     parser.add_argument("--n-jobs", type=int, default=None, help="the estimators' n_jobs")
+    parser.add_argument("--epochs", type=int, default=5, help="DPLogisticRegression's epochs")
     args = parser.parse_args()
     only = {s for s in args.only.split(",") if s}
     print(f"load average at start: {os.getloadavg()[0]:.2f}; n_jobs = {args.n_jobs}")
     print("| estimator | one fit, wall s | its CPU/wall | two in threads, wall s | ratio |")
     print("|---|---:|---:|---:|---:|")
-    for name, run in cases(args.n_jobs).items():
+    for name, run in cases(args.n_jobs, args.epochs).items():
         if only and name not in only:
             continue
         run()  # warm up (first-touch allocations, lazy imports)
