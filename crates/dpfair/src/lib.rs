@@ -52,6 +52,7 @@ pub mod evaluation;
 pub mod fair_regression;
 pub mod fdp_fair;
 pub(crate) mod finite;
+pub mod group_thresholds;
 pub mod held_out_check;
 pub mod inputs;
 pub mod lpct;

@@ -54,6 +54,9 @@ pub enum FittedModel {
     Dp2dp(crate::dp2dp::Model),
     /// `dpfair fit decoupled`: private fair binary classifier, Algorithm 2.
     Decoupled(crate::decoupled::Model),
+    /// `dpfair fit group-thresholds`: private group-wise thresholds for K groups under
+    /// demographic parity, equal opportunity or equalized odds.
+    GroupThresholds(crate::group_thresholds::Model),
 }
 
 /// `From<model> for FittedModel`, one line per variant.
@@ -76,6 +79,7 @@ into_fitted_model!(
     crate::fair_regression::Model => FairRegression,
     crate::dp2dp::Model => Dp2dp,
     crate::decoupled::Model => Decoupled,
+    crate::group_thresholds::Model => GroupThresholds,
 );
 
 impl FittedModel {
@@ -91,6 +95,7 @@ impl FittedModel {
             FittedModel::CdpFair(m) => m,
             FittedModel::Dp2dp(m) => m,
             FittedModel::Decoupled(m) => m,
+            FittedModel::GroupThresholds(m) => m,
         }
     }
 }

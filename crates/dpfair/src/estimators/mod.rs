@@ -12,6 +12,7 @@
 //! | [`Lpct`], [`LpctPrune`] | locally private classification trees with public data (Ma & Yang) | private rows; public rows in the params |
 //! | [`Decoupled`] | the decoupled private fair binary classifier (Ghoukasian & Asoodeh) | binary target, two groups |
 //! | [`Dp2dp`] | DP2DP, private demographic-parity post-processing (Say, Denis, Pinot) | class target, groups |
+//! | [`GroupThresholds`] | private group-wise thresholds: demographic parity, equal opportunity or equalized odds | binary target, two or more groups |
 //!
 //! `docs/choosing.md` says which method to use when.
 
@@ -22,6 +23,7 @@ mod dp_linear;
 mod dp_logistic;
 mod fair_regression;
 mod fdp_fair;
+mod group_thresholds;
 mod lpct;
 
 pub(crate) use crate::inputs::{
@@ -37,6 +39,7 @@ pub use fair_regression::{FairRegression, FairRegressionParams};
 pub use fdp_fair::{
     DEFAULT_MARGIN_Z, DEFAULT_SITES, FdpFair, FdpFairParams, check_search as check_fdp_search,
 };
+pub use group_thresholds::{GroupThresholds, GroupThresholdsParams};
 pub use lpct::{Lpct, LpctParams, LpctPrune, LpctPruneParams};
 
 use crate::error::Result;

@@ -1,0 +1,143 @@
+//! The one release of the group-thresholds classifier's post-processing: the group × label ×
+//! score-bin table of counts (docs/privacy.md, "Group thresholds").
+//!
+//! Every row falls in exactly one cell (its group, its label, the bin of its score under the
+//! released scorer), so replacing one row moves one unit between two cells (ℓ1 sensitivity 2)
+//! and adding or removing one moves one unit (ℓ1 sensitivity 1). The table is released once by
+//! the Laplace mechanism at that sensitivity: one ledger entry; everything after it is
+//! post-processing.
+
+use crate::accumulate::CountTable;
+use crate::error::{Error, Result};
+use dpfair_privacy::mechanisms::Laplace;
+use dpfair_privacy::{Ledger, Noise, Relation};
+
+/// The bin of a score in `[0, 1]` among `bins` equal bins (NaN and values outside are clamped
+/// into the end bins).
+///
+/// ```
+/// use dpfair::group_thresholds::table::bin_of;
+/// assert_eq!(bin_of(0.0, 10), 0);
+/// assert_eq!(bin_of(0.5, 10), 5);
+/// assert_eq!(bin_of(1.0, 10), 9);
+/// assert_eq!(bin_of(f64::NAN, 10), 0);
+/// ```
+pub fn bin_of(score: f64, bins: usize) -> usize {
+    let b = (score * bins as f64).floor();
+    if b.is_nan() || b < 0.0 {
+        0
+    } else {
+        (b as usize).min(bins - 1)
+    }
+}
+
+/// The exact group × label × score-bin counts (a mergeable accumulator).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupScoreCounts {
+    groups: usize,
+    bins: usize,
+    table: CountTable,
+}
+
+impl GroupScoreCounts {
+    /// An empty table of `groups` groups and `bins` score bins.
+    pub fn new(groups: usize, bins: usize) -> GroupScoreCounts {
+        GroupScoreCounts {
+            groups,
+            bins,
+            table: CountTable::new(groups * 2 * bins),
+        }
+    }
+
+    /// Counts one batch of rows: group codes, binary labels and scores in `[0, 1]`.
+    pub fn update(&mut self, groups: &[u32], labels: &[u8], scores: &[f64]) -> Result<()> {
+        if groups.len() != labels.len() || groups.len() != scores.len() {
+            return Err(Error::InvalidData(format!(
+                "{} group codes, {} labels and {} scores",
+                groups.len(),
+                labels.len(),
+                scores.len()
+            )));
+        }
+        for (i, ((&g, &y), &s)) in groups.iter().zip(labels).zip(scores).enumerate() {
+            if g as usize >= self.groups || y > 1 {
+                return Err(Error::InvalidData(format!(
+                    "row {i}: group code {g} of {} groups, label {y}",
+                    self.groups
+                )));
+            }
+            let cell = (g as usize * 2 + y as usize) * self.bins + bin_of(s, self.bins);
+            self.table.add(cell).expect("cell in range: checked above");
+        }
+        Ok(())
+    }
+
+    /// The Laplace release of the table at `epsilon` for `relation` (module docs), charged to
+    /// `ledger` as one entry.
+    pub fn release(
+        &self,
+        epsilon: f64,
+        relation: Relation,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<ReleasedCounts> {
+        let sensitivity = match relation {
+            Relation::Substitution => 2.0,
+            Relation::AddRemove => 1.0,
+        };
+        let mech = Laplace::from_epsilon(sensitivity, epsilon)?.with_relation(relation);
+        let values: Vec<f64> = self.table.counts().iter().map(|&c| c as f64).collect();
+        let noisy = mech.release_vec(
+            ledger,
+            noise,
+            "group × label × score-bin counts (group thresholds)",
+            &values,
+        )?;
+        Ok(ReleasedCounts {
+            groups: self.groups,
+            bins: self.bins,
+            counts: noisy.into_iter().map(|v| v.max(0.0)).collect(),
+        })
+    }
+}
+
+/// The released table, clamped at 0: what the thresholds are chosen from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReleasedCounts {
+    groups: usize,
+    bins: usize,
+    counts: Vec<f64>,
+}
+
+impl ReleasedCounts {
+    /// Released (or, in tests, exact) counts in the table's cell order `(group, label, bin)`.
+    pub fn from_counts(groups: usize, bins: usize, counts: Vec<f64>) -> Result<ReleasedCounts> {
+        if counts.len() != groups * 2 * bins || bins == 0 {
+            return Err(Error::InvalidData(format!(
+                "{} counts for {groups} groups × 2 labels × {bins} bins",
+                counts.len()
+            )));
+        }
+        Ok(ReleasedCounts {
+            groups,
+            bins,
+            counts,
+        })
+    }
+
+    /// Number of groups.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Number of score bins.
+    pub fn bins(&self) -> usize {
+        self.bins
+    }
+
+    /// The counts of `group`'s rows with `label` in each score bin.
+    pub fn bins_of(&self, group: usize, label: u8) -> &[f64] {
+        let start = (group * 2 + label as usize) * self.bins;
+        &self.counts[start..start + self.bins]
+    }
+}
