@@ -40,7 +40,8 @@
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
 use crate::estimators::{
-    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, Lpct, LpctPrune,
+    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, GroupThresholds,
+    Lpct, LpctPrune,
 };
 use crate::pipeline::{self, Scaling};
 use crate::predictor::Output;
@@ -70,6 +71,9 @@ pub enum Method {
     FdpFair,
     Decoupled,
     Dp2dp,
+    /// The group-thresholds classifier under demographic parity at level α; any number of
+    /// groups. Compared only when named ([`Method::by_default`]).
+    GroupThresholds,
     /// LPCT on a public part of the training rows (module docs).
     Lpct,
     /// LPCT-prune on a public part of the training rows (module docs).
@@ -82,12 +86,13 @@ pub enum Method {
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Method::DpLogistic,
         Method::CdpFair,
         Method::FdpFair,
         Method::Decoupled,
         Method::Dp2dp,
+        Method::GroupThresholds,
         Method::Lpct,
         Method::LpctPrune,
         Method::DpLinear,
@@ -102,6 +107,7 @@ impl Method {
             Method::FdpFair => "fdp-fair",
             Method::Decoupled => "decoupled",
             Method::Dp2dp => "dp2dp",
+            Method::GroupThresholds => "group-thresholds",
             Method::Lpct => "lpct",
             Method::LpctPrune => "lpct-prune",
             Method::DpLinear => "dp-linear",
@@ -131,6 +137,7 @@ impl Method {
         match self {
             Method::DpLogistic => classes >= 2,
             Method::Dp2dp => classes >= 2 && groups == 2,
+            Method::GroupThresholds => classes == 2 && groups >= 2,
             Method::Lpct | Method::LpctPrune => classes == 2,
             Method::DpLinear => classes == 0,
             Method::FairRegression => classes == 0 && groups >= 2,
@@ -148,6 +155,7 @@ impl Method {
         match self {
             Method::DpLogistic => "a class target",
             Method::Dp2dp => "a class target and two groups",
+            Method::GroupThresholds => "a binary target and at least two groups",
             Method::Lpct | Method::LpctPrune => "a binary target",
             Method::DpLinear => "a real target",
             Method::FairRegression => "a real target and at least two groups",
@@ -163,8 +171,16 @@ impl Method {
             | Method::CdpFair
             | Method::FdpFair
             | Method::Dp2dp
+            | Method::GroupThresholds
             | Method::FairRegression => Some(alpha),
         }
+    }
+
+    /// Whether the method is compared when no methods are named: every one but the
+    /// group-thresholds classifier, which joined after the default table (and `dpfair demo`'s
+    /// panels) were fixed; name it to compare it.
+    pub fn by_default(self) -> bool {
+        self != Method::GroupThresholds
     }
 }
 
@@ -176,7 +192,7 @@ pub struct Config {
     pub methods: Vec<Method>,
     pub epsilons: Vec<f64>,
     pub delta: f64,
-    /// The fairness level α (CDP-Fair, FDP-Fair; DP2DP's ρ).
+    /// The fairness level α (CDP-Fair, FDP-Fair, group-thresholds' level; DP2DP's ρ).
     pub alpha: f64,
     /// The held-out fraction of the rows.
     pub test_fraction: f64,
@@ -194,7 +210,7 @@ pub struct Config {
     /// refuse, saying so).
     pub target_range: Option<[f64; 2]>,
     /// Add a row for a private selection among the compared central fair classifiers
-    /// (CDP-Fair, the decoupled classifier, DP2DP) at each ε ([`crate::tune::select`]): the
+    /// (CDP-Fair, the decoupled classifier, DP2DP, group-thresholds) at each ε ([`crate::tune::select`]): the
     /// method chosen by the data at one fit's budget. FDP-Fair and the LPCTs are left out: the
     /// search scores runs on raw labels at one curator, which their federated and local trust
     /// models rule out.
@@ -528,7 +544,7 @@ pub fn compare(
     let requested: Vec<Method> = if config.methods.is_empty() {
         Method::ALL
             .into_iter()
-            .filter(|m| m.is_regressor() == (classes == 0))
+            .filter(|m| m.by_default() && m.is_regressor() == (classes == 0))
             .filter(|m| {
                 let simulated = matches!(m, Method::Lpct | Method::LpctPrune);
                 if private && simulated {
@@ -736,7 +752,12 @@ const SIMULATED_PUBLIC: &str = "its public sample would be simulated with privat
 
 /// The methods [`Config::select`] chooses among: the fair classifiers fitted centrally, all
 /// at the same fairness level α (see [`Config::select`] for those left out).
-const SELECTABLE: [Method; 3] = [Method::CdpFair, Method::Decoupled, Method::Dp2dp];
+const SELECTABLE: [Method; 4] = [
+    Method::CdpFair,
+    Method::Decoupled,
+    Method::Dp2dp,
+    Method::GroupThresholds,
+];
 
 /// The private selection among `methods` at `epsilon` on `train` (one session at one fit's
 /// budget: [`crate::tune::select`]) and its predictions of the held-out rows.
@@ -755,6 +776,7 @@ fn select_and_predict(
         candidates.push(match m {
             Method::CdpFair => Box::new(cdp_fair(epsilon, config)?),
             Method::Decoupled => Box::new(decoupled(epsilon, config)?),
+            Method::GroupThresholds => Box::new(group_thresholds(epsilon, config)?),
             _ => Box::new(dp2dp(epsilon, config)?),
         });
     }
@@ -837,6 +859,16 @@ fn decoupled(epsilon: f64, c: &Config) -> Result<Decoupled> {
         .check()
 }
 
+/// The group-thresholds classifier as `compare` fits it: demographic parity (the column
+/// `compare` scores) at level α.
+fn group_thresholds(epsilon: f64, c: &Config) -> Result<GroupThresholds> {
+    GroupThresholds::params()
+        .level(c.alpha)
+        .epsilon(epsilon)
+        .delta(c.delta)
+        .check()
+}
+
 /// DP2DP as `compare` fits it (its ρ is the fairness level α).
 fn dp2dp(epsilon: f64, c: &Config) -> Result<Dp2dp> {
     Dp2dp::params()
@@ -847,7 +879,8 @@ fn dp2dp(epsilon: f64, c: &Config) -> Result<Dp2dp> {
 }
 
 /// `z₀.₉₅ · √(Σ_g 1/(4n_g))` over the held-out groups: the module docs' bound for two groups
-/// (every classifier with a fairness target here needs exactly two), conservative with more.
+/// (every classifier with a fairness target here but group-thresholds needs exactly two),
+/// conservative with more.
 /// For a real target (`ks`), the two-sample KS test's 95% critical value
 /// `1.358 · √(1/n_a + 1/n_b)` at the two smallest groups (module docs).
 fn unfairness_tolerance(groups: &[u32], ks: bool) -> f64 {
@@ -1157,6 +1190,7 @@ fn fit_and_predict(
         Method::FdpFair => score!(fdp_fair(epsilon, config)?),
         Method::Decoupled => score!(decoupled(epsilon, config)?),
         Method::Dp2dp => score!(dp2dp(epsilon, config)?),
+        Method::GroupThresholds => score!(group_thresholds(epsilon, config)?),
         Method::Lpct | Method::LpctPrune => {
             let (public, private) = public_and_private(train, config.public_fraction, seed)?;
             // LPCT partitions the raw features with the public sample's ranges (as `fit lpct`);

@@ -329,7 +329,8 @@ pub struct FairnessEstimate {
 impl ModelFile {
     /// The fit's own private estimate of its fairness measure, where its releases give one:
     /// FDP-Fair's server estimate of |DD| at τ̃ ([`crate::fdp_fair::FederatedInfo`]) and the
-    /// decoupled classifier's parity after the flips on its released rates. `None` for the
+    /// decoupled classifier's parity after the flips on its released rates, the group-thresholds
+    /// classifier's gap on its released table. `None` for the
     /// other methods (they release no estimate of their measure), for models written before
     /// the level was recorded, and when the held-out check replaced the model by a constant
     /// (whose parity gap is 0).
@@ -375,6 +376,19 @@ impl ModelFile {
                     target,
                     estimate,
                     met: estimate <= target + 1e-9,
+                })
+            }
+            FittedModel::GroupThresholds(m) => {
+                let estimate = m.choice.released_gap;
+                Some(FairnessEstimate {
+                    measure: format!(
+                        "{} difference (the largest minus the smallest rate across the groups, \
+                         on the released table)",
+                        m.constraint
+                    ),
+                    target: m.level,
+                    estimate,
+                    met: estimate <= m.level + 1e-9,
                 })
             }
             _ => None,
@@ -445,6 +459,7 @@ impl ModelFile {
                  too small"
             }
             "dp2dp" => "--learning-rate or --rho extreme",
+            "group-thresholds" => "--learning-rate too large",
             _ => "an option at an extreme value",
         };
         Err(ModelError::Method {

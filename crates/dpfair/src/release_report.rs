@@ -244,6 +244,10 @@ pub fn method_summary(method: &str) -> Option<&'static str> {
         "lpct" => "LPCT: locally private classification tree with public data (Ma & Yang)",
         "lpct-prune" => "LPCT-prune: LPCT with data-driven pruning (Ma & Yang)",
         "dp2dp" => "DP2DP: private demographic-parity post-processing, multi-class (Say et al.)",
+        "group-thresholds" => {
+            "Private per-group randomised thresholds for K ≥ 2 groups: demographic parity, equal \
+             opportunity or equalized odds"
+        }
         _ => return None,
     })
 }

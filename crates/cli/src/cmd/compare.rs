@@ -43,10 +43,12 @@ pub struct Args {
     /// The δ of every fit.
     #[arg(long, value_name = "D", default_value_t = 1e-5)]
     delta: f64,
-    /// The fairness level: CDP-Fair's, FDP-Fair's and the decoupled classifier's α, DP2DP's ρ.
+    /// The fairness level: CDP-Fair's, FDP-Fair's and the decoupled classifier's α, DP2DP's ρ,
+    /// group-thresholds' level (demographic parity).
     #[arg(long, value_name = "A", default_value_t = 0.1)]
     alpha: f64,
-    /// The methods to compare [default: every one that applies].
+    /// The methods to compare, by their `dpfair fit` names [default: every one that applies but
+    /// group-thresholds, which is compared only when named].
     #[arg(long, value_name = "M,...", value_delimiter = ',')]
     methods: Vec<String>,
     /// The held-out fraction of the rows.
@@ -69,9 +71,9 @@ pub struct Args {
     /// A folder for `compare.md` (the table) and `frontier.svg` (accuracy vs unfairness).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Add a row `private selection`: the central fair classifier (CDP-Fair, decoupled, DP2DP)
-    /// chosen privately on the training rows at one fit's budget (`dpfair tune`'s search over
-    /// methods; the constant classes compete too).
+    /// Add a row `private selection`: the central fair classifier (among CDP-Fair, decoupled,
+    /// DP2DP and group-thresholds, those compared) chosen privately on the training rows at one
+    /// fit's budget (`dpfair tune`'s search over methods; the constant classes compete too).
     #[arg(long)]
     select: bool,
     /// The ε of each held-out release: one private group report per fit (and one for the

@@ -9,7 +9,7 @@
 //! printed and stored: how many runs the search made and the other runs' scores stay secret.
 
 use crate::cmd::fit::pipeline::{common_of, report_bounds, session_for, with_progress};
-use crate::cmd::fit::{self, cdp_fair, decoupled, dp_logistic, dp2dp};
+use crate::cmd::fit::{self, cdp_fair, decoupled, dp_logistic, dp2dp, group_thresholds};
 use crate::error::{CliError, CliResult};
 use clap::{CommandFactory, FromArgMatches};
 use dpfair::Estimator;
@@ -27,6 +27,8 @@ const FIXED: &[&str] = &[
     "accounting",
     "alpha",
     "rho",
+    "level",
+    "constraint",
     "fairness-tolerance",
     "add-remove",
     "substitution",
@@ -58,7 +60,9 @@ default grid per method:
   cdp-fair     eta-model=kernel,logistic,dp-sgd
   decoupled    learning-rate=0.1,0.5,2
   dp2dp        pool-fraction=0.15,0.25,0.4
-Methods: dp-logistic, cdp-fair, decoupled, dp2dp (classifiers, replace-one neighbours).")]
+  group-thresholds  table-share=0.15,0.25,0.4
+Methods: dp-logistic, cdp-fair, decoupled, dp2dp, group-thresholds (classifiers, replace-one
+neighbours).")]
 pub struct Args {
     /// KNOB=V1,V2,…: a `dpfair fit METHOD` option (without its --) and the values to try;
     /// repeat for a grid. Not the budget, the fairness level or the data.
@@ -138,14 +142,17 @@ pub fn run(mut args: Args) -> CliResult {
         Some(fit::Method::CdpFair(_)) => each!(CdpFair, cdp_fair, Some(TaskKind::Binary)),
         Some(fit::Method::Decoupled(_)) => each!(Decoupled, decoupled, Some(TaskKind::Binary)),
         Some(fit::Method::Dp2dp(_)) => each!(Dp2dp, dp2dp, Some(TaskKind::Multiclass)),
+        Some(fit::Method::GroupThresholds(_)) => {
+            each!(GroupThresholds, group_thresholds, Some(TaskKind::Binary))
+        }
         _ => Err(unsupported(&method)),
     }
 }
 
 fn unsupported(method: &str) -> CliError {
     CliError::BadInput(format!(
-        "dpfair tune {method}: a private search runs dp-logistic, cdp-fair, decoupled or dp2dp \
-         (classifiers fitted centrally)"
+        "dpfair tune {method}: a private search runs dp-logistic, cdp-fair, decoupled, dp2dp or \
+         group-thresholds (classifiers fitted centrally)"
     ))
 }
 
@@ -188,6 +195,7 @@ fn default_grid(method: &str) -> CliResult<&'static [&'static str]> {
         "cdp-fair" => &["eta-model=kernel,logistic,dp-sgd"],
         "decoupled" => &["learning-rate=0.1,0.5,2"],
         "dp2dp" => &["pool-fraction=0.15,0.25,0.4"],
+        "group-thresholds" => &["table-share=0.15,0.25,0.4"],
         _ => return Err(unsupported(method)),
     })
 }

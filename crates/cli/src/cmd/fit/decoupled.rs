@@ -150,5 +150,6 @@ fn fit_streamed(
     Ok(())
 }
 
-const UNSCALED: &str = "warning: no --bounds: features are used unscaled (still private, but \
+/// The warning of a DP-SGD-based fit without feature bounds (also `fit group-thresholds`).
+pub(super) const UNSCALED: &str = "warning: no --bounds: features are used unscaled (still private, but \
      DP-SGD learns poorly on wide ranges); give public --bounds or --coarse-bounds";

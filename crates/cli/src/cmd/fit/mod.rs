@@ -12,6 +12,7 @@ pub mod dp_logistic;
 pub mod fair_regression;
 pub mod fdp_fair;
 pub mod flags;
+pub mod group_thresholds;
 pub mod lpct;
 pub mod lpct_prune;
 pub mod pipeline;
@@ -60,6 +61,8 @@ pub(crate) enum Method {
     LpctPrune(lpct_prune::Args),
     #[command(about = summary("dp2dp"), long_about = None)]
     Dp2dp(dp2dp::Args),
+    #[command(about = summary("group-thresholds"), long_about = None)]
+    GroupThresholds(group_thresholds::Args),
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -73,5 +76,6 @@ pub fn run(args: Args) -> CliResult {
         Method::Lpct(a) => lpct::run(a),
         Method::LpctPrune(a) => lpct_prune::run(a),
         Method::Dp2dp(a) => dp2dp::run(a),
+        Method::GroupThresholds(a) => group_thresholds::run(a),
     }
 }

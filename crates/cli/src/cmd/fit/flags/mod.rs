@@ -8,3 +8,4 @@ pub mod dp_linear;
 pub mod dp_logistic;
 pub mod fair_regression;
 pub mod fdp_fair;
+pub mod group_thresholds;
