@@ -292,3 +292,36 @@ fn private_learners_fit_one_class_labels() {
         .unwrap();
     }
 }
+
+/// The group-thresholds classifier on the two-group pairs and on a third group that is empty
+/// or holds row 0 only (K = 3 declared in both).
+#[test]
+fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
+    use dpfair::group_thresholds::{self as gt, Constraint};
+    let d = data();
+    let third = |odd: bool| {
+        let mut d = d.clone();
+        let g = d.groups.as_mut().unwrap();
+        g.names.push("c".into());
+        if odd {
+            g.codes[0] = 2;
+        }
+        d
+    };
+    let mut all = pairs(&d);
+    all.push([third(false), third(true)]);
+    for constraint in [
+        Constraint::DemographicParity,
+        Constraint::EqualOpportunity,
+        Constraint::EqualizedOdds,
+    ] {
+        let cfg = gt::Config {
+            constraint,
+            epochs: 3,
+            ..gt::Config::default()
+        };
+        same_ledgers("group-thresholds", &all, |d, l, n| {
+            gt::fit(&cfg, d, l, n).map(drop).map_err(|e| e.to_string())
+        });
+    }
+}
