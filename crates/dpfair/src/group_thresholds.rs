@@ -1,5 +1,5 @@
 //! The group-thresholds classifier: a private fair classifier for **any number of groups** under
-//! **demographic parity, equal opportunity or equalized odds** (docs/methods/group-thresholds.md).
+//! **demographic parity, equal opportunity or equalized odds** (docs/fairness-constraints.md).
 //!
 //! It is CDP-Fair's all-rows plug-in (Xue & Yu, Algorithm 5, with `η̃` by DP-SGD on every row)
 //! generalised the way the fair Bayes classifier generalises: under each of the three

@@ -1,5 +1,5 @@
 //! The choice of each group's randomised threshold from the released table (post-processing;
-//! docs/methods/group-thresholds.md).
+//! docs/fairness-constraints.md).
 //!
 //! A group's **operating points** are its thresholds on the score bins: predict 1 on bins
 //! `≥ c` for `c = 0, …, B`. A **rule** mixes two of them, `c_i` with probability λ and `c_j`
