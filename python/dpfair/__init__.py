@@ -40,6 +40,7 @@ from dpfair.estimators import (
     DPLinearRegression,
     DPLogisticRegression,
     FDPFairClassifier,
+    GroupThresholdsClassifier,
     LPCTClassifier,
     LPCTPruneClassifier,
     PrivateFairRegressor,
@@ -60,6 +61,7 @@ __all__ = [
     "DecoupledFairClassifier",
     "FDPFairClassifier",
     "FairnessWarning",
+    "GroupThresholdsClassifier",
     "LPCTClassifier",
     "LPCTPruneClassifier",
     "PrivacySession",
@@ -83,6 +85,7 @@ _BY_METHOD = {
         LPCTPruneClassifier,
         DecoupledFairClassifier,
         DP2DPClassifier,
+        GroupThresholdsClassifier,
     )
 }
 

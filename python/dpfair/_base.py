@@ -331,7 +331,10 @@ class DPFairEstimator(Params):
                 "and predicts that constant"
             )
             lines.append(f"held-out check on {check['rows']} {where}: {verdict}")
-        target = getattr(self, "alpha", getattr(self, "rho", None))
+        # The fairness level's name: alpha, rho (DP2DP) or level (with its `constraint`).
+        level = next((n for n in ("alpha", "rho", "level") if hasattr(self, n)), None)
+        target = None if level is None else getattr(self, level)
+        measure = getattr(self, "constraint", None)
         estimate = getattr(self, "fairness_estimate_", None)
         if estimate is not None:
             verdict = "met" if estimate["met"] else "MISSED"
@@ -342,7 +345,8 @@ class DPFairEstimator(Params):
             )
         elif target is not None and "sensitive_feature_name_" in self.__dict__:
             lines.append(
-                f"fairness: targets {target:g}; the fit releases no estimate of its measure "
+                f"fairness: targets {measure + ' within ' if measure else ''}{target:g}; the fit "
+                "releases no estimate of its measure "
                 "(dpfair.metrics.private_group_report measures it privately on held-out rows)"
             )
         else:

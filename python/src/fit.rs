@@ -10,8 +10,8 @@ use crate::model::PyModel;
 use crate::session::PySession;
 use dpfair::decoupled::FlipRule;
 use dpfair::estimators::{
-    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, LogisticMechanism,
-    Lpct, LpctPrune,
+    CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, GroupThresholds,
+    LogisticMechanism, Lpct, LpctPrune,
 };
 use dpfair::fair_regression::LinearBase;
 use dpfair::model::Accounting;
@@ -249,6 +249,24 @@ fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
     p = set(p, h.get("iterations")?, |p, v| p.iterations(v));
     p = set(p, h.get("batch_size")?, |p, v| p.batch(v));
     p = set(p, h.get("pool_fraction")?, |p, v| p.pool_fraction(v));
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
+    p.check().map_err(api_error)
+}
+
+fn group_thresholds(h: &mut Hyper<'_, '_>) -> PyResult<GroupThresholds> {
+    let mut p = GroupThresholds::params();
+    // The library's parser: its refusal names `constraint` and lists the names, as the CLI's.
+    if let Some(name) = h.get::<String>("constraint")? {
+        let constraint = dpfair::group_thresholds::Constraint::parse(&name).map_err(api_error)?;
+        p = p.constraint(constraint);
+    }
+    p = set(p, h.get("level")?, |p, v| p.level(v));
+    p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
+    p = set(p, h.get("delta")?, |p, v| p.delta(v));
+    p = set(p, h.get("table_share")?, |p, v| p.table_share(v));
+    p = set(p, h.get("bins")?, |p, v| p.bins(v));
+    p = set(p, h.get("epochs")?, |p, v| p.epochs(v));
+    p = set(p, h.get("learning_rate")?, |p, v| p.learning_rate(v));
     p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
@@ -698,6 +716,7 @@ pub(crate) fn dispatch<J: Job>(
         }
         "decoupled" => with!(decoupled),
         "dp2dp" => with!(dp2dp),
+        "group-thresholds" => with!(group_thresholds),
         "lpct" | "lpct-prune" => Err(value_error(format!(
             "{method} needs public rows: fit(X, y, X_public=..., y_public=...)"
         ))),

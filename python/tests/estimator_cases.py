@@ -25,6 +25,9 @@ CLASSIFIERS = {
     "DP2DPClassifier": lambda **kw: dpfair.DP2DPClassifier(
         rho=0.05, epsilon=1.0, iterations=20, bounds=BOUNDS, **kw
     ),
+    "GroupThresholdsClassifier": lambda **kw: dpfair.GroupThresholdsClassifier(
+        epsilon=1.0, epochs=5, bounds=BOUNDS, **kw
+    ),
     "LPCTClassifier": lambda **kw: dpfair.LPCTClassifier(epsilon=2.0, **kw),
     "LPCTPruneClassifier": lambda **kw: dpfair.LPCTPruneClassifier(epsilon=2.0, **kw),
 }

@@ -74,6 +74,10 @@ class DP2DPWithGroups(_ProbaWithGroups, dpfair.DP2DPClassifier):
     pass
 
 
+class GroupThresholdsWithGroups(_ProbaWithGroups, dpfair.GroupThresholdsClassifier):
+    pass
+
+
 class FairRegressorWithGroups(_WithGroups, dpfair.PrivateFairRegressor):
     pass
 
@@ -118,6 +122,7 @@ ESTIMATORS = [
     FDPFairWithGroups(frequencies=16, sites=1, unscaled=True),
     DecoupledWithGroups(unscaled=True),
     DP2DPWithGroups(iterations=20, unscaled=True),
+    GroupThresholdsWithGroups(epochs=2, unscaled=True),
     LPCTWithPublicRows(),
     LPCTPruneWithPublicRows(),
     FairRegressorWithGroups(
@@ -175,6 +180,17 @@ EXPECTED_FAILURES = {
         "check_methods_sample_order_invariance": "randomized tie-break: jitter drawn in row order",
         "check_methods_subset_invariance": "randomized tie-break: jitter drawn in row order",
         "check_classifiers_train": "randomized tie-break: predict is not always argmax(proba)",
+    },
+    "GroupThresholdsWithGroups": {
+        **_FAIR_CLASSIFIER,
+        # A row whose group's rule mixes two thresholds at its score bin is drawn, one seeded
+        # stream in row order (each failed in some of 8 runs).
+        "check_classifiers_train": (
+            "randomized predictor: predict draws the group's randomised threshold, not "
+            "argmax(predict_proba)"
+        ),
+        "check_methods_sample_order_invariance": "randomized predictions: drawn in row order",
+        "check_methods_subset_invariance": "randomized predictions: drawn in row order",
     },
     "LPCTWithPublicRows": {},
     "LPCTPruneWithPublicRows": {},

@@ -37,6 +37,7 @@ _DEFAULT_FITS = {
     "FDPFairClassifier": ({}, True, False),
     "DecoupledFairClassifier": ({}, True, False),
     "DP2DPClassifier": ({}, True, False),
+    "GroupThresholdsClassifier": ({}, True, False),
     "PrivateFairRegressor": ({"score_range": (0.0, 3.0)}, True, True),
     "LPCTClassifier": ({}, False, False),
     "LPCTPruneClassifier": ({}, False, False),
