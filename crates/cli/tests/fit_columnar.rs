@@ -55,8 +55,9 @@ fn every_method_fits_from_parquet_as_from_csv() {
         "--bounds",
         "x1:0:1,x2:0:1",
     ];
-    let methods: [(&str, &[&str]); 8] = [
+    let methods: [(&str, &[&str]); 9] = [
         ("dp-logistic", &["--epsilon", "2"]),
+        ("group-thresholds", &["--epsilon", "2", "--epochs", "5"]),
         ("cdp-fair", &["--epsilon", "2"]),
         ("fdp-fair", &["--epsilon", "2", "--sites", "3"]),
         // A Parquet file streams the decoupled fit, which runs no held-out check (the CSV fit's

@@ -281,6 +281,11 @@ fn every_model_file_reads_back_with_one_relation() {
         ),
         ("dp2dp", vec!["--epsilon", "3", "--delta", "1e-5"], false),
         (
+            "group-thresholds",
+            vec!["--epsilon", "2", "--constraint", "equalized-odds"],
+            false,
+        ),
+        (
             "dp2dp",
             vec!["--epsilon", "3", "--delta", "1e-5", "--accounting", "paper"],
             false,

@@ -363,7 +363,7 @@ fn fit_methods() -> Vec<String> {
 #[test]
 fn every_fit_methods_summary_is_the_librarys() {
     let methods = fit_methods();
-    assert_eq!(methods.len(), 9, "{methods:?}");
+    assert_eq!(methods.len(), 10, "{methods:?}");
     for m in &methods {
         let help = ok(&dpfair(&["fit", m, "--help"]));
         let first: Vec<&str> = help.lines().take_while(|l| !l.is_empty()).collect();

@@ -101,7 +101,7 @@ fn grids_over_the_budget_the_fairness_level_or_a_fixed_option_are_refused() {
         arg(&model),
     ]));
     assert!(
-        err.contains("dp-logistic, cdp-fair, decoupled or dp2dp"),
+        err.contains("dp-logistic, cdp-fair, decoupled, dp2dp or group-thresholds"),
         "{err}"
     );
     assert!(!model.exists());
