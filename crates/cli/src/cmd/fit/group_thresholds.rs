@@ -1,6 +1,6 @@
 //! `dpfair fit group-thresholds`: the private fair binary classifier for K ≥ 2 groups under
 //! demographic parity, equal opportunity or equalized odds (the library's
-//! [`dpfair::estimators::GroupThresholds`]; docs/methods/group-thresholds.md).
+//! [`dpfair::estimators::GroupThresholds`]; docs/fairness-constraints.md).
 //!
 //! DP-SGD logistic regression with the group as dummy features gives a score `η̃(x, a)` at
 //! `(1 − table_share)·ε`; one Laplace release of the group × label × score-bin table at
