@@ -41,6 +41,7 @@ METHODS = [
     "lpct",
     "lpct-prune",
     "dp2dp",
+    "group-thresholds",
 ]
 # A figure each method's private evaluation shows (its report's kind).
 FIGURE = {
