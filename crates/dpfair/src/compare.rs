@@ -177,8 +177,8 @@ impl Method {
     }
 
     /// Whether the method is compared when no methods are named: every one but the
-    /// group-thresholds classifier, which joined after the default table (and `dpfair demo`'s
-    /// panels) were fixed; name it to compare it.
+    /// group-thresholds classifier, so that the default table (and `dpfair demo`'s panels) stay
+    /// as documented; name it to compare it.
     pub fn by_default(self) -> bool {
         self != Method::GroupThresholds
     }
@@ -210,10 +210,10 @@ pub struct Config {
     /// refuse, saying so).
     pub target_range: Option<[f64; 2]>,
     /// Add a row for a private selection among the compared central fair classifiers
-    /// (CDP-Fair, the decoupled classifier, DP2DP, group-thresholds) at each ε ([`crate::tune::select`]): the
-    /// method chosen by the data at one fit's budget. FDP-Fair and the LPCTs are left out: the
-    /// search scores runs on raw labels at one curator, which their federated and local trust
-    /// models rule out.
+    /// (CDP-Fair, the decoupled classifier, DP2DP, group-thresholds) at each ε
+    /// ([`crate::tune::select`]): the method chosen by the data at one fit's budget. FDP-Fair
+    /// and the LPCTs are left out: the search scores runs on raw labels at one curator, which
+    /// their federated and local trust models rule out.
     pub select: bool,
     /// How the held-out rows are read: privately with intervals (the default) or exactly
     /// (module docs).
