@@ -1058,7 +1058,7 @@ class GroupThresholdsClassifier(_ProbabilisticClassifier):
     regression with the group as K − 1 dummy features, at (1 − `table_share`)·ε; one Laplace
     release of the group × label × score-bin table of the rows' scores at `table_share`·ε; and,
     from the released table alone, a randomised threshold per group so that every two groups'
-    constrained rates lie within `level` (docs/methods/group-thresholds.md). `constraint`:
+    constrained rates lie within `level` (docs/fairness-constraints.md). `constraint`:
     demographic parity (positive rates, the default), equal opportunity (true-positive rates)
     or equalized odds (both true- and false-positive rates), Fairlearn's differences.
     Library defaults: level 0.1, ε = 1, δ = (N/2)⁻², a quarter of ε on the table, 10 bins,

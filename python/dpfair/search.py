@@ -29,7 +29,7 @@ from dpfair._warnings import ConstantModelWarning
 #: Hyper-parameters a grid may not vary, and why.
 _FIXED = {
     **dict.fromkeys(
-        ("alpha", "rho", "margin_z"),
+        ("alpha", "rho", "margin_z", "level", "constraint"),
         "the fairness level: the search scores accuracy only, so every candidate must hold the "
         "same fairness constraint (set it on the estimator)",
     ),
@@ -88,18 +88,19 @@ class PrivateSearchCV(Params):
     Parameters
     ----------
     estimator : DPFairEstimator
-        A `DPLogisticRegression`, `CDPFairClassifier`, `DecoupledFairClassifier` or
-        `DP2DPClassifier` (the classifiers under central DP, as `dpfair tune`: scoring the runs
-        reads raw held-out labels, which FDP-Fair's federated and LPCT's local trust models rule
-        out). Its settings are every candidate's, its `epsilon` and `delta` the whole search's,
-        its `session` and `random_state` the search's (unless `session` is given here).
+        A `DPLogisticRegression`, `CDPFairClassifier`, `DecoupledFairClassifier`,
+        `DP2DPClassifier` or `GroupThresholdsClassifier` (the classifiers under central DP, as
+        `dpfair tune`: scoring the runs reads raw held-out labels, which FDP-Fair's federated
+        and LPCT's local trust models rule out). Its settings are every candidate's, its
+        `epsilon` and `delta` the whole search's, its `session` and `random_state` the search's
+        (unless `session` is given here).
     param_grid : dict or list of dicts
         The candidates, as scikit-learn's `ParameterGrid` reads them (a dict of lists of
         values, or a list of such dicts). It may not vary the fairness level (`alpha`, `rho`,
-        `margin_z`: the search scores accuracy only, fairness enters through each candidate's
-        own constraint), the privacy budget (`epsilon`, `delta`, `accounting`), the
-        neighbouring relation (`substitution`), the feature coding and scaling, the session or
-        the seed.
+        `margin_z`, `level`, `constraint`: the search scores accuracy only, fairness enters
+        through each candidate's own constraint), the privacy budget (`epsilon`, `delta`,
+        `accounting`), the neighbouring relation (`substitution`), the feature coding and
+        scaling, the session or the seed.
     selection_fraction : float
         The share of the rows held out to score the runs (a public random split).
     mean_runs : int or None

@@ -17,7 +17,13 @@ use pyo3::types::PyDict;
 
 /// The methods a search runs, as `dpfair tune`: classifiers under central DP with replace-one
 /// neighbours.
-const SEARCHABLE: &[&str] = &["dp-logistic", "cdp-fair", "decoupled", "dp2dp"];
+const SEARCHABLE: &[&str] = &[
+    "dp-logistic",
+    "cdp-fair",
+    "decoupled",
+    "dp2dp",
+    "group-thresholds",
+];
 
 /// A private search, in the caller's session or in one of its own.
 struct Tune<'a, 'py> {
@@ -73,7 +79,8 @@ pub fn tune(
         if !SEARCHABLE.contains(&method) {
             return Err(value_error(format!(
                 "a private search runs the central-DP classifiers {} (DPLogisticRegression, \
-                 CDPFairClassifier, DecoupledFairClassifier, DP2DPClassifier), not `{method}`: it \
+                 CDPFairClassifier, DecoupledFairClassifier, DP2DPClassifier, \
+                 GroupThresholdsClassifier), not `{method}`: it \
                  scores every run on raw held-out labels, which the federated and local trust \
                  models rule out, and accuracy is a classifier's",
                 SEARCHABLE.join(", ")

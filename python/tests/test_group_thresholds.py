@@ -4,6 +4,7 @@ and equal opportunity met on the rows the released table counted."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -59,7 +60,16 @@ def test_three_groups_fit_predict_and_ledger(constraint):
     assert clf.model_.method == "group-thresholds"
     # The constraint reached the library (the model file's configuration).
     assert json.loads(clf.model_.config_json())["constraint"] == constraint
-    assert f"fairness: targets {constraint} within 0.1" in clf.summary()
+    # The fit's own estimate of its measure, from the released table (None only when the
+    # held-out check replaced the model by a constant).
+    estimate = clf.fairness_estimate_
+    if estimate is None:
+        assert clf.constant_ is not None
+        assert f"fairness: targets {constraint} within 0.1" in clf.summary()
+    else:
+        assert estimate["measure"].startswith(f"{constraint} difference")
+        assert estimate["target"] == 0.1 and estimate["met"] is True
+        assert f"fairness: {constraint} difference" in clf.summary()
 
 
 @pytest.mark.parametrize(
@@ -117,3 +127,22 @@ def test_equal_opportunity_is_met_on_the_rows_the_table_counted():
     # The test can fail: the unconstrained rules' rates on the same rows differ by far more.
     free = fit(1.0)
     assert free.max() - free.min() > 0.1 + tolerance, free
+
+
+def test_a_private_search_runs_it_as_dpfair_tune_does():
+    """`PrivateSearchCV` searches the classifier (as `dpfair tune group-thresholds`): one fit's
+    ε for the whole search, three groups, the chosen model's predictions."""
+    X, y, group = three_groups(3000, 4)
+    est = dpfair.GroupThresholdsClassifier(
+        constraint="equalized-odds", epsilon=2.0, epochs=5, bounds=BOUNDS, random_state=1
+    )
+    grid = {"table_share": [0.15, 0.25, 0.4]}
+    with warnings.catch_warnings():
+        # Whether the constant classes won does not matter here (it costs the same).
+        warnings.simplefilter("ignore", dpfair.ConstantModelWarning)
+        search = dpfair.PrivateSearchCV(est, grid, mean_runs=3).fit(X, y, group)
+    assert search.ledger_["total"]["epsilon"] <= 2.0 * (1 + 1e-9)
+    assert search.best_params_ is None or search.best_params_ in [
+        {"table_share": v} for v in grid["table_share"]
+    ]
+    assert search.predict(X, sensitive_features=group).shape == (len(X),)

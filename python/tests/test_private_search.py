@@ -194,6 +194,13 @@ def test_a_released_model_is_accurate_on_separable_data():
     [
         (dpfair.CDPFairClassifier(), {"alpha": [0.05, 0.1]}, "alpha", "fairness level"),
         (dpfair.DP2DPClassifier(), [{"iterations": [10]}, {"rho": [0.1]}], "rho", "fairness"),
+        (dpfair.GroupThresholdsClassifier(), {"level": [0.05, 0.1]}, "level", "fairness"),
+        (
+            dpfair.GroupThresholdsClassifier(),
+            {"constraint": ["demographic-parity", "equal-opportunity"]},
+            "constraint",
+            "fairness",
+        ),
         (dpfair.DPLogisticRegression(), {"epsilon": [1.0, 2.0]}, "epsilon", "privacy budget"),
         (dpfair.DPLogisticRegression(), {"delta": [1e-6]}, "delta", "privacy budget"),
         (dpfair.CDPFairClassifier(), {"accounting": ["paper"]}, "accounting", "privacy budget"),
