@@ -192,7 +192,10 @@ pub fn groups_and_labels(data: &Dataset) -> Result<(&[u32], &[u8])> {
         .ok_or_else(|| Error::InvalidData("no sensitive attribute (groups)".into()))?;
     if groups.count() != 2 {
         return Err(Error::InvalidData(format!(
-            "CDP-Fair and FDP-Fair need exactly two groups, the sensitive attribute has {} ({})",
+            "CDP-Fair's and FDP-Fair's Algorithms 5 and 1 need exactly two groups, the \
+             sensitive attribute has {} ({}); for more groups use the group-thresholds \
+             classifier (`dpfair fit group-thresholds`, or CDP-Fair's estimator, which fits it \
+             for more than two groups)",
             groups.count(),
             groups.names.join(", ")
         )));

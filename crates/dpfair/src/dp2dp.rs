@@ -65,7 +65,9 @@ pub fn signs(data: &Dataset) -> Result<Vec<f64>> {
         .ok_or_else(|| Error::Data("no sensitive attribute: DP2DP needs two groups".into()))?;
     if groups.names.len() != 2 {
         return Err(Error::Data(format!(
-            "the sensitive attribute has {} groups ({:?}); DP2DP needs exactly two",
+            "the sensitive attribute has {} groups ({:?}); DP2DP needs exactly two (for a \
+             binary target and more groups, use the group-thresholds classifier: `dpfair fit \
+             group-thresholds`)",
             groups.names.len(),
             groups.names
         )));

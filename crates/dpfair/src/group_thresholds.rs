@@ -220,21 +220,76 @@ pub fn fit(
     noise: &mut Noise,
 ) -> Result<Model> {
     check(config)?;
+    let table_epsilon = config.table_share * config.epsilon;
+    let mut model = fit_score(config, data, config.epsilon - table_epsilon, ledger, noise)?;
+    choose_thresholds(&mut model, data, table_epsilon, ledger, noise)?;
+    Ok(model)
+}
+
+/// The classifier on the two parts of a public split, the decoupled classifier's structure
+/// (Ghoukasian & Asoodeh, Algorithm 2; docs/fairness-constraints.md): step 1 on the rows
+/// `training` marks, step 2 on the others, each at the whole ε of `config` (`table_share` is
+/// not used). The parts are disjoint, so the two releases compose in parallel: `(ε, δ)` in
+/// total; the ledger records the partition `parts`.
+pub fn fit_split(
+    config: &Config,
+    data: &Dataset,
+    training: &[bool],
+    parts: &dpfair_privacy::Partition,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
+    check(config)?;
+    if training.len() != data.n_rows() {
+        return Err(Error::InvalidData(format!(
+            "a split of {} rows for {} rows",
+            training.len(),
+            data.n_rows()
+        )));
+    }
+    let pick = |keep: bool| -> Vec<usize> {
+        (0..training.len())
+            .filter(|&i| training[i] == keep)
+            .collect()
+    };
+    let (train, post) = (data.select(&pick(true)), data.select(&pick(false)));
+    // The closures keep the method's errors; `in_part` only scopes the ledger.
+    let mut fitted = None;
+    ledger.in_part(parts, 0, |l| {
+        fitted = Some(fit_score(config, &train, config.epsilon, l, noise));
+        Ok(())
+    })?;
+    let mut model = fitted.expect("the closure ran")?;
+    let mut chosen = Ok(());
+    ledger.in_part(parts, 1, |l| {
+        chosen = choose_thresholds(&mut model, &post, config.epsilon, l, noise);
+        Ok(())
+    })?;
+    chosen?;
+    Ok(model)
+}
+
+/// Step 1 (module docs): `η̃` by DP-SGD on `data` at `epsilon` and the configuration's δ, in a
+/// model with no rules yet.
+fn fit_score(
+    config: &Config,
+    data: &Dataset,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<Model> {
     let (y, groups) = labels_and_groups(data)?;
     if data.n_features() == 0 {
         return Err(Error::InvalidData("no feature columns".into()));
     }
     let k = groups.count();
-    let a = &groups.codes;
     let n = data.n_rows();
-    let table_epsilon = config.table_share * config.epsilon;
-    // Step 1: η̃ by DP-SGD.
-    let z = design(data.features.view(), a, k);
+    let z = design(data.features.view(), &groups.codes, k);
     let labels: Vec<u32> = y.iter().map(|&v| u32::from(v)).collect();
     let sgd = dpfair_learn::DpSgdConfig {
         epochs: config.epochs,
         learning_rate: config.learning_rate,
-        ..sgd_config(n, config.epsilon - table_epsilon, config.delta)
+        ..sgd_config(n, epsilon, config.delta)
     };
     let fit = fit_dp_sgd(&sgd, z.view(), &labels, 2, ledger, noise)?;
     let Classifier::Logistic(logistic) = &fit.model else {
@@ -245,9 +300,7 @@ pub fn fit(
     let mut weights: Vec<f64> = logistic.coef.row(0).to_vec();
     weights.push(logistic.intercept[0]);
     let batch = fit.sampling_rate * n as f64;
-    let noise_sd =
-        sgd.learning_rate * fit.noise_multiplier * fit.clip * (fit.steps as f64).sqrt() / batch;
-    let mut model = Model {
+    Ok(Model {
         weights,
         groups: groups.names.clone(),
         bins: config.bins,
@@ -259,16 +312,77 @@ pub fn fit(
             released_accuracy: 0.0,
             released_gap: 0.0,
         },
-        noise_sd,
-    };
-    // Step 2: the table of the rows' scores.
-    let scores = model.scores(data.features.view(), a)?;
-    let mut counts = GroupScoreCounts::new(k, config.bins);
-    counts.update(a, y, &scores)?;
-    let released = counts.release(table_epsilon, Relation::Substitution, ledger, noise)?;
-    // Step 3: the thresholds.
-    model.choice = choice::choose(&released, config.constraint, config.level);
-    Ok(model)
+        noise_sd: sgd.learning_rate * fit.noise_multiplier * fit.clip * (fit.steps as f64).sqrt()
+            / batch,
+    })
+}
+
+/// Steps 2–3 (module docs): the table of `data`'s scores under `model`, released at `epsilon`,
+/// and each group's rule chosen from it.
+fn choose_thresholds(
+    model: &mut Model,
+    data: &Dataset,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<()> {
+    let (y, groups) = labels_and_groups(data)?;
+    let scores = model.scores(data.features.view(), &groups.codes)?;
+    let mut counts = GroupScoreCounts::new(groups.count(), model.bins);
+    counts.update(&groups.codes, y, &scores)?;
+    let released = counts.release(epsilon, Relation::Substitution, ledger, noise)?;
+    model.choice = choice::choose(&released, model.constraint, model.level);
+    Ok(())
+}
+
+/// Whether a two-group, demographic-parity method fits the group-thresholds classifier in its
+/// place on `data`: when the sensitive attribute has more than two groups (declared or charged
+/// levels: public) or `constraint` is not demographic parity (docs/fairness-constraints.md).
+pub fn takes_over(data: &Dataset, constraint: Constraint) -> bool {
+    constraint != Constraint::DemographicParity
+        || data.groups.as_ref().is_some_and(|g| g.count() > 2)
+}
+
+/// A two-group method's own model, or the group-thresholds model it fitted in its place
+/// ([`takes_over`]): the model file then says `group-thresholds`, with the method's
+/// configuration and ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OrThresholds<M> {
+    /// The method's own procedure (two groups, demographic parity).
+    Method(M),
+    /// The group-thresholds classifier, fitted by the method for more groups or another
+    /// constraint.
+    Thresholds(Model),
+}
+
+impl<M> OrThresholds<M> {
+    /// The method's own model; `None` when it fitted the group-thresholds classifier.
+    pub fn own(&self) -> Option<&M> {
+        match self {
+            OrThresholds::Method(m) => Some(m),
+            OrThresholds::Thresholds(_) => None,
+        }
+    }
+}
+
+impl<M: crate::predictor::Predictor> crate::predictor::Predictor for OrThresholds<M> {
+    fn method(&self) -> &'static str {
+        match self {
+            OrThresholds::Method(m) => m.method(),
+            OrThresholds::Thresholds(m) => m.method(),
+        }
+    }
+
+    fn predict(
+        &self,
+        data: &Dataset,
+        rng: &mut Noise,
+    ) -> crate::predictor::Result<crate::predictor::Output> {
+        match self {
+            OrThresholds::Method(m) => m.predict(data, rng),
+            OrThresholds::Thresholds(m) => m.predict(data, rng),
+        }
+    }
 }
 
 impl crate::predictor::Predictor for Model {

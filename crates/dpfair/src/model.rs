@@ -82,6 +82,16 @@ into_fitted_model!(
     crate::group_thresholds::Model => GroupThresholds,
 );
 
+/// A two-group method's model, or the group-thresholds model it fitted in its place.
+impl<M: Into<FittedModel>> From<crate::group_thresholds::OrThresholds<M>> for FittedModel {
+    fn from(m: crate::group_thresholds::OrThresholds<M>) -> Self {
+        match m {
+            crate::group_thresholds::OrThresholds::Method(m) => m.into(),
+            crate::group_thresholds::OrThresholds::Thresholds(m) => FittedModel::GroupThresholds(m),
+        }
+    }
+}
+
 impl FittedModel {
     /// The model as a [`Predictor`]: one arm per variant.
     pub fn predictor(&self) -> &dyn Predictor {

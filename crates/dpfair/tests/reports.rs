@@ -104,7 +104,9 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
             1,
             "{report}"
         );
-        let (norm, noise, _) = fitted.model.folds[0].estimate.signal_and_noise();
+        let (norm, noise, _) = fitted.model.own().unwrap().folds[0]
+            .estimate
+            .signal_and_noise();
         assert!(
             (number_after(&report, ": norm ") - norm).abs() < 1e-4,
             "{report}"
@@ -145,7 +147,7 @@ fn every_fit_says_what_it_targets_and_how_its_signal_compares_with_noise() {
         .fit(&data, &mut Session::insecure_seeded(3.0, 1e-5, 3).unwrap())
         .unwrap();
     let report = est.report(&fitted, &data).join("\n");
-    let rates = &fitted.model.rates;
+    let rates = &fitted.model.own().unwrap().rates;
     let norm = (rates.alpha.powi(2) + rates.beta.powi(2)).sqrt();
     assert!(
         (number_after(&report, "(α̃, β̃): norm ") - norm).abs() < 1e-4,

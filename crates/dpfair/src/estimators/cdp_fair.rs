@@ -6,6 +6,7 @@ use super::{check_delta, check_epsilon, check_level, setters};
 use crate::cdp_fair::{Accounting, Config, DdFloor, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::group_thresholds::{Constraint, OrThresholds, takes_over};
 use crate::held_out_check::HeldOutCheck;
 use crate::plugin::EtaModel;
 use crate::plugin::kernel::Bandwidth;
@@ -22,6 +23,7 @@ use dpfair_privacy::{Ledger, Noise};
 pub struct CdpFairParams {
     config: Config,
     check: HeldOutCheck,
+    constraint: Constraint,
 }
 
 impl Default for CdpFairParams {
@@ -32,6 +34,7 @@ impl Default for CdpFairParams {
                 ..Config::default()
             },
             check: HeldOutCheck::default(),
+            constraint: Constraint::DemographicParity,
         }
     }
 }
@@ -54,6 +57,10 @@ setters!(CdpFairParams {
     /// The share of rows held out for the check against the constant classes (default 0.1; 0
     /// turns it off; strict accounting only: [`crate::held_out_check`]).
     check_fraction: f64 => check.fraction;
+    /// The constraint at level α: demographic parity (default, Algorithm 5); equal opportunity
+    /// or equalized odds, and any constraint on more than two groups, fit the group-thresholds
+    /// classifier in Algorithm 5's place (docs/fairness-constraints.md).
+    constraint: Constraint => constraint;
 });
 
 impl CdpFairParams {
@@ -76,7 +83,7 @@ impl CdpFairParams {
     pub fn from_config(config: Config) -> Self {
         CdpFairParams {
             config,
-            check: HeldOutCheck::default(),
+            ..CdpFairParams::default()
         }
     }
 }
@@ -107,9 +114,22 @@ impl Params for CdpFairParams {
     fn check(self) -> Result<CdpFair> {
         check_config(&self.config, false)?;
         self.check.check()?;
+        if self.constraint != Constraint::DemographicParity
+            && self.config.accounting == Accounting::Paper
+        {
+            return Err(crate::error::Error::invalid(
+                "constraint",
+                format!(
+                    "{}: the paper's procedure constrains demographic parity only; use strict \
+                     accounting (the group-thresholds classifier) for this constraint",
+                    self.constraint
+                ),
+            ));
+        }
         Ok(CdpFair {
             config: self.config,
             check: self.check,
+            constraint: self.constraint,
         })
     }
 }
@@ -133,6 +153,7 @@ impl Params for CdpFairParams {
 pub struct CdpFair {
     config: Config,
     check: HeldOutCheck,
+    constraint: Constraint,
 }
 
 impl CdpFair {
@@ -196,15 +217,18 @@ fn plugin_spend(config: &Config) -> Spend {
 }
 
 impl Estimator for CdpFair {
-    type Model = Model;
+    type Model = OrThresholds<Model>;
     type Config = Config;
 
     fn method(&self) -> &'static str {
         "cdp-fair"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
-        let model = &fitted.model;
+    fn report(&self, fitted: &Fitted<OrThresholds<Model>>, data: &Dataset) -> Vec<String> {
+        let model = match &fitted.model {
+            OrThresholds::Method(m) => m,
+            OrThresholds::Thresholds(m) => return super::group_thresholds::report(m),
+        };
         let mut lines = plugin_report(model);
         let config = self.config_for(data.n_rows());
         let accuracy: Vec<String> = model
@@ -243,12 +267,14 @@ impl Estimator for CdpFair {
     fn resolved_for(&self, data: &Dataset) -> Option<CdpFair> {
         Some(CdpFair {
             config: self.config_for(data.n_rows()),
-            check: self.check,
+            ..self.clone()
         })
     }
 
+    /// α for demographic parity, which a private search verifies; `None` for the other
+    /// constraints (the search's check reads positive rates only).
     fn fairness_target(&self) -> Option<f64> {
-        Some(self.config.alpha)
+        (self.constraint == Constraint::DemographicParity).then_some(self.config.alpha)
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<CdpFair> {
@@ -257,6 +283,7 @@ impl Estimator for CdpFair {
             ..self.config.clone()
         })
         .check_fraction(self.check.fraction)
+        .constraint(self.constraint)
         .check()
     }
 
@@ -268,13 +295,40 @@ impl Estimator for CdpFair {
         self.config_for(data.n_rows())
     }
 
-    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
-        Ok(crate::cdp_fair::fit(
-            &self.config_for(data.n_rows()),
+    /// Algorithm 5 on two groups under demographic parity; otherwise the group-thresholds
+    /// classifier at α and the fit's (ε, δ) ([`crate::group_thresholds::takes_over`]).
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<OrThresholds<Model>> {
+        let config = self.config_for(data.n_rows());
+        if !takes_over(data, self.constraint) {
+            return Ok(OrThresholds::Method(crate::cdp_fair::fit(
+                &config, data, ledger, noise,
+            )?));
+        }
+        if config.accounting == Accounting::Paper {
+            return Err(crate::error::Error::invalid(
+                "accounting",
+                "the paper's procedure is for two groups: use strict accounting (the \
+                 group-thresholds classifier) for more",
+            ));
+        }
+        let thresholds = crate::group_thresholds::Config {
+            constraint: self.constraint,
+            level: config.alpha,
+            epsilon: config.epsilon,
+            delta: config.delta.unwrap_or_else(|| default_delta(data.n_rows())),
+            ..crate::group_thresholds::Config::default()
+        };
+        Ok(OrThresholds::Thresholds(crate::group_thresholds::fit(
+            &thresholds,
             data,
             ledger,
             noise,
-        )?)
+        )?))
     }
 }
 

@@ -8,6 +8,7 @@ use crate::decoupled::{
 };
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::group_thresholds::{Constraint, OrThresholds, takes_over};
 use crate::held_out_check::HeldOutCheck;
 use crate::pipeline::Scaling;
 use crate::predictor::Accounting;
@@ -25,6 +26,7 @@ use dpfair_privacy::{Ledger, Noise};
 pub struct DecoupledParams {
     config: Config,
     check: HeldOutCheck,
+    constraint: Constraint,
 }
 
 /// The estimator's (and the CLI's) default parity level: the flips bring the released rates
@@ -42,6 +44,7 @@ impl Default for DecoupledParams {
                 ..Config::default()
             },
             check: HeldOutCheck::default(),
+            constraint: Constraint::DemographicParity,
         }
     }
 }
@@ -65,6 +68,11 @@ setters!(DecoupledParams {
     /// The share of rows held out for the check against the constant classes (default 0.1; 0
     /// turns it off; strict accounting only: [`crate::held_out_check`]).
     check_fraction: f64 => check.fraction;
+    /// The constraint at level α: demographic parity (default, Algorithm 2); equal opportunity
+    /// or equalized odds, and any constraint on more than two groups, fit the group-thresholds
+    /// classifier on the same split, its score by DP-SGD on the base-model rows and its table
+    /// on D (docs/fairness-constraints.md).
+    constraint: Constraint => constraint;
 });
 
 impl DecoupledParams {
@@ -72,7 +80,7 @@ impl DecoupledParams {
     pub fn from_config(config: Config) -> Self {
         DecoupledParams {
             config,
-            check: HeldOutCheck::default(),
+            ..DecoupledParams::default()
         }
     }
 }
@@ -111,6 +119,18 @@ impl Params for DecoupledParams {
         )?;
         self.config.budget_split()?;
         self.check.check()?;
+        if self.constraint != Constraint::DemographicParity
+            && self.config.accounting == Accounting::Paper
+        {
+            return Err(Error::invalid(
+                "constraint",
+                format!(
+                    "{}: the paper's procedure constrains statistical parity only; use strict \
+                     accounting (the group-thresholds classifier on the same split)",
+                    self.constraint
+                ),
+            ));
+        }
         let mut config = self.config;
         if config.accounting == Accounting::Strict {
             // The estimator's default step (the library's 0.05 is kept for the reproductions).
@@ -122,6 +142,7 @@ impl Params for DecoupledParams {
         Ok(Decoupled {
             config,
             check: self.check,
+            constraint: self.constraint,
         })
     }
 }
@@ -144,6 +165,7 @@ impl Params for DecoupledParams {
 pub struct Decoupled {
     config: Config,
     check: HeldOutCheck,
+    constraint: Constraint,
 }
 
 impl Decoupled {
@@ -182,7 +204,7 @@ impl Decoupled {
     ///     batches.iter().try_for_each(|rows| sink(&data.select(rows)))
     /// })?;
     /// assert_eq!(training.dataset.n_rows(), 1_000);
-    /// assert_eq!(fitted.model.post_rows, 2_000);
+    /// assert_eq!(fitted.model.own().unwrap().post_rows, 2_000);
     /// # Ok::<(), dpfair::Error>(())
     /// ```
     pub fn fit_batches(
@@ -194,7 +216,14 @@ impl Decoupled {
             &dpfair_data::Schema,
             &mut dyn FnMut(&Dataset) -> crate::decoupled::Result<()>,
         ) -> crate::decoupled::Result<()>,
-    ) -> Result<(Fitted<Model>, Loaded)> {
+    ) -> Result<(Fitted<OrThresholds<Model>>, Loaded)> {
+        if takes_over(&header.dataset, self.constraint) {
+            return Err(Error::invalid(
+                "constraint",
+                "a streamed fit runs Algorithm 2 on two groups under demographic parity only: \
+                 load the data whole for more groups or another constraint",
+            ));
+        }
         if self.config.accounting == Accounting::Paper {
             return Err(Error::invalid(
                 "accounting",
@@ -220,7 +249,7 @@ impl Decoupled {
                 split_seed: Some(seed),
                 ..self.config.clone()
             },
-            check: self.check,
+            ..self.clone()
         };
         let fitted = crate::pipeline::fit_scaled(
             &est,
@@ -228,7 +257,7 @@ impl Decoupled {
             scaling,
             session,
             |est, loaded, ledger, noise| {
-                Ok(fit_parts(
+                Ok(OrThresholds::Method(fit_parts(
                     &est.config,
                     &plan,
                     &loaded.dataset,
@@ -236,7 +265,7 @@ impl Decoupled {
                     ledger,
                     noise,
                     |sink| read(&loaded.schema, sink),
-                )?)
+                )?))
             },
         )?;
         Ok((fitted, loaded))
@@ -265,15 +294,18 @@ fn rate_noise(rates: &crate::decoupled::ReleasedRates, post_rows: usize, cells: 
 pub const STRICT_LEARNING_RATE: f64 = 0.5;
 
 impl Estimator for Decoupled {
-    type Model = Model;
+    type Model = OrThresholds<Model>;
     type Config = Config;
 
     fn method(&self) -> &'static str {
         "decoupled"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, data: &Dataset) -> Vec<String> {
-        let model = &fitted.model;
+    fn report(&self, fitted: &Fitted<OrThresholds<Model>>, data: &Dataset) -> Vec<String> {
+        let model = match &fitted.model {
+            OrThresholds::Method(m) => m,
+            OrThresholds::Thresholds(m) => return super::group_thresholds::report(m),
+        };
         let name = |a: usize| {
             data.groups
                 .as_ref()
@@ -354,14 +386,17 @@ impl Estimator for Decoupled {
         (self.config.accounting == Accounting::Strict).then_some(self.check)
     }
 
+    /// α for demographic parity, which a private search verifies; `None` for the other
+    /// constraints (the search's check reads positive rates only).
     fn fairness_target(&self) -> Option<f64> {
-        Some(self.config.parity_level)
+        (self.constraint == Constraint::DemographicParity).then_some(self.config.parity_level)
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<Decoupled> {
         DecoupledParams::from_config(self.config.clone())
             .epsilon(epsilon)
             .check_fraction(self.check.fraction)
+            .constraint(self.constraint)
             .check()
     }
 
@@ -377,7 +412,58 @@ impl Estimator for Decoupled {
         self.config.clone()
     }
 
-    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
-        Ok(crate::decoupled::fit(&self.config, data, ledger, noise)?)
+    /// Algorithm 2 on two groups under demographic parity; otherwise the group-thresholds
+    /// classifier on Algorithm 2's split ([`crate::group_thresholds::fit_split`]) at α and the
+    /// fit's (ε, δ).
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<OrThresholds<Model>> {
+        if !takes_over(data, self.constraint) {
+            return Ok(OrThresholds::Method(crate::decoupled::fit(
+                &self.config,
+                data,
+                ledger,
+                noise,
+            )?));
+        }
+        if self.config.accounting == Accounting::Paper {
+            return Err(Error::invalid(
+                "accounting",
+                "the paper's procedure is for two groups: use strict accounting (the \
+                 group-thresholds classifier on the same split) for more",
+            ));
+        }
+        let c = &self.config;
+        let seed = c.split_seed.unwrap_or_else(|| noise.public_u64());
+        let plan = SplitPlan::new(data.n_rows(), c.post_fraction, c.base_rows, seed)?;
+        let mut rows = plan.rows();
+        let training: Vec<bool> = (0..data.n_rows())
+            .map(|_| rows.next_is_training())
+            .collect();
+        let parts = dpfair_privacy::Partition::new(
+            "decoupled: base-model rows / rate rows",
+            &["base-model rows", "rate rows (D)"],
+            plan.seed,
+        );
+        let thresholds = crate::group_thresholds::Config {
+            constraint: self.constraint,
+            level: c.parity_level,
+            epsilon: c.epsilon,
+            delta: c.delta,
+            ..crate::group_thresholds::Config::default()
+        };
+        Ok(OrThresholds::Thresholds(
+            crate::group_thresholds::fit_split(
+                &thresholds,
+                data,
+                &training,
+                &parts,
+                ledger,
+                noise,
+            )?,
+        ))
     }
 }

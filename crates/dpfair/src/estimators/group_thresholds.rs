@@ -133,30 +133,7 @@ impl Estimator for GroupThresholds {
     }
 
     fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
-        let m = &fitted.model;
-        let k = m.groups.len();
-        let d = m.weights.len() - k;
-        let norm = m.weights[..d].iter().map(|w| w * w).sum::<f64>().sqrt();
-        vec![
-            super::signal_line(
-                "η̃ weights of the features",
-                norm,
-                m.noise_sd * (d as f64).sqrt(),
-                d,
-            ),
-            super::fairness_line(
-                &format!(
-                    "{} within {} across {k} groups (randomised thresholds per group)",
-                    m.constraint, m.level
-                ),
-                &format!(
-                    "on the released table the rules give a gap of {:.4} and accuracy {:.4} (the \
-                     rates on new data differ from the released ones by their noise and sampling \
-                     error)",
-                    m.choice.released_gap, m.choice.released_accuracy
-                ),
-            ),
-        ]
+        report(&fitted.model)
     }
 
     fn held_out_check(&self) -> Option<HeldOutCheck> {
@@ -187,4 +164,32 @@ impl Estimator for GroupThresholds {
         }
         .check()
     }
+}
+
+/// The fit's lines (fixed form): the released weights against their noise, and the fairness
+/// target with what the released table says of it.
+pub(crate) fn report(m: &Model) -> Vec<String> {
+    let k = m.groups.len();
+    let d = m.weights.len() - k;
+    let norm = m.weights[..d].iter().map(|w| w * w).sum::<f64>().sqrt();
+    vec![
+        super::signal_line(
+            "η̃ weights of the features",
+            norm,
+            m.noise_sd * (d as f64).sqrt(),
+            d,
+        ),
+        super::fairness_line(
+            &format!(
+                "{} within {} across {k} groups (randomised thresholds per group)",
+                m.constraint, m.level
+            ),
+            &format!(
+                "on the released table the rules give a gap of {:.4} and accuracy {:.4} (the \
+                 rates on new data differ from the released ones by their noise and sampling \
+                 error)",
+                m.choice.released_gap, m.choice.released_accuracy
+            ),
+        ),
+    ]
 }
