@@ -24,6 +24,7 @@ pub struct CdpFairParams {
     config: Config,
     check: HeldOutCheck,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 impl Default for CdpFairParams {
@@ -35,6 +36,7 @@ impl Default for CdpFairParams {
             },
             check: HeldOutCheck::default(),
             constraint: Constraint::DemographicParity,
+            attribute_epsilon: None,
         }
     }
 }
@@ -79,6 +81,17 @@ impl CdpFairParams {
         self.config.cross_fit = Some(on);
         self
     }
+    /// The sensitive column holds groups randomised by K-ary randomised response at
+    /// `epsilon_a`: the group-thresholds classifier is fitted in the method's place, its
+    /// thresholds chosen from the table corrected by the flip matrix
+    /// (docs/fairness-constraints.md).
+    pub fn attribute_epsilon(self, epsilon_a: f64) -> Self {
+        self.attribute_epsilon_opt(Some(epsilon_a))
+    }
+    fn attribute_epsilon_opt(mut self, epsilon_a: Option<f64>) -> Self {
+        self.attribute_epsilon = epsilon_a;
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
         CdpFairParams {
@@ -114,6 +127,9 @@ impl Params for CdpFairParams {
     fn check(self) -> Result<CdpFair> {
         check_config(&self.config, false)?;
         self.check.check()?;
+        if let Some(e) = self.attribute_epsilon {
+            crate::group_thresholds::check_attribute_epsilon(e)?;
+        }
         if self.constraint != Constraint::DemographicParity
             && self.config.accounting == Accounting::Paper
         {
@@ -130,6 +146,7 @@ impl Params for CdpFairParams {
             config: self.config,
             check: self.check,
             constraint: self.constraint,
+            attribute_epsilon: self.attribute_epsilon,
         })
     }
 }
@@ -154,6 +171,7 @@ pub struct CdpFair {
     config: Config,
     check: HeldOutCheck,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 impl CdpFair {
@@ -284,6 +302,7 @@ impl Estimator for CdpFair {
         })
         .check_fraction(self.check.fraction)
         .constraint(self.constraint)
+        .attribute_epsilon_opt(self.attribute_epsilon)
         .check()
     }
 
@@ -304,7 +323,7 @@ impl Estimator for CdpFair {
         noise: &mut Noise,
     ) -> Result<OrThresholds<Model>> {
         let config = self.config_for(data.n_rows());
-        if !takes_over(data, self.constraint) {
+        if !takes_over(data, self.constraint, self.attribute_epsilon) {
             return Ok(OrThresholds::Method(crate::cdp_fair::fit(
                 &config, data, ledger, noise,
             )?));
@@ -312,8 +331,9 @@ impl Estimator for CdpFair {
         if config.accounting == Accounting::Paper {
             return Err(crate::error::Error::invalid(
                 "accounting",
-                "the paper's procedure is for two groups: use strict accounting (the \
-                 group-thresholds classifier) for more",
+                "the paper's procedure is for two groups and an attribute as given: use strict \
+                 accounting (the group-thresholds classifier) for more groups or a \
+                 randomised attribute",
             ));
         }
         let thresholds = crate::group_thresholds::Config {
@@ -321,6 +341,7 @@ impl Estimator for CdpFair {
             level: config.alpha,
             epsilon: config.epsilon,
             delta: config.delta.unwrap_or_else(|| default_delta(data.n_rows())),
+            attribute_epsilon: self.attribute_epsilon,
             ..crate::group_thresholds::Config::default()
         };
         Ok(OrThresholds::Thresholds(crate::group_thresholds::fit(

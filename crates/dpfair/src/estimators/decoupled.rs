@@ -27,6 +27,7 @@ pub struct DecoupledParams {
     config: Config,
     check: HeldOutCheck,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 /// The estimator's (and the CLI's) default parity level: the flips bring the released rates
@@ -45,6 +46,7 @@ impl Default for DecoupledParams {
             },
             check: HeldOutCheck::default(),
             constraint: Constraint::DemographicParity,
+            attribute_epsilon: None,
         }
     }
 }
@@ -76,6 +78,17 @@ setters!(DecoupledParams {
 });
 
 impl DecoupledParams {
+    /// The sensitive column holds groups randomised by K-ary randomised response at
+    /// `epsilon_a`: the group-thresholds classifier is fitted in the method's place, its
+    /// thresholds chosen from the table corrected by the flip matrix
+    /// (docs/fairness-constraints.md).
+    pub fn attribute_epsilon(self, epsilon_a: f64) -> Self {
+        self.attribute_epsilon_opt(Some(epsilon_a))
+    }
+    fn attribute_epsilon_opt(mut self, epsilon_a: Option<f64>) -> Self {
+        self.attribute_epsilon = epsilon_a;
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: Config) -> Self {
         DecoupledParams {
@@ -119,6 +132,9 @@ impl Params for DecoupledParams {
         )?;
         self.config.budget_split()?;
         self.check.check()?;
+        if let Some(e) = self.attribute_epsilon {
+            crate::group_thresholds::check_attribute_epsilon(e)?;
+        }
         if self.constraint != Constraint::DemographicParity
             && self.config.accounting == Accounting::Paper
         {
@@ -143,6 +159,7 @@ impl Params for DecoupledParams {
             config,
             check: self.check,
             constraint: self.constraint,
+            attribute_epsilon: self.attribute_epsilon,
         })
     }
 }
@@ -166,6 +183,7 @@ pub struct Decoupled {
     config: Config,
     check: HeldOutCheck,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 impl Decoupled {
@@ -217,7 +235,7 @@ impl Decoupled {
             &mut dyn FnMut(&Dataset) -> crate::decoupled::Result<()>,
         ) -> crate::decoupled::Result<()>,
     ) -> Result<(Fitted<OrThresholds<Model>>, Loaded)> {
-        if takes_over(&header.dataset, self.constraint) {
+        if takes_over(&header.dataset, self.constraint, self.attribute_epsilon) {
             return Err(Error::invalid(
                 "constraint",
                 "a streamed fit runs Algorithm 2 on two groups under demographic parity only: \
@@ -397,6 +415,7 @@ impl Estimator for Decoupled {
             .epsilon(epsilon)
             .check_fraction(self.check.fraction)
             .constraint(self.constraint)
+            .attribute_epsilon_opt(self.attribute_epsilon)
             .check()
     }
 
@@ -421,7 +440,7 @@ impl Estimator for Decoupled {
         ledger: &mut Ledger,
         noise: &mut Noise,
     ) -> Result<OrThresholds<Model>> {
-        if !takes_over(data, self.constraint) {
+        if !takes_over(data, self.constraint, self.attribute_epsilon) {
             return Ok(OrThresholds::Method(crate::decoupled::fit(
                 &self.config,
                 data,
@@ -432,8 +451,9 @@ impl Estimator for Decoupled {
         if self.config.accounting == Accounting::Paper {
             return Err(Error::invalid(
                 "accounting",
-                "the paper's procedure is for two groups: use strict accounting (the \
-                 group-thresholds classifier on the same split) for more",
+                "the paper's procedure is for two groups and an attribute as given: use strict \
+                 accounting (the group-thresholds classifier on the same split) for more groups or a \
+                 randomised attribute",
             ));
         }
         let c = &self.config;
@@ -453,6 +473,7 @@ impl Estimator for Decoupled {
             level: c.parity_level,
             epsilon: c.epsilon,
             delta: c.delta,
+            attribute_epsilon: self.attribute_epsilon,
             ..crate::group_thresholds::Config::default()
         };
         Ok(OrThresholds::Thresholds(

@@ -47,6 +47,13 @@ impl GroupThresholdsParams {
         self.delta = Some(delta);
         self
     }
+    /// The sensitive column holds groups randomised by K-ary randomised response at
+    /// `epsilon_a` (locally private attributes): the thresholds are chosen from the table
+    /// corrected by the flip matrix (docs/fairness-constraints.md).
+    pub fn attribute_epsilon(mut self, epsilon_a: f64) -> Self {
+        self.config.attribute_epsilon = Some(epsilon_a);
+        self
+    }
 }
 
 impl Params for GroupThresholdsParams {

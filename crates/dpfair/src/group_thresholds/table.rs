@@ -135,6 +135,50 @@ impl ReleasedCounts {
         self.bins
     }
 
+    /// The table of the true groups estimated from this table of groups randomised by K-ary
+    /// randomised response at `epsilon_a` (each row reports its own group with probability
+    /// `p = e^ε_A/(e^ε_A + K − 1)`, each other group with `q = 1/(e^ε_A + K − 1)`): in every
+    /// (label, bin) column the expected counts are `M t` with `M = (p − q) I + q 11ᵀ`, whose
+    /// inverse is `(I − q 11ᵀ)/(p − q)` (as `p + (K − 1) q = 1`); the estimate is clamped at 0.
+    /// Post-processing of the release (docs/fairness-constraints.md, "A sensitive attribute
+    /// collected under local DP").
+    ///
+    /// ```
+    /// use dpfair::group_thresholds::table::ReleasedCounts;
+    /// // Two groups, one bin: true counts (label 0, label 1) = (60, 40) and (20, 80).
+    /// let (p, q) = (1f64.exp() / (1f64.exp() + 1.0), 1.0 / (1f64.exp() + 1.0));
+    /// let seen = |a: f64, b: f64| p * a + q * b; // expected randomised counts
+    /// let counts = ReleasedCounts::from_counts(2, 1, vec![
+    ///     seen(60.0, 20.0), seen(40.0, 80.0), seen(20.0, 60.0), seen(80.0, 40.0),
+    /// ])?;
+    /// let t = counts.corrected_for_randomised_response(1.0);
+    /// assert!((t.bins_of(0, 0)[0] - 60.0).abs() < 1e-9 && (t.bins_of(1, 1)[0] - 80.0).abs() < 1e-9);
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn corrected_for_randomised_response(&self, epsilon_a: f64) -> ReleasedCounts {
+        let k = self.groups as f64;
+        let e = epsilon_a.exp();
+        let (p, q) = (e / (e + k - 1.0), 1.0 / (e + k - 1.0));
+        let mut counts = vec![0.0; self.counts.len()];
+        for label in 0..2u8 {
+            for bin in 0..self.bins {
+                let column: Vec<f64> = (0..self.groups)
+                    .map(|g| self.bins_of(g, label)[bin])
+                    .collect();
+                let total: f64 = column.iter().sum();
+                for (g, seen) in column.iter().enumerate() {
+                    counts[(g * 2 + label as usize) * self.bins + bin] =
+                        ((seen - q * total) / (p - q)).max(0.0);
+                }
+            }
+        }
+        ReleasedCounts {
+            groups: self.groups,
+            bins: self.bins,
+            counts,
+        }
+    }
+
     /// The counts of `group`'s rows with `label` in each score bin.
     pub fn bins_of(&self, group: usize, label: u8) -> &[f64] {
         let start = (group * 2 + label as usize) * self.bins;
