@@ -150,10 +150,16 @@ def run(cases, sizes, reps, epsilon, level, constraints, out):
                     tols.append(tolerance(yte, gte, constraint))
                     scored = {"majority class": (np.full(len(yte), np.bincount(ytr).argmax()), 0.0)}
                     t0 = time.process_time()
-                    scored["fairlearn ThresholdOptimizer"] = (
-                        fairlearn_reference(xtr, ytr, gtr, xte, gte, constraint, r),
-                        time.process_time() - t0,
-                    )
+                    try:
+                        scored["fairlearn ThresholdOptimizer"] = (
+                            fairlearn_reference(xtr, ytr, gtr, xte, gte, constraint, r),
+                            time.process_time() - t0,
+                        )
+                    except ValueError as e:  # e.g. a group without positives
+                        scored["fairlearn ThresholdOptimizer"] = (
+                            f"{type(e).__name__}: {str(e)[:60]}",
+                            0.0,
+                        )
                     for name, make, sensitive in [
                         ("dp-logistic", lambda: dpfair.DPLogisticRegression(epsilon=epsilon),
                          False),

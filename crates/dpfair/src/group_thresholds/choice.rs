@@ -24,6 +24,11 @@ pub const BAND_STEP: f64 = 0.005;
 /// The grid step of equalized odds' box corner `(t, f)`.
 pub const BOX_STEP: f64 = 0.01;
 
+/// How far inside the band a group's released rate must lie, in standard deviations of that
+/// rate's release noise (at most half the band): a group whose rate is noisy sits nearer the
+/// band's middle, so that its true rate leaves the band less often.
+pub const MARGIN_SDS: f64 = 1.0;
+
 /// One group's released counts as operating points: for each threshold `c = 0..=B`, the true
 /// and false positives of "predict 1 on bins ≥ c".
 struct Curve {
@@ -62,6 +67,18 @@ impl Curve {
             Constraint::EqualOpportunity => [tpr, 0.0],
             Constraint::EqualizedOdds => [tpr, fpr],
         }
+    }
+
+    /// How far inside the band each constrained rate must lie ([`MARGIN_SDS`]): the noise sd of
+    /// a rate summing up to `cells` of the table's cells, over its released denominator.
+    fn margins(&self, constraint: Constraint, cell_sd: f64, bins: usize, alpha: f64) -> [f64; 2] {
+        let sd = |cells: usize, of: f64| cell_sd * (cells as f64).sqrt() / of.max(1.0);
+        let m = match constraint {
+            Constraint::DemographicParity => [sd(2 * bins, self.pos + self.neg), 0.0],
+            Constraint::EqualOpportunity => [sd(bins, self.pos), 0.0],
+            Constraint::EqualizedOdds => [sd(bins, self.pos), sd(bins, self.neg)],
+        };
+        m.map(|v| (MARGIN_SDS * v).min(alpha / 2.0))
     }
 
     /// Correct predictions at threshold `c`.
@@ -117,13 +134,14 @@ fn feasible(qi: f64, qj: f64, lo: f64, hi: f64, within: (f64, f64)) -> Option<(f
 }
 
 /// The group's rule with the most correct predictions whose rates lie in the band `lo..lo + α`
-/// (per constrained rate), or `None` if no mix reaches it.
+/// (per constrained rate) and `margin` inside it, or `None` if no mix reaches it.
 fn best_in_band(
     curve: &Curve,
     rates: &[[f64; 2]],
     constraint: Constraint,
     lo: [f64; 2],
     alpha: f64,
+    margin: [f64; 2],
 ) -> Option<(f64, Mix)> {
     let dims = if constraint == Constraint::EqualizedOdds {
         2
@@ -136,8 +154,10 @@ fn best_in_band(
         for j in i..points {
             let mut interval = Some((0.0, 1.0));
             for k in 0..dims {
-                interval = interval
-                    .and_then(|w| feasible(rates[i][k], rates[j][k], lo[k], lo[k] + alpha, w));
+                interval = interval.and_then(|w| {
+                    let (from, to) = (lo[k] + margin[k], lo[k] + alpha - margin[k]);
+                    feasible(rates[i][k], rates[j][k], from, to, w)
+                });
             }
             let Some((a, b)) = interval else { continue };
             let (ci, cj) = (curve.correct(i), curve.correct(j));
@@ -192,6 +212,10 @@ pub fn choose(counts: &ReleasedCounts, constraint: Constraint, alpha: f64) -> Ch
     let curves: Vec<Curve> = (0..k)
         .map(|g| Curve::new(counts.bins_of(g, 1), counts.bins_of(g, 0)))
         .collect();
+    let margins: Vec<[f64; 2]> = curves
+        .iter()
+        .map(|c| c.margins(constraint, counts.cell_sd(), counts.bins(), alpha))
+        .collect();
     let rates: Vec<Vec<[f64; 2]>> = curves
         .iter()
         .map(|c| (0..c.tp.len()).map(|t| c.rates(t, constraint)).collect())
@@ -212,8 +236,8 @@ pub fn choose(counts: &ReleasedCounts, constraint: Constraint, alpha: f64) -> Ch
     for band in bands {
         let mut total = 0.0;
         let mut rules = Vec::with_capacity(k);
-        for (curve, r) in curves.iter().zip(&rates) {
-            match best_in_band(curve, r, constraint, band, alpha) {
+        for ((curve, r), m) in curves.iter().zip(&rates).zip(&margins) {
+            match best_in_band(curve, r, constraint, band, alpha, *m) {
                 Some((c, mix)) => {
                     total += c;
                     rules.push(mix);

@@ -97,6 +97,7 @@ impl GroupScoreCounts {
             groups: self.groups,
             bins: self.bins,
             counts: noisy.into_iter().map(|v| v.max(0.0)).collect(),
+            cell_sd: std::f64::consts::SQRT_2 * mech.scale(),
         })
     }
 }
@@ -107,6 +108,9 @@ pub struct ReleasedCounts {
     groups: usize,
     bins: usize,
     counts: Vec<f64>,
+    /// The standard deviation of one cell's noise (public: the mechanism's scale); 0 for
+    /// counts without noise.
+    cell_sd: f64,
 }
 
 impl ReleasedCounts {
@@ -122,7 +126,14 @@ impl ReleasedCounts {
             groups,
             bins,
             counts,
+            cell_sd: 0.0,
         })
+    }
+
+    /// The standard deviation of one cell's noise (0 for counts given without noise); after a
+    /// correction for randomised response, an approximation: the release's divided by `p − q`.
+    pub fn cell_sd(&self) -> f64 {
+        self.cell_sd
     }
 
     /// Number of groups.
@@ -176,6 +187,7 @@ impl ReleasedCounts {
             groups: self.groups,
             bins: self.bins,
             counts,
+            cell_sd: self.cell_sd / (p - q),
         }
     }
 
