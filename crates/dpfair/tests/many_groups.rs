@@ -136,11 +136,43 @@ fn paper_procedures_and_dp2dp_refuse_naming_what_to_use() {
         .fit(&data, &mut Session::unlimited())
         .unwrap_err();
     assert!(e.to_string().contains("two groups"), "{e}");
+    // DP2DP on a multi-class target with three groups: its own procedure, which refuses.
+    let mut three_classes = data.clone();
+    three_classes.target = Some(Target::Multiclass {
+        k: 3,
+        labels: (0..1_000u32).map(|i| i % 3).collect(),
+    });
     let e = Dp2dp::params()
         .epsilon(1.0)
         .check()
         .unwrap()
-        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 8).unwrap())
+        .fit(
+            &three_classes,
+            &mut Session::insecure_seeded(1.0, 1e-5, 8).unwrap(),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("group-thresholds"), "{e}");
+}
+
+/// DP2DP on a binary target with three groups: the group-thresholds classifier on its split
+/// (phase-1 rows and pool, each at ε: parallel composition).
+#[test]
+fn dp2dp_fits_group_thresholds_on_its_split_for_a_binary_target() {
+    let data = groups(3_000, 3, 9);
+    let fitted = Dp2dp::params()
+        .epsilon(1.0)
+        .check_fraction(0.0)
+        .check()
+        .unwrap()
+        .fit(&data, &mut Session::insecure_seeded(1.0, 1e-5, 10).unwrap())
+        .unwrap();
+    assert_eq!(
+        thresholds(&fitted.model),
+        (3, Constraint::DemographicParity)
+    );
+    let total = fitted.ledger.total().unwrap();
+    assert!(
+        total.epsilon <= 1.0 + 1e-9 && total.epsilon > 0.95,
+        "{total:?}"
+    );
 }

@@ -457,17 +457,6 @@ impl Estimator for Decoupled {
             ));
         }
         let c = &self.config;
-        let seed = c.split_seed.unwrap_or_else(|| noise.public_u64());
-        let plan = SplitPlan::new(data.n_rows(), c.post_fraction, c.base_rows, seed)?;
-        let mut rows = plan.rows();
-        let training: Vec<bool> = (0..data.n_rows())
-            .map(|_| rows.next_is_training())
-            .collect();
-        let parts = dpfair_privacy::Partition::new(
-            "decoupled: base-model rows / rate rows",
-            &["base-model rows", "rate rows (D)"],
-            plan.seed,
-        );
         let thresholds = crate::group_thresholds::Config {
             constraint: self.constraint,
             level: c.parity_level,
@@ -476,15 +465,18 @@ impl Estimator for Decoupled {
             attribute_epsilon: self.attribute_epsilon,
             ..crate::group_thresholds::Config::default()
         };
-        Ok(OrThresholds::Thresholds(
-            crate::group_thresholds::fit_split(
-                &thresholds,
-                data,
-                &training,
-                &parts,
-                ledger,
-                noise,
-            )?,
-        ))
+        let split = super::group_thresholds::Split {
+            post_fraction: c.post_fraction,
+            base_rows: c.base_rows,
+            seed: c.split_seed.unwrap_or_else(|| noise.public_u64()),
+            name: "decoupled: base-model rows / rate rows",
+            parts: ["base-model rows", "rate rows (D)"],
+        };
+        Ok(OrThresholds::Thresholds(split.fit(
+            &thresholds,
+            data,
+            ledger,
+            noise,
+        )?))
     }
 }

@@ -7,6 +7,7 @@ use crate::dp2dp::Phase1;
 use crate::dp2dp::{Config, Model};
 use crate::error::Result;
 use crate::estimator::{Estimator, Fitted, Params};
+use crate::group_thresholds::{Constraint, OrThresholds, takes_over};
 use crate::held_out_check::HeldOutCheck;
 use crate::predictor::Accounting;
 use crate::session::Spend;
@@ -163,15 +164,18 @@ impl Dp2dp {
 }
 
 impl Estimator for Dp2dp {
-    type Model = Model;
+    type Model = OrThresholds<Model>;
     type Config = Config;
 
     fn method(&self) -> &'static str {
         "dp2dp"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
-        let model = &fitted.model;
+    fn report(&self, fitted: &Fitted<OrThresholds<Model>>, _data: &Dataset) -> Vec<String> {
+        let model = match &fitted.model {
+            OrThresholds::Method(m) => m,
+            OrThresholds::Thresholds(m) => return super::group_thresholds::report(m),
+        };
         let r = &model.phase2.report;
         let mut lines = Vec::new();
         if let Some(p) = &model.phase1_procedure {
@@ -260,10 +264,51 @@ impl Estimator for Dp2dp {
         self.config.clone()
     }
 
-    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
-        if self.config.epsilon.is_infinite() && self.config.accounting == Accounting::Strict {
+    /// DP2DP on two groups; a binary target with more groups fits the group-thresholds
+    /// classifier on DP2DP's split instead (the score on the phase-1 rows, the table on the
+    /// pool, each at ε: parallel composition, as DP2DP's phases), at ρ under demographic
+    /// parity (docs/fairness-constraints.md).
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<OrThresholds<Model>> {
+        let binary = matches!(data.target, Some(dpfair_data::Target::Binary(_)));
+        let c = &self.config;
+        if binary && takes_over(data, Constraint::DemographicParity, None) {
+            if c.accounting == Accounting::Paper || c.epsilon.is_infinite() {
+                return Err(crate::error::Error::invalid(
+                    "accounting",
+                    "DP2DP's paper procedure and its non-private reference are for two \
+                     groups: use strict accounting and a finite ε for more",
+                ));
+            }
+            let thresholds = crate::group_thresholds::Config {
+                level: c.rho,
+                epsilon: c.epsilon,
+                delta: c.delta,
+                ..crate::group_thresholds::Config::default()
+            };
+            let split = super::group_thresholds::Split {
+                post_fraction: c.pool_fraction,
+                base_rows: usize::MAX,
+                seed: noise.public_u64(),
+                name: "dp2dp: phase-1 rows / pool",
+                parts: ["phase-1 rows", "pool"],
+            };
+            return Ok(OrThresholds::Thresholds(split.fit(
+                &thresholds,
+                data,
+                ledger,
+                noise,
+            )?));
+        }
+        if c.epsilon.is_infinite() && c.accounting == Accounting::Strict {
             super::charge_reference(ledger)?;
         }
-        Ok(crate::dp2dp::fit(&self.config, data, ledger, noise)?)
+        Ok(OrThresholds::Method(crate::dp2dp::fit(
+            c, data, ledger, noise,
+        )?))
     }
 }

@@ -173,6 +173,45 @@ impl Estimator for GroupThresholds {
     }
 }
 
+/// A two-part method's public split (the decoupled classifier's base-model rows and D, DP2DP's
+/// phase-1 rows and pool), on which it fits the group-thresholds classifier in its place:
+/// [`crate::group_thresholds::fit_split`].
+pub(crate) struct Split {
+    /// The share of rows for the table (the second part).
+    pub post_fraction: f64,
+    /// The most rows of the first part.
+    pub base_rows: usize,
+    pub seed: u64,
+    /// The ledger's names of the partition and its two parts.
+    pub name: &'static str,
+    pub parts: [&'static str; 2],
+}
+
+impl Split {
+    /// The classifier on this split of `data`, the score on the first part and the table on
+    /// the second, each at `config.epsilon` (parallel composition).
+    pub fn fit(
+        &self,
+        config: &crate::group_thresholds::Config,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<Model> {
+        let plan = crate::decoupled::SplitPlan::new(
+            data.n_rows(),
+            self.post_fraction,
+            self.base_rows,
+            self.seed,
+        )?;
+        let mut rows = plan.rows();
+        let training: Vec<bool> = (0..data.n_rows())
+            .map(|_| rows.next_is_training())
+            .collect();
+        let parts = dpfair_privacy::Partition::new(self.name, &self.parts, plan.seed);
+        crate::group_thresholds::fit_split(config, data, &training, &parts, ledger, noise)
+    }
+}
+
 /// The fit's lines (fixed form): the released weights against their noise, and the fairness
 /// target with what the released table says of it.
 pub(crate) fn report(m: &Model) -> Vec<String> {
