@@ -305,6 +305,16 @@ class DPLinearRegression(DPFairEstimator):
         }
 
 
+#: `constraint` of the classifiers whose own algorithm is for demographic parity between two
+#: groups (CDP-Fair, the decoupled classifier).
+_FALLBACK_CONSTRAINT = (
+    '"demographic-parity" (the default), "equal-opportunity" or "equalized-odds", at level '
+    "alpha. Demographic parity on two groups runs the paper's algorithm; another constraint or "
+    "more than two groups fits the group-thresholds classifier in its place (the model's method "
+    "is then group-thresholds; docs/fairness-constraints.md)."
+)
+
+
 def _pair(name: str, value: Any) -> tuple | None:
     """`(lo, hi)` as two floats, or None."""
     if value is None:
@@ -322,12 +332,14 @@ def _pair(name: str, value: Any) -> tuple | None:
     cross_fit="Cross-fitting. None: off with strict accounting, on with the paper's.",
     tau_grid="Public candidate thresholds of the private threshold choice (odd, ≥ 3).",
     min_group="A public floor on the groups' sizes. None: one derived from the released rates.",
+    constraint=_FALLBACK_CONSTRAINT,
 )
 class CDPFairClassifier(_ProbabilisticClassifier):
     """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier.
 
     It keeps the demographic disparity |P(ŷ=1 | A=1) − P(ŷ=1 | A=0)| within `alpha`, for two
-    groups.
+    groups; with another `constraint` or more groups it fits `GroupThresholdsClassifier`'s
+    method in its place.
 
     Half the rows estimate each group's regression function and base rate, the other half choose
     the group threshold by the exponential mechanism. `eta_model`: the papers' kernel estimate
@@ -359,6 +371,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self,
         *,
         alpha: float = 0.1,
+        constraint: str = "demographic-parity",
         epsilon: float = 1.0,
         delta: float | None = None,
         bandwidth: float | None = None,
@@ -381,6 +394,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
+        self.constraint = constraint
         self.epsilon = epsilon
         self.delta = delta
         self.bandwidth = bandwidth
@@ -407,6 +421,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
             **_given(
                 check_fraction=self.check_fraction,
                 alpha=self.alpha,
+                constraint=self.constraint,
                 epsilon=self.epsilon,
                 delta=self.delta,
                 bandwidth=self.bandwidth,
@@ -865,6 +880,7 @@ class LPCTPruneClassifier(_LPCTBase):
     'flips) or "midpoint" (the paper\'s Algorithm 1).',
     epsilon="ε in total (DP-SGD and the rate release).",
     post_fraction="The share of rows held out for the rates.",
+    constraint=_FALLBACK_CONSTRAINT,
 )
 class DecoupledFairClassifier(_ProbabilisticClassifier):
     """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
@@ -876,7 +892,9 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     threshold on the base scores (docs/deviations.md#decoupled-score-ordered-flips).
 
     `alpha`: the disparity level the flips aim at (the groups' released positive rates within
-    `alpha` of each other; 0 is the paper's exact parity). `flips`: `"scores"` (the default),
+    `alpha` of each other; 0 is the paper's exact parity). With another `constraint` or more
+    than two groups, `GroupThresholdsClassifier`'s method is fitted in its place (its score on
+    the base model's rows, its table on the held-out rows). `flips`: `"scores"` (the default),
     `"fewest-changes"` (random flips of the same group) or `"midpoint"` (the paper's Algorithm 1:
     both groups' rates move to their midpoint). Library defaults: α = 0.1, ε = 3 in total,
     δ = 10⁻⁵, strict accounting, features scaled with public `bounds` where given and private
@@ -900,6 +918,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self,
         *,
         alpha: float = 0.1,
+        constraint: str = "demographic-parity",
         flips: str = "scores",
         epsilon: float = 3.0,
         delta: float = 1e-5,
@@ -918,6 +937,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         n_jobs: int | None = None,
     ) -> None:
         self.alpha = alpha
+        self.constraint = constraint
         self.flips = flips
         self.epsilon = epsilon
         self.delta = delta
@@ -940,6 +960,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
             **_given(
                 check_fraction=self.check_fraction,
                 alpha=self.alpha,
+                constraint=self.constraint,
                 flips=self.flips,
                 epsilon=self.epsilon,
                 delta=self.delta,

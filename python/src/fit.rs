@@ -146,6 +146,7 @@ fn dp_linear(h: &mut Hyper<'_, '_>) -> PyResult<DpLinear> {
 fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
     let mut p = CdpFair::params();
     p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    p = set(p, constraint(h)?, |p, v| p.constraint(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
@@ -222,6 +223,7 @@ fn fair_regression(h: &mut Hyper<'_, '_>) -> PyResult<FairRegression> {
 fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     let mut p = Decoupled::params();
     p = set(p, h.get("alpha")?, |p, v| p.alpha(v));
+    p = set(p, constraint(h)?, |p, v| p.constraint(v));
     let flips = h.choice(
         "flips",
         &[
@@ -253,13 +255,17 @@ fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
     p.check().map_err(api_error)
 }
 
+/// `constraint` (group-thresholds, CDP-Fair, decoupled) by the library's parser: its refusal
+/// names `constraint` and lists the names, as the CLI's.
+fn constraint(h: &mut Hyper<'_, '_>) -> PyResult<Option<dpfair::group_thresholds::Constraint>> {
+    h.get::<String>("constraint")?
+        .map(|name| dpfair::group_thresholds::Constraint::parse(&name).map_err(api_error))
+        .transpose()
+}
+
 fn group_thresholds(h: &mut Hyper<'_, '_>) -> PyResult<GroupThresholds> {
     let mut p = GroupThresholds::params();
-    // The library's parser: its refusal names `constraint` and lists the names, as the CLI's.
-    if let Some(name) = h.get::<String>("constraint")? {
-        let constraint = dpfair::group_thresholds::Constraint::parse(&name).map_err(api_error)?;
-        p = p.constraint(constraint);
-    }
+    p = set(p, constraint(h)?, |p, v| p.constraint(v));
     p = set(p, h.get("level")?, |p, v| p.level(v));
     p = set(p, h.get("epsilon")?, |p, v| p.epsilon(v));
     p = set(p, h.get("delta")?, |p, v| p.delta(v));

@@ -146,3 +146,30 @@ def test_a_private_search_runs_it_as_dpfair_tune_does():
         {"table_share": v} for v in grid["table_share"]
     ]
     assert search.predict(X, sensitive_features=group).shape == (len(X),)
+
+
+@pytest.mark.parametrize(
+    "make", [dpfair.CDPFairClassifier, dpfair.DecoupledFairClassifier], ids=["cdp", "decoupled"]
+)
+@pytest.mark.parametrize(
+    "groups, constraint",
+    [("abc", "demographic-parity"), ("ab", "equalized-odds"), ("abc", "equalized-odds")],
+)
+def test_cdp_fair_and_decoupled_fit_group_thresholds_in_their_place(make, groups, constraint):
+    X, y, group = three_groups(3000, 4)
+    rows = np.isin(group, list(groups))
+    X, y, group = X[rows], y[rows], group[rows]
+    clf = make(constraint=constraint, epsilon=2.0, bounds=BOUNDS, random_state=1)
+    clf = clf.fit(X, y, sensitive_features=group)
+    assert clf.model_.method == "group-thresholds"
+    assert list(clf.groups_) == list(groups)
+    assert 0 < clf.ledger_["total"]["epsilon"] <= 2.0 * (1 + 1e-9)
+    pred = clf.predict(X, sensitive_features=group)
+    assert pred.shape == (len(X),) and set(pred) <= {0, 1}
+
+
+@pytest.mark.parametrize("make", [dpfair.CDPFairClassifier, dpfair.DecoupledFairClassifier])
+def test_their_bad_constraint_is_the_librarys_refusal(make):
+    X, y, group = three_groups(300, 5)
+    with pytest.raises(ValueError, match="constraint"):
+        make(constraint="equal-odds", epsilon=2.0).fit(X, y, sensitive_features=group)

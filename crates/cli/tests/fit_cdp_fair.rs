@@ -182,14 +182,11 @@ fn bad_input_exits_2_naming_the_parameter() {
         args[i + 1] = value;
         args
     };
-    let mut three_groups = fit_args(c, m);
-    three_groups.extend(["--groups", "f,m,x"]);
     let mut even_grid = fit_args(c, m);
     even_grid.extend(["--tau-grid", "4"]);
     for (args, needle) in [
         (replace("--alpha", "-1"), "--alpha"),
         (replace("--epsilon", "0"), "--epsilon"),
-        (three_groups, "two groups"),
         (even_grid, "--tau-grid"),
     ] {
         let out = dpfair(&args);

@@ -263,3 +263,68 @@ fn bad_constraint_level_and_accounting_are_refused_naming_them() {
     assert!(err.contains("--accounting paper"), "{err}");
     assert!(!model.exists());
 }
+
+/// The fit's model file: its method, and the ledger's total ε (at most `epsilon`).
+fn method_and_total(model: &Path, epsilon: f64) -> String {
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
+    let ledger = ok(&dpfair(&["ledger", arg(model)]));
+    let total = number_after(&ledger, "total: ε = ");
+    assert!(total > 0.0 && total <= epsilon + 1e-9, "{ledger}");
+    file["method"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn cdp_fair_and_decoupled_fit_group_thresholds_for_more_groups_or_another_constraint() {
+    let dir = scratch("fit-group-thresholds", "fallback");
+    // CDP-Fair on three groups (demographic parity, the default).
+    let (three, rows) = write_three_groups(&dir, 2_000, 3);
+    let model = dir.join("cdp.json");
+    let mut args = fit_args(&three, &model, &[]);
+    args[1] = "cdp-fair";
+    ok(&dpfair(&args));
+    assert_eq!(method_and_total(&model, 2.0), "group-thresholds");
+    let predicted = predictions(&model, &three, &dir.join("cdp.csv"));
+    assert_eq!(predicted.len(), rows.len());
+    // The decoupled classifier on two groups under equal opportunity.
+    let two = common::design_csv(&dir, "two.csv", 2_000, 4);
+    let model = dir.join("decoupled.json");
+    ok(&dpfair(&common::fit_args(
+        "decoupled",
+        &two,
+        "2",
+        &model,
+        &["--constraint", "equal-opportunity", "--epochs", "5"],
+    )));
+    assert_eq!(method_and_total(&model, 2.0), "group-thresholds");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(file["model"]["constraint"], "equal-opportunity", "{file}");
+    assert_eq!(
+        predictions(&model, &two, &dir.join("decoupled.csv")).len(),
+        2_000
+    );
+    // Demographic parity on two groups still runs the paper's algorithm.
+    let model = dir.join("paper.json");
+    ok(&dpfair(&common::fit_args(
+        "decoupled",
+        &two,
+        "2",
+        &model,
+        &["--epochs", "5"],
+    )));
+    assert_eq!(method_and_total(&model, 2.0), "decoupled");
+    // A bad name is refused naming the option, by both commands.
+    for method in ["cdp-fair", "decoupled"] {
+        let err = bad(&dpfair(&common::fit_args(
+            method,
+            &two,
+            "2",
+            &dir.join("bad.json"),
+            &["--constraint", "bad"],
+        )));
+        assert!(err.contains("constraint"), "{method}: {err}");
+        assert!(err.contains("equalized-odds"), "{method}: {err}");
+    }
+    assert!(!dir.join("bad.json").exists());
+}

@@ -7,6 +7,8 @@
 //! auto`), the output-perturbed logistic plug-in. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
 //! the threshold `τ̃` (S2, by the exponential mechanism on a public grid of `--tau-grid`
 //! points); the model satisfies |DD| ≤ α up to `O(N^{−1/2} + log(grid)/(Nε))`.
+//! `--constraint` other than demographic parity, or more than two groups, fits the
+//! group-thresholds classifier in Algorithm 5's place (docs/fairness-constraints.md).
 //! `--accounting paper` runs the authors' procedure (cross-fitting, bandwidth CV, "known" π,
 //! their σ formulas, a Gaussian shift of the DD curve) and prints what it really costs.
 
@@ -23,6 +25,7 @@ impl Args {
     fn params(&self) -> CdpFairParams {
         let mut p = CdpFair::params()
             .alpha(self.alpha)
+            .constraint(self.constraint.constraint)
             .epsilon(self.privacy.epsilon)
             .accounting(self.privacy.accounting())
             .frequencies(self.frequencies)
@@ -53,7 +56,7 @@ pub fn estimator(args: &Args) -> CliResult<CdpFair> {
         .check()?;
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
-            "--sensitive is required: CDP-Fair constrains the disparity between two groups".into(),
+            "--sensitive is required: CDP-Fair constrains the disparity between its groups".into(),
         ));
     }
     if args.privacy.accounting() == Accounting::Paper && args.bounds.coarse_bounds.is_some() {

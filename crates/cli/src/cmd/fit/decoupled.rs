@@ -18,6 +18,10 @@
 //! data, public group sizes, ε₀ = ε₁, B = 1024, η = 0.01, 50 epochs, `--noise-multiplier` as the
 //! paper's σ/1.5) and prints what it really spends.
 //!
+//! `--constraint` other than demographic parity, or more than two groups, fits the
+//! group-thresholds classifier in Algorithm 2's place: its score on the base model's rows, its
+//! table on the held-out rows (docs/fairness-constraints.md).
+//!
 //! A Parquet or Arrow IPC `--data` is streamed: at most `--base-rows` rows (a public seeded
 //! choice) are held in memory to train DP-SGD, and the rate release counts the other rows batch
 //! by batch (`dpfair::estimators::Decoupled::fit_batches`), so a file larger than memory is
@@ -58,6 +62,7 @@ impl Args {
             parity_level: self.alpha,
             flip_rule: self.flips.into(),
         })
+        .constraint(self.constraint.constraint)
     }
 }
 
@@ -68,7 +73,7 @@ pub fn estimator(args: &Args) -> CliResult<dpfair::estimators::Decoupled> {
     }
     if args.data.sensitive.is_none() {
         return Err(CliError::BadInput(
-            "--sensitive is required: the classifier equalises two groups' positive rates".into(),
+            "--sensitive is required: the classifier equalises its groups' rates".into(),
         ));
     }
     Ok(args

@@ -23,7 +23,8 @@ pub struct Args {
     pub out: OutArgs,
     #[command(flatten)]
     pub check: CheckArgs,
-    /// Disparity level α ≥ 0: the classifier keeps |P(Ŷ=1 | A=1) − P(Ŷ=1 | A=0)| ≤ α.
+    /// Disparity level α ≥ 0: the classifier keeps |P(Ŷ=1 | A=1) − P(Ŷ=1 | A=0)| ≤ α (with
+    /// --constraint or more groups: the largest minus the smallest constrained rate).
     #[arg(
         long,
         value_name = "A",
@@ -52,4 +53,6 @@ pub struct Args {
     pub tau_grid: usize,
     #[command(flatten)]
     pub eta: crate::cmd::federated::args::EtaModelArgs,
+    #[command(flatten)]
+    pub constraint: super::FallbackConstraint,
 }

@@ -30,7 +30,8 @@ pub struct Args {
     pub check: CheckArgs,
     /// Disparity level α ≥ 0: the flips bring the groups' released positive rates within α of
     /// each other (|DD| ≤ α on them); 0 is the paper's exact parity, which flips about half of
-    /// one group's decisions when the base rates differ much.
+    /// one group's decisions when the base rates differ much. With --constraint or more groups:
+    /// the largest minus the smallest constrained rate.
     #[arg(long, value_name = "A", default_value_t = dpfair::estimators::DEFAULT_PARITY_LEVEL)]
     pub alpha: f64,
     /// How the decisions move when the released rates are more than α apart: `scores` (the
@@ -76,6 +77,8 @@ pub struct Args {
     /// PRV) instead of calibrating one; the ledger records what it really costs.
     #[arg(long, value_name = "Z")]
     pub noise_multiplier: Option<f64>,
+    #[command(flatten)]
+    pub constraint: super::FallbackConstraint,
 }
 
 /// `--flips`: [`dpfair::decoupled::FlipRule`].

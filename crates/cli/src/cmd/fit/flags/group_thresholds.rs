@@ -1,6 +1,7 @@
 //! The flags of `dpfair fit group-thresholds`: clap declarations only
 //! (`cmd::fit::group_thresholds` turns them into the library's params).
 
+use super::parse_constraint;
 use crate::cmd::common::{BoundsArgs, CheckArgs, DataArgs, OutArgs, PrivacyArgs};
 use dpfair::group_thresholds::{Config, Constraint, DEFAULT_BINS, DEFAULT_TABLE_SHARE};
 
@@ -71,9 +72,4 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     pub learning_rate: f64,
-}
-
-/// `--constraint`: the library's parser, whose error names `constraint` and lists the names.
-fn parse_constraint(name: &str) -> Result<Constraint, String> {
-    Constraint::parse(name).map_err(|e| e.to_string())
 }
