@@ -425,6 +425,22 @@ def _rows(values: Any) -> int:
     return len(values) if hasattr(values, "__len__") else len(np.asarray(values))
 
 
+def _sensitive_columns(values: Any) -> list | None:
+    """The columns `(name, values)` of sensitive features with several columns, else `None`.
+
+    A DataFrame or a 2-D array of several columns forms intersectional groups (each combination
+    of their values a group, as `--sensitive a,b`); one column is read as it is.
+    """
+    if _module(values) in ("pandas", "polars") and hasattr(values, "columns"):
+        names = [str(c) for c in values.columns]
+        if len(names) > 1:
+            return [(name, values[c]) for name, c in zip(names, values.columns)]
+        return None
+    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] > 1:
+        return [(f"sensitive{j}", values[:, j]) for j in range(values.shape[1])]
+    return None
+
+
 def to_frame(
     X: Any,
     y: Any = None,
@@ -437,6 +453,9 @@ def to_frame(
 
     `sensitive_features` is an array-like of group labels or the name of a column of X; the
     group column is never a feature (a column of X with its name is left out, as in the CLI).
+    A DataFrame or 2-D array of several columns forms intersectional groups: each combination
+    of their values is a group, named by the values joined by ` × ` (`White × F`), through the
+    library's code for `--sensitive race,sex`.
     `y` is coded as labels, or as numbers when `regression`; it is named after the Series, or
     `y` when X has a column of that name.
     """
@@ -456,11 +475,18 @@ def to_frame(
             values = _column_values(X, name)
         else:
             name, values = name_of(sensitive_features, "sensitive"), sensitive_features
-            # A group column that is also a column of X is not a feature (as in the CLI).
-            _drop_feature(frame, name)
         if _rows(values) != n:
             raise ValueError(f"sensitive_features has {_rows(values)} rows, X has {n}")
-        frame.sensitive = (name, _factor(values, "sensitive_features"))
+        parts = _sensitive_columns(values)
+        # A group column that is also a column of X is not a feature (as in the CLI).
+        for part, _ in parts or [(name, None)]:
+            _drop_feature(frame, part)
+        if parts is None:
+            frame.sensitive = (name, _factor(values, "sensitive_features"))
+        else:
+            factored = [(part, _factor(v, f"sensitive_features `{part}`")) for part, v in parts]
+            name, codes, uniques = _native.intersect_groups(factored)
+            frame.sensitive = (name, (np.asarray(codes, dtype=np.int64), uniques))
     if y is not None and (isinstance(y, (list, tuple)) or getattr(y, "ndim", 1) != 1):
         y = _as_numpy_1d(y, "y")  # once: a column vector warns once
     if y is not None:

@@ -110,6 +110,9 @@ def tune(
     """A private search among `candidates` of the classifier `method`: one ledger entry."""
 
 def numeric_block_address(frame: _Frame) -> int | None: ...
+def intersect_groups(
+    parts: Sequence[tuple[str, tuple[npt.NDArray[np.int64], list[str]]]],
+) -> tuple[str, list[int], list[str]]: ...
 def factorize_arrow_strings(
     chunks: Sequence[tuple[npt.NDArray[Any], npt.NDArray[np.uint8], int, int]],
 ) -> tuple[npt.NDArray[np.int64], list[str]]: ...

@@ -82,3 +82,14 @@ pub fn numeric_block_address(frame: FrameInput<'_>) -> Option<usize> {
         .as_ref()
         .map(|a| a.as_array().as_ptr() as usize)
 }
+
+/// An intersectional sensitive attribute from several factorized group columns
+/// (`dpfair_data::frame::intersect`, the CSV loader's `--sensitive race,sex`): its name, each
+/// row's code (−1: a part is missing) and the distinct combinations.
+#[pyfunction]
+pub fn intersect_groups(
+    parts: Vec<(String, Labels<'_>)>,
+) -> PyResult<(String, Vec<i64>, Vec<String>)> {
+    let columns: Vec<Column<'_>> = parts.iter().map(|(n, l)| column(n, l)).collect();
+    dpfair_data::frame::intersect(&columns).map_err(crate::error::data_error)
+}

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(frame::numeric_block_address, m)?)?;
+    m.add_function(wrap_pyfunction!(frame::intersect_groups, m)?)?;
     m.add_function(wrap_pyfunction!(factorize::factorize_arrow_strings, m)?)?;
     metrics::register(m)?;
     accounting::register(m)?;

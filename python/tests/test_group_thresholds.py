@@ -173,3 +173,34 @@ def test_their_bad_constraint_is_the_librarys_refusal(make):
     X, y, group = three_groups(300, 5)
     with pytest.raises(ValueError, match="constraint"):
         make(constraint="equal-odds", epsilon=2.0).fit(X, y, sensitive_features=group)
+
+
+def test_two_sensitive_columns_form_intersectional_groups():
+    X, y, group = three_groups(3000, 6)
+    sex = np.where(np.arange(len(X)) % 2 == 0, "F", "M")
+    S = pd.DataFrame({"race": group, "sex": sex})
+    clf = dpfair.GroupThresholdsClassifier(epsilon=2.0, epochs=5, bounds=BOUNDS, random_state=2)
+    clf = clf.fit(X, y, sensitive_features=S)
+    assert list(clf.groups_) == ["a × F", "a × M", "b × F", "b × M", "c × F", "c × M"]
+    assert clf.model_.sensitive[0] == "race,sex"
+    # The same groups at predict time, from a DataFrame or a 2-D array of the two columns.
+    pred = clf.predict_proba(X, sensitive_features=S)
+    assert np.array_equal(pred, clf.predict_proba(X, sensitive_features=S.to_numpy()))
+    try:
+        import polars as pl
+    except ImportError:
+        pass
+    else:
+        assert np.array_equal(pred, clf.predict_proba(X, sensitive_features=pl.from_pandas(S)))
+    assert pred.shape == (len(X), 2)
+    # Columns of X named like the parts are not features; declared levels in the joined form,
+    # a combination outside them refused naming the columns.
+    Xs = pd.concat([X, S], axis=1)
+    clf2 = dpfair.GroupThresholdsClassifier(epsilon=2.0, epochs=5, bounds=BOUNDS).fit(
+        Xs, y, sensitive_features=S
+    )
+    assert clf2.model_.feature_columns == ["x0", "x1"]
+    with pytest.raises(ValueError, match="race,sex"):
+        dpfair.GroupThresholdsClassifier(epsilon=2.0, groups=["a × F", "b × F"]).fit(
+            X, y, sensitive_features=S
+        )

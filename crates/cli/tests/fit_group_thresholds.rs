@@ -328,3 +328,66 @@ fn cdp_fair_and_decoupled_fit_group_thresholds_for_more_groups_or_another_constr
     }
     assert!(!dir.join("bad.json").exists());
 }
+
+#[test]
+fn two_sensitive_columns_form_intersectional_groups_at_fit_and_predict() {
+    let dir = scratch("fit-group-thresholds", "intersectional");
+    let (three, rows) = write_three_groups(&dir, 3_000, 8);
+    // A second attribute, `sex`, alternating by row: 3 × 2 groups.
+    let text = std::fs::read_to_string(&three).unwrap();
+    let mut lines = text.lines();
+    let mut with_sex = format!("{},sex\n", lines.next().unwrap());
+    for (i, line) in lines.enumerate() {
+        with_sex += &format!("{line},{}\n", ["F", "M"][i % 2]);
+    }
+    let data = common::write(&dir, "race-sex.csv", &with_sex);
+    let model = dir.join("m.json");
+    let mut args = fit_args(&data, &model, &[]);
+    let i = args.iter().position(|a| *a == "race").unwrap();
+    args[i] = "race,sex";
+    let out = dpfair(&args);
+    ok(&out);
+    assert!(stderr(&out).contains("across 6 groups"), "{}", stderr(&out));
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let sensitive = &file["schema"]["sensitive"];
+    assert_eq!(sensitive["name"], "race,sex", "{sensitive}");
+    let levels: Vec<&str> = sensitive["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        levels,
+        ["hi × F", "hi × M", "lo × F", "lo × M", "mid × F", "mid × M"]
+    );
+    // Neither column is a feature.
+    let features = file["schema"]["features"].to_string();
+    assert!(
+        !features.contains("race") && !features.contains("sex"),
+        "{features}"
+    );
+    let total = number_after(&ok(&dpfair(&["ledger", arg(&model)])), "total: ε = ");
+    assert!(total <= 2.0 + 1e-9, "{total}");
+    // `dpfair predict` forms the same groups on new rows.
+    let predicted = predictions(&model, &data, &dir.join("pred.csv"));
+    assert_eq!(predicted.len(), rows.len());
+    // A file with one of the two columns is refused, naming the other.
+    let race_only = common::write(&dir, "race-only.csv", &text);
+    let err = bad(&common::predict(
+        &model,
+        &race_only,
+        &dir.join("pred2.csv"),
+        &[],
+    ));
+    assert!(err.contains("`sex`"), "{err}");
+    // Declared levels in the joined form: a combination outside them is refused, naming the
+    // columns.
+    args.extend(["--groups", "hi × F,hi × M,lo × F,lo × M,mid × F"]);
+    let err = bad(&dpfair(&args));
+    assert!(
+        err.contains("`race,sex`") && err.contains("--groups"),
+        "{err}"
+    );
+}

@@ -186,6 +186,74 @@ impl Factor<'_> {
     }
 }
 
+/// An intersectional sensitive attribute (`--sensitive race,sex` of the CSV loader) from its
+/// factorized parts: the name (the parts' names joined by `,`), each row's code and the
+/// distinct values, each a combination of the parts' values joined as the loader joins them
+/// ([`crate::load::GROUP_SEPARATOR`]). A row with a missing part is missing (code −1). The result
+/// is the frame's sensitive column: its groups are then learned, declared and charged as one
+/// column's.
+pub fn intersect(parts: &[Column<'_>]) -> Result<(String, Vec<i64>, Vec<String>)> {
+    let mut factors = Vec::with_capacity(parts.len());
+    for c in parts {
+        match c.factor_of()? {
+            Some(f) => factors.push(f),
+            None => {
+                return Err(invalid(
+                    "sensitive_features",
+                    format!("column `{}`: pass the groups factorized", clip(&c.name)),
+                ));
+            }
+        }
+    }
+    let Some(n) = factors.first().map(|f| f.codes.len()) else {
+        return Err(invalid("sensitive_features", "no columns"));
+    };
+    if let Some(f) = factors.iter().find(|f| f.codes.len() != n) {
+        return Err(invalid(
+            "sensitive_features",
+            format!(
+                "column `{}` has {} rows, the first {n}",
+                clip(&f.name),
+                f.codes.len()
+            ),
+        ));
+    }
+    let mut index = std::collections::HashMap::new();
+    let (mut codes, mut uniques) = (Vec::with_capacity(n), Vec::new());
+    for i in 0..n {
+        let values: Option<Vec<&str>> = factors
+            .iter()
+            .map(|f| {
+                let c = usize::try_from(f.codes[i]).ok()?;
+                f.present[c].then_some(f.uniques[c].as_str())
+            })
+            .collect();
+        let Some(values) = values else {
+            codes.push(-1);
+            continue;
+        };
+        let joined = crate::load::join_group(values).map_err(|k| {
+            invalid(
+                "sensitive_features",
+                format!(
+                    "column `{}`, row {i}: a value holds `{}`, which separates the parts of an \
+                     intersectional group",
+                    clip(&factors[k].name),
+                    crate::load::GROUP_SEPARATOR.trim()
+                ),
+            )
+        })?;
+        let next = uniques.len() as i64;
+        let code = *index.entry(joined.clone()).or_insert(next);
+        if code == next {
+            uniques.push(joined);
+        }
+        codes.push(code);
+    }
+    let names: Vec<&str> = parts.iter().map(|c| c.name.as_str()).collect();
+    Ok((names.join(","), codes, uniques))
+}
+
 /// Feature columns in order, with the sensitive column and the target when known.
 #[derive(Clone, Debug, Default)]
 pub struct Frame<'a> {
@@ -894,6 +962,47 @@ mod tests {
         assert_eq!(from_frame.dataset, from_csv.dataset);
         // The stored schema applied to the same columns gives the same data set.
         assert_eq!(frame.apply(&from_frame.schema).unwrap(), from_csv.dataset);
+    }
+
+    /// Two group columns through [`intersect`] give the groups `--sensitive race,sex` gives a
+    /// CSV of the same columns (numbers compared as numbers in each part); a missing part is
+    /// missing.
+    #[test]
+    fn intersected_columns_learn_the_groups_a_csv_load_of_both_columns_learns() {
+        let age = array![30.0, 41.5, 25.0, 60.0, 33.0];
+        let race = Owned::new(&["1.0", "2", "1", "2", "1"]);
+        let sex = Owned::new(&["F", "M", "M", "F", "M"]);
+        let y = Owned::new(&["no", "yes", "no", "yes", "yes"]);
+        let (name, codes, uniques) = intersect(&[race.column("race"), sex.column("sex")]).unwrap();
+        assert_eq!(name, "race,sex");
+        assert_eq!(uniques, ["1 × F", "2 × M", "1 × M", "2 × F"]);
+        let codes = Array1::from(codes);
+        let frame = Frame {
+            features: vec![Column::numeric("age", age.view())],
+            sensitive: Some(Column::factor(name, codes.view(), &uniques)),
+            target: Some(y.column("y")),
+            ..Frame::default()
+        };
+        let from_frame = frame.learn(&Coding::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.csv");
+        std::fs::write(
+            &path,
+            "age,race,sex,y\n30,1.0,F,no\n41.5,2,M,yes\n25,1,M,no\n60,2,F,yes\n33,1,M,yes\n",
+        )
+        .unwrap();
+        let options = LoadOptions {
+            target: Some("y".into()),
+            sensitive: Some("race,sex".into()),
+            ..LoadOptions::default()
+        };
+        let from_csv = load_csv(&path, &options).unwrap();
+        assert_eq!(from_frame.schema, from_csv.schema);
+        assert_eq!(from_frame.dataset, from_csv.dataset);
+        assert_eq!(frame.apply(&from_frame.schema).unwrap(), from_csv.dataset);
+        let missing = Owned::new(&["F", "", "M", "F", "M"]);
+        let (_, codes, _) = intersect(&[race.column("race"), missing.column("sex")]).unwrap();
+        assert_eq!(codes[1], -1);
     }
 
     #[test]

@@ -35,8 +35,8 @@ pub mod write_parquet;
 pub use dataset::{Dataset, Groups, Target};
 pub use error::{DataError, Position, Result};
 pub use load::{
-    ApplyOptions, FileFormat, LoadOptions, LoadReport, Loaded, MissingPolicy, Unseen, load,
-    load_csv,
+    ApplyOptions, FileFormat, GROUP_SEPARATOR, LoadOptions, LoadReport, Loaded, MissingPolicy,
+    Unseen, load, load_csv,
 };
 pub use preprocess::{
     BoundSource, Bounds, BoundsPlan, MinMax, PrivateBounds, Scaling, Standardizer,

@@ -744,3 +744,90 @@ fn private_bounds_are_charged_and_close_to_the_1_and_99_percent_quantiles() {
     assert!(matches!(mm.sources[1], BoundSource::Private { .. }));
     assert!(mm.lo[1] < mm.hi[1]);
 }
+
+/// `--sensitive race,sex`: each combination of the two columns' values is a group, named by the
+/// values joined by ` × `; levels declared in that form; the same groups when a schema reads
+/// new rows; a value outside the declared levels, or a missing column, refused naming it.
+#[test]
+fn two_sensitive_columns_form_intersectional_groups() {
+    let t = Tmp::new();
+    let text = "age,race,sex,income\n\
+                30,B,F,low\n\
+                45,W,M,high\n\
+                22,W,F,low\n\
+                50,B,F,high\n\
+                41,W,M,low\n";
+    let p = t.file("people.csv", text);
+    let options = LoadOptions {
+        sensitive: Some("race,sex".into()),
+        ..opts("income")
+    };
+    let l = load_csv(&p, &options).unwrap();
+    // Neither part is a feature.
+    assert_eq!(l.dataset.feature_names, ["age"]);
+    let g = l.dataset.groups.as_ref().unwrap();
+    assert_eq!(g.names, ["B × F", "W × F", "W × M"]);
+    assert_eq!(g.codes, [0, 2, 1, 0, 2]);
+    let s = l.schema.sensitive.as_ref().unwrap();
+    assert_eq!((s.name.as_str(), s.declared), ("race,sex", false));
+    assert_eq!(dpfair_data::GROUP_SEPARATOR, " × ");
+
+    // Declared levels in the joined form: their order, an absent combination kept.
+    let declared = |levels: &[&str]| LoadOptions {
+        groups: Some(levels.iter().map(|l| l.to_string()).collect()),
+        ..options.clone()
+    };
+    let l = load_csv(&p, &declared(&["W × M", "W × F", "B × F", "B × M"])).unwrap();
+    let g = l.dataset.groups.as_ref().unwrap();
+    assert_eq!(g.codes, [2, 0, 1, 2, 0]);
+    assert_eq!(g.counts(), [2, 1, 2, 0]);
+    assert!(l.schema.sensitive.as_ref().unwrap().declared);
+    // A combination outside them is refused, naming the columns, the row and the value.
+    let e = load_csv(&p, &declared(&["W × M", "W × F"])).unwrap_err();
+    assert!(
+        matches!(&e, DataError::UndeclaredLevel { column, value, at, .. }
+            if column == "race,sex" && value == "B × F" && at.row == 1),
+        "{e:?}"
+    );
+
+    // A stored schema forms the same groups on new rows, whose columns may come in any order.
+    let new = t.file("new.csv", "sex,income,age,race\nM,low,33,W\nF,high,60,B\n");
+    let l = load_csv(&p, &options).unwrap();
+    let read = l.schema.load(&new, &ApplyOptions::default()).unwrap();
+    assert_eq!(read.dataset.groups.as_ref().unwrap().codes, [2, 0]);
+    // Rows without either column are read without groups; with one of them, refused naming
+    // the other.
+    let none = t.file("none.csv", "age\n33\n");
+    let read = l.schema.load(&none, &ApplyOptions::default()).unwrap();
+    assert!(read.dataset.groups.is_none());
+    let half = t.file("half.csv", "age,race\n33,W\n");
+    let e = l.schema.load(&half, &ApplyOptions::default()).unwrap_err();
+    assert!(
+        matches!(&e, DataError::UnknownColumn { column, .. } if column == "sex"),
+        "{e}"
+    );
+    // A training file without one of the columns: refused naming it.
+    let e = load_csv(
+        &p,
+        &LoadOptions {
+            sensitive: Some("race,gender".into()),
+            ..opts("income")
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, DataError::UnknownColumn { column, parameter, .. }
+            if column == "gender" && *parameter == "--sensitive"),
+        "{e}"
+    );
+    // A part holding the separator is refused (two combinations would join alike).
+    let q = t.file(
+        "sep.csv",
+        "age,race,sex,income\n30,B × W,F,low\n45,W,M,high\n",
+    );
+    let e = load_csv(&q, &options).unwrap_err().to_string();
+    assert!(
+        e.contains("column `race`") && e.contains("separates"),
+        "{e}"
+    );
+}

@@ -32,7 +32,8 @@ use std::path::PathBuf;
 pub fn require_sensitive(arg: clap::Arg) -> clap::Arg {
     arg.required(true).help(
         "The sensitive-attribute column (required: the method constrains the disparity between \
-         its groups); its levels are public schema information.",
+         its groups); its levels are public schema information. Several columns, `race,sex`, \
+         form intersectional groups (each combination a group, named `White × F`).",
     )
 }
 
@@ -50,7 +51,9 @@ pub struct DataArgs {
     #[arg(long, value_name = "COL")]
     pub target: String,
     /// The sensitive-attribute column; its levels are public schema information. Required by
-    /// the fair methods (cdp-fair, fdp-fair, fair-regression, decoupled, dp2dp).
+    /// the fair methods (cdp-fair, fdp-fair, fair-regression, decoupled, dp2dp,
+    /// group-thresholds). Several columns, `race,sex`, form intersectional groups: each
+    /// combination of their values is a group, named `White × F` (docs/data.md).
     #[arg(long, value_name = "COL")]
     pub sensitive: Option<String>,
     /// Feature columns [default: every column except target and sensitive].
@@ -65,6 +68,7 @@ pub struct DataArgs {
     #[arg(long, value_name = "C,...", value_delimiter = ',')]
     pub drop: Vec<String>,
     /// Declare the sensitive groups (public), in order; a value outside them is an error.
+    /// Intersectional groups are declared joined: `--groups "B × F,B × M,W × F,W × M"`.
     #[arg(long, value_name = "G,...", value_delimiter = ',')]
     pub groups: Option<Vec<String>>,
     /// Declare the target's classes (public), in order; a value outside them is an error

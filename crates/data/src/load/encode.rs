@@ -141,6 +141,36 @@ pub(crate) fn label_key(value: &str) -> Cow<'_, str> {
     }
 }
 
+/// The separator of an intersectional group's parts (`--sensitive race,sex`: group `White × F`):
+/// U+00D7 between spaces. A part holding it is refused, so two combinations never join alike.
+pub const GROUP_SEPARATOR: &str = " × ";
+
+/// The group of a row of an intersectional attribute: its parts' values (each by the label
+/// coder's key: numbers as numbers, `1.0` is `1`) joined by [`GROUP_SEPARATOR`]; `Err(k)` when
+/// part `k` holds the separator.
+pub(crate) fn join_group<'a>(
+    parts: impl IntoIterator<Item = &'a str>,
+) -> std::result::Result<String, usize> {
+    let mut joined = String::new();
+    for (k, part) in parts.into_iter().enumerate() {
+        if part.contains(GROUP_SEPARATOR) {
+            return Err(k);
+        }
+        if k > 0 {
+            joined += GROUP_SEPARATOR;
+        }
+        joined += &label_key(part);
+    }
+    Ok(joined)
+}
+
+/// The name of the attribute read from columns `cols` of `columns`: one column's name, or the
+/// parts' names joined by `,` (as `--sensitive race,sex` names them).
+pub(crate) fn column_names(columns: &[String], cols: &[usize]) -> String {
+    let names: Vec<&str> = cols.iter().map(|&c| columns[c].as_str()).collect();
+    names.join(",")
+}
+
 /// Whether `value` spells a number that is not finite (`NaN`, `inf`, `-infinity`, …).
 fn is_non_finite_number(value: &str) -> bool {
     value.trim().parse::<f64>().is_ok_and(|x| !x.is_finite())
@@ -285,7 +315,8 @@ const FIRST_LEVEL: u32 = u32::MAX;
 
 #[derive(Clone)]
 pub(crate) struct SensitivePlan {
-    pub(crate) col: usize,
+    /// One column, or the parts of an intersectional attribute ([`join_group`]).
+    pub(crate) cols: Vec<usize>,
     pub(crate) coder: Coder,
 }
 
@@ -310,7 +341,7 @@ impl Plan {
     /// The file columns the plan reads, sorted.
     pub(crate) fn used(&self) -> Vec<usize> {
         let mut used: Vec<usize> = self.features.iter().map(|f| f.col).collect();
-        used.extend(self.sensitive.as_ref().map(|s| s.col));
+        used.extend(self.sensitive.iter().flat_map(|s| s.cols.iter().copied()));
         used.extend(self.target.as_ref().map(|t| t.col));
         used.sort_unstable();
         used.dedup();
@@ -324,7 +355,7 @@ pub(crate) struct EncodedFeature {
 }
 
 pub(crate) struct EncodedSensitive {
-    pub(crate) col: usize,
+    pub(crate) cols: Vec<usize>,
     pub(crate) levels: Vec<String>,
     pub(crate) codes: Vec<u32>,
 }
@@ -422,19 +453,25 @@ impl<'f> Encoder<'f> {
         self.file.columns[col].clone()
     }
 
-    fn unseen_error(&self, at: Position, col: usize, value: &str, coder: &Coder) -> DataError {
+    /// The name of a label read from `cols`: one column's, or the parts' names joined by `,`
+    /// (as `--sensitive` names them).
+    fn columns(&self, cols: &[usize]) -> String {
+        column_names(&self.file.columns, cols)
+    }
+
+    fn unseen_error(&self, at: Position, cols: &[usize], value: &str, coder: &Coder) -> DataError {
         match coder.declared_by {
             Some(option) => DataError::UndeclaredLevel {
                 path: self.file.path.clone(),
                 at,
-                column: self.column(col),
+                column: self.columns(cols),
                 value: clip(value),
                 declared: format!("{option} {}", clip_to(&coder.levels.join(", "), 400)),
             },
             None => DataError::UnseenLevel {
                 path: self.file.path.clone(),
                 at,
-                column: self.column(col),
+                column: self.columns(cols),
                 value: clip(value),
                 known: clip_to(&coder.levels.join(", "), 400),
             },
@@ -497,7 +534,7 @@ impl<'f> Encoder<'f> {
                 None if v.is_missing() => f.fill,
                 None => self.number(chunk, r, f.col, v)?,
                 Some(coder) => self
-                    .label(chunk, r, f.col, v, coder)?
+                    .label(chunk, r, std::slice::from_ref(&f.col), v, coder)?
                     .map_or(NO_LEVEL, f64::from),
             };
             if self.keep {
@@ -505,11 +542,14 @@ impl<'f> Encoder<'f> {
             }
         }
         if let Some(s) = sensitive.as_mut() {
-            let v = chunk.value(r, s.col);
-            self.refuse_non_finite_label(chunk, r, s.col, v)?;
-            let code = self
-                .label(chunk, r, s.col, v, &mut s.coder)?
-                .unwrap_or(FIRST_LEVEL);
+            for &col in &s.cols {
+                self.refuse_non_finite_label(chunk, r, col, chunk.value(r, col))?;
+            }
+            let code = match s.cols.as_slice() {
+                &[col] => self.label(chunk, r, &s.cols, chunk.value(r, col), &mut s.coder)?,
+                cols => self.intersection(chunk, r, cols, &mut s.coder)?,
+            }
+            .unwrap_or(FIRST_LEVEL);
             if self.keep {
                 self.s_codes.push(code);
             }
@@ -529,7 +569,7 @@ impl<'f> Encoder<'f> {
                 Some(coder) => {
                     self.refuse_non_finite_label(chunk, r, t.col, v)?;
                     let code = self
-                        .label(chunk, r, t.col, v, coder)?
+                        .label(chunk, r, std::slice::from_ref(&t.col), v, coder)?
                         .unwrap_or(FIRST_LEVEL);
                     if self.keep {
                         self.t_codes.push(code);
@@ -544,13 +584,14 @@ impl<'f> Encoder<'f> {
         Ok(())
     }
 
-    /// The code of text value `v` of column `col`; `None` for a missing value, or for a value
-    /// outside fixed levels under [`Unseen::AsMissing`] (else that is an error).
+    /// The code of text value `v` of column `cols` (one, or the parts of an intersectional
+    /// group); `None` for a missing value, or for a value outside fixed levels under
+    /// [`Unseen::AsMissing`] (else that is an error).
     fn label(
         &self,
         chunk: &dyn Rows,
         r: usize,
-        col: usize,
+        cols: &[usize],
         v: Value,
         coder: &mut Coder,
     ) -> Result<Option<u32>> {
@@ -561,8 +602,38 @@ impl<'f> Encoder<'f> {
         match coder.code(&text, self.seen + r) {
             Some(code) => Ok(Some(code)),
             None if self.unseen == Unseen::AsMissing => Ok(None),
-            None => Err(self.unseen_error(chunk.position(r), col, &text, coder)),
+            None => Err(self.unseen_error(chunk.position(r), cols, &text, coder)),
         }
+    }
+
+    /// The code of row `r`'s intersectional group, its parts read from `cols`
+    /// ([`join_group`]); `None` when a part is missing, as for one column's missing value.
+    fn intersection(
+        &self,
+        chunk: &dyn Rows,
+        r: usize,
+        cols: &[usize],
+        coder: &mut Coder,
+    ) -> Result<Option<u32>> {
+        let values: Vec<Value> = cols.iter().map(|&c| chunk.value(r, c)).collect();
+        if values.iter().any(Value::is_missing) {
+            return Ok(None);
+        }
+        let texts: Vec<Cow<'_, str>> = values.iter().map(Value::text).collect();
+        let joined = join_group(texts.iter().map(|t| t.as_ref())).map_err(|k| {
+            invalid(
+                "--sensitive",
+                format!(
+                    "{}: {}, column `{}`: a value holds `{}`, which separates the parts of an \
+                     intersectional group",
+                    self.file.path.display(),
+                    chunk.position(r),
+                    self.column(cols[k]),
+                    GROUP_SEPARATOR.trim()
+                ),
+            )
+        })?;
+        self.label(chunk, r, cols, Value::Text(&joined), coder)
     }
 
     /// A class or group label that spells a non-finite number (`NaN`, `inf`) is an error, not
@@ -634,7 +705,7 @@ impl<'f> Encoder<'f> {
             let (levels, remap, _) = s.coder.finish();
             let codes = s_codes.iter().map(|&c| final_code(&remap, c)).collect();
             EncodedSensitive {
-                col: s.col,
+                cols: s.cols,
                 levels,
                 codes,
             }
@@ -706,16 +777,16 @@ impl Encoded {
         let labels = [
             self.sensitive
                 .as_ref()
-                .map(|s| (s.col, s.levels.is_empty())),
+                .map(|s| (s.cols.as_slice(), s.levels.is_empty())),
             self.target.as_ref().and_then(|t| match t.values {
-                TargetValues::Codes(_) => Some((t.col, t.levels.is_empty())),
+                TargetValues::Codes(_) => Some((std::slice::from_ref(&t.col), t.levels.is_empty())),
                 TargetValues::Real(_) => None,
             }),
         ];
-        if let Some((col, _)) = labels.into_iter().flatten().find(|&(_, empty)| empty) {
+        if let Some((cols, _)) = labels.into_iter().flatten().find(|&(_, empty)| empty) {
             return Err(DataError::NoValues {
                 path: self.report.path.clone(),
-                column: file.columns[col].clone(),
+                column: column_names(&file.columns, cols),
             });
         }
         Ok(self)

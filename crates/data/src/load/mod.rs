@@ -17,9 +17,12 @@ use crate::table::{CsvFormat, Table};
 use columnar::ColumnarFile;
 pub use columnar::{FileFormat, learn_schema, read_batches};
 use csv::CsvSource;
+pub use encode::GROUP_SEPARATOR;
+pub(crate) use encode::join_group;
 use encode::{
     Coder, Encoded, EncodedTarget, Encoder, FeaturePlan, FileInfo, Plan, Rows, SensitivePlan,
-    TargetPlan, TargetValues, TextScan, Value, build_dataset, label_key, parse_number,
+    TargetPlan, TargetValues, TextScan, Value, build_dataset, column_names, label_key,
+    parse_number,
 };
 use std::path::{Path, PathBuf};
 
@@ -89,7 +92,10 @@ pub fn is_id_like(name: &str) -> bool {
 pub struct LoadOptions {
     /// The target column (`--target`); `None` loads features only.
     pub target: Option<String>,
-    /// The sensitive column (`--sensitive`).
+    /// The sensitive column (`--sensitive`), or several columns' names joined by `,`: an
+    /// intersectional attribute, each combination of their values a group, named by the values
+    /// joined by [`GROUP_SEPARATOR`] (`White × F`; levels declared in that form with
+    /// [`LoadOptions::groups`]). A column whose name is the whole text is read alone.
     pub sensitive: Option<String>,
     /// Feature columns (`--features`); `None`: every column except target and sensitive.
     pub features: Option<Vec<String>>,
@@ -273,6 +279,40 @@ pub(crate) fn column_index(file: &FileInfo, name: &str, parameter: &'static str)
         })
 }
 
+/// The columns of sensitive attribute `name`: the column named `name`, else the columns its
+/// `,`-separated parts name (an intersectional attribute, [`LoadOptions::sensitive`]); an
+/// unknown one is an error naming it.
+pub(crate) fn sensitive_columns(
+    file: &FileInfo,
+    name: &str,
+    parameter: &'static str,
+) -> Result<Vec<usize>> {
+    if let Ok(col) = column_index(file, name, parameter) {
+        return Ok(vec![col]);
+    }
+    let cols = name
+        .split(',')
+        .map(|part| column_index(file, part, parameter))
+        .collect::<Result<Vec<_>>>()?;
+    for (k, &col) in cols.iter().enumerate() {
+        if cols[..k].contains(&col) {
+            return Err(DataError::DuplicateColumn {
+                path: file.path.clone(),
+                column: file.columns[col].clone(),
+                first: parameter,
+                second: parameter,
+            });
+        }
+    }
+    Ok(cols)
+}
+
+/// Whether `file` has the column named `name` or one that a `,`-separated part of it names.
+fn has_any(file: &FileInfo, name: &str) -> bool {
+    let has = |c: &str| file.columns.iter().any(|f| f == c);
+    has(name) || name.split(',').any(has)
+}
+
 /// The training load on any source (module doc of [`encode`]): resolve the columns, find text
 /// columns, code every row. With `keep` off the rows are coded and checked but not stored: the
 /// result has the schema and the report (without row indices) and an empty data set.
@@ -283,11 +323,11 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
         None => None,
     };
     let sensitive = match &options.sensitive {
-        Some(name) => Some(column_index(file, name, "--sensitive")?),
-        None => None,
+        Some(name) => sensitive_columns(file, name, "--sensitive")?,
+        None => Vec::new(),
     };
-    if let (Some(t), Some(s)) = (target, sensitive)
-        && t == s
+    if let Some(t) = target
+        && sensitive.contains(&t)
     {
         return Err(DataError::DuplicateColumn {
             path: file.path.clone(),
@@ -323,7 +363,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
             idx
         }
         None => (0..file.columns.len())
-            .filter(|&i| Some(i) != target && Some(i) != sensitive)
+            .filter(|&i| Some(i) != target && !sensitive.contains(&i))
             .filter(|&i| !(i == 0 && file.unnamed_index))
             .filter(|&i| !file.nested[i])
             .filter(|&i| {
@@ -363,10 +403,10 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
             fill: midpoint(options.fill.get(&file.columns[i])),
         })
         .collect();
-    let sensitive = match sensitive {
-        None => None,
-        Some(col) => Some(SensitivePlan {
-            col,
+    let sensitive = match sensitive.is_empty() {
+        true => None,
+        false => Some(SensitivePlan {
+            cols: sensitive,
             coder: match &options.groups {
                 Some(levels) => Coder::fixed_labels(levels.clone(), "--groups")?,
                 None => Coder::learn_labels(),
@@ -444,7 +484,7 @@ pub(crate) fn learn(source: &dyn Source, options: &LoadOptions, keep: bool) -> R
         }
     };
     let sensitive_col = enc.sensitive.as_ref().map(|s| SensitiveColumn {
-        name: file.columns[s.col].clone(),
+        name: column_names(&file.columns, &s.cols),
         levels: s.levels.clone(),
         declared: options.groups.is_some(),
     });
@@ -516,13 +556,19 @@ pub(crate) fn stored_plan(schema: &Schema, file: &FileInfo, with_target: bool) -
         };
         features.push(FeaturePlan { col, coder, fill });
     }
-    let sensitive = schema.sensitive.as_ref().and_then(|s| {
-        let col = file.columns.iter().position(|c| *c == s.name)?;
-        Some(SensitivePlan {
-            col,
+    // A file without the sensitive attribute is read without groups; one with some of an
+    // intersectional attribute's columns is refused, naming a missing one.
+    let sensitive = match &schema.sensitive {
+        Some(s) if has_any(file, &s.name) => Some(SensitivePlan {
+            cols: sensitive_columns(
+                file,
+                &s.name,
+                "the sensitive attribute of the model's schema",
+            )?,
             coder: Coder::stored_labels(s.levels.clone()),
-        })
-    });
+        }),
+        _ => None,
+    };
     let target = if with_target {
         schema.target.as_ref().and_then(|t| {
             let col = file.columns.iter().position(|c| *c == t.name)?;
