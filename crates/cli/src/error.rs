@@ -89,6 +89,7 @@ pub fn flag_of(name: &str) -> String {
         "score_column" | "scores" => "scores",
         "expected_batch" => "batch",
         "n_frequencies" => "frequencies",
+        "attribute_epsilon" => "sensitive_ldp",
         other => other,
     };
     format!("--{}", flag.replace('_', "-"))

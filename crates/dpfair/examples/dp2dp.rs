@@ -19,7 +19,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fit(&data, &mut session)?;
     let out = fitted.predict(&data, session.noise())?;
     let groups = &data.groups.as_ref().unwrap().codes;
-    let classes = fitted.model.own().expect("two groups: DP2DP's model").classes;
+    let classes = fitted
+        .model
+        .own()
+        .expect("two groups: DP2DP's model")
+        .classes;
     let u = multiclass_unfairness(out.classes().unwrap(), classes, groups)?;
     println!("unfairness U = {u:.3} (target ρ = 0.05)");
     println!("{}", session.ledger().summary());

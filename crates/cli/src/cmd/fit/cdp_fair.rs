@@ -44,6 +44,9 @@ impl Args {
         if let Some(c) = self.cross_fit {
             p = p.cross_fit(c);
         }
+        if let Some(e) = self.constraint.ldp.sensitive_ldp {
+            p = p.attribute_epsilon(e);
+        }
         p
     }
 }

@@ -39,7 +39,7 @@ use dpfair_data::{ApplyOptions, FileFormat, LoadOptions, TaskKind, Unseen};
 impl Args {
     /// The library's params these flags describe.
     fn params(&self) -> DecoupledParams {
-        DecoupledParams::from_config(Config {
+        let p = DecoupledParams::from_config(Config {
             epsilon: self.privacy.epsilon,
             delta: self.privacy.delta.unwrap_or(1e-5),
             accounting: self.privacy.accounting(),
@@ -62,7 +62,11 @@ impl Args {
             parity_level: self.alpha,
             flip_rule: self.flips.into(),
         })
-        .constraint(self.constraint.constraint)
+        .constraint(self.constraint.constraint);
+        match self.constraint.ldp.sensitive_ldp {
+            Some(e) => p.attribute_epsilon(e),
+            None => p,
+        }
     }
 }
 

@@ -27,6 +27,10 @@ impl Args {
             .epochs(self.epochs)
             .learning_rate(self.learning_rate)
             .check_fraction(self.check.check_fraction);
+        let p = match self.ldp.sensitive_ldp {
+            Some(e) => p.attribute_epsilon(e),
+            None => p,
+        };
         match self.privacy.delta {
             Some(d) => p.delta(d),
             None => p,

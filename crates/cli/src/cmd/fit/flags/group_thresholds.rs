@@ -44,6 +44,8 @@ pub struct Args {
         value_parser = parse_constraint
     )]
     pub constraint: Constraint,
+    #[command(flatten)]
+    pub ldp: super::SensitiveLdp,
     /// The level α in [0, 1]: the largest minus the smallest constrained rate across the groups
     /// is at most α (Fairlearn's `*_difference`), on the released table.
     #[arg(

@@ -34,4 +34,20 @@ pub struct FallbackConstraint {
         value_parser = parse_constraint
     )]
     pub constraint: Constraint,
+    #[command(flatten)]
+    pub ldp: SensitiveLdp,
+}
+
+/// `--sensitive-ldp`: the sensitive column holds groups each person randomised (K-ary randomised
+/// response at ε_A).
+#[derive(clap::Args)]
+pub struct SensitiveLdp {
+    /// The sensitive column holds groups randomised by K-ary randomised response at this ε_A
+    /// (each person reported their own group with probability e^ε_A/(e^ε_A + K − 1)): the
+    /// fairness statistics are corrected by the flip matrix and the score reads no group, so the
+    /// rules are fair on the true groups, which prediction should be given. Each person's
+    /// attribute is ε_A-locally private, beside the fit's central (ε, δ)
+    /// (docs/fairness-constraints.md). Fits the group-thresholds classifier.
+    #[arg(long, value_name = "EPSILON_A", allow_hyphen_values = true)]
+    pub sensitive_ldp: Option<f64>,
 }
