@@ -5,7 +5,7 @@ repetition. The training rows' sex is randomised by binary randomised response a
 row keeps its value with probability e^eps_A / (e^eps_A + 1)); the test rows keep the truth.
 `dpfair.GroupThresholdsClassifier` at epsilon = 2 and demographic parity <= 0.1 is fitted
 
-- with `sensitive_ldp=eps_A`: the table corrected by the flip matrix, a score without the group;
+- with `attribute_epsilon=eps_A`: the table corrected by the flip matrix, a score without the group;
 - without it: the randomised column read as if it were the attribute;
 - on the true attribute (no randomisation): the reference.
 
@@ -68,7 +68,7 @@ def main() -> None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     est = dpfair.GroupThresholdsClassifier(
-                        epsilon=args.epsilon, level=args.level, sensitive_ldp=eps_a
+                        epsilon=args.epsilon, level=args.level, attribute_epsilon=eps_a
                     )
                     est.fit(tr[features], ytr, sensitive_features=g)
                     pred = np.asarray(est.predict(te[features], sensitive_features=gte))

@@ -314,6 +314,15 @@ _FALLBACK_CONSTRAINT = (
     "is then group-thresholds; docs/fairness-constraints.md)."
 )
 
+#: `attribute_epsilon` of the binary fair classifiers.
+_ATTRIBUTE_EPSILON = (
+    "ε_A when `sensitive_features` were randomised by each person (K-ary randomised response "
+    "at ε_A): the fairness statistics are corrected by the flip matrix and the score reads no "
+    "group, so the rules are fair on the true groups, which prediction should be given. Fits "
+    "the group-thresholds classifier. None: the attribute as given "
+    "(docs/fairness-constraints.md)."
+)
+
 
 def _pair(name: str, value: Any) -> tuple | None:
     """`(lo, hi)` as two floats, or None."""
@@ -333,6 +342,7 @@ def _pair(name: str, value: Any) -> tuple | None:
     tau_grid="Public candidate thresholds of the private threshold choice (odd, ≥ 3).",
     min_group="A public floor on the groups' sizes. None: one derived from the released rates.",
     constraint=_FALLBACK_CONSTRAINT,
+    attribute_epsilon=_ATTRIBUTE_EPSILON,
 )
 class CDPFairClassifier(_ProbabilisticClassifier):
     """CDP-Fair (Xue & Yu, Algorithm 5): a central-DP fair plug-in classifier.
@@ -389,6 +399,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         groups: list | None = None,
         classes: list | None = None,
         check_fraction: float = 0.1,
+        attribute_epsilon: float | None = None,
         session: Any = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -412,6 +423,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         self.groups = groups
         self.classes = classes
         self.check_fraction = check_fraction
+        self.attribute_epsilon = attribute_epsilon
         self.session = session
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -419,6 +431,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     def _native_params(self) -> dict:
         return {
             **_given(
+                attribute_epsilon=self.attribute_epsilon,
                 check_fraction=self.check_fraction,
                 alpha=self.alpha,
                 constraint=self.constraint,
@@ -881,6 +894,7 @@ class LPCTPruneClassifier(_LPCTBase):
     epsilon="ε in total (DP-SGD and the rate release).",
     post_fraction="The share of rows held out for the rates.",
     constraint=_FALLBACK_CONSTRAINT,
+    attribute_epsilon=_ATTRIBUTE_EPSILON,
 )
 class DecoupledFairClassifier(_ProbabilisticClassifier):
     """The decoupled private fair binary classifier (Ghoukasian & Asoodeh, Algorithm 2).
@@ -932,6 +946,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         groups: list | None = None,
         classes: list | None = None,
         check_fraction: float = 0.1,
+        attribute_epsilon: float | None = None,
         session: Any = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -951,6 +966,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
         self.groups = groups
         self.classes = classes
         self.check_fraction = check_fraction
+        self.attribute_epsilon = attribute_epsilon
         self.session = session
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -958,6 +974,7 @@ class DecoupledFairClassifier(_ProbabilisticClassifier):
     def _native_params(self) -> dict:
         return {
             **_given(
+                attribute_epsilon=self.attribute_epsilon,
                 check_fraction=self.check_fraction,
                 alpha=self.alpha,
                 constraint=self.constraint,
@@ -1071,6 +1088,7 @@ class DP2DPClassifier(_ProbabilisticClassifier):
     bins="Equal score bins on [0, 1] of the table (2 to 100).",
     epochs="DP-SGD epochs of the scorer η̃.",
     learning_rate="DP-SGD learning rate of the scorer η̃.",
+    attribute_epsilon=_ATTRIBUTE_EPSILON,
 )
 class GroupThresholdsClassifier(_ProbabilisticClassifier):
     """Private group-wise thresholds: a fair binary classifier for two or more groups.
@@ -1125,6 +1143,7 @@ class GroupThresholdsClassifier(_ProbabilisticClassifier):
         groups: list | None = None,
         classes: list | None = None,
         check_fraction: float = 0.1,
+        attribute_epsilon: float | None = None,
         session: Any = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -1145,6 +1164,7 @@ class GroupThresholdsClassifier(_ProbabilisticClassifier):
         self.groups = groups
         self.classes = classes
         self.check_fraction = check_fraction
+        self.attribute_epsilon = attribute_epsilon
         self.session = session
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -1152,6 +1172,7 @@ class GroupThresholdsClassifier(_ProbabilisticClassifier):
     def _native_params(self) -> dict:
         return {
             **_given(
+                attribute_epsilon=self.attribute_epsilon,
                 check_fraction=self.check_fraction,
                 constraint=self.constraint,
                 level=self.level,
