@@ -8,7 +8,9 @@ rows with a missing value left out, rare text levels merged). For each constrain
 
 - the majority class of the training rows;
 - dpfair's unconstrained private learner, `DPLogisticRegression`, at the same epsilon;
-- `dpfair.GroupThresholdsClassifier` at the constraint;
+- `dpfair.GroupThresholdsClassifier` at the constraint, and CDP-Fair, the decoupled classifier and
+  (demographic parity only) DP2DP at the constraint, which fit group thresholds for more than
+  two groups (CDP-Fair on all rows, the others on their own splits);
 - Fairlearn's ThresholdOptimizer at the same constraint (non-private), over scikit-learn's
   logistic regression on one-hot features.
 
@@ -165,6 +167,14 @@ def run(cases, sizes, reps, epsilon, level, constraints, out):
                          False),
                         ("group-thresholds", lambda c=constraint: dpfair.GroupThresholdsClassifier(
                             epsilon=epsilon, level=level, constraint=c), True),
+                        # The two-group classifiers, which fit group thresholds for more groups
+                        # (CDP-Fair on all rows, the others on their own splits).
+                        ("cdp-fair", lambda c=constraint: dpfair.CDPFairClassifier(
+                            epsilon=epsilon, alpha=level, constraint=c), True),
+                        ("decoupled", lambda c=constraint: dpfair.DecoupledFairClassifier(
+                            epsilon=epsilon, alpha=level, constraint=c), True),
+                        *([("dp2dp", lambda: dpfair.DP2DPClassifier(epsilon=epsilon, rho=level),
+                            True)] if constraint == "demographic-parity" else []),
                     ]:  # fmt: skip
                         t0 = time.process_time()
                         try:

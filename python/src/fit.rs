@@ -159,7 +159,9 @@ fn cdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<CdpFair> {
         p.dd_floor(dpfair::cdp_fair::DdFloor::Public { min_group: v })
     });
     p = set(p, eta_model(h)?, |p, v| p.eta_model(v));
-    p = set(p, h.get("attribute_epsilon")?, |p, v| p.attribute_epsilon(v));
+    p = set(p, h.get("attribute_epsilon")?, |p, v| {
+        p.attribute_epsilon(v)
+    });
     p.check().map_err(api_error)
 }
 
@@ -239,7 +241,9 @@ fn decoupled(h: &mut Hyper<'_, '_>) -> PyResult<Decoupled> {
     p = set(p, h.accounting()?, |p, v| p.accounting(v));
     p = set(p, h.get("post_fraction")?, |p, v| p.post_fraction(v));
     p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
-    p = set(p, h.get("attribute_epsilon")?, |p, v| p.attribute_epsilon(v));
+    p = set(p, h.get("attribute_epsilon")?, |p, v| {
+        p.attribute_epsilon(v)
+    });
     p.check().map_err(api_error)
 }
 
@@ -276,7 +280,9 @@ fn group_thresholds(h: &mut Hyper<'_, '_>) -> PyResult<GroupThresholds> {
     p = set(p, h.get("epochs")?, |p, v| p.epochs(v));
     p = set(p, h.get("learning_rate")?, |p, v| p.learning_rate(v));
     p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
-    p = set(p, h.get("attribute_epsilon")?, |p, v| p.attribute_epsilon(v));
+    p = set(p, h.get("attribute_epsilon")?, |p, v| {
+        p.attribute_epsilon(v)
+    });
     p.check().map_err(api_error)
 }
 
