@@ -274,9 +274,30 @@ impl Estimator for Dp2dp {
         ledger: &mut Ledger,
         noise: &mut Noise,
     ) -> Result<OrThresholds<Model>> {
-        let binary = matches!(data.target, Some(dpfair_data::Target::Binary(_)));
         let c = &self.config;
-        if binary && takes_over(data, Constraint::DemographicParity, None) {
+        // Two classes, as the binary target the group thresholds read (DP2DP's front ends may
+        // load them as classes 0 and 1 of a class target).
+        let two_classes = match &data.target {
+            Some(dpfair_data::Target::Multiclass { k: 2, labels }) => Some(Some(
+                dpfair_data::Target::Binary(labels.iter().map(|&l| u8::from(l == 1)).collect()),
+            )),
+            Some(dpfair_data::Target::Binary(_)) => Some(None),
+            _ => None,
+        };
+        if let Some(binary) = two_classes
+            && takes_over(data, Constraint::DemographicParity, None)
+        {
+            let relabelled;
+            let data = match binary {
+                Some(target) => {
+                    relabelled = Dataset {
+                        target: Some(target),
+                        ..data.clone()
+                    };
+                    &relabelled
+                }
+                None => data,
+            };
             if c.accounting == Accounting::Paper || c.epsilon.is_infinite() {
                 return Err(crate::error::Error::invalid(
                     "accounting",
