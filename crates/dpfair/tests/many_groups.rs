@@ -175,4 +175,27 @@ fn dp2dp_fits_group_thresholds_on_its_split_for_a_binary_target() {
         total.epsilon <= 1.0 + 1e-9 && total.epsilon > 0.95,
         "{total:?}"
     );
+    // The same two classes loaded as a class target (as DP2DP's front ends may load them).
+    let mut classes = data.clone();
+    let Some(Target::Binary(y)) = &data.target else {
+        unreachable!()
+    };
+    classes.target = Some(Target::Multiclass {
+        k: 2,
+        labels: y.iter().map(|&v| u32::from(v)).collect(),
+    });
+    let fitted = Dp2dp::params()
+        .epsilon(1.0)
+        .check_fraction(0.0)
+        .check()
+        .unwrap()
+        .fit(
+            &classes,
+            &mut Session::insecure_seeded(1.0, 1e-5, 10).unwrap(),
+        )
+        .unwrap();
+    assert_eq!(
+        thresholds(&fitted.model),
+        (3, Constraint::DemographicParity)
+    );
 }
