@@ -87,6 +87,7 @@ fn compare_refuses_bad_options_before_fitting() {
         (vec!["--test-fraction", "1.5"], "--test-fraction"),
         (vec!["--public-fraction", "0"], "--public-fraction"),
         (vec!["--repetitions", "0"], "--repetitions"),
+        (vec!["--constraint", "bad"], "--constraint"),
     ] {
         let err = bad(&dpfair(&compare_args(&data, &extra)));
         assert!(err.contains(flag), "{extra:?}: {err}");
@@ -505,4 +506,86 @@ fn compare_select_adds_a_private_selection_row_within_the_budget() {
         ],
     )));
     assert!(!stdout.contains("private selection"), "{stdout}");
+}
+
+/// `--constraint equal-opportunity`: the table names the measure, group-thresholds and
+/// cdp-fair target it (≤ α) and dp-logistic, which cannot, shows `-`; the unfairness column
+/// is the true-positive rates' difference with its interval.
+#[test]
+fn compare_under_equal_opportunity_names_the_measure_and_who_targets_it() {
+    let dir = scratch("compare", "constraint");
+    let data = design_csv(&dir, "d.csv", 3_000, 4);
+    let stdout = ok(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--methods",
+            "group-thresholds,cdp-fair,dp-logistic",
+            "--constraint",
+            "equal-opportunity",
+        ],
+    )));
+    assert!(
+        stdout.contains("Unfairness = equal-opportunity difference"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("demographic-parity difference"),
+        "{stdout}"
+    );
+    let cells = |method: &str| -> Vec<String> {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("| {method} | 1 |")))
+            .unwrap_or_else(|| panic!("no row for {method}: {stdout}"));
+        row.split('|').map(|c| c.trim().to_string()).collect()
+    };
+    for method in ["group-thresholds", "cdp-fair"] {
+        let row = cells(method);
+        assert_eq!(row[5], "≤ 0.1", "{method} targets the constraint: {row:?}");
+        assert!(
+            ["yes", "NO", "undecided"].contains(&row[6].as_str()),
+            "{row:?}"
+        );
+        // A private figure with its interval, not a refusal.
+        assert!(row[4].contains('['), "{row:?}");
+    }
+    let logistic = cells("dp-logistic");
+    assert_eq!(
+        (logistic[5].as_str(), logistic[6].as_str()),
+        ("-", "-"),
+        "{logistic:?}"
+    );
+}
+
+/// A multi-class target is compared under demographic parity only: another constraint is
+/// refused before any fit, naming --constraint.
+#[test]
+fn compare_refuses_another_constraint_on_a_multi_class_target() {
+    let dir = scratch("compare", "constraint-multiclass");
+    let mut text = String::from("x1,x2,a,y\n");
+    for i in 0..300 {
+        let x = (i % 17) as f64 / 17.0;
+        text += &format!(
+            "{x:.3},{:.3},{},{}\n",
+            1.0 - x,
+            i % 2,
+            ["p", "q", "r"][i % 3]
+        );
+    }
+    let data = common::write(&dir, "m.csv", &text);
+    let err = bad(&dpfair(&compare_args(
+        &data,
+        &[
+            "--bounds",
+            "x1:0:1,x2:0:1",
+            "--methods",
+            "dp-logistic",
+            "--constraint",
+            "equalized-odds",
+        ],
+    )));
+    assert!(err.contains("--constraint"), "{err}");
+    assert!(err.contains("3-class target"), "{err}");
 }

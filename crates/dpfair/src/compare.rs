@@ -4,8 +4,12 @@
 //! The rows are split once per repetition into a training and a held-out part by a public
 //! random split; each method is fitted on the training part in its own [`Session`] at `(ε, δ)`
 //! (with the same feature scaling, [`crate::pipeline`]) and scored on the held-out part:
-//! accuracy and demographic-parity difference (binary targets) or DP2DP's multi-class
-//! unfairness. Two references are scored the same way: the majority class of the training part
+//! accuracy and the difference of [`Config::constraint`] (binary targets: demographic parity by
+//! default, or equal opportunity or equalized odds, each largest minus smallest over groups as
+//! in Fairlearn) or DP2DP's multi-class unfairness. The methods that can target the constraint
+//! (CDP-Fair, the decoupled classifier and group-thresholds, [`Method::takes`]) are fitted to
+//! it; the others are fitted as always and have no target under another constraint. Two
+//! references are scored the same way: the majority class of the training part
 //! and non-private L2-regularised logistic regression.
 //!
 //! A real target is compared the same way with the regressors (DP linear regression, and the
@@ -33,9 +37,10 @@
 //! data owner's eyes, not for publication. Fairness targets are then judged met when the mean
 //! held-out unfairness is within `target + z₀.₉₅ · √(1/(4n₀) + 1/(4n₁))`: the one-sided 95%
 //! bound on the sampling error of a difference of two proportions with held-out group sizes
-//! `n₀, n₁` (variance at most `1/4`). For the KS distance of a real target the tolerance is the
-//! two-sample KS test's 95% critical value `1.358 · √(1/n₀ + 1/n₁)` (asymptotic; the largest
-//! pair of groups' sizes, conservative).
+//! `n₀, n₁` (variance at most `1/4`; under equal opportunity the groups' positive rows, under
+//! equalized odds the larger of the bounds on their positive and on their negative rows). For
+//! the KS distance of a real target the tolerance is the two-sample KS test's 95% critical value
+//! `1.358 · √(1/n₀ + 1/n₁)` (asymptotic; the largest pair of groups' sizes, conservative).
 
 use crate::error::{Error, Result};
 use crate::estimator::{Estimator, Params};
@@ -43,13 +48,15 @@ use crate::estimators::{
     CdpFair, Decoupled, Dp2dp, DpLinear, DpLogistic, FairRegression, FdpFair, GroupThresholds,
     Lpct, LpctPrune,
 };
+use crate::group_thresholds::Constraint;
 use crate::pipeline::{self, Scaling};
 use crate::predictor::Output;
 use crate::session::Session;
 use dpfair_data::{Dataset, Loaded, Target};
 use dpfair_fairness::interval::Interval;
 use dpfair_fairness::{
-    accuracy, demographic_parity_difference, ks_statistical_parity, mse, multiclass_unfairness,
+    accuracy, demographic_parity_difference, equal_opportunity_difference,
+    equalized_odds_difference, ks_statistical_parity, mse, multiclass_unfairness,
 };
 use dpfair_privacy::{Ledger, Noise};
 use held_out::{Judged, Scorer};
@@ -71,7 +78,7 @@ pub enum Method {
     FdpFair,
     Decoupled,
     Dp2dp,
-    /// The group-thresholds classifier under demographic parity at level α; any number of
+    /// The group-thresholds classifier under [`Config::constraint`] at level α; any number of
     /// groups. Compared only when named ([`Method::by_default`]).
     GroupThresholds,
     /// LPCT on a public part of the training rows (module docs).
@@ -163,17 +170,23 @@ impl Method {
         }
     }
 
-    /// The fairness level the method targets at `alpha` (`None`: it has none).
-    pub fn target(self, alpha: f64) -> Option<f64> {
+    /// Whether the method is fitted to `constraint`: CDP-Fair, the decoupled classifier and
+    /// group-thresholds take any; FDP-Fair, DP2DP and fair regression demographic parity only;
+    /// the unconstrained methods none.
+    pub fn takes(self, constraint: Constraint) -> bool {
         match self {
-            Method::DpLogistic | Method::Lpct | Method::LpctPrune | Method::DpLinear => None,
-            Method::Decoupled
-            | Method::CdpFair
-            | Method::FdpFair
-            | Method::Dp2dp
-            | Method::GroupThresholds
-            | Method::FairRegression => Some(alpha),
+            Method::DpLogistic | Method::Lpct | Method::LpctPrune | Method::DpLinear => false,
+            Method::Decoupled | Method::CdpFair | Method::GroupThresholds => true,
+            Method::FdpFair | Method::Dp2dp | Method::FairRegression => {
+                constraint == Constraint::DemographicParity
+            }
         }
+    }
+
+    /// The fairness level the method targets at `alpha` under `constraint` (`None`: it has
+    /// none, or does not target that constraint).
+    pub fn target(self, alpha: f64, constraint: Constraint) -> Option<f64> {
+        self.takes(constraint).then_some(alpha)
     }
 
     /// Whether the method is compared when no methods are named: every one but the
@@ -218,6 +231,10 @@ pub struct Config {
     /// How the held-out rows are read: privately with intervals (the default) or exactly
     /// (module docs).
     pub evaluation: Evaluation,
+    /// The fairness constraint the constrained methods are fitted to and the unfairness
+    /// column measures (a binary target; a multi-class or real target takes demographic parity
+    /// only): demographic parity by default.
+    pub constraint: Constraint,
 }
 
 impl Default for Config {
@@ -235,6 +252,7 @@ impl Default for Config {
             target_range: None,
             select: false,
             evaluation: Evaluation::default(),
+            constraint: Constraint::DemographicParity,
         }
     }
 }
@@ -246,6 +264,26 @@ pub const DEFAULT_PUBLIC_FRACTION: f64 = 0.1;
 pub const MAX_REPETITIONS: usize = 1_000;
 
 impl Config {
+    /// A constraint other than demographic parity needs a binary target (`classes` classes,
+    /// 0: a real target).
+    fn check_constraint(&self, classes: usize) -> Result<()> {
+        if classes == 2 || self.constraint == Constraint::DemographicParity {
+            return Ok(());
+        }
+        let target = if classes == 0 {
+            "a real target".to_string()
+        } else {
+            format!("a {classes}-class target")
+        };
+        Err(Error::invalid(
+            "constraint",
+            format!(
+                "{}: {target} is compared under demographic parity only (equal opportunity and                  equalized odds are defined for a binary target); drop --constraint",
+                self.constraint
+            ),
+        ))
+    }
+
     fn check(&self) -> Result<()> {
         if self.epsilons.is_empty() || self.epsilons.iter().any(|e| !(e.is_finite() && *e > 0.0)) {
             return Err(Error::invalid(
@@ -419,6 +457,8 @@ pub struct Report {
     pub test_rows: usize,
     /// The held-out releases under private evaluation (`None`: exact).
     pub evaluation: Option<PrivateEvaluation>,
+    /// The constraint whose difference `unfairness` is (a binary target; [`Config::constraint`]).
+    pub constraint: Constraint,
 }
 
 /// What a private evaluation released (module docs).
@@ -530,6 +570,7 @@ pub fn compare(
     let data = &loaded.dataset;
     let truth = Truth::of(data)?;
     let classes = truth.classes();
+    config.check_constraint(classes)?;
     let groups = data
         .groups
         .as_ref()
@@ -577,7 +618,7 @@ pub fn compare(
     let selectable: Vec<Method> = methods
         .iter()
         .copied()
-        .filter(|m| SELECTABLE.contains(m))
+        .filter(|m| SELECTABLE.contains(m) && m.takes(config.constraint))
         .collect();
     let select = config.select && !selectable.is_empty();
     let arms = methods.len() + usize::from(select);
@@ -591,6 +632,7 @@ pub fn compare(
         config.repetitions,
         &groups.names,
         config.target_range,
+        config.constraint,
         config
             .simulated_noise
             .then(|| dpfair_data::synthetic::derive_seed(config.seed, u64::MAX)),
@@ -613,7 +655,7 @@ pub fn compare(
         let g_test = &test_raw.groups.as_ref().expect("groups checked").codes;
         if rep == 0 {
             if !private {
-                tolerance = unfairness_tolerance(g_test, classes == 0);
+                tolerance = unfairness_tolerance(g_test, &y_test, config.constraint);
             }
             test_rows = test_idx.len();
         }
@@ -707,7 +749,7 @@ pub fn compare(
             rows.push(row(
                 method.name(),
                 epsilon,
-                method.target(config.alpha),
+                method.target(config.alpha, config.constraint),
                 slot,
                 constant_scores,
             ));
@@ -742,6 +784,7 @@ pub fn compare(
         skipped,
         test_rows,
         evaluation,
+        constraint: config.constraint,
     })
 }
 
@@ -751,7 +794,8 @@ const SIMULATED_PUBLIC: &str = "its public sample would be simulated with privat
      so) or use the exact evaluation";
 
 /// The methods [`Config::select`] chooses among: the fair classifiers fitted centrally, all
-/// at the same fairness level α (see [`Config::select`] for those left out).
+/// at the same fairness level α (see [`Config::select`] for those left out; DP2DP too under a
+/// constraint other than demographic parity, which it does not target).
 const SELECTABLE: [Method; 4] = [
     Method::CdpFair,
     Method::Decoupled,
@@ -838,6 +882,7 @@ fn cdp_fair(epsilon: f64, c: &Config) -> Result<CdpFair> {
         .alpha(c.alpha)
         .epsilon(epsilon)
         .delta(c.delta)
+        .constraint(c.constraint)
         .check()
 }
 
@@ -850,20 +895,23 @@ fn fdp_fair(epsilon: f64, c: &Config) -> Result<FdpFair> {
         .check()
 }
 
-/// The decoupled classifier as `compare` fits it.
+/// The decoupled classifier as `compare` fits it (another constraint than demographic parity:
+/// the group-thresholds classifier in its place, as for CDP-Fair).
 fn decoupled(epsilon: f64, c: &Config) -> Result<Decoupled> {
     Decoupled::params()
         .alpha(c.alpha)
         .epsilon(epsilon)
         .delta(c.delta)
+        .constraint(c.constraint)
         .check()
 }
 
-/// The group-thresholds classifier as `compare` fits it: demographic parity (the column
-/// `compare` scores) at level α.
+/// The group-thresholds classifier as `compare` fits it: the constraint the unfairness column
+/// measures, at level α.
 fn group_thresholds(epsilon: f64, c: &Config) -> Result<GroupThresholds> {
     GroupThresholds::params()
         .level(c.alpha)
+        .constraint(c.constraint)
         .epsilon(epsilon)
         .delta(c.delta)
         .check()
@@ -880,24 +928,47 @@ fn dp2dp(epsilon: f64, c: &Config) -> Result<Dp2dp> {
 
 /// `z₀.₉₅ · √(Σ_g 1/(4n_g))` over the held-out groups: the module docs' bound for two groups
 /// (every classifier with a fairness target here but group-thresholds needs exactly two),
-/// conservative with more.
-/// For a real target (`ks`), the two-sample KS test's 95% critical value
+/// conservative with more. Under equal opportunity `n_g` counts the group's positive rows (the
+/// rows its true-positive rate reads); under equalized odds the larger of that bound and the
+/// one on its negative rows.
+/// For a real target, the two-sample KS test's 95% critical value
 /// `1.358 · √(1/n_a + 1/n_b)` at the two smallest groups (module docs).
-fn unfairness_tolerance(groups: &[u32], ks: bool) -> f64 {
-    let mut counts = std::collections::BTreeMap::<u32, f64>::new();
-    for &g in groups {
-        *counts.entry(g).or_default() += 1.0;
-    }
-    if ks {
-        let mut sizes: Vec<f64> = counts.values().copied().collect();
+fn unfairness_tolerance(groups: &[u32], truth: &Truth, constraint: Constraint) -> f64 {
+    // The held-out rows per group, of those whose label is `label` (`None`: every row).
+    let sizes = |label: Option<u32>| {
+        let mut counts = std::collections::BTreeMap::<u32, f64>::new();
+        for (i, &g) in groups.iter().enumerate() {
+            let counted = match (truth, label) {
+                (Truth::Classes { y, .. }, Some(l)) => y[i] == l,
+                _ => true,
+            };
+            if counted {
+                *counts.entry(g).or_default() += 1.0;
+            }
+        }
+        counts.into_values().collect::<Vec<f64>>()
+    };
+    if let Truth::Values(_) = truth {
+        let mut sizes = sizes(None);
         sizes.sort_by(f64::total_cmp);
         return match sizes.as_slice() {
             [a, b, ..] => 1.358 * (1.0 / a + 1.0 / b).sqrt(),
             _ => f64::NAN,
         };
     }
-    let inv: f64 = counts.values().map(|n| 1.0 / (4.0 * n)).sum();
-    1.645 * inv.sqrt()
+    let bound = |label| {
+        1.645
+            * sizes(label)
+                .iter()
+                .map(|n| 1.0 / (4.0 * n))
+                .sum::<f64>()
+                .sqrt()
+    };
+    match constraint {
+        Constraint::DemographicParity => bound(None),
+        Constraint::EqualOpportunity => bound(Some(1)),
+        Constraint::EqualizedOdds => bound(Some(1)).max(bound(Some(0))),
+    }
 }
 
 /// The target of every row: class codes, or real values.
@@ -943,11 +1014,12 @@ impl Truth {
         }
     }
 
-    /// Held-out (accuracy, unfairness) of class predictions, or (MSE, KS distance) of values.
-    fn score(&self, out: &Output, groups: &[u32]) -> Result<(f64, f64)> {
+    /// Held-out (accuracy, unfairness) of class predictions (a binary target's unfairness:
+    /// `constraint`'s difference), or (MSE, KS distance) of values.
+    fn score(&self, out: &Output, groups: &[u32], constraint: Constraint) -> Result<(f64, f64)> {
         match (self, out) {
             (Truth::Classes { y, k }, Output::Classes { classes, .. }) => {
-                score(classes, y, groups, *k)
+                score(classes, y, groups, *k, constraint)
             }
             (Truth::Values(y), Output::Values(v)) => Ok((
                 mse(y, v).map_err(fairness_error)?,
@@ -1043,12 +1115,24 @@ fn summarise(
     }
 }
 
-/// Held-out accuracy and unfairness of class predictions.
-fn score(predicted: &[u32], y_test: &[u32], groups: &[u32], classes: usize) -> Result<(f64, f64)> {
+/// Held-out accuracy and unfairness of class predictions (a binary target: the difference of
+/// `constraint`, largest minus smallest over groups as in Fairlearn).
+fn score(
+    predicted: &[u32],
+    y_test: &[u32],
+    groups: &[u32],
+    classes: usize,
+    constraint: Constraint,
+) -> Result<(f64, f64)> {
     let acc = accuracy(y_test, predicted).map_err(fairness_error)?;
     let unfair = if classes == 2 {
-        let binary: Vec<u8> = predicted.iter().map(|&c| u8::from(c == 1)).collect();
-        demographic_parity_difference(&binary, groups)
+        let binary = |v: &[u32]| v.iter().map(|&c| u8::from(c == 1)).collect::<Vec<u8>>();
+        let (y, p) = (binary(y_test), binary(predicted));
+        match constraint {
+            Constraint::DemographicParity => demographic_parity_difference(&p, groups),
+            Constraint::EqualOpportunity => equal_opportunity_difference(&y, &p, groups),
+            Constraint::EqualizedOdds => equalized_odds_difference(&y, &p, groups),
+        }
     } else {
         multiclass_unfairness(predicted, classes, groups)
     }

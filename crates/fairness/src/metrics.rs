@@ -163,6 +163,17 @@ pub fn equal_opportunity_difference(y_true: &[u8], y_pred: &[u8], groups: &[u32]
     Ok(spread(&group_means(&v, &g)?))
 }
 
+/// The larger of the between-group differences (max − min over groups) of the true-positive
+/// rate `P(ŷ=1 | Y=1, S=s)` and of the false-positive rate `P(ŷ=1 | Y=0, S=s)` (Fairlearn's
+/// `equalized_odds_difference`, `method="between_groups"`): [`equal_opportunity_difference`]
+/// on the labels and on the flipped labels; each needs a group with rows of that label.
+pub fn equalized_odds_difference(y_true: &[u8], y_pred: &[u8], groups: &[u32]) -> Result<f64> {
+    check_binary(y_true, "y_true")?;
+    let negatives: Vec<u8> = y_true.iter().map(|&y| u8::from(y == 0)).collect();
+    Ok(equal_opportunity_difference(y_true, y_pred, groups)?
+        .max(equal_opportunity_difference(&negatives, y_pred, groups)?))
+}
+
 /// `U(g) = max_k max_{s,s'} |P(g=k|S=s) − P(g=k|S=s')|` over classes `0..k` and the groups
 /// present (Say et al.'s unfairness of a multi-class classifier).
 pub fn multiclass_unfairness(y_pred: &[u32], k: usize, groups: &[u32]) -> Result<f64> {
@@ -421,6 +432,25 @@ mod tests {
             0.5,
         );
         assert!(equal_opportunity_difference(&[0, 0], &[1, 1], &[0, 1]).is_err());
+    }
+
+    #[test]
+    fn equalized_odds_is_the_larger_of_the_tpr_and_fpr_differences() {
+        // TPR: group 0 rows 0,1 → 1, group 1 row 4 → 1 (difference 0); FPR: group 0 rows 2,3 →
+        // 0, group 1 rows 5,6 → 1/2.
+        let y_true = [1, 1, 0, 0, 1, 0, 0];
+        let y_pred = [1, 1, 0, 0, 1, 1, 0];
+        let g = [0, 0, 0, 0, 1, 1, 1];
+        close(
+            equal_opportunity_difference(&y_true, &y_pred, &g).unwrap(),
+            0.0,
+        );
+        close(
+            equalized_odds_difference(&y_true, &y_pred, &g).unwrap(),
+            0.5,
+        );
+        // No negative rows: no false-positive rate.
+        assert!(equalized_odds_difference(&[1, 1], &[1, 0], &[0, 1]).is_err());
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! "dpfair compare"); `--exact-evaluation` scores exactly, for the data owner only.
 
 use crate::cmd::common::{BoundsArgs, DataArgs, check_output};
+use crate::cmd::fit::flags::parse_constraint;
 use crate::error::{CliError, CliResult};
 use dpfair::compare::{self, Config, Evaluation, Method, Report, Row, Verdict};
+use dpfair::group_thresholds::Constraint;
 use dpfair_experiments::plot::{Bars, Curve, Figure, Flag, Note, Point, draw_figure};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -30,7 +32,12 @@ use std::path::PathBuf;
     marked). The footer states the whole table's ε. --exact-evaluation scores the held-out rows \
     exactly instead (today's table with the non-private reference; for the data owner, not for \
     publication). Each fit is private at its \
-    own (ε, δ); its release noise comes from the OS, --seed fixes only the splits."
+    own (ε, δ); its release noise comes from the OS, --seed fixes only the splits.\n\n\
+    --constraint equal-opportunity or equalized-odds (a binary target): cdp-fair, decoupled and \
+    group-thresholds are fitted to it (CDP-Fair and decoupled through group thresholds), the \
+    unfairness column is its difference (largest minus smallest over groups, as Fairlearn's), \
+    and the methods that cannot target it (fdp-fair, dp2dp and the unconstrained ones) are still \
+    fitted, their target column `-`."
 )]
 pub struct Args {
     #[command(flatten)]
@@ -44,9 +51,22 @@ pub struct Args {
     #[arg(long, value_name = "D", default_value_t = 1e-5)]
     delta: f64,
     /// The fairness level: CDP-Fair's, FDP-Fair's and the decoupled classifier's α, DP2DP's ρ,
-    /// group-thresholds' level (demographic parity).
+    /// group-thresholds' level (of --constraint).
     #[arg(long, value_name = "A", default_value_t = 0.1)]
     alpha: f64,
+    /// The constraint at level --alpha and the unfairness column's measure (a binary target):
+    /// demographic-parity (positive rates), equal-opportunity (true-positive rates) or
+    /// equalized-odds (true- and false-positive rates). cdp-fair, decoupled and group-thresholds
+    /// are fitted to it; fdp-fair and dp2dp target demographic parity only (under another
+    /// constraint they are fitted as always, their target column `-`). A multi-class or real
+    /// target takes demographic-parity only.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "demographic-parity",
+        value_parser = parse_constraint
+    )]
+    constraint: Constraint,
     /// The methods to compare, by their `dpfair fit` names [default: every one that applies but
     /// group-thresholds, which is compared only when named].
     #[arg(long, value_name = "M,...", value_delimiter = ',')]
@@ -132,6 +152,7 @@ pub fn run(args: Args) -> CliResult {
         simulated_noise: false,
         target_range: args.target_range,
         select: args.select,
+        constraint: args.constraint,
         evaluation: if args.exact_evaluation {
             Evaluation::Exact
         } else {
@@ -359,7 +380,7 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
                 "one private group report (group × label × prediction counts, exact discrete \
                  Laplace noise)"
                     .to_string(),
-                "Unfairness = demographic-parity difference".to_string(),
+                format!("Unfairness = {}", measure(report.constraint)),
                 "The majority class is the held-out rows' more frequent class by the noisy counts"
                     .to_string(),
             ),
@@ -410,13 +431,42 @@ pub(crate) fn table(report: &Report, config: &Config) -> String {
         )
     } else {
         format!(
-            "\n{} held-out rows, {} repetition(s); unfairness = demographic-parity difference \
-             (binary) or DP2DP's multi-class U; a target is met within the one-sided 95% \
-             sampling bound at the held-out group sizes. δ = {} for every fit.\n",
-            report.test_rows, config.repetitions, config.delta
+            "\n{} held-out rows, {} repetition(s); unfairness = {}; a target is met within the \
+             one-sided 95% sampling bound at the held-out group sizes. δ = {} for every fit.\n",
+            report.test_rows,
+            config.repetitions,
+            if report.classes == 2 {
+                measure(report.constraint)
+            } else {
+                "DP2DP's multi-class U"
+            },
+            config.delta
         )
     });
+    if report.constraint != Constraint::DemographicParity {
+        s.push_str(&format!(
+            "\nUnder {}, cdp-fair, decoupled and group-thresholds are fitted to the constraint \
+             (CDP-Fair and decoupled through group thresholds); the other methods are fitted as \
+             always and do not target it: their target column shows `-`.\n",
+            report.constraint
+        ));
+    }
     s
+}
+
+/// What a binary target's unfairness column measures under `constraint`.
+fn measure(constraint: Constraint) -> &'static str {
+    match constraint {
+        Constraint::DemographicParity => "demographic-parity difference",
+        Constraint::EqualOpportunity => {
+            "equal-opportunity difference (of the groups' true-positive rates, largest minus \
+             smallest)"
+        }
+        Constraint::EqualizedOdds => {
+            "equalized-odds difference (the larger of the groups' true- and false-positive \
+             rates' differences, each largest minus smallest)"
+        }
+    }
 }
 
 /// A warning when a method is no better than the constant reference (the majority class; the
@@ -590,6 +640,12 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
         .collect();
     let target = report.rows.iter().find_map(|r| r.target);
     let target_label = target.map(|t| format!("fairness target {t}"));
+    let x_label = match report.constraint {
+        Constraint::DemographicParity => {
+            "unfairness (demographic-parity difference; DP2DP: its multi-class U)".to_string()
+        }
+        other => format!("unfairness ({} difference)", other),
+    };
     draw_figure(
         path,
         &Figure {
@@ -597,7 +653,7 @@ pub(crate) fn frontier(report: &Report, path: &std::path::Path, label: Option<&s
             x_label: if report.regression {
                 "unfairness (KS distance between groups)"
             } else {
-                "unfairness (demographic-parity difference; DP2DP: its multi-class U)"
+                &x_label
             },
             y_label: if report.regression {
                 "MSE (lower is better)"

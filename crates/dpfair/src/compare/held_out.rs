@@ -3,7 +3,8 @@
 //! **Private (the default).** Each fit's held-out predictions of a binary target are scored
 //! through one private group report (docs/evaluation.md): the group × label × prediction counts
 //! released once with exact discrete Laplace noise, charged to the comparison's evaluation
-//! ledger, and the accuracy and the demographic-parity difference read from it with their
+//! ledger, and the accuracy and the difference of the comparison's constraint (demographic
+//! parity, equal opportunity or equalized odds: the report's own figure) read from it with their
 //! intervals (noise and sampling); a multi-class or real target through [`super::other_targets`].
 //! The constant reference is read the same way (`Scorer::private_constant`): for a binary
 //! target one release of the held-out label counts, from which the better of the two constant
@@ -21,10 +22,11 @@
 use super::Truth;
 use crate::error::{Error, Result};
 use crate::evaluation::{RELEASE_LABEL, from_fairness};
+use crate::group_thresholds::Constraint;
 use crate::predictor::Output;
 use dpfair_fairness::interval::Interval;
 use dpfair_fairness::interval::rate_interval;
-use dpfair_fairness::private_report::{DEFAULT_LEVEL, Figure, check_level};
+use dpfair_fairness::private_report::{DEFAULT_LEVEL, Disparities, Figure, check_level};
 use dpfair_fairness::{GroupConfusion, PrivateGroupReport};
 use dpfair_privacy::mechanisms::{Laplace, histogram_scale, noisy_counts};
 use dpfair_privacy::{Budget, Ledger, Noise};
@@ -79,7 +81,8 @@ pub(super) struct Judged {
 
 /// Scores predictions on the held-out rows of one comparison.
 pub(super) enum Scorer {
-    Exact,
+    /// Exact scores; a binary target's unfairness is the constraint's difference.
+    Exact(Constraint),
     Private(Box<Releases>),
 }
 
@@ -93,22 +96,26 @@ pub(super) struct Releases {
     groups: Vec<String>,
     /// The public range of a real target.
     range: Option<[f64; 2]>,
+    /// The constraint whose difference a binary target's report gives as the unfairness.
+    constraint: Constraint,
 }
 
 impl Scorer {
     /// A scorer for `releases` held-out evaluations at most, over `repetitions` repetitions,
-    /// with the declared `groups` and a real target's public `range`; release noise from the
-    /// OS, or seeded from `seed` in a simulation.
+    /// with the declared `groups`, a real target's public `range` and the `constraint` whose
+    /// difference is a binary target's unfairness; release noise from the OS, or seeded from
+    /// `seed` in a simulation.
     pub fn new(
         evaluation: Evaluation,
         releases: usize,
         repetitions: usize,
         groups: &[String],
         range: Option<[f64; 2]>,
+        constraint: Constraint,
         seed: Option<u64>,
     ) -> Result<Scorer> {
         let Evaluation::Private { epsilon, level } = evaluation else {
-            return Ok(Scorer::Exact);
+            return Ok(Scorer::Exact(constraint));
         };
         let mut ledger = Ledger::new(Budget::pure(epsilon * releases as f64)?);
         let noise = match seed {
@@ -123,6 +130,7 @@ impl Scorer {
             level: 1.0 - (1.0 - level) / repetitions as f64,
             groups: groups.to_vec(),
             range,
+            constraint,
         })))
     }
 
@@ -136,8 +144,8 @@ impl Scorer {
         groups: &[u32],
     ) -> Result<Judged> {
         match self {
-            Scorer::Exact => {
-                let (accuracy, unfairness) = truth.score(out, groups)?;
+            Scorer::Exact(constraint) => {
+                let (accuracy, unfairness) = truth.score(out, groups, *constraint)?;
                 Ok(Judged {
                     accuracy,
                     unfairness,
@@ -184,7 +192,7 @@ impl Scorer {
     pub fn release_epsilon(&self) -> Option<f64> {
         match self {
             Scorer::Private(releases) => Some(releases.epsilon),
-            Scorer::Exact => None,
+            Scorer::Exact(_) => None,
         }
     }
 
@@ -192,7 +200,7 @@ impl Scorer {
     pub fn into_ledger(self) -> Option<Ledger> {
         match self {
             Scorer::Private(releases) => Some(releases.ledger),
-            Scorer::Exact => None,
+            Scorer::Exact(_) => None,
         }
     }
 }
@@ -211,11 +219,11 @@ impl Releases {
             (Truth::Classes { y, k: 2 }, Output::Classes { classes, .. }) => {
                 let report = self.release(what, classes, y, groups)?;
                 let accuracy = report.overall.rates.accuracy;
-                let dp = report.disparities.demographic_parity_difference;
+                let gap = difference(&report.disparities, self.constraint);
                 Ok(Judged {
                     accuracy: value(&accuracy),
-                    unfairness: value(&dp),
-                    intervals: Some([accuracy.interval(), dp.interval()]),
+                    unfairness: value(&gap),
+                    intervals: Some([accuracy.interval(), gap.interval()]),
                 })
             }
             (Truth::Classes { y, k }, Output::Classes { classes, .. }) => {
@@ -359,6 +367,15 @@ impl Releases {
             self.level,
         )
         .map_err(from_fairness)
+    }
+}
+
+/// The report's between-group difference for `constraint` (Fairlearn's, with its interval).
+fn difference(disparities: &Disparities, constraint: Constraint) -> Figure {
+    match constraint {
+        Constraint::DemographicParity => disparities.demographic_parity_difference,
+        Constraint::EqualOpportunity => disparities.equal_opportunity_difference,
+        Constraint::EqualizedOdds => disparities.equalized_odds_difference,
     }
 }
 

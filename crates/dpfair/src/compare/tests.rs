@@ -9,13 +9,29 @@ fn loaded() -> Loaded {
 
 /// A simulation (seeded fits and seeded evaluation noise) at `evaluation`.
 fn run(evaluation: Evaluation, repetitions: usize) -> Report {
+    run_under(
+        evaluation,
+        repetitions,
+        vec![Method::DpLogistic, Method::CdpFair],
+        Constraint::DemographicParity,
+    )
+}
+
+/// [`run`] of `methods` under `constraint`.
+fn run_under(
+    evaluation: Evaluation,
+    repetitions: usize,
+    methods: Vec<Method>,
+    constraint: Constraint,
+) -> Report {
     let config = Config {
-        methods: vec![Method::DpLogistic, Method::CdpFair],
+        methods,
         epsilons: vec![1.0],
         repetitions,
         simulated_noise: true,
         seed: 3,
         evaluation,
+        constraint,
         ..Config::default()
     };
     compare(&loaded(), &Scaling::None, &config, |_, _, _| {}).unwrap()
@@ -108,4 +124,83 @@ fn multi_class_targets_are_private_and_real_ones_need_their_range() {
     let loaded = Loaded::in_memory(data, example_schema(2));
     let e = compare(&loaded, &Scaling::None, &Config::default(), |_, _, _| {}).unwrap_err();
     assert!(e.to_string().contains("--target-range"), "{e}");
+}
+
+/// Under equal opportunity and equalized odds the constrained methods target the constraint
+/// and dp-logistic has no target; the unfairness column is the constraint's difference: exactly,
+/// Fairlearn's difference of the rates (dp-logistic's fit is the same seeded fit under every
+/// constraint, its column differs from its demographic-parity gap), privately the report's
+/// figure: released at ε = 10⁴ its point value is the exact one to 10⁻³ (the noise's scale is
+/// 2·10⁻⁴ counts) and its interval (level 1 − 10⁻⁶, as above) contains it.
+#[test]
+fn the_unfairness_column_is_the_constraints_difference() {
+    let methods = vec![Method::GroupThresholds, Method::CdpFair, Method::DpLogistic];
+    let private = Evaluation::Private {
+        epsilon: 1e4,
+        level: 1.0 - 1e-6,
+    };
+    let parity = run_under(
+        Evaluation::Exact,
+        1,
+        methods.clone(),
+        Constraint::DemographicParity,
+    );
+    let row = |r: &Report, m: &str| r.rows.iter().find(|x| x.method == m).cloned().unwrap();
+    for constraint in [Constraint::EqualOpportunity, Constraint::EqualizedOdds] {
+        let exact = run_under(Evaluation::Exact, 1, methods.clone(), constraint);
+        let noisy = run_under(private, 1, methods.clone(), constraint);
+        assert_eq!(exact.constraint, constraint);
+        for m in &methods {
+            let (x, p) = (row(&exact, m.name()), row(&noisy, m.name()));
+            let targeted = *m != Method::DpLogistic;
+            assert_eq!(x.target.is_some(), targeted, "{constraint}: {x:?}");
+            assert_eq!(p.target.is_some(), targeted, "{constraint}: {p:?}");
+            assert!(x.error.is_none() && p.error.is_none(), "{x:?} {p:?}");
+            assert!(
+                (p.unfairness.mean - x.unfairness.mean).abs() < 1e-3,
+                "{constraint} {}: private {} exact {}",
+                m.name(),
+                p.unfairness.mean,
+                x.unfairness.mean
+            );
+            let u = p.unfairness_interval.unwrap();
+            assert!(
+                u.contains(x.unfairness.mean),
+                "{constraint} {}: {u:?} {}",
+                m.name(),
+                x.unfairness.mean
+            );
+        }
+        let logistic = row(&exact, "dp-logistic");
+        assert_ne!(
+            logistic.unfairness.mean,
+            row(&parity, "dp-logistic").unfairness.mean,
+            "{constraint}: the column still reads the demographic-parity gap"
+        );
+    }
+}
+
+/// A constraint other than demographic parity needs a binary target: a multi-class one is
+/// refused before any fit, naming the parameter and the flag.
+#[test]
+fn a_multi_class_target_refuses_another_constraint() {
+    let mut data = example_data(600, 2, 1);
+    data.target = Some(Target::Multiclass {
+        k: 3,
+        labels: (0..600).map(|i| (i % 3) as u32).collect(),
+    });
+    let loaded = Loaded::in_memory(data, example_schema(2));
+    let config = Config {
+        methods: vec![Method::DpLogistic],
+        constraint: Constraint::EqualizedOdds,
+        ..Config::default()
+    };
+    let mut fits = 0;
+    let e = compare(&loaded, &Scaling::None, &config, |_, _, _| fits += 1).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("constraint") && message.contains("--constraint"),
+        "{message}"
+    );
+    assert_eq!(fits, 0);
 }
