@@ -165,7 +165,7 @@ fn compare_and_tune_run_the_method_on_three_groups() {
         "--bounds",
         BOUNDS,
         "--methods",
-        "group-thresholds,cdp-fair",
+        "group-thresholds,cdp-fair,fdp-fair",
         "--epsilon",
         "2",
         "--alpha",
@@ -177,10 +177,16 @@ fn compare_and_tune_run_the_method_on_three_groups() {
         .find(|l| l.starts_with("| group-thresholds | 2 |"))
         .unwrap_or_else(|| panic!("no group-thresholds row: {stdout}"));
     assert!(row.contains("≤ 0.05"), "its target is the level α: {row}");
-    // CDP-Fair needs two groups: left out, saying so.
-    assert!(!stdout.contains("| cdp-fair | 2 |"), "{stdout}");
+    // CDP-Fair fits group thresholds for three groups, at its α; FDP-Fair needs two groups:
+    // left out, saying so.
+    let cdp = stdout
+        .lines()
+        .find(|l| l.starts_with("| cdp-fair | 2 |"))
+        .unwrap_or_else(|| panic!("no cdp-fair row: {stdout}"));
+    assert!(cdp.contains("≤ 0.05"), "{cdp}");
+    assert!(!stdout.contains("| fdp-fair | 2 |"), "{stdout}");
     assert!(
-        stderr(&out).contains("cdp-fair left out: needs a binary target and two groups"),
+        stderr(&out).contains("fdp-fair left out: needs a binary target and two groups"),
         "{}",
         stderr(&out)
     );

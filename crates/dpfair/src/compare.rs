@@ -143,8 +143,12 @@ impl Method {
     pub fn applies(self, classes: usize, groups: usize) -> bool {
         match self {
             Method::DpLogistic => classes >= 2,
-            Method::Dp2dp => classes >= 2 && groups == 2,
-            Method::GroupThresholds => classes == 2 && groups >= 2,
+            // More groups: the group-thresholds classifier on DP2DP's split, binary targets only.
+            Method::Dp2dp => classes >= 2 && (groups == 2 || (classes == 2 && groups > 2)),
+            // More groups: the group-thresholds classifier in the paper's place.
+            Method::GroupThresholds | Method::CdpFair | Method::Decoupled => {
+                classes == 2 && groups >= 2
+            }
             Method::Lpct | Method::LpctPrune => classes == 2,
             Method::DpLinear => classes == 0,
             Method::FairRegression => classes == 0 && groups >= 2,
@@ -161,8 +165,10 @@ impl Method {
     fn needs(self) -> &'static str {
         match self {
             Method::DpLogistic => "a class target",
-            Method::Dp2dp => "a class target and two groups",
-            Method::GroupThresholds => "a binary target and at least two groups",
+            Method::Dp2dp => "a class target and two groups, or a binary target",
+            Method::GroupThresholds | Method::CdpFair | Method::Decoupled => {
+                "a binary target and at least two groups"
+            }
             Method::Lpct | Method::LpctPrune => "a binary target",
             Method::DpLinear => "a real target",
             Method::FairRegression => "a real target and at least two groups",
