@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(__file__))
-from proxy_suite import ADULT_COLUMNS, Case, mean_se, tidy  # noqa: E402
+from proxy_suite import ADULT_COLUMNS, Case, mean_se, split, tidy  # noqa: E402
 
 CONSTRAINTS = {
     "demographic-parity": "demographic_parity",
@@ -142,10 +142,7 @@ def run(cases, sizes, reps, epsilon, level, constraints, out):
                 cells: dict = {}
                 tols = []
                 for r in range(reps):
-                    rng = np.random.default_rng(1000 * n + r)
-                    sample = case.frame.iloc[rng.choice(len(case.frame), n, replace=False)]
-                    cut = int(0.7 * n)
-                    tr, te = sample.iloc[:cut], sample.iloc[cut:]
+                    tr, te = split(case, n, np.random.default_rng(1000 * n + r))
                     xtr, xte = tr[case.features], te[case.features]
                     ytr, yte = tr[case.target].to_numpy(), te[case.target].to_numpy()
                     gtr, gte = tr[case.sensitive].to_numpy(), te[case.sensitive].to_numpy()

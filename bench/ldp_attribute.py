@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from groups_suite import load_cases  # noqa: E402
-from proxy_suite import mean_se, tidy  # noqa: E402
+from proxy_suite import mean_se, split, tidy  # noqa: E402
 
 
 def randomise(values: np.ndarray, epsilon_a: float, rng) -> np.ndarray:
@@ -54,9 +54,7 @@ def main() -> None:
         cells: dict = {}
         for r in range(args.reps):
             rng = np.random.default_rng(1000 * n + r)
-            sample = case.frame.iloc[rng.choice(len(case.frame), n, replace=False)]
-            cut = int(0.7 * n)
-            tr, te = sample.iloc[:cut], sample.iloc[cut:]
+            tr, te = split(case, n, rng)  # `rng` then randomises the training groups
             ytr, yte = tr[case.target].to_numpy(), te[case.target].to_numpy()
             true_tr, gte = tr["sex"].to_numpy(), te["sex"].to_numpy()
             arms = [("true attribute", true_tr, None)]

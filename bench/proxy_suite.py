@@ -129,6 +129,13 @@ def tidy(case: Case) -> Case:
     return Case(case.name, frame, case.target, case.sensitive, case.features)
 
 
+def split(case: Case, n: int, rng) -> tuple:
+    """A public 70/30 split of `n` rows of the case drawn with `rng` (training, test frames)."""
+    sample = case.frame.iloc[rng.choice(len(case.frame), n, replace=False)]
+    cut = int(0.7 * n)
+    return sample.iloc[:cut], sample.iloc[cut:]
+
+
 def dp_gap(pred: np.ndarray, groups: np.ndarray) -> float:
     """Demographic-parity difference: the largest gap between two groups' positive rates."""
     rates = [pred[groups == g].mean() for g in np.unique(groups)]
@@ -236,10 +243,7 @@ def run(cases, sizes, reps, epsilon, target, only=None, public=False):
             results: dict = {}
             tols = []
             for r in range(reps):
-                rng = np.random.default_rng(1000 * n + r)
-                sample = case.frame.iloc[rng.choice(len(case.frame), n, replace=False)]
-                cut = int(0.7 * n)
-                tr, te = sample.iloc[:cut], sample.iloc[cut:]
+                tr, te = split(case, n, np.random.default_rng(1000 * n + r))
                 xtr, xte = tr[case.features], te[case.features]
                 ytr, yte = tr[case.target].to_numpy(), te[case.target].to_numpy()
                 gtr, gte = tr[case.sensitive].to_numpy(), te[case.sensitive].to_numpy()
