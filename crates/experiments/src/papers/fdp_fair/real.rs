@@ -239,9 +239,12 @@ pub(super) fn run(cell: &Cell, caches: &shared::Caches) -> Result<Outcome> {
         }
     };
     let out = super::search_metrics(
+        // τ̃ (the first fold's threshold): 0 where a fair method's own constraint is inactive,
+        // which the Fig. 7 check reads (`checks::law_rise`).
         Outcome::new()
             .metric("error", m.error)
-            .metric("abs_dd", m.dd.abs()),
+            .metric("abs_dd", m.dd.abs())
+            .metric("tau", model.folds[0].rule.tau),
         &model,
     );
     Ok(match s.accounting.as_str() {
