@@ -195,6 +195,15 @@ def methods(epsilon: float, target: float, bounds: dict | None, reference: dict)
         "fdp-fair": lambda: dpfair.FDPFairClassifier(
             epsilon=epsilon, alpha=target, bounds=bounds
         ),
+        # FDP-Fair with each estimator of eta named (the default is "auto").
+        **{
+            f"fdp-fair ({eta})": (
+                lambda eta=eta: dpfair.FDPFairClassifier(
+                    epsilon=epsilon, alpha=target, bounds=bounds, eta_model=eta
+                )
+            )
+            for eta in ["kernel", "logistic", "dp-sgd"]
+        },
         "decoupled": lambda: dpfair.DecoupledFairClassifier(
             epsilon=epsilon, alpha=target, bounds=bounds
         ),

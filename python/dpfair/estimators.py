@@ -354,8 +354,9 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     Half the rows estimate each group's regression function and base rate, the other half choose
     the group threshold by the exponential mechanism. `eta_model`: the papers' kernel estimate
     released in a public random-feature basis (`"kernel"`), an output-perturbed logistic model
-    with the group as a feature (`"logistic"`), or `"auto"` (the default: the kernel up to 3
-    feature columns after one-hot coding, the logistic model above; see docs/choosing.md).
+    with the group as a feature (`"logistic"`), DP-SGD logistic regression on all rows
+    (`"dp-sgd"`), or `"auto"` (the default: DP-SGD under strict accounting, the kernel under
+    the paper's; see docs/choosing.md).
     Features are scaled to [0, 1] (public `bounds`, else private bounds). Library defaults:
     α = 0.1, ε = 1, δ = (N/2)⁻², strict accounting, the public bandwidth rule, 1,024 random
     frequencies. Predicting needs `sensitive_features`.

@@ -603,6 +603,16 @@ fn fdp_fair_logistic_plug_in() {
     );
 }
 
+#[test]
+fn fdp_fair_dp_sgd_plug_in() {
+    check_fit_with(
+        "fdp-fair-dp-sgd",
+        "fdp-fair",
+        &SCHEMA,
+        &["--epsilon", "2", "--sites", "2", "--eta-model", "dp-sgd"],
+    );
+}
+
 /// `fit fdp-fair` without `--bounds`: private feature bounds on all rows before the sites split.
 #[test]
 fn fdp_fair_with_private_bounds() {

@@ -438,8 +438,8 @@ fn prepare<'d>(
         EtaModel::DpSgd => {
             return Err(invalid(
                 "eta_model",
-                "the DP-SGD plug-in is fitted by `cdp_fair::fit` only (no α sweep, no \
-                 federated or baseline variant): use kernel or logistic here",
+                "the DP-SGD plug-in is fitted by `cdp_fair::fit` and FDP-Fair's sites only \
+                 (no α sweep, no baseline variant): use kernel or logistic here",
             ));
         }
         EtaModel::Logistic => {

@@ -27,8 +27,8 @@ pub mod table;
 pub use choice::{Choice, Mix};
 pub use constraint::Constraint;
 
-use crate::cdp_fair::all_rows::sgd_config;
 use crate::error::{Error, Result};
+use crate::plugin::dp_sgd::sgd_config;
 use dpfair_data::{Dataset, Target};
 use dpfair_learn::{Classifier, fit_dp_sgd};
 use dpfair_privacy::{Ledger, Noise, Relation};

@@ -278,7 +278,8 @@ fn hostile_site_names_are_refused_and_never_echoed_raw() {
 }
 
 /// Honest sites never trip a check: 40 federations (fresh data, split and noise seeds) in each
-/// of five set-ups — strict kernel at ε = 0.3, 1 and 8, the logistic plug-in, and the paper's
+/// of eight set-ups (10 for the slower DP-SGD fits) — strict kernel at ε = 0.3, 1 and 8, the
+/// logistic plug-in, the DP-SGD plug-in at ε = 1 and 8, and the paper's
 /// accounting with private and with empirical π — pass both rounds. Each transcript's checks fail
 /// with probability at most 10⁻¹² by construction (`dpfair::fdp_fair::trust`); this test would
 /// catch a bound derived wrongly (a missing factor puts honest values beyond it at once).
@@ -288,19 +289,26 @@ fn honest_sites_never_trip_a_check() {
     use dpfair::plugin::EtaModel;
     use dpfair::plugin::release::PiRelease;
     type Setup = fn(&mut dpfair::fdp_fair::Config);
-    let setups: [(&str, Setup); 6] = [
-        ("strict ε = 0.3", |c| c.epsilon = 0.3),
-        ("strict ε = 1", |_| {}),
-        ("strict ε = 8", |c| c.epsilon = 8.0),
-        ("logistic", |c| c.eta_model = EtaModel::Logistic),
-        ("paper, private π", |c| c.accounting = Accounting::Paper),
-        ("paper, empirical π", |c| {
+    let setups: [(&str, u64, Setup); 8] = [
+        ("strict ε = 0.3", 40, |c| c.epsilon = 0.3),
+        ("strict ε = 1", 40, |_| {}),
+        ("strict ε = 8", 40, |c| c.epsilon = 8.0),
+        ("logistic", 40, |c| c.eta_model = EtaModel::Logistic),
+        ("DP-SGD ε = 1", 10, |c| c.eta_model = EtaModel::DpSgd),
+        ("DP-SGD ε = 8", 10, |c| {
+            c.eta_model = EtaModel::DpSgd;
+            c.epsilon = 8.0;
+        }),
+        ("paper, private π", 40, |c| {
+            c.accounting = Accounting::Paper
+        }),
+        ("paper, empirical π", 40, |c| {
             c.accounting = Accounting::Paper;
             c.pi = Some(PiRelease::Empirical);
         }),
     ];
-    for (name, setup) in &setups {
-        for seed in 0..40u64 {
+    for (name, count, setup) in &setups {
+        for seed in 0..*count {
             let base = federation::sites(
                 3,
                 16,
@@ -319,4 +327,61 @@ fn honest_sites_never_trip_a_check() {
                 .unwrap_or_else(|e| panic!("{name}, seed {seed}: round 2 refused: {e}"));
         }
     }
+}
+
+/// Two honest DP-SGD sites ([`federation`]'s data and seeds).
+fn dp_sgd_federation() -> Federation {
+    let base = federation(None);
+    let cfg = dpfair::fdp_fair::Config {
+        eta_model: dpfair::plugin::EtaModel::DpSgd,
+        ..base.cfg.clone()
+    };
+    federation::round1(cfg, base.data, 70, None)
+}
+
+/// The DP-SGD plug-in's weights: what an honest run can reach, its public noise and no ridge;
+/// its π̃ on the simplex; one estimator for every site; and, at each site, a ledger that spends
+/// what it claims: the Laplace count and the run, converted at δ_s, in the training half, the
+/// trees at (ε_s, δ_s) in the calibration half.
+#[test]
+fn dp_sgd_sites_are_checked_like_the_others() {
+    use dpfair::plugin::EtaEstimate;
+    let honest = dp_sgd_federation();
+    let global = aggregate_round1(&honest.r1, &server(None)).unwrap();
+    let mut f = dp_sgd_federation();
+    let r2 = federation::round2(&mut f, &global);
+    aggregate_round2(&global, &r2, &f.cfg.search).unwrap();
+    for (ledger, _) in &f.state {
+        let total = ledger.total().unwrap();
+        assert!(total.epsilon <= 1.0 + 1e-9, "{total:?}");
+        assert!(total.epsilon >= 1.0 - 1e-6, "{total:?}");
+        assert_eq!(ledger.entries().len(), 3, "{:#?}", ledger.entries());
+    }
+    fn weights(r: &mut Round1) -> &mut dpfair::plugin::logistic::LogisticEta {
+        match &mut r.release.eta {
+            EtaEstimate::Logistic { logistic } => logistic,
+            EtaEstimate::Kernel(_) => panic!("not the DP-SGD plug-in"),
+        }
+    }
+    let refused = |edit: &dyn Fn(&mut Round1), expect: &str| {
+        refused_round1_of(dp_sgd_federation(), edit, expect);
+    };
+    refused(
+        &|r| weights(r).weights.iter_mut().for_each(|w| *w *= 1e4),
+        "beyond what an honest run can reach",
+    );
+    refused(&|r| weights(r).noise_sd *= 0.5, "the public values");
+    refused(&|r| weights(r).l2 = 0.1, "the public values");
+    refused(&|r| r.release.pi = [0.3, 0.3], "sum to 1");
+    // A site that sends output perturbation's weights beside a DP-SGD site.
+    let mut mixed = dp_sgd_federation();
+    let logistic = dpfair::fdp_fair::Config {
+        eta_model: dpfair::plugin::EtaModel::Logistic,
+        ..federation(None).cfg
+    };
+    mixed.r1[1] = federation::round1(logistic, federation(None).data, 70, None).r1[1].clone();
+    let err = aggregate_round1(&mixed.r1, &server(None))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("agree on --eta-model"), "{err}");
 }

@@ -31,7 +31,7 @@ pub(crate) mod testutil;
 pub mod tree;
 pub mod validate;
 
-pub use dpsgd::{Architecture, DpSgdConfig, DpSgdFit, MlpModel, fit_dp_sgd};
+pub use dpsgd::{Architecture, Calibration, DpSgdConfig, DpSgdFit, MlpModel, fit_dp_sgd};
 pub use error::{LearnError, Result};
 pub use linear_regression::{LinearRegressionConfig, LinearRegressionFit, fit_dp_linear};
 pub use logistic::{LogisticConfig, LogisticModel, fit_logistic};

@@ -33,18 +33,12 @@ use super::{
     assemble, dd_floor, groups_and_labels, s2,
 };
 use crate::plugin::classifier::FairPluginClassifier;
+use crate::plugin::dp_sgd::{PI_SHARE, RunEntry, release_eta, release_pi};
 use crate::plugin::error::{Error, Result, invalid};
-use crate::plugin::logistic::{FeatureMap, LogisticEta};
 use crate::plugin::release::{PiRelease, PluginEstimate};
 use crate::plugin::threshold::score;
 use dpfair_data::Dataset;
-use dpfair_learn::{Architecture, Classifier, DpSgdConfig, fit_dp_sgd};
-use dpfair_privacy::mechanisms::Laplace;
-use dpfair_privacy::{Ledger, Noise, Relation};
-use ndarray::{Array2, s};
-
-/// The share of ε spent on the group count behind `π̃` (step 1).
-pub const PI_SHARE: f64 = 0.05;
+use dpfair_privacy::{Ledger, Noise};
 
 /// The least and the largest share of ε spent on the threshold `τ̃` (step 3).
 pub const TAU_SHARE: (f64, f64) = (0.15, 0.5);
@@ -78,22 +72,6 @@ const FLOOR_SDS: f64 = 2.0;
 /// resolution finer than the DD curve's noise here).
 pub const TAU_GRID: usize = 201;
 
-/// DP-SGD's settings for `η̃` at `(epsilon, delta)` on `n` rows: `dp-logistic`'s defaults
-/// (30 epochs, learning rate 0.5, clip 1, expected batch `n/16` in 16..=1024), replace-one.
-pub fn sgd_config(n: usize, epsilon: f64, delta: f64) -> DpSgdConfig {
-    DpSgdConfig {
-        epsilon,
-        delta,
-        epochs: 30,
-        learning_rate: 0.5,
-        clip: 1.0,
-        expected_batch: (n / 16).clamp(16, 1024),
-        architecture: Architecture::Logistic,
-        relation: Relation::Substitution,
-        ..DpSgdConfig::default()
-    }
-}
-
 /// CDP-Fair with the DP-SGD plug-in (module docs), charging `ledger`: three entries.
 pub(crate) fn fit(
     config: &Config,
@@ -108,15 +86,16 @@ pub(crate) fn fit(
         return Err(Error::InvalidData("no feature columns".into()));
     }
     let n = data.n_rows();
-    let pi = release_pi(&r, a, ledger, noise)?;
+    let pi = release_pi(a, PI_SHARE * r.epsilon, "all rows: ", ledger, noise)?;
     let epsilon_tau = tau_epsilon(r.epsilon, dd_floor(&r, pi, n as f64)?);
     let estimate = release_eta(
-        &r,
         pi,
         r.epsilon - PI_SHARE * r.epsilon - epsilon_tau,
-        data,
+        r.delta,
+        data.features.view(),
         a,
         y,
+        RunEntry::Accountant,
         ledger,
         noise,
     )?;
@@ -193,62 +172,6 @@ fn check(r: &Resolved) -> Result<()> {
         return Err(invalid("pi", "CDP-Fair needs the private π̃"));
     }
     Ok(())
-}
-
-/// Step 1: `π̃` from the noisy count of group 1, one ledger entry.
-fn release_pi(r: &Resolved, a: &[u32], ledger: &mut Ledger, noise: &mut Noise) -> Result<[f64; 2]> {
-    let count = a.iter().filter(|&&g| g == 1).count() as f64;
-    let count = Laplace::from_epsilon(1.0, PI_SHARE * r.epsilon)?.release(
-        ledger,
-        noise,
-        "all rows: π̃ from the count of group 1 (Laplace, Δ = 1)",
-        count,
-    )?;
-    let pi1 = (count / a.len() as f64).clamp(0.0, 1.0);
-    Ok([1.0 - pi1, pi1])
-}
-
-/// Step 2: the DP-SGD `η̃` at `(epsilon, r.delta)`, one ledger entry.
-#[allow(clippy::too_many_arguments)]
-fn release_eta(
-    r: &Resolved,
-    pi: [f64; 2],
-    epsilon: f64,
-    data: &Dataset,
-    a: &[u32],
-    y: &[u8],
-    ledger: &mut Ledger,
-    noise: &mut Noise,
-) -> Result<PluginEstimate> {
-    let (n, d) = data.features.dim();
-    let mut design = Array2::zeros((n, d + 1));
-    design.slice_mut(s![.., ..d]).assign(&data.features);
-    for (i, &g) in a.iter().enumerate() {
-        design[[i, d]] = f64::from(g);
-    }
-    let labels: Vec<u32> = y.iter().map(|&v| u32::from(v)).collect();
-    let sgd = sgd_config(n, epsilon, r.delta);
-    let fit = fit_dp_sgd(&sgd, design.view(), &labels, 2, ledger, noise)
-        .map_err(|e| Error::InvalidData(format!("DP-SGD plug-in: {e}")))?;
-    let Classifier::Logistic(model) = &fit.model else {
-        return Err(Error::InvalidData(
-            "internal: DP-SGD returned a non-logistic model".into(),
-        ));
-    };
-    let mut weights: Vec<f64> = model.coef.row(0).to_vec();
-    weights.push(model.intercept[0]);
-    let batch = fit.sampling_rate * n as f64;
-    let noise_sd =
-        sgd.learning_rate * fit.noise_multiplier * fit.clip * (fit.steps as f64).sqrt() / batch;
-    Ok(PluginEstimate::logistic(
-        pi,
-        LogisticEta {
-            weights,
-            l2: 0.0,
-            noise_sd,
-            feature_map: FeatureMap::Raw,
-        },
-    ))
 }
 
 #[cfg(test)]

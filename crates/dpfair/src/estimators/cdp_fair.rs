@@ -16,8 +16,8 @@ use dpfair_privacy::{Ledger, Noise};
 
 /// Params of [`CdpFair`]: [`crate::cdp_fair::Config`]'s defaults (α = 0.1, ε = 1,
 /// δ = (N/2)⁻², strict accounting, a public bandwidth rule, 1,024 random frequencies), except
-/// the estimator of `η_a`: [`EtaModel::Auto`] (the kernel up to 3 feature columns, the logistic
-/// plug-in above; the library's `Config` keeps the paper's kernel). Features must be on
+/// the estimator of `η_a`: [`EtaModel::Auto`] (the DP-SGD plug-in on all rows under strict
+/// accounting; the library's `Config` keeps the paper's kernel). Features must be on
 /// `[0, 1]^d` (scale them with public bounds first).
 #[derive(Clone, Debug)]
 pub struct CdpFairParams {
@@ -105,7 +105,7 @@ impl CdpFairParams {
 /// for the non-private baselines.
 fn check_config(config: &Config, allow_infinite: bool) -> Result<()> {
     check_level("alpha", config.alpha)?;
-    check_eta_model(config.eta_model, config.accounting, false)?;
+    check_eta_model(config.eta_model, config.accounting)?;
     check_epsilon(config.epsilon, allow_infinite)?;
     if let Some(delta) = config.delta {
         check_delta(delta)?;
@@ -195,24 +195,13 @@ pub fn default_delta(n: usize) -> f64 {
 }
 
 /// The logistic and DP-SGD plug-ins have no paper procedure: refused with `--accounting
-/// paper`; the DP-SGD plug-in is central only (`federated`: FDP-Fair's sites release halves).
-pub(crate) fn check_eta_model(
-    eta_model: EtaModel,
-    accounting: Accounting,
-    federated: bool,
-) -> Result<()> {
+/// paper`.
+pub(crate) fn check_eta_model(eta_model: EtaModel, accounting: Accounting) -> Result<()> {
     let name = match eta_model {
         EtaModel::Logistic => "logistic",
         EtaModel::DpSgd => "DP-SGD",
         EtaModel::Kernel | EtaModel::Auto => return Ok(()),
     };
-    if eta_model == EtaModel::DpSgd && federated {
-        return Err(crate::error::Error::invalid(
-            "eta_model",
-            "the DP-SGD plug-in is for CDP-Fair (central data); FDP-Fair's sites use kernel, \
-             logistic or auto",
-        ));
-    }
     if accounting == Accounting::Paper {
         return Err(crate::error::Error::invalid(
             "eta_model",

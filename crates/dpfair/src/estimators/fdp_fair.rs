@@ -133,7 +133,7 @@ impl Params for FdpFairParams {
     fn check(self) -> Result<FdpFair> {
         check_epsilon(self.config.epsilon, false)?;
         check_search(&self.config.search)?;
-        super::cdp_fair::check_eta_model(self.config.eta_model, self.config.accounting, true)?;
+        super::cdp_fair::check_eta_model(self.config.eta_model, self.config.accounting)?;
         if let Some(delta) = self.config.delta {
             check_delta(delta)?;
         }

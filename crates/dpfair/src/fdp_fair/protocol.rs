@@ -35,13 +35,15 @@ use crate::fdp_fair::correction::{Clip, OmegaSite};
 use crate::fdp_fair::search::{DepthRule, Search, SearchConfig, search};
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise, release_trees};
 use crate::fdp_fair::trust::{
-    check_kernel, check_logistic, check_pi, check_site_name, check_trees, show_name, tree_sigma,
+    check_dp_sgd, check_kernel, check_logistic, check_pi, check_site_name, check_trees, show_name,
+    tree_sigma,
 };
 use crate::plugin::RffBasis;
 use crate::plugin::classifier::FairPluginClassifier;
+use crate::plugin::dp_sgd::{self, PI_SHARE};
 use crate::plugin::error::{Error, Result, invalid};
 use crate::plugin::eta_model::{EtaModel, S1Statistics};
-use crate::plugin::logistic::{LogisticS1, public_l2};
+use crate::plugin::logistic::{FeatureMap, LogisticS1, public_l2};
 use crate::plugin::release::{
     EtaEstimate, KernelSums, PI_FLOOR, PiRelease, PluginEstimate, S1Accounting, S1Plan,
     check_eps_delta,
@@ -92,7 +94,8 @@ pub struct SiteParams {
     pub pi: PiRelease,
     /// A fixed split seed (tests); `None` = drawn from the noise stream.
     pub split_seed: Option<u64>,
-    /// The estimator of `η_a` (resolved: kernel or logistic; every site must use the same).
+    /// The estimator of `η_a` (resolved: kernel, logistic or DP-SGD; every site must use the
+    /// same).
     #[serde(default)]
     pub eta_model: EtaModel,
 }
@@ -447,21 +450,21 @@ pub(crate) fn site_round1_with(
     let x = data.features.select(Axis(0), &train);
     let at: Vec<u32> = train.iter().map(|&i| a[i]).collect();
     let yt: Vec<u8> = train.iter().map(|&i| y[i]).collect();
+    // `None`: the DP-SGD plug-in, which trains on the rows rather than releasing statistics.
     let sums = match params
         .eta_model
         .resolve(data.n_features(), params.accounting == Accounting::Paper)
     {
-        EtaModel::DpSgd => {
-            return Err(invalid(
-                "eta_model",
-                "the DP-SGD plug-in is for CDP-Fair (central data); a site uses kernel, \
-                 logistic or auto",
-            ));
-        }
+        EtaModel::DpSgd => None,
         EtaModel::Logistic => {
             // Blocks of the joint release: π̃_0, π̃_1 and the weights.
             let l2 = public_l2(train.len(), 3, params.epsilon, params.delta)?;
-            S1Statistics::Logistic(LogisticS1::compute(x.view(), &at, &yt, l2)?)
+            Some(S1Statistics::Logistic(LogisticS1::compute(
+                x.view(),
+                &at,
+                &yt,
+                l2,
+            )?))
         }
         _ => {
             let basis = RffBasis::new(
@@ -470,9 +473,9 @@ pub(crate) fn site_round1_with(
                 params.n_frequencies,
                 params.basis_seed,
             )?;
-            S1Statistics::Kernel(memo.kernel(&basis, &train, || {
+            Some(S1Statistics::Kernel(memo.kernel(&basis, &train, || {
                 KernelSums::compute(&basis, x.view(), &at, &yt)
-            })?)
+            })?))
         }
     };
     let plan = S1Plan {
@@ -488,8 +491,9 @@ pub(crate) fn site_round1_with(
     };
     let start = ledger.entries().len();
     let partition = partition(&params.site, split_seed);
-    let release = in_part(ledger, &partition, TRAINING_HALF, |l| {
-        sums.release(&plan, l, &mut release_noise)
+    let release = in_part(ledger, &partition, TRAINING_HALF, |l| match &sums {
+        Some(sums) => sums.release(&plan, l, &mut release_noise),
+        None => site_dp_sgd(&plan, x.view(), &at, &yt, l, &mut release_noise),
     })?;
     let mut r1 = Round1 {
         format: ROUND1_FORMAT.into(),
@@ -508,6 +512,43 @@ pub(crate) fn site_round1_with(
     };
     r1.bind(None);
     Ok(r1)
+}
+
+/// S1 with the DP-SGD plug-in at one site ([`crate::plugin::dp_sgd`]): `π̃` from a Laplace count
+/// at [`PI_SHARE`]`·ε_s`, then `η̃` by DP-SGD at the rest of `ε_s` and `δ_s`, both on the
+/// training half (sequential composition: `(ε_s, δ_s)`, two ledger entries;
+/// `docs/deviations.md#fdp-fair-dp-sgd-plug-in`). Strict accounting and private `π̃` only.
+fn site_dp_sgd(
+    plan: &S1Plan,
+    x: ndarray::ArrayView2<f64>,
+    a: &[u32],
+    y: &[u8],
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<PluginEstimate> {
+    if plan.accounting == S1Accounting::Paper {
+        return Err(invalid(
+            "eta_model",
+            "the DP-SGD plug-in has no paper procedure (the paper uses the kernel estimator): \
+             use strict accounting, or the kernel",
+        ));
+    }
+    if plan.pi != PiRelease::Private {
+        return Err(invalid("pi", "the DP-SGD plug-in releases π̃ privately"));
+    }
+    let prefix = format!("{}S1: ", plan.label_prefix);
+    let pi = dp_sgd::release_pi(a, PI_SHARE * plan.epsilon, &prefix, ledger, noise)?;
+    dp_sgd::release_eta(
+        pi,
+        (1.0 - PI_SHARE) * plan.epsilon,
+        plan.delta,
+        x,
+        a,
+        y,
+        dp_sgd::RunEntry::ConvertedAtDelta,
+        ledger,
+        noise,
+    )
 }
 
 fn check_format(format: &str, version: u32, want: &str, what: &str) -> Result<()> {
@@ -609,7 +650,9 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
                 ));
             }
         }
-        (EtaEstimate::Logistic { logistic: l }, EtaEstimate::Logistic { logistic: l0 }) => {
+        (EtaEstimate::Logistic { logistic: l }, EtaEstimate::Logistic { logistic: l0 })
+            if l.feature_map == l0.feature_map =>
+        {
             if l.weights.len() != l0.weights.len() {
                 return bad(format!(
                     "{} logistic weights, site `{}` sent {}; agree on the feature columns",
@@ -687,6 +730,16 @@ pub fn validate_round1(r: &Round1, first: &Round1, params: &ServerParams) -> Res
     let in_bounds = match &r.release.eta {
         EtaEstimate::Kernel(k) => check_kernel(k, r.n_rows, r.epsilon, r.delta, r.accounting)
             .and_then(|()| check_pi(r.release.pi, r.n_rows, r.epsilon, r.delta, 4, r.accounting)),
+        EtaEstimate::Logistic { logistic } if logistic.feature_map == FeatureMap::Raw => {
+            check_dp_sgd(
+                logistic,
+                r.release.pi,
+                r.n_rows,
+                r.epsilon,
+                r.delta,
+                r.accounting,
+            )
+        }
         EtaEstimate::Logistic { logistic } => {
             check_logistic(logistic, r.n_rows, r.epsilon, r.delta).and_then(|()| {
                 check_pi(r.release.pi, r.n_rows, r.epsilon, r.delta, 3, r.accounting)
@@ -745,6 +798,11 @@ fn check_binding(stored: &str, computed: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// How far below its claimed ε a site's ledger total may be: DP-SGD's calibrated noise
+/// multiplier spends its target to within about 3·10⁻⁵ (the search's tolerance), the other
+/// releases exactly.
+const CLAIM_SLACK: f64 = 1e-3;
+
 /// A site's ledger must record releases, against a budget equal to its claimed `(ε_s, δ_s)`
 /// (strict mode), with a total within it: a site cannot claim a smaller ε than it says it spent
 /// (which would shrink its weight or hide an overspend) nor send an empty ledger.
@@ -780,7 +838,7 @@ fn check_site_ledger(
                     total.epsilon, total.delta
                 ));
             }
-            if total.epsilon < epsilon * (1.0 - 1e-6) {
+            if total.epsilon < epsilon * (1.0 - CLAIM_SLACK) {
                 return bad(format!(
                     "spent ε = {} but the transcript claims ε = {epsilon}: the claim must be what was spent",
                     total.epsilon

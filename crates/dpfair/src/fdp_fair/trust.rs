@@ -13,6 +13,7 @@
 //! `2S·10⁻¹²`.
 
 use crate::fdp_fair::tree::{SiteTrees, TreeNoise};
+use crate::plugin::dp_sgd;
 use crate::plugin::error::{Error, Result};
 use crate::plugin::logistic::{LogisticEta, public_release};
 use crate::plugin::release::{
@@ -193,6 +194,49 @@ pub fn check_logistic(l: &LogisticEta, n_rows: usize, epsilon: f64, delta: f64) 
     if norm > limit {
         return Err(Error::InvalidData(format!(
             "logistic weights of norm {norm}: beyond what the regularised release allows (‖w‖ ≤ sqrt(2 ln 2/Λ) + √p·tol/Λ + noise = {limit:.4})"
+        )));
+    }
+    Ok(())
+}
+
+/// Round 1, the DP-SGD plug-in ([`crate::plugin::dp_sgd`], raw rows; strict accounting only).
+/// `π̃` is `1 − π̃_1, π̃_1` clamped into `[PI_FLOOR, 1 − PI_FLOOR]`, so `|π̃_0 + π̃_1 − 1| ≤
+/// 2·PI_FLOOR` whatever the noise. The weights were trained on `n = ⌈N_s/2⌉` rows at
+/// `((1 − PI_SHARE)ε_s, δ_s)`: no ridge, the noise standard deviation those public values give,
+/// and a norm within [`dp_sgd::weight_norm_bound`] at [`FALSE_REFUSAL`].
+pub fn check_dp_sgd(
+    l: &LogisticEta,
+    pi: [f64; 2],
+    n_rows: usize,
+    epsilon: f64,
+    delta: f64,
+    accounting: Accounting,
+) -> Result<()> {
+    if accounting == Accounting::Paper {
+        return Err(Error::InvalidData(
+            "DP-SGD plug-in: it has no paper procedure; a site must use strict accounting".into(),
+        ));
+    }
+    let sum = pi[0] + pi[1];
+    if (sum - 1.0).abs() > 2.0 * PI_FLOOR * (1.0 + REL_SLACK) + REL_SLACK {
+        return Err(Error::InvalidData(format!(
+            "group proportions π̃_0 + π̃_1 = {sum}: the DP-SGD plug-in's π̃ sum to 1 (|π̃_0 + π̃_1 − 1| ≤ 2·{PI_FLOOR})"
+        )));
+    }
+    let n = n_rows.div_ceil(2);
+    let epsilon = (1.0 - dp_sgd::PI_SHARE) * epsilon;
+    let sd = dp_sgd::weight_noise_sd(n, epsilon, delta)?;
+    if l.l2 != 0.0 || (l.noise_sd / sd - 1.0).abs() > REL_SLACK {
+        return Err(Error::InvalidData(format!(
+            "DP-SGD plug-in: Λ = {} and noise sd {}, the public values are 0 and {sd}",
+            l.l2, l.noise_sd
+        )));
+    }
+    let limit = dp_sgd::weight_norm_bound(n, l.weights.len(), epsilon, delta, FALSE_REFUSAL)?;
+    let norm = l.weights.iter().map(|w| w * w).sum::<f64>().sqrt();
+    if norm.is_nan() || norm > limit {
+        return Err(Error::InvalidData(format!(
+            "DP-SGD plug-in: weights of norm {norm}, beyond what an honest run can reach (≤ {limit:.4})"
         )));
     }
     Ok(())

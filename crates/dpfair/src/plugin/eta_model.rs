@@ -19,8 +19,12 @@ pub enum EtaModel {
     Kernel,
     /// Output-perturbed logistic regression with the group as a feature.
     Logistic,
-    /// DP-SGD logistic regression with the group as a feature, on all rows (CDP-Fair only:
-    /// [`crate::cdp_fair::all_rows`], `docs/deviations.md#cdp-fair-dp-sgd-plug-in-on-all-rows`).
+    /// DP-SGD logistic regression with the group as a feature ([`crate::plugin::dp_sgd`]):
+    /// CDP-Fair on all rows ([`crate::cdp_fair::all_rows`],
+    /// `docs/deviations.md#cdp-fair-dp-sgd-plug-in-on-all-rows`), an FDP-Fair site on its
+    /// training half (`docs/deviations.md#fdp-fair-dp-sgd-plug-in`; named only: `auto` keeps
+    /// FDP-Fair's sites on the kernel or the logistic plug-in, BENCHMARKS.md, "FDP-Fair with
+    /// the DP-SGD plug-in").
     DpSgd,
     /// [`EtaModel::resolve`]'s public rule (the CLI's and the estimators' default).
     Auto,

@@ -100,7 +100,7 @@ impl LogisticEta {
                 self.l2, self.noise_sd
             ),
             FeatureMap::Raw => format!(
-                "DP-SGD logistic plug-in on all rows (noise sd ≈ {:.3} per weight)",
+                "DP-SGD logistic plug-in (noise sd ≈ {:.3} per weight)",
                 self.noise_sd
             ),
         }

@@ -8,6 +8,7 @@
 //! | [`kernel`] | Gaussian kernel `K(u) = exp(−‖u‖²/2)` (§5, `C_K = K(0) = 1`), exact kernel sums, bandwidth rules (the authors' cross-validation, public rules) |
 //! | [`basis`] | random Fourier features: the public finite basis the functions are released in (`docs/deviations.md#fdp-fair-gp-sample-paths-drawn-once`) |
 //! | [`logistic`] | the logistic plug-in, a private parametric `η̃_a` for high dimension (`docs/deviations.md#fdp-fair-logistic-plug-in`) |
+//! | [`dp_sgd`] | the DP-SGD plug-in `η̃_a` and its Laplace `π̃` (CDP-Fair on all rows, FDP-Fair per site) |
 //! | [`eta_model`] | which `η̃_a` estimator (`--eta-model kernel`, `logistic`, `auto`) and `auto`'s public rule |
 //! | [`sincos`] | the sines and cosines of the feature map, vectorised |
 //! | [`exp`] | the exponentials of the cross-validation's kernel sums, vectorised |
@@ -22,6 +23,7 @@
 
 pub mod basis;
 pub mod classifier;
+pub mod dp_sgd;
 pub mod error;
 pub mod eta_model;
 pub mod exp;

@@ -729,7 +729,8 @@ impl PluginEstimate {
                 for (s, (w, e)) in parts.iter().enumerate() {
                     match &e.eta {
                         EtaEstimate::Logistic { logistic }
-                            if logistic.weights.len() == l0.weights.len() =>
+                            if logistic.weights.len() == l0.weights.len()
+                                && logistic.feature_map == l0.feature_map =>
                         {
                             models.push((*w, logistic));
                         }
@@ -737,7 +738,7 @@ impl PluginEstimate {
                             return Err(invalid(
                                 "eta_model",
                                 format!(
-                                    "site {s} is not a logistic estimate of the same dimension"
+                                    "site {s} is not a logistic estimate of the same dimension and row map"
                                 ),
                             ));
                         }

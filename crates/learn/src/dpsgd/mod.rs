@@ -135,7 +135,61 @@ pub fn schedule(n: usize, expected_batch: usize, epochs: usize) -> Result<(f64, 
     Ok((1.0 / k as f64, k, (k * epochs) as u64))
 }
 
+/// A run's public calibration: Opacus's schedule and the noise multiplier (see
+/// [`DpSgdConfig::calibration`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    /// Poisson sampling rate q.
+    pub sampling_rate: f64,
+    /// Total steps T.
+    pub steps: u64,
+    /// z: noise standard deviation on the clipped sum is z·C.
+    pub noise_multiplier: f64,
+    /// The expected batch `q·N` each step's sum is divided by.
+    pub expected_batch: f64,
+}
+
+impl Calibration {
+    /// Standard deviation of the noise the run adds to each trained weight of a logistic model
+    /// started at fixed weights: `η·z·C·√T / (qN)` (the sum of T independent step noises).
+    pub fn weight_noise_sd(&self, learning_rate: f64, clip: f64) -> f64 {
+        learning_rate * self.noise_multiplier * clip * (self.steps as f64).sqrt()
+            / self.expected_batch
+    }
+}
+
 impl DpSgdConfig {
+    /// The schedule `(q, T)` and noise multiplier `z` a run on `rows` training rows uses
+    /// (`schedule_rows` when set), from public values only: what [`fit_dp_sgd`] runs with, and
+    /// what a party that did not train (a federated server) recomputes to check a release.
+    ///
+    /// ```
+    /// use dpfair_learn::DpSgdConfig;
+    /// let c = DpSgdConfig { epsilon: 1.0, epochs: 2, expected_batch: 100, ..Default::default() };
+    /// let cal = c.calibration(1_000).unwrap();
+    /// assert_eq!((cal.sampling_rate, cal.steps, cal.expected_batch), (0.1, 20, 100.0));
+    /// assert!(cal.noise_multiplier > 0.5 && cal.noise_multiplier < 5.0);
+    /// ```
+    pub fn calibration(&self, rows: usize) -> Result<Calibration> {
+        self.validate()?;
+        let public_rows = self.schedule_rows.unwrap_or(rows);
+        let (q, _, steps) = schedule(public_rows, self.expected_batch, self.epochs)?;
+        let z = match self.noise_multiplier {
+            Some(z) => z,
+            None => {
+                let z = sgm_noise_multiplier(self.accountant, q, steps, self.epsilon, self.delta)?;
+                // The add/remove accountant at z/2 certifies substitution at z.
+                z / sgm_effective_noise_multiplier(1.0, self.relation)
+            }
+        };
+        Ok(Calibration {
+            sampling_rate: q,
+            steps,
+            noise_multiplier: z,
+            expected_batch: q * public_rows as f64,
+        })
+    }
+
     fn validate(&self) -> Result<()> {
         positive("epsilon", self.epsilon)?;
         if !(self.delta > 0.0 && self.delta < 1.0) {
@@ -259,16 +313,12 @@ pub fn fit_dp_sgd(
     cfg.validate()?;
     check_classification(x, y, n_classes, "DP-SGD")?;
     let (n, d) = x.dim();
-    let public_rows = cfg.schedule_rows.unwrap_or(n);
-    let (q, _, steps) = schedule(public_rows, cfg.expected_batch, cfg.epochs)?;
-    let z = match cfg.noise_multiplier {
-        Some(z) => z,
-        None => {
-            let z = sgm_noise_multiplier(cfg.accountant, q, steps, cfg.epsilon, cfg.delta)?;
-            // The add/remove accountant at z/2 certifies substitution at z.
-            z / sgm_effective_noise_multiplier(1.0, cfg.relation)
-        }
-    };
+    let Calibration {
+        sampling_rate: q,
+        steps,
+        noise_multiplier: z,
+        expected_batch,
+    } = cfg.calibration(n)?;
     let rows = CompactRows::new(x, y)?;
     let m = LogisticModel::score_rows(n_classes);
     let mut run = SubsampledGaussianRun::start_for(
@@ -286,7 +336,7 @@ pub fn fit_dp_sgd(
     .with_float_sum_allowance(n as u64)?;
     let schedule = Schedule {
         n,
-        expected_batch: q * public_rows as f64,
+        expected_batch,
         q,
         steps,
         learning_rate: cfg.learning_rate,

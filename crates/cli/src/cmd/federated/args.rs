@@ -30,11 +30,13 @@ pub struct EtaModelArgs {
     /// Estimator of η_a(x) = P(Y=1 | X=x, A=a): `kernel` (the paper's kernel ratio on the
     /// training half), `logistic` (output-perturbed logistic regression with the group as a
     /// feature, released jointly with π̃ at the same (ε, δ); strict accounting only; in the file
-    /// protocol each site releases its weights and the server averages them), `dp-sgd` (CDP-Fair
-    /// only: DP-SGD logistic regression on all rows, then π̃ and τ̃ on all rows, sequential
-    /// composition), or `auto`: CDP-Fair `dp-sgd`; FDP-Fair the kernel for at most 3 feature
-    /// columns after one-hot encoding, the logistic plug-in above; the kernel with --accounting
-    /// paper (public rules: the column count, never the data). See docs/choosing.md.
+    /// protocol each site releases its weights and the server averages them), `dp-sgd` (DP-SGD
+    /// logistic regression with the group as a feature: CDP-Fair on all rows, then π̃ and τ̃ on
+    /// all rows, sequential composition; an FDP-Fair site on its training half, beside π̃ from a
+    /// Laplace count, and the server averages the weights), or `auto`: CDP-Fair `dp-sgd`; FDP-Fair
+    /// the kernel for at most 3 feature columns after one-hot encoding, the logistic plug-in
+    /// above; the kernel with --accounting paper (public rules: the column count, never the
+    /// data). See docs/choosing.md.
     #[arg(long, value_enum, default_value_t = EtaModelArg::Auto)]
     pub eta_model: EtaModelArg,
 }

@@ -3,8 +3,8 @@
 //!
 //! Features are scaled to [0, 1] with `--bounds` (public, free) or `--coarse-bounds` (private,
 //! `--bounds-share` of ε); `η̃_a` is the paper's kernel estimator (bandwidth by a public rule from
-//! the training size, the dimension and ε) or, with more than 3 feature columns (`--eta-model
-//! auto`), the output-perturbed logistic plug-in. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
+//! the training size, the dimension and ε), the output-perturbed logistic plug-in, or (`--eta-model
+//! auto` under strict accounting) DP-SGD on all rows. Half the rows estimate `η̃_a`, `π̃_a` (S1), the other half choose
 //! the threshold `τ̃` (S2, by the exponential mechanism on a public grid of `--tau-grid`
 //! points); the model satisfies |DD| ≤ α up to `O(N^{−1/2} + log(grid)/(Nε))`.
 //! `--constraint` other than demographic parity, or more than two groups, fits the
