@@ -183,16 +183,19 @@ fn without_signal_a_regressor_falls_back_to_a_mean_that_ties_the_training_mean()
             .unwrap()
     };
     let (mean, linear) = (row("| training mean |"), row("| dp-linear | 1 |"));
-    // No signal: the model at best ties the constant and the check keeps a tie with
-    // probability ≤ 1 % (measured on this file: 14 fits kept of 3,000, p ≈ 0.005), so it falls
-    // back in at least 3 of 6 fits: P(≥ 4 of 6 kept) ≤ 15·p⁴ ≈ 10⁻⁸ (1.5·10⁻⁷ at p = 1 %). The
-    // former "≥ 2 of 3" failed with P(≥ 2 of 3 kept) ≈ 3·p² ≈ 7·10⁻⁵.
+    // No signal: the model at best ties the constant. The paired check keeps a tie with
+    // probability ≤ 1 % from its noise, but a model this close to the mean passes on sampling
+    // alone more often (`dpfair fit dp-linear` on this file: 103 of 1,000 fits kept on its
+    // 3,000 rows, 57 of 600 on 2,100; the former check 14 of 3,000), so it falls back in at
+    // least 2 of 6 fits: P(≥ 5 of 6 kept) ≈ 6·p⁵ ≈ 1.5·10⁻⁴ at p = 0.122 (the measured rate's
+    // 95 % upper bound); at least 3 of 6 would fail with P ≈ 15·p⁴ ≈ 3·10⁻³. A kept model costs
+    // its distance from the mean squared (the excess below).
     assert!(
-        (3..=6).any(|k| linear.contains(&format!("held-out check: the released mean in {k} of 6"))),
+        (2..=6).any(|k| linear.contains(&format!("held-out check: the released mean in {k} of 6"))),
         "{stdout}"
     );
-    // The fallback pools the fit rows' released mean (1,890 rows: sampling sd 0.0066, Laplace
-    // at ε = 0.2: sd 0.0037) with the held-out rows' (210): sd ≈ 0.008; with the held-out part's
+    // The fallback is the fit rows' released mean (1,890 rows: sampling sd 0.0066, Laplace at
+    // ε = 0.2: sd 0.0037): sd ≈ 0.008; with the held-out part's
     // mean (900 rows, sd 0.0096) the excess (c − ȳ_test)² − (ȳ_train − ȳ_test)² of a fit is
     // beyond 0.0025 (3 % of Var(y) = 1/12) only past |c − ȳ_test| > 0.05, 3.6 standard
     // deviations; the mean of six is within it (measured: |excess| ≤ 0.0006 in 300 runs).

@@ -9,6 +9,12 @@
 //! than always predicting one class, which on a 95 %-one-class target is what happens when the
 //! released signal is within its noise.
 //!
+//! A regressor (given its public target range, [`HeldOutCheck::range`]) is checked against the
+//! fit rows' target mean (released in the fit part: [`release_mean`]) by the model's gain in
+//! squared errors on the held-out rows, paired row by row and clipped ([`paired_difference`]):
+//! one Laplace release of their sum, the model kept only when it exceeds [`gain_threshold`]
+//! ([`choose_value`]; sensitivity derived there).
+//!
 //! **Privacy.** The split is data-independent (a public seed). The private feature bounds and the
 //! method read only the fit rows, the choice only the held-out rows: the two compose in parallel
 //! (one [`Partition`](dpfair_privacy::Partition); the method's own splits are recorded inside the fit part). Replacing one
@@ -76,12 +82,11 @@ pub fn sign_test(differ: usize, wins: usize) -> bool {
 pub const TIE_KEEP_PROBABILITY: f64 = 0.01;
 
 /// A regressor's share of its ε spent, inside the fit part, on the fit rows' target mean
-/// ([`ReleasedMean`]): the fallback constant pools it with the held-out rows' released mean, so
-/// it rests on (nearly) every training row instead of the held-out share alone, and ties the
-/// training mean's error to within the Laplace noise (on Adult's weekly hours at ε = 1, a
-/// standard deviation of about 0.025 hours against the held-out rows' mean's 0.27, sampling and
-/// noise). 0.1 left a held-out excess over the training mean's MSE that six repetitions of Law's
-/// GPA resolved (+0.0002 on 0.8615); 0.2 brings it below that. The fit runs at the rest of ε.
+/// ([`release_mean`]): the constant the check compares the model with and falls back to. It
+/// rests on the fit rows (90 % of them by default) and errs by their sampling and its Laplace
+/// noise only (on Adult's weekly hours at ε = 1, a noise standard deviation of about 0.025
+/// hours; 0.1 of ε left a held-out excess over the training mean's MSE that six repetitions of
+/// Law's GPA resolved, +0.0002 on 0.8615). The fit runs at the rest of ε.
 pub const FIT_MEAN_SHARE: f64 = 0.2;
 
 /// A classifier's share of its ε spent, inside the fit part, on choosing the fit rows' most
@@ -159,12 +164,14 @@ pub struct CheckOutcome {
     pub classes: usize,
     /// The choice's ε (0 when it did not run: too few rows).
     pub epsilon: f64,
-    /// The model's handicap in correct predictions ([`handicap`]).
+    /// The model's handicap: a classifier's in correct predictions ([`handicap`]); a
+    /// regressor's, the level its released gain in squared errors must exceed
+    /// ([`gain_threshold`]).
     pub handicap: f64,
     /// The constant class chosen over the model (a class code); `None` keeps the model.
     pub constant: Option<u32>,
-    /// A regressor's: the constant value chosen over the model (the released target mean,
-    /// [`ReleasedMean::pool`]); `None` keeps the model.
+    /// A regressor's: the constant value chosen over the model (the fit rows' released target
+    /// mean, [`release_mean`]); `None` keeps the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
     /// Whether the check used public rows ([`public_check`]: no ε, no handicap).
@@ -236,12 +243,12 @@ impl CheckOutcome {
         }
         let how = if self.classes == 0 {
             format!(
-                "the target mean released from the fit rows and from these, then the exponential \
-                 mechanism, ε = {} in all on these rows, in parallel with the fit; the model \
-                 handicapped by {:.1} in squared errors capped at and over a quarter of the \
-                 target range squared",
+                "the model's gain over the fit rows' released target mean, summed over these \
+                 rows in squared errors paired row by row, each clipped to ±(an eighth of the \
+                 target range)², released with Laplace noise, ε = {}, in parallel with the fit; \
+                 the model kept only when the release exceeds {}",
                 dpfair_privacy::ledger::readable_up(self.epsilon),
-                self.handicap
+                dpfair_privacy::ledger::readable(self.handicap)
             )
         } else {
             format!(
@@ -368,129 +375,134 @@ pub fn choose<M: Predictor>(
     Ok((i > 0).then_some(constant))
 }
 
-/// A target mean released with Laplace noise (the sum of the targets clipped to the public range
-/// `[lo, hi]`, sensitivity hi − lo under replacement, over the public row count).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ReleasedMean {
-    /// The released mean, clamped to the range.
-    pub value: f64,
-    /// The rows behind it.
-    pub rows: usize,
-    /// The variance of its Laplace noise (public: the scale over the row count).
-    pub noise_variance: f64,
+/// A regressor's clip of its paired differences, as a share of the public target range
+/// squared: τ = (hi − lo)²/64 = ((hi − lo)/8)² ([`difference_clip`]). A useful model's
+/// differences are far smaller than the range squared (the model moves the prediction by a
+/// fraction of the target's spread): with ordinary least squares on Law's GPA (range ±4) and
+/// Adult's weekly hours (1 to 99), 90 % of the held-out |d| lie below 0.9 and 125–144, against
+/// τ = 1 and 150. Of the shares 1/1024 to 1/16, 1/64 is the largest at full power on the private
+/// models of both whole files; smaller ones clip Adult's gain away (1/1024) or keep more of the
+/// worse models on 4,000 rows (1/256), larger ones lose power (BENCHMARKS.md, "Regressors'
+/// held-out check").
+pub const DIFFERENCE_CLIP_SHARE: f64 = 1.0 / 64.0;
+
+/// τ, the clip of a regressor's paired differences on `range` ([`DIFFERENCE_CLIP_SHARE`]).
+///
+/// ```
+/// assert_eq!(dpfair::held_out_check::difference_clip([-4.0, 4.0]), 1.0);
+/// ```
+pub fn difference_clip(range: [f64; 2]) -> f64 {
+    (range[1] - range[0]).powi(2) * DIFFERENCE_CLIP_SHARE
 }
 
-impl ReleasedMean {
-    /// Releases the mean of `y` clipped to `range` at `epsilon`, charged to `ledger`.
-    ///
-    /// ```
-    /// use dpfair::held_out_check::ReleasedMean;
-    /// let mut ledger = dpfair::privacy::Ledger::new(dpfair::privacy::Budget::pure(1.0)?);
-    /// let mut noise = dpfair::privacy::Noise::seeded(7);
-    /// let y = vec![0.25; 1_000];
-    /// let m = ReleasedMean::release(&y, [0.0, 1.0], 1.0, "mean", &mut ledger, &mut noise)?;
-    /// assert!((m.value - 0.25).abs() < 0.02); // Laplace scale 10⁻³
-    /// assert!((m.noise_variance - 2e-6).abs() < 1e-12);
-    /// # Ok::<(), dpfair::Error>(())
-    /// ```
-    pub fn release(
-        y: &[f64],
-        range: [f64; 2],
-        epsilon: f64,
-        label: &str,
-        ledger: &mut Ledger,
-        noise: &mut Noise,
-    ) -> Result<ReleasedMean> {
-        let [lo, hi] = range;
-        let laplace = dpfair_privacy::mechanisms::Laplace::from_epsilon(hi - lo, epsilon)?;
-        let sum = laplace.release(
-            ledger,
-            noise,
-            label,
-            y.iter().map(|v| v.clamp(lo, hi)).sum(),
-        )?;
-        let n = y.len().max(1) as f64;
-        Ok(ReleasedMean {
-            value: (sum / n).clamp(lo, hi),
-            rows: y.len(),
-            noise_variance: 2.0 * (laplace.scale() / n).powi(2),
-        })
-    }
-
-    /// The two means pooled by inverse variance, each one's variance its noise's plus a public
-    /// stand-in for the target's, ((hi − lo)/4)², over its rows (post-processing: the weights
-    /// are public). With one mean from 90 % of the rows and one from 10 %, the pool is close
-    /// to the mean of all of them.
-    ///
-    /// ```
-    /// use dpfair::held_out_check::ReleasedMean;
-    /// let big = ReleasedMean { value: 1.0, rows: 900, noise_variance: 0.0 };
-    /// let small = ReleasedMean { value: 2.0, rows: 100, noise_variance: 0.0 };
-    /// assert!((big.pool(&small, [0.0, 4.0]) - 1.1).abs() < 1e-12);
-    /// ```
-    pub fn pool(&self, other: &ReleasedMean, range: [f64; 2]) -> f64 {
-        let spread2 = ((range[1] - range[0]) / 4.0).powi(2);
-        let precision =
-            |m: &ReleasedMean| 1.0 / (spread2 / m.rows.max(1) as f64 + m.noise_variance);
-        let (a, b) = (precision(self), precision(other));
-        (a * self.value + b * other.value) / (a + b)
-    }
+/// One held-out row's term of a regressor's check: the constant's squared error less the
+/// model's, `(y − m)² − (y − f)²`, the target `y` and the prediction `f` clipped to `range`,
+/// the difference clipped to ±τ ([`difference_clip`]). Positive where the model is nearer.
+///
+/// ```
+/// use dpfair::held_out_check::paired_difference;
+/// // (1 − 0)² − (1 − 0.8)² = 0.96; far rows are clipped to τ = 1.
+/// assert!((paired_difference(1.0, 0.8, 0.0, [-4.0, 4.0]) - 0.96).abs() < 1e-12);
+/// assert_eq!(paired_difference(4.0, 4.0, -4.0, [-4.0, 4.0]), 1.0);
+/// assert_eq!(paired_difference(-4.0, 9.0, -4.0, [-4.0, 4.0]), -1.0);
+/// ```
+pub fn paired_difference(y: f64, f: f64, m: f64, range: [f64; 2]) -> f64 {
+    let [lo, hi] = range;
+    let (y, f) = (y.clamp(lo, hi), f.clamp(lo, hi));
+    let tau = difference_clip(range);
+    ((y - m).powi(2) - (y - f).powi(2)).clamp(-tau, tau)
 }
 
-/// A regressor's choice (module docs): the held-out rows' mean of the targets clipped to the
-/// public `range` is released with Laplace noise (ε/4), and pooled with `fit_mean`, the fit
-/// rows' (when the fit part released one: [`FIT_MEAN_SHARE`]) into m ([`ReleasedMean::pool`]);
-/// then permute-and-flip at 3ε/4 chooses between the model and m by their held-out squared
-/// errors capped at c² and divided by it, c = (hi − lo)/4 (each row's term in [0, 1]:
-/// sensitivity 1; the cap makes the comparison 16 times finer than errors over the whole range
-/// squared, and only errors beyond a quarter of the range are cut), the model handicapped by
-/// [`handicap`]`(3ε/4)`. Returns m when it is chosen (`None`: the model), and the handicap.
+/// The level a regressor's released sum of paired differences must exceed for the model to be
+/// kept at check-ε `epsilon`: h = b ln(1/(2p)), b = 2τ/ε the Laplace scale and p =
+/// [`TIE_KEEP_PROBABILITY`], so that a model no better than the constant (a sum ≤ 0) is kept
+/// with probability at most ½ e^(−h/b) = p (up to the noise lattice's rounding of b).
+///
+/// ```
+/// // Range ±4 (τ = 1), ε = 1: the held-out rows' summed gain must exceed 7.8.
+/// let h = dpfair::held_out_check::gain_threshold([-4.0, 4.0], 1.0);
+/// assert!((h - 7.82).abs() < 0.01);
+/// ```
+pub fn gain_threshold(range: [f64; 2], epsilon: f64) -> f64 {
+    2.0 * difference_clip(range) / epsilon * (1.0 / (2.0 * TIE_KEEP_PROBABILITY)).ln()
+}
+
+/// The fit rows' target mean (module docs): the sum of `y` clipped to the public `range`
+/// `[lo, hi]`, released with Laplace noise at `epsilon` (sensitivity hi − lo under
+/// replacement), over the public row count, clamped to the range; charged to `ledger`.
+///
+/// ```
+/// use dpfair::held_out_check::release_mean;
+/// let mut ledger = dpfair::privacy::Ledger::new(dpfair::privacy::Budget::pure(1.0)?);
+/// let mut noise = dpfair::privacy::Noise::seeded(7);
+/// let y = vec![0.25; 1_000];
+/// let m = release_mean(&y, [0.0, 1.0], 1.0, "mean", &mut ledger, &mut noise)?;
+/// assert!((m - 0.25).abs() < 0.02); // Laplace scale 10⁻³
+/// # Ok::<(), dpfair::Error>(())
+/// ```
+pub fn release_mean(
+    y: &[f64],
+    range: [f64; 2],
+    epsilon: f64,
+    label: &str,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<f64> {
+    let [lo, hi] = range;
+    let laplace = dpfair_privacy::mechanisms::Laplace::from_epsilon(hi - lo, epsilon)?;
+    let sum = laplace.release(
+        ledger,
+        noise,
+        label,
+        y.iter().map(|v| v.clamp(lo, hi)).sum(),
+    )?;
+    Ok((sum / y.len().max(1) as f64).clamp(lo, hi))
+}
+
+/// A regressor's choice (module docs; docs/privacy.md, "The held-out check"): the sum over the
+/// held-out rows of the paired differences `(y − m)² − (y − f(x))²` between the constant `mean`
+/// (the fit rows' released mean) and the model, each clipped to ±τ ([`paired_difference`]), is
+/// released with Laplace noise at `epsilon`, and the model is kept only when the release exceeds
+/// [`gain_threshold`]. Returns `mean` when the model is replaced (`None`: kept), and the
+/// threshold.
+///
+/// **Sensitivity 2τ.** `mean` and the model are released by the fit part (the other rows), and
+/// each row's prediction is drawn from its own stream (module docs), so a row's term depends on
+/// that row alone and lies in [−τ, τ]: replacing one held-out row moves the sum by at most 2τ.
+/// Pairing is what makes τ small: a term is the model's gain on its row, of the order of the
+/// distance between the two predictions times the residual, where each squared error alone
+/// spans the whole range squared; the sum is ε-DP, and the choice post-processes it. The
+/// threshold covers the noise, not sampling: a model within its sampling noise of the mean can
+/// pass (docs/privacy.md, "The held-out check").
 pub fn choose_value<M: Predictor>(
     model: &M,
     held_out: &Dataset,
     range: [f64; 2],
-    fit_mean: Option<ReleasedMean>,
+    mean: f64,
     epsilon: f64,
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<(Option<f64>, f64)> {
-    let [lo, hi] = range;
-    let y: Vec<f64> = crate::inputs::real_target(held_out, "the held-out check")?
-        .iter()
-        .map(|v| v.clamp(lo, hi))
-        .collect();
-    let held_out_mean = ReleasedMean::release(
-        &y,
-        range,
-        epsilon / 4.0,
-        "held-out check: the held-out rows' target sum (clipped to the public range)",
-        ledger,
-        noise,
-    )?;
-    let mean = fit_mean.map_or(held_out_mean.value, |f| f.pool(&held_out_mean, range));
-    let cap2 = ((hi - lo) / 4.0).powi(2);
+    let y = crate::inputs::real_target(held_out, "the held-out check")?;
     let out = row_by_row(|d, s| Ok(model.predict(d, s)?), held_out, noise)?;
     let predicted = out.values().ok_or_else(|| {
         Error::InvalidData("the held-out check of a real target needs a regressor".into())
     })?;
-    let loss = |yi: f64, v: f64| (yi - v).powi(2).min(cap2) / cap2;
-    let model_loss: f64 = y
+    let gain: f64 = y
         .iter()
         .zip(predicted)
-        .map(|(&yi, &v)| loss(yi, v.clamp(lo, hi)))
+        .map(|(&yi, &f)| paired_difference(yi, f, mean, range))
         .sum();
-    let mean_loss: f64 = y.iter().map(|&yi| loss(yi, mean)).sum();
-    let eps = 0.75 * epsilon;
-    let h = handicap(eps);
-    let i = exponential_mechanism(
+    let laplace =
+        dpfair_privacy::mechanisms::Laplace::from_epsilon(2.0 * difference_clip(range), epsilon)?;
+    let released = laplace.release(
         ledger,
         noise,
-        "held-out check: the model or the released mean (squared errors)",
-        &[-model_loss - h, -mean_loss],
-        1.0,
-        eps,
+        "held-out check: the model's gain over the released mean (paired squared errors, clipped)",
+        gain,
     )?;
-    Ok(((i == 1).then_some(mean), h))
+    let h = gain_threshold(range, epsilon);
+    Ok(((released <= h).then_some(mean), h))
 }
 
 /// The check on public rows (`dpfair ldp fit`'s public sample, rows held out from a partition
@@ -836,9 +848,10 @@ mod tests {
 
     #[test]
     fn a_regressor_is_kept_with_signal_and_replaced_by_the_released_mean_without() {
-        // With signal: Var(2 x0 − x1) = 5/12 ≈ 0.42 against the cap ((hi − lo)/4)² = 0.64: the
-        // mean's capped loss is ≈ 0.5 per held-out row, the model's ≈ 0.05, ≈ 180 apart over 400
-        // rows, against a handicap of 2 ln 100/0.75 ≈ 12: the model is kept (every one of 3 fits).
+        // With signal: Var(2 x0 − x1) = 5/12 ≈ 0.42, the model's error ≈ 0.001: each held-out
+        // row's paired difference is ≈ (y − m)², clipped at τ = (3.2/8)² = 0.16 (reached where
+        // |y − m| > 0.4, about half the rows): a sum of ≈ 0.1 × 400 = 40 against the threshold
+        // 2τ ln 50 ≈ 1.25 and Laplace noise of scale 0.32: the model is kept (every one of 3 fits).
         for seed in 0..3 {
             let mut loaded = real_target(4_000, seed, true);
             let fitted = linear_fit(&mut loaded, seed);
@@ -846,12 +859,15 @@ mod tests {
             assert_eq!((check.classes, check.value), (0, None), "seed {seed}");
             assert!((fitted.ledger.total().unwrap().epsilon - 1.0).abs() < 1e-9);
         }
-        // Without: the model at best ties the mean, and a tie is kept with probability ≤ 0.01;
-        // of 10 fits at most 2 may keep it (P(≥ 3 | p = 0.01) ≈ 10⁻⁴). The fallback pools the
-        // fit rows' released mean (3,600 targets uniform on [0, 1]: sampling sd 0.005, Laplace at
-        // ε = 0.2 over range 3.2: sd 0.0063) with the held-out rows' (400: sd 0.014 and 0.045),
-        // weights ≈ 0.94 / 0.06 (ReleasedMean::pool): sd ≈ 0.008, so it is within 0.04 of ½
-        // (5 sd: P(any of 10 beyond) < 10⁻⁵); the held-out mean alone would need 0.25.
+        // Without: the model's noisy coefficients make it worse than the mean (E d = −E(f − m)²
+        // < 0), and a tie is kept with probability ≤ 0.01 from the noise. Sampling adds a sum of
+        // standard deviation ≈ 2·sd(f − m)·sd(y)·√400 = 11.5·sd(f − m) against the threshold
+        // 2τ ln 50 = 1.25: a model within 0.1 of the mean rarely passes on it, one further
+        // loses E(f − m)² ≥ 0.01 per row, 4 in all. Of 10 fits at most 2 may keep it. The fallback is the fit rows' released mean
+        // (3,600 targets uniform on [0, 1]: sampling sd 0.005, Laplace at ε = 0.2 over range
+        // 3.2: sd 0.0063): sd ≈ 0.008, so it is within 0.04 of ½ (5 sd: P(any of 10 beyond)
+        // < 10⁻⁵); the held-out rows' mean alone (sd 0.014 and, at ε = 1/4, 0.045) would need
+        // 0.25.
         let mut kept = 0;
         for seed in 0..10 {
             let mut loaded = real_target(4_000, seed, false);
@@ -875,5 +891,230 @@ mod tests {
             }
         }
         assert!(kept <= 2, "kept {kept} of 10");
+    }
+
+    /// Predicts each row's first feature (a regressor).
+    struct FirstFeature;
+
+    impl Predictor for FirstFeature {
+        fn method(&self) -> &'static str {
+            "first feature"
+        }
+        fn predict(&self, data: &Dataset, _: &mut Noise) -> crate::predictor::Result<Output> {
+            Ok(Output::Values(data.features.column(0).to_vec()))
+        }
+    }
+
+    /// Held-out rows whose predictions (the only feature) are `f` and targets `y`.
+    fn regression_rows(f: Vec<f64>, y: Vec<f64>) -> Dataset {
+        Dataset {
+            features: Array2::from_shape_vec((f.len(), 1), f).unwrap(),
+            feature_names: vec!["f".into()],
+            groups: None,
+            target: Some(Target::Real(y)),
+        }
+    }
+
+    #[test]
+    fn a_paired_difference_lies_within_the_clip_on_adversarial_rows() {
+        // Every corner and out-of-range value of target and prediction, for means across the
+        // range: each term lies in [−τ, τ], so replacing one held-out row moves the sum by at
+        // most 2τ, the sensitivity the release declares; the two extremes are reached, so 2τ is
+        // the least bound. Unclipped, the terms span ±(hi − lo)² = ±64 here.
+        let range = [-4.0, 4.0];
+        let tau = difference_clip(range);
+        let values = [-1e9, -5.0, -4.0, -3.9, -1.0, 0.0, 0.3, 2.0, 4.0, 4.1, 1e9];
+        let (mut least, mut most) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &m in &[-4.0, -1.5, 0.0, 0.7, 4.0] {
+            for &y in &values {
+                for &f in &values {
+                    let d = paired_difference(y, f, m, range);
+                    assert!(d.abs() <= tau, "y {y}, f {f}, m {m}: {d}");
+                    least = least.min(d);
+                    most = most.max(d);
+                }
+            }
+        }
+        assert_eq!((least, most), (-tau, tau));
+        let mut ledger = Ledger::unlimited();
+        let rows = regression_rows(vec![4.0; 30], vec![4.0; 30]);
+        choose_value(
+            &FirstFeature,
+            &rows,
+            range,
+            -4.0,
+            1.0,
+            &mut ledger,
+            &mut Noise::seeded(1),
+        )
+        .unwrap();
+        let [entry] = ledger.entries() else { panic!() };
+        // The declared 2τ, plus the noise lattice's rounding.
+        assert_eq!(entry.mechanism, "laplace");
+        assert!(
+            (2.0 * tau..2.0 * tau * (1.0 + 1e-5)).contains(&entry.sensitivity),
+            "{}",
+            entry.sensitivity
+        );
+    }
+
+    #[test]
+    fn the_regressors_choice_is_epsilon_dp_on_neighbouring_held_out_rows_empirically() {
+        // Two held-out sets of 40 rows (range ±4, τ = 1, mean 0) that differ in one row, chosen
+        // to move the sum by the whole sensitivity 2τ: a row the model predicts exactly
+        // (y = f = 1: term +1) replaced by one it misses (y = 0, f = 1: term −1). Sums 16 and
+        // 14 against the threshold 15.6 at ε = 0.5 (Laplace scale 4): the model is kept with
+        // probability 0.548 and 0.335, a log-ratio of 0.49, next to the bound 0.5. Each outcome's
+        // frequency over 40,000 draws per side; its log-ratio must be ≤ ε up to 4 standard
+        // errors (≈ 0.04 here). Power: a release at half the sensitivity (scale 2) moves the
+        // kept log-ratio to ln(0.595/0.225) = 0.97, some 45 standard errors above the bound.
+        let eps = 0.5;
+        let range = [-4.0, 4.0];
+        assert!((gain_threshold(range, eps) - 15.65).abs() < 0.01);
+        let make = |swap: bool| {
+            let mut f = vec![0.0; 40];
+            let mut y = vec![0.0; 40];
+            for i in 0..16 {
+                f[i] = 1.0;
+                y[i] = 1.0;
+            }
+            if swap {
+                y[0] = 0.0;
+            }
+            regression_rows(f, y)
+        };
+        let draws = 40_000;
+        let freq = |data: &Dataset, seed: u64| {
+            let mut counts = [0usize; 2];
+            let mut noise = Noise::seeded(seed);
+            for _ in 0..draws {
+                let mut ledger = Ledger::unlimited();
+                let (c, _) = choose_value(
+                    &FirstFeature,
+                    data,
+                    range,
+                    0.0,
+                    eps,
+                    &mut ledger,
+                    &mut noise,
+                )
+                .unwrap();
+                counts[usize::from(c.is_some())] += 1;
+            }
+            counts.map(|c| c as f64 / draws as f64)
+        };
+        let (p, q) = (freq(&make(false), 1), freq(&make(true), 2));
+        for k in 0..2 {
+            let se = ((1.0 - p[k]) / (draws as f64 * p[k]) + (1.0 - q[k]) / (draws as f64 * q[k]))
+                .sqrt();
+            let ratio = (p[k] / q[k]).ln().abs();
+            assert!(
+                ratio <= eps + 4.0 * se,
+                "outcome {k}: |ln(p/q)| = {ratio}, se {se}"
+            );
+        }
+        // The sides do differ (the audit has power): kept 0.548 against 0.335.
+        assert!(p[0] - q[0] > 0.15, "{p:?} {q:?}");
+    }
+
+    /// `r` held-out rows with y = b·z + e (z uniform on [−1, 1], e uniform on [−1.5, 1.5]:
+    /// variance b²/3 + 0.75, Law's GPA's ≈ 0.86 at small b) and predictions b·z when `useful`,
+    /// b·z' (z' independent of y) otherwise; the mean is 0, exactly y's.
+    fn gpa_like(r: usize, b: f64, useful: bool, seed: u64) -> Dataset {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut u = |w: f64| w * (2.0 * rng.random::<f64>() - 1.0);
+        let (mut f, mut y) = (Vec::new(), Vec::new());
+        for _ in 0..r {
+            let (z, e, other) = (u(1.0), u(1.5), u(1.0));
+            y.push(b * z + e);
+            f.push(b * if useful { z } else { other });
+        }
+        regression_rows(f, y)
+    }
+
+    #[test]
+    fn a_regressor_slightly_better_than_the_mean_is_kept_and_a_worse_one_is_not() {
+        // Law's GPA through fair regression: the model's held-out MSE is ≈ 0.009 below the
+        // mean's (0.853 against 0.862), on ≈ 2,100 held-out rows. Here b = √0.03: the model
+        // f = b·z gains E d = b²/3 = 0.01 per row, on 2,000 rows (range ±4, τ = 1, no term
+        // clipped: |d| = |b z (2y − b z)| ≤ 0.18·3.3 < 1); the sum has mean 20 and, d ≈ 2 b z e,
+        // standard deviation √2000 · 2b · √(1/3 · 0.75) ≈ 7.7, against the threshold 7.8 at
+        // ε = 1 and Laplace noise of scale 2 (sd 2.8): kept with probability
+        // Φ((20 − 7.8)/√(7.7² + 2.8²)) ≈ Φ(1.49) ≈ 0.93 (normal approximation). Of 40 fits at
+        // least 31 are kept: P(Bin(40, 0.93) ≤ 30) ≈ 10⁻³. The former check (squared errors
+        // capped at (8/4)² = 4, divided by it, handicap 2 ln 100/0.75 = 12.3) saw a gain of
+        // 20/4 = 5 against 12.3 and kept such a model in some 1 fit in 8.
+        //
+        // A model that does not predict y (b·z', independent) loses b²/3 = 0.01 per row: sum
+        // mean −20, standard deviation 7.7; kept only when the release exceeds 7.8, probability
+        // ≈ Φ((−20 − 7.8)/8.2) ≈ 4·10⁻⁴: at most 2 of 40 (P(≥ 3) < 10⁻⁵).
+        let b = 0.03_f64.sqrt();
+        let (mut kept, mut kept_useless) = (0, 0);
+        let mut noise = Noise::seeded(7);
+        for seed in 0..40 {
+            for useful in [true, false] {
+                let rows = gpa_like(2_000, b, useful, seed);
+                let mut ledger = Ledger::unlimited();
+                let (c, h) = choose_value(
+                    &FirstFeature,
+                    &rows,
+                    [-4.0, 4.0],
+                    0.0,
+                    1.0,
+                    &mut ledger,
+                    &mut noise,
+                )
+                .unwrap();
+                assert!((h - 7.82).abs() < 0.01);
+                if c.is_none() {
+                    *(if useful { &mut kept } else { &mut kept_useless }) += 1;
+                } else {
+                    assert_eq!(c, Some(0.0));
+                }
+            }
+        }
+        assert!(kept >= 31, "kept {kept} of 40");
+        assert!(
+            kept_useless <= 2,
+            "kept {kept_useless} of 40 useless models"
+        );
+    }
+
+    #[test]
+    fn neighbouring_regression_data_give_the_same_ledger() {
+        // Data sets that differ in one row (its features and target moved to the range's ends,
+        // the target beyond it), fitted with the same seeds: the ledger's entries (labels,
+        // sensitivities, scales, costs, parts) are the same, whichever way the check goes. Half
+        // the rows are held out, so of the 8 rows changed one at a time some fall among the
+        // held-out rows (all 8 in the fit part: probability 2⁻⁸ per seed).
+        let shape = |loaded: &mut Loaded, seed| {
+            let est = crate::estimators::DpLinear::params()
+                .epsilon(1.0)
+                .target_range(-1.0, 2.2)
+                .check_fraction(0.5)
+                .check()
+                .unwrap();
+            let fitted = seeded_fit(&est, loaded, seed);
+            let entries: Vec<String> = fitted
+                .ledger
+                .entries()
+                .iter()
+                .map(|e| format!("{e:?}"))
+                .collect();
+            entries
+        };
+        for seed in 0..2 {
+            let expected = shape(&mut real_target(1_000, seed, seed == 0), seed);
+            assert!(expected.iter().any(|e| e.contains("model's gain")));
+            for row in 0..8 {
+                let mut b = real_target(1_000, seed, seed == 0);
+                b.dataset.features[[row, 0]] = 1.0;
+                b.dataset.features[[row, 1]] = 0.0;
+                if let Some(Target::Real(y)) = &mut b.dataset.target {
+                    y[row] = -1e6;
+                }
+                assert_eq!(shape(&mut b, seed), expected, "seed {seed}, row {row}");
+            }
+        }
     }
 }

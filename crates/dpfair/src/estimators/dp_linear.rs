@@ -37,8 +37,8 @@ setters!(DpLinearParams {
     delta: f64 => config.delta;
     /// Share of ε spent on a private target range (default 0.05).
     target_share: f64 => share;
-    /// The share of rows held out for the check against the constant (the held-out rows'
-    /// released mean; default 0.1, 0 turns it off: [`crate::held_out_check`]).
+    /// The share of rows held out for the check against the constant (the fit rows' released
+    /// mean; default 0.1, 0 turns it off: [`crate::held_out_check`]).
     check_fraction: f64 => check_fraction;
 });
 

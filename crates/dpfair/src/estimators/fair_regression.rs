@@ -31,7 +31,7 @@ setters!(FairRegressionParams {
 
 impl FairRegressionParams {
     /// With a base regressor: the share of rows held out for the check against the constant
-    /// (the held-out rows' released mean; default 0.1, 0 turns it off:
+    /// (the fit rows' released mean; default 0.1, 0 turns it off:
     /// [`crate::held_out_check`]).
     pub fn check_fraction(mut self, fraction: f64) -> Self {
         self.check_fraction = Some(fraction);

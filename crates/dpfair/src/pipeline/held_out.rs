@@ -5,8 +5,8 @@
 use crate::error::{Error, Result};
 use crate::estimator::Estimator;
 use crate::held_out_check::{
-    CheckOutcome, FIT_MAJORITY_SHARE, FIT_MEAN_SHARE, HeldOutCheck, MIN_ROWS, ReleasedMean, choose,
-    choose_value, handicap, release_majority,
+    CheckOutcome, FIT_MAJORITY_SHARE, FIT_MEAN_SHARE, HeldOutCheck, MIN_ROWS, choose, choose_value,
+    handicap, release_majority, release_mean,
 };
 use dpfair_data::{Loaded, Target};
 use dpfair_privacy::{Ledger, Noise, Partition};
@@ -71,7 +71,7 @@ pub(crate) fn fit_and_check<E: Estimator>(
     let fit_rows = fit_part.dataset.n_rows();
     let fit_part_run = |ledger: &mut Ledger, noise: &mut Noise| -> Result<_> {
         let fallback = match fit_mean_range {
-            Some(range) => Fallback::Mean(ReleasedMean::release(
+            Some(range) => Fallback::Mean(release_mean(
                 crate::inputs::real_target(&fit_part.dataset, estimator.method())?,
                 range,
                 FIT_MEAN_SHARE * epsilon,
@@ -121,14 +121,9 @@ pub(crate) fn fit_and_check<E: Estimator>(
         return Ok((model, config, outcome));
     }
     let held_out = loaded.dataset.select(check_rows);
-    // The choice's charges: one pure ε (classes), or ε/4 and 3ε/4 (a released mean, then the
-    // choice between the model and it).
-    let charges: Vec<f64> = if classes == 0 {
-        vec![0.25 * epsilon, 0.75 * epsilon]
-    } else {
-        vec![epsilon]
-    };
-    if !ledger.admits_in_part(&partition, 1, &charges) {
+    // The choice's charge: one pure ε (a classifier's exponential mechanism, a regressor's
+    // Laplace release of its gain).
+    if !ledger.admits_in_part(&partition, 1, &[epsilon]) {
         return Err(Error::Method {
             method: estimator.method(),
             reason: format!(
@@ -138,16 +133,10 @@ pub(crate) fn fit_and_check<E: Estimator>(
     }
     let (constant, value, handicap) = ledger.in_part(&partition, 1, |ledger| {
         Ok(match (setting.range, fallback) {
-            (Some(range), Fallback::Mean(fit_mean)) if classes == 0 => choose_value(
-                &model,
-                &held_out,
-                range,
-                Some(fit_mean),
-                epsilon,
-                ledger,
-                noise,
-            )
-            .map(|(value, h)| (None, value, h)),
+            (Some(range), Fallback::Mean(mean)) if classes == 0 => {
+                choose_value(&model, &held_out, range, mean, epsilon, ledger, noise)
+                    .map(|(value, h)| (None, value, h))
+            }
             (_, Fallback::Class(class)) => choose(&model, &held_out, class, epsilon, ledger, noise)
                 .map(|c| (c, None, handicap(epsilon))),
             _ => Err(Error::InvalidData(
@@ -166,8 +155,8 @@ pub(crate) fn fit_and_check<E: Estimator>(
 enum Fallback {
     /// A classifier's: the fit rows' most frequent class ([`release_majority`]).
     Class(u32),
-    /// A regressor's: the fit rows' target mean.
-    Mean(ReleasedMean),
+    /// A regressor's: the fit rows' released target mean ([`release_mean`]).
+    Mean(f64),
     /// Too few held-out rows: no check.
     None,
 }
