@@ -155,10 +155,13 @@ def test_regressors_from_features_agree_with_fairlearn_and_beat_the_constant(
         assert ks < 0.2, ks
         # Without the post-processor the groups' predictions differ.
         # The base's release, the post-processor's and the fit rows' mean (the check's fallback,
-        # 20 % of ε) in the fit part; the held-out check's two (the held-out rows' mean and the
-        # choice) in the other, in parallel: ε = 1 in total.
+        # 20 % of ε) in the fit part; the held-out check's one (the model's paired gain over
+        # that mean, docs/privacy.md "The held-out check") in the other, in parallel: ε = 1 in
+        # total.
         base = est.ledger_["entries"]
-        assert len(base) == 5 and est.ledger_["total"]["epsilon"] == pytest.approx(1.0)
+        assert len(base) == 4 and est.ledger_["total"]["epsilon"] == pytest.approx(1.0)
+        check = [e for e in base if e["label"].startswith("held-out check: the model's gain")]
+        assert [e["cost"] for e in check] == [{"unit": "pure", "epsilon": pytest.approx(1.0)}]
         fallback = [e for e in base if e["label"].startswith("held-out check's fallback")]
         assert [e["cost"] for e in fallback] == [{"unit": "pure", "epsilon": pytest.approx(0.2)}]
 
