@@ -129,7 +129,7 @@ def fairlearn_reference(xtr, ytr, gtr, xte, gte, constraint: str, seed: int):
     return np.asarray(opt.predict(xte_d, sensitive_features=gte, random_state=seed))
 
 
-def run(cases, sizes, reps, epsilon, level, constraints, out):
+def run(cases, sizes, reps, epsilon, level, constraints, out, only=None):
     """Every case, size and constraint; a Markdown table each, printed and appended to `out`."""
     import dpfair
 
@@ -165,14 +165,19 @@ def run(cases, sizes, reps, epsilon, level, constraints, out):
                         ("group-thresholds", lambda c=constraint: dpfair.GroupThresholdsClassifier(
                             epsilon=epsilon, level=level, constraint=c), True),
                         # The two-group classifiers, which fit group thresholds for more groups
-                        # (CDP-Fair on all rows, the others on their own splits).
+                        # (CDP-Fair on all rows, FDP-Fair over its 3 sites, the others on their
+                        # own splits).
                         ("cdp-fair", lambda c=constraint: dpfair.CDPFairClassifier(
+                            epsilon=epsilon, alpha=level, constraint=c), True),
+                        ("fdp-fair", lambda c=constraint: dpfair.FDPFairClassifier(
                             epsilon=epsilon, alpha=level, constraint=c), True),
                         ("decoupled", lambda c=constraint: dpfair.DecoupledFairClassifier(
                             epsilon=epsilon, alpha=level, constraint=c), True),
                         *([("dp2dp", lambda: dpfair.DP2DPClassifier(epsilon=epsilon, rho=level),
                             True)] if constraint == "demographic-parity" else []),
                     ]:  # fmt: skip
+                        if only is not None and name not in only:
+                            continue
                         t0 = time.process_time()
                         try:
                             with warnings.catch_warnings():
@@ -224,13 +229,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="4000,15000")
     parser.add_argument("--cases", help="comma-separated substrings of case names to run")
     parser.add_argument("--constraints", default=",".join(CONSTRAINTS))
+    parser.add_argument("--methods", help="comma-separated dpfair methods to run (default: all)")
     parser.add_argument("--out")
     args = parser.parse_args()
     cases = load_cases(os.environ["DPFAIR_DATA_DIR"])
     if args.cases:
         cases = [c for c in cases if any(s in c.name for s in args.cases.split(","))]
     run(cases, [int(s) for s in args.sizes.split(",")], args.reps, args.epsilon, args.level,
-        args.constraints.split(","), args.out)  # fmt: skip
+        args.constraints.split(","), args.out,
+        args.methods.split(",") if args.methods else None)  # fmt: skip
 
 
 if __name__ == "__main__":

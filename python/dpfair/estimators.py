@@ -455,13 +455,21 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     delta="δ of every site. None: (N_s/2)⁻², N_s a site's rows.",
     sites="The number of simulated sites (contiguous blocks of rows).",
     bounds="Public bounds {column: (lo, hi)} (every site must scale alike).",
+    constraint=(
+        "The rate the groups must share at level alpha: \"demographic-parity\" (default), "
+        '"equal-opportunity" or "equalized-odds". Demographic parity on two groups runs '
+        "Algorithm 1; another constraint or more groups fits the group-thresholds classifier "
+        "over the same sites (the model's method is then group-thresholds; "
+        "docs/fairness-constraints.md)."
+    ),
 )
 class FDPFairClassifier(_ProbabilisticClassifier):
     """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process.
 
     The rows are split into `sites` contiguous sites, each runs both rounds on its own rows
     with its own randomness (federated DP: ε per site), and the server's selection builds one
-    classifier.
+    classifier. With another `constraint` or more than two groups it fits
+    `GroupThresholdsClassifier`'s method over the same sites in its place.
 
     Features should be on [0, 1] (public `bounds` only: every site must scale alike). Library
     defaults: α = 0.1, ε = 1 per site, δ = (N_s/2)⁻² per site, 3 sites. Predicting needs
@@ -490,6 +498,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         frequencies: int = 1024,
         eta_model: str = "auto",
         accounting: str = "strict",
+        constraint: str = "demographic-parity",
         bounds: dict | None = None,
         unscaled: bool = False,
         pos_label: Any = None,
@@ -506,6 +515,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.frequencies = frequencies
         self.eta_model = eta_model
         self.accounting = accounting
+        self.constraint = constraint
         self.bounds = bounds
         self.unscaled = unscaled
         self.pos_label = pos_label
@@ -524,6 +534,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
             frequencies=self.frequencies,
             eta_model=self.eta_model,
             accounting=self.accounting,
+            constraint=self.constraint,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
             unscaled=self.unscaled,
         )

@@ -188,6 +188,7 @@ fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
     p = set(p, h.get("sites")?, |p, v| p.sites(v));
     p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
     p = set(p, eta_model(h)?, |p, v| p.eta_model(v));
+    p = set(p, constraint(h)?, |p, v| p.constraint(v));
     p.check().map_err(api_error)
 }
 
@@ -261,7 +262,7 @@ fn dp2dp(h: &mut Hyper<'_, '_>) -> PyResult<Dp2dp> {
     p.check().map_err(api_error)
 }
 
-/// `constraint` (group-thresholds, CDP-Fair, decoupled) by the library's parser: its refusal
+/// `constraint` (group-thresholds, CDP-Fair, FDP-Fair, decoupled) by the library's parser: its refusal
 /// names `constraint` and lists the names, as the CLI's.
 fn constraint(h: &mut Hyper<'_, '_>) -> PyResult<Option<dpfair::group_thresholds::Constraint>> {
     h.get::<String>("constraint")?

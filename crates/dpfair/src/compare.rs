@@ -145,14 +145,14 @@ impl Method {
             Method::DpLogistic => classes >= 2,
             // More groups: the group-thresholds classifier on DP2DP's split, binary targets only.
             Method::Dp2dp => classes >= 2 && (groups == 2 || (classes == 2 && groups > 2)),
-            // More groups: the group-thresholds classifier in the paper's place.
-            Method::GroupThresholds | Method::CdpFair | Method::Decoupled => {
+            // More groups: the group-thresholds classifier in the paper's place (FDP-Fair: over
+            // its sites).
+            Method::GroupThresholds | Method::CdpFair | Method::FdpFair | Method::Decoupled => {
                 classes == 2 && groups >= 2
             }
             Method::Lpct | Method::LpctPrune => classes == 2,
             Method::DpLinear => classes == 0,
             Method::FairRegression => classes == 0 && groups >= 2,
-            _ => classes == 2 && groups == 2,
         }
     }
 
@@ -166,26 +166,23 @@ impl Method {
         match self {
             Method::DpLogistic => "a class target",
             Method::Dp2dp => "a class target and two groups, or a binary target",
-            Method::GroupThresholds | Method::CdpFair | Method::Decoupled => {
+            Method::GroupThresholds | Method::CdpFair | Method::FdpFair | Method::Decoupled => {
                 "a binary target and at least two groups"
             }
             Method::Lpct | Method::LpctPrune => "a binary target",
             Method::DpLinear => "a real target",
             Method::FairRegression => "a real target and at least two groups",
-            _ => "a binary target and two groups",
         }
     }
 
-    /// Whether the method is fitted to `constraint`: CDP-Fair, the decoupled classifier and
-    /// group-thresholds take any; FDP-Fair, DP2DP and fair regression demographic parity only;
-    /// the unconstrained methods none.
+    /// Whether the method is fitted to `constraint`: CDP-Fair, FDP-Fair, the decoupled
+    /// classifier and group-thresholds take any; DP2DP and fair regression demographic parity
+    /// only; the unconstrained methods none.
     pub fn takes(self, constraint: Constraint) -> bool {
         match self {
             Method::DpLogistic | Method::Lpct | Method::LpctPrune | Method::DpLinear => false,
-            Method::Decoupled | Method::CdpFair | Method::GroupThresholds => true,
-            Method::FdpFair | Method::Dp2dp | Method::FairRegression => {
-                constraint == Constraint::DemographicParity
-            }
+            Method::Decoupled | Method::CdpFair | Method::FdpFair | Method::GroupThresholds => true,
+            Method::Dp2dp | Method::FairRegression => constraint == Constraint::DemographicParity,
         }
     }
 
@@ -892,12 +889,14 @@ fn cdp_fair(epsilon: f64, c: &Config) -> Result<CdpFair> {
         .check()
 }
 
-/// FDP-Fair as `compare` fits it.
+/// FDP-Fair as `compare` fits it (another constraint or more groups: the group-thresholds
+/// classifier over its sites).
 fn fdp_fair(epsilon: f64, c: &Config) -> Result<FdpFair> {
     FdpFair::params()
         .alpha(c.alpha)
         .epsilon(epsilon)
         .delta(c.delta)
+        .constraint(c.constraint)
         .check()
 }
 

@@ -22,6 +22,7 @@
 
 pub mod choice;
 pub mod constraint;
+pub mod federated;
 pub mod table;
 
 pub use choice::{Choice, Mix};
@@ -374,16 +375,33 @@ fn choose_thresholds(
     ledger: &mut Ledger,
     noise: &mut Noise,
 ) -> Result<()> {
+    let released = release_table(model, data, epsilon, ledger, noise)?;
+    choose_from(model, released);
+    Ok(())
+}
+
+/// Step 2: the table of `data`'s scores under `model`, released at `epsilon` (one entry).
+fn release_table(
+    model: &Model,
+    data: &Dataset,
+    epsilon: f64,
+    ledger: &mut Ledger,
+    noise: &mut Noise,
+) -> Result<table::ReleasedCounts> {
     let (y, groups) = labels_and_groups(data)?;
     let scores = model.scores(data.features.view(), &groups.codes)?;
     let mut counts = GroupScoreCounts::new(groups.count(), model.bins);
     counts.update(&groups.codes, y, &scores)?;
-    let mut released = counts.release(epsilon, Relation::Substitution, ledger, noise)?;
+    counts.release(epsilon, Relation::Substitution, ledger, noise)
+}
+
+/// Step 3: each group's rule from the released table (corrected first for a randomised
+/// attribute): post-processing.
+fn choose_from(model: &mut Model, mut released: table::ReleasedCounts) {
     if let Some(epsilon_a) = model.attribute_epsilon {
         released = released.corrected_for_randomised_response(epsilon_a);
     }
     model.choice = choice::choose(&released, model.constraint, model.level);
-    Ok(())
 }
 
 /// Whether a two-group, demographic-parity method fits the group-thresholds classifier in its

@@ -119,7 +119,8 @@ fn fdp_fair_logistic_plug_in_beats_the_majority_class() {
         .unwrap();
     let mut session = Session::insecure_seeded(epsilon, 1e-6, 7).unwrap();
     let fitted = est.fit(&train, &mut session).unwrap();
-    let (acc, _, majority, _, _) = score(&fitted.model, &test);
+    let (acc, _, majority, _, _) =
+        score(fitted.model.own().expect("two groups: Algorithm 1"), &test);
     assert!(
         acc > majority + 3.0 * 0.5 / 4_000f64.sqrt(),
         "accuracy {acc}, majority {majority}"
@@ -144,7 +145,8 @@ fn fdp_fair_dp_sgd_plug_in_beats_the_majority_class() {
         .unwrap();
     let mut session = Session::insecure_seeded(epsilon, 1e-6, 7).unwrap();
     let fitted = est.fit(&train, &mut session).unwrap();
-    let (acc, _, majority, _, _) = score(&fitted.model, &test);
+    let (acc, _, majority, _, _) =
+        score(fitted.model.own().expect("two groups: Algorithm 1"), &test);
     assert!(
         acc > majority + 3.0 * 0.5 / 4_000f64.sqrt(),
         "accuracy {acc}, majority {majority}"

@@ -1,9 +1,9 @@
 //! More than two groups and other constraints through the two-group classifiers' estimators
-//! (docs/fairness-constraints.md): CDP-Fair and the decoupled classifier fit the
-//! group-thresholds classifier in their place, within their own budget and neighbouring
-//! relation; the paper's procedures and DP2DP refuse, naming what to use instead.
+//! (docs/fairness-constraints.md): CDP-Fair, FDP-Fair (over its sites) and the decoupled
+//! classifier fit the group-thresholds classifier in their place, within their own budget and
+//! neighbouring relation; the paper's procedures and DP2DP refuse, naming what to use instead.
 
-use dpfair::estimators::{CdpFair, Decoupled, Dp2dp};
+use dpfair::estimators::{CdpFair, Decoupled, Dp2dp, FdpFair};
 use dpfair::group_thresholds::{Constraint, OrThresholds};
 use dpfair::predictor::Accounting;
 use dpfair::{Estimator, Params, Session};
@@ -112,6 +112,46 @@ fn decoupled_fits_group_thresholds_on_its_split_by_parallel_composition() {
         total.epsilon <= 2.0 + 1e-9 && total.epsilon > 1.9,
         "{total:?}"
     );
+}
+
+/// FDP-Fair with three groups, and with equal opportunity on two: the group-thresholds
+/// classifier over the same simulated sites, each site spending (ε, δ) once on each half, so
+/// the federation's total is one site's budget.
+#[test]
+fn fdp_fair_fits_group_thresholds_over_its_sites() {
+    for (data, constraint, k) in [
+        (groups(3_000, 3, 11), Constraint::DemographicParity, 3),
+        (groups(3_000, 2, 12), Constraint::EqualOpportunity, 2),
+    ] {
+        let fitted = FdpFair::params()
+            .epsilon(2.0)
+            .delta(1e-6)
+            .sites(3)
+            .constraint(constraint)
+            .check_fraction(0.0)
+            .check()
+            .unwrap()
+            .fit(&data, &mut Session::insecure_seeded(2.0, 1e-5, 13).unwrap())
+            .unwrap();
+        assert_eq!(thresholds(&fitted.model), (k, constraint));
+        // Three sites × (DP-SGD, table).
+        assert_eq!(fitted.ledger.entries().len(), 6);
+        let total = fitted.ledger.total().unwrap();
+        assert!(
+            total.epsilon <= 2.0 + 1e-9 && total.epsilon > 1.9,
+            "{total:?}"
+        );
+        let file = fitted
+            .to_model_file(dpfair::estimators::example_schema(2))
+            .unwrap();
+        assert_eq!(file.method, "group-thresholds");
+    }
+    let e = FdpFair::params()
+        .accounting(Accounting::Paper)
+        .constraint(Constraint::EqualizedOdds)
+        .check()
+        .unwrap_err();
+    assert!(e.to_string().contains("constraint"), "{e}");
 }
 
 #[test]

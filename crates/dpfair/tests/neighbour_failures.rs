@@ -325,3 +325,37 @@ fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
         });
     }
 }
+
+/// The group-thresholds classifier over three sites (FDP-Fair's place for more groups) on the
+/// same pairs, each data set dealt to the sites in contiguous blocks: the ledgers agree.
+#[test]
+fn federated_group_thresholds_run_on_an_empty_group_and_one_class_labels() {
+    use dpfair::fdp_fair::simulate::contiguous_sites;
+    use dpfair::group_thresholds::{self as gt, Constraint};
+    let d = data();
+    let third = |odd: bool| {
+        let mut d = d.clone();
+        let g = d.groups.as_mut().unwrap();
+        g.names.push("c".into());
+        if odd {
+            g.codes[0] = 2;
+        }
+        d
+    };
+    let mut all = pairs(&d);
+    all.push([third(false), third(true)]);
+    for constraint in [Constraint::DemographicParity, Constraint::EqualizedOdds] {
+        let cfg = gt::Config {
+            constraint,
+            epochs: 3,
+            ..gt::Config::default()
+        };
+        same_ledgers("federated group-thresholds", &all, |d, l, n| {
+            let sites = contiguous_sites(d, 3).map_err(|e| e.to_string())?;
+            let mut noises: Vec<Noise> = (0..3).map(|_| n.fork()).collect();
+            gt::federated::fit(&cfg, &sites, &mut noises, l)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        });
+    }
+}

@@ -33,11 +33,11 @@ use std::path::PathBuf;
     exactly instead (today's table with the non-private reference; for the data owner, not for \
     publication). Each fit is private at its \
     own (ε, δ); its release noise comes from the OS, --seed fixes only the splits.\n\n\
-    --constraint equal-opportunity or equalized-odds (a binary target): cdp-fair, decoupled and \
-    group-thresholds are fitted to it (CDP-Fair and decoupled through group thresholds), the \
-    unfairness column is its difference (largest minus smallest over groups, as Fairlearn's), \
-    and the methods that cannot target it (fdp-fair, dp2dp and the unconstrained ones) are still \
-    fitted, their target column `-`."
+    --constraint equal-opportunity or equalized-odds (a binary target): cdp-fair, fdp-fair, \
+    decoupled and group-thresholds are fitted to it (the first three through group thresholds), \
+    the unfairness column is its difference (largest minus smallest over groups, as Fairlearn's), \
+    and the methods that cannot target it (dp2dp and the unconstrained ones) are still fitted, \
+    their target column `-`."
 )]
 pub struct Args {
     #[command(flatten)]
@@ -56,10 +56,10 @@ pub struct Args {
     alpha: f64,
     /// The constraint at level --alpha and the unfairness column's measure (a binary target):
     /// demographic-parity (positive rates), equal-opportunity (true-positive rates) or
-    /// equalized-odds (true- and false-positive rates). cdp-fair, decoupled and group-thresholds
-    /// are fitted to it; fdp-fair and dp2dp target demographic parity only (under another
-    /// constraint they are fitted as always, their target column `-`). A multi-class or real
-    /// target takes demographic-parity only.
+    /// equalized-odds (true- and false-positive rates). cdp-fair, fdp-fair, decoupled and
+    /// group-thresholds are fitted to it; dp2dp targets demographic parity only (under another
+    /// constraint it is fitted as always, its target column `-`). A multi-class or real target
+    /// takes demographic-parity only.
     #[arg(
         long,
         value_name = "NAME",

@@ -10,6 +10,7 @@ use crate::estimator::{Estimator, Fitted, Params};
 use crate::fdp_fair::Config;
 use crate::fdp_fair::FederatedModel as Model;
 use crate::fdp_fair::simulate::{contiguous_sites, fit};
+use crate::group_thresholds::{Constraint, OrThresholds, takes_over};
 use crate::session::Session;
 use crate::session::Spend;
 use dpfair_data::Dataset;
@@ -33,6 +34,7 @@ pub struct FdpFairParams {
     config: Config,
     sites: usize,
     check_fraction: f64,
+    constraint: Constraint,
 }
 
 /// The sites one file's rows are dealt to by default (the estimator, `compare`, the CLI's
@@ -55,6 +57,7 @@ impl Default for FdpFairParams {
             },
             sites: DEFAULT_SITES,
             check_fraction: crate::held_out_check::DEFAULT_FRACTION,
+            constraint: Constraint::DemographicParity,
         }
     }
 }
@@ -102,12 +105,20 @@ impl FdpFairParams {
         self.config.eta_model = eta_model;
         self
     }
+    /// The constraint at level α: demographic parity (default, Algorithm 1); equal opportunity
+    /// or equalized odds, and any constraint on more than two groups, fit the group-thresholds
+    /// classifier over the same sites in Algorithm 1's place
+    /// ([`crate::group_thresholds::federated`], docs/fairness-constraints.md).
+    pub fn constraint(mut self, constraint: Constraint) -> Self {
+        self.constraint = constraint;
+        self
+    }
     /// Params from a whole configuration.
     pub fn from_config(config: Config, sites: usize) -> Self {
         FdpFairParams {
             config,
             sites,
-            check_fraction: crate::held_out_check::DEFAULT_FRACTION,
+            ..FdpFairParams::default()
         }
     }
 }
@@ -161,10 +172,24 @@ impl Params for FdpFairParams {
             range: None,
         };
         check.check()?;
+        if self.constraint != Constraint::DemographicParity
+            && self.config.accounting == Accounting::Paper
+        {
+            return Err(Error::invalid(
+                "constraint",
+                format!(
+                    "{}: the paper's procedure constrains demographic parity only; use strict \
+                     accounting (the group-thresholds classifier over the sites) for this \
+                     constraint",
+                    self.constraint
+                ),
+            ));
+        }
         Ok(FdpFair {
             config: self.config,
             sites: self.sites,
             check,
+            constraint: self.constraint,
         })
     }
 }
@@ -189,6 +214,7 @@ pub struct FdpFair {
     config: Config,
     sites: usize,
     check: crate::held_out_check::HeldOutCheck,
+    constraint: Constraint,
 }
 
 impl FdpFair {
@@ -215,7 +241,7 @@ impl FdpFair {
         scaling: &crate::pipeline::Scaling,
         noises: &mut [Noise],
         session: &mut Session,
-    ) -> Result<Fitted<Model>> {
+    ) -> Result<Fitted<OrThresholds<Model>>> {
         if noises.len() != self.sites {
             return Err(Error::invalid(
                 "sites",
@@ -233,34 +259,62 @@ impl FdpFair {
         )
     }
 
-    /// Algorithm 1 over the contiguous sites of `data`, site `s` drawing from `noises[s]`; the
+    /// Algorithm 1 over the contiguous sites of `data`, site `s` drawing from `noises[s]`, or,
+    /// for more than two groups or another constraint, the group-thresholds classifier over the
+    /// same sites at α and each site's (ε, δ) ([`crate::group_thresholds::takes_over`]); the
     /// federation's releases are charged to `ledger`.
     fn fit_noises(
         &self,
         data: &Dataset,
         noises: &mut [Noise],
         ledger: &mut Ledger,
-    ) -> Result<Model> {
+    ) -> Result<OrThresholds<Model>> {
         let sites = contiguous_sites(data, self.sites)?;
+        if takes_over(data, self.constraint, None) {
+            if self.config.accounting == Accounting::Paper {
+                return Err(Error::invalid(
+                    "accounting",
+                    "the paper's procedure is for two groups: use strict accounting (the \
+                     group-thresholds classifier over the sites) for more groups",
+                ));
+            }
+            let smallest = sites.iter().map(Dataset::n_rows).min().unwrap_or(1);
+            let config = crate::group_thresholds::Config {
+                constraint: self.constraint,
+                level: self.config.search.alpha,
+                epsilon: self.config.epsilon,
+                delta: self
+                    .config
+                    .delta
+                    .unwrap_or_else(|| crate::fdp_fair::default_delta(smallest)),
+                ..crate::group_thresholds::Config::default()
+            };
+            return Ok(OrThresholds::Thresholds(
+                crate::group_thresholds::federated::fit(&config, &sites, noises, ledger)?,
+            ));
+        }
         let simulated = fit(&self.config, &sites, noises)?;
         ledger.record_noise_source(simulated.ledger.noise_source());
         for entry in simulated.ledger.entries() {
             ledger.charge(entry.clone())?;
         }
-        Ok(simulated.model)
+        Ok(OrThresholds::Method(simulated.model))
     }
 }
 
 impl Estimator for FdpFair {
-    type Model = Model;
+    type Model = OrThresholds<Model>;
     type Config = Config;
 
     fn method(&self) -> &'static str {
         "fdp-fair"
     }
 
-    fn report(&self, fitted: &Fitted<Model>, _data: &Dataset) -> Vec<String> {
-        let model = &fitted.model;
+    fn report(&self, fitted: &Fitted<OrThresholds<Model>>, _data: &Dataset) -> Vec<String> {
+        let model = match &fitted.model {
+            OrThresholds::Method(m) => m,
+            OrThresholds::Thresholds(m) => return super::group_thresholds::report(m),
+        };
         let mut lines = Vec::new();
         let info = &model.federated;
         let estimate = model.folds.first().map(|f| &f.estimate);
@@ -297,6 +351,7 @@ impl Estimator for FdpFair {
         FdpFairParams::from_config(self.config.clone(), self.sites)
             .epsilon(epsilon)
             .check_fraction(self.check.fraction)
+            .constraint(self.constraint)
             .check()
     }
 
@@ -335,7 +390,12 @@ impl Estimator for FdpFair {
         self.config.clone()
     }
 
-    fn fit_with(&self, data: &Dataset, ledger: &mut Ledger, noise: &mut Noise) -> Result<Model> {
+    fn fit_with(
+        &self,
+        data: &Dataset,
+        ledger: &mut Ledger,
+        noise: &mut Noise,
+    ) -> Result<OrThresholds<Model>> {
         let mut noises: Vec<Noise> = (0..self.sites).map(|_| noise.fork()).collect();
         self.fit_noises(data, &mut noises, ledger)
     }

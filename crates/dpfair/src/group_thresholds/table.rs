@@ -130,6 +130,46 @@ impl ReleasedCounts {
         })
     }
 
+    /// The cell-wise sum of tables released on disjoint rows (a federation's sites: the server's
+    /// table), its cell noise the root of the sum of the parts' variances. Each part was clamped
+    /// at 0 before the sum, which biases a cell empty at every site upwards by at most its
+    /// sites' noise scales.
+    ///
+    /// ```
+    /// use dpfair::group_thresholds::table::ReleasedCounts;
+    /// let a = ReleasedCounts::from_counts(2, 1, vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let b = ReleasedCounts::from_counts(2, 1, vec![10.0, 0.0, 0.0, 1.0])?;
+    /// let sum = ReleasedCounts::sum(&[a, b])?;
+    /// assert_eq!((sum.bins_of(0, 0)[0], sum.bins_of(1, 1)[0]), (11.0, 5.0));
+    /// # Ok::<(), dpfair::Error>(())
+    /// ```
+    pub fn sum(parts: &[ReleasedCounts]) -> Result<ReleasedCounts> {
+        let Some(first) = parts.first() else {
+            return Err(Error::InvalidData("no tables to add".into()));
+        };
+        let mut counts = vec![0.0; first.counts.len()];
+        let mut variance = 0.0;
+        for part in parts {
+            if (part.groups, part.bins) != (first.groups, first.bins) {
+                return Err(Error::InvalidData(format!(
+                    "a table of {} groups × {} bins beside one of {} × {}",
+                    part.groups, part.bins, first.groups, first.bins
+                )));
+            }
+            counts
+                .iter_mut()
+                .zip(&part.counts)
+                .for_each(|(c, v)| *c += v);
+            variance += part.cell_sd * part.cell_sd;
+        }
+        Ok(ReleasedCounts {
+            groups: first.groups,
+            bins: first.bins,
+            counts,
+            cell_sd: variance.sqrt(),
+        })
+    }
+
     /// The standard deviation of one cell's noise (0 for counts given without noise); after a
     /// correction for randomised response, an approximation: the release's divided by `p − q`.
     pub fn cell_sd(&self) -> f64 {

@@ -35,7 +35,7 @@ impl Args {
             search: self.search.config(),
             eta_model: self.basis.eta.eta_model.into(),
         };
-        FdpFairParams::from_config(config, self.sites)
+        FdpFairParams::from_config(config, self.sites).constraint(self.constraint)
     }
 }
 
