@@ -24,7 +24,7 @@ COMMON = {
         "The estimate of each group's regression function: \"kernel\" (the paper's, in a "
         'public random-feature basis), "logistic" (output-perturbed, the group as a feature), '
         '"dp-sgd" (DP-SGD logistic regression with the group as a feature) or "auto" '
-        '(DP-SGD under strict accounting, the kernel under the paper\'s; docs/choosing.md).'
+        "(DP-SGD under strict accounting, the kernel under the paper's; docs/choosing.md)."
     ),
     "frequencies": "Random frequencies of the public kernel basis.",
     "bounds": (

@@ -455,8 +455,14 @@ class CDPFairClassifier(_ProbabilisticClassifier):
     delta="δ of every site. None: (N_s/2)⁻², N_s a site's rows.",
     sites="The number of simulated sites (contiguous blocks of rows).",
     bounds="Public bounds {column: (lo, hi)} (every site must scale alike).",
+    eta_model=(
+        "Each site's estimate of each group's regression function: \"kernel\" (the paper's), "
+        '"logistic" (output-perturbed), "dp-sgd" (DP-SGD on the site\'s training half, the '
+        'server averaging the weights; only when named) or "auto" (the kernel up to 3 feature '
+        "columns after one-hot coding, the logistic model above; docs/choosing.md)."
+    ),
     constraint=(
-        "The rate the groups must share at level alpha: \"demographic-parity\" (default), "
+        'The rate the groups must share at level alpha: "demographic-parity" (default), '
         '"equal-opportunity" or "equalized-odds". Demographic parity on two groups runs '
         "Algorithm 1; another constraint or more groups fits the group-thresholds classifier "
         "over the same sites (the model's method is then group-thresholds; "

@@ -149,13 +149,15 @@ def test_a_private_search_runs_it_as_dpfair_tune_does():
 
 
 @pytest.mark.parametrize(
-    "make", [dpfair.CDPFairClassifier, dpfair.DecoupledFairClassifier], ids=["cdp", "decoupled"]
+    "make",
+    [dpfair.CDPFairClassifier, dpfair.FDPFairClassifier, dpfair.DecoupledFairClassifier],
+    ids=["cdp", "fdp", "decoupled"],
 )
 @pytest.mark.parametrize(
     "groups, constraint",
     [("abc", "demographic-parity"), ("ab", "equalized-odds"), ("abc", "equalized-odds")],
 )
-def test_cdp_fair_and_decoupled_fit_group_thresholds_in_their_place(make, groups, constraint):
+def test_the_two_group_methods_fit_group_thresholds_in_their_place(make, groups, constraint):
     X, y, group = three_groups(3000, 4)
     rows = np.isin(group, list(groups))
     X, y, group = X[rows], y[rows], group[rows]
@@ -168,7 +170,9 @@ def test_cdp_fair_and_decoupled_fit_group_thresholds_in_their_place(make, groups
     assert pred.shape == (len(X),) and set(pred) <= {0, 1}
 
 
-@pytest.mark.parametrize("make", [dpfair.CDPFairClassifier, dpfair.DecoupledFairClassifier])
+@pytest.mark.parametrize(
+    "make", [dpfair.CDPFairClassifier, dpfair.FDPFairClassifier, dpfair.DecoupledFairClassifier]
+)
 def test_their_bad_constraint_is_the_librarys_refusal(make):
     X, y, group = three_groups(300, 5)
     with pytest.raises(ValueError, match="constraint"):
