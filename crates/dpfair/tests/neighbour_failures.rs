@@ -293,11 +293,9 @@ fn private_learners_fit_one_class_labels() {
     }
 }
 
-/// The group-thresholds classifier on the two-group pairs and on a third group that is empty
-/// or holds row 0 only (K = 3 declared in both).
-#[test]
-fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
-    use dpfair::group_thresholds::{self as gt, Constraint};
+/// The two-group pairs, and a pair with a third group declared that is empty in one data set
+/// and holds row 0 only in the other.
+fn pairs_with_a_third_group() -> Vec<[Dataset; 2]> {
     let d = data();
     let third = |odd: bool| {
         let mut d = d.clone();
@@ -310,6 +308,15 @@ fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
     };
     let mut all = pairs(&d);
     all.push([third(false), third(true)]);
+    all
+}
+
+/// The group-thresholds classifier on the two-group pairs and on a third group that is empty
+/// or holds row 0 only (K = 3 declared in both).
+#[test]
+fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
+    use dpfair::group_thresholds::{self as gt, Constraint};
+    let all = pairs_with_a_third_group();
     for constraint in [
         Constraint::DemographicParity,
         Constraint::EqualOpportunity,
@@ -332,18 +339,7 @@ fn group_thresholds_run_on_an_empty_group_and_one_class_labels() {
 fn federated_group_thresholds_run_on_an_empty_group_and_one_class_labels() {
     use dpfair::fdp_fair::simulate::contiguous_sites;
     use dpfair::group_thresholds::{self as gt, Constraint};
-    let d = data();
-    let third = |odd: bool| {
-        let mut d = d.clone();
-        let g = d.groups.as_mut().unwrap();
-        g.names.push("c".into());
-        if odd {
-            g.codes[0] = 2;
-        }
-        d
-    };
-    let mut all = pairs(&d);
-    all.push([third(false), third(true)]);
+    let all = pairs_with_a_third_group();
     for constraint in [Constraint::DemographicParity, Constraint::EqualizedOdds] {
         let cfg = gt::Config {
             constraint,

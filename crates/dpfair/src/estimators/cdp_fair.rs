@@ -130,18 +130,12 @@ impl Params for CdpFairParams {
         if let Some(e) = self.attribute_epsilon {
             crate::group_thresholds::check_attribute_epsilon(e)?;
         }
-        if self.constraint != Constraint::DemographicParity
-            && self.config.accounting == Accounting::Paper
-        {
-            return Err(crate::error::Error::invalid(
-                "constraint",
-                format!(
-                    "{}: the paper's procedure constrains demographic parity only; use strict \
-                     accounting (the group-thresholds classifier) for this constraint",
-                    self.constraint
-                ),
-            ));
-        }
+        super::group_thresholds::check_paper_constraint(
+            self.constraint,
+            self.config.accounting,
+            "demographic parity",
+            "",
+        )?;
         Ok(CdpFair {
             config: self.config,
             check: self.check,

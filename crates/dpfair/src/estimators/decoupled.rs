@@ -135,18 +135,12 @@ impl Params for DecoupledParams {
         if let Some(e) = self.attribute_epsilon {
             crate::group_thresholds::check_attribute_epsilon(e)?;
         }
-        if self.constraint != Constraint::DemographicParity
-            && self.config.accounting == Accounting::Paper
-        {
-            return Err(Error::invalid(
-                "constraint",
-                format!(
-                    "{}: the paper's procedure constrains statistical parity only; use strict \
-                     accounting (the group-thresholds classifier on the same split)",
-                    self.constraint
-                ),
-            ));
-        }
+        super::group_thresholds::check_paper_constraint(
+            self.constraint,
+            self.config.accounting,
+            "statistical parity",
+            " on the same split",
+        )?;
         let mut config = self.config;
         if config.accounting == Accounting::Strict {
             // The estimator's default step (the library's 0.05 is kept for the reproductions).

@@ -172,19 +172,12 @@ impl Params for FdpFairParams {
             range: None,
         };
         check.check()?;
-        if self.constraint != Constraint::DemographicParity
-            && self.config.accounting == Accounting::Paper
-        {
-            return Err(Error::invalid(
-                "constraint",
-                format!(
-                    "{}: the paper's procedure constrains demographic parity only; use strict \
-                     accounting (the group-thresholds classifier over the sites) for this \
-                     constraint",
-                    self.constraint
-                ),
-            ));
-        }
+        super::group_thresholds::check_paper_constraint(
+            self.constraint,
+            self.config.accounting,
+            "demographic parity",
+            " over the sites",
+        )?;
         Ok(FdpFair {
             config: self.config,
             sites: self.sites,

@@ -239,3 +239,24 @@ pub(crate) fn report(m: &Model) -> Vec<String> {
         ),
     ]
 }
+
+/// The refusal of a two-group method's paper procedure under another constraint than its own
+/// (`parity`: the one the paper constrains; `instead`: where this method's group-thresholds
+/// classifier runs), shared by CDP-Fair, FDP-Fair and the decoupled classifier.
+pub(crate) fn check_paper_constraint(
+    constraint: Constraint,
+    accounting: Accounting,
+    parity: &str,
+    instead: &str,
+) -> Result<()> {
+    if constraint != Constraint::DemographicParity && accounting == Accounting::Paper {
+        return Err(crate::error::Error::invalid(
+            "constraint",
+            format!(
+                "{constraint}: the paper's procedure constrains {parity} only; use strict \
+                 accounting (the group-thresholds classifier{instead}) for this constraint"
+            ),
+        ));
+    }
+    Ok(())
+}
