@@ -468,6 +468,7 @@ class CDPFairClassifier(_ProbabilisticClassifier):
         "over the same sites (the model's method is then group-thresholds; "
         "docs/fairness-constraints.md)."
     ),
+    attribute_epsilon=_ATTRIBUTE_EPSILON,
 )
 class FDPFairClassifier(_ProbabilisticClassifier):
     """FDP-Fair (Xue & Yu, Algorithm 1), simulated in one process.
@@ -505,6 +506,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         eta_model: str = "auto",
         accounting: str = "strict",
         constraint: str = "demographic-parity",
+        attribute_epsilon: float | None = None,
         bounds: dict | None = None,
         unscaled: bool = False,
         pos_label: Any = None,
@@ -522,6 +524,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.eta_model = eta_model
         self.accounting = accounting
         self.constraint = constraint
+        self.attribute_epsilon = attribute_epsilon
         self.bounds = bounds
         self.unscaled = unscaled
         self.pos_label = pos_label
@@ -541,6 +544,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
             eta_model=self.eta_model,
             accounting=self.accounting,
             constraint=self.constraint,
+            attribute_epsilon=self.attribute_epsilon,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
             unscaled=self.unscaled,
         )

@@ -189,6 +189,9 @@ fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
     p = set(p, h.get("frequencies")?, |p, v| p.frequencies(v));
     p = set(p, eta_model(h)?, |p, v| p.eta_model(v));
     p = set(p, constraint(h)?, |p, v| p.constraint(v));
+    p = set(p, h.get("attribute_epsilon")?, |p, v| {
+        p.attribute_epsilon(v)
+    });
     p.check().map_err(api_error)
 }
 

@@ -108,17 +108,20 @@ fn the_corrected_rules_are_fair_on_the_true_groups_and_the_uncorrected_are_not()
 }
 
 #[test]
-fn cdp_fair_with_a_randomised_attribute_fits_group_thresholds_and_bad_values_are_named() {
+fn cdp_and_fdp_fair_with_a_randomised_attribute_fit_group_thresholds_and_bad_values_are_named() {
     let dir = scratch("fit_sensitive_ldp", "cdp_fair");
     let (train, _, _) = write_data(&dir, 2_000, 4);
-    let model = dir.join("model.json");
-    fit("cdp-fair", &train, &model, &["--sensitive-ldp", "2"]);
-    let file = std::fs::read_to_string(&model).unwrap();
-    assert!(
-        file.contains("\"method\": \"group-thresholds\""),
-        "{}",
-        &file[..200]
-    );
+    for method in ["cdp-fair", "fdp-fair"] {
+        let model = dir.join(format!("{method}.json"));
+        fit(method, &train, &model, &["--sensitive-ldp", "2"]);
+        let file = std::fs::read_to_string(&model).unwrap();
+        assert!(
+            file.contains("\"method\": \"group-thresholds\"")
+                && file.contains("\"attribute_epsilon\""),
+            "{method}: {}",
+            &file[..200]
+        );
+    }
     for bad_value in ["0", "-1", "nan"] {
         let err = bad(&dpfair(&[
             "fit",

@@ -152,6 +152,28 @@ fn fdp_fair_fits_group_thresholds_over_its_sites() {
         .check()
         .unwrap_err();
     assert!(e.to_string().contains("constraint"), "{e}");
+    // A randomised attribute on two groups: group thresholds over the sites, corrected.
+    let fitted = FdpFair::params()
+        .epsilon(2.0)
+        .delta(1e-6)
+        .attribute_epsilon(1.0)
+        .check_fraction(0.0)
+        .check()
+        .unwrap()
+        .fit(
+            &groups(3_000, 2, 14),
+            &mut Session::insecure_seeded(2.0, 1e-5, 15).unwrap(),
+        )
+        .unwrap();
+    match &fitted.model {
+        OrThresholds::Thresholds(m) => assert_eq!(m.attribute_epsilon, Some(1.0)),
+        OrThresholds::Method(_) => panic!("Algorithm 1 ran on a randomised attribute"),
+    }
+    let e = FdpFair::params()
+        .attribute_epsilon(0.0)
+        .check()
+        .unwrap_err();
+    assert!(e.to_string().contains("attribute_epsilon"), "{e}");
 }
 
 #[test]

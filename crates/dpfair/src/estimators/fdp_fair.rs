@@ -35,6 +35,7 @@ pub struct FdpFairParams {
     sites: usize,
     check_fraction: f64,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 /// The sites one file's rows are dealt to by default (the estimator, `compare`, the CLI's
@@ -58,6 +59,7 @@ impl Default for FdpFairParams {
             sites: DEFAULT_SITES,
             check_fraction: crate::held_out_check::DEFAULT_FRACTION,
             constraint: Constraint::DemographicParity,
+            attribute_epsilon: None,
         }
     }
 }
@@ -111,6 +113,14 @@ impl FdpFairParams {
     /// ([`crate::group_thresholds::federated`], docs/fairness-constraints.md).
     pub fn constraint(mut self, constraint: Constraint) -> Self {
         self.constraint = constraint;
+        self
+    }
+    /// The sensitive column holds groups randomised by K-ary randomised response at
+    /// `epsilon_a`: the group-thresholds classifier is fitted over the sites in the method's
+    /// place, its thresholds chosen from the summed table corrected by the flip matrix
+    /// (docs/fairness-constraints.md).
+    pub fn attribute_epsilon(mut self, epsilon_a: f64) -> Self {
+        self.attribute_epsilon = Some(epsilon_a);
         self
     }
     /// Params from a whole configuration.
@@ -178,11 +188,15 @@ impl Params for FdpFairParams {
             "demographic parity",
             " over the sites",
         )?;
+        if let Some(e) = self.attribute_epsilon {
+            crate::group_thresholds::check_attribute_epsilon(e)?;
+        }
         Ok(FdpFair {
             config: self.config,
             sites: self.sites,
             check,
             constraint: self.constraint,
+            attribute_epsilon: self.attribute_epsilon,
         })
     }
 }
@@ -208,6 +222,7 @@ pub struct FdpFair {
     sites: usize,
     check: crate::held_out_check::HeldOutCheck,
     constraint: Constraint,
+    attribute_epsilon: Option<f64>,
 }
 
 impl FdpFair {
@@ -263,12 +278,13 @@ impl FdpFair {
         ledger: &mut Ledger,
     ) -> Result<OrThresholds<Model>> {
         let sites = contiguous_sites(data, self.sites)?;
-        if takes_over(data, self.constraint, None) {
+        if takes_over(data, self.constraint, self.attribute_epsilon) {
             if self.config.accounting == Accounting::Paper {
                 return Err(Error::invalid(
                     "accounting",
-                    "the paper's procedure is for two groups: use strict accounting (the \
-                     group-thresholds classifier over the sites) for more groups",
+                    "the paper's procedure is for two groups and an attribute as given: use \
+                     strict accounting (the group-thresholds classifier over the sites) for \
+                     more groups or a randomised attribute",
                 ));
             }
             let smallest = sites.iter().map(Dataset::n_rows).min().unwrap_or(1);
@@ -280,6 +296,7 @@ impl FdpFair {
                     .config
                     .delta
                     .unwrap_or_else(|| crate::fdp_fair::default_delta(smallest)),
+                attribute_epsilon: self.attribute_epsilon,
                 ..crate::group_thresholds::Config::default()
             };
             return Ok(OrThresholds::Thresholds(
@@ -341,11 +358,14 @@ impl Estimator for FdpFair {
     }
 
     fn with_epsilon(&self, epsilon: f64) -> Result<FdpFair> {
-        FdpFairParams::from_config(self.config.clone(), self.sites)
-            .epsilon(epsilon)
-            .check_fraction(self.check.fraction)
-            .constraint(self.constraint)
-            .check()
+        FdpFairParams {
+            attribute_epsilon: self.attribute_epsilon,
+            ..FdpFairParams::from_config(self.config.clone(), self.sites)
+        }
+        .epsilon(epsilon)
+        .check_fraction(self.check.fraction)
+        .constraint(self.constraint)
+        .check()
     }
 
     fn held_out_check(&self) -> Option<crate::held_out_check::HeldOutCheck> {

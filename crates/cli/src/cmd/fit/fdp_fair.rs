@@ -35,7 +35,12 @@ impl Args {
             search: self.search.config(),
             eta_model: self.basis.eta.eta_model.into(),
         };
-        FdpFairParams::from_config(config, self.sites).constraint(self.constraint)
+        let p =
+            FdpFairParams::from_config(config, self.sites).constraint(self.constraint.constraint);
+        match self.constraint.ldp.sensitive_ldp {
+            Some(e) => p.attribute_epsilon(e),
+            None => p,
+        }
     }
 }
 

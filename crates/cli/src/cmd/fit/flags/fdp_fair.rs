@@ -35,17 +35,9 @@ pub struct Args {
     /// --accounting paper only: empirical group proportions ("known π", not private).
     #[arg(long)]
     pub empirical_pi: bool,
-    /// The rate the groups must share, at level --alpha: demographic-parity (positive rates),
-    /// equal-opportunity (true-positive rates) or equalized-odds (true- and false-positive
-    /// rates). Demographic parity on two groups runs Algorithm 1; another constraint or more
-    /// than two groups fits the group-thresholds classifier over the same sites in its place
-    /// (each site's DP-SGD scorer averaged, each site's table summed; its model's method is
-    /// group-thresholds; docs/fairness-constraints.md).
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "demographic-parity",
-        value_parser = super::parse_constraint
-    )]
-    pub constraint: dpfair::group_thresholds::Constraint,
+    /// --constraint and --sensitive-ldp: another constraint, more than two groups or a
+    /// randomised attribute fit the group-thresholds classifier over the same sites in
+    /// Algorithm 1's place (each site's DP-SGD score averaged, each site's table summed).
+    #[command(flatten)]
+    pub constraint: super::FallbackConstraint,
 }
