@@ -507,6 +507,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         accounting: str = "strict",
         constraint: str = "demographic-parity",
         attribute_epsilon: float | None = None,
+        check_fraction: float = 0.1,
         bounds: dict | None = None,
         unscaled: bool = False,
         pos_label: Any = None,
@@ -519,6 +520,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
         self.alpha = alpha
         self.epsilon = epsilon
         self.delta = delta
+        self.check_fraction = check_fraction
         self.sites = sites
         self.frequencies = frequencies
         self.eta_model = eta_model
@@ -545,6 +547,7 @@ class FDPFairClassifier(_ProbabilisticClassifier):
             accounting=self.accounting,
             constraint=self.constraint,
             attribute_epsilon=self.attribute_epsilon,
+            check_fraction=self.check_fraction,
             bounds=None if self.bounds is None else _bounds_list(self.bounds),
             unscaled=self.unscaled,
         )

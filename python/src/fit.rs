@@ -192,6 +192,7 @@ fn fdp_fair(h: &mut Hyper<'_, '_>) -> PyResult<FdpFair> {
     p = set(p, h.get("attribute_epsilon")?, |p, v| {
         p.attribute_epsilon(v)
     });
+    p = set(p, h.get("check_fraction")?, |p, v| p.check_fraction(v));
     p.check().map_err(api_error)
 }
 

@@ -235,14 +235,13 @@ def test_a_randomised_attribute_is_corrected_on_the_true_groups(cls):
     divides by p − q = 0.46, so a group's corrected rate has sd ≤ √(20000/4)/0.46/10000 ≈ 0.015
     and the gap ≤ 0.022: 4 sd ≈ 0.09 above the level (expectations from `predict_proba`).
     FDP-Fair's sites count only their calibration halves (10,000 rows in all): sd ≤ 0.022, the
-    gap's ≤ 0.031, 4 sd ≈ 0.13; it has no `check_fraction` and runs its default check."""
+    gap's ≤ 0.031, 4 sd ≈ 0.13."""
     X, y, truth, reported = _randomised_design(20_000, 11)
     level = {"level": 0.05} if cls is dpfair.GroupThresholdsClassifier else {"alpha": 0.05}
     federated = cls is dpfair.FDPFairClassifier
-    check = {} if federated else {"check_fraction": 0.0}
 
     def true_gap(**extra):
-        clf = cls(epsilon=50.0, bounds=BOUNDS, **check, **level, **extra)
+        clf = cls(epsilon=50.0, bounds=BOUNDS, check_fraction=0.0, **level, **extra)
         clf.fit(X, y, sensitive_features=reported)
         p = clf.predict_proba(X, sensitive_features=truth)[:, 1]
         assert clf.model_.method == "group-thresholds" or not extra
