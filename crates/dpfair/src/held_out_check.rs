@@ -789,22 +789,40 @@ mod tests {
             scores(&Threshold, &d2, &mut scratch).unwrap(),
             (37.0, vec![20.0, 20.0])
         );
-        let draws = 40_000;
         let freq = |data: &Dataset, seed: u64| {
-            let mut counts = [0usize; 2];
-            let mut noise = Noise::seeded(seed);
-            for _ in 0..draws {
+            outcome_frequencies(seed, |noise| {
                 let mut ledger = Ledger::unlimited();
-                let c = choose(&Threshold, data, 1, eps, &mut ledger, &mut noise).unwrap();
-                counts[usize::from(c.is_some())] += 1;
-            }
-            counts.map(|c| c as f64 / draws as f64)
+                choose(&Threshold, data, 1, eps, &mut ledger, noise)
+                    .unwrap()
+                    .is_some()
+            })
         };
         let (p, q) = (freq(&d, 1), freq(&d2, 2));
+        assert!(p.iter().chain(&q).all(|&f| f > 0.05), "{p:?} {q:?}");
+        assert_log_ratios_within(p, q, eps);
+    }
+
+    /// Draws of the audits below: each outcome's frequency has a standard error of at most
+    /// √(1/4 / 40,000) = 0.0025.
+    const AUDIT_DRAWS: usize = 40_000;
+
+    /// The frequencies of `false` and `true` over [`AUDIT_DRAWS`] calls of `outcome`, all
+    /// drawing from one stream seeded `seed`.
+    fn outcome_frequencies(seed: u64, mut outcome: impl FnMut(&mut Noise) -> bool) -> [f64; 2] {
+        let mut counts = [0usize; 2];
+        let mut noise = Noise::seeded(seed);
+        for _ in 0..AUDIT_DRAWS {
+            counts[usize::from(outcome(&mut noise))] += 1;
+        }
+        counts.map(|c| c as f64 / AUDIT_DRAWS as f64)
+    }
+
+    /// Each outcome's |ln(p/q)| on two neighbouring inputs is within ε up to 4 standard errors
+    /// of the log-ratio of two frequencies (delta method).
+    fn assert_log_ratios_within(p: [f64; 2], q: [f64; 2], eps: f64) {
+        let draws = AUDIT_DRAWS as f64;
         for k in 0..2 {
-            assert!(p[k] > 0.05 && q[k] > 0.05, "{p:?} {q:?}");
-            let se = ((1.0 - p[k]) / (draws as f64 * p[k]) + (1.0 - q[k]) / (draws as f64 * q[k]))
-                .sqrt();
+            let se = ((1.0 - p[k]) / (draws * p[k]) + (1.0 - q[k]) / (draws * q[k])).sqrt();
             let ratio = (p[k] / q[k]).ln().abs();
             assert!(
                 ratio <= eps + 4.0 * se,
@@ -983,36 +1001,17 @@ mod tests {
             }
             regression_rows(f, y)
         };
-        let draws = 40_000;
         let freq = |data: &Dataset, seed: u64| {
-            let mut counts = [0usize; 2];
-            let mut noise = Noise::seeded(seed);
-            for _ in 0..draws {
+            outcome_frequencies(seed, |noise| {
                 let mut ledger = Ledger::unlimited();
-                let (c, _) = choose_value(
-                    &FirstFeature,
-                    data,
-                    range,
-                    0.0,
-                    eps,
-                    &mut ledger,
-                    &mut noise,
-                )
-                .unwrap();
-                counts[usize::from(c.is_some())] += 1;
-            }
-            counts.map(|c| c as f64 / draws as f64)
+                choose_value(&FirstFeature, data, range, 0.0, eps, &mut ledger, noise)
+                    .unwrap()
+                    .0
+                    .is_some()
+            })
         };
         let (p, q) = (freq(&make(false), 1), freq(&make(true), 2));
-        for k in 0..2 {
-            let se = ((1.0 - p[k]) / (draws as f64 * p[k]) + (1.0 - q[k]) / (draws as f64 * q[k]))
-                .sqrt();
-            let ratio = (p[k] / q[k]).ln().abs();
-            assert!(
-                ratio <= eps + 4.0 * se,
-                "outcome {k}: |ln(p/q)| = {ratio}, se {se}"
-            );
-        }
+        assert_log_ratios_within(p, q, eps);
         // The sides do differ (the audit has power): kept 0.548 against 0.335.
         assert!(p[0] - q[0] > 0.15, "{p:?} {q:?}");
     }

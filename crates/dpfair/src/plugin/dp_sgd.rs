@@ -11,7 +11,7 @@
 use crate::plugin::error::{Error, Result};
 use crate::plugin::logistic::{FeatureMap, LogisticEta};
 use crate::plugin::release::PluginEstimate;
-use dpfair_learn::{Architecture, Classifier, DpSgdConfig, fit_dp_sgd};
+use dpfair_learn::{Architecture, Calibration, Classifier, DpSgdConfig, fit_dp_sgd};
 use dpfair_privacy::mechanisms::Laplace;
 use dpfair_privacy::{Budget, Composition, Cost, Ledger, Noise, Relation};
 use ndarray::{Array2, ArrayView2, s};
@@ -166,11 +166,17 @@ pub fn release_eta(
 /// assert!(sd > 0.0 && sd < 1.0);
 /// ```
 pub fn weight_noise_sd(n: usize, epsilon: f64, delta: f64) -> Result<f64> {
+    let (sgd, calibration) = calibrated(n, epsilon, delta)?;
+    Ok(calibration.weight_noise_sd(sgd.learning_rate, sgd.clip))
+}
+
+/// [`sgd_config`] on `n` rows and its public calibration.
+fn calibrated(n: usize, epsilon: f64, delta: f64) -> Result<(DpSgdConfig, Calibration)> {
     let sgd = sgd_config(n, epsilon, delta);
     let calibration = sgd
         .calibration(n)
         .map_err(|e| Error::InvalidData(format!("DP-SGD plug-in: {e}")))?;
-    Ok(calibration.weight_noise_sd(sgd.learning_rate, sgd.clip))
+    Ok((sgd, calibration))
 }
 
 /// A bound on `‖w̃‖` of an honest [`release_eta`] on `n` rows with `p` weights, exceeded with
@@ -180,10 +186,7 @@ pub fn weight_noise_sd(n: usize, epsilon: f64, delta: f64) -> Result<f64> {
 /// (Chernoff; `BT ≥ 16·480`, far below `fail`), plus the Gaussian noise's norm,
 /// `sd·(√p + √(2 ln(1/fail)))` (Laurent–Massart).
 pub fn weight_norm_bound(n: usize, p: usize, epsilon: f64, delta: f64, fail: f64) -> Result<f64> {
-    let sgd = sgd_config(n, epsilon, delta);
-    let calibration = sgd
-        .calibration(n)
-        .map_err(|e| Error::InvalidData(format!("DP-SGD plug-in: {e}")))?;
+    let (sgd, calibration) = calibrated(n, epsilon, delta)?;
     let start = 2f64.sqrt();
     let drift = sgd.learning_rate * sgd.clip * 2.0 * calibration.steps as f64;
     let sd = calibration.weight_noise_sd(sgd.learning_rate, sgd.clip);
